@@ -1,0 +1,2 @@
+//! The `oa` command.
+fn main() {}

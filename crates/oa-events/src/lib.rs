@@ -1,0 +1,1 @@
+//! oa-events: placeholder crate; its work is tracked by issue 8 and nothing is implemented here yet.

@@ -1,0 +1,1 @@
+//! oa-pointer: RFC 6901 JSON Pointer in plain and URI-fragment forms.
