@@ -1,2 +1,79 @@
-//! Developer tasks: `cargo xtask ci`.
-fn main() {}
+//! Developer tasks for the oa workspace, run as `cargo xtask <task>`.
+//!
+//! `ci` is the one command CI runs (through `.ci/run`) and the one a newcomer runs on a fresh machine: it checks
+//! that the reference material is present, then formatting, lints with warnings denied, documentation with warnings
+//! denied, and every test in the workspace. Each step is an ordinary cargo command, printed before it runs, so any
+//! step can be repeated by hand.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+mod tidy;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let task = args.first().map(String::as_str);
+    let result = match task {
+        Some("ci") => ci(),
+        Some("tidy") => tidy::check(&workspace_root()).map_err(|problems| problems.join("\n")),
+        _ => {
+            eprintln!("usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test\n  tidy  house rules a linter cannot see");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The whole CI run, in the order that fails fastest.
+fn ci() -> Result<(), String> {
+    let root = workspace_root();
+    check_shared(&root)?;
+    tidy::check(&root).map_err(|problems| format!("tidy found problems:\n{}", problems.join("\n")))?;
+    cargo(&root, &["fmt", "--all", "--", "--check"], &[])?;
+    cargo(&root, &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"], &[])?;
+    cargo(&root, &["doc", "--workspace", "--no-deps", "--locked"], &[("RUSTDOCFLAGS", "-D warnings")])?;
+    cargo(&root, &["test", "--workspace", "--locked"], &[])?;
+    println!("xtask ci: every step passed");
+    Ok(())
+}
+
+/// The tests read `../shared`; say so loudly when it is missing, and fail under CI.
+fn check_shared(root: &Path) -> Result<(), String> {
+    let shared = root.join("..").join("shared");
+    if shared.join("json-schema-test-suite").is_dir() && shared.join("openarmature-spec").is_dir() {
+        return Ok(());
+    }
+    let message = format!(
+        "../shared (expected at {}) is missing: the JSON Schema suite, spec fixtures and bench data live there",
+        shared.display()
+    );
+    if std::env::var_os("CI").is_some_and(|v| v == "true") {
+        return Err(message);
+    }
+    eprintln!("WARNING: {message}; tests that need it will fail");
+    Ok(())
+}
+
+fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+    println!("\n==> cargo {}", args.join(" "));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut command = Command::new(cargo);
+    command.args(args).current_dir(root);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let status = command.status().map_err(|e| format!("could not run cargo: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("`cargo {}` failed ({status})", args.join(" "))) }
+}
+
+fn workspace_root() -> PathBuf {
+    // xtask lives one level below the workspace root.
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().map(Path::to_path_buf).unwrap_or(manifest_dir)
+}
