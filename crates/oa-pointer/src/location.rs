@@ -1,0 +1,306 @@
+//! [`Location`]: a cheap, growable place in a document for hot paths, materialized into a pointer on demand.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt::{self, Write as _};
+use std::hash::{Hash, Hasher};
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::escape::{push_escaped, unescape_valid};
+use crate::{JsonPointer, ParseError, fragment, order, parse};
+
+/// A place in a JSON document, built step by step while walking it.
+///
+/// A `Location` keeps the escaped plain form in one string, so pushing a key or index appends to it, popping
+/// truncates it, and neither allocates once the string has grown; [`Display`](fmt::Display) and
+/// [`as_str`](Self::as_str) cost nothing. Convert to a [`JsonPointer`] with [`to_pointer`](Self::to_pointer)
+/// only when a decoded form is needed.
+///
+/// Equality and hashing follow the plain form; ordering compares token by token, array indices numerically
+/// (`/a/2` < `/a/10`) and before other keys, other keys by code point, and a prefix before its extensions. A key
+/// that reads as a canonical index (`"2"`) is the same token as that index, since both print as `/2`.
+/// Serializes as the plain-form string.
+///
+/// ```
+/// use oa_pointer::Location;
+///
+/// let mut location = Location::root();
+/// location.push_key("a/b");
+/// location.push_index(10);
+/// assert_eq!(location.to_string(), "/a~1b/10");
+/// location.pop();
+/// location.push_index(2);
+/// assert!(location < Location::from_tokens(["a/b", "10"]));
+/// ```
+#[derive(Clone, Default)]
+pub struct Location {
+    /// The escaped plain form: empty for the root, else `/`-prefixed tokens with `~0` and `~1` escapes. Every
+    /// `/` in it separates tokens, which is what lets [`Location::pop`] find the last one.
+    text: String,
+}
+
+/// One step of a [`Location`]: an object member name or an array index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Segment<'a> {
+    /// An object member name (decoded: `a/b` is the key `a/b`).
+    Key(&'a str),
+    /// An array index.
+    Index(usize),
+}
+
+impl Location {
+    /// The whole document.
+    pub fn root() -> Self {
+        Self::default()
+    }
+
+    /// Builds a location from its steps, outermost first.
+    ///
+    /// ```
+    /// # use oa_pointer::{Location, Segment};
+    /// let location = Location::from_tokens([Segment::Key("items"), Segment::Index(0)]);
+    /// assert_eq!(location.to_string(), "/items/0");
+    /// assert_eq!(Location::from_tokens(["items", "0"]), location);
+    /// ```
+    pub fn from_tokens<'a, I>(tokens: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<Segment<'a>>,
+    {
+        let mut location = Self::root();
+        for token in tokens {
+            location.push(token.into());
+        }
+        location
+    }
+
+    /// Parses the plain form (as [`JsonPointer::parse`]), keeping it as written.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::MissingLeadingSlash`] or [`ParseError::InvalidTildeEscape`].
+    pub fn parse(input: &str) -> Result<Self, ParseError> {
+        parse::validate_plain(input)?;
+        Ok(Self {
+            text: input.to_owned(),
+        })
+    }
+
+    /// Appends one step.
+    pub fn push(&mut self, segment: Segment<'_>) {
+        match segment {
+            Segment::Key(key) => self.push_key(key),
+            Segment::Index(index) => self.push_index(index),
+        }
+    }
+
+    /// Appends an object member name (decoded; it is escaped here).
+    pub fn push_key(&mut self, key: &str) {
+        self.text.push('/');
+        push_escaped(&mut self.text, key);
+    }
+
+    /// Appends an array index.
+    pub fn push_index(&mut self, index: usize) {
+        // Writing to a String cannot fail.
+        let _ = write!(self.text, "/{index}");
+    }
+
+    /// Removes the last step; returns whether there was one (false at the root).
+    ///
+    /// ```
+    /// # use oa_pointer::Location;
+    /// let mut location = Location::from_tokens(["a", "b"]);
+    /// assert!(location.pop());
+    /// assert_eq!(location.as_str(), "/a");
+    /// assert!(location.pop());
+    /// assert!(!location.pop());
+    /// ```
+    pub fn pop(&mut self) -> bool {
+        match self.text.rfind('/') {
+            Some(start) => {
+                self.text.truncate(start);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The location of the containing value; `None` at the root.
+    pub fn parent(&self) -> Option<Self> {
+        let start = self.text.rfind('/')?;
+        Some(Self {
+            text: self.text.get(..start).unwrap_or_default().to_owned(),
+        })
+    }
+
+    /// Whether this is the whole document.
+    pub fn is_root(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// The number of steps (0 for the root).
+    pub fn depth(&self) -> usize {
+        self.text.bytes().filter(|&byte| byte == b'/').count()
+    }
+
+    /// The plain form, without copying.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The decoded tokens, outermost first (borrowed unless a token holds `~` or `/`).
+    pub fn tokens(&self) -> impl DoubleEndedIterator<Item = Cow<'_, str>> {
+        self.escaped_tokens().map(unescape_valid)
+    }
+
+    /// The equivalent [`JsonPointer`] (allocates one string per token).
+    pub fn to_pointer(&self) -> JsonPointer {
+        JsonPointer::from_tokens(self.tokens())
+    }
+
+    /// The URI-fragment form, as [`JsonPointer::to_fragment`].
+    ///
+    /// ```
+    /// # use oa_pointer::Location;
+    /// assert_eq!(Location::from_tokens(["first name"]).to_fragment(), "#/first%20name");
+    /// assert_eq!(Location::root().to_fragment(), "#");
+    /// ```
+    pub fn to_fragment(&self) -> String {
+        let mut out = String::with_capacity(self.text.len() + 1);
+        out.push('#');
+        for token in self.tokens() {
+            fragment::push_encoded_token(&mut out, &token);
+        }
+        out
+    }
+
+    /// The escaped tokens, outermost first.
+    fn escaped_tokens(&self) -> impl DoubleEndedIterator<Item = &str> {
+        // The root has no tokens at all, while "/" has one empty token.
+        self.text
+            .strip_prefix('/')
+            .into_iter()
+            .flat_map(|body| body.split('/'))
+    }
+}
+
+impl<'a> From<&'a str> for Segment<'a> {
+    fn from(key: &'a str) -> Self {
+        Segment::Key(key)
+    }
+}
+
+impl<'a> From<&'a String> for Segment<'a> {
+    fn from(key: &'a String) -> Self {
+        Segment::Key(key)
+    }
+}
+
+impl<'a> From<&'a Cow<'a, str>> for Segment<'a> {
+    fn from(key: &'a Cow<'a, str>) -> Self {
+        Segment::Key(key)
+    }
+}
+
+impl From<usize> for Segment<'_> {
+    fn from(index: usize) -> Self {
+        Segment::Index(index)
+    }
+}
+
+impl From<&JsonPointer> for Location {
+    fn from(pointer: &JsonPointer) -> Self {
+        Self::from_tokens(pointer.tokens())
+    }
+}
+
+impl From<JsonPointer> for Location {
+    fn from(pointer: JsonPointer) -> Self {
+        Self::from(&pointer)
+    }
+}
+
+impl From<&Location> for JsonPointer {
+    fn from(location: &Location) -> Self {
+        location.to_pointer()
+    }
+}
+
+impl fmt::Display for Location {
+    /// Writes the plain form.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl fmt::Debug for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Location({:?})", self.text)
+    }
+}
+
+impl FromStr for Location {
+    type Err = ParseError;
+
+    /// Parses the plain form, as [`Location::parse`].
+    fn from_str(input: &str) -> Result<Self, ParseError> {
+        Self::parse(input)
+    }
+}
+
+impl PartialEq for Location {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Location {}
+
+impl Hash for Location {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl PartialOrd for Location {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Location {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let mut left = self.escaped_tokens();
+        let mut right = other.escaped_tokens();
+        loop {
+            match (left.next(), right.next()) {
+                (Some(left), Some(right)) => match order::compare_escaped(left, right) {
+                    Ordering::Equal => {}
+                    unequal => return unequal,
+                },
+                (None, Some(_)) => return Ordering::Less,
+                (Some(_), None) => return Ordering::Greater,
+                (None, None) => return Ordering::Equal,
+            }
+        }
+    }
+}
+
+impl Serialize for Location {
+    /// Serializes as the plain-form string.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Location {
+    /// Deserializes from a plain-form string.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse::validate_plain(&text).map_err(serde::de::Error::custom)?;
+        Ok(Self { text })
+    }
+}

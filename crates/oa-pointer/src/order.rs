@@ -1,0 +1,42 @@
+//! The order of reference tokens: array indices numerically and before names, names by code point.
+//!
+//! `/a/2` sorts before `/a/10`, which plain string order gets wrong. A token is an index when it is the
+//! canonical decimal form of a `usize` (RFC 6901 §4: digits, no leading zero); such strings are unique per
+//! number, so this order is consistent with string equality and with hashing the string.
+
+use std::cmp::Ordering;
+
+use crate::escape::unescaped_bytes;
+
+/// Compares two decoded tokens.
+pub(crate) fn compare_tokens(left: &str, right: &str) -> Ordering {
+    match (canonical_index(left), canonical_index(right)) {
+        (Some(left), Some(right)) => left.cmp(&right),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => left.cmp(right),
+    }
+}
+
+/// Compares two escaped tokens as their decoded forms would compare, without decoding into new strings.
+pub(crate) fn compare_escaped(left: &str, right: &str) -> Ordering {
+    match (canonical_index(left), canonical_index(right)) {
+        (Some(left), Some(right)) => left.cmp(&right),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) if !left.contains('~') && !right.contains('~') => left.cmp(right),
+        (None, None) => unescaped_bytes(left).cmp(unescaped_bytes(right)),
+    }
+}
+
+/// The index a token names, if it is the canonical decimal form of a `usize`.
+pub(crate) fn canonical_index(token: &str) -> Option<usize> {
+    let bytes = token.as_bytes();
+    match bytes {
+        [] => None,
+        [b'0'] => Some(0),
+        [b'0', ..] => None,
+        _ if bytes.iter().all(u8::is_ascii_digit) => token.parse().ok(),
+        _ => None,
+    }
+}
