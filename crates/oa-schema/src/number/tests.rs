@@ -1,0 +1,203 @@
+//! Tests for exact number comparison: suite cases on numeric keywords, edge cases, and laws against f64.
+
+use super::*;
+use crate::format::suite::{self, Case};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn number(text: &str) -> Number {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Number(number)) => number,
+        other => panic!("{text} is not a JSON number: {other:?}"),
+    }
+}
+
+/// Interprets a schema made only of numeric keywords (`type` integer/number, bounds, `multipleOf`); `None` when the
+/// schema holds anything else, so the caller can count what it ran.
+fn interpret(schema: &Value, instance: &Value) -> Option<bool> {
+    let object = schema.as_object()?;
+    let mut valid = true;
+    for (keyword, argument) in object {
+        let number = instance.as_number();
+        valid &= match (keyword.as_str(), number) {
+            ("$schema", _) => true,
+            ("type", _) => match argument.as_str()? {
+                "integer" => number.is_some_and(is_integer),
+                "number" => number.is_some(),
+                "string" => instance.is_string(),
+                _ => return None,
+            },
+            ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf", None) => true,
+            ("minimum", Some(n)) => {
+                SchemaNumber::new(argument.as_number()?).cmp_instance(n) != Ordering::Less
+            }
+            ("maximum", Some(n)) => {
+                SchemaNumber::new(argument.as_number()?).cmp_instance(n) != Ordering::Greater
+            }
+            ("exclusiveMinimum", Some(n)) => {
+                SchemaNumber::new(argument.as_number()?).cmp_instance(n) == Ordering::Greater
+            }
+            ("exclusiveMaximum", Some(n)) => {
+                SchemaNumber::new(argument.as_number()?).cmp_instance(n) == Ordering::Less
+            }
+            ("multipleOf", Some(n)) => MultipleOf::new(argument.as_number()?).is_multiple(n),
+            _ => return None,
+        };
+    }
+    Some(valid)
+}
+
+fn run_files(files: &[&str]) -> (usize, Vec<String>) {
+    let mut n_run = 0;
+    let mut failures = Vec::new();
+    for file in files {
+        for case in suite::load(file) {
+            let Case {
+                ref schema,
+                ref data,
+                valid,
+                ..
+            } = case;
+            if let Some(got) = interpret(schema, data) {
+                n_run += 1;
+                if got != valid {
+                    failures.push(case.name());
+                }
+            }
+        }
+    }
+    (n_run, failures)
+}
+
+#[test]
+fn suite_numeric_keywords() {
+    let (n_run, failures) = run_files(&[
+        "minimum.json",
+        "maximum.json",
+        "exclusiveMinimum.json",
+        "exclusiveMaximum.json",
+        "multipleOf.json",
+        "optional/bignum.json",
+        "optional/float-overflow.json",
+    ]);
+    assert!(failures.is_empty(), "failing cases:\n{}", failures.join("\n"));
+    // Every case of these files has a schema of numeric keywords only; a drop means cases were silently skipped.
+    assert_eq!(n_run, 48, "every case of these files must run");
+}
+
+#[test]
+fn suite_integer_type() {
+    let mut n_run = 0;
+    for case in suite::load("type.json") {
+        if case.schema.get("type") == Some(&Value::from("integer")) {
+            n_run += 1;
+            assert_eq!(
+                interpret(&case.schema, &case.data),
+                Some(case.valid),
+                "{}",
+                case.name()
+            );
+        }
+    }
+    assert!(n_run >= 9, "only {n_run} cases ran");
+}
+
+// Needs the digits as written: without arbitrary_precision serde_json rejects 1e400.
+#[cfg(feature = "arbitrary_precision")]
+#[test]
+fn exact_decimal_multiples() {
+    let check = |value: &str, divisor: &str, want: bool| {
+        assert_eq!(
+            MultipleOf::new(&number(divisor)).is_multiple(&number(value)),
+            want,
+            "{value} multipleOf {divisor}"
+        );
+    };
+    check("0.0075", "0.0001", true);
+    check("0.00751", "0.0001", false);
+    check("1e308", "0.123456789", false);
+    check("1e308", "0.5", true);
+    check("1e400", "0.5", true);
+    check("1e-400", "1e-401", true);
+    check("1e-401", "1e-400", false);
+    check("12345678901234567890123456789012345678901234567890", "10", true);
+    check("12345678901234567890123456789012345678901234567893", "3", true);
+    check("12345678901234567890123456789012345678901234567892", "3", false);
+    check("0", "7", true);
+    check("-14", "7", true);
+    check("19.5", "1.5", true);
+    check("19.6", "1.5", false);
+    check("4.5e999999999", "3", true);
+    check("1e999999999999999999999999", "7", false);
+}
+
+// Needs the digits as written: without arbitrary_precision serde_json rejects 1e400.
+#[cfg(feature = "arbitrary_precision")]
+#[test]
+fn exact_comparison_beyond_f64() {
+    let cmp = |a: &str, b: &str| Decimal::from_number(&number(a)).cmp(&Decimal::from_number(&number(b)));
+    assert_eq!(cmp("1e400", "1e399"), Ordering::Greater);
+    assert_eq!(cmp("-1e400", "1e-400"), Ordering::Less);
+    assert_eq!(cmp("1.0", "1"), Ordering::Equal);
+    assert_eq!(cmp("-0", "0.0"), Ordering::Equal);
+    assert_eq!(cmp("100e-2", "0.01e2"), Ordering::Equal);
+    assert_eq!(
+        cmp("18446744073709551616", "18446744073709551615"),
+        Ordering::Greater
+    );
+    assert_eq!(cmp("9007199254740993", "9007199254740992"), Ordering::Greater);
+    assert_eq!(cmp("0.30000000000000000001", "0.3"), Ordering::Greater);
+    assert_eq!(cmp("1e999999999999999999999", "1e9"), Ordering::Greater);
+    assert_eq!(cmp("1e-999999999999999999999", "0"), Ordering::Greater);
+    assert!(is_integer(&number("1.0")));
+    assert!(is_integer(&number("1e400")));
+    assert!(is_integer(&number("-0.0")));
+    assert!(!is_integer(&number("1.5")));
+    assert!(!is_integer(&number("1e-400")));
+    assert!(numbers_equal(&number("1"), &number("1.0")));
+    assert!(!numbers_equal(&number("1"), &number("1.0000000000000000000001")));
+}
+
+#[test]
+fn parse_rejects_non_numbers() {
+    for text in ["", "-", "1.", ".5", "1e", "1e+", "abc", "1.2.3", "01x"] {
+        assert_eq!(Decimal::parse(text), None, "{text:?}");
+    }
+    assert_eq!(Decimal::parse("120"), Decimal::parse("1.2e2"));
+}
+
+fn decimal_of_f64(float: f64) -> Decimal {
+    Decimal::from_number(&Number::from_f64(float).unwrap())
+}
+
+proptest! {
+    #[test]
+    fn comparison_agrees_with_f64(a in -1e30f64..1e30, b in -1e30f64..1e30) {
+        prop_assert_eq!(decimal_of_f64(a).cmp(&decimal_of_f64(b)), a.partial_cmp(&b).unwrap());
+    }
+
+    #[test]
+    fn comparison_agrees_with_i64(a: i64, b: i64) {
+        prop_assert_eq!(Decimal::from_number(&Number::from(a)).cmp(&Decimal::from_number(&Number::from(b))), a.cmp(&b));
+    }
+
+    #[test]
+    fn multiple_of_agrees_with_integers(a: i64, b in 1i64..1_000_000) {
+        prop_assert_eq!(MultipleOf::new(&Number::from(b)).is_multiple(&Number::from(a)), a % b == 0);
+    }
+
+    // Without arbitrary_precision serde_json may round `221910e-25` one ulp away, and that f64 is what we compare.
+    #[cfg(feature = "arbitrary_precision")]
+    #[test]
+    fn scaled_integers_are_multiples(a in -1_000_000i64..1_000_000, b in 1i64..10_000, scale in 0u32..30) {
+        // a*b × 10^-scale is a multiple of b × 10^-scale, exactly, however small the scale makes them.
+        let divisor = number(&format!("{b}e-{scale}"));
+        let value = number(&format!("{}e-{scale}", i128::from(a) * i128::from(b)));
+        prop_assert!(MultipleOf::new(&divisor).is_multiple(&value));
+    }
+
+    #[test]
+    fn parse_never_panics(text in "[-+.eE0-9]{0,40}") {
+        let _ = Decimal::parse(&text);
+    }
+}
