@@ -44,3 +44,8 @@ mod resolve;
 pub use error::{ParseError, ResolveError, ScalarKind};
 pub use location::{Location, Segment};
 pub use pointer::JsonPointer;
+
+/// Runs the README's example as a doc test, so the README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

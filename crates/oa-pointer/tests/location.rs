@@ -1,0 +1,162 @@
+//! `Location`: building, ordering, hashing, serde, and agreement with `JsonPointer`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{BTreeSet, HashSet};
+
+use oa_pointer::{JsonPointer, Location, Segment};
+
+fn loc(text: &str) -> Location {
+    Location::parse(text).unwrap()
+}
+
+#[test]
+fn orders_indices_numerically_keys_lexicographically_and_prefixes_first() {
+    let sorted = [
+        "", "/a", "/a/2", "/a/10", "/a/10/0", "/a/x", "/a~1", "/b", "/~0", "/é",
+    ];
+    let mut shuffled: Vec<Location> = sorted.iter().rev().map(|text| loc(text)).collect();
+    shuffled.swap(0, 4);
+    shuffled.sort();
+    let texts: Vec<String> = shuffled.iter().map(ToString::to_string).collect();
+    assert_eq!(texts, sorted);
+    let mut pointers: Vec<JsonPointer> = sorted
+        .iter()
+        .rev()
+        .map(|text| JsonPointer::parse(text).unwrap())
+        .collect();
+    pointers.sort();
+    let texts: Vec<String> = pointers.iter().map(ToString::to_string).collect();
+    assert_eq!(texts, sorted, "JsonPointer orders the same way");
+}
+
+#[test]
+fn indices_sort_before_keys_and_leading_zeros_are_keys() {
+    assert!(
+        loc("/9") < loc("/01"),
+        "01 is not an index, so it sorts with the keys"
+    );
+    assert!(
+        loc("/18446744073709551615") < loc("/18446744073709551616"),
+        "beyond usize is a key"
+    );
+    assert!(loc("/0") < loc("/-"));
+    assert!(loc("/a") < loc("/a/0"));
+}
+
+#[test]
+fn escaped_keys_compare_by_their_decoded_form() {
+    // Decoded: "a/" < "a0" because '/' (0x2F) < '0' (0x30); the escaped forms "a~1" > "a0" would say otherwise.
+    assert!(loc("/a~1") < loc("/a0"));
+    // Decoded: "~" (0x7E) > "}" (0x7D).
+    assert!(loc("/~0") > loc("/}"));
+    assert!(JsonPointer::parse("/a~1").unwrap() < JsonPointer::parse("/a0").unwrap());
+}
+
+#[test]
+fn a_key_that_reads_as_an_index_is_that_index() {
+    let mut by_key = Location::root();
+    by_key.push_key("12");
+    let mut by_index = Location::root();
+    by_index.push_index(12);
+    assert_eq!(by_key, by_index);
+    let set: HashSet<Location> = [by_key, by_index].into_iter().collect();
+    assert_eq!(set.len(), 1);
+}
+
+#[test]
+fn push_pop_and_parent() {
+    let mut location = Location::root();
+    assert!(location.is_root());
+    location.push_key("a/b");
+    location.push_index(0);
+    location.push(Segment::Key("~"));
+    assert_eq!(location.as_str(), "/a~1b/0/~0");
+    assert_eq!(location.depth(), 3);
+    assert_eq!(location.parent(), Some(loc("/a~1b/0")));
+    assert!(location.pop());
+    location.push_key("");
+    assert_eq!(location.as_str(), "/a~1b/0/");
+    assert!(location.pop());
+    assert!(location.pop());
+    assert!(location.pop());
+    assert_eq!(location, Location::root());
+    assert!(!location.pop());
+    assert_eq!(location.parent(), None);
+}
+
+#[test]
+fn from_tokens_accepts_keys_indices_and_segments() {
+    let keys = vec![String::from("x"), String::from("y/z")];
+    assert_eq!(Location::from_tokens(&keys).as_str(), "/x/y~1z");
+    assert_eq!(Location::from_tokens([3usize, 4]).as_str(), "/3/4");
+    assert_eq!(
+        Location::from_tokens([Segment::Key("k"), Segment::Index(7)]).as_str(),
+        "/k/7"
+    );
+    assert_eq!(Location::from_tokens(Vec::<&str>::new()), Location::root());
+}
+
+#[test]
+fn converts_to_and_from_pointers() {
+    let pointer = JsonPointer::from_tokens(["a b", "~/", "0"]);
+    let location = Location::from(&pointer);
+    assert_eq!(location.as_str(), "/a b/~0~1/0");
+    assert_eq!(location.to_pointer(), pointer);
+    assert_eq!(JsonPointer::from(&location), pointer);
+    assert_eq!(location.to_fragment(), pointer.to_fragment());
+    assert_eq!(Location::from(pointer.clone()).to_string(), pointer.to_string());
+}
+
+#[test]
+fn serializes_as_the_plain_string() {
+    let location = Location::from_tokens(["a/b", "c"]);
+    assert_eq!(serde_json::to_string(&location).unwrap(), r#""/a~1b/c""#);
+    assert_eq!(
+        serde_json::from_str::<Location>(r#""/a~1b/c""#).unwrap(),
+        location
+    );
+    assert!(serde_json::from_str::<Location>(r#""a""#).is_err());
+    assert!(serde_json::from_str::<Location>(r#""/~2""#).is_err());
+    assert!(serde_json::from_str::<Location>("3").is_err());
+
+    let pointer = location.to_pointer();
+    assert_eq!(serde_json::to_string(&pointer).unwrap(), r#""/a~1b/c""#);
+    assert_eq!(
+        serde_json::from_str::<JsonPointer>(r#""/a~1b/c""#).unwrap(),
+        pointer
+    );
+    let error = serde_json::from_str::<JsonPointer>(r#""/~2""#).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("'~' not followed by '0' or '1' at byte 1"),
+        "{error}"
+    );
+}
+
+#[test]
+fn debug_shows_the_plain_form() {
+    assert_eq!(format!("{:?}", loc("/a/0")), r#"Location("/a/0")"#);
+    assert_eq!(
+        format!("{:?}", JsonPointer::parse("/a/0").unwrap()),
+        r#"JsonPointer("/a/0")"#
+    );
+}
+
+#[test]
+fn btree_and_hash_sets_agree() {
+    let texts = ["/a", "/a/0", "/a/00", "/a/0", "/b", "/a"];
+    let btree: BTreeSet<Location> = texts.iter().map(|text| loc(text)).collect();
+    let hash: HashSet<Location> = texts.iter().map(|text| loc(text)).collect();
+    assert_eq!(btree.len(), 4);
+    assert_eq!(hash.len(), 4);
+}
+
+#[test]
+fn location_and_pointer_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Location>();
+    assert_send_sync::<JsonPointer>();
+    assert_send_sync::<oa_pointer::ParseError>();
+    assert_send_sync::<oa_pointer::ResolveError>();
+}
