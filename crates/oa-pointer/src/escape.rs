@@ -1,22 +1,26 @@
 //! Reference-token escaping (RFC 6901 §3-4): inside a pointer, `~` is written `~0` and `/` is written `~1`.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use crate::ParseError;
 
 /// Appends `token` to `out` with `~` and `/` escaped.
 pub(crate) fn push_escaped(out: &mut String, token: &str) {
-    if !token.contains(['~', '/']) {
-        out.push_str(token);
-        return;
+    // Writing to a String cannot fail.
+    let _ = write_escaped(out, token);
+}
+
+/// Writes `token` with `~` and `/` escaped, copying runs without either in one piece.
+pub(crate) fn write_escaped<W: fmt::Write>(out: &mut W, token: &str) -> fmt::Result {
+    let mut rest = token;
+    while let Some(idx) = rest.find(['~', '/']) {
+        let (run, tail) = rest.split_at(idx);
+        out.write_str(run)?;
+        out.write_str(if tail.starts_with('~') { "~0" } else { "~1" })?;
+        rest = tail.get(1..).unwrap_or_default();
     }
-    for ch in token.chars() {
-        match ch {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            other => out.push(other),
-        }
-    }
+    out.write_str(rest)
 }
 
 /// Decodes one escaped token that starts at byte `base` of the parsed input, rejecting a `~` not followed by

@@ -1,20 +1,20 @@
 //! The URI-fragment form (RFC 6901 §6): percent-encoding and decoding against RFC 3986's fragment characters.
 
 use crate::ParseError;
-use crate::escape::push_escaped;
 
 /// Appends `/` and `token`, `~`-escaped first and then percent-encoded, to a fragment being built.
 pub(crate) fn push_encoded_token(out: &mut String, token: &str) {
     out.push('/');
-    let mut escaped = String::new();
-    push_escaped(&mut escaped, token);
-    for byte in escaped.bytes() {
-        if is_fragment_char(byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX_DIGITS[usize::from(byte >> 4)]));
-            out.push(char::from(HEX_DIGITS[usize::from(byte & 0x0F)]));
+    for byte in token.bytes() {
+        match byte {
+            b'~' => out.push_str("~0"),
+            b'/' => out.push_str("~1"),
+            _ if is_fragment_char(byte) => out.push(char::from(byte)),
+            _ => {
+                out.push('%');
+                out.push(char::from(HEX_DIGITS[usize::from(byte >> 4)]));
+                out.push(char::from(HEX_DIGITS[usize::from(byte & 0x0F)]));
+            }
         }
     }
 }

@@ -205,6 +205,12 @@ impl<'a> From<&'a Cow<'a, str>> for Segment<'a> {
     }
 }
 
+impl<'a> From<&Segment<'a>> for Segment<'a> {
+    fn from(segment: &Segment<'a>) -> Self {
+        *segment
+    }
+}
+
 impl From<usize> for Segment<'_> {
     fn from(index: usize) -> Self {
         Segment::Index(index)

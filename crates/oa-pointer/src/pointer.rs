@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::escape::push_escaped;
+use crate::escape::write_escaped;
 use crate::{ParseError, fragment, order, parse};
 
 /// An owned JSON Pointer: a sequence of decoded reference tokens naming one place in a JSON document.
@@ -182,12 +182,9 @@ impl JsonPointer {
 impl fmt::Display for JsonPointer {
     /// Writes the plain form.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut escaped = String::new();
         for token in &self.tokens {
-            escaped.clear();
-            push_escaped(&mut escaped, token);
             f.write_str("/")?;
-            f.write_str(&escaped)?;
+            write_escaped(f, token)?;
         }
         Ok(())
     }
