@@ -1,0 +1,476 @@
+//! The directive vocabulary the adapter knows, as closed shapes checked at load
+//! (conformance-adapter §5, §8.2, §9: an unknown directive raises, it is never skipped).
+//!
+//! The llm-provider shapes come from a survey of every key in the corpus and from the header notes
+//! of fixtures 001, 005, 007, 026, 032, 033, 059, 060 and 072, plus proposal 0126 (the list form of
+//! `error_message_mentions`). Observability fixtures are checked at the top, case and `expected:`
+//! levels (their header notes in fixtures 001, 014, 111 and 116); their deeper graph directives are
+//! checked by the executor that runs them, which does not exist yet (issue 8).
+
+use crate::error::{FixtureError, FixtureErrorKind};
+use crate::node::Node;
+
+/// What a fixture value at some position may be.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Shape {
+    /// Free-form data handed to the implementation or compared as data (bodies, messages, wire requests).
+    Any,
+    /// A string scalar.
+    Str,
+    /// A boolean.
+    Bool,
+    /// An integer.
+    Int,
+    /// A number (integer or float).
+    Number,
+    /// A sequence of strings.
+    StrList,
+    /// A closed mapping: every key must be listed, with its value's shape.
+    Map(&'static [(&'static str, Shape)]),
+    /// A sequence whose items have the given shape.
+    SeqOf(&'static Shape),
+    /// A mapping with any keys, each value of the given shape.
+    MapOf(&'static Shape),
+    /// The value may have either shape.
+    Either(&'static Shape, &'static Shape),
+    /// A `carries` block: keys are error field names plus an optional `_present` / `_mentions` flavor.
+    Carries,
+}
+
+// ---- llm-provider -------------------------------------------------------------------------
+
+const RESPONSE_ENTRY: Shape = Shape::Map(&[
+    ("status", Shape::Int),
+    ("body", Shape::Any),
+    ("headers", Shape::MapOf(&Shape::Any)),
+    ("stream_body", Shape::SeqOf(&Shape::Any)),
+    ("connection_failure", Shape::Bool),
+]);
+
+const HEALTH_ENDPOINT: Shape = Shape::Map(&[
+    ("path", Shape::Str),
+    ("status", Shape::Int),
+    ("body", Shape::Any),
+    ("connection_failure", Shape::Bool),
+]);
+
+const CAPABILITIES: Shape = Shape::Map(&[
+    ("supports_native_structured_output", Shape::Bool),
+    ("supports_native_response_format", Shape::Bool),
+    ("supports_image_input", Shape::Bool),
+]);
+
+const MOCK_PROVIDER: Shape = Shape::Map(&[
+    ("responses", Shape::SeqOf(&RESPONSE_ENTRY)),
+    ("capabilities", CAPABILITIES),
+    ("health_endpoint", HEALTH_ENDPOINT),
+]);
+
+const RETRY: Shape = Shape::Map(&[
+    ("max_attempts", Shape::Int),
+    (
+        "backoff",
+        Shape::Map(&[("type", Shape::Str), ("seconds", Shape::Number)]),
+    ),
+    ("per_attempt_override", Shape::SeqOf(&Shape::MapOf(&Shape::Any))),
+    ("reask", Shape::Map(&[("template", Shape::Str)])),
+]);
+
+const RETRY_MIDDLEWARE: Shape = Shape::Map(&[("max_attempts", Shape::Int), ("classifier", Shape::Str)]);
+
+const RAW_CHECK: Shape = Shape::Map(&[("required_keys", Shape::StrList)]);
+
+const RESPONSE_EXPECTATION: Shape = Shape::Map(&[
+    ("message", Shape::Any),
+    ("finish_reason", Shape::Any),
+    ("usage", Shape::Any),
+    ("parsed", Shape::Any),
+    ("model", Shape::Any),
+    ("raw_check", RAW_CHECK),
+]);
+
+const RAISES: Shape = Shape::Map(&[
+    ("category", Shape::Str),
+    ("carries", Shape::Carries),
+    ("message", Shape::Any),
+    ("retry_after_seconds", Shape::Number),
+]);
+
+const LLM_SPAN: Shape = Shape::Map(&[
+    ("attempt_index", Shape::Int),
+    ("attributes", Shape::MapOf(&Shape::Any)),
+    ("attributes_absent", Shape::StrList),
+    ("error_category", Shape::Any),
+]);
+
+const APPENDED_MESSAGE: Shape = Shape::Map(&[
+    ("role", Shape::Str),
+    ("content", Shape::Any),
+    ("content_contains", Shape::StrList),
+]);
+
+const WIRE_REQUEST: Shape = Shape::Map(&[
+    ("sampling", Shape::MapOf(&Shape::Any)),
+    ("appended_messages", Shape::SeqOf(&APPENDED_MESSAGE)),
+]);
+
+const EXPECTED: Shape = Shape::Map(&[
+    ("response", RESPONSE_EXPECTATION),
+    ("raises", RAISES),
+    ("success", Shape::Bool),
+    ("invariants", Shape::MapOf(&Shape::Any)),
+    ("llm_spans", Shape::SeqOf(&LLM_SPAN)),
+    ("wire_requests", Shape::SeqOf(&WIRE_REQUEST)),
+    ("no_token_events_emitted", Shape::Bool),
+    ("caller_messages_unmodified", Shape::Bool),
+    ("provider_call_count", Shape::Int),
+]);
+
+const WIRE_CHECKS: Shape = Shape::MapOf(&Shape::Any);
+
+/// Keys of a call (`call:` or a `calls:` entry): the operation and its inputs.
+const CALL_KEYS: &[(&str, Shape)] = &[
+    ("operation", Shape::Str),
+    ("messages", Shape::Any),
+    ("tools", Shape::Any),
+    ("tool_choice", Shape::Any),
+    ("config", Shape::MapOf(&Shape::Any)),
+    ("response_schema", Shape::Any),
+    ("stream", Shape::Bool),
+    ("retry", RETRY),
+    ("retry_middleware", RETRY_MIDDLEWARE),
+];
+
+const CALL: Shape = Shape::Map(CALL_KEYS);
+
+/// A `calls:` entry: a call plus its own expectations.
+const CALLS_ENTRY: Shape = Shape::Map(&[
+    ("operation", Shape::Str),
+    ("messages", Shape::Any),
+    ("tools", Shape::Any),
+    ("tool_choice", Shape::Any),
+    ("config", Shape::MapOf(&Shape::Any)),
+    ("response_schema", Shape::Any),
+    ("stream", Shape::Bool),
+    ("retry", RETRY),
+    ("retry_middleware", RETRY_MIDDLEWARE),
+    ("expected", EXPECTED),
+    ("expected_wire_request", Shape::Any),
+    ("expected_wire_request_checks", WIRE_CHECKS),
+    ("expected_wire_request_absent_keys", Shape::StrList),
+]);
+
+/// The keys one llm-provider case (or single-case fixture) may carry.
+const LLM_CASE_KEYS: &[(&str, Shape)] = &[
+    ("name", Shape::Str),
+    ("description", Shape::Str),
+    ("mapping", Shape::Str),
+    ("mock_provider", MOCK_PROVIDER),
+    ("call", CALL),
+    ("calls", Shape::SeqOf(&CALLS_ENTRY)),
+    ("expected", EXPECTED),
+    ("expected_wire_request", Shape::Any),
+    ("expected_wire_request_checks", WIRE_CHECKS),
+    ("expected_wire_request_absent_keys", Shape::StrList),
+    (
+        "expected_wire_bytes_identical",
+        Shape::Map(&[("calls", Shape::SeqOf(&Shape::Int))]),
+    ),
+];
+
+// ---- observability ------------------------------------------------------------------------
+
+const OBS_EXPECTED: Shape = Shape::Map(&[
+    ("augment_rejects_at_call_site", Shape::Any),
+    ("detached_trace_count", Shape::Any),
+    ("determinism_check", Shape::Any),
+    ("direct_call_result", Shape::Any),
+    ("final_state", Shape::Any),
+    ("final_state_bounds", Shape::Any),
+    ("invariants", Shape::MapOf(&Shape::Any)),
+    ("invocation_count", Shape::Any),
+    ("invocation_id", Shape::Any),
+    ("invoke_rejects_at_api_boundary", Shape::Any),
+    ("langfuse_observations_on_global", Shape::Any),
+    ("langfuse_trace", Shape::Any),
+    ("langfuse_traces", Shape::Any),
+    ("llm_span_attributes", Shape::Any),
+    ("llm_span_attributes_absent", Shape::Any),
+    ("llm_spans", Shape::Any),
+    ("log_records", Shape::Any),
+    ("log_records_absent", Shape::Any),
+    ("metrics", Shape::Any),
+    ("no_edge_spans", Shape::Any),
+    ("no_langfuse_observations_emitted", Shape::Any),
+    ("no_langfuse_observations_on_global", Shape::Any),
+    ("no_langfuse_observations_on_private", Shape::Any),
+    ("no_llm_provider_span", Shape::Any),
+    ("no_openarmature_spans_on_global", Shape::Any),
+    ("no_spans_emitted", Shape::Any),
+    ("node_completed_event_carries_error", Shape::Any),
+    ("observer_event_invariants", Shape::MapOf(&Shape::Any)),
+    ("observers", Shape::Any),
+    ("parent_trace", Shape::Any),
+    ("per_invocation", Shape::Any),
+    ("response_usage", Shape::Any),
+    ("span_tree", Shape::Any),
+    ("span_tree_global", Shape::Any),
+    ("span_tree_private", Shape::Any),
+    ("traces", Shape::Any),
+]);
+
+const OBS_CASE_KEYS: &[(&str, Shape)] = &[
+    ("name", Shape::Str),
+    ("description", Shape::Str),
+    ("informative", Shape::Any),
+    ("state", Shape::Any),
+    ("entry", Shape::Any),
+    ("nodes", Shape::Any),
+    ("edges", Shape::Any),
+    ("initial_state", Shape::Any),
+    ("subgraph", Shape::Any),
+    ("subgraphs", Shape::Any),
+    ("inner_subgraphs", Shape::Any),
+    ("expected", OBS_EXPECTED),
+    ("expected_error", Shape::Any),
+    ("first_run_expected", Shape::Any),
+    ("first_run_expected_error", Shape::Any),
+    ("invariants", Shape::MapOf(&Shape::Any)),
+    ("caller_correlation_id", Shape::Any),
+    ("caller_global_otel_active", Shape::Any),
+    ("caller_invocation_id", Shape::Any),
+    ("caller_metadata", Shape::Any),
+    ("checkpointer", Shape::Any),
+    ("detached_fan_outs", Shape::Any),
+    ("detached_subgraphs", Shape::Any),
+    ("direct_call", Shape::Any),
+    ("disable_genai_semconv", Shape::Any),
+    ("disable_llm_spans", Shape::Any),
+    ("disable_provider_payload", Shape::Any),
+    ("enable_metrics", Shape::Any),
+    ("invocations", Shape::Any),
+    ("langfuse_client", Shape::Any),
+    ("langfuse_observer", Shape::Any),
+    ("langfuse_observer_config", Shape::Any),
+    ("mock_embedding", Shape::Any),
+    ("mock_llm", Shape::Any),
+    ("mock_llm_stream", Shape::Any),
+    ("mock_rerank", Shape::Any),
+    ("observers", Shape::Any),
+    ("otel_observer", Shape::Any),
+    ("prompt_backend", Shape::Any),
+    ("provider", Shape::Any),
+    ("queryable_observers", Shape::Any),
+    ("render_variables", Shape::Any),
+    ("resume", Shape::Any),
+    ("sequential_invocations", Shape::Any),
+    ("session_id", Shape::Any),
+    ("typed_observers", Shape::Any),
+];
+
+/// The vocabulary of one capability's fixtures: the keys a case may carry.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Vocabulary {
+    case_keys: &'static [(&'static str, Shape)],
+}
+
+impl Vocabulary {
+    /// The vocabulary for `capability`, or `None` when the adapter knows none for it.
+    pub(crate) fn for_capability(capability: &str) -> Option<Vocabulary> {
+        match capability {
+            "llm-provider" => Some(Vocabulary {
+                case_keys: LLM_CASE_KEYS,
+            }),
+            "observability" => Some(Vocabulary {
+                case_keys: OBS_CASE_KEYS,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Checks one case body (top-level shared keys merged with the case's own) against the vocabulary.
+    pub(crate) fn check_case(&self, case: &Node, location: &str) -> Result<(), FixtureError> {
+        check(case, Shape::Map(self.case_keys), location)
+    }
+}
+
+/// The `carries` fields each raised-error category exposes (conformance-adapter §5.13: a key names a
+/// field the error's capability spec defines). `None` means any field (categories outside llm-provider §7).
+fn carries_fields() -> &'static [&'static str] {
+    &[
+        "response_schema",
+        "output_content",
+        "error_message",
+        "finish_reason",
+        "usage",
+        "structured_output_path",
+    ]
+}
+
+/// Splits a `carries` key into its error field and flavor (§5.13: the flavor set is closed).
+pub(crate) fn split_carries_key(key: &str) -> (&str, CarriesFlavor) {
+    if let Some(field) = key.strip_suffix("_present") {
+        (field, CarriesFlavor::Present)
+    } else if let Some(field) = key.strip_suffix("_mentions") {
+        (field, CarriesFlavor::Mentions)
+    } else {
+        (key, CarriesFlavor::Exact)
+    }
+}
+
+/// How a `carries` key asserts its field (conformance-adapter §5.13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CarriesFlavor {
+    /// Bare field name: exact equality, subset match for a mapping.
+    Exact,
+    /// `_present`: `true` asserts non-null, `false` asserts null/absent.
+    Present,
+    /// `_mentions`: the value contains the substring, or every substring of a non-empty list (0126).
+    Mentions,
+}
+
+fn check(node: &Node, shape: Shape, location: &str) -> Result<(), FixtureError> {
+    let malformed = |want: &str| {
+        Err(FixtureError::new(
+            FixtureErrorKind::SchemaInvalid,
+            location,
+            format!("expected {want}, found {}", node.kind_name()),
+        ))
+    };
+    match shape {
+        Shape::Any => Ok(()),
+        Shape::Str => node.as_str().map_or_else(|| malformed("a string"), |_| Ok(())),
+        Shape::Bool => node.as_bool().map_or_else(|| malformed("a boolean"), |_| Ok(())),
+        Shape::Int => node.as_i64().map_or_else(|| malformed("an integer"), |_| Ok(())),
+        Shape::Number => node.as_f64().map_or_else(|| malformed("a number"), |_| Ok(())),
+        Shape::StrList => match node.as_seq() {
+            Some(items) if items.iter().all(|item| item.as_str().is_some()) => Ok(()),
+            _ => malformed("a list of strings"),
+        },
+        Shape::SeqOf(item_shape) => {
+            let Some(items) = node.as_seq() else {
+                return malformed("a sequence");
+            };
+            for (idx, item) in items.iter().enumerate() {
+                check(item, *item_shape, &format!("{location}/{idx}"))?;
+            }
+            Ok(())
+        }
+        Shape::MapOf(value_shape) => {
+            let Some(entries) = node.as_map() else {
+                return malformed("a mapping");
+            };
+            for (key, value) in entries {
+                check(value, *value_shape, &format!("{location}/{key}"))?;
+            }
+            Ok(())
+        }
+        Shape::Map(known) => {
+            let Some(entries) = node.as_map() else {
+                return malformed("a mapping");
+            };
+            for (key, value) in entries {
+                let child = format!("{location}/{key}");
+                match known.iter().find(|(name, _)| name == key) {
+                    Some((_, child_shape)) => check(value, *child_shape, &child)?,
+                    None => {
+                        return Err(FixtureError::new(
+                            FixtureErrorKind::DirectiveUnknown,
+                            &child,
+                            format!("unknown directive `{key}`"),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Shape::Either(first, second) => {
+            check(node, *first, location).or_else(|_| check(node, *second, location))
+        }
+        Shape::Carries => {
+            let Some(entries) = node.as_map() else {
+                return malformed("a mapping");
+            };
+            for (key, value) in entries {
+                let child = format!("{location}/{key}");
+                let (field, flavor) = split_carries_key(key);
+                if !carries_fields().contains(&field) {
+                    return Err(FixtureError::new(
+                        FixtureErrorKind::DirectiveUnknown,
+                        &child,
+                        format!("`{key}` names no field the error exposes"),
+                    ));
+                }
+                match flavor {
+                    CarriesFlavor::Present => check(value, Shape::Bool, &child)?,
+                    CarriesFlavor::Mentions => {
+                        check(value, Shape::Either(&Shape::Str, &Shape::StrList), &child)?;
+                        if value.as_seq().is_some_and(<[Node]>::is_empty) {
+                            return Err(FixtureError::new(
+                                FixtureErrorKind::SchemaInvalid,
+                                &child,
+                                "a `_mentions` list must not be empty",
+                            ));
+                        }
+                    }
+                    CarriesFlavor::Exact => {}
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_llm(yaml: &str) -> Result<(), FixtureError> {
+        let node = Node::from_yaml_str(yaml).unwrap();
+        Vocabulary::for_capability("llm-provider")
+            .unwrap()
+            .check_case(&node, "")
+    }
+
+    #[test]
+    fn unknown_directive_is_raised_with_its_location() {
+        let error = check_llm("call: {operation: complete, frobnicate: 1}").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
+        assert_eq!(error.location(), "/call/frobnicate");
+        let error = check_llm("expected: {responze: {}}").unwrap_err();
+        assert_eq!(error.location(), "/expected/responze");
+    }
+
+    #[test]
+    fn malformed_known_directive_is_schema_invalid() {
+        let error = check_llm("call: {operation: complete, stream: maybe}").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::SchemaInvalid);
+        assert_eq!(error.location(), "/call/stream");
+    }
+
+    #[test]
+    fn free_form_data_is_not_checked() {
+        check_llm("expected_wire_request: {anything: [1, {goes: here}]}").unwrap();
+    }
+
+    #[test]
+    fn carries_keys_follow_the_field_and_flavor_rule() {
+        check_llm("expected: {raises: {category: x, carries: {output_content: a, error_message_mentions: [a, b], usage: {}}}}")
+            .unwrap();
+        let error =
+            check_llm("expected: {raises: {carries: {failure_description_present: true}}}").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
+        let error = check_llm("expected: {raises: {carries: {error_message_mentions: []}}}").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::SchemaInvalid);
+        assert_eq!(split_carries_key("usage"), ("usage", CarriesFlavor::Exact));
+        assert_eq!(
+            split_carries_key("error_message_present"),
+            ("error_message", CarriesFlavor::Present)
+        );
+    }
+
+    #[test]
+    fn unknown_capability_has_no_vocabulary() {
+        assert!(Vocabulary::for_capability("graph-engine").is_none());
+    }
+}
