@@ -81,6 +81,14 @@ impl Location {
     /// # Errors
     ///
     /// [`ParseError::MissingLeadingSlash`] or [`ParseError::InvalidTildeEscape`].
+    ///
+    /// ```
+    /// # use oa_pointer::Location;
+    /// let location = Location::parse("/a~1b/0")?;
+    /// assert_eq!(location.tokens().collect::<Vec<_>>(), ["a/b", "0"]);
+    /// assert!(Location::parse("/~").is_err());
+    /// # Ok::<(), oa_pointer::ParseError>(())
+    /// ```
     pub fn parse(input: &str) -> Result<Self, ParseError> {
         parse::validate_plain(input)?;
         Ok(Self {
@@ -97,6 +105,14 @@ impl Location {
     }
 
     /// Appends an object member name (decoded; it is escaped here).
+    ///
+    /// ```
+    /// # use oa_pointer::Location;
+    /// let mut location = Location::root();
+    /// location.push_key("m~n");
+    /// location.push_key("a/b");
+    /// assert_eq!(location.as_str(), "/m~0n/a~1b");
+    /// ```
     pub fn push_key(&mut self, key: &str) {
         self.text.push('/');
         push_escaped(&mut self.text, key);

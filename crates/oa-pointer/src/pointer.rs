@@ -166,7 +166,15 @@ impl JsonPointer {
         })
     }
 
-    /// Whether `prefix` names this place or one of its ancestors.
+    /// Whether `prefix` names this place or one of its ancestors (token by token, not by string).
+    ///
+    /// ```
+    /// # use oa_pointer::JsonPointer;
+    /// let pointer = JsonPointer::parse("/ab/c")?;
+    /// assert!(pointer.starts_with(&JsonPointer::parse("/ab")?));
+    /// assert!(!pointer.starts_with(&JsonPointer::parse("/a")?));
+    /// # Ok::<(), oa_pointer::ParseError>(())
+    /// ```
     pub fn starts_with(&self, prefix: &Self) -> bool {
         self.tokens.starts_with(&prefix.tokens)
     }
