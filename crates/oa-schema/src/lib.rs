@@ -1,7 +1,53 @@
 //! oa-schema: a JSON Schema draft 2020-12 validator that reports every violation at its JSON Pointer.
-#![allow(dead_code)] // Skeleton: the support modules are wired in by the validator core.
+//!
+//! Compile a schema once into a [`Validator`], then ask the cheap question with [`Validator::is_valid`] (stops at
+//! the first failure, allocates nothing on the valid path) or the full one with [`Validator::validate`], which
+//! returns every [`Violation`] as [`Violations`]: sorted, deduplicated, each located in the instance (an
+//! [`oa_pointer::Location`], shown in URI-fragment form) and in the schema ([`SchemaLocation`]).
+//!
+//! ```
+//! use oa_schema::Validator;
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), oa_schema::SchemaError> {
+//! let validator = Validator::new(&json!({
+//!     "type": "object",
+//!     "properties": { "lat": { "type": "number" } },
+//!     "required": ["lat", "lon"]
+//! }))?;
+//! assert!(validator.is_valid(&json!({ "lat": 1.5, "lon": 2 })));
+//!
+//! let violations = validator.validate(&json!({ "lat": "north" })).unwrap_err();
+//! assert_eq!(
+//!     violations.error_message(),
+//!     "#/lat: type: expected number, got string\n#/lon: required: required property \"lon\" is missing"
+//! );
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Remote `$ref`s resolve only to documents registered with [`ValidatorOptions::resource`] (and the bundled
+//! 2020-12 meta-schemas): nothing is fetched. `format` is an annotation unless [`ValidatorOptions::format_assertion`]
+//! is on or the schema's meta-schema lists the format-assertion vocabulary.
+//!
+//! Features: `arbitrary_precision` (default) compares numbers exactly, beyond `f64`.
 
+mod compile;
+mod dialect;
 mod ecma_regex;
 mod equal;
+mod error;
+mod eval;
+mod evaluated;
 mod format;
+mod keywords;
+mod metaschemas;
+mod node;
 mod number;
+mod registry;
+mod validator;
+mod violation;
+
+pub use error::SchemaError;
+pub use validator::{Validator, ValidatorOptions};
+pub use violation::{SchemaLocation, Violation, Violations};

@@ -1,0 +1,313 @@
+//! The compiler: raw schema JSON in, [`CompiledSchema`] out.
+//!
+//! Nodes are compiled from a work queue, never by recursion: a keyword that holds a subschema asks for its node id,
+//! which is allocated at once and compiled later, so `$ref` cycles simply point back at nodes already allocated.
+
+use crate::dialect::{self, Vocabulary};
+use crate::ecma_regex::EcmaRegex;
+use crate::error::SchemaError;
+use crate::keywords::{self, Keyword};
+use crate::node::{Body, CompiledSchema, Node, NodeId, Resource, ResourceId};
+use crate::registry::{DocId, Place, Registry, ResolveError, display_base, escape_token};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use url::Url;
+
+/// Compiler settings.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    /// Assert `format` whatever the vocabularies say.
+    pub(crate) format_assertion: bool,
+}
+
+/// Compiles the document `doc_id` of `registry`, starting at its root.
+pub(crate) fn compile(
+    registry: Registry<'_>,
+    doc_id: DocId,
+    settings: Settings,
+) -> Result<CompiledSchema, SchemaError> {
+    let mut compiler = Compiler {
+        registry,
+        settings,
+        nodes: Vec::new(),
+        places: Vec::new(),
+        ids: HashMap::new(),
+        queue: Vec::new(),
+        resources: Vec::new(),
+        resource_ids: HashMap::new(),
+        regexes: HashMap::new(),
+    };
+    let root = compiler.node_for(doc_id, String::new());
+    while let Some(id) = compiler.queue.pop() {
+        compiler.compile_node(id)?;
+    }
+    let mut nodes = Vec::with_capacity(compiler.nodes.len());
+    for (id, node) in compiler.nodes.into_iter().enumerate() {
+        let Some(node) = node else {
+            return Err(SchemaError::InvalidKeyword {
+                location: format!("node {id}"),
+                keyword: String::new(),
+                reason: "internal error: a node was allocated but never compiled".to_owned(),
+            });
+        };
+        nodes.push(node);
+    }
+    Ok(CompiledSchema {
+        nodes,
+        resources: compiler.resources,
+        root,
+    })
+}
+
+struct Compiler<'a> {
+    registry: Registry<'a>,
+    settings: Settings,
+    nodes: Vec<Option<Node>>,
+    places: Vec<(DocId, String)>,
+    ids: HashMap<(DocId, String), NodeId>,
+    queue: Vec<NodeId>,
+    /// Resources, indexed by `resource_ids`.
+    resources: Vec<Resource>,
+    resource_ids: HashMap<String, ResourceId>,
+    /// Compiled regexes by pattern, shared by every keyword that uses the same pattern.
+    regexes: HashMap<String, EcmaRegex>,
+}
+
+impl<'a> Compiler<'a> {
+    /// The node for a place, allocating and queueing it the first time.
+    fn node_for(&mut self, doc_id: DocId, pointer: String) -> NodeId {
+        if let Some(id) = self.ids.get(&(doc_id, pointer.clone())) {
+            return *id;
+        }
+        let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
+        self.nodes.push(None);
+        self.places.push((doc_id, pointer.clone()));
+        self.ids.insert((doc_id, pointer), id);
+        self.queue.push(id);
+        id
+    }
+
+    /// The resource for a base URI, registering its dynamic anchors the first time.
+    fn resource_for(&mut self, base: &Url) -> ResourceId {
+        if let Some(id) = self.resource_ids.get(base.as_str()) {
+            return *id;
+        }
+        let id = ResourceId::try_from(self.resources.len()).unwrap_or(ResourceId::MAX);
+        self.resource_ids.insert(base.as_str().to_owned(), id);
+        let anchors: Vec<(String, DocId, String)> = self.registry.dynamic_anchors(base.as_str()).to_vec();
+        let mut dynamic_anchors = HashMap::new();
+        for (name, doc_id, pointer) in anchors {
+            let node = self.node_for(doc_id, pointer);
+            dynamic_anchors.insert(name.into_boxed_str(), node);
+        }
+        self.resources.push(Resource { dynamic_anchors });
+        id
+    }
+
+    fn compile_node(&mut self, id: NodeId) -> Result<(), SchemaError> {
+        let (doc_id, pointer) = self.places[id as usize].clone();
+        let place = self.registry.place(doc_id, &pointer);
+        let resource = self.resource_for(&place.base);
+        let within = pointer
+            .strip_prefix(place.resource_root.as_str())
+            .unwrap_or(&pointer);
+        let absolute = format!("{}#{}", display_base(&place.base), fragment_encode(within));
+        let Some(value) = self.registry.value(doc_id, &pointer) else {
+            return Err(SchemaError::UnresolvedReference {
+                location: absolute,
+                reference: pointer,
+            });
+        };
+        let node = match value {
+            Value::Bool(flag) => Node {
+                body: Body::Bool(*flag),
+                resource,
+                absolute: absolute.into(),
+                relative: place.relative.into(),
+                own_type: None,
+                tracks_evaluated: false,
+            },
+            Value::Object(object) => {
+                let mut cx = NodeCompiler {
+                    compiler: self,
+                    doc_id,
+                    pointer: &pointer,
+                    place: &place,
+                    absolute: &absolute,
+                };
+                let mut compiled = Vec::new();
+                for (name, value) in object {
+                    if let Some(keyword) = cx.keyword(name, value, object)? {
+                        compiled.push(keyword);
+                    }
+                }
+                compiled.sort_by_key(Keyword::order);
+                let own_type = compiled.iter().find_map(|keyword| match keyword {
+                    Keyword::Type(types) => Some(*types),
+                    _ => None,
+                });
+                let tracks_evaluated = compiled.iter().any(|keyword| {
+                    matches!(
+                        keyword,
+                        Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_)
+                    )
+                });
+                Node {
+                    body: Body::Keywords(compiled.into_boxed_slice()),
+                    resource,
+                    absolute: absolute.clone().into(),
+                    relative: place.relative.into(),
+                    own_type,
+                    tracks_evaluated,
+                }
+            }
+            _ => {
+                return Err(SchemaError::InvalidKeyword {
+                    location: absolute,
+                    keyword: String::new(),
+                    reason: "a schema must be an object or a boolean".to_owned(),
+                });
+            }
+        };
+        self.nodes[id as usize] = Some(node);
+        Ok(())
+    }
+}
+
+/// Compiles the keywords of one schema object; handed to each keyword's `compile` function.
+pub(crate) struct NodeCompiler<'c, 'a> {
+    compiler: &'c mut Compiler<'a>,
+    doc_id: DocId,
+    pointer: &'c str,
+    place: &'c Place,
+    absolute: &'c str,
+}
+
+impl std::fmt::Debug for NodeCompiler<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeCompiler")
+            .field("absolute", &self.absolute)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> NodeCompiler<'_, 'a> {
+    fn keyword(
+        &mut self,
+        name: &str,
+        value: &'a Value,
+        object: &'a Map<String, Value>,
+    ) -> Result<Option<Keyword>, SchemaError> {
+        let Some(spec) = dialect::keyword(name) else {
+            return Ok(None);
+        };
+        let vocabularies = self.compiler.registry.vocabularies(self.doc_id);
+        let active = match spec.vocabulary {
+            Vocabulary::FormatAnnotation | Vocabulary::FormatAssertion => {
+                vocabularies.contains(Vocabulary::FormatAnnotation)
+                    || vocabularies.contains(Vocabulary::FormatAssertion)
+            }
+            vocabulary => vocabularies.contains(vocabulary),
+        };
+        if !active {
+            return Ok(None);
+        }
+        keywords::compile(self, name, value, object)
+    }
+
+    /// Whether `format` is asserted for this schema.
+    pub(crate) fn format_assertion(&self) -> bool {
+        self.compiler.settings.format_assertion
+            || self
+                .compiler
+                .registry
+                .vocabularies(self.doc_id)
+                .contains(Vocabulary::FormatAssertion)
+    }
+
+    /// The node of a subschema under this one: `segments` are raw (unescaped) tokens below this schema.
+    pub(crate) fn child(&mut self, segments: &[&str]) -> NodeId {
+        let mut pointer = self.pointer.to_owned();
+        for segment in segments {
+            pointer.push('/');
+            pointer.push_str(&escape_token(segment));
+        }
+        self.compiler.node_for(self.doc_id, pointer)
+    }
+
+    /// The absolute location of a keyword of this schema, for errors.
+    pub(crate) fn location(&self, keyword: &str) -> String {
+        format!("{}/{}", self.absolute, escape_token(keyword))
+    }
+
+    /// A `SchemaError::InvalidKeyword` for this schema.
+    pub(crate) fn invalid(&self, keyword: &str, reason: impl Into<String>) -> SchemaError {
+        SchemaError::InvalidKeyword {
+            location: self.location(keyword),
+            keyword: keyword.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Resolves a reference written in `keyword` to a node.
+    pub(crate) fn resolve(&mut self, keyword: &str, reference: &str) -> Result<NodeId, SchemaError> {
+        let base = std::sync::Arc::clone(&self.place.base);
+        match self.compiler.registry.resolve(&base, reference) {
+            Ok(Some((doc_id, pointer))) => Ok(self.compiler.node_for(doc_id, pointer)),
+            Ok(None) => Err(SchemaError::UnresolvedReference {
+                location: self.location(keyword),
+                reference: reference.to_owned(),
+            }),
+            Err(ResolveError::Uri(reason)) => Err(SchemaError::InvalidUri {
+                location: self.location(keyword),
+                uri: reference.to_owned(),
+                reason,
+            }),
+            Err(ResolveError::Schema(err)) => Err(err),
+        }
+    }
+
+    /// Whether the node a reference resolves to declares `$dynamicAnchor` with this name.
+    pub(crate) fn declares_dynamic_anchor(&self, target: NodeId, name: &str) -> bool {
+        let (doc_id, pointer) = &self.compiler.places[target as usize];
+        self.compiler
+            .registry
+            .value(*doc_id, pointer)
+            .and_then(|value| value.get("$dynamicAnchor"))
+            .is_some_and(|anchor| anchor == name)
+    }
+
+    /// A compiled regex, shared by pattern.
+    pub(crate) fn regex(&mut self, keyword: &str, pattern: &str) -> Result<EcmaRegex, SchemaError> {
+        if let Some(regex) = self.compiler.regexes.get(pattern) {
+            return Ok(regex.clone());
+        }
+        let regex = EcmaRegex::new(pattern).map_err(|err| SchemaError::InvalidRegex {
+            location: self.location(keyword),
+            pattern: pattern.to_owned(),
+            reason: err.to_string(),
+        })?;
+        self.compiler.regexes.insert(pattern.to_owned(), regex.clone());
+        Ok(regex)
+    }
+}
+
+/// Percent-encodes a JSON Pointer for use as a URI fragment.
+pub(crate) fn fragment_encode(pointer: &str) -> String {
+    const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'<')
+        .add(b'>')
+        .add(b'`')
+        .add(b'#')
+        .add(b'%')
+        .add(b'{')
+        .add(b'}')
+        .add(b'|')
+        .add(b'\\')
+        .add(b'^')
+        .add(b'[')
+        .add(b']');
+    percent_encoding::utf8_percent_encode(pointer, FRAGMENT).to_string()
+}

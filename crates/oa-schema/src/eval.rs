@@ -1,0 +1,256 @@
+//! The evaluator: walks compiled nodes over an instance, either answering yes/no or collecting every violation.
+//!
+//! Paths are built lazily: each step pushes a `Frame` on the call stack, linked to its parent, and only a recorded
+//! violation walks the chain to build its instance location and keyword path. The same chain is the dynamic scope
+//! that `$dynamicRef` searches. Recursion is bounded by [`MAX_DEPTH`].
+
+use crate::evaluated::Evaluated;
+use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
+use crate::violation::{SchemaLocation, Violation};
+use oa_pointer::Location;
+use serde_json::Value;
+
+/// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a
+/// depth violation instead of overflowing the stack.
+pub(crate) const MAX_DEPTH: u32 = 512;
+
+/// One step into the instance.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step<'v> {
+    /// An object member.
+    Key(&'v str),
+    /// An array item.
+    Index(usize),
+}
+
+/// One schema evaluation in progress; parents form the dynamic scope and the lazy paths.
+#[derive(Debug)]
+pub(crate) struct Frame<'f, 'v> {
+    parent: Option<&'f Frame<'f, 'v>>,
+    /// The instance step taken to reach this frame's instance, if any.
+    step: Option<Step<'v>>,
+    /// The keyword path segment taken to reach this frame's schema (`/properties/a`, `/$ref`).
+    schema_step: &'f str,
+    /// The resource of this frame's node.
+    pub(crate) resource: ResourceId,
+    depth: u32,
+}
+
+impl<'f, 'v> Frame<'f, 'v> {
+    /// The frames from this one outward.
+    pub(crate) fn ancestry(&self) -> impl Iterator<Item = &Frame<'f, 'v>> {
+        std::iter::successors(Some(self), |frame| frame.parent)
+    }
+
+    fn instance_location(&self) -> Location {
+        let steps: Vec<Step<'v>> = self.ancestry().filter_map(|frame| frame.step).collect();
+        let mut location = Location::root();
+        for step in steps.iter().rev() {
+            match step {
+                Step::Key(key) => location.push_key(key),
+                Step::Index(idx) => location.push_index(*idx),
+            }
+        }
+        location
+    }
+
+    fn keyword_path(&self) -> String {
+        let steps: Vec<&str> = self.ancestry().map(|frame| frame.schema_step).collect();
+        steps.iter().rev().copied().collect()
+    }
+}
+
+/// What a violation says beyond its keyword: built only on the error path.
+#[derive(Debug)]
+pub(crate) struct Detail {
+    pub(crate) message: String,
+    pub(crate) expected_types: Vec<&'static str>,
+    pub(crate) missing_property: Option<String>,
+    /// A further instance step (the missing or rejected property, the rejected item).
+    pub(crate) extra: Option<Extra>,
+}
+
+/// An owned instance step appended to a violation's location.
+#[derive(Debug)]
+pub(crate) enum Extra {
+    /// A member name.
+    Key(String),
+    /// An array index.
+    Index(usize),
+}
+
+impl Detail {
+    /// A plain message.
+    pub(crate) fn message(message: String) -> Self {
+        Self {
+            message,
+            expected_types: Vec::new(),
+            missing_property: None,
+            extra: None,
+        }
+    }
+}
+
+/// A validation run over one instance.
+#[derive(Debug)]
+pub(crate) struct Evaluator<'s> {
+    pub(crate) schema: &'s CompiledSchema,
+    /// Collect every violation (`validate`) rather than stop at the first failure (`is_valid`).
+    pub(crate) collect: bool,
+    pub(crate) violations: Vec<Violation>,
+}
+
+impl<'s> Evaluator<'s> {
+    /// A new run.
+    pub(crate) fn new(schema: &'s CompiledSchema, collect: bool) -> Self {
+        Self {
+            schema,
+            collect,
+            violations: Vec::new(),
+        }
+    }
+
+    /// Evaluates the root node.
+    pub(crate) fn run(&mut self, instance: &Value) -> bool {
+        let schema = self.schema;
+        let root = schema.root;
+        let frame = Frame {
+            parent: None,
+            step: None,
+            schema_step: "",
+            resource: schema.nodes[root as usize].resource,
+            depth: 0,
+        };
+        self.node(root, instance, &frame, None)
+    }
+
+    /// Evaluates `id` over `instance`, reached from `parent` by an instance step and a keyword path segment.
+    pub(crate) fn descend<'v>(
+        &mut self,
+        parent: &Frame<'_, 'v>,
+        id: NodeId,
+        instance: &'v Value,
+        step: Option<Step<'v>>,
+        schema_step: &str,
+        want: Option<&mut Evaluated<'v>>,
+    ) -> bool {
+        let schema = self.schema;
+        let node = &schema.nodes[id as usize];
+        if let Body::Bool(true) = node.body {
+            // `true` evaluates nothing by itself; the keyword that applied it records what it covered.
+            let _ = want;
+            return true;
+        }
+        let frame = Frame {
+            parent: Some(parent),
+            step,
+            schema_step,
+            resource: node.resource,
+            depth: parent.depth + 1,
+        };
+        if frame.depth > MAX_DEPTH {
+            if self.collect {
+                self.violations.push(Violation {
+                    instance_location: frame.instance_location(),
+                    keyword: None,
+                    schema_location: SchemaLocation::new(frame.keyword_path(), node.absolute.to_string()),
+                    expected_types: Vec::new(),
+                    missing_property: None,
+                    message: format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
+                });
+            }
+            return false;
+        }
+        self.node(id, instance, &frame, want)
+    }
+
+    /// Evaluates a node in its own frame.
+    fn node<'v>(
+        &mut self,
+        id: NodeId,
+        instance: &'v Value,
+        frame: &Frame<'_, 'v>,
+        want: Option<&mut Evaluated<'v>>,
+    ) -> bool {
+        let schema = self.schema;
+        let node = &schema.nodes[id as usize];
+        let keywords = match &node.body {
+            Body::Bool(true) => return true,
+            Body::Bool(false) => {
+                return self.fail(
+                    frame,
+                    node,
+                    "false",
+                    Detail::message("false: no value is allowed here".to_owned()),
+                );
+            }
+            Body::Keywords(keywords) => keywords,
+        };
+        let mut local = (node.tracks_evaluated || want.is_some()).then(Evaluated::default);
+        let mut valid = true;
+        for keyword in keywords.iter() {
+            if !crate::keywords::evaluate(self, keyword, node, instance, frame, &mut local) {
+                valid = false;
+                if !self.collect {
+                    return false;
+                }
+            }
+        }
+        if valid && let (Some(want), Some(local)) = (want, local) {
+            want.merge(local);
+        }
+        valid
+    }
+
+    /// Evaluates a subschema in flag mode (no violations recorded), for `not`, `if`, `contains` and union probes.
+    pub(crate) fn probe<'v>(
+        &mut self,
+        parent: &Frame<'_, 'v>,
+        id: NodeId,
+        instance: &'v Value,
+        step: Option<Step<'v>>,
+        schema_step: &str,
+        want: Option<&mut Evaluated<'v>>,
+    ) -> bool {
+        let collect = std::mem::replace(&mut self.collect, false);
+        let valid = self.descend(parent, id, instance, step, schema_step, want);
+        self.collect = collect;
+        valid
+    }
+
+    /// Records a violation of `keyword` (when collecting) and returns `false`.
+    #[cold]
+    pub(crate) fn fail(
+        &mut self,
+        frame: &Frame<'_, '_>,
+        node: &Node,
+        keyword: &'static str,
+        detail: Detail,
+    ) -> bool {
+        if self.collect {
+            let mut instance_location = frame.instance_location();
+            match &detail.extra {
+                Some(Extra::Key(key)) => instance_location.push_key(key),
+                Some(Extra::Index(idx)) => instance_location.push_index(*idx),
+                None => {}
+            }
+            let (keyword_path, absolute) = if keyword == "false" {
+                (frame.keyword_path(), node.absolute.to_string())
+            } else {
+                (
+                    format!("{}/{keyword}", frame.keyword_path()),
+                    format!("{}/{}", node.absolute, keyword),
+                )
+            };
+            self.violations.push(Violation {
+                instance_location,
+                keyword: Some(keyword),
+                schema_location: SchemaLocation::new(keyword_path, absolute),
+                expected_types: detail.expected_types,
+                missing_property: detail.missing_property,
+                message: format!("{keyword}: {}", detail.message),
+            });
+        }
+        false
+    }
+}

@@ -1,0 +1,200 @@
+//! `allOf`, `anyOf`, `oneOf` and `not`, with the reporting rules of proposal 0126.
+//!
+//! A union no member of which is satisfied reports the failing assertions of every member whose own `type` admits
+//! the instance (members without `type` count); when no member admits it, one violation at the union names the
+//! members' types. Members are first probed without collecting, so a satisfied union costs no report at all.
+
+use super::Keyword;
+use crate::compile::NodeCompiler;
+use crate::error::SchemaError;
+use crate::eval::{Detail, Evaluator, Frame};
+use crate::evaluated::Evaluated;
+use crate::node::{JsonType, Node, NodeId, TypeSet};
+use serde_json::Value;
+
+pub(super) fn compile_list(
+    cx: &mut NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::Array(schemas) = value else {
+        return Err(cx.invalid(name, "expected a non-empty array of schemas"));
+    };
+    let nodes: Box<[NodeId]> = (0..schemas.len())
+        .map(|idx| cx.child(&[name, &idx.to_string()]))
+        .collect();
+    Ok(match name {
+        "allOf" => Keyword::AllOf(nodes),
+        "anyOf" => Keyword::AnyOf(nodes),
+        _ => Keyword::OneOf(nodes),
+    })
+}
+
+pub(super) fn evaluate_all_of<'v>(
+    ev: &mut Evaluator<'_>,
+    nodes: &[NodeId],
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let schema = ev.schema;
+    let mut valid = true;
+    for id in nodes {
+        let relative = &schema.nodes[*id as usize].relative;
+        if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    valid
+}
+
+pub(super) fn evaluate_any_of<'v>(
+    ev: &mut Evaluator<'_>,
+    nodes: &[NodeId],
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let schema = ev.schema;
+    let mut any_valid = false;
+    for id in nodes {
+        let relative = &schema.nodes[*id as usize].relative;
+        match evaluated.as_mut() {
+            // Annotations are wanted: every satisfied member contributes, so all members run.
+            Some(evaluated) => {
+                let mut member = Evaluated::default();
+                if ev.probe(frame, *id, instance, None, relative, Some(&mut member)) {
+                    any_valid = true;
+                    evaluated.merge(member);
+                }
+            }
+            None => {
+                if ev.probe(frame, *id, instance, None, relative, None) {
+                    return true;
+                }
+            }
+        }
+    }
+    if any_valid {
+        return true;
+    }
+    report_union(ev, "anyOf", nodes, node, instance, frame)
+}
+
+pub(super) fn evaluate_one_of<'v>(
+    ev: &mut Evaluator<'_>,
+    nodes: &[NodeId],
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let schema = ev.schema;
+    // The first two satisfied members are enough to name in a report; no allocation on the valid path.
+    let mut n_satisfied = 0_usize;
+    let mut named = [0_usize; 2];
+    let mut kept = None;
+    for (member_idx, id) in nodes.iter().enumerate() {
+        let relative = &schema.nodes[*id as usize].relative;
+        let mut member = evaluated.is_some().then(Evaluated::default);
+        if ev.probe(frame, *id, instance, None, relative, member.as_mut()) {
+            if n_satisfied < 2 {
+                named[n_satisfied] = member_idx;
+            }
+            n_satisfied += 1;
+            kept = member;
+            if n_satisfied > 1 && !ev.collect {
+                return false;
+            }
+        }
+    }
+    match n_satisfied {
+        1 => {
+            if let (Some(evaluated), Some(kept)) = (evaluated.as_mut(), kept) {
+                evaluated.merge(kept);
+            }
+            true
+        }
+        0 => report_union(ev, "oneOf", nodes, node, instance, frame),
+        _ => {
+            if !ev.collect {
+                return false;
+            }
+            let message = format!(
+                "must match exactly one schema, but matches {n_satisfied} (members {} and {} among them)",
+                named[0], named[1]
+            );
+            ev.fail(frame, node, "oneOf", Detail::message(message))
+        }
+    }
+}
+
+/// Reports a union none of whose members is satisfied, by the type-admission rule.
+#[cold]
+fn report_union<'v>(
+    ev: &mut Evaluator<'_>,
+    keyword: &'static str,
+    nodes: &[NodeId],
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+) -> bool {
+    if !ev.collect {
+        return false;
+    }
+    let schema = ev.schema;
+    let admitting: Vec<NodeId> = nodes
+        .iter()
+        .copied()
+        .filter(|id| {
+            schema.nodes[*id as usize]
+                .own_type
+                .is_none_or(|types| types.admits(instance))
+        })
+        .collect();
+    if admitting.is_empty() {
+        let types = nodes
+            .iter()
+            .filter_map(|id| schema.nodes[*id as usize].own_type)
+            .fold(TypeSet::default(), TypeSet::union);
+        let mut detail = Detail::message(format!(
+            "expected {}, got {}",
+            types.describe(),
+            JsonType::of(instance).name()
+        ));
+        detail.expected_types = types.names();
+        return ev.fail(frame, node, keyword, detail);
+    }
+    for id in admitting {
+        let relative = &schema.nodes[id as usize].relative;
+        ev.descend(frame, id, instance, None, relative, None);
+    }
+    false
+}
+
+pub(super) fn evaluate_not<'v>(
+    ev: &mut Evaluator<'_>,
+    id: NodeId,
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+) -> bool {
+    let schema = ev.schema;
+    let relative = &schema.nodes[id as usize].relative;
+    if !ev.probe(frame, id, instance, None, relative, None) {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "not",
+        Detail::message("must not match the schema".to_owned()),
+    )
+}

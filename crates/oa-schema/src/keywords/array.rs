@@ -1,0 +1,116 @@
+//! `minItems`, `maxItems` and `uniqueItems` (hash-bucketed, so n log n-ish rather than quadratic).
+
+use crate::equal::{json_equal, json_hash};
+use crate::eval::{Detail, Evaluator, Frame};
+use crate::node::Node;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hasher};
+
+/// Below this many items, pairwise comparison beats hashing.
+const SMALL_ARRAY: usize = 16;
+
+fn len(items: &[Value]) -> u64 {
+    u64::try_from(items.len()).unwrap_or(u64::MAX)
+}
+
+pub(super) fn evaluate_max_items(
+    ev: &mut Evaluator<'_>,
+    limit: u64,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    if len(items) <= limit {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "maxItems",
+        Detail::message(format!("must have at most {limit} items")),
+    )
+}
+
+pub(super) fn evaluate_min_items(
+    ev: &mut Evaluator<'_>,
+    limit: u64,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    if len(items) >= limit {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "minItems",
+        Detail::message(format!("must have at least {limit} items")),
+    )
+}
+
+pub(super) fn evaluate_unique_items(
+    ev: &mut Evaluator<'_>,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let Some((first, second)) = first_duplicate(items) else {
+        return true;
+    };
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "uniqueItems",
+        Detail::message(format!("items {first} and {second} are equal")),
+    )
+}
+
+/// The indices of the first pair of equal items, if any.
+fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    if items.len() <= SMALL_ARRAY {
+        for (second, item) in items.iter().enumerate() {
+            if let Some(first) = items[..second]
+                .iter()
+                .position(|earlier| json_equal(earlier, item))
+            {
+                return Some((first, second));
+            }
+        }
+        return None;
+    }
+    let mut buckets: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
+    for (second, item) in items.iter().enumerate() {
+        let mut hasher = DefaultHasher::new();
+        json_hash(item, &mut hasher);
+        let bucket = buckets.entry(hasher.finish()).or_default();
+        if let Some(first) = bucket
+            .iter()
+            .copied()
+            .find(|first| json_equal(&items[*first], item))
+        {
+            return Some((first, second));
+        }
+        bucket.push(second);
+    }
+    None
+}

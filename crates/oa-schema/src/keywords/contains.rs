@@ -1,0 +1,84 @@
+//! `contains` with `minContains`/`maxContains`: counts matching items; one violation at the keyword when the count
+//! is out of range, and the subschema's own failures are discarded.
+
+use super::{Keyword, count};
+use crate::compile::NodeCompiler;
+use crate::error::SchemaError;
+use crate::eval::{Detail, Evaluator, Frame, Step};
+use crate::evaluated::Evaluated;
+use crate::node::{Node, NodeId};
+use serde_json::{Map, Value};
+
+pub(super) fn compile(
+    cx: &mut NodeCompiler<'_, '_>,
+    object: &Map<String, Value>,
+) -> Result<Keyword, SchemaError> {
+    let (min, min_explicit) = match object.get("minContains") {
+        Some(value) => (count(cx, "minContains", value)?, true),
+        None => (1, false),
+    };
+    let max = object
+        .get("maxContains")
+        .map(|value| count(cx, "maxContains", value))
+        .transpose()?;
+    Ok(Keyword::Contains {
+        node: cx.child(&["contains"]),
+        min,
+        max,
+        min_explicit,
+    })
+}
+
+#[allow(clippy::too_many_arguments)] // The evaluator's common arguments plus the keyword's three settings.
+pub(super) fn evaluate<'v>(
+    ev: &mut Evaluator<'_>,
+    id: NodeId,
+    min: u64,
+    max: Option<u64>,
+    min_explicit: bool,
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let schema = ev.schema;
+    let relative = &schema.nodes[id as usize].relative;
+    let mut matched: u64 = 0;
+    for (item_idx, item) in items.iter().enumerate() {
+        if ev.probe(frame, id, item, Some(Step::Index(item_idx)), relative, None) {
+            matched += 1;
+            if let Some(evaluated) = evaluated.as_mut() {
+                evaluated.items.insert(item_idx);
+            }
+            // Without a maximum or annotations to collect, reaching the minimum settles it.
+            if max.is_none() && evaluated.is_none() && matched >= min {
+                return true;
+            }
+        }
+    }
+    if matched < min {
+        if !ev.collect {
+            return false;
+        }
+        let (keyword, message) = if min_explicit {
+            (
+                "minContains",
+                format!("must contain at least {min} matching items, found {matched}"),
+            )
+        } else {
+            ("contains", "must contain at least one matching item".to_owned())
+        };
+        return ev.fail(frame, node, keyword, Detail::message(message));
+    }
+    if let Some(max) = max.filter(|max| matched > *max) {
+        if !ev.collect {
+            return false;
+        }
+        let message = format!("must contain at most {max} matching items, found {matched}");
+        return ev.fail(frame, node, "maxContains", Detail::message(message));
+    }
+    true
+}

@@ -1,0 +1,71 @@
+//! `enum` and `const`: equality under JSON Schema's rules (numbers by value, objects regardless of key order).
+
+use super::Keyword;
+use crate::compile::NodeCompiler;
+use crate::equal::json_equal;
+use crate::error::SchemaError;
+use crate::eval::{Detail, Evaluator, Frame};
+use crate::node::Node;
+use serde_json::Value;
+
+pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+    let Value::Array(options) = value else {
+        return Err(cx.invalid("enum", "expected an array"));
+    };
+    Ok(Keyword::Enum(options.clone().into_boxed_slice()))
+}
+
+pub(super) fn evaluate_const(
+    ev: &mut Evaluator<'_>,
+    expected: &Value,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    if json_equal(expected, instance) {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "const",
+        Detail::message(format!("must equal {}", preview(expected))),
+    )
+}
+
+pub(super) fn evaluate_enum(
+    ev: &mut Evaluator<'_>,
+    options: &[Value],
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    if options.iter().any(|option| json_equal(option, instance)) {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    let listed: Vec<String> = options.iter().take(8).map(preview).collect();
+    let more = if options.len() > 8 { ", ..." } else { "" };
+    ev.fail(
+        frame,
+        node,
+        "enum",
+        Detail::message(format!("must be one of {}{more}", listed.join(", "))),
+    )
+}
+
+/// A short rendering of a schema value (never of the instance) for messages.
+fn preview(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        let cut: String = text.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        text
+    }
+}

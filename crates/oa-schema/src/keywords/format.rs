@@ -1,0 +1,48 @@
+//! `format`: an annotation by default; asserted when the caller asks or the meta-schema requires format-assertion.
+
+use super::Keyword;
+use crate::compile::NodeCompiler;
+use crate::error::SchemaError;
+use crate::eval::{Detail, Evaluator, Frame};
+use crate::format::{FormatCheck, checker};
+use crate::node::Node;
+use serde_json::Value;
+
+/// Compiles `format`; `None` when it only annotates (assertion off, or a format name we do not know).
+pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Option<Keyword>, SchemaError> {
+    let Value::String(name) = value else {
+        return Err(cx.invalid("format", "expected a string"));
+    };
+    if !cx.format_assertion() {
+        return Ok(None);
+    }
+    Ok(checker(name).map(|check| Keyword::Format {
+        check,
+        name: name.as_str().into(),
+    }))
+}
+
+pub(super) fn evaluate(
+    ev: &mut Evaluator<'_>,
+    check: FormatCheck,
+    name: &str,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::String(text) = instance else {
+        return true;
+    };
+    if check(text) {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "format",
+        Detail::message(format!("must be a valid {name}")),
+    )
+}

@@ -1,0 +1,101 @@
+//! `prefixItems` and `items`: positional schemas, then one schema for the rest.
+
+use super::{Keyword, is_false};
+use crate::compile::NodeCompiler;
+use crate::error::SchemaError;
+use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
+use crate::evaluated::Evaluated;
+use crate::node::{Node, NodeId};
+use serde_json::{Map, Value};
+
+pub(super) fn compile_prefix_items(
+    cx: &mut NodeCompiler<'_, '_>,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::Array(schemas) = value else {
+        return Err(cx.invalid("prefixItems", "expected an array of schemas"));
+    };
+    let nodes = (0..schemas.len())
+        .map(|idx| cx.child(&["prefixItems", &idx.to_string()]))
+        .collect();
+    Ok(Keyword::PrefixItems(nodes))
+}
+
+pub(super) fn compile_items(
+    cx: &mut NodeCompiler<'_, '_>,
+    object: &Map<String, Value>,
+) -> Result<Keyword, SchemaError> {
+    let skip = match object.get("prefixItems") {
+        Some(Value::Array(prefix)) => prefix.len(),
+        _ => 0,
+    };
+    Ok(Keyword::Items {
+        node: cx.child(&["items"]),
+        skip,
+    })
+}
+
+pub(super) fn evaluate_prefix_items<'v>(
+    ev: &mut Evaluator<'_>,
+    nodes: &[NodeId],
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let schema = ev.schema;
+    let mut valid = true;
+    for (item_idx, (item, id)) in items.iter().zip(nodes).enumerate() {
+        let relative = &schema.nodes[*id as usize].relative;
+        if !ev.descend(frame, *id, item, Some(Step::Index(item_idx)), relative, None) {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    if let Some(evaluated) = evaluated {
+        evaluated.prefix = evaluated.prefix.max(nodes.len().min(items.len()));
+    }
+    valid
+}
+
+pub(super) fn evaluate_items<'v>(
+    ev: &mut Evaluator<'_>,
+    id: NodeId,
+    skip: usize,
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let schema = ev.schema;
+    let relative = &schema.nodes[id as usize].relative;
+    let rejects_all = is_false(ev, id);
+    let mut valid = true;
+    for (item_idx, item) in items.iter().enumerate().skip(skip) {
+        let item_valid = if rejects_all {
+            // An item rejected by `items: false` is reported at the item itself.
+            let mut detail = Detail::message("item is not allowed".to_owned());
+            detail.extra = Some(Extra::Index(item_idx));
+            ev.fail(frame, node, "items", detail)
+        } else {
+            ev.descend(frame, id, item, Some(Step::Index(item_idx)), relative, None)
+        };
+        if !item_valid {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    if let Some(evaluated) = evaluated {
+        evaluated.all_items = true;
+    }
+    valid
+}

@@ -1,0 +1,303 @@
+//! Compiled keywords: one variant per keyword (or tightly bound family), compiled and evaluated in its own module.
+
+mod applicators;
+mod array;
+mod contains;
+mod enum_;
+mod format;
+mod if_;
+mod items;
+mod numeric;
+mod object;
+mod properties;
+mod ref_;
+mod string;
+mod type_;
+mod unevaluated;
+
+use crate::compile::NodeCompiler;
+use crate::ecma_regex::EcmaRegex;
+use crate::error::SchemaError;
+use crate::eval::{Evaluator, Frame};
+use crate::evaluated::Evaluated;
+use crate::format::FormatCheck;
+use crate::node::{Node, NodeId, TypeSet};
+use crate::number::{MultipleOf, SchemaNumber};
+use serde_json::{Map, Value};
+
+pub(crate) use numeric::Bound;
+
+/// One `dependentRequired` entry: when the first property is present, the others must be too.
+pub(crate) type DependentRule = (Box<str>, Box<[Box<str>]>);
+
+/// A keyword ready to run.
+#[derive(Debug)]
+pub(crate) enum Keyword {
+    /// `$ref`.
+    Ref(NodeId),
+    /// `$dynamicRef`; `anchor` is set when the statically resolved target declares the matching `$dynamicAnchor`,
+    /// which makes the reference dynamic.
+    DynamicRef {
+        target: NodeId,
+        anchor: Option<Box<str>>,
+    },
+    /// `type`.
+    Type(TypeSet),
+    /// `const`.
+    Const(Value),
+    /// `enum`.
+    Enum(Box<[Value]>),
+    /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
+    Bound {
+        bound: Bound,
+        limit: SchemaNumber,
+        text: Box<str>,
+    },
+    /// `multipleOf`.
+    MultipleOf { divisor: MultipleOf, text: Box<str> },
+    /// `maxLength`.
+    MaxLength(u64),
+    /// `minLength`.
+    MinLength(u64),
+    /// `pattern`.
+    Pattern { regex: EcmaRegex, pattern: Box<str> },
+    /// `format`, when asserted.
+    Format { check: FormatCheck, name: Box<str> },
+    /// `maxItems`.
+    MaxItems(u64),
+    /// `minItems`.
+    MinItems(u64),
+    /// `uniqueItems: true`.
+    UniqueItems,
+    /// `prefixItems`.
+    PrefixItems(Box<[NodeId]>),
+    /// `items`, applying after the `prefixItems` ones.
+    Items { node: NodeId, skip: usize },
+    /// `contains` with `minContains`/`maxContains`.
+    Contains {
+        node: NodeId,
+        min: u64,
+        max: Option<u64>,
+        min_explicit: bool,
+    },
+    /// `maxProperties`.
+    MaxProperties(u64),
+    /// `minProperties`.
+    MinProperties(u64),
+    /// `required`.
+    Required(Box<[Box<str>]>),
+    /// `dependentRequired`.
+    DependentRequired(Box<[DependentRule]>),
+    /// `properties`.
+    Properties(Box<[(Box<str>, NodeId)]>),
+    /// `patternProperties`.
+    PatternProperties(Box<[(EcmaRegex, NodeId)]>),
+    /// `additionalProperties`, with its siblings' names (sorted) and patterns.
+    AdditionalProperties {
+        node: NodeId,
+        names: Box<[Box<str>]>,
+        patterns: Box<[EcmaRegex]>,
+    },
+    /// `propertyNames`.
+    PropertyNames(NodeId),
+    /// `dependentSchemas`.
+    DependentSchemas(Box<[(Box<str>, NodeId)]>),
+    /// `allOf`.
+    AllOf(Box<[NodeId]>),
+    /// `anyOf`.
+    AnyOf(Box<[NodeId]>),
+    /// `oneOf`.
+    OneOf(Box<[NodeId]>),
+    /// `not`.
+    Not(NodeId),
+    /// `if` with its `then` and `else`.
+    If {
+        if_: NodeId,
+        then: Option<NodeId>,
+        else_: Option<NodeId>,
+    },
+    /// `unevaluatedProperties`.
+    UnevaluatedProperties(NodeId),
+    /// `unevaluatedItems`.
+    UnevaluatedItems(NodeId),
+}
+
+impl Keyword {
+    /// Evaluation order: `unevaluated*` need every sibling's annotations, so they run last.
+    pub(crate) fn order(&self) -> u8 {
+        match self {
+            Self::UnevaluatedProperties(_) | Self::UnevaluatedItems(_) => 2,
+            Self::Type(_) | Self::Const(_) | Self::Enum(_) | Self::Required(_) => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// Compiles one keyword of a schema object; `None` for keywords that only annotate.
+pub(crate) fn compile<'a>(
+    cx: &mut NodeCompiler<'_, 'a>,
+    name: &str,
+    value: &'a Value,
+    object: &'a Map<String, Value>,
+) -> Result<Option<Keyword>, SchemaError> {
+    match name {
+        "$ref" => ref_::compile_ref(cx, value).map(Some),
+        "$dynamicRef" => ref_::compile_dynamic_ref(cx, value).map(Some),
+        "type" => type_::compile(cx, value).map(Some),
+        "const" => Ok(Some(Keyword::Const(value.clone()))),
+        "enum" => enum_::compile(cx, value).map(Some),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+            numeric::compile_bound(cx, name, value).map(Some)
+        }
+        "multipleOf" => numeric::compile_multiple_of(cx, value).map(Some),
+        "maxLength" => Ok(Some(Keyword::MaxLength(count(cx, name, value)?))),
+        "minLength" => Ok(Some(Keyword::MinLength(count(cx, name, value)?))),
+        "pattern" => string::compile_pattern(cx, value).map(Some),
+        "format" => format::compile(cx, value),
+        "maxItems" => Ok(Some(Keyword::MaxItems(count(cx, name, value)?))),
+        "minItems" => Ok(Some(Keyword::MinItems(count(cx, name, value)?))),
+        "uniqueItems" => Ok((value == &Value::Bool(true)).then_some(Keyword::UniqueItems)),
+        "prefixItems" => items::compile_prefix_items(cx, value).map(Some),
+        "items" => items::compile_items(cx, object).map(Some),
+        "contains" => contains::compile(cx, object).map(Some),
+        "maxProperties" => Ok(Some(Keyword::MaxProperties(count(cx, name, value)?))),
+        "minProperties" => Ok(Some(Keyword::MinProperties(count(cx, name, value)?))),
+        "required" => object::compile_required(cx, value).map(Some),
+        "dependentRequired" => object::compile_dependent_required(cx, value).map(Some),
+        "properties" => properties::compile_properties(cx, value).map(Some),
+        "patternProperties" => properties::compile_pattern_properties(cx, value).map(Some),
+        "additionalProperties" => properties::compile_additional_properties(cx, object).map(Some),
+        "propertyNames" => Ok(Some(Keyword::PropertyNames(cx.child(&["propertyNames"])))),
+        "dependentSchemas" => properties::compile_dependent_schemas(cx, value).map(Some),
+        "allOf" | "anyOf" | "oneOf" => applicators::compile_list(cx, name, value).map(Some),
+        "not" => Ok(Some(Keyword::Not(cx.child(&["not"])))),
+        "if" => if_::compile(cx, object).map(Some),
+        "unevaluatedProperties" => Ok(Some(Keyword::UnevaluatedProperties(
+            cx.child(&["unevaluatedProperties"]),
+        ))),
+        "unevaluatedItems" => Ok(Some(Keyword::UnevaluatedItems(cx.child(&["unevaluatedItems"])))),
+        // Core identifiers are handled by the registry; meta-data, content and `then`/`else` (compiled with `if`)
+        // only annotate; `$defs` subschemas are compiled when referenced.
+        _ => Ok(None),
+    }
+}
+
+/// Evaluates one keyword.
+pub(crate) fn evaluate<'v>(
+    ev: &mut Evaluator<'_>,
+    keyword: &Keyword,
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    match keyword {
+        Keyword::Ref(target) => ref_::evaluate_ref(ev, *target, instance, frame, evaluated),
+        Keyword::DynamicRef { target, anchor } => {
+            ref_::evaluate_dynamic_ref(ev, *target, anchor.as_deref(), instance, frame, evaluated)
+        }
+        Keyword::Type(types) => type_::evaluate(ev, *types, node, instance, frame),
+        Keyword::Const(expected) => enum_::evaluate_const(ev, expected, node, instance, frame),
+        Keyword::Enum(options) => enum_::evaluate_enum(ev, options, node, instance, frame),
+        Keyword::Bound { bound, limit, text } => {
+            numeric::evaluate_bound(ev, *bound, limit, text, node, instance, frame)
+        }
+        Keyword::MultipleOf { divisor, text } => {
+            numeric::evaluate_multiple_of(ev, divisor, text, node, instance, frame)
+        }
+        Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
+        Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
+        Keyword::Pattern { regex, pattern } => {
+            string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
+        }
+        Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
+        Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
+        Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),
+        Keyword::UniqueItems => array::evaluate_unique_items(ev, node, instance, frame),
+        Keyword::PrefixItems(nodes) => items::evaluate_prefix_items(ev, nodes, instance, frame, evaluated),
+        Keyword::Items { node: items, skip } => {
+            items::evaluate_items(ev, *items, *skip, node, instance, frame, evaluated)
+        }
+        Keyword::Contains {
+            node: contains,
+            min,
+            max,
+            min_explicit,
+        } => contains::evaluate(
+            ev,
+            *contains,
+            *min,
+            *max,
+            *min_explicit,
+            node,
+            instance,
+            frame,
+            evaluated,
+        ),
+        Keyword::MaxProperties(limit) => object::evaluate_max_properties(ev, *limit, node, instance, frame),
+        Keyword::MinProperties(limit) => object::evaluate_min_properties(ev, *limit, node, instance, frame),
+        Keyword::Required(names) => object::evaluate_required(ev, names, node, instance, frame),
+        Keyword::DependentRequired(rules) => {
+            object::evaluate_dependent_required(ev, rules, node, instance, frame)
+        }
+        Keyword::Properties(entries) => {
+            properties::evaluate_properties(ev, entries, instance, frame, evaluated)
+        }
+        Keyword::PatternProperties(entries) => {
+            properties::evaluate_pattern_properties(ev, entries, node, instance, frame, evaluated)
+        }
+        Keyword::AdditionalProperties {
+            node: additional,
+            names,
+            patterns,
+        } => properties::evaluate_additional_properties(
+            ev,
+            *additional,
+            names,
+            patterns,
+            node,
+            instance,
+            frame,
+            evaluated,
+        ),
+        Keyword::PropertyNames(names) => properties::evaluate_property_names(ev, *names, instance, frame),
+        Keyword::DependentSchemas(entries) => {
+            properties::evaluate_dependent_schemas(ev, entries, instance, frame, evaluated)
+        }
+        Keyword::AllOf(nodes) => applicators::evaluate_all_of(ev, nodes, instance, frame, evaluated),
+        Keyword::AnyOf(nodes) => applicators::evaluate_any_of(ev, nodes, node, instance, frame, evaluated),
+        Keyword::OneOf(nodes) => applicators::evaluate_one_of(ev, nodes, node, instance, frame, evaluated),
+        Keyword::Not(not) => applicators::evaluate_not(ev, *not, node, instance, frame),
+        Keyword::If { if_, then, else_ } => {
+            if_::evaluate(ev, *if_, *then, *else_, instance, frame, evaluated)
+        }
+        Keyword::UnevaluatedProperties(unevaluated) => {
+            unevaluated::evaluate_properties(ev, *unevaluated, node, instance, frame, evaluated)
+        }
+        Keyword::UnevaluatedItems(unevaluated) => {
+            unevaluated::evaluate_items(ev, *unevaluated, node, instance, frame, evaluated)
+        }
+    }
+}
+
+/// A non-negative integer keyword value (`2.0` counts); values beyond `u64` saturate.
+pub(crate) fn count(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<u64, SchemaError> {
+    let Value::Number(number) = value else {
+        return Err(cx.invalid(keyword, "expected a non-negative integer"));
+    };
+    if let Some(exact) = number.as_u64() {
+        return Ok(exact);
+    }
+    match number.as_f64() {
+        Some(float) if float >= 0.0 && float.fract() == 0.0 => {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // Saturating by design.
+            Ok(float as u64)
+        }
+        _ => Err(cx.invalid(keyword, "expected a non-negative integer")),
+    }
+}
+
+/// The node a child id points to, for keywords that special-case `false` subschemas.
+pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
+    matches!(ev.schema.nodes[id as usize].body, crate::node::Body::Bool(false))
+}

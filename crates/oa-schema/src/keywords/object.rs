@@ -1,0 +1,168 @@
+//! `minProperties`, `maxProperties`, `required` and `dependentRequired`. A missing property is one violation
+//! located where it would be.
+
+use super::{DependentRule, Keyword};
+use crate::compile::NodeCompiler;
+use crate::error::SchemaError;
+use crate::eval::{Detail, Evaluator, Extra, Frame};
+use crate::node::Node;
+use serde_json::Value;
+
+fn names(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<Box<[Box<str>]>, SchemaError> {
+    let Value::Array(items) = value else {
+        return Err(cx.invalid(keyword, "expected an array of strings"));
+    };
+    items
+        .iter()
+        .map(|item| {
+            item.as_str()
+                .map(Box::from)
+                .ok_or_else(|| cx.invalid(keyword, "expected an array of strings"))
+        })
+        .collect()
+}
+
+pub(super) fn compile_required(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+    names(cx, "required", value).map(Keyword::Required)
+}
+
+pub(super) fn compile_dependent_required(
+    cx: &mut NodeCompiler<'_, '_>,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::Object(rules) = value else {
+        return Err(cx.invalid("dependentRequired", "expected an object"));
+    };
+    let mut compiled = Vec::with_capacity(rules.len());
+    for (name, required) in rules {
+        compiled.push((
+            Box::from(name.as_str()),
+            names(cx, "dependentRequired", required)?,
+        ));
+    }
+    Ok(Keyword::DependentRequired(compiled.into_boxed_slice()))
+}
+
+fn n_properties(instance: &serde_json::Map<String, Value>) -> u64 {
+    u64::try_from(instance.len()).unwrap_or(u64::MAX)
+}
+
+pub(super) fn evaluate_max_properties(
+    ev: &mut Evaluator<'_>,
+    limit: u64,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::Object(object) = instance else {
+        return true;
+    };
+    if n_properties(object) <= limit {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "maxProperties",
+        Detail::message(format!("must have at most {limit} properties")),
+    )
+}
+
+pub(super) fn evaluate_min_properties(
+    ev: &mut Evaluator<'_>,
+    limit: u64,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::Object(object) = instance else {
+        return true;
+    };
+    if n_properties(object) >= limit {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "minProperties",
+        Detail::message(format!("must have at least {limit} properties")),
+    )
+}
+
+pub(super) fn evaluate_required(
+    ev: &mut Evaluator<'_>,
+    names: &[Box<str>],
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::Object(object) = instance else {
+        return true;
+    };
+    let mut valid = true;
+    for name in names {
+        if !object.contains_key(name.as_ref()) {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+            missing(ev, "required", name, None, node, frame);
+        }
+    }
+    valid
+}
+
+pub(super) fn evaluate_dependent_required(
+    ev: &mut Evaluator<'_>,
+    rules: &[DependentRule],
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::Object(object) = instance else {
+        return true;
+    };
+    let mut valid = true;
+    for (trigger, names) in rules {
+        if !object.contains_key(trigger.as_ref()) {
+            continue;
+        }
+        for name in names.iter() {
+            if !object.contains_key(name.as_ref()) {
+                valid = false;
+                if !ev.collect {
+                    return false;
+                }
+                missing(ev, "dependentRequired", name, Some(trigger), node, frame);
+            }
+        }
+    }
+    valid
+}
+
+#[cold]
+fn missing(
+    ev: &mut Evaluator<'_>,
+    keyword: &'static str,
+    name: &str,
+    trigger: Option<&str>,
+    node: &Node,
+    frame: &Frame<'_, '_>,
+) {
+    let message = match trigger {
+        Some(trigger) => {
+            format!("required property {name:?} is missing (required when {trigger:?} is present)")
+        }
+        None => format!("required property {name:?} is missing"),
+    };
+    let mut detail = Detail::message(message);
+    detail.missing_property = Some(name.to_owned());
+    detail.extra = Some(Extra::Key(name.to_owned()));
+    ev.fail(frame, node, keyword, detail);
+}

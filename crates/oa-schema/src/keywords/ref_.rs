@@ -1,0 +1,70 @@
+//! `$ref` and `$dynamicRef`: resolved once at compile time; `$dynamicRef` searches the dynamic scope at run time.
+
+use super::Keyword;
+use crate::compile::NodeCompiler;
+use crate::error::SchemaError;
+use crate::eval::{Evaluator, Frame};
+use crate::evaluated::Evaluated;
+use crate::node::NodeId;
+use serde_json::Value;
+
+pub(super) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+    let Value::String(reference) = value else {
+        return Err(cx.invalid("$ref", "expected a URI reference"));
+    };
+    cx.resolve("$ref", reference).map(Keyword::Ref)
+}
+
+pub(super) fn compile_dynamic_ref(
+    cx: &mut NodeCompiler<'_, '_>,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::String(reference) = value else {
+        return Err(cx.invalid("$dynamicRef", "expected a URI reference"));
+    };
+    let target = cx.resolve("$dynamicRef", reference)?;
+    // Only a plain-name fragment whose initial target declares the same $dynamicAnchor makes the reference dynamic;
+    // otherwise it behaves exactly as $ref.
+    let anchor = reference
+        .rsplit_once('#')
+        .map(|(_, fragment)| fragment)
+        .filter(|fragment| !fragment.is_empty() && !fragment.starts_with('/'))
+        .filter(|fragment| cx.declares_dynamic_anchor(target, fragment))
+        .map(Box::from);
+    Ok(Keyword::DynamicRef { target, anchor })
+}
+
+pub(super) fn evaluate_ref<'v>(
+    ev: &mut Evaluator<'_>,
+    target: NodeId,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    ev.descend(frame, target, instance, None, "/$ref", evaluated.as_mut())
+}
+
+pub(super) fn evaluate_dynamic_ref<'v>(
+    ev: &mut Evaluator<'_>,
+    target: NodeId,
+    anchor: Option<&str>,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let mut chosen = target;
+    if let Some(anchor) = anchor {
+        // The outermost resource in the dynamic scope that declares the anchor wins; ancestry runs innermost first,
+        // so the last match is the one.
+        let schema = ev.schema;
+        for scope in frame.ancestry() {
+            if let Some(found) = schema.resources[scope.resource as usize]
+                .dynamic_anchors
+                .get(anchor)
+            {
+                chosen = *found;
+            }
+        }
+    }
+    ev.descend(frame, chosen, instance, None, "/$dynamicRef", evaluated.as_mut())
+}

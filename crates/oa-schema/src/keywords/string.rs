@@ -1,0 +1,95 @@
+//! `minLength`, `maxLength` (in Unicode code points) and `pattern` (ECMA-262, unanchored, with a budget).
+
+use super::Keyword;
+use crate::compile::NodeCompiler;
+use crate::ecma_regex::EcmaRegex;
+use crate::error::SchemaError;
+use crate::eval::{Detail, Evaluator, Frame};
+use crate::node::Node;
+use serde_json::Value;
+
+pub(super) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+    let Value::String(pattern) = value else {
+        return Err(cx.invalid("pattern", "expected a string"));
+    };
+    let regex = cx.regex("pattern", pattern)?;
+    Ok(Keyword::Pattern {
+        regex,
+        pattern: pattern.as_str().into(),
+    })
+}
+
+fn length(text: &str) -> u64 {
+    u64::try_from(text.chars().count()).unwrap_or(u64::MAX)
+}
+
+pub(super) fn evaluate_max_length(
+    ev: &mut Evaluator<'_>,
+    limit: u64,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::String(text) = instance else {
+        return true;
+    };
+    // A string of at most `limit` bytes has at most `limit` characters: skip counting.
+    if u64::try_from(text.len()).is_ok_and(|bytes| bytes <= limit) || length(text) <= limit {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "maxLength",
+        Detail::message(format!("must be at most {limit} characters long")),
+    )
+}
+
+pub(super) fn evaluate_min_length(
+    ev: &mut Evaluator<'_>,
+    limit: u64,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::String(text) = instance else {
+        return true;
+    };
+    if length(text) >= limit {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(
+        frame,
+        node,
+        "minLength",
+        Detail::message(format!("must be at least {limit} characters long")),
+    )
+}
+
+pub(super) fn evaluate_pattern(
+    ev: &mut Evaluator<'_>,
+    regex: &EcmaRegex,
+    pattern: &str,
+    node: &Node,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let Value::String(text) = instance else {
+        return true;
+    };
+    let message = match regex.is_match(text) {
+        Ok(true) => return true,
+        Ok(false) => format!("must match the pattern {pattern:?}"),
+        Err(_) => format!("matching the pattern {pattern:?} exceeded the regex budget"),
+    };
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(frame, node, "pattern", Detail::message(message))
+}

@@ -1,0 +1,164 @@
+//! The compiled form of a schema: a flat arena of nodes, each a list of compiled keywords.
+//!
+//! Raw schema JSON is compiled once into `CompiledSchema`: references become node indices, numbers and regexes are
+//! compiled, and every node knows its absolute location so violations can name it without walking the schema again.
+
+use crate::keywords::Keyword;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Index of a node in [`CompiledSchema::nodes`].
+pub(crate) type NodeId = u32;
+
+/// Index of a schema resource (a document root or a subschema with `$id`) in [`CompiledSchema::resources`].
+pub(crate) type ResourceId = u32;
+
+/// A schema ready to run.
+#[derive(Debug)]
+pub(crate) struct CompiledSchema {
+    /// Every compiled subschema; `root` is where validation starts.
+    pub(crate) nodes: Vec<Node>,
+    /// Every schema resource met while compiling.
+    pub(crate) resources: Vec<Resource>,
+    /// The node validation starts from.
+    pub(crate) root: NodeId,
+}
+
+/// One compiled subschema.
+#[derive(Debug)]
+pub(crate) struct Node {
+    /// What the node does.
+    pub(crate) body: Body,
+    /// The resource the node belongs to; entering it puts this resource on the dynamic scope.
+    pub(crate) resource: ResourceId,
+    /// Absolute location: the resource's URI, `#`, and the JSON Pointer from the resource root.
+    pub(crate) absolute: Box<str>,
+    /// The path from its lexical parent schema (`/properties/a`), used to build evaluation paths lazily.
+    pub(crate) relative: Box<str>,
+    /// The node's own `type` keyword, used to pick the members of a failed `anyOf`/`oneOf` that admit the instance.
+    pub(crate) own_type: Option<TypeSet>,
+    /// Whether the node has `unevaluatedProperties`/`unevaluatedItems`, so it must track what its siblings evaluate.
+    pub(crate) tracks_evaluated: bool,
+}
+
+/// A node's behaviour.
+#[derive(Debug)]
+pub(crate) enum Body {
+    /// `true` or `false`.
+    Bool(bool),
+    /// Keywords in evaluation order (`unevaluated*` last).
+    Keywords(Box<[Keyword]>),
+}
+
+/// A schema resource: what `$dynamicRef` needs to find dynamic anchors in the dynamic scope.
+#[derive(Debug)]
+pub(crate) struct Resource {
+    /// `$dynamicAnchor` names declared in this resource, with their nodes.
+    pub(crate) dynamic_anchors: HashMap<Box<str>, NodeId>,
+}
+
+/// A JSON Schema type name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonType {
+    Null,
+    Boolean,
+    Object,
+    Array,
+    Number,
+    String,
+    Integer,
+}
+
+impl JsonType {
+    /// Every type, in the order type sets are rendered.
+    pub(crate) const ALL: [Self; 7] = [
+        Self::Array,
+        Self::Boolean,
+        Self::Integer,
+        Self::Null,
+        Self::Number,
+        Self::Object,
+        Self::String,
+    ];
+
+    /// The type's name as JSON Schema spells it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Null => "null",
+            Self::Boolean => "boolean",
+            Self::Object => "object",
+            Self::Array => "array",
+            Self::Number => "number",
+            Self::String => "string",
+            Self::Integer => "integer",
+        }
+    }
+
+    /// Parses a type name.
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|ty| ty.name() == name)
+    }
+
+    /// The primitive type of an instance (`integer` for numbers that are integers by value).
+    pub(crate) fn of(instance: &Value) -> Self {
+        match instance {
+            Value::Null => Self::Null,
+            Value::Bool(_) => Self::Boolean,
+            Value::Object(_) => Self::Object,
+            Value::Array(_) => Self::Array,
+            Value::String(_) => Self::String,
+            Value::Number(number) => {
+                if crate::number::is_integer(number) {
+                    Self::Integer
+                } else {
+                    Self::Number
+                }
+            }
+        }
+    }
+}
+
+/// A set of types, as bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct TypeSet(u8);
+
+impl TypeSet {
+    /// Adds a type.
+    pub(crate) fn insert(&mut self, ty: JsonType) {
+        self.0 |= 1 << ty as u8;
+    }
+
+    /// Whether the set admits an instance: `number` admits integers too.
+    pub(crate) fn admits(self, instance: &Value) -> bool {
+        let ty = JsonType::of(instance);
+        self.contains(ty) || (ty == JsonType::Integer && self.contains(JsonType::Number))
+    }
+
+    fn contains(self, ty: JsonType) -> bool {
+        self.0 & (1 << ty as u8) != 0
+    }
+
+    /// Merges another set in.
+    pub(crate) fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// The type names in a stable order, joined with " or ".
+    pub(crate) fn describe(self) -> String {
+        let names: Vec<&str> = JsonType::ALL
+            .into_iter()
+            .filter(|ty| self.contains(*ty))
+            .map(JsonType::name)
+            .collect();
+        names.join(" or ")
+    }
+
+    /// The type names in a stable order.
+    pub(crate) fn names(self) -> Vec<&'static str> {
+        JsonType::ALL
+            .into_iter()
+            .filter(|ty| self.contains(*ty))
+            .map(JsonType::name)
+            .collect()
+    }
+}

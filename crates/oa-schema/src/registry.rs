@@ -1,0 +1,421 @@
+//! Schema documents and their resources: base URIs, `$id`, anchors and JSON Pointer fragments.
+//!
+//! Every document is walked once, keyword table in hand, to find its subschemas: their base URI, the resource
+//! they belong to, and the anchors they declare. `$id` inside a value that is not a schema (under `const`, or an
+//! unknown keyword) is therefore never mistaken for a resource. Documents are never fetched: a reference resolves
+//! only to the schema being compiled, a registered resource, or a bundled meta-schema.
+
+use crate::dialect::{self, Shape, VocabularySet};
+use crate::error::SchemaError;
+use crate::metaschemas;
+use percent_encoding::percent_decode_str;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use url::Url;
+
+/// The base URI of a document that has neither `$id` nor a retrieval URI.
+pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
+
+/// The deepest subschema nesting the compiler accepts.
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 256;
+
+/// Index of a document in the registry.
+pub(crate) type DocId = usize;
+
+/// A subschema's place: which resource it belongs to and how it hangs from its parent.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    /// The base URI in force (the resource's URI).
+    pub(crate) base: Arc<Url>,
+    /// The JSON Pointer of the resource root inside the document.
+    pub(crate) resource_root: String,
+    /// The path from the lexical parent schema (`/properties/a`).
+    pub(crate) relative: String,
+}
+
+/// One loaded document.
+#[derive(Debug)]
+struct Document<'a> {
+    value: &'a Value,
+    vocabularies: VocabularySet,
+}
+
+/// Every document a compilation can reach, indexed.
+#[derive(Debug)]
+pub(crate) struct Registry<'a> {
+    documents: Vec<Document<'a>>,
+    /// Registered resources not yet loaded, by normalized URI.
+    available: &'a HashMap<String, Value>,
+    by_uri: HashMap<String, (DocId, String)>,
+    anchors: HashMap<(String, String), (DocId, String)>,
+    dynamic_anchors: HashMap<String, Vec<(String, DocId, String)>>,
+    places: HashMap<(DocId, String), Place>,
+}
+
+/// The bundled meta-schemas, parsed once; they are constants, so sharing them across compilations is safe.
+fn bundled_values() -> &'static [(String, Value)] {
+    static VALUES: OnceLock<Vec<(String, Value)>> = OnceLock::new();
+    VALUES.get_or_init(|| {
+        metaschemas::BUNDLED
+            .iter()
+            .filter_map(|(uri, text)| {
+                serde_json::from_str(text)
+                    .ok()
+                    .map(|value| ((*uri).to_owned(), value))
+            })
+            .collect()
+    })
+}
+
+/// The bundled meta-schema document for a URI, if bundled.
+pub(crate) fn bundled_value(uri: &str) -> Option<&'static Value> {
+    bundled_values()
+        .iter()
+        .find(|(known, _)| known == uri)
+        .map(|(_, value)| value)
+}
+
+/// Parses a URI and drops its fragment: the key documents and resources are registered under.
+pub(crate) fn normalize_uri(uri: &str) -> Result<Url, url::ParseError> {
+    let mut url = Url::parse(uri)?;
+    url.set_fragment(None);
+    Ok(url)
+}
+
+impl<'a> Registry<'a> {
+    /// An empty registry that may load `available` resources on demand.
+    pub(crate) fn new(available: &'a HashMap<String, Value>) -> Self {
+        Self {
+            documents: Vec::new(),
+            available,
+            by_uri: HashMap::new(),
+            anchors: HashMap::new(),
+            dynamic_anchors: HashMap::new(),
+            places: HashMap::new(),
+        }
+    }
+
+    /// Loads and indexes a document retrieved from `uri`.
+    pub(crate) fn add_document(&mut self, value: &'a Value, uri: Url) -> Result<DocId, SchemaError> {
+        let doc_id = self.documents.len();
+        let vocabularies = self.vocabularies_for(value, &uri)?;
+        self.documents.push(Document { value, vocabularies });
+        self.by_uri
+            .entry(uri.as_str().to_owned())
+            .or_insert((doc_id, String::new()));
+        self.index(doc_id, value, Arc::new(uri))?;
+        Ok(doc_id)
+    }
+
+    /// The value at a place, if present.
+    pub(crate) fn value(&self, doc_id: DocId, pointer: &str) -> Option<&'a Value> {
+        self.documents
+            .get(doc_id)
+            .and_then(|doc| doc.value.pointer(pointer))
+    }
+
+    /// The vocabularies in force in a document.
+    pub(crate) fn vocabularies(&self, doc_id: DocId) -> VocabularySet {
+        self.documents
+            .get(doc_id)
+            .map_or(VocabularySet::DEFAULT, |doc| doc.vocabularies)
+    }
+
+    /// The place of a subschema; a location that was not indexed (under an unknown keyword) takes the place of its
+    /// nearest indexed ancestor.
+    pub(crate) fn place(&self, doc_id: DocId, pointer: &str) -> Place {
+        if let Some(place) = self.places.get(&(doc_id, pointer.to_owned())) {
+            return place.clone();
+        }
+        let mut prefix = pointer;
+        while let Some(cut) = prefix.rfind('/') {
+            prefix = &prefix[..cut];
+            if let Some(place) = self.places.get(&(doc_id, prefix.to_owned())) {
+                let relative = pointer.rfind('/').map_or("", |last| &pointer[last..]).to_owned();
+                return Place {
+                    base: Arc::clone(&place.base),
+                    resource_root: place.resource_root.clone(),
+                    relative,
+                };
+            }
+        }
+        Place {
+            base: Arc::new(default_base()),
+            resource_root: String::new(),
+            relative: String::new(),
+        }
+    }
+
+    /// The dynamic anchors a resource declares: name and place.
+    pub(crate) fn dynamic_anchors(&self, resource_uri: &str) -> &[(String, DocId, String)] {
+        self.dynamic_anchors.get(resource_uri).map_or(&[], Vec::as_slice)
+    }
+
+    /// Resolves a reference against a base URI to a document place.
+    ///
+    /// # Errors
+    /// `None` when nothing is registered there; `Err` for a malformed URI or a dialect we cannot load.
+    pub(crate) fn resolve(
+        &mut self,
+        base: &Url,
+        reference: &str,
+    ) -> Result<Option<(DocId, String)>, ResolveError> {
+        let mut url = base
+            .join(reference)
+            .map_err(|err| ResolveError::Uri(err.to_string()))?;
+        let fragment = url
+            .fragment()
+            .map(|raw| percent_decode_str(raw).decode_utf8_lossy().into_owned());
+        url.set_fragment(None);
+        let Some((doc_id, root)) = self.locate(&url).map_err(ResolveError::Schema)? else {
+            return Ok(None);
+        };
+        let fragment = fragment.unwrap_or_default();
+        if fragment.is_empty() {
+            return Ok(Some((doc_id, root)));
+        }
+        if fragment.starts_with('/') {
+            let pointer = format!("{root}{fragment}");
+            return Ok(self.value(doc_id, &pointer).map(|_| (doc_id, pointer)));
+        }
+        Ok(self.anchors.get(&(url.as_str().to_owned(), fragment)).cloned())
+    }
+
+    /// Finds (loading on demand) the resource registered under a fragment-free URI.
+    fn locate(&mut self, url: &Url) -> Result<Option<(DocId, String)>, SchemaError> {
+        if let Some(found) = self.by_uri.get(url.as_str()) {
+            return Ok(Some(found.clone()));
+        }
+        let available = self.available;
+        let value = match available.get(url.as_str()) {
+            Some(value) => value,
+            None => match bundled_value(url.as_str()) {
+                Some(value) => value,
+                None => return Ok(None),
+            },
+        };
+        self.add_document(value, url.clone())?;
+        Ok(self.by_uri.get(url.as_str()).cloned())
+    }
+
+    /// The vocabularies a document's `$schema` puts in force.
+    fn vocabularies_for(&self, value: &Value, uri: &Url) -> Result<VocabularySet, SchemaError> {
+        let Some(Value::String(declared)) = value.get("$schema") else {
+            return Ok(VocabularySet::DEFAULT);
+        };
+        let location = format!("{}#/$schema", display_base(uri));
+        let trimmed = declared.strip_suffix('#').unwrap_or(declared);
+        if trimmed == metaschemas::DRAFT_2020_12 {
+            return Ok(VocabularySet::DEFAULT);
+        }
+        if metaschemas::KNOWN_OTHER_DIALECTS.contains(&trimmed) {
+            return Err(SchemaError::UnsupportedDialect {
+                location,
+                dialect: declared.clone(),
+            });
+        }
+        let meta_uri = normalize_uri(declared).map_err(|err| SchemaError::InvalidUri {
+            location: location.clone(),
+            uri: declared.clone(),
+            reason: err.to_string(),
+        })?;
+        let meta = self
+            .available
+            .get(meta_uri.as_str())
+            .or_else(|| bundled_value(meta_uri.as_str()));
+        let Some(meta) = meta else {
+            return Err(SchemaError::UnresolvedReference {
+                location,
+                reference: declared.clone(),
+            });
+        };
+        if let Some(Value::String(meta_dialect)) = meta.get("$schema") {
+            let meta_dialect = meta_dialect.strip_suffix('#').unwrap_or(meta_dialect);
+            if meta_dialect != metaschemas::DRAFT_2020_12 && meta_dialect != trimmed {
+                return Err(SchemaError::UnsupportedDialect {
+                    location,
+                    dialect: meta_dialect.to_owned(),
+                });
+            }
+        }
+        let Some(Value::Object(listed)) = meta.get("$vocabulary") else {
+            return Ok(VocabularySet::DEFAULT);
+        };
+        let mut vocabularies = VocabularySet::CORE;
+        for (vocabulary_uri, required) in listed {
+            match dialect::vocabulary_by_uri(vocabulary_uri) {
+                Some(vocabulary) => vocabularies.insert(vocabulary),
+                None if *required == Value::Bool(true) => {
+                    return Err(SchemaError::UnsupportedVocabulary {
+                        location: format!("{}#/$vocabulary", meta_uri),
+                        vocabulary: vocabulary_uri.clone(),
+                    });
+                }
+                None => {}
+            }
+        }
+        Ok(vocabularies)
+    }
+
+    /// Walks a document's subschemas (without recursion), recording places, resources and anchors.
+    fn index(&mut self, doc_id: DocId, root: &'a Value, base: Arc<Url>) -> Result<(), SchemaError> {
+        struct Item<'v> {
+            pointer: String,
+            value: &'v Value,
+            base: Arc<Url>,
+            resource_root: String,
+            relative: String,
+            depth: usize,
+        }
+        let mut stack = vec![Item {
+            pointer: String::new(),
+            value: root,
+            base,
+            resource_root: String::new(),
+            relative: String::new(),
+            depth: 0,
+        }];
+        while let Some(item) = stack.pop() {
+            if item.depth > MAX_SCHEMA_DEPTH {
+                return Err(SchemaError::TooDeep {
+                    location: format!("{}#{}", display_base(&item.base), item.pointer),
+                    limit: MAX_SCHEMA_DEPTH,
+                });
+            }
+            let Value::Object(object) = item.value else {
+                self.places.insert(
+                    (doc_id, item.pointer),
+                    Place {
+                        base: item.base,
+                        resource_root: item.resource_root,
+                        relative: item.relative,
+                    },
+                );
+                continue;
+            };
+            let (base, resource_root) = match object.get("$id") {
+                Some(Value::String(id)) => {
+                    let mut url = item.base.join(id).map_err(|err| SchemaError::InvalidUri {
+                        location: format!("{}#{}/$id", display_base(&item.base), item.pointer),
+                        uri: id.clone(),
+                        reason: err.to_string(),
+                    })?;
+                    url.set_fragment(None);
+                    self.by_uri
+                        .insert(url.as_str().to_owned(), (doc_id, item.pointer.clone()));
+                    (Arc::new(url), item.pointer.clone())
+                }
+                _ => (item.base, item.resource_root),
+            };
+            if let Some(Value::String(anchor)) = object.get("$anchor") {
+                self.anchors.insert(
+                    (base.as_str().to_owned(), anchor.clone()),
+                    (doc_id, item.pointer.clone()),
+                );
+            }
+            if let Some(Value::String(anchor)) = object.get("$dynamicAnchor") {
+                self.anchors.insert(
+                    (base.as_str().to_owned(), anchor.clone()),
+                    (doc_id, item.pointer.clone()),
+                );
+                self.dynamic_anchors
+                    .entry(base.as_str().to_owned())
+                    .or_default()
+                    .push((anchor.clone(), doc_id, item.pointer.clone()));
+            }
+            for (key, child) in object {
+                let Some(spec) = dialect::keyword(key) else {
+                    continue;
+                };
+                let escaped = escape_token(key);
+                let mut push = |relative: String, value: &'a Value| {
+                    stack.push(Item {
+                        pointer: format!("{}{}", item.pointer, relative),
+                        value,
+                        base: Arc::clone(&base),
+                        resource_root: resource_root.clone(),
+                        relative,
+                        depth: item.depth + 1,
+                    });
+                };
+                match (spec.shape, child) {
+                    (Shape::Schema, _) => push(format!("/{escaped}"), child),
+                    (Shape::SchemaArray, Value::Array(children)) => {
+                        for (idx, grandchild) in children.iter().enumerate() {
+                            push(format!("/{escaped}/{idx}"), grandchild);
+                        }
+                    }
+                    (Shape::SchemaMap, Value::Object(children)) => {
+                        for (name, grandchild) in children {
+                            push(format!("/{escaped}/{}", escape_token(name)), grandchild);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.places.insert(
+                (doc_id, item.pointer),
+                Place {
+                    base: Arc::clone(&base),
+                    resource_root,
+                    relative: item.relative,
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Why a reference did not resolve.
+#[derive(Debug)]
+pub(crate) enum ResolveError {
+    /// The reference is not a URI reference.
+    Uri(String),
+    /// Loading the target document failed.
+    Schema(SchemaError),
+}
+
+/// The base used when a document has no URI at all.
+#[allow(clippy::expect_used)] // DEFAULT_BASE is a constant, valid absolute URI (pinned by a test).
+pub(crate) fn default_base() -> Url {
+    Url::parse(DEFAULT_BASE).expect("DEFAULT_BASE is a valid URI")
+}
+
+/// The base as shown in locations: empty for the anonymous default base.
+pub(crate) fn display_base(base: &Url) -> &str {
+    if base.as_str() == DEFAULT_BASE {
+        ""
+    } else {
+        base.as_str()
+    }
+}
+
+/// Escapes a JSON Pointer token (`~` as `~0`, `/` as `~1`).
+pub(crate) fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        token.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_base_parses_and_resolves_relative_references() {
+        let base = default_base();
+        assert_eq!(
+            base.join("tree.json").unwrap().as_str(),
+            "json-schema:///tree.json"
+        );
+    }
+
+    #[test]
+    fn tokens_are_escaped() {
+        assert_eq!(escape_token("a/b~c"), "a~1b~0c");
+        assert_eq!(escape_token("plain"), "plain");
+    }
+}

@@ -1,0 +1,211 @@
+//! `Validator` (a compiled schema, cheap to clone and share) and `ValidatorOptions`, its builder.
+
+use crate::compile::{self, Settings};
+use crate::error::SchemaError;
+use crate::eval::Evaluator;
+use crate::metaschemas;
+use crate::node::CompiledSchema;
+use crate::registry::{self, Registry, bundled_value, default_base, normalize_uri};
+use crate::violation::{SchemaLocation, Violation, Violations};
+use oa_pointer::Location;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// A compiled JSON Schema (draft 2020-12), ready to validate many instances from many threads.
+///
+/// Cloning is cheap: the compiled form sits behind an `Arc`.
+#[derive(Debug, Clone)]
+pub struct Validator {
+    compiled: Arc<CompiledSchema>,
+}
+
+// Checked on purpose: validators are shared across threads and cloned per request.
+const _: fn() = || {
+    fn assert_send_sync_clone<T: Send + Sync + Clone>() {}
+    assert_send_sync_clone::<Validator>();
+};
+
+impl Validator {
+    /// Compiles a schema with the default options: `format` only annotates, no extra resources.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] naming the schema location when the schema fails its meta-schema, a reference resolves
+    /// nowhere, a regex is invalid, or the schema declares a dialect other than 2020-12.
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
+        Self::options().build(schema)
+    }
+
+    /// A builder for non-default options.
+    pub fn options() -> ValidatorOptions {
+        ValidatorOptions::default()
+    }
+
+    /// Whether `instance` is valid. Stops at the first failure and allocates nothing while the instance is valid
+    /// (schemas using `unevaluated*` allocate to track what was evaluated).
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        Evaluator::new(&self.compiled, false).run(instance)
+    }
+
+    /// Validates `instance`, reporting every violation.
+    ///
+    /// # Errors
+    /// [`Violations`], non-empty exactly when [`is_valid`](Self::is_valid) is false.
+    pub fn validate(&self, instance: &Value) -> Result<(), Violations> {
+        let mut evaluator = Evaluator::new(&self.compiled, true);
+        if evaluator.run(instance) {
+            return Ok(());
+        }
+        let mut violations = evaluator.violations;
+        if violations.is_empty() {
+            // Every failing path records a violation; this only keeps the "non-empty when invalid" promise if an
+            // internal bug ever breaks that.
+            violations.push(Violation {
+                instance_location: Location::root(),
+                keyword: None,
+                schema_location: SchemaLocation::new(String::new(), "#".to_owned()),
+                expected_types: Vec::new(),
+                missing_property: None,
+                message: "invalid (internal error: no violation was recorded)".to_owned(),
+            });
+        }
+        Err(Violations::new(violations))
+    }
+}
+
+/// Options for compiling a [`Validator`].
+#[derive(Debug, Clone, Default)]
+pub struct ValidatorOptions {
+    /// Assert `format` (default false: `format` is an annotation, as 2020-12 says).
+    format_assertion: bool,
+    /// Documents for remote `$ref`, by fragment-free absolute URI.
+    resources: HashMap<String, Value>,
+    /// The first registered URI that did not parse, reported by `build`.
+    bad_resource: Option<(String, String)>,
+}
+
+impl ValidatorOptions {
+    /// Whether `format` asserts (default `false`). Unknown format names stay annotations either way.
+    #[must_use]
+    pub fn format_assertion(mut self, assert: bool) -> Self {
+        self.format_assertion = assert;
+        self
+    }
+
+    /// Registers a document for `$ref`s to `uri` (an absolute URI; a fragment is ignored). Nothing is ever fetched
+    /// from a network: a reference to an unregistered URI is a [`SchemaError`]. An invalid `uri` is reported by
+    /// [`build`](Self::build).
+    #[must_use]
+    pub fn resource(mut self, uri: &str, document: Value) -> Self {
+        match normalize_uri(uri) {
+            Ok(url) => {
+                self.resources.insert(url.as_str().to_owned(), document);
+            }
+            Err(err) => {
+                self.bad_resource
+                    .get_or_insert_with(|| (uri.to_owned(), err.to_string()));
+            }
+        }
+        self
+    }
+
+    /// Checks `schema` against its meta-schema and compiles it.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] naming the schema location, as [`Validator::new`].
+    pub fn build(&self, schema: &Value) -> Result<Validator, SchemaError> {
+        if let Some((uri, reason)) = &self.bad_resource {
+            return Err(SchemaError::InvalidUri {
+                location: "resource".to_owned(),
+                uri: uri.clone(),
+                reason: reason.clone(),
+            });
+        }
+        self.check_against_meta_schema(schema)?;
+        self.build_unchecked(schema)
+    }
+
+    /// Compiles without the meta-schema check (for the meta-schemas themselves).
+    fn build_unchecked(&self, schema: &Value) -> Result<Validator, SchemaError> {
+        let mut registry = Registry::new(&self.resources);
+        let doc_id = registry.add_document(schema, default_base())?;
+        let compiled = compile::compile(
+            registry,
+            doc_id,
+            Settings {
+                format_assertion: self.format_assertion,
+            },
+        )?;
+        Ok(Validator {
+            compiled: Arc::new(compiled),
+        })
+    }
+
+    fn check_against_meta_schema(&self, schema: &Value) -> Result<(), SchemaError> {
+        let declared = schema
+            .get("$schema")
+            .and_then(Value::as_str)
+            .unwrap_or(metaschemas::DRAFT_2020_12);
+        let trimmed = declared.strip_suffix('#').unwrap_or(declared);
+        let custom;
+        let meta_validator = if trimmed == metaschemas::DRAFT_2020_12 {
+            draft_2020_12()?
+        } else {
+            // Unknown dialects and unregistered meta-schemas are reported by the compiler with their location.
+            let Ok(url) = normalize_uri(declared) else {
+                return Ok(());
+            };
+            let Some(meta) = self
+                .resources
+                .get(url.as_str())
+                .or_else(|| bundled_value(url.as_str()))
+            else {
+                return Ok(());
+            };
+            let options = ValidatorOptions {
+                format_assertion: false,
+                ..self.clone()
+            };
+            custom = options.build_unchecked(meta)?;
+            &custom
+        };
+        match meta_validator.validate(schema) {
+            Ok(()) => Ok(()),
+            Err(violations) => {
+                let base = schema
+                    .get("$id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| default_base().join(id).ok())
+                    .map_or_else(String::new, |url| {
+                        registry::display_base(&url).trim_end_matches('#').to_owned()
+                    });
+                let first = violations
+                    .iter()
+                    .next()
+                    .map_or_else(|| "#".to_owned(), |v| v.instance_location().to_fragment());
+                Err(SchemaError::InvalidSchema {
+                    location: format!("{base}{first}"),
+                    meta_schema: declared.to_owned(),
+                    violations,
+                })
+            }
+        }
+    }
+}
+
+/// The compiled 2020-12 meta-schema, shared: it is a constant of the crate, compiled on first use.
+fn draft_2020_12() -> Result<&'static Validator, SchemaError> {
+    static META: OnceLock<Result<Validator, String>> = OnceLock::new();
+    let compiled = META.get_or_init(|| {
+        let meta =
+            bundled_value(metaschemas::DRAFT_2020_12).ok_or_else(|| "meta-schema not bundled".to_owned())?;
+        ValidatorOptions::default()
+            .build_unchecked(meta)
+            .map_err(|err| err.to_string())
+    });
+    compiled.as_ref().map_err(|reason| SchemaError::InvalidKeyword {
+        location: metaschemas::DRAFT_2020_12.to_owned(),
+        keyword: "$schema".to_owned(),
+        reason: format!("internal error: the bundled meta-schema does not compile: {reason}"),
+    })
+}
