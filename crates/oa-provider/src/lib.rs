@@ -1,1 +1,69 @@
-//! oa-provider: placeholder crate; its work is tracked by issue 6 and nothing is implemented here yet.
+//! oa-provider: OpenArmature LLM providers — `complete()`, streaming and structured output you can trust, over
+//! the OpenAI-compatible Chat Completions wire format (llm-provider spec §3–§8.1, with proposal 0126).
+//!
+//! # Overview
+//!
+//! - [`Provider`] is the §5 interface: `ready()` and `complete()`. Callers and upper layers see only it.
+//! - [`OpenAiProvider`] implements it for §8.1, built with [`OpenAiProvider::builder`] (model, base URL, API key,
+//!   extra headers, [`Capabilities`], timeouts and size caps).
+//! - A call takes a [`CompletionRequest`]: [`Message`]s, [`Tool`]s, a [`ToolChoice`], a [`RuntimeConfig`],
+//!   an optional `response_schema` (JSON Schema draft 2020-12, object at the top), an optional
+//!   [`RetryConfig`] (backoff, `per_attempt_override`, [`Reask`]), `stream`, and a [`CallObserver`].
+//! - It returns a [`Response`] (message, finish reason, nullable [`Usage`], `parsed`, `raw`, model,
+//!   [`StructuredOutputPath`]) or a [`ProviderError`] whose [`Category`] is one of the nine §7 categories;
+//!   `structured_output_invalid` carries a [`StructuredOutputFailure`] whose `error_message` names every
+//!   violation at its JSON Pointer.
+//! - The [`CallObserver`] hook receives token deltas as they stream and an [`AttemptRecord`] per wire attempt
+//!   (the request exactly as sent, outcome, timing, usage); the events and observability crates subscribe here.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use oa_provider::{CompletionRequest, Message, OpenAiProvider, Provider, RetryConfig};
+//! use serde_json::json;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let provider = OpenAiProvider::builder("gpt-4o-mini").build()?; // key from OPENAI_API_KEY
+//! let request = CompletionRequest::new(vec![Message::user("Name a prime above 10.")])
+//!     .with_response_schema(json!({
+//!         "type": "object",
+//!         "properties": {"prime": {"type": "integer"}},
+//!         "required": ["prime"],
+//!         "additionalProperties": false
+//!     }))
+//!     .with_retry(RetryConfig::new(3));
+//! let response = provider.complete(&request).await?;
+//! println!("{:?}", response.parsed);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! No optional features.
+
+mod canonical;
+mod config;
+mod error;
+mod message;
+mod observe;
+pub mod openai;
+mod provider;
+mod response;
+mod retry;
+mod schema_check;
+pub mod sse;
+mod structured;
+mod tool;
+mod validate;
+
+pub use canonical::{json_equal, to_string as canonical_json};
+pub use config::{DECLARED_FIELDS, RuntimeConfig};
+pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure};
+pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
+pub use observe::{AttemptRecord, AttemptRequest, CallObserver, DeltaKind, RetryReason, TokenDelta};
+pub use openai::{ApiKey, BuildError, Capabilities, OpenAiProvider, OpenAiProviderBuilder};
+pub use provider::{CompletionRequest, Provider};
+pub use response::{FinishReason, Response, StructuredOutputPath, Usage};
+pub use retry::{Backoff, Classifier, OnRetry, Reask, RetryConfig};
+pub use structured::{DRAFT_2020_12, is_strict_compatible};
+pub use tool::{Tool, ToolChoice};
+pub use validate::SUPPORTED_MEDIA_TYPES;

@@ -1,0 +1,321 @@
+//! The one error a provider call returns: a §7 category, the facts that category carries, and nothing secret.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::response::{FinishReason, StructuredOutputPath, Usage};
+
+/// The §7 category of a [`ProviderError`]; the strings are the spec's names.
+///
+/// The set is closed by the spec's nine categories: a caller can match exhaustively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// Credentials were rejected or missing (HTTP 401, 403).
+    Authentication,
+    /// The provider could not be reached or failed (network error, timeout, 5xx, a broken stream).
+    Unavailable,
+    /// The bound model is unknown to the provider.
+    InvalidModel,
+    /// The bound model is known but not serving yet.
+    ModelNotLoaded,
+    /// The provider asked us to slow down (HTTP 429).
+    RateLimit,
+    /// A response arrived but could not be read into the §6 shape.
+    InvalidResponse,
+    /// The request was rejected before sending, or the provider called it malformed (HTTP 400).
+    InvalidRequest,
+    /// The bound model does not accept a content block the request used.
+    UnsupportedContentBlock,
+    /// A structured-output response did not parse as JSON or did not validate against the schema.
+    StructuredOutputInvalid,
+}
+
+impl Category {
+    /// The spec's identifier for this category, e.g. `"provider_rate_limit"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Authentication => "provider_authentication",
+            Self::Unavailable => "provider_unavailable",
+            Self::InvalidModel => "provider_invalid_model",
+            Self::ModelNotLoaded => "provider_model_not_loaded",
+            Self::RateLimit => "provider_rate_limit",
+            Self::InvalidResponse => "provider_invalid_response",
+            Self::InvalidRequest => "provider_invalid_request",
+            Self::UnsupportedContentBlock => "provider_unsupported_content_block",
+            Self::StructuredOutputInvalid => "structured_output_invalid",
+        }
+    }
+
+    /// Whether §7 classifies the category as transient (a retry may succeed).
+    pub fn is_transient(self) -> bool {
+        matches!(self, Self::Unavailable | Self::RateLimit | Self::ModelNotLoaded)
+    }
+
+    /// Every category, in the order §7 lists them.
+    pub const ALL: [Category; 9] = [
+        Self::Authentication,
+        Self::Unavailable,
+        Self::InvalidModel,
+        Self::ModelNotLoaded,
+        Self::RateLimit,
+        Self::InvalidResponse,
+        Self::InvalidRequest,
+        Self::UnsupportedContentBlock,
+        Self::StructuredOutputInvalid,
+    ];
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a `structured_output_invalid` error carries (§7 as amended by proposal 0126).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuredOutputFailure {
+    /// The schema the call asked for, as supplied.
+    pub response_schema: Value,
+    /// The response's message content verbatim as the mapping produced it (the refusal text for a refusal).
+    pub output_content: String,
+    /// Every violation, each at its JSON Pointer in URI fragment form, or the parse failure.
+    pub error_message: String,
+    /// The response's normalized finish reason.
+    pub finish_reason: FinishReason,
+    /// The response's token usage.
+    pub usage: Usage,
+    /// The model the response named, when it named one.
+    pub model: Option<String>,
+    /// The parsed provider response, verbatim.
+    pub raw: Value,
+}
+
+/// What had arrived when a stream failed part-way (§8.1.6): content so far, for diagnosis.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartialStream {
+    /// The content deltas received, concatenated.
+    pub content: String,
+    /// How many SSE events had been decoded.
+    pub n_events: usize,
+}
+
+/// The error of a provider operation (`ready`, `complete`).
+///
+/// Callers branch with [`category`](Self::category) and the `is_*` helpers; the carries of a category are
+/// behind accessors. Display is one short lowercase phrase; it and Debug never hold an API key, a header value
+/// or a URL (provider messages are scrubbed of the configured key before they are stored).
+pub struct ProviderError {
+    // Boxed so `Result<Response, ProviderError>` stays one pointer wide on the happy path.
+    inner: Box<ErrorImpl>,
+}
+
+struct ErrorImpl {
+    category: Category,
+    message: String,
+    status: Option<u16>,
+    retry_after: Option<Duration>,
+    timeout: bool,
+    structured: Option<StructuredOutputFailure>,
+    partial: Option<PartialStream>,
+    path: Option<StructuredOutputPath>,
+    source: Option<Box<dyn StdError + Send + Sync>>,
+}
+
+impl ProviderError {
+    /// A new error of `category` with a short description (no secrets: callers pass scrubbed text).
+    #[cold]
+    pub fn new(category: Category, message: impl Into<String>) -> Self {
+        Self {
+            inner: Box::new(ErrorImpl {
+                category,
+                message: message.into(),
+                status: None,
+                retry_after: None,
+                timeout: false,
+                structured: None,
+                partial: None,
+                path: None,
+                source: None,
+            }),
+        }
+    }
+
+    /// A `provider_invalid_request` error: the request was rejected before sending.
+    #[cold]
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(Category::InvalidRequest, message)
+    }
+
+    /// A `provider_invalid_response` error: the response could not be read into the §6 shape.
+    #[cold]
+    pub fn invalid_response(message: impl Into<String>) -> Self {
+        Self::new(Category::InvalidResponse, message)
+    }
+
+    /// A `structured_output_invalid` error with its §7 carries.
+    #[cold]
+    pub fn structured_output_invalid(failure: StructuredOutputFailure) -> Self {
+        let message = format!("structured output invalid: {}", failure.error_message);
+        let mut error = Self::new(Category::StructuredOutputInvalid, message);
+        error.inner.structured = Some(failure);
+        error
+    }
+
+    pub(crate) fn with_status(mut self, status: u16) -> Self {
+        self.inner.status = Some(status);
+        self
+    }
+
+    pub(crate) fn with_retry_after(mut self, retry_after: Option<Duration>) -> Self {
+        self.inner.retry_after = retry_after;
+        self
+    }
+
+    pub(crate) fn with_timeout(mut self) -> Self {
+        self.inner.timeout = true;
+        self
+    }
+
+    pub(crate) fn with_partial(mut self, partial: PartialStream) -> Self {
+        self.inner.partial = Some(partial);
+        self
+    }
+
+    pub(crate) fn with_path(mut self, path: Option<StructuredOutputPath>) -> Self {
+        self.inner.path = path;
+        self
+    }
+
+    pub(crate) fn with_source(mut self, source: impl StdError + Send + Sync + 'static) -> Self {
+        self.inner.source = Some(Box::new(source));
+        self
+    }
+
+    /// The §7 category.
+    pub fn category(&self) -> Category {
+        self.inner.category
+    }
+
+    /// The short description, without the category prefix.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    /// Whether §7 classifies this error as transient.
+    pub fn is_transient(&self) -> bool {
+        self.inner.category.is_transient()
+    }
+
+    /// The HTTP status the provider answered with, when the error came from one.
+    pub fn status(&self) -> Option<u16> {
+        self.inner.status
+    }
+
+    /// The provider's Retry-After, clamped to `[0, 1 hour]`, when it sent a readable one.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.inner.retry_after
+    }
+
+    /// Whether a connect, idle or total deadline expired.
+    pub fn is_timeout(&self) -> bool {
+        self.inner.timeout
+    }
+
+    /// Whether the category is `provider_authentication`.
+    pub fn is_authentication(&self) -> bool {
+        self.inner.category == Category::Authentication
+    }
+
+    /// Whether the category is `provider_unavailable`.
+    pub fn is_unavailable(&self) -> bool {
+        self.inner.category == Category::Unavailable
+    }
+
+    /// Whether the category is `provider_rate_limit`.
+    pub fn is_rate_limit(&self) -> bool {
+        self.inner.category == Category::RateLimit
+    }
+
+    /// Whether the category is `provider_invalid_request`.
+    pub fn is_invalid_request(&self) -> bool {
+        self.inner.category == Category::InvalidRequest
+    }
+
+    /// Whether the category is `provider_invalid_response`.
+    pub fn is_invalid_response(&self) -> bool {
+        self.inner.category == Category::InvalidResponse
+    }
+
+    /// Whether the category is `structured_output_invalid`.
+    pub fn is_structured_output_invalid(&self) -> bool {
+        self.inner.category == Category::StructuredOutputInvalid
+    }
+
+    /// The carries of a `structured_output_invalid` error.
+    pub fn structured_output(&self) -> Option<&StructuredOutputFailure> {
+        self.inner.structured.as_ref()
+    }
+
+    /// What a failed stream had delivered before it broke.
+    pub fn partial_stream(&self) -> Option<&PartialStream> {
+        self.inner.partial.as_ref()
+    }
+
+    /// The structured-output path of the request this error came from; `None` without a schema or when no
+    /// request was sent.
+    pub fn structured_output_path(&self) -> Option<StructuredOutputPath> {
+        self.inner.path
+    }
+}
+
+impl fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.inner.category, self.inner.message)
+    }
+}
+
+impl fmt::Debug for ProviderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Hand-written so a future field cannot leak by derive; every field here is already scrubbed.
+        let mut debug = f.debug_struct("ProviderError");
+        debug
+            .field("category", &self.inner.category.as_str())
+            .field("message", &self.inner.message);
+        if let Some(status) = self.inner.status {
+            debug.field("status", &status);
+        }
+        if let Some(retry_after) = self.inner.retry_after {
+            debug.field("retry_after", &retry_after);
+        }
+        if self.inner.timeout {
+            debug.field("timeout", &true);
+        }
+        if let Some(path) = self.inner.path {
+            debug.field("structured_output_path", &path.as_str());
+        }
+        if let Some(structured) = &self.inner.structured {
+            debug.field("finish_reason", &structured.finish_reason.as_str());
+        }
+        if let Some(source) = &self.inner.source {
+            debug.field("source", &source.to_string());
+        }
+        debug.finish()
+    }
+}
+
+impl StdError for ProviderError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.inner
+            .source
+            .as_deref()
+            .map(|source| source as &(dyn StdError + 'static))
+    }
+}
+
+/// A cause kept as text only: used for transport errors, whose own Display may name the URL.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct ScrubbedCause(pub(crate) String);

@@ -1,0 +1,253 @@
+//! §8.1.1 request mapping: messages, tools, tool_choice, declared config and extras into the Chat Completions
+//! body, with the §6 managed-field collision rules. The body is serialized canonically (sorted keys).
+
+use serde_json::{Map, Value, json};
+
+use crate::canonical::json_equal;
+use crate::config::RuntimeConfig;
+use crate::error::ProviderError;
+use crate::message::{Content, ContentBlock, ImageSource, Message, Role, ToolCall};
+use crate::tool::{Tool, ToolChoice};
+
+/// What one attempt's body is built from.
+#[derive(Debug)]
+pub(crate) struct WireInputs<'a> {
+    pub(crate) model: &'a str,
+    pub(crate) messages: &'a [Message],
+    pub(crate) tools: &'a [Tool],
+    pub(crate) tool_choice: Option<&'a ToolChoice>,
+    pub(crate) config: &'a RuntimeConfig,
+    /// The native `response_format`, when the call takes the native path.
+    pub(crate) response_format: Option<Value>,
+    pub(crate) stream: bool,
+}
+
+/// The wire keys this mapping manages, with what it sends for them (`None`: managed but not emitted, as
+/// `stream: false` on a unary call).
+struct Managed {
+    entries: Vec<(&'static str, Value, bool)>,
+}
+
+impl Managed {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.entries
+            .iter()
+            .find(|(name, _, _)| *name == key)
+            .map(|(_, value, _)| value)
+    }
+}
+
+/// Builds the request body.
+///
+/// # Errors
+///
+/// `provider_invalid_request` when an extras key conflicts with a field the mapping manages.
+pub(crate) fn build_body(inputs: &WireInputs<'_>) -> Result<Value, ProviderError> {
+    let managed = managed_fields(inputs)?;
+    let mut root = Map::new();
+    let mut stop = inputs.config.stop_sequences.clone();
+    for (key, value) in &inputs.config.extras {
+        if key == "stop"
+            && let Some(stop) = stop.as_mut()
+        {
+            // Additive: merged after the declared values, first occurrence wins; malformed means absent.
+            for sequence in well_formed_stop(value).unwrap_or_default() {
+                if !stop.contains(&sequence) {
+                    stop.push(sequence);
+                }
+            }
+            continue;
+        }
+        match managed.get(key) {
+            Some(managed_value) if json_equal(managed_value, value) => {}
+            Some(_) => {
+                return Err(ProviderError::invalid_request(format!(
+                    "config extras key {key:?} conflicts with the value the OpenAI mapping manages for it"
+                )));
+            }
+            None => {
+                root.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    for (key, value, emitted) in managed.entries {
+        if emitted {
+            root.insert(key.to_owned(), value);
+        }
+    }
+    if let Some(stop) = stop {
+        root.insert("stop".to_owned(), Value::from(stop));
+    }
+    Ok(Value::Object(root))
+}
+
+fn managed_fields(inputs: &WireInputs<'_>) -> Result<Managed, ProviderError> {
+    let mut entries = vec![
+        ("model", Value::from(inputs.model), true),
+        (
+            "messages",
+            Value::Array(
+                inputs
+                    .messages
+                    .iter()
+                    .map(wire_message)
+                    .collect::<Result<_, _>>()?,
+            ),
+            true,
+        ),
+        ("stream", Value::Bool(inputs.stream), inputs.stream),
+    ];
+    if !inputs.tools.is_empty() {
+        entries.push((
+            "tools",
+            Value::Array(inputs.tools.iter().map(wire_tool).collect()),
+            true,
+        ));
+    }
+    if let Some(tool_choice) = inputs.tool_choice {
+        entries.push(("tool_choice", wire_tool_choice(tool_choice), true));
+    }
+    if let Some(response_format) = &inputs.response_format {
+        entries.push(("response_format", response_format.clone(), true));
+    }
+    if inputs.stream {
+        entries.push(("stream_options", json!({"include_usage": true}), true));
+    }
+    for (name, value) in inputs.config.declared_values() {
+        if name != "stop_sequences" {
+            entries.push((name, value, true));
+        }
+    }
+    Ok(Managed { entries })
+}
+
+/// An extras `stop` usable for the merge: a string (coerced to one element) or a list of strings only.
+fn well_formed_stop(value: &Value) -> Option<Vec<String>> {
+    match value {
+        Value::String(sequence) => Some(vec![sequence.clone()]),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect(),
+        _ => None,
+    }
+}
+
+fn wire_message(message: &Message) -> Result<Value, ProviderError> {
+    let mut wire = Map::new();
+    wire.insert("role".to_owned(), Value::from(message.role.as_str()));
+    match message.role {
+        Role::User => {
+            let content = match &message.content {
+                Some(Content::Text(text)) => Value::from(text.as_str()),
+                Some(Content::Blocks(blocks)) => {
+                    Value::Array(blocks.iter().filter_map(wire_user_block).collect())
+                }
+                None => Value::Null,
+            };
+            wire.insert("content".to_owned(), content);
+        }
+        Role::Assistant => {
+            // Thinking and redacted-thinking blocks are stripped (§8.1.1); the text blocks join into one string.
+            let content = match &message.content {
+                Some(Content::Text(text)) if !text.is_empty() => Value::from(text.as_str()),
+                Some(Content::Blocks(blocks)) => {
+                    let text: String = blocks
+                        .iter()
+                        .filter_map(|block| match block {
+                            ContentBlock::Text { text, .. } => Some(text.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    if text.is_empty() {
+                        Value::Null
+                    } else {
+                        Value::from(text)
+                    }
+                }
+                _ => Value::Null,
+            };
+            wire.insert("content".to_owned(), content);
+            if let Some(calls) = message.tool_calls.as_ref().filter(|calls| !calls.is_empty()) {
+                wire.insert(
+                    "tool_calls".to_owned(),
+                    Value::Array(calls.iter().map(wire_tool_call).collect()),
+                );
+            }
+        }
+        Role::System | Role::Tool => {
+            let text = match &message.content {
+                Some(Content::Text(text)) => text.clone(),
+                _ => message.text().unwrap_or_default(),
+            };
+            wire.insert("content".to_owned(), Value::from(text));
+            if let Some(tool_call_id) = &message.tool_call_id {
+                wire.insert("tool_call_id".to_owned(), Value::from(tool_call_id.as_str()));
+            }
+        }
+    }
+    Ok(Value::Object(wire))
+}
+
+fn wire_user_block(block: &ContentBlock) -> Option<Value> {
+    match block {
+        ContentBlock::Text { text, .. } => Some(json!({"type": "text", "text": text})),
+        ContentBlock::Image {
+            source,
+            media_type,
+            detail,
+        } => {
+            let url = match source {
+                ImageSource::Url { url } => url.clone(),
+                ImageSource::Inline { base64_data } => {
+                    format!(
+                        "data:{};base64,{base64_data}",
+                        media_type.as_deref().unwrap_or_default()
+                    )
+                }
+            };
+            let mut image_url = Map::new();
+            image_url.insert("url".to_owned(), Value::from(url));
+            if let Some(detail) = detail {
+                image_url.insert("detail".to_owned(), Value::from(detail.as_str()));
+            }
+            Some(json!({"type": "image_url", "image_url": Value::Object(image_url)}))
+        }
+        // Validation keeps reasoning blocks out of user messages; were one here it would be stripped.
+        ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => None,
+    }
+}
+
+fn wire_tool_call(call: &ToolCall) -> Value {
+    // Arguments are a JSON-encoded string on the wire; serialized canonically so identical input is identical
+    // bytes.
+    json!({
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": crate::canonical::to_string(&call.arguments)},
+    })
+}
+
+fn wire_tool(tool: &Tool) -> Value {
+    json!({
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    })
+}
+
+fn wire_tool_choice(tool_choice: &ToolChoice) -> Value {
+    match tool_choice {
+        ToolChoice::Auto => Value::from("auto"),
+        ToolChoice::Required => Value::from("required"),
+        ToolChoice::None => Value::from("none"),
+        ToolChoice::Tool { name } => json!({"type": "function", "function": {"name": name}}),
+    }
+}
+
+/// The native `response_format` for `schema` (§8.1.5).
+pub(crate) fn response_format(schema: &Value, strict: bool) -> Value {
+    json!({
+        "type": "json_schema",
+        "json_schema": {"name": crate::structured::schema_name(schema), "schema": schema, "strict": strict},
+    })
+}

@@ -1,0 +1,251 @@
+//! §8.1.2 response mapping: a Chat Completions body (or the assembled stream) to a §6 `Response`, with the
+//! refusal rule (0126), usage counters read strictly, and tool calls checked against the declared tools.
+
+use serde_json::{Map, Value};
+
+use crate::error::ProviderError;
+use crate::message::{Content, ContentBlock, Message, Role, ToolCall};
+use crate::response::{FinishReason, Usage};
+use crate::schema_check::CompiledSchema;
+use crate::tool::Tool;
+
+/// The §6 parts read from one choice, before structured-output validation.
+#[derive(Debug)]
+pub(crate) struct Mapped {
+    pub(crate) message: Message,
+    pub(crate) finish_reason: FinishReason,
+    pub(crate) usage: Usage,
+    pub(crate) model: Option<String>,
+}
+
+/// Maps an atomic response body.
+pub(crate) fn map_body(body: &Value, tools: &[Tool]) -> Result<Mapped, ProviderError> {
+    let Some(root) = body.as_object() else {
+        return Err(ProviderError::invalid_response(
+            "response body is not a JSON object",
+        ));
+    };
+    let choice = root
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|choices| choices.first())
+        .and_then(Value::as_object)
+        .ok_or_else(|| ProviderError::invalid_response("response has no choices[0]"))?;
+    let message = choice
+        .get("message")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ProviderError::invalid_response("choices[0] has no message object"))?;
+    let content = match message.get("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(_) => {
+            return Err(ProviderError::invalid_response(
+                "choices[0].message.content is not a string",
+            ));
+        }
+    };
+    let raw_calls = match message.get("tool_calls") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(calls)) => calls.iter().map(read_wire_tool_call).collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(ProviderError::invalid_response(
+                "choices[0].message.tool_calls is not an array",
+            ));
+        }
+    };
+    let reasoning = reasoning_text(message);
+    let refusal = message
+        .get("refusal")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    // 0126 on §8.1.2: a non-empty refusal without tool calls is the message's content.
+    let content = if !refusal.is_empty() && raw_calls.is_empty() {
+        Some(refusal.clone())
+    } else {
+        content
+    };
+    let wire_finish = choice.get("finish_reason").and_then(Value::as_str);
+    assemble(
+        Assembly {
+            content,
+            reasoning,
+            refusal,
+            raw_calls,
+            wire_finish,
+            usage: root.get("usage"),
+        },
+        tools,
+    )
+    .map(|mut mapped| {
+        mapped.model = root.get("model").and_then(Value::as_str).map(str::to_owned);
+        mapped
+    })
+}
+
+/// A tool call as read from the wire: arguments still the provider's string.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WireToolCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: String,
+}
+
+/// The pieces both the atomic and the streamed path end with.
+#[derive(Debug)]
+pub(crate) struct Assembly<'a> {
+    pub(crate) content: Option<String>,
+    pub(crate) reasoning: Option<String>,
+    pub(crate) refusal: String,
+    pub(crate) raw_calls: Vec<WireToolCall>,
+    pub(crate) wire_finish: Option<&'a str>,
+    pub(crate) usage: Option<&'a Value>,
+}
+
+/// Builds the §6 message, finish reason and usage; checks tool calls unless the finish reason is `error`.
+pub(crate) fn assemble(assembly: Assembly<'_>, tools: &[Tool]) -> Result<Mapped, ProviderError> {
+    let mut finish_reason = match assembly.wire_finish {
+        Some("stop") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("tool_calls" | "function_call") => FinishReason::ToolCalls,
+        Some("content_filter") => FinishReason::ContentFilter,
+        _ => FinishReason::Error,
+    };
+    let content = assembly.content;
+    // 0126 on §8.1.2 and §8.1.6: a non-empty refusal without tool calls finishes as content_filter, whatever
+    // the wire said. Its text is already the content (atomic: replaced; streamed: its pieces were content deltas).
+    if !assembly.refusal.is_empty() && assembly.raw_calls.is_empty() {
+        finish_reason = FinishReason::ContentFilter;
+    }
+    let degraded = finish_reason == FinishReason::Error;
+    let tool_calls = assembly
+        .raw_calls
+        .into_iter()
+        .map(|call| check_tool_call(call, tools, degraded))
+        .collect::<Result<Vec<_>, _>>()?;
+    let content = match (assembly.reasoning, content) {
+        (Some(reasoning), content) => {
+            let mut blocks = vec![ContentBlock::Thinking {
+                text: reasoning,
+                signature: None,
+            }];
+            if let Some(text) = content.filter(|text| !text.is_empty()) {
+                blocks.push(ContentBlock::text(text));
+            }
+            Some(Content::Blocks(blocks))
+        }
+        (None, content) => content.map(Content::Text),
+    };
+    let message = Message {
+        role: Role::Assistant,
+        content,
+        tool_calls: if tool_calls.is_empty() {
+            None
+        } else {
+            Some(tool_calls)
+        },
+        tool_call_id: None,
+    };
+    Ok(Mapped {
+        message,
+        finish_reason,
+        usage: read_usage(assembly.usage),
+        model: None,
+    })
+}
+
+fn reasoning_text(message: &Map<String, Value>) -> Option<String> {
+    ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|key| message.get(*key).and_then(Value::as_str))
+        .filter(|text| !text.is_empty())
+        .map(str::to_owned)
+}
+
+fn read_wire_tool_call(value: &Value) -> Result<WireToolCall, ProviderError> {
+    let malformed =
+        || ProviderError::invalid_response("a tool call is not {id, type, function: {name, arguments}}");
+    let call = value.as_object().ok_or_else(malformed)?;
+    let function = call
+        .get("function")
+        .and_then(Value::as_object)
+        .ok_or_else(malformed)?;
+    Ok(WireToolCall {
+        id: call
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        name: function
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        arguments: match function.get("arguments") {
+            Some(Value::String(arguments)) => arguments.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(_) => return Err(malformed()),
+        },
+    })
+}
+
+fn check_tool_call(call: WireToolCall, tools: &[Tool], degraded: bool) -> Result<ToolCall, ProviderError> {
+    let arguments: Option<Value> = if call.arguments.trim().is_empty() {
+        Some(Value::Object(Map::new()))
+    } else {
+        serde_json::from_str(&call.arguments).ok()
+    };
+    if !degraded {
+        let tool = tools.iter().find(|tool| tool.name == call.name).ok_or_else(|| {
+            ProviderError::invalid_response(format!("tool call names undeclared tool {:?}", call.name))
+        })?;
+        if call.id.is_empty() {
+            return Err(ProviderError::invalid_response("a tool call has no id"));
+        }
+        let Some(arguments) = arguments.as_ref().filter(|arguments| arguments.is_object()) else {
+            return Err(ProviderError::invalid_response(format!(
+                "tool call {:?}: arguments are not a JSON object",
+                call.id
+            )));
+        };
+        let compiled = CompiledSchema::compile(&tool.parameters).map_err(|reason| {
+            ProviderError::invalid_response(format!(
+                "tool {:?}: parameters cannot be compiled: {reason}",
+                tool.name
+            ))
+        })?;
+        compiled.validate(arguments).map_err(|violations| {
+            ProviderError::invalid_response(format!(
+                "tool call {:?}: arguments violate the parameters schema: {violations}",
+                call.id
+            ))
+        })?;
+    }
+    Ok(ToolCall {
+        id: call.id,
+        name: call.name,
+        arguments: arguments.unwrap_or(Value::Null),
+        signature: None,
+    })
+}
+
+/// Reads usage strictly: a counter must be a non-negative integer, anything else is `None` (§7).
+pub(crate) fn read_usage(usage: Option<&Value>) -> Usage {
+    let Some(Value::Object(usage)) = usage else {
+        return Usage::default();
+    };
+    let counter = |value: Option<&Value>| match value {
+        Some(Value::Number(number)) => number.as_u64(),
+        _ => None,
+    };
+    let cached = usage
+        .get("prompt_tokens_details")
+        .and_then(|details| details.get("cached_tokens"));
+    Usage {
+        prompt_tokens: counter(usage.get("prompt_tokens")),
+        completion_tokens: counter(usage.get("completion_tokens")),
+        total_tokens: counter(usage.get("total_tokens")),
+        cached_tokens: counter(cached),
+        cache_creation_tokens: None,
+    }
+}

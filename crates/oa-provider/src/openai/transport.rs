@@ -1,0 +1,224 @@
+//! HTTP for the OpenAI mapping: one reqwest client with redirects off, the key as a sensitive header, every read
+//! bounded by an idle gap and a total deadline, bodies capped in size, and transport errors scrubbed of URLs
+//! and the key.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tokio::time::Instant;
+
+use crate::error::{Category, ProviderError, ScrubbedCause};
+
+/// Timeouts and size caps for one provider (documented defaults in [`super::OpenAiProviderBuilder`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub(crate) connect_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) total_timeout: Duration,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) max_sse_line_bytes: usize,
+}
+
+/// A configured HTTP client bound to a base URL.
+pub(crate) struct Transport {
+    client: reqwest::Client,
+    base_url: String,
+    headers: HeaderMap,
+    secret: Option<String>,
+    pub(crate) limits: Limits,
+}
+
+impl fmt::Debug for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Headers (the key among them) are never printed; only their names would be safe, and none are needed.
+        f.debug_struct("Transport")
+            .field("base_url", &self.base_url)
+            .field("has_api_key", &self.secret.is_some())
+            .field("n_headers", &self.headers.len())
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+/// A response whose status and headers have arrived; the body is read on demand within the deadlines.
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) retry_after: Option<String>,
+    response: reqwest::Response,
+    deadline: Instant,
+}
+
+impl Transport {
+    pub(crate) fn new(
+        base_url: String,
+        headers: HeaderMap,
+        secret: Option<String>,
+        limits: Limits,
+    ) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            // A 3xx is an error: following it would forward custom key headers to another host.
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(limits.connect_timeout)
+            .build()?;
+        Ok(Self {
+            client,
+            base_url,
+            headers,
+            secret,
+            limits,
+        })
+    }
+
+    /// Replaces the API key in provider-supplied text, so an echoed key never reaches an error.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        if let Some(secret) = self.secret.as_deref().filter(|secret| !secret.is_empty()) {
+            text = text.replace(secret, "[redacted]");
+        }
+        text.replace(&self.base_url, "[base-url]")
+    }
+
+    /// POSTs `body` (already canonical JSON) to `path` under the base URL.
+    pub(crate) async fn post(
+        &self,
+        path: &str,
+        body: Vec<u8>,
+        accept_sse: bool,
+    ) -> Result<Reply, ProviderError> {
+        let deadline = Instant::now() + self.limits.total_timeout;
+        let mut builder = self
+            .client
+            .post(format!("{}{path}", self.base_url))
+            .headers(self.headers.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        if accept_sse {
+            builder = builder.header(reqwest::header::ACCEPT, "text/event-stream");
+        }
+        self.send(builder, deadline).await
+    }
+
+    /// GETs `path` under the base URL.
+    pub(crate) async fn get(&self, path: &str) -> Result<Reply, ProviderError> {
+        let deadline = Instant::now() + self.limits.total_timeout;
+        let builder = self
+            .client
+            .get(format!("{}{path}", self.base_url))
+            .headers(self.headers.clone());
+        self.send(builder, deadline).await
+    }
+
+    async fn send(
+        &self,
+        builder: reqwest::RequestBuilder,
+        deadline: Instant,
+    ) -> Result<Reply, ProviderError> {
+        let response = self
+            .bounded(deadline, builder.send())
+            .await?
+            .map_err(|error| self.transport_error(error))?;
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        Ok(Reply {
+            status: response.status().as_u16(),
+            retry_after,
+            response,
+            deadline,
+        })
+    }
+
+    /// Reads the whole body, failing past the size cap.
+    pub(crate) async fn read_body(&self, reply: &mut Reply) -> Result<Vec<u8>, ProviderError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = self.next_chunk(reply).await? {
+            if body.len() + chunk.len() > self.limits.max_body_bytes {
+                return Err(ProviderError::invalid_response(format!(
+                    "response body exceeds {} bytes",
+                    self.limits.max_body_bytes
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    /// The next body chunk, within the idle gap and the total deadline; `None` at the end.
+    pub(crate) async fn next_chunk(&self, reply: &mut Reply) -> Result<Option<bytes::Bytes>, ProviderError> {
+        let deadline = reply.deadline;
+        self.bounded(deadline, reply.response.chunk())
+            .await?
+            .map_err(|error| self.transport_error(error))
+    }
+
+    /// Runs `future` until the sooner of the idle gap and the deadline.
+    async fn bounded<T>(
+        &self,
+        deadline: Instant,
+        future: impl Future<Output = T>,
+    ) -> Result<T, ProviderError> {
+        let idle_end = Instant::now() + self.limits.idle_timeout;
+        let total_hit = deadline <= idle_end;
+        match tokio::time::timeout_at(idle_end.min(deadline), future).await {
+            Ok(value) => Ok(value),
+            Err(_) => {
+                let what = if total_hit { "total deadline" } else { "idle gap" };
+                Err(
+                    ProviderError::new(Category::Unavailable, format!("timed out: {what} exceeded"))
+                        .with_timeout(),
+                )
+            }
+        }
+    }
+
+    fn transport_error(&self, error: reqwest::Error) -> ProviderError {
+        let timeout = error.is_timeout();
+        // reqwest's Display names the URL; drop it and keep the causes' text, scrubbed again for good measure.
+        let error = error.without_url();
+        let mut text = error.to_string();
+        let mut source: Option<&(dyn StdError + 'static)> = error.source();
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        let text = self.scrub(&text);
+        let mut provider_error =
+            ProviderError::new(Category::Unavailable, "transport error").with_source(ScrubbedCause(text));
+        if timeout {
+            provider_error = provider_error.with_timeout();
+        }
+        provider_error
+    }
+}
+
+/// Builds the header map: extra headers first, then the key as `Authorization: Bearer`, marked sensitive.
+pub(crate) fn build_headers(
+    extra: &[(String, String)],
+    secret: Option<&str>,
+) -> Result<HeaderMap, super::BuildError> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in extra {
+        let header_name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| super::BuildError::InvalidHeader { name: name.clone() })?;
+        let mut header_value = HeaderValue::from_str(value)
+            .map_err(|_| super::BuildError::InvalidHeader { name: name.clone() })?;
+        header_value.set_sensitive(true);
+        headers.insert(header_name, header_value);
+    }
+    if let Some(secret) = secret {
+        let mut value = HeaderValue::from_str(&format!("Bearer {secret}")).map_err(|_| {
+            super::BuildError::InvalidHeader {
+                name: "authorization".to_owned(),
+            }
+        })?;
+        value.set_sensitive(true);
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
+    Ok(headers)
+}

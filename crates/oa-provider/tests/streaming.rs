@@ -1,0 +1,348 @@
+//! §8.1.6 streaming over a real socket: assembly equal to the atomic response, token events as deltas arrive,
+//! tool-call reassembly, refusals, every byte split of the stream, and broken streams (idle gap, total deadline,
+//! invalid UTF-8, oversized lines, early end) surfaced with what had arrived.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oa_provider::{
+    CallObserver, Category, CompletionRequest, Content, ContentBlock, DeltaKind, FinishReason, Message,
+    OpenAiProvider, Provider, Response, TokenDelta, Tool,
+};
+use serde_json::{Value, json};
+use support::{MockServer, Reply, sse_bytes};
+
+#[derive(Default)]
+struct Tokens(Mutex<Vec<(DeltaKind, String)>>);
+
+impl CallObserver for Tokens {
+    fn on_token(&self, delta: &TokenDelta<'_>) {
+        self.0.lock().unwrap().push((delta.kind, delta.text.to_owned()));
+    }
+}
+
+fn provider_at(server: &MockServer) -> OpenAiProvider {
+    OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .build()
+        .unwrap()
+}
+
+fn chunk(delta: Value, finish_reason: Value) -> Value {
+    json!({"id": "cc-s", "object": "chat.completion.chunk", "model": "test-model", "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
+}
+
+fn usage_chunk() -> Value {
+    json!({"id": "cc-s", "object": "chat.completion.chunk", "model": "test-model", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}})
+}
+
+fn hello_chunks() -> Vec<Value> {
+    vec![
+        chunk(json!({"role": "assistant", "content": "Hello"}), Value::Null),
+        chunk(json!({"content": ", wörld "}), Value::Null),
+        chunk(json!({"content": "🎉."}), json!("stop")),
+        usage_chunk(),
+        json!("[DONE]"),
+    ]
+}
+
+async fn stream_call(
+    reply: Reply,
+    request: CompletionRequest,
+) -> (
+    Result<Response, oa_provider::ProviderError>,
+    Vec<(DeltaKind, String)>,
+) {
+    let server = MockServer::start(vec![reply]).await;
+    let tokens = Arc::new(Tokens::default());
+    let request = request.with_stream(true).with_observer(tokens.clone());
+    let outcome = provider_at(&server).complete(&request).await;
+    let tokens = tokens.0.lock().unwrap().clone();
+    (outcome, tokens)
+}
+
+fn hi() -> CompletionRequest {
+    CompletionRequest::new(vec![Message::user("hi")])
+}
+
+#[tokio::test]
+async fn content_stream_assembles_and_emits_each_delta() {
+    let (outcome, tokens) = stream_call(Reply::sse(&hello_chunks()), hi()).await;
+    let response = outcome.unwrap();
+    assert_eq!(
+        response.message.content,
+        Some(Content::Text("Hello, wörld 🎉.".into()))
+    );
+    assert_eq!(response.finish_reason, FinishReason::Stop);
+    assert_eq!(
+        (response.usage.prompt_tokens, response.usage.total_tokens),
+        (Some(7), Some(10))
+    );
+    for key in ["id", "object", "model", "choices", "usage"] {
+        assert!(response.raw.get(key).is_some(), "raw lacks {key}");
+    }
+    let texts: Vec<&str> = tokens.iter().map(|(_, text)| text.as_str()).collect();
+    assert_eq!(texts, ["Hello", ", wörld ", "🎉."]);
+    assert!(tokens.iter().all(|(kind, _)| *kind == DeltaKind::Content));
+}
+
+#[tokio::test]
+async fn every_byte_split_gives_the_same_response() {
+    let bytes = sse_bytes(&hello_chunks());
+    let (reference, _) = stream_call(Reply::sse(&hello_chunks()), hi()).await;
+    let reference = reference.unwrap();
+    // One server, one reply per split offset: the stream arrives as two writes split at `offset`.
+    let replies: Vec<Reply> = (1..bytes.len())
+        .map(|offset| Reply::Stream {
+            pieces: vec![bytes[..offset].to_vec(), bytes[offset..].to_vec()],
+            pause: Duration::from_millis(1),
+        })
+        .collect();
+    let n_splits = replies.len();
+    let server = MockServer::start(replies).await;
+    let provider = provider_at(&server);
+    for offset in 1..=n_splits {
+        let response = provider.complete(&hi().with_stream(true)).await.unwrap();
+        assert_eq!(response, reference, "split at byte {offset}");
+    }
+}
+
+#[tokio::test]
+async fn crlf_comments_and_multiline_data_are_decoded() {
+    let payload = b": keep-alive\r\n\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\r\ndata: \"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n";
+    let reply = Reply::Stream {
+        pieces: vec![payload.to_vec()],
+        pause: Duration::ZERO,
+    };
+    let (outcome, _) = stream_call(reply, hi()).await;
+    let response = outcome.unwrap();
+    assert_eq!(response.message.content, Some(Content::Text("a".into())));
+    assert_eq!(response.finish_reason, FinishReason::Stop);
+}
+
+#[tokio::test]
+async fn tool_call_deltas_reassemble_by_index() {
+    let chunks = [
+        chunk(
+            json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_s9", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":"}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": " \"Paris\"}"}}]}),
+            Value::Null,
+        ),
+        chunk(json!({}), json!("tool_calls")),
+        usage_chunk(),
+        json!("[DONE]"),
+    ];
+    let tool = Tool::new(
+        "get_weather",
+        "Weather.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    );
+    let (outcome, tokens) = stream_call(Reply::sse(&chunks), hi().with_tools(vec![tool])).await;
+    let response = outcome.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::ToolCalls);
+    assert_eq!(response.message.content, None);
+    let calls = response.message.tool_calls.unwrap();
+    assert_eq!(
+        (calls[0].id.as_str(), calls[0].name.as_str(), &calls[0].arguments),
+        ("call_s9", "get_weather", &json!({"city": "Paris"}))
+    );
+    assert!(tokens.is_empty(), "tool-call deltas are not token events");
+}
+
+#[tokio::test]
+async fn reasoning_deltas_become_a_thinking_block_and_reasoning_tokens() {
+    let chunks = [
+        chunk(
+            json!({"role": "assistant", "reasoning_content": "Let me "}),
+            Value::Null,
+        ),
+        chunk(json!({"reasoning": "think."}), Value::Null),
+        chunk(json!({"content": "It is 42."}), json!("stop")),
+        usage_chunk(),
+        json!("[DONE]"),
+    ];
+    let (outcome, tokens) = stream_call(Reply::sse(&chunks), hi()).await;
+    assert_eq!(
+        outcome.unwrap().message.content,
+        Some(Content::Blocks(vec![
+            ContentBlock::Thinking {
+                text: "Let me think.".into(),
+                signature: None
+            },
+            ContentBlock::text("It is 42.")
+        ]))
+    );
+    assert_eq!(tokens[0], (DeltaKind::Reasoning, "Let me ".to_owned()));
+    assert_eq!(tokens[2], (DeltaKind::Content, "It is 42.".to_owned()));
+}
+
+#[tokio::test]
+async fn streamed_refusal_pieces_are_content_and_finish_as_content_filter() {
+    let chunks = [
+        chunk(
+            json!({"role": "assistant", "content": null, "refusal": "I can't "}),
+            Value::Null,
+        ),
+        chunk(json!({"refusal": "help."}), json!("stop")),
+        json!("[DONE]"),
+    ];
+    let (outcome, tokens) = stream_call(Reply::sse(&chunks), hi()).await;
+    let response = outcome.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::ContentFilter);
+    assert_eq!(
+        response.message.content,
+        Some(Content::Text("I can't help.".into()))
+    );
+    assert_eq!(tokens.len(), 2);
+    // A null refusal on an ordinary stream changes nothing.
+    let chunks = [
+        chunk(
+            json!({"role": "assistant", "content": "ok", "refusal": null}),
+            json!("stop"),
+        ),
+        json!("[DONE]"),
+    ];
+    let (outcome, _) = stream_call(Reply::sse(&chunks), hi()).await;
+    assert_eq!(outcome.unwrap().finish_reason, FinishReason::Stop);
+}
+
+#[tokio::test]
+async fn malformed_terminal_usage_is_nulled_and_kept_verbatim_on_raw() {
+    let chunks = [
+        chunk(json!({"content": "x"}), json!("stop")),
+        json!({"choices": [], "usage": {"prompt_tokens": "abc", "completion_tokens": 3, "total_tokens": 10}}),
+        json!("[DONE]"),
+    ];
+    let (outcome, _) = stream_call(Reply::sse(&chunks), hi()).await;
+    let response = outcome.unwrap();
+    assert_eq!(
+        (response.usage.prompt_tokens, response.usage.completion_tokens),
+        (None, Some(3))
+    );
+    assert_eq!(response.raw["usage"]["prompt_tokens"], json!("abc"));
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_fails_on_the_idle_gap_with_what_arrived() {
+    let first = sse_bytes(&[chunk(json!({"content": "partial"}), Value::Null)]);
+    let server = MockServer::start(vec![Reply::StallAfter { pieces: vec![first] }]).await;
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .idle_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let error = provider.complete(&hi().with_stream(true)).await.unwrap_err();
+    assert!(error.is_unavailable() && error.is_timeout(), "{error:?}");
+    assert_eq!(error.partial_stream().unwrap().content, "partial");
+}
+
+#[tokio::test]
+async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
+    // A keep-alive comment every 50 ms keeps the idle gap satisfied; only the total deadline can stop it.
+    let pieces = (0..200).map(|_| b": ping\n\n".to_vec()).collect();
+    let server = MockServer::start(vec![Reply::Stream {
+        pieces,
+        pause: Duration::from_millis(50),
+    }])
+    .await;
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .idle_timeout(Duration::from_secs(5))
+        .total_timeout(Duration::from_millis(400))
+        .build()
+        .unwrap();
+    let error = provider.complete(&hi().with_stream(true)).await.unwrap_err();
+    assert!(
+        error.is_timeout() && error.message().contains("total deadline"),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn invalid_utf8_in_a_stream_is_a_typed_error() {
+    let mut bytes = sse_bytes(&[chunk(json!({"content": "ok"}), Value::Null)]);
+    bytes.extend_from_slice(b"data: {\"x\": \"\xff\xfe\"}\n\n");
+    let (outcome, _) = stream_call(
+        Reply::Stream {
+            pieces: vec![bytes],
+            pause: Duration::ZERO,
+        },
+        hi(),
+    )
+    .await;
+    let error = outcome.unwrap_err();
+    assert_eq!(error.category(), Category::InvalidResponse);
+    assert!(error.message().contains("utf-8"), "{error}");
+    assert_eq!(error.partial_stream().unwrap().content, "ok");
+}
+
+#[tokio::test]
+async fn an_sse_line_past_the_cap_is_refused() {
+    let server = MockServer::start(vec![Reply::Stream {
+        pieces: vec![format!("data: {}\n\n", "x".repeat(5000)).into_bytes()],
+        pause: Duration::ZERO,
+    }])
+    .await;
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .max_sse_line_bytes(1000)
+        .build()
+        .unwrap();
+    let error = provider.complete(&hi().with_stream(true)).await.unwrap_err();
+    assert_eq!(error.category(), Category::InvalidResponse);
+    assert!(error.message().contains("1000"), "{error}");
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_its_finish_is_unavailable_with_what_arrived() {
+    let bytes = sse_bytes(&[chunk(json!({"content": "half"}), Value::Null)]);
+    let (outcome, tokens) = stream_call(
+        Reply::Stream {
+            pieces: vec![bytes],
+            pause: Duration::ZERO,
+        },
+        hi(),
+    )
+    .await;
+    let error = outcome.unwrap_err();
+    assert_eq!(error.category(), Category::Unavailable);
+    assert_eq!(error.partial_stream().unwrap().content, "half");
+    assert_eq!(tokens.len(), 1, "the delta was emitted as it arrived");
+}
+
+#[tokio::test]
+async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
+    let server = MockServer::start(vec![]).await;
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .capabilities(oa_provider::Capabilities {
+            streaming: false,
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    let tokens = Arc::new(Tokens::default());
+    let error = provider
+        .complete(&hi().with_stream(true).with_observer(tokens.clone()))
+        .await
+        .unwrap_err();
+    assert_eq!(error.category(), Category::InvalidRequest);
+    assert!(server.requests().is_empty());
+    assert!(tokens.0.lock().unwrap().is_empty());
+}
