@@ -1,15 +1,54 @@
 //! ECMA-262 regular expressions for `pattern`, `patternProperties` and `format: regex`, with a bounded budget.
 //!
-//! INTERFACE STUB — owned by the numbers/formats/regex work, which translates ECMA-262 syntax (\d \w \s \b and their
-//! negations, Unicode code points, ...) onto fancy-regex/regex and bounds the work per match, keeping these
-//! signatures.
+//! A pattern is parsed with ECMA-262's `u`-flag grammar (see [`parse`] for the one leniency: escaped ASCII
+//! punctuation and lone `]`, `{`, `}` are literals), then written out for an engine so that it means what ECMA-262
+//! says: `\d`, `\w`, `\b` and their negations are ASCII, `\s` is ECMA's WhiteSpace plus LineTerminator (with
+//! U+FEFF and every Zs), `.` matches any code point but a line terminator, `^`/`$` match only at the ends of the
+//! string (no final-newline exception), and characters are code points (`\u{1F432}` and `\uD83D\uDC32` alike).
+//!
+//! Two engines:
+//! - patterns without lookaround or backreferences run on the `regex` crate: time linear in the string for a given
+//!   pattern, never over budget;
+//! - patterns with lookaround or backreferences run on fancy-regex, under a budget of two parts. Before matching,
+//!   a string longer than the pattern allows (the square of its length in bytes, times a weight of
+//!   `1 + pattern bytes / 32`, above [`MAX_BACKTRACKING_WORK`]; about 8 KiB for a short pattern) is refused,
+//!   because fancy-regex's own limit does not count the linear scans it runs inside lookarounds, so such a match
+//!   can cost the square of the string's length. During matching, more than [`BACKTRACK_LIMIT`] backtracking steps
+//!   stop it. Either way [`EcmaRegex::is_match`] returns [`RegexBudgetExceeded`]: the caller reports a violation
+//!   that names the budget, and nothing hangs.
+//!
+//! Known differences from ECMA-262 (documented limits): a backreference to a group that did not take part in the
+//! match fails to match instead of matching the empty string, and inline modifier groups `(?i:...)` (ES2025) are
+//! rejected as syntax errors.
+
+mod ast;
+mod parse;
+mod translate;
 
 use std::fmt;
+use std::sync::Arc;
+use translate::Engine;
+
+/// Backtracking steps allowed in one fancy-regex match (fancy-regex's own default, about 0.1 s of work).
+pub(crate) const BACKTRACK_LIMIT: usize = 1_000_000;
+
+/// The most work a backtracking match may be expected to do: `string bytes² × (1 + pattern bytes / 32)`.
+pub(crate) const MAX_BACKTRACKING_WORK: u64 = 1 << 26;
+
+/// The compiled size the `regex` crate may use for one pattern; larger patterns (say `a{100000}`) are compile
+/// errors rather than memory spikes.
+const SIZE_LIMIT: usize = 4 << 20;
 
 /// A compiled ECMA-262 pattern. Cheap to clone, `Send + Sync`.
 #[derive(Debug, Clone)]
 pub(crate) struct EcmaRegex {
-    inner: fancy_regex::Regex,
+    inner: Arc<Compiled>,
+}
+
+#[derive(Debug)]
+enum Compiled {
+    Linear(regex::Regex),
+    Backtracking { regex: fancy_regex::Regex, weight: u64 },
 }
 
 /// Why a pattern could not be compiled.
@@ -23,22 +62,99 @@ pub(crate) struct RegexError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RegexBudgetExceeded;
 
+impl RegexError {
+    fn new(message: String) -> Self {
+        Self { message }
+    }
+}
+
 impl fmt::Display for RegexError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
+impl fmt::Display for RegexBudgetExceeded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("regular expression matching budget exceeded")
+    }
+}
+
 impl EcmaRegex {
     /// Compiles an ECMA-262 pattern.
     pub(crate) fn new(pattern: &str) -> Result<Self, RegexError> {
-        fancy_regex::Regex::new(pattern)
-            .map(|inner| Self { inner })
-            .map_err(|e| RegexError { message: e.to_string() })
+        let node = parse::parse(pattern)?;
+        let compiled = if node.needs_backtracking() {
+            let text = translate::translate(&node, Engine::Backtracking);
+            let regex = fancy_regex::RegexBuilder::new(&text)
+                .backtrack_limit(BACKTRACK_LIMIT)
+                .delegate_size_limit(SIZE_LIMIT)
+                .build()
+                .map_err(|e| RegexError::new(format!("unsupported by the backtracking engine: {e}")))?;
+            let weight = 1 + u64::try_from(pattern.len()).unwrap_or(u64::MAX) / 32;
+            Compiled::Backtracking { regex, weight }
+        } else {
+            let text = translate::translate(&node, Engine::Linear);
+            let regex = regex::RegexBuilder::new(&text)
+                .size_limit(SIZE_LIMIT)
+                .build()
+                .map_err(|e| RegexError::new(engine_message(&e.to_string())))?;
+            Compiled::Linear(regex)
+        };
+        Ok(Self {
+            inner: Arc::new(compiled),
+        })
     }
 
     /// Whether the pattern matches anywhere in `haystack` (patterns are not anchored).
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
-        self.inner.is_match(haystack).map_err(|_| RegexBudgetExceeded)
+        match &*self.inner {
+            Compiled::Linear(regex) => Ok(regex.is_match(haystack)),
+            Compiled::Backtracking { regex, weight } => {
+                let len = u64::try_from(haystack.len()).unwrap_or(u64::MAX);
+                if len.saturating_mul(len).saturating_mul(*weight) > MAX_BACKTRACKING_WORK {
+                    return Err(RegexBudgetExceeded);
+                }
+                regex.is_match(haystack).map_err(|_| RegexBudgetExceeded)
+            }
+        }
     }
 }
+
+/// Whether `pattern` is a valid ECMA-262 pattern (`format: regex`): it parses, and every `\p{...}` names a
+/// property. Engine limits (size, lookbehind forms) do not make a pattern invalid here.
+pub(crate) fn is_valid_pattern(pattern: &str) -> bool {
+    parse::parse(pattern).is_ok_and(|node| properties_exist(&node))
+}
+
+fn properties_exist(node: &ast::Node) -> bool {
+    use ast::{ClassEscape, ClassItem, Node};
+    match node {
+        Node::Class(class) => class.items.iter().all(|item| match item {
+            ClassItem::Escape(ClassEscape::Property { name, .. }) => {
+                regex::Regex::new(&format!(r"\p{{{name}}}")).is_ok()
+            }
+            _ => true,
+        }),
+        Node::Group { node, .. }
+        | Node::NonCapture(node)
+        | Node::Look { node, .. }
+        | Node::Repeat { node, .. } => properties_exist(node),
+        Node::Concat(nodes) | Node::Alt(nodes) => nodes.iter().all(properties_exist),
+        _ => true,
+    }
+}
+
+/// The last line of a `regex` crate error (the earlier lines quote the translated pattern, not the user's).
+fn engine_message(error: &str) -> String {
+    let last = error
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("invalid pattern");
+    last.trim().trim_start_matches("error: ").to_owned()
+}
+
+#[cfg(test)]
+#[path = "ecma_regex/tests.rs"]
+mod tests;

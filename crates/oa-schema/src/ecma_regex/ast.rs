@@ -1,0 +1,91 @@
+//! The parsed form of an ECMA-262 pattern: what the parser produces and the translator consumes.
+
+/// One node of a pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Node {
+    /// Matches the empty string.
+    Empty,
+    /// One code point (a `\uD83D\uDC32` surrogate pair is already combined).
+    Literal(char),
+    /// A lone surrogate escape (`\uD800`): no Rust string holds one, so it never matches.
+    LoneSurrogate,
+    /// `.` without the `s` flag: any code point but a line terminator.
+    Dot,
+    /// `[...]`.
+    Class(Class),
+    /// `^` (no `m` flag: start of input).
+    Start,
+    /// `$` (no `m` flag: end of input, not before a final newline).
+    End,
+    /// `\b` (`negated: false`) or `\B`, over ECMA's ASCII word characters.
+    WordBoundary { negated: bool },
+    /// A capturing group, numbered from 1 in order of its opening parenthesis.
+    Group { index: usize, node: Box<Node> },
+    /// `(?:...)`.
+    NonCapture(Box<Node>),
+    /// `(?=...)`, `(?!...)`, `(?<=...)`, `(?<!...)`.
+    Look {
+        behind: bool,
+        negative: bool,
+        node: Box<Node>,
+    },
+    /// A backreference to group `index` (resolved from `\N` or `\k<name>`).
+    Backref(usize),
+    /// A quantified atom.
+    Repeat {
+        node: Box<Node>,
+        min: u32,
+        max: Option<u32>,
+        greedy: bool,
+    },
+    /// Terms in sequence.
+    Concat(Vec<Node>),
+    /// Alternatives.
+    Alt(Vec<Node>),
+}
+
+/// A character class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Class {
+    /// `[^...]`.
+    pub(super) negated: bool,
+    /// The members; empty for `[]` (matches nothing) and `[^]` (matches anything).
+    pub(super) items: Vec<ClassItem>,
+}
+
+/// One member of a character class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ClassItem {
+    /// A code point range, inclusive; a single code point is `Range(c, c)`. May include surrogate code points,
+    /// which the translator drops.
+    Range(u32, u32),
+    /// A class escape such as `\d` or `\P{Letter}`.
+    Escape(ClassEscape),
+}
+
+/// `\d \D \w \W \s \S \p{..} \P{..}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ClassEscape {
+    /// `\d` or `\D`: ASCII digits.
+    Digit { negated: bool },
+    /// `\w` or `\W`: ASCII letters, digits and `_`.
+    Word { negated: bool },
+    /// `\s` or `\S`: ECMA WhiteSpace and LineTerminator.
+    Space { negated: bool },
+    /// `\p{...}` or `\P{...}` with the text between the braces.
+    Property { negated: bool, name: String },
+}
+
+impl Node {
+    /// Whether the pattern needs a backtracking engine (lookaround or backreferences).
+    pub(super) fn needs_backtracking(&self) -> bool {
+        match self {
+            Self::Look { .. } | Self::Backref(_) => true,
+            Self::Group { node, .. } | Self::NonCapture(node) | Self::Repeat { node, .. } => {
+                node.needs_backtracking()
+            }
+            Self::Concat(nodes) | Self::Alt(nodes) => nodes.iter().any(Self::needs_backtracking),
+            _ => false,
+        }
+    }
+}
