@@ -301,3 +301,77 @@ where
         attempt_index += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use tokio::time::Instant;
+
+    use super::*;
+    use crate::error::Category;
+
+    fn transient() -> ProviderError {
+        ProviderError::new(Category::Unavailable, "down")
+    }
+
+    #[test]
+    fn exponential_backoff_doubles_to_the_cap_and_jitter_stays_below() {
+        let plain = Backoff::Exponential {
+            base: Duration::from_secs(1),
+            cap: Duration::from_secs(30),
+            jitter: false,
+        };
+        let waits: Vec<u64> = (0..7).map(|attempt| plain.delay(attempt).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 30, 30]);
+        assert_eq!(
+            plain.delay(u32::MAX),
+            Duration::from_secs(30),
+            "no overflow on huge indices"
+        );
+        let jittered = Backoff::default();
+        for attempt in 0..50 {
+            assert!(jittered.delay(attempt) <= plain.delay(attempt));
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waits_follow_the_backoff_and_retry_after_up_to_the_cap() {
+        let retry = RetryConfig::new(4)
+            .with_backoff(Backoff::Exponential {
+                base: Duration::from_secs(1),
+                cap: Duration::from_secs(30),
+                jitter: false,
+            })
+            .with_retry_after_cap(Duration::from_secs(10));
+        let starts = Mutex::new(Vec::new());
+        let clock = Instant::now();
+        let outcome: Result<(), ProviderError> = run(Some(&retry), &[], &RuntimeConfig::default(), |plan| {
+            starts.lock().unwrap().push(clock.elapsed());
+            async move {
+                match plan.index {
+                    // A huge Retry-After is honoured only up to the cap.
+                    1 => Err(transient().with_retry_after(Some(Duration::from_secs(3600)))),
+                    _ => Err(transient()),
+                }
+            }
+        })
+        .await;
+        assert!(outcome.is_err());
+        let starts: Vec<u64> = starts.lock().unwrap().iter().map(Duration::as_secs).collect();
+        // Attempt 0 at 0; wait 1 s; attempt 1 at 1; wait max(2, min(3600, 10)) = 10; attempt 2 at 11; wait 4.
+        assert_eq!(starts, [0, 1, 11, 15]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn zero_max_attempts_still_makes_one_attempt() {
+        let retry = RetryConfig::new(0);
+        let n_attempts = Mutex::new(0);
+        let _: Result<(), ProviderError> = run(Some(&retry), &[], &RuntimeConfig::default(), |_| {
+            *n_attempts.lock().unwrap() += 1;
+            async { Err(transient()) }
+        })
+        .await;
+        assert_eq!(*n_attempts.lock().unwrap(), 1);
+    }
+}

@@ -234,7 +234,7 @@ impl Exchange<'_> {
             };
             // Events completed before a bad line are folded in first, so the error carries what arrived.
             for event in events {
-                assembler.on_data(&event.data, &mut emit)?;
+                assembler.on_data(&event.data, &mut emit, &|text| transport.scrub(text))?;
                 if assembler.is_done() {
                     break;
                 }

@@ -204,8 +204,12 @@ impl OpenAiProviderBuilder {
             KeySource::None => None,
         };
         let headers = transport::build_headers(&self.headers, secret.as_deref())?;
+        let secrets = secret
+            .into_iter()
+            .chain(self.headers.into_iter().map(|(_, value)| value))
+            .collect();
         let transport =
-            Transport::new(base_url, headers, secret, self.limits).map_err(|_| BuildError::Client)?;
+            Transport::new(base_url, headers, secrets, self.limits).map_err(|_| BuildError::Client)?;
         Ok(OpenAiProvider {
             model: self.model,
             capabilities: self.capabilities,

@@ -24,11 +24,13 @@ pub(crate) struct StreamAssembler {
 }
 
 impl StreamAssembler {
-    /// Folds one SSE `data` payload in; `emit` receives each content or reasoning delta.
+    /// Folds one SSE `data` payload in; `emit` receives each content or reasoning delta, and `scrub` removes
+    /// secrets from provider text kept in an error.
     pub(crate) fn on_data(
         &mut self,
         data: &str,
         emit: &mut dyn FnMut(DeltaKind, &str),
+        scrub: &dyn Fn(&str) -> String,
     ) -> Result<(), ProviderError> {
         self.n_events += 1;
         if data.trim() == "[DONE]" {
@@ -51,7 +53,7 @@ impl StreamAssembler {
                 .unwrap_or("provider reported an error");
             return Err(ProviderError::new(
                 crate::error::Category::Unavailable,
-                format!("stream error: {message}"),
+                format!("stream error: {}", scrub(message)),
             )
             .with_partial(self.partial()));
         }

@@ -27,7 +27,8 @@ pub(crate) struct Transport {
     client: reqwest::Client,
     base_url: String,
     headers: HeaderMap,
-    secret: Option<String>,
+    /// The key and every extra header value: text scrubbed from anything the provider echoes back.
+    secrets: Vec<String>,
     pub(crate) limits: Limits,
 }
 
@@ -36,7 +37,7 @@ impl fmt::Debug for Transport {
         // Headers (the key among them) are never printed; only their names would be safe, and none are needed.
         f.debug_struct("Transport")
             .field("base_url", &self.base_url)
-            .field("has_api_key", &self.secret.is_some())
+            .field("n_secrets", &self.secrets.len())
             .field("n_headers", &self.headers.len())
             .field("limits", &self.limits)
             .finish()
@@ -55,7 +56,7 @@ impl Transport {
     pub(crate) fn new(
         base_url: String,
         headers: HeaderMap,
-        secret: Option<String>,
+        secrets: Vec<String>,
         limits: Limits,
     ) -> Result<Self, reqwest::Error> {
         let client = reqwest::Client::builder()
@@ -67,16 +68,17 @@ impl Transport {
             client,
             base_url,
             headers,
-            secret,
+            secrets,
             limits,
         })
     }
 
-    /// Replaces the API key in provider-supplied text, so an echoed key never reaches an error.
+    /// Replaces the key and header values in provider-supplied text, so an echoed secret never reaches an error.
+    /// Values shorter than 4 bytes are left alone: they carry no secret and would mangle ordinary text.
     pub(crate) fn scrub(&self, text: &str) -> String {
         let mut text = text.to_owned();
-        if let Some(secret) = self.secret.as_deref().filter(|secret| !secret.is_empty()) {
-            text = text.replace(secret, "[redacted]");
+        for secret in self.secrets.iter().filter(|secret| secret.len() >= 4) {
+            text = text.replace(secret.as_str(), "[redacted]");
         }
         text.replace(&self.base_url, "[base-url]")
     }
