@@ -112,6 +112,9 @@ pub(crate) const DRAFT_2020_12: &[KeywordSpec] = &[
     kw("anyOf", Vocabulary::Applicator, Shape::SchemaArray),
     kw("oneOf", Vocabulary::Applicator, Shape::SchemaArray),
     kw("not", Vocabulary::Applicator, Shape::Schema),
+    // Pre-2019 `dependencies`, kept by the 2020-12 meta-schema for compatibility: arrays act as dependentRequired,
+    // schemas as dependentSchemas.
+    kw("dependencies", Vocabulary::Applicator, Shape::SchemaMap),
     kw("unevaluatedItems", Vocabulary::Unevaluated, Shape::Schema),
     kw("unevaluatedProperties", Vocabulary::Unevaluated, Shape::Schema),
     kw("type", Vocabulary::Validation, Shape::Plain),

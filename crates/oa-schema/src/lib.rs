@@ -33,6 +33,7 @@
 //! Features: `arbitrary_precision` (default) compares numbers exactly, beyond `f64`.
 
 mod compile;
+mod depth;
 mod dialect;
 mod ecma_regex;
 mod equal;

@@ -121,8 +121,20 @@ impl ValidatorOptions {
                 reason: reason.clone(),
             });
         }
+        // Indexing first bounds the schema's depth (without recursion) before anything recursive looks at it.
+        let mut registry = Registry::new(&self.resources);
+        let doc_id = registry.add_document(schema, default_base())?;
         self.check_against_meta_schema(schema)?;
-        self.build_unchecked(schema)
+        let compiled = compile::compile(
+            registry,
+            doc_id,
+            Settings {
+                format_assertion: self.format_assertion,
+            },
+        )?;
+        Ok(Validator {
+            compiled: Arc::new(compiled),
+        })
     }
 
     /// Compiles without the meta-schema check (for the meta-schemas themselves).

@@ -85,8 +85,27 @@ pub(super) fn evaluate_unique_items(
     )
 }
 
+/// Items nested deeper than this are compared without recursion (and without hashing).
+const MAX_RECURSIVE_DEPTH: usize = 128;
+
 /// The indices of the first pair of equal items, if any.
 fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    if items.len() > 1
+        && items
+            .iter()
+            .any(|item| crate::depth::exceeds(item, MAX_RECURSIVE_DEPTH))
+    {
+        // Only values built in code get here (the parser stops at 128 levels): quadratic but bounded in stack.
+        for (second, item) in items.iter().enumerate() {
+            if let Some(first) = items[..second]
+                .iter()
+                .position(|earlier| crate::depth::equal_iterative(earlier, item))
+            {
+                return Some((first, second));
+            }
+        }
+        return None;
+    }
     if items.len() <= SMALL_ARRAY {
         for (second, item) in items.iter().enumerate() {
             if let Some(first) = items[..second]

@@ -8,11 +8,31 @@ use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
 use serde_json::Value;
 
+/// How deeply a `const` or `enum` value may nest: comparing and cloning values recurse, so their depth is bounded.
+const MAX_VALUE_DEPTH: usize = crate::registry::MAX_SCHEMA_DEPTH;
+
+pub(super) fn compile_const(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+    check_depth(cx, "const", value)?;
+    Ok(Keyword::Const(value.clone()))
+}
+
 pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::Array(options) = value else {
         return Err(cx.invalid("enum", "expected an array"));
     };
+    check_depth(cx, "enum", value)?;
     Ok(Keyword::Enum(options.clone().into_boxed_slice()))
+}
+
+/// Rejects values nested deeper than [`MAX_VALUE_DEPTH`].
+fn check_depth(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<(), SchemaError> {
+    if crate::depth::exceeds(value, MAX_VALUE_DEPTH) {
+        return Err(SchemaError::TooDeep {
+            location: cx.location(keyword),
+            limit: MAX_VALUE_DEPTH,
+        });
+    }
+    Ok(())
 }
 
 pub(super) fn evaluate_const(

@@ -102,6 +102,11 @@ pub(crate) enum Keyword {
     PropertyNames(NodeId),
     /// `dependentSchemas`.
     DependentSchemas(Box<[(Box<str>, NodeId)]>),
+    /// `dependencies` (the pre-2019 spelling): string arrays and schemas, by triggering property.
+    Dependencies {
+        required: Box<[DependentRule]>,
+        schemas: Box<[(Box<str>, NodeId)]>,
+    },
     /// `allOf`.
     AllOf(Box<[NodeId]>),
     /// `anyOf`.
@@ -144,7 +149,7 @@ pub(crate) fn compile<'a>(
         "$ref" => ref_::compile_ref(cx, value).map(Some),
         "$dynamicRef" => ref_::compile_dynamic_ref(cx, value).map(Some),
         "type" => type_::compile(cx, value).map(Some),
-        "const" => Ok(Some(Keyword::Const(value.clone()))),
+        "const" => enum_::compile_const(cx, value).map(Some),
         "enum" => enum_::compile(cx, value).map(Some),
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
             numeric::compile_bound(cx, name, value).map(Some)
@@ -169,6 +174,7 @@ pub(crate) fn compile<'a>(
         "additionalProperties" => properties::compile_additional_properties(cx, object).map(Some),
         "propertyNames" => Ok(Some(Keyword::PropertyNames(cx.child(&["propertyNames"])))),
         "dependentSchemas" => properties::compile_dependent_schemas(cx, value).map(Some),
+        "dependencies" => object::compile_dependencies(cx, value).map(Some),
         "allOf" | "anyOf" | "oneOf" => applicators::compile_list(cx, name, value).map(Some),
         "not" => Ok(Some(Keyword::Not(cx.child(&["not"])))),
         "if" => if_::compile(cx, object).map(Some),
@@ -238,7 +244,7 @@ pub(crate) fn evaluate<'v>(
         Keyword::MinProperties(limit) => object::evaluate_min_properties(ev, *limit, node, instance, frame),
         Keyword::Required(names) => object::evaluate_required(ev, names, node, instance, frame),
         Keyword::DependentRequired(rules) => {
-            object::evaluate_dependent_required(ev, rules, node, instance, frame)
+            object::evaluate_dependent_required(ev, "dependentRequired", rules, node, instance, frame)
         }
         Keyword::Properties(entries) => {
             properties::evaluate_properties(ev, entries, instance, frame, evaluated)
@@ -263,6 +269,14 @@ pub(crate) fn evaluate<'v>(
         Keyword::PropertyNames(names) => properties::evaluate_property_names(ev, *names, instance, frame),
         Keyword::DependentSchemas(entries) => {
             properties::evaluate_dependent_schemas(ev, entries, instance, frame, evaluated)
+        }
+        Keyword::Dependencies { required, schemas } => {
+            let required_ok =
+                object::evaluate_dependent_required(ev, "dependencies", required, node, instance, frame);
+            if !required_ok && !ev.collect {
+                return false;
+            }
+            properties::evaluate_dependent_schemas(ev, schemas, instance, frame, evaluated) && required_ok
         }
         Keyword::AllOf(nodes) => applicators::evaluate_all_of(ev, nodes, instance, frame, evaluated),
         Keyword::AnyOf(nodes) => applicators::evaluate_any_of(ev, nodes, node, instance, frame, evaluated),

@@ -118,8 +118,32 @@ pub(super) fn evaluate_required(
     valid
 }
 
+pub(super) fn compile_dependencies(
+    cx: &mut NodeCompiler<'_, '_>,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::Object(entries) = value else {
+        return Err(cx.invalid("dependencies", "expected an object"));
+    };
+    let mut required = Vec::new();
+    let mut schemas = Vec::new();
+    for (name, dependency) in entries {
+        match dependency {
+            Value::Array(_) => {
+                required.push((Box::from(name.as_str()), names(cx, "dependencies", dependency)?))
+            }
+            _ => schemas.push((Box::from(name.as_str()), cx.child(&["dependencies", name]))),
+        }
+    }
+    Ok(Keyword::Dependencies {
+        required: required.into_boxed_slice(),
+        schemas: schemas.into_boxed_slice(),
+    })
+}
+
 pub(super) fn evaluate_dependent_required(
     ev: &mut Evaluator<'_>,
+    keyword: &'static str,
     rules: &[DependentRule],
     node: &Node,
     instance: &Value,
@@ -139,7 +163,7 @@ pub(super) fn evaluate_dependent_required(
                 if !ev.collect {
                     return false;
                 }
-                missing(ev, "dependentRequired", name, Some(trigger), node, frame);
+                missing(ev, keyword, name, Some(trigger), node, frame);
             }
         }
     }

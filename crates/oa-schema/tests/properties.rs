@@ -1,0 +1,218 @@
+//! Property tests: the flag and the report agree, nothing panics, and deep nesting is bounded.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use oa_schema::Validator;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// Arbitrary JSON, a few levels deep.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-1000i64..1000).prop_map(|n| json!(n)),
+        (-1000.0f64..1000.0).prop_map(|f| json!(f)),
+        "[a-z0-9 ]{0,6}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 32, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map("[a-d$]{1,3}", inner, 0..5)
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ]
+    })
+}
+
+/// Valid 2020-12 schemas built from the keywords most structured-output schemas use.
+fn any_schema() -> impl Strategy<Value = Value> {
+    let type_name = prop::sample::select(vec![
+        "null", "boolean", "integer", "number", "string", "array", "object",
+    ]);
+    let leaf = prop_oneof![
+        any::<bool>().prop_map(Value::Bool),
+        type_name.clone().prop_map(|name| json!({ "type": name })),
+        prop::collection::vec(type_name, 1..3).prop_map(|names| {
+            let mut names: Vec<&str> = names;
+            names.sort_unstable();
+            names.dedup();
+            json!({ "type": names })
+        }),
+        (-5i64..5).prop_map(|n| json!({ "minimum": n })),
+        (-5i64..5).prop_map(|n| json!({ "exclusiveMaximum": n })),
+        (0u64..4).prop_map(|n| json!({ "maxLength": n })),
+        (0u64..3).prop_map(|n| json!({ "minItems": n })),
+        (1u64..4).prop_map(|n| json!({ "multipleOf": n })),
+        prop::collection::vec("[a-d]", 1..3).prop_map(|names| {
+            let mut names = names;
+            names.sort();
+            names.dedup();
+            json!({ "required": names })
+        }),
+        any_json().prop_map(|value| json!({ "const": value })),
+        prop::collection::vec(any_json(), 1..3).prop_map(|values| json!({ "enum": values })),
+        Just(json!({ "uniqueItems": true })),
+        Just(json!({ "pattern": "^[a-c]+$" })),
+    ];
+    leaf.prop_recursive(3, 24, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|members| json!({ "anyOf": members })),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|members| json!({ "oneOf": members })),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|members| json!({ "allOf": members })),
+            inner.clone().prop_map(|member| json!({ "not": member })),
+            inner.clone().prop_map(|member| json!({ "items": member })),
+            inner
+                .clone()
+                .prop_map(|member| json!({ "contains": member, "maxContains": 2 })),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| json!({ "properties": { "a": a, "b": b } })),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, rest)| { json!({ "properties": { "a": a }, "additionalProperties": rest }) }),
+            (inner.clone(), inner.clone()).prop_map(
+                |(a, rest)| json!({ "allOf": [{ "properties": { "a": a } }], "unevaluatedProperties": rest })
+            ),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, t, e)| json!({ "if": c, "then": t, "else": e })),
+            (inner.clone(), inner)
+                .prop_map(|(first, rest)| json!({ "prefixItems": [first], "unevaluatedItems": rest })),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn flag_and_report_agree(schema in any_schema(), instance in any_json()) {
+        let validator = Validator::new(&schema).unwrap();
+        let flag = validator.is_valid(&instance);
+        let report = validator.validate(&instance);
+        prop_assert_eq!(flag, report.is_ok());
+        if let Err(violations) = report {
+            prop_assert!(!violations.is_empty());
+            // The report is deterministic: the same run twice gives the same text.
+            prop_assert_eq!(violations.error_message(), validator.validate(&instance).unwrap_err().error_message());
+        }
+    }
+
+    #[test]
+    fn compiling_arbitrary_json_never_panics(schema in any_json(), instance in any_json()) {
+        if let Ok(validator) = Validator::new(&schema) {
+            let flag = validator.is_valid(&instance);
+            prop_assert_eq!(flag, validator.validate(&instance).is_ok());
+        }
+    }
+
+    #[test]
+    fn keyword_shaped_garbage_never_panics(
+        keyword in prop::sample::select(vec![
+            "type", "items", "prefixItems", "properties", "required", "$ref", "$dynamicRef", "pattern", "enum",
+            "minimum", "multipleOf", "anyOf", "dependentRequired", "contains", "minContains", "$id", "$anchor",
+        ]),
+        value in any_json(),
+        instance in any_json(),
+    ) {
+        let schema = json!({ keyword: value });
+        if let Ok(validator) = Validator::new(&schema) {
+            prop_assert_eq!(validator.is_valid(&instance), validator.validate(&instance).is_ok());
+        }
+    }
+}
+
+fn nested_array(depth: usize) -> Value {
+    let mut value = json!([]);
+    for _ in 0..depth {
+        value = Value::Array(vec![value]);
+    }
+    value
+}
+
+/// An object with one member, built without `json!` (which serializes its arguments recursively).
+fn object_with(key: &str, value: Value) -> Value {
+    let mut members = serde_json::Map::new();
+    members.insert(key.to_owned(), value);
+    Value::Object(members)
+}
+
+fn nested_items_schema(depth: usize) -> Value {
+    let mut schema = json!({ "type": "array", "minItems": 1 });
+    for _ in 0..depth {
+        schema = object_with("items", schema);
+    }
+    schema
+}
+
+#[test]
+fn ten_thousand_deep_instance_gives_a_result() {
+    let instance = nested_array(10_000);
+    for schema in [
+        json!({}),
+        json!({ "type": "array" }),
+        json!({ "items": { "$ref": "#" } }),
+        json!({ "const": 1 }),
+    ] {
+        let validator = Validator::new(&schema).unwrap();
+        let flag = validator.is_valid(&instance);
+        assert_eq!(flag, validator.validate(&instance).is_ok(), "{schema}");
+    }
+    // A recursive schema reaches the evaluation depth limit: invalid, with a violation that names the limit.
+    let recursive = Validator::new(&json!({ "items": { "$ref": "#" } })).unwrap();
+    let violations = recursive.validate(&instance).unwrap_err();
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.keyword().is_none() && v.message().contains("depth limit")),
+        "{violations}"
+    );
+}
+
+#[test]
+fn ten_thousand_deep_schema_gives_an_error() {
+    // A nested array is not a schema at all.
+    let err = Validator::new(&nested_array(10_000)).unwrap_err();
+    assert!(err.to_string().contains("meta-schema"), "{err}");
+    let deep = nested_items_schema(10_000);
+    let err = Validator::new(&deep).unwrap_err();
+    assert!(
+        err.to_string().contains("depth") || err.to_string().contains("deeper"),
+        "{err}"
+    );
+    // The same depth under `const`, which is data rather than schema.
+    let deep_const = object_with("const", nested_array(10_000));
+    let err = Validator::new(&deep_const).unwrap_err();
+    assert!(err.to_string().contains("deeper"), "{err}");
+    // serde_json drops nested objects recursively, which overflows a test thread's stack at this depth: that is
+    // serde_json's Drop, not oa-schema, so the value is leaked on purpose.
+    std::mem::forget(deep);
+}
+
+#[test]
+fn ten_thousand_deep_items_under_unique_items_give_a_result() {
+    let validator = Validator::new(&json!({ "uniqueItems": true })).unwrap();
+    // Two equal deep items: invalid, found without recursing 10,000 levels.
+    let instance = Value::Array(vec![nested_array(10_000), nested_array(10_000)]);
+    assert!(!validator.is_valid(&instance));
+    assert_eq!(validator.validate(&instance).unwrap_err().len(), 1);
+    let enum_validator = Validator::new(&json!({ "enum": [[[1]], 2] })).unwrap();
+    assert!(!enum_validator.is_valid(&nested_array(10_000)));
+}
+
+#[test]
+fn moderately_deep_schema_compiles() {
+    let validator = Validator::new(&nested_items_schema(40)).unwrap();
+    assert!(validator.is_valid(&nested_array(41)));
+    assert!(!validator.is_valid(&nested_array(40)));
+}
+
+#[test]
+fn schemas_near_the_depth_limits_give_a_result() {
+    for depth in [60, 100, 200, 255, 256, 300] {
+        let schema = nested_items_schema(depth);
+        match Validator::new(&schema) {
+            Ok(validator) => assert!(validator.is_valid(&nested_array(depth + 1)), "depth {depth}"),
+            Err(err) => assert!(
+                err.to_string().contains("depth") || err.to_string().contains("deeper"),
+                "{err}"
+            ),
+        }
+        std::mem::forget(schema);
+    }
+}
