@@ -52,10 +52,17 @@ pub(crate) fn compile(
         };
         nodes.push(node);
     }
+    let dynamic_scope_matters = nodes.iter().any(|node| match &node.body {
+        Body::Keywords(keywords) => keywords
+            .iter()
+            .any(|keyword| matches!(keyword, Keyword::DynamicRef { anchor: Some(_), .. })),
+        Body::Bool(_) => false,
+    });
     Ok(CompiledSchema {
         nodes,
         resources: compiler.resources,
         root,
+        dynamic_scope_matters,
     })
 }
 

@@ -8,7 +8,7 @@ use crate::violation::Violations;
 #[non_exhaustive]
 pub enum SchemaError {
     /// The schema fails its meta-schema; `violations` lists each failure, located inside the schema.
-    #[error("schema at {location} fails its meta-schema {meta_schema}: {violations}")]
+    #[error("schema at {location} fails its meta-schema {meta_schema}: {}", summary(.violations))]
     InvalidSchema {
         /// Where the first failure is, inside the schema.
         location: String,
@@ -95,5 +95,18 @@ impl SchemaError {
             | Self::TooDeep { location, .. }
             | Self::InvalidKeyword { location, .. } => location,
         }
+    }
+}
+
+/// The first violation's line, and how many more there are.
+fn summary(violations: &Violations) -> String {
+    let first = violations
+        .iter()
+        .next()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    match violations.len() {
+        0 | 1 => first,
+        n => format!("{first} (and {} more)", n - 1),
     }
 }

@@ -9,6 +9,7 @@ use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
 use crate::violation::{SchemaLocation, Violation};
 use oa_pointer::Location;
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a
 /// depth violation instead of overflowing the stack.
@@ -98,6 +99,16 @@ pub(crate) struct Evaluator<'s> {
     /// Collect every violation (`validate`) rather than stop at the first failure (`is_valid`).
     pub(crate) collect: bool,
     pub(crate) violations: Vec<Violation>,
+    /// Outcomes of `$ref` targets per (node, instance address, collecting), once a union has had to try more than
+    /// one member. A node is reached by two paths only through references, so memoizing reference hops keeps
+    /// unions whose members recurse into the same children polynomial instead of exponential. In collecting mode a
+    /// repeated hop adds nothing: its violations are already recorded, and the report deduplicates by location.
+    memo: HashMap<(NodeId, usize, bool), bool>,
+    /// Set by the first union that falls back to a second member; until then nothing is hashed or allocated.
+    pub(crate) memo_enabled: bool,
+    /// Non-zero while evaluating values that are not part of the instance (property names), whose addresses
+    /// are temporary and must not be memoized.
+    pub(crate) memo_suspended: u32,
 }
 
 impl<'s> Evaluator<'s> {
@@ -107,7 +118,35 @@ impl<'s> Evaluator<'s> {
             schema,
             collect,
             violations: Vec::new(),
+            memo: HashMap::new(),
+            memo_enabled: false,
+            memo_suspended: 0,
         }
+    }
+
+    /// Follows a reference: as [`descend`](Self::descend), memoized once memoization is on.
+    pub(crate) fn follow<'v>(
+        &mut self,
+        parent: &Frame<'_, 'v>,
+        id: NodeId,
+        instance: &'v Value,
+        schema_step: &str,
+        want: Option<&mut Evaluated<'v>>,
+    ) -> bool {
+        let memoizable = self.memo_enabled
+            && want.is_none()
+            && self.memo_suspended == 0
+            && !self.schema.dynamic_scope_matters;
+        if !memoizable {
+            return self.descend(parent, id, instance, None, schema_step, want);
+        }
+        let key = (id, std::ptr::from_ref(instance) as usize, self.collect);
+        if let Some(known) = self.memo.get(&key) {
+            return *known;
+        }
+        let valid = self.descend(parent, id, instance, None, schema_step, None);
+        self.memo.insert(key, valid);
+        valid
     }
 
     /// Evaluates the root node.

@@ -22,6 +22,9 @@ pub(crate) struct CompiledSchema {
     pub(crate) resources: Vec<Resource>,
     /// The node validation starts from.
     pub(crate) root: NodeId,
+    /// Whether some `$dynamicRef` really depends on the dynamic scope, so the same node over the same instance can
+    /// give different outcomes (which rules out memoizing them).
+    pub(crate) dynamic_scope_matters: bool,
 }
 
 /// One compiled subschema.

@@ -61,7 +61,10 @@ pub(super) fn evaluate_any_of<'v>(
 ) -> bool {
     let schema = ev.schema;
     let mut any_valid = false;
-    for id in nodes {
+    for (member_idx, id) in nodes.iter().enumerate() {
+        if member_idx == 1 {
+            ev.memo_enabled = true;
+        }
         let relative = &schema.nodes[*id as usize].relative;
         match evaluated.as_mut() {
             // Annotations are wanted: every satisfied member contributes, so all members run.
@@ -98,6 +101,9 @@ pub(super) fn evaluate_one_of<'v>(
     let mut n_satisfied = 0_usize;
     let mut named = [0_usize; 2];
     let mut kept = None;
+    if nodes.len() > 1 {
+        ev.memo_enabled = true;
+    }
     for (member_idx, id) in nodes.iter().enumerate() {
         let relative = &schema.nodes[*id as usize].relative;
         let mut member = evaluated.is_some().then(Evaluated::default);

@@ -231,7 +231,10 @@ pub(super) fn evaluate_property_names<'v>(
     for key in object.keys() {
         // Violations about a name are located at the property it names.
         let name = Value::String(key.clone());
-        if !ev.descend(frame, id, &name, Some(Step::Key(key)), relative, None) {
+        ev.memo_suspended += 1;
+        let name_valid = ev.descend(frame, id, &name, Some(Step::Key(key)), relative, None);
+        ev.memo_suspended -= 1;
+        if !name_valid {
             valid = false;
             if !ev.collect {
                 return false;

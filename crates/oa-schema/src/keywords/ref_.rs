@@ -41,7 +41,7 @@ pub(super) fn evaluate_ref<'v>(
     frame: &Frame<'_, 'v>,
     evaluated: &mut Option<Evaluated<'v>>,
 ) -> bool {
-    ev.descend(frame, target, instance, None, "/$ref", evaluated.as_mut())
+    ev.follow(frame, target, instance, "/$ref", evaluated.as_mut())
 }
 
 pub(super) fn evaluate_dynamic_ref<'v>(
@@ -66,5 +66,5 @@ pub(super) fn evaluate_dynamic_ref<'v>(
             }
         }
     }
-    ev.descend(frame, chosen, instance, None, "/$dynamicRef", evaluated.as_mut())
+    ev.follow(frame, chosen, instance, "/$dynamicRef", evaluated.as_mut())
 }

@@ -1,0 +1,86 @@
+//! Hostile-input bounds: unions that fan out into the same children, large `uniqueItems`, deep nesting.
+//!
+//! Time limits here are generous ceilings (seconds, in debug builds) against exponential blow-up, not speed
+//! measurements: speed is measured by the benchmarks.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use oa_schema::Validator;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// Far above the polynomial cost, far below the exponential one (2^30 evaluations).
+const CEILING: Duration = Duration::from_secs(10);
+
+/// An `anyOf` whose two array members both recurse into `items` (networknt/json-schema-validator#1276).
+fn fan_out_schema() -> Value {
+    json!({
+        "$defs": { "node": { "anyOf": [
+            { "type": "array", "items": { "$ref": "#/$defs/node" } },
+            { "type": "array", "maxItems": 3, "items": { "$ref": "#/$defs/node" } }
+        ] } },
+        "$ref": "#/$defs/node"
+    })
+}
+
+fn nested(depth: usize, leaf: Value) -> Value {
+    let mut value = leaf;
+    for _ in 0..depth {
+        value = Value::Array(vec![value]);
+    }
+    value
+}
+
+#[test]
+fn fan_out_union_reports_one_violation_quickly() {
+    let validator = Validator::new(&fan_out_schema()).unwrap();
+    for depth in [16, 22, 30] {
+        let instance = nested(depth, json!("leaf"));
+        let started = Instant::now();
+        assert!(!validator.is_valid(&instance));
+        let violations = validator.validate(&instance).unwrap_err();
+        assert!(
+            started.elapsed() < CEILING,
+            "depth {depth} took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(violations.len(), 1, "depth {depth}: {violations}");
+        let violation = violations.iter().next().unwrap();
+        let expected_location = format!("#{}", "/0".repeat(depth));
+        assert_eq!(violation.instance_location().to_fragment(), expected_location);
+        assert_eq!(violation.keyword(), Some("anyOf"));
+        assert_eq!(violation.expected_types(), ["array"]);
+    }
+}
+
+#[test]
+fn fan_out_union_accepts_valid_deep_instances_quickly() {
+    let validator = Validator::new(&fan_out_schema()).unwrap();
+    let instance = nested(30, json!([]));
+    let started = Instant::now();
+    assert!(validator.is_valid(&instance));
+    assert!(validator.validate(&instance).is_ok());
+    assert!(started.elapsed() < CEILING);
+}
+
+#[test]
+fn unique_items_over_fifty_thousand_objects() {
+    let validator = Validator::new(&json!({ "uniqueItems": true })).unwrap();
+    let mut items: Vec<Value> = (0..50_000)
+        .map(|n| json!({ "id": n, "name": format!("item {n}") }))
+        .collect();
+    let started = Instant::now();
+    assert!(validator.is_valid(&Value::Array(items.clone())));
+    items.push(json!({ "name": "item 7", "id": 7.0 }));
+    let violations = validator.validate(&Value::Array(items)).unwrap_err();
+    assert!(started.elapsed() < CEILING, "took {:?}", started.elapsed());
+    assert_eq!(violations.len(), 1);
+    assert!(
+        violations
+            .iter()
+            .next()
+            .unwrap()
+            .message()
+            .contains("items 7 and 50000"),
+        "{violations}"
+    );
+}
