@@ -94,6 +94,26 @@ proptest! {
     }
 
     #[test]
+    fn every_reported_location_resolves(schema in any_schema(), instance in any_json()) {
+        let validator = Validator::new(&schema).unwrap();
+        if let Err(violations) = validator.validate(&instance) {
+            for violation in &violations {
+                let pointer = violation.instance_location().to_pointer();
+                match violation.missing_property() {
+                    // A missing property: the parent resolves to an object and the last token is absent there.
+                    Some(name) => {
+                        let parent = pointer.parent().unwrap();
+                        let object = parent.get(&instance).and_then(Value::as_object);
+                        prop_assert!(object.is_some_and(|object| !object.contains_key(name)), "{}", violation);
+                        prop_assert_eq!(pointer.last(), Some(name));
+                    }
+                    None => prop_assert!(pointer.get(&instance).is_some(), "{} in {}", violation, instance),
+                }
+            }
+        }
+    }
+
+    #[test]
     fn compiling_arbitrary_json_never_panics(schema in any_json(), instance in any_json()) {
         if let Ok(validator) = Validator::new(&schema) {
             let flag = validator.is_valid(&instance);
