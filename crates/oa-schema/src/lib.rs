@@ -52,3 +52,8 @@ mod violation;
 pub use error::SchemaError;
 pub use validator::{Validator, ValidatorOptions};
 pub use violation::{SchemaLocation, Violation, Violations};
+
+/// The README's example runs as a doc test, so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,165 @@
+//! Invalid schemas: each gets a typed `SchemaError` naming where in the schema the problem is.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use oa_schema::{SchemaError, Validator};
+use serde_json::json;
+
+#[test]
+fn meta_schema_failure_names_the_location() {
+    let err = Validator::new(&json!({ "properties": { "a": { "type": "strng" } } })).unwrap_err();
+    let SchemaError::InvalidSchema {
+        location, violations, ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(location, "#/properties/a/type");
+    assert!(!violations.is_empty());
+    assert_eq!(err.location(), "#/properties/a/type");
+    assert!(
+        err.to_string()
+            .starts_with("schema at #/properties/a/type fails its meta-schema"),
+        "{err}"
+    );
+    assert!(!err.to_string().contains('\n'), "{err}");
+}
+
+#[test]
+fn meta_schema_failure_under_an_id_names_the_absolute_location() {
+    let err = Validator::new(&json!({ "$id": "https://example.com/s.json", "minLength": -1 })).unwrap_err();
+    assert_eq!(err.location(), "https://example.com/s.json#/minLength");
+}
+
+#[test]
+fn unresolved_reference() {
+    let err = Validator::new(&json!({ "properties": { "a": { "$ref": "#/$defs/missing" } } })).unwrap_err();
+    let SchemaError::UnresolvedReference { location, reference } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(location, "#/properties/a/$ref");
+    assert_eq!(reference, "#/$defs/missing");
+    let remote = Validator::new(&json!({ "$ref": "https://example.com/nowhere.json" })).unwrap_err();
+    assert!(
+        matches!(remote, SchemaError::UnresolvedReference { .. }),
+        "{remote:?}"
+    );
+}
+
+#[test]
+fn registered_resource_resolves_and_is_never_fetched_otherwise() {
+    let validator = Validator::options()
+        .resource("https://example.com/int.json", json!({ "type": "integer" }))
+        .build(&json!({ "items": { "$ref": "https://example.com/int.json" } }))
+        .unwrap();
+    assert!(validator.is_valid(&json!([1, 2])));
+    assert!(!validator.is_valid(&json!([1, "x"])));
+    let err = Validator::options()
+        .resource("not a uri", json!({}))
+        .build(&json!({}))
+        .unwrap_err();
+    assert!(matches!(err, SchemaError::InvalidUri { .. }), "{err:?}");
+}
+
+#[test]
+fn invalid_regex() {
+    let err = Validator::new(&json!({ "properties": { "a": { "pattern": "(" } } })).unwrap_err();
+    let SchemaError::InvalidRegex {
+        location, pattern, ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(location, "#/properties/a/pattern");
+    assert_eq!(pattern, "(");
+    let err = Validator::new(&json!({ "patternProperties": { "[": {} } })).unwrap_err();
+    assert!(matches!(err, SchemaError::InvalidRegex { .. }), "{err:?}");
+}
+
+#[test]
+fn other_dialects_are_a_clear_error() {
+    for dialect in [
+        "http://json-schema.org/draft-07/schema#",
+        "https://json-schema.org/draft/2019-09/schema",
+    ] {
+        let err = Validator::new(&json!({ "$schema": dialect, "type": "string" })).unwrap_err();
+        let SchemaError::UnsupportedDialect {
+            location,
+            dialect: named,
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(location, "#/$schema");
+        assert_eq!(named, dialect);
+        assert!(err.to_string().contains("only draft 2020-12"), "{err}");
+    }
+}
+
+#[test]
+fn unknown_required_vocabulary_is_rejected_and_optional_one_ignored() {
+    let meta = |required: bool| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/meta",
+            "$vocabulary": {
+                "https://json-schema.org/draft/2020-12/vocab/core": true,
+                "https://example.com/vocab/custom": required
+            }
+        })
+    };
+    let schema = json!({ "$schema": "https://example.com/meta", "minimum": 3 });
+    let err = Validator::options()
+        .resource("https://example.com/meta", meta(true))
+        .build(&schema)
+        .unwrap_err();
+    assert!(
+        matches!(err, SchemaError::UnsupportedVocabulary { .. }),
+        "{err:?}"
+    );
+    // Optional and unknown: ignored; validation is not in the vocabulary list, so `minimum` only annotates.
+    let validator = Validator::options()
+        .resource("https://example.com/meta", meta(false))
+        .build(&schema)
+        .unwrap();
+    assert!(validator.is_valid(&json!(1)));
+}
+
+#[test]
+fn format_annotates_by_default_and_asserts_on_request() {
+    let schema = json!({ "format": "no-such-format" });
+    // Unknown formats stay annotations, assertion on or off.
+    assert!(
+        Validator::options()
+            .format_assertion(true)
+            .build(&schema)
+            .unwrap()
+            .is_valid(&json!("anything"))
+    );
+    assert!(
+        Validator::new(&json!({ "format": "ipv4" }))
+            .unwrap()
+            .is_valid(&json!("not an address"))
+    );
+}
+
+#[test]
+fn display_texts_are_pinned() {
+    let cases = [
+        (
+            json!({ "$ref": "#/nope" }),
+            "reference \"#/nope\" at #/$ref resolves to no known schema",
+        ),
+        (
+            json!({ "pattern": "(" }),
+            "invalid regular expression \"(\" at #/pattern: ",
+        ),
+        (
+            json!({ "$schema": "http://json-schema.org/draft-04/schema#" }),
+            "unsupported dialect \"http://json-schema.org/draft-04/schema#\" at #/$schema: only draft 2020-12 is implemented",
+        ),
+    ];
+    for (schema, text) in cases {
+        let err = Validator::new(&schema).unwrap_err();
+        assert!(err.to_string().starts_with(text), "{err}");
+    }
+}
