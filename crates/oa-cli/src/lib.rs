@@ -1,0 +1,40 @@
+//! The library behind the `oa` command: flag parsing and one module per subcommand.
+//!
+//! Exit codes are part of the interface, shared by every subcommand: 0 when all is well, 1 for a negative finding
+//! (an invalid instance, a schema not enforced, a failed fixture), 2 for a usage or input error.
+
+mod cli;
+mod demo;
+mod exit;
+mod validate;
+
+pub use exit::Exit;
+
+use clap::Parser;
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// Parses `args` (program name first) and runs the chosen subcommand, returning the process exit code.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help and version to stdout with success, usage errors to stderr.
+            let _ = error.print();
+            return if error.use_stderr() {
+                Exit::Usage.into()
+            } else {
+                Exit::Ok.into()
+            };
+        }
+    };
+    let exit = match cli.command {
+        cli::Command::Validate(args) => validate::run(&args),
+        cli::Command::Demo => demo::run(),
+    };
+    exit.into()
+}

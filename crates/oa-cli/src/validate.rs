@@ -1,0 +1,178 @@
+//! `oa validate`: one instance or a JSONL batch against a schema, printed as text or JSON.
+
+use crate::cli::{Output, ValidateArgs};
+use crate::exit::Exit;
+use oa_schema::{Validator, Violations};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+
+/// Runs `oa validate` and reports how it ended.
+pub(crate) fn run(args: &ValidateArgs) -> Exit {
+    let validator = match load_validator(&args.schema, args.format_assertion) {
+        Ok(validator) => validator,
+        Err(message) => {
+            eprintln!("oa validate: {message}");
+            return Exit::Usage;
+        }
+    };
+    match (&args.instance, &args.batch) {
+        (Some(instance), None) => single(&validator, instance, args.output),
+        (None, Some(batch)) => self::batch(&validator, batch, args.output),
+        // clap enforces exactly one of the two.
+        _ => Exit::Usage,
+    }
+}
+
+fn load_validator(schema_path: &Path, format_assertion: bool) -> Result<Validator, String> {
+    let text = read(schema_path)?;
+    let schema: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: the schema is not well-formed JSON: {e}",
+            schema_path.display()
+        )
+    })?;
+    Validator::options()
+        .format_assertion(format_assertion)
+        .build(&schema)
+        .map_err(|e| format!("{}: invalid schema: {e}", schema_path.display()))
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+}
+
+/// The outcome for one instance: valid, the schema's violations, or text that is not JSON at all.
+enum Outcome {
+    Valid,
+    Invalid(Violations),
+    Malformed(String),
+}
+
+impl Outcome {
+    fn of(validator: &Validator, text: &str) -> Self {
+        match parse_json(text) {
+            Err(error) => Outcome::Malformed(error.to_string()),
+            Ok(instance) => match validator.validate(&instance) {
+                Ok(()) => Outcome::Valid,
+                Err(violations) => Outcome::Invalid(violations),
+            },
+        }
+    }
+
+    fn is_valid(&self) -> bool {
+        matches!(self, Outcome::Valid)
+    }
+
+    fn to_json(&self) -> Value {
+        let violations: Vec<Value> = match self {
+            Outcome::Valid => Vec::new(),
+            Outcome::Malformed(message) => vec![json!({
+                "location": null,
+                "keyword": null,
+                "schema_location": null,
+                "message": message,
+            })],
+            Outcome::Invalid(violations) => violations
+                .iter()
+                .map(|violation| {
+                    json!({
+                        "location": violation.instance_location().to_fragment(),
+                        "keyword": violation.keyword(),
+                        "schema_location": violation.schema_location().to_string(),
+                        "message": violation.message(),
+                    })
+                })
+                .collect(),
+        };
+        json!({ "valid": self.is_valid(), "violations": violations })
+    }
+
+    fn to_text(&self) -> String {
+        match self {
+            Outcome::Valid => "valid".to_owned(),
+            Outcome::Malformed(message) => message.clone(),
+            Outcome::Invalid(violations) => violations.error_message(),
+        }
+    }
+}
+
+fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
+    let text = match read(instance_path) {
+        Ok(text) => text,
+        Err(message) => {
+            eprintln!("oa validate: {message}");
+            return Exit::Usage;
+        }
+    };
+    let outcome = Outcome::of(validator, &text);
+    let printed = match output {
+        Output::Json => outcome.to_json().to_string(),
+        Output::Text => outcome.to_text(),
+    };
+    println!("{printed}");
+    if outcome.is_valid() {
+        Exit::Ok
+    } else {
+        Exit::Finding
+    }
+}
+
+fn batch(validator: &Validator, batch_path: &Path, output: Output) -> Exit {
+    let file = match std::fs::File::open(batch_path) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("oa validate: {}: cannot read: {e}", batch_path.display());
+            return Exit::Usage;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut all_valid = true;
+    for (line_idx, line) in BufReader::new(file).lines().enumerate() {
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                eprintln!(
+                    "oa validate: {}: line {}: cannot read: {e}",
+                    batch_path.display(),
+                    line_idx + 1
+                );
+                return Exit::Usage;
+            }
+        };
+        let outcome = Outcome::of(validator, &line);
+        all_valid &= outcome.is_valid();
+        let printed = match output {
+            Output::Json => {
+                let mut value = outcome.to_json();
+                value["line"] = json!(line_idx + 1);
+                value.to_string()
+            }
+            Output::Text => {
+                let status = if outcome.is_valid() { "valid" } else { "invalid" };
+                let mut text = format!("line {}: {status}", line_idx + 1);
+                if !outcome.is_valid() {
+                    for detail in outcome.to_text().lines() {
+                        text.push_str("\n  ");
+                        text.push_str(detail);
+                    }
+                }
+                text
+            }
+        };
+        if writeln!(out, "{printed}").is_err() {
+            // The reader went away (a closed pipe): stop quietly, as Unix tools do.
+            return if all_valid { Exit::Ok } else { Exit::Finding };
+        }
+    }
+    if all_valid { Exit::Ok } else { Exit::Finding }
+}
+
+/// Decodes an instance, describing malformed text by what made it malformed and where (line and column).
+///
+/// A stand-in until oa-schema's strict `parse_json` (proposal 0126's malformed-content violation) lands: serde_json
+/// already rejects what RFC 8259 rejects, but keeps the last of duplicate member names silently.
+pub(crate) fn parse_json(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|error| format!("not well-formed JSON: {error}"))
+}

@@ -1,0 +1,218 @@
+//! Runs the built `oa` binary as a user would: files in a temporary directory, exit codes and output checked.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
+    for arg in args {
+        command.arg(arg);
+    }
+    command.output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn person_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "age": {"type": "integer", "minimum": 0}
+        },
+        "required": ["name", "age"],
+        "additionalProperties": false
+    })
+}
+
+fn validate_json(scratch: &Scratch, instance: &str) -> (Option<i32>, Value) {
+    let schema = scratch.file("schema.json", &person_schema().to_string());
+    let instance = scratch.file("instance.json", instance);
+    let output = oa(&[&"validate", &schema, &instance, &"--output", &"json"]);
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    (output.status.code(), value)
+}
+
+fn locations(report: &Value) -> Vec<Value> {
+    report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["location"].clone())
+        .collect()
+}
+
+#[test]
+fn help_lists_validate_and_exit_codes() {
+    let output = oa(&[&"--help"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.contains("validate"), "{text}");
+    assert!(text.contains("Exit codes"), "{text}");
+}
+
+#[test]
+fn unknown_flag_is_a_usage_error() {
+    let output = oa(&[&"validate", &"--no-such-flag"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn valid_instance_exits_zero() {
+    let scratch = Scratch::new();
+    let (code, report) = validate_json(&scratch, r#"{"name": "Ada", "age": 36}"#);
+    assert_eq!(code, Some(0));
+    assert_eq!(report, json!({"valid": true, "violations": []}));
+}
+
+#[test]
+fn invalid_instance_reports_every_violation_and_exits_one() {
+    let scratch = Scratch::new();
+    let (code, report) = validate_json(&scratch, r#"{"age": -1, "extra": true}"#);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["valid"], json!(false));
+    let mut found = locations(&report);
+    found.sort_by_key(|v| v.to_string());
+    assert_eq!(
+        found,
+        vec![json!("#/age"), json!("#/extra"), json!("#/name")],
+        "{report}"
+    );
+    for violation in report["violations"].as_array().unwrap() {
+        assert!(violation["keyword"].is_string(), "{violation}");
+        assert!(violation["schema_location"].is_string(), "{violation}");
+        assert!(!violation["message"].as_str().unwrap().is_empty(), "{violation}");
+    }
+}
+
+#[test]
+fn text_output_prints_one_line_per_violation() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", &person_schema().to_string());
+    let instance = scratch.file("instance.json", r#"{"name": 7, "age": "x"}"#);
+    let output = oa(&[&"validate", &schema, &instance]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(text.contains("#/name"), "{text}");
+    assert!(text.contains("#/age"), "{text}");
+}
+
+#[test]
+fn malformed_instance_is_one_violation_without_location() {
+    let scratch = Scratch::new();
+    let (code, report) = validate_json(&scratch, "{\"name\": \"Ada\",\n \"age\": }");
+    assert_eq!(code, Some(1));
+    assert_eq!(report["valid"], json!(false));
+    let violations = report["violations"].as_array().unwrap();
+    assert_eq!(violations.len(), 1, "{report}");
+    assert_eq!(violations[0]["location"], Value::Null);
+    let message = violations[0]["message"].as_str().unwrap();
+    assert!(message.contains("line 2"), "{message}");
+}
+
+#[test]
+fn invalid_schema_exits_two() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", r#"{"type": "no-such-type"}"#);
+    let instance = scratch.file("instance.json", "1");
+    let output = oa(&[&"validate", &schema, &instance]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("invalid schema"));
+}
+
+#[test]
+fn unreadable_instance_exits_two() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", "true");
+    let missing: &Path = &scratch.dir.path().join("missing.json");
+    let output = oa(&[&"validate", &schema, &missing]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn format_is_an_annotation_unless_asserted() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", r#"{"format": "ipv4"}"#);
+    let instance = scratch.file("instance.json", r#""not an address""#);
+    assert_eq!(oa(&[&"validate", &schema, &instance]).status.code(), Some(0));
+    let asserted = oa(&[&"validate", &schema, &instance, &"--format-assertion"]);
+    assert_eq!(asserted.status.code(), Some(1));
+}
+
+#[test]
+fn batch_prints_one_result_per_line_in_order() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", &person_schema().to_string());
+    let batch = scratch.file(
+        "batch.jsonl",
+        "{\"name\": \"a\", \"age\": 1}\n{\"name\": \"b\"}\nnot json\n{\"name\": \"c\", \"age\": 3}\n",
+    );
+    let output = oa(&[&"validate", &schema, &"--batch", &batch, &"--output", &"json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let results: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let valid: Vec<bool> = results.iter().map(|r| r["valid"].as_bool().unwrap()).collect();
+    assert_eq!(valid, vec![true, false, false, true]);
+    assert_eq!(locations(&results[1]), vec![json!("#/age")]);
+    assert_eq!(locations(&results[2]), vec![Value::Null]);
+    let lines: Vec<u64> = results.iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, vec![1, 2, 3, 4]);
+}
+
+#[test]
+fn batch_of_valid_lines_exits_zero() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", r#"{"type": "integer"}"#);
+    let batch = scratch.file("batch.jsonl", "1\n2\n3\n");
+    let output = oa(&[&"validate", &schema, &"--batch", &batch, &"--output", &"json"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output).lines().count(), 3);
+}
+
+#[test]
+fn demo_runs_offline_and_shows_the_report() {
+    let output = oa(&[&"demo"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = stdout(&output);
+    for location in [
+        "#/starts_at",
+        "#/site/lat",
+        "#/site/lon",
+        "#/attendees/1/role",
+        "#/attendees/2/first%20name",
+    ] {
+        assert!(text.contains(location), "missing {location} in:\n{text}");
+    }
+    assert!(text.contains("-> valid"), "{text}");
+}
