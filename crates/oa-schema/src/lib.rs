@@ -30,6 +30,9 @@
 //! 2020-12 meta-schemas): nothing is fetched. `format` is an annotation unless [`ValidatorOptions::format_assertion`]
 //! is on or the schema's meta-schema lists the format-assertion vocabulary.
 //!
+//! [`parse_json`] decodes model output strictly (RFC 8259), so text that is not JSON becomes one
+//! [`MalformedJson`] with line and column rather than a report.
+//!
 //! Features: `arbitrary_precision` (default) compares numbers exactly, beyond `f64`.
 
 mod compile;
@@ -45,11 +48,13 @@ mod keywords;
 mod metaschemas;
 mod node;
 mod number;
+mod parse;
 mod registry;
 mod validator;
 mod violation;
 
 pub use error::SchemaError;
+pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
 pub use validator::{Validator, ValidatorOptions};
 pub use violation::{SchemaLocation, Violation, Violations};
 

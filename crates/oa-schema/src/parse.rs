@@ -1,0 +1,243 @@
+//! `parse_json`: strict RFC 8259 decoding of model output, with a typed error naming line and column.
+//!
+//! What RFC 8259 rejects is rejected (comments, trailing commas, single quotes, `NaN`, leading zeros, control
+//! characters in strings, trailing text, a byte-order mark). Duplicate member names are legal JSON, so they are
+//! reported only when asked for. Nesting deeper than serde_json's limit of 128 levels is refused as well.
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use std::fmt;
+
+/// Options for [`parse_json_with`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseOptions {
+    reject_duplicate_keys: bool,
+}
+
+impl ParseOptions {
+    /// Report an object with two members of the same name as malformed (default `false`: RFC 8259 allows them,
+    /// and the last one wins).
+    #[must_use]
+    pub fn reject_duplicate_keys(mut self, reject: bool) -> Self {
+        self.reject_duplicate_keys = reject;
+        self
+    }
+}
+
+/// Why text is not well-formed JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MalformedKind {
+    /// Not JSON syntax (RFC 8259).
+    Syntax,
+    /// The text ended inside a value.
+    Eof,
+    /// An object has two members of the same name (only with [`ParseOptions::reject_duplicate_keys`]).
+    DuplicateKey,
+    /// Nesting deeper than the decoder's limit (128).
+    TooDeep,
+}
+
+/// Text that is not well-formed JSON: what made it malformed, and where (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed JSON at line {line}, column {column}: {reason}")]
+pub struct MalformedJson {
+    line: usize,
+    column: usize,
+    reason: String,
+    kind: MalformedKind,
+}
+
+impl MalformedJson {
+    /// The 1-based line of the problem.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The 1-based column of the problem (0 when the decoder could not tell).
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// What made the text malformed, without its position (`trailing comma`).
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    /// The kind of problem.
+    pub fn kind(&self) -> MalformedKind {
+        self.kind
+    }
+
+    fn from_serde(err: &serde_json::Error) -> Self {
+        let text = err.to_string();
+        let suffix = format!(" at line {} column {}", err.line(), err.column());
+        let reason = text.strip_suffix(&suffix).unwrap_or(&text).to_owned();
+        let kind = if reason.starts_with(DUPLICATE_PREFIX) {
+            MalformedKind::DuplicateKey
+        } else if reason.contains("recursion limit") {
+            MalformedKind::TooDeep
+        } else if err.is_eof() {
+            MalformedKind::Eof
+        } else {
+            MalformedKind::Syntax
+        };
+        Self {
+            line: err.line(),
+            column: err.column(),
+            reason,
+            kind,
+        }
+    }
+}
+
+/// Decodes `text` strictly as RFC 8259 JSON; duplicate member names are allowed (the last wins).
+///
+/// # Errors
+/// [`MalformedJson`] with line, column and reason.
+///
+/// ```
+/// let err = oa_schema::parse_json("{\"a\": 1,}").unwrap_err();
+/// assert_eq!((err.line(), err.column()), (1, 9));
+/// assert_eq!(err.reason(), "trailing comma");
+/// ```
+pub fn parse_json(text: &str) -> Result<Value, MalformedJson> {
+    parse_json_with(text, ParseOptions::default())
+}
+
+/// Decodes `text` strictly as RFC 8259 JSON, with options.
+///
+/// # Errors
+/// [`MalformedJson`] with line, column and reason.
+pub fn parse_json_with(text: &str, options: ParseOptions) -> Result<Value, MalformedJson> {
+    let value: Value = serde_json::from_str(text).map_err(|err| MalformedJson::from_serde(&err))?;
+    if options.reject_duplicate_keys {
+        serde_json::from_str::<DuplicateCheck>(text).map_err(|err| MalformedJson::from_serde(&err))?;
+    }
+    Ok(value)
+}
+
+const DUPLICATE_PREFIX: &str = "duplicate member name";
+
+/// Walks a document only to find duplicate member names (serde_json bounds its recursion).
+struct DuplicateCheck;
+
+impl<'de> Deserialize<'de> for DuplicateCheck {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(DuplicateCheck)
+    }
+}
+
+impl<'de> Visitor<'de> for DuplicateCheck {
+    type Value = DuplicateCheck;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<DuplicateCheck>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format!("{DUPLICATE_PREFIX} {key:?}")));
+            }
+            map.next_value::<DuplicateCheck>()?;
+        }
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn malformed(text: &str) -> MalformedJson {
+        parse_json(text).unwrap_err()
+    }
+
+    #[test]
+    fn rejects_what_rfc_8259_rejects() {
+        for text in [
+            "{'a': 1}",
+            "[1, 2,]",
+            "{\"a\": 1,}",
+            "// c\n1",
+            "NaN",
+            "01",
+            "1.",
+            "\"a\u{1}b\"",
+            "[1] x",
+            "\u{feff}1",
+            "",
+            "{\"a\" 1}",
+            "tru",
+        ] {
+            assert!(parse_json(text).is_err(), "{text:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn accepts_well_formed_json_and_big_numbers() {
+        let value = parse_json(
+            " {\"a\": [1, 2.5e3, null, true, \"\\u00e9\"], \"b\": 100000000000000000000000000001}\n",
+        )
+        .unwrap();
+        assert_eq!(value["a"][4], "é");
+        assert_eq!(value["b"].to_string(), "100000000000000000000000000001");
+    }
+
+    #[test]
+    fn reports_line_column_and_reason() {
+        let err = malformed("{\n  \"a\": 1,\n}");
+        assert_eq!(
+            (err.line(), err.column(), err.reason(), err.kind()),
+            (3, 1, "trailing comma", MalformedKind::Syntax)
+        );
+        assert_eq!(
+            err.to_string(),
+            "malformed JSON at line 3, column 1: trailing comma"
+        );
+        assert_eq!(malformed("[1, 2").kind(), MalformedKind::Eof);
+        assert_eq!(malformed(&"[".repeat(200)).kind(), MalformedKind::TooDeep);
+    }
+
+    #[test]
+    fn duplicate_keys_only_when_asked() {
+        let text = "{\"a\": {\"b\": 1, \"b\": 2}}";
+        assert_eq!(parse_json(text).unwrap()["a"]["b"], 2);
+        let err = parse_json_with(text, ParseOptions::default().reject_duplicate_keys(true)).unwrap_err();
+        assert_eq!(err.kind(), MalformedKind::DuplicateKey);
+        assert!(err.reason().contains("\"b\""), "{err}");
+        let numbers = "{\"a\": 1.5, \"b\": [100000000000000000000000001]}";
+        assert!(parse_json_with(numbers, ParseOptions::default().reject_duplicate_keys(true)).is_ok());
+    }
+}
