@@ -1,0 +1,104 @@
+//! Host names: `hostname` (RFC 1123 section 2.1 with RFC 5890 A-labels) and `idn-hostname` (RFC 5890/5891
+//! U-labels and A-labels, checked against IDNA2008: RFC 5892 code points and contexts, RFC 5893 Bidi rule).
+//!
+//! Limits follow DNS: each label 1-63 octets (a U-label measured as its A-label), the whole name at most 253
+//! octets in ASCII form, no empty label, no trailing dot.
+
+use super::{idna, punycode};
+
+/// The longest label in octets.
+const MAX_LABEL: usize = 63;
+/// The longest name in octets, in its ASCII form and without a trailing dot.
+const MAX_NAME: usize = 253;
+
+/// An ASCII host name: letters, digits and hyphens, labels not starting or ending with a hyphen, and every
+/// `xn--` label a valid A-label.
+pub(super) fn is_hostname(text: &str) -> bool {
+    if text.is_empty() || text.len() > MAX_NAME || !text.is_ascii() {
+        return false;
+    }
+    let mut labels = Vec::new();
+    for label in text.split('.') {
+        match ascii_label(label) {
+            Some(decoded) => labels.push(decoded),
+            None => return false,
+        }
+    }
+    bidi_ok(&labels)
+}
+
+/// An internationalized host name: labels separated by `.`, `。`, `．` or `｡`, each an LDH label, an A-label or
+/// a U-label.
+pub(super) fn is_idn_hostname(text: &str) -> bool {
+    if text.is_empty() {
+        return false;
+    }
+    let mut labels = Vec::new();
+    let mut ascii_length = 0;
+    for label in text.split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}']) {
+        let decoded = if label.is_ascii() {
+            ascii_length += label.len();
+            ascii_label(label)
+        } else {
+            u_label(label).map(|(chars, a_label_length)| {
+                ascii_length += a_label_length;
+                chars
+            })
+        };
+        match decoded {
+            Some(chars) => labels.push(chars),
+            None => return false,
+        }
+        ascii_length += 1;
+    }
+    ascii_length - 1 <= MAX_NAME && bidi_ok(&labels)
+}
+
+/// Checks an ASCII label and returns its Unicode form (decoded for an A-label).
+fn ascii_label(label: &str) -> Option<Vec<char>> {
+    let bytes = label.as_bytes();
+    if bytes.is_empty() || bytes.len() > MAX_LABEL {
+        return None;
+    }
+    if !bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-') {
+        return None;
+    }
+    if bytes[0] == b'-' || bytes[bytes.len() - 1] == b'-' {
+        return None;
+    }
+    if !label
+        .get(..4)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("xn--"))
+    {
+        return Some(label.chars().collect());
+    }
+    // An A-label: valid Punycode, not all ASCII, canonical (re-encodes to itself), and a valid U-label.
+    let encoded = &label[4..];
+    let decoded = punycode::decode(encoded)?;
+    if decoded.iter().all(char::is_ascii) {
+        return None;
+    }
+    if !punycode::encode(&decoded)?.eq_ignore_ascii_case(encoded) {
+        return None;
+    }
+    idna::is_valid_u_label(&decoded).then_some(decoded)
+}
+
+/// Checks a non-ASCII label; returns its characters and the length of its A-label.
+fn u_label(label: &str) -> Option<(Vec<char>, usize)> {
+    let chars: Vec<char> = label.chars().collect();
+    // An A-label is `xn--` plus at least one octet per character, so a longer U-label cannot fit.
+    if chars.len() + 4 > MAX_LABEL || !idna::is_valid_u_label(&chars) {
+        return None;
+    }
+    let a_label_length = 4 + punycode::encode(&chars)?.len();
+    (a_label_length <= MAX_LABEL).then_some((chars, a_label_length))
+}
+
+/// RFC 5893: in a name with any right-to-left label, every label satisfies the Bidi rule.
+fn bidi_ok(labels: &[Vec<char>]) -> bool {
+    if !labels.iter().any(|label| idna::is_rtl_label(label)) {
+        return true;
+    }
+    labels.iter().all(|label| idna::satisfies_bidi_rule(label))
+}
