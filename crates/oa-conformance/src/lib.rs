@@ -4,14 +4,34 @@
 //! checks its vocabulary (raising the §9 errors), the matchers of §5.10 compare what a run produced
 //! with what a case expects, and [`run`] discovers fixture directories, runs or defers every case and
 //! returns a [`Report`].
+//!
+//! ```no_run
+//! use std::path::PathBuf;
+//!
+//! let dirs = [PathBuf::from("../shared/openarmature-spec/spec/llm-provider/conformance")];
+//! let report = oa_conformance::run(&dirs)?;
+//! println!("{}", report.totals_line());
+//! # Ok::<(), oa_conformance::DiscoverError>(())
+//! ```
+//!
+//! No optional features. See the README for the guarantees and every known limit.
 
+mod deferral;
 mod discover;
 mod error;
 mod fixture;
+mod llm;
+mod matcher;
+mod mock_server;
 mod node;
+mod report;
+mod run;
 mod vocabulary;
 
+pub use deferral::{DEFERRALS, Deferral, deferral_for};
 pub use discover::{DiscoverError, FixtureFile, discover};
 pub use error::{FixtureError, FixtureErrorKind};
 pub use fixture::{ADAPTER_VERSION, Case, Fixture, FixtureId};
 pub use node::Node;
+pub use report::{CaseReport, Outcome, Report};
+pub use run::{PlannedCase, default_dirs, plan, run};

@@ -1,0 +1,395 @@
+//! The llm-provider executor: each case runs its calls through oa-provider's public API against the
+//! mock provider, then every expectation and invariant of the case is checked.
+
+mod expect;
+mod invariants;
+mod record;
+mod stream_equivalent;
+mod view;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use oa_provider::{
+    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig,
+    RuntimeConfig, Tool, ToolChoice,
+};
+use serde_json::Value;
+
+use crate::fixture::Case;
+use crate::mock_server::{MockReply, MockServer};
+use crate::node::Node;
+use record::{CallRun, CaseRun, Recorder};
+
+/// The model the harness binds when a case's wire expectations name none.
+const DEFAULT_MODEL: &str = "test-model";
+
+/// How long any one call may take against the local mock before the harness calls it hung.
+const CALL_TOTAL_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Runs one llm-provider case; `Err` carries every failed expectation.
+pub(crate) fn run_case(case: &Case) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("harness: cannot start a tokio runtime: {error}"))?;
+    let run = runtime.block_on(execute(&case.body))?;
+    expect::check_case(&run)
+}
+
+/// A provider bound to a fresh mock serving `replies`.
+pub(crate) async fn start(
+    body: &Node,
+    replies: Vec<MockReply>,
+) -> Result<(MockServer, OpenAiProvider), String> {
+    let mapping = body.get("mapping").and_then(Node::as_str).unwrap_or("openai");
+    let mut capabilities = Capabilities::default();
+    match mapping {
+        "openai" => {}
+        // 060 header: a synthetic mapping with atomic complete() and no streaming support.
+        "streaming_unsupported_stub" => capabilities.streaming = false,
+        other => {
+            return Err(format!(
+                "harness_primitive_missing: the `{other}` wire mapping is not implemented"
+            ));
+        }
+    }
+    let mock = body.get("mock_provider");
+    if let Some(flags) = mock.and_then(|m| m.get("capabilities")).and_then(Node::as_map) {
+        for (flag, value) in flags {
+            let on = value.as_bool().unwrap_or(true);
+            match flag.as_str() {
+                "supports_native_structured_output" | "supports_native_response_format" => {
+                    capabilities.native_response_format = on;
+                }
+                "supports_image_input" => capabilities.image_input = on,
+                other => return Err(format!("harness_primitive_missing: capability flag `{other}`")),
+            }
+        }
+    }
+    let health = match mock.and_then(|m| m.get("health_endpoint")) {
+        Some(endpoint) => {
+            let path = endpoint
+                .get("path")
+                .and_then(Node::as_str)
+                .unwrap_or("/v1/models")
+                .to_owned();
+            Some((
+                path,
+                MockReply::from_node(endpoint).map_err(|e| format!("fixture_schema_invalid: {e}"))?,
+            ))
+        }
+        None => None,
+    };
+    let server = MockServer::start(replies, health)
+        .await
+        .map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
+    let provider = OpenAiProvider::builder(bound_model(body))
+        .base_url(server.base_url())
+        .no_api_key()
+        .capabilities(capabilities)
+        .total_timeout(CALL_TOTAL_TIMEOUT)
+        .build()
+        .map_err(|error| format!("harness: cannot build the provider: {error}"))?;
+    Ok((server, provider))
+}
+
+async fn execute(body: &Node) -> Result<CaseRun, String> {
+    let replies = body
+        .get("mock_provider")
+        .and_then(|m| m.get("responses"))
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .map(MockReply::from_node)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("fixture_schema_invalid: {e}"))?;
+    let (server, provider) = start(body, replies).await?;
+    let calls: Vec<&Node> = match (body.get("call"), body.get("calls").and_then(Node::as_seq)) {
+        (Some(call), _) => vec![call],
+        (None, Some(calls)) => calls.iter().collect(),
+        (None, None) => {
+            return Err("fixture_schema_invalid: the case has neither `call` nor `calls`".to_owned());
+        }
+    };
+    let health_path = body
+        .get("mock_provider")
+        .and_then(|m| m.get("health_endpoint"))
+        .map(|endpoint| {
+            endpoint
+                .get("path")
+                .and_then(Node::as_str)
+                .unwrap_or("/v1/models")
+                .to_owned()
+        });
+    let mut runs = Vec::with_capacity(calls.len());
+    for call in calls {
+        let n_replies_before = server
+            .captured()
+            .iter()
+            .filter(|r| Some(r.path.as_str()) != health_path.as_deref())
+            .count();
+        let mut run = run_call(&provider, &server, call).await?;
+        run.first_reply_idx = n_replies_before;
+        if call.get("stream").and_then(Node::as_bool) == Some(true) && run.result.is_ok() {
+            run.non_streamed_equivalent = non_streamed_equivalent(body, call, n_replies_before).await?;
+        }
+        runs.push(run);
+    }
+    Ok(CaseRun {
+        case: body.clone(),
+        calls: runs,
+        n_unconsumed: server.n_unconsumed(),
+        n_unanswered: server.n_unanswered(),
+    })
+}
+
+async fn run_call(provider: &OpenAiProvider, server: &MockServer, call: &Node) -> Result<CallRun, String> {
+    let operation = call
+        .get("operation")
+        .and_then(Node::as_str)
+        .unwrap_or("complete")
+        .to_owned();
+    let n_before = server.captured().len();
+    let recorder = Arc::new(Recorder::default());
+    let (result, caller_before, caller_after) = match operation.as_str() {
+        "ready" => {
+            let result = provider
+                .ready()
+                .await
+                .map(|()| Value::Null)
+                .map_err(|error| view::error_json(&error));
+            (result, (Value::Null, Value::Null), (Value::Null, Value::Null))
+        }
+        "complete" => match build_request(call, &recorder)? {
+            Err(error) => (
+                Err(view::error_json(&error)),
+                (Value::Null, Value::Null),
+                (Value::Null, Value::Null),
+            ),
+            Ok(request) => {
+                let before = caller_snapshot(&request);
+                let result = provider.complete(&request).await;
+                let after = caller_snapshot(&request);
+                let result = result
+                    .map(|response| view::response_json(&response))
+                    .map_err(|error| view::error_json(&error));
+                (result, before, after)
+            }
+        },
+        other => return Err(format!("harness_primitive_missing: operation `{other}`")),
+    };
+    let requests = server.captured().split_off(n_before);
+    Ok(CallRun {
+        input: call.clone(),
+        result,
+        requests,
+        attempts: recorder.attempts(),
+        tokens: recorder.tokens(),
+        retries: recorder.retries(),
+        caller_before,
+        caller_after,
+        non_streamed_equivalent: None,
+        first_reply_idx: 0,
+    })
+}
+
+/// Runs `call` again, atomically, against a fresh mock serving the non-streamed equivalent of the
+/// stream reply it consumed; the response view is what the streamed one must equal.
+async fn non_streamed_equivalent(
+    body: &Node,
+    call: &Node,
+    reply_idx: usize,
+) -> Result<Option<Value>, String> {
+    let replies = body
+        .get("mock_provider")
+        .and_then(|m| m.get("responses"))
+        .and_then(Node::as_seq)
+        .unwrap_or_default();
+    let Some(chunks) = replies
+        .get(reply_idx)
+        .and_then(|reply| reply.get("stream_body"))
+        .and_then(Node::as_seq)
+    else {
+        return Ok(None);
+    };
+    let chunks: Vec<Value> = chunks.iter().map(Node::to_json).collect();
+    let Some(atomic) = stream_equivalent::atomic_body(&chunks) else {
+        return Ok(None);
+    };
+    let reply = MockReply::Http {
+        status: 200,
+        headers: Vec::new(),
+        body: crate::mock_server::MockBody::Json(Some(atomic)),
+    };
+    let (_server, provider) = start(body, vec![reply]).await?;
+    let recorder = Arc::new(Recorder::default());
+    let Ok(request) = build_request(call, &recorder)? else {
+        return Ok(None);
+    };
+    let request = request.with_stream(false);
+    Ok(provider
+        .complete(&request)
+        .await
+        .ok()
+        .map(|response| view::response_json(&response)))
+}
+
+fn caller_snapshot(request: &CompletionRequest) -> (Value, Value) {
+    let messages = serde_json::to_value(&request.messages).unwrap_or(Value::Null);
+    let config = serde_json::to_value(&request.config).unwrap_or(Value::Null);
+    (messages, config)
+}
+
+/// Builds the `complete()` request from a call's directives. The outer `Err` is a harness or fixture
+/// problem; the inner `Err` is the provider's own rejection of an input (its `from_json` constructors),
+/// which the case's `raises` may expect.
+fn build_request(
+    call: &Node,
+    recorder: &Arc<Recorder>,
+) -> Result<Result<CompletionRequest, oa_provider::ProviderError>, String> {
+    let mut messages = Vec::new();
+    for message in call.get("messages").and_then(Node::as_seq).unwrap_or_default() {
+        match Message::from_json(&message.to_json()) {
+            Ok(message) => messages.push(message),
+            Err(error) => return Ok(Err(error)),
+        }
+    }
+    let mut request = CompletionRequest::new(messages);
+    if let Some(tools) = call.get("tools") {
+        let tools: Vec<Tool> = serde_json::from_value(tools.to_json())
+            .map_err(|error| format!("fixture_schema_invalid: tools: {error}"))?;
+        request = request.with_tools(tools);
+    }
+    if let Some(choice) = call.get("tool_choice") {
+        match ToolChoice::from_json(&choice.to_json()) {
+            Ok(choice) => request = request.with_tool_choice(choice),
+            Err(error) => return Ok(Err(error)),
+        }
+    }
+    if let Some(config) = call.get("config") {
+        match RuntimeConfig::from_json(&config.to_json()) {
+            Ok(config) => request = request.with_config(config),
+            Err(error) => return Ok(Err(error)),
+        }
+    }
+    if let Some(schema) = call.get("response_schema") {
+        request = request.with_response_schema(schema.to_json());
+    }
+    if let Some(stream) = call.get("stream").and_then(Node::as_bool) {
+        request = request.with_stream(stream);
+    }
+    if let Some(retry) = call.get("retry") {
+        match retry_config(retry, recorder)? {
+            Ok(retry) => request = request.with_retry(retry),
+            Err(error) => return Ok(Err(error)),
+        }
+    }
+    if let Some(middleware) = call.get("retry_middleware") {
+        // Fixture 024: retry with the default classifier around the call. oa has no pipeline
+        // middleware yet; the provider's call-level retry takes the same four-field record
+        // (llm-provider §7.1 reuses pipeline-utilities §6.1) and the same default classifier.
+        if middleware
+            .get("classifier")
+            .and_then(Node::as_str)
+            .is_some_and(|c| c != "default")
+        {
+            return Err("harness_primitive_missing: only the default retry classifier".to_owned());
+        }
+        let max_attempts = attempts_of(middleware)?;
+        let observer = Arc::clone(recorder);
+        let retry = RetryConfig::new(max_attempts)
+            .with_backoff(Backoff::Fixed(Duration::ZERO))
+            .with_on_retry(move |attempt, _, delay| observer.record_retry(attempt, delay));
+        request = request.with_retry(retry);
+    }
+    let observer: Arc<dyn oa_provider::CallObserver> = recorder.clone();
+    Ok(Ok(request.with_observer(observer)))
+}
+
+fn attempts_of(retry: &Node) -> Result<u32, String> {
+    retry
+        .get("max_attempts")
+        .and_then(Node::as_i64)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| "fixture_schema_invalid: retry needs an integer max_attempts".to_owned())
+}
+
+fn retry_config(
+    retry: &Node,
+    recorder: &Arc<Recorder>,
+) -> Result<Result<RetryConfig, oa_provider::ProviderError>, String> {
+    let mut config = RetryConfig::new(attempts_of(retry)?);
+    if let Some(backoff) = retry.get("backoff") {
+        match backoff.get("type").and_then(Node::as_str) {
+            Some("deterministic") => {
+                let seconds = backoff.get("seconds").and_then(Node::as_f64).unwrap_or(0.0);
+                let wait = Duration::try_from_secs_f64(seconds).map_err(|_| {
+                    "fixture_schema_invalid: backoff seconds must be a non-negative number".to_owned()
+                })?;
+                config = config.with_backoff(Backoff::Fixed(wait));
+            }
+            other => return Err(format!("harness_primitive_missing: backoff type {other:?}")),
+        }
+    }
+    if let Some(schedule) = retry.get("per_attempt_override").and_then(Node::as_seq) {
+        let mut overrides = Vec::with_capacity(schedule.len());
+        for entry in schedule {
+            match RuntimeConfig::from_json(&entry.to_json()) {
+                Ok(entry) => overrides.push(entry),
+                Err(error) => return Ok(Err(error)),
+            }
+        }
+        config = config.with_per_attempt_override(overrides);
+    }
+    if let Some(template) = retry
+        .get("reask")
+        .and_then(|r| r.get("template"))
+        .and_then(Node::as_str)
+    {
+        config = config.with_reask(Reask::template(template));
+    }
+    let observer = Arc::clone(recorder);
+    Ok(Ok(config.with_on_retry(move |attempt, _, delay| {
+        observer.record_retry(attempt, delay)
+    })))
+}
+
+/// The model the harness binds: the `model` the case's wire expectations name, else `test-model`.
+fn bound_model(body: &Node) -> String {
+    let from_wire = |node: &Node| {
+        node.get("expected_wire_request")
+            .and_then(|w| w.get("model"))
+            .and_then(Node::as_str)
+            .map(str::to_owned)
+    };
+    from_wire(body)
+        .or_else(|| {
+            body.get("calls")
+                .and_then(Node::as_seq)
+                .and_then(|calls| calls.iter().find_map(from_wire))
+        })
+        .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
+}
+
+/// JSON equality with 1 == 1.0 (§5.10), recursively.
+pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_equal(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Alias kept for the raw check, which compares mock values with what raw carries.
+pub(crate) fn json_numbers_equal(a: &Value, b: &Value) -> bool {
+    json_equal(a, b)
+}

@@ -1,0 +1,171 @@
+//! What an llm-provider case run produced: per call, the result, the wire requests, the attempt
+//! records and token events the provider's observer hook delivered.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use oa_provider::{AttemptRecord, CallObserver, TokenDelta};
+use serde_json::Value;
+
+use crate::mock_server::CapturedRequest;
+use crate::node::Node;
+
+/// One token delta as the observer received it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TokenView {
+    pub(crate) attempt_index: u32,
+    /// `"content"` or `"reasoning"`.
+    pub(crate) kind: &'static str,
+    pub(crate) text: String,
+}
+
+/// One attempt record, reduced to what the assertions read.
+#[derive(Debug, Clone)]
+pub(crate) struct AttemptView {
+    pub(crate) attempt_index: u32,
+    /// `"transient"` / `"reask"`; `None` on attempt 0.
+    pub(crate) retry_reason: Option<&'static str>,
+    /// The bound model.
+    pub(crate) model: String,
+    /// `Ok(response JSON view)` or `Err(error JSON view)`.
+    pub(crate) outcome: Result<Value, Value>,
+    /// Whether a body was sent (`false`: rejected before sending).
+    pub(crate) sent: bool,
+}
+
+/// The observer handed to every call: it records, it never alters.
+#[derive(Debug, Default)]
+pub(crate) struct Recorder {
+    tokens: Mutex<Vec<TokenView>>,
+    attempts: Mutex<Vec<AttemptView>>,
+    retries: Mutex<Vec<(u32, Duration)>>,
+}
+
+impl Recorder {
+    pub(crate) fn tokens(&self) -> Vec<TokenView> {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    pub(crate) fn attempts(&self) -> Vec<AttemptView> {
+        self.attempts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Every `on_retry` the retry loop announced: (attempt index that failed, backoff slept).
+    pub(crate) fn retries(&self) -> Vec<(u32, Duration)> {
+        self.retries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn record_retry(&self, attempt_index: u32, delay: Duration) {
+        self.retries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((attempt_index, delay));
+    }
+}
+
+impl CallObserver for Recorder {
+    fn on_token(&self, delta: &TokenDelta<'_>) {
+        let view = TokenView {
+            attempt_index: delta.attempt_index,
+            kind: delta.kind.as_str(),
+            text: delta.text.to_owned(),
+        };
+        self.tokens
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(view);
+    }
+
+    fn on_attempt(&self, record: &AttemptRecord<'_>) {
+        let view = AttemptView {
+            attempt_index: record.attempt_index,
+            retry_reason: record.retry_reason.map(|reason| reason.as_str()),
+            model: record.model.to_owned(),
+            outcome: match record.outcome {
+                Ok(response) => Ok(super::view::response_json(response)),
+                Err(error) => Err(super::view::error_json(error)),
+            },
+            sent: record.request.body.is_some(),
+        };
+        self.attempts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(view);
+    }
+}
+
+/// One call of a case, as run.
+#[derive(Debug)]
+pub(crate) struct CallRun {
+    /// The call's directives (`call:` or a `calls:` entry).
+    pub(crate) input: Node,
+    /// `Ok(response view)` / `Err(error view)`; `ready()` success is `Ok(null)`.
+    pub(crate) result: Result<Value, Value>,
+    /// The non-health requests the mock received during this call, in order.
+    pub(crate) requests: Vec<CapturedRequest>,
+    /// Attempt records, token events and retry announcements from the observer.
+    pub(crate) attempts: Vec<AttemptView>,
+    pub(crate) tokens: Vec<TokenView>,
+    pub(crate) retries: Vec<(u32, Duration)>,
+    /// The caller's messages and config (JSON) before and after the call, to prove no mutation.
+    pub(crate) caller_before: (Value, Value),
+    pub(crate) caller_after: (Value, Value),
+    /// For a successful streamed call: the same call run atomically against the non-streamed
+    /// equivalent of its stream (see `stream_equivalent`).
+    pub(crate) non_streamed_equivalent: Option<Value>,
+    /// Which `mock_provider.responses` entry answered this call's first request.
+    pub(crate) first_reply_idx: usize,
+}
+
+impl CallRun {
+    /// Request `idx` of this call as JSON.
+    pub(crate) fn wire(&self, idx: usize) -> Option<Value> {
+        self.requests.get(idx).and_then(CapturedRequest::json)
+    }
+
+    /// The error view when the call failed.
+    pub(crate) fn error(&self) -> Option<&Value> {
+        self.result.as_ref().err()
+    }
+
+    /// The error's category when the call failed.
+    pub(crate) fn error_category(&self) -> Option<&str> {
+        self.error().and_then(|error| error["category"].as_str())
+    }
+
+    /// The caller's config (JSON) as given.
+    pub(crate) fn caller_config(&self) -> &Value {
+        &self.caller_before.1
+    }
+}
+
+/// Everything a case run produced.
+#[derive(Debug)]
+pub(crate) struct CaseRun {
+    /// The case's directives.
+    pub(crate) case: Node,
+    /// Its calls in order.
+    pub(crate) calls: Vec<CallRun>,
+    /// Canned replies never consumed.
+    pub(crate) n_unconsumed: usize,
+    /// Requests that arrived after the canned replies ran out.
+    pub(crate) n_unanswered: usize,
+}
+
+impl CaseRun {
+    /// The `mock_provider.responses` entries (as fixture nodes).
+    pub(crate) fn mock_responses(&self) -> Vec<&Node> {
+        self.case
+            .get("mock_provider")
+            .and_then(|m| m.get("responses"))
+            .and_then(Node::as_seq)
+            .map(|s| s.iter().collect())
+            .unwrap_or_default()
+    }
+}

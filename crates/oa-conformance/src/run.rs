@@ -1,0 +1,153 @@
+//! The entry point: plan every case of the given fixture directories, then run or defer each one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::deferral::deferral_for;
+use crate::discover::{DiscoverError, discover};
+use crate::error::FixtureError;
+use crate::fixture::{Fixture, FixtureId};
+use crate::llm;
+use crate::report::{CaseReport, Outcome, Report};
+
+/// One case ready to run: what it is and what will happen to it.
+#[derive(Debug, Clone)]
+pub struct PlannedCase {
+    fixture: FixtureId,
+    case: Option<String>,
+    action: Action,
+}
+
+#[derive(Debug, Clone)]
+enum Action {
+    /// Run case `usize` of the fixture.
+    Run(Arc<Fixture>, usize),
+    /// Report skipped with this reason.
+    Defer(&'static str),
+    /// The fixture did not load: report failed with the §9 error.
+    LoadFailed(FixtureError),
+}
+
+impl PlannedCase {
+    /// `<capability>/<stem>`.
+    pub fn fixture(&self) -> &FixtureId {
+        &self.fixture
+    }
+
+    /// The case name, `None` for a single-case fixture or one that failed to load.
+    pub fn case(&self) -> Option<&str> {
+        self.case.as_deref()
+    }
+
+    /// `fixture` or `fixture::case`.
+    pub fn display_name(&self) -> String {
+        match &self.case {
+            Some(case) => format!("{}::{case}", self.fixture),
+            None => self.fixture.to_string(),
+        }
+    }
+
+    /// The deferral reason when this case will be skipped.
+    pub fn deferral_reason(&self) -> Option<&'static str> {
+        match self.action {
+            Action::Defer(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// Runs (or skips) the case. Each case gets its own tokio runtime, mock server and provider:
+    /// nothing is shared between cases (conformance-adapter §4.2).
+    pub fn run(&self) -> CaseReport {
+        let (outcome, reason) = match &self.action {
+            Action::Defer(reason) => (Outcome::Skipped, Some((*reason).to_owned())),
+            Action::LoadFailed(error) => (Outcome::Failed, Some(error.to_string())),
+            Action::Run(fixture, idx) => match execute(fixture, *idx) {
+                Ok(()) => (Outcome::Passed, None),
+                Err(reason) => (Outcome::Failed, Some(reason)),
+            },
+        };
+        CaseReport {
+            fixture: self.fixture.to_string(),
+            case: self.case.clone(),
+            outcome,
+            reason,
+        }
+    }
+}
+
+fn execute(fixture: &Fixture, case_idx: usize) -> Result<(), String> {
+    let case = fixture
+        .cases
+        .get(case_idx)
+        .ok_or("case index out of range (adapter bug)")?;
+    match fixture.id.capability() {
+        "llm-provider" => llm::run_case(case),
+        other => Err(format!(
+            "harness_primitive_missing: no executor for capability `{other}`"
+        )),
+    }
+}
+
+/// Discovers every fixture under `dirs` and plans each case: run it, defer it by the table, or report
+/// its load error. A fixture file is never dropped: each becomes at least one planned case.
+///
+/// # Errors
+///
+/// When a directory cannot be read or holds no conformance directory.
+pub fn plan(dirs: &[PathBuf]) -> Result<Vec<PlannedCase>, DiscoverError> {
+    let mut planned = Vec::new();
+    for dir in dirs {
+        for file in discover(dir)? {
+            let stem = file
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let id = FixtureId::new(file.capability.clone(), stem);
+            match Fixture::load(&file.path, &file.capability) {
+                Err(error) => planned.push(PlannedCase {
+                    fixture: id,
+                    case: None,
+                    action: Action::LoadFailed(error),
+                }),
+                Ok(fixture) => {
+                    let fixture = Arc::new(fixture);
+                    for (idx, case) in fixture.cases.iter().enumerate() {
+                        let action = match deferral_for(&id.to_string(), case.name.as_deref()) {
+                            Some(deferral) => Action::Defer(deferral.reason),
+                            None => Action::Run(Arc::clone(&fixture), idx),
+                        };
+                        planned.push(PlannedCase {
+                            fixture: id.clone(),
+                            case: case.name.clone(),
+                            action,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(planned)
+}
+
+/// Runs every fixture case under `dirs` and reports each one (the `oa conformance` entry point).
+/// Directories may be `conformance/` directories, capability directories, or a spec's `spec/`.
+///
+/// # Errors
+///
+/// When a directory cannot be read or holds no conformance directory.
+pub fn run(dirs: &[PathBuf]) -> Result<Report, DiscoverError> {
+    let cases = plan(dirs)?.iter().map(PlannedCase::run).collect();
+    Ok(Report { cases })
+}
+
+/// The directories `oa conformance` runs by default, relative to a workspace root: the llm-provider
+/// and observability fixtures of ../shared, and this crate's own fixtures.
+pub fn default_dirs(workspace_root: &std::path::Path) -> Vec<PathBuf> {
+    let spec = workspace_root.join("../shared/openarmature-spec/spec");
+    vec![
+        spec.join("llm-provider/conformance"),
+        spec.join("observability/conformance"),
+        workspace_root.join("crates/oa-conformance/fixtures/llm-provider/conformance"),
+    ]
+}

@@ -1,0 +1,268 @@
+//! The runner judged on fixtures written here, in a directory it has never seen: a correct fixture
+//! passes, and each deliberately wrong expectation or malformed fixture fails with the reason named.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use oa_conformance::{Outcome, Report, run};
+
+/// A correct single-case fixture in the llm-provider vocabulary; the variants below break one thing each.
+const BASIC: &str = r#"
+mock_provider:
+  responses:
+    - status: 200
+      body:
+        id: cc-self
+        object: chat.completion
+        created: 1700000000
+        model: test-model
+        choices:
+          - {index: 0, message: {role: assistant, content: "Hi there."}, finish_reason: stop}
+        usage: {prompt_tokens: 3, completion_tokens: 2, total_tokens: 5}
+call:
+  operation: complete
+  messages: [{role: user, content: "Hi"}]
+expected_wire_request:
+  model: test-model
+  messages: [{role: user, content: "Hi"}]
+expected:
+  response:
+    message: {role: assistant, content: "Hi there.", tool_calls: null}
+    finish_reason: stop
+    usage: {prompt_tokens: 3, completion_tokens: 2, total_tokens: 5}
+    raw_check:
+      required_keys: [id, model, usage]
+  invariants:
+    exactly_one_attempt_issued: true
+"#;
+
+fn write_suite(root: &Path, capability: &str, fixtures: &[(&str, String)]) -> PathBuf {
+    let dir = root.join(capability).join("conformance");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (stem, text) in fixtures {
+        std::fs::write(dir.join(format!("{stem}.yaml")), text).unwrap();
+    }
+    dir
+}
+
+fn run_one(text: String) -> (Outcome, String) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = write_suite(root.path(), "llm-provider", &[("901-self-test", text)]);
+    let report: Report = run(&[dir]).unwrap();
+    assert_eq!(report.cases.len(), 1, "{report:?}");
+    let case = &report.cases[0];
+    assert_eq!(case.fixture, "llm-provider/901-self-test");
+    (case.outcome, case.reason.clone().unwrap_or_default())
+}
+
+fn assert_fails(text: String, reason_contains: &str) {
+    let (outcome, reason) = run_one(text);
+    assert_eq!(
+        outcome,
+        Outcome::Failed,
+        "expected a failure mentioning {reason_contains:?}"
+    );
+    assert!(
+        reason.contains(reason_contains),
+        "reason {reason:?} lacks {reason_contains:?}"
+    );
+}
+
+#[test]
+fn the_correct_fixture_passes() {
+    let (outcome, reason) = run_one(BASIC.to_owned());
+    assert_eq!(outcome, Outcome::Passed, "{reason}");
+}
+
+#[test]
+fn a_wrong_content_fails() {
+    assert_fails(
+        BASIC.replace(
+            "content: \"Hi there.\", tool_calls",
+            "content: \"Bye.\", tool_calls",
+        ),
+        "/message/content",
+    );
+}
+
+#[test]
+fn a_wrong_finish_reason_fails() {
+    assert_fails(
+        BASIC.replace(
+            "    finish_reason: stop\n    usage",
+            "    finish_reason: length\n    usage",
+        ),
+        "/finish_reason",
+    );
+}
+
+#[test]
+fn a_wrong_usage_counter_fails() {
+    assert_fails(
+        BASIC.replace(
+            "usage: {prompt_tokens: 3, completion_tokens: 2, total_tokens: 5}\n    raw_check",
+            "usage: {prompt_tokens: 4}\n    raw_check",
+        ),
+        "/usage/prompt_tokens",
+    );
+}
+
+#[test]
+fn an_extra_key_on_the_wire_fails() {
+    // The wire carries `messages`; an expectation without it must fail as "unexpected key".
+    assert_fails(
+        BASIC.replace(
+            "  messages: [{role: user, content: \"Hi\"}]\nexpected:",
+            "expected:",
+        ),
+        "unexpected key",
+    );
+}
+
+#[test]
+fn a_missing_wire_key_fails() {
+    assert_fails(
+        BASIC.replace(
+            "  model: test-model\n  messages",
+            "  model: test-model\n  temperature: 0.5\n  messages",
+        ),
+        "/temperature",
+    );
+}
+
+#[test]
+fn expecting_an_error_from_a_success_fails() {
+    assert_fails(
+        BASIC.replace(
+            "  response:\n",
+            "  raises: {category: provider_unavailable}\n  response:\n",
+        ),
+        "expected an error",
+    );
+}
+
+#[test]
+fn an_unknown_invariant_fails_the_case() {
+    assert_fails(
+        BASIC.replace("exactly_one_attempt_issued: true", "made_up_invariant: true"),
+        "unknown invariant `made_up_invariant`",
+    );
+}
+
+#[test]
+fn an_invariant_that_does_not_hold_fails() {
+    assert_fails(
+        BASIC.replace("exactly_one_attempt_issued: true", "no_request_issued: true"),
+        "no_request_issued",
+    );
+}
+
+#[test]
+fn a_raw_value_differing_from_the_mock_fails() {
+    // raw must carry the mock's own values: asserting a key the body lacks fails.
+    assert_fails(
+        BASIC.replace(
+            "required_keys: [id, model, usage]",
+            "required_keys: [id, model, usage, system_fingerprint]",
+        ),
+        "raw lacks `system_fingerprint`",
+    );
+}
+
+#[test]
+fn an_unknown_directive_is_fixture_directive_unknown() {
+    assert_fails(
+        BASIC.replace("call:\n", "calll: {}\ncall:\n"),
+        "fixture_directive_unknown at /calll",
+    );
+}
+
+#[test]
+fn a_malformed_directive_is_fixture_schema_invalid() {
+    assert_fails(
+        BASIC.replace("operation: complete", "operation: [complete]"),
+        "fixture_schema_invalid at /call/operation",
+    );
+}
+
+#[test]
+fn a_newer_conformance_version_is_unsupported() {
+    assert_fails(
+        format!("conformance_version: \"9.0.0\"\n{BASIC}"),
+        "fixture_version_unsupported",
+    );
+}
+
+#[test]
+fn an_unknown_mapping_is_a_missing_primitive() {
+    assert_fails(format!("mapping: cohere\n{BASIC}"), "harness_primitive_missing");
+}
+
+#[test]
+fn invalid_yaml_is_fixture_schema_invalid() {
+    assert_fails("call: [unclosed\n".to_owned(), "fixture_schema_invalid");
+}
+
+#[test]
+fn a_capability_without_an_executor_fails_loudly() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = write_suite(
+        root.path(),
+        "graph-engine",
+        &[("001-linear", "entry: a\n".to_owned())],
+    );
+    let report = run(&[dir]).unwrap();
+    assert_eq!(report.cases.len(), 1);
+    assert_eq!(report.cases[0].outcome, Outcome::Failed);
+    assert!(
+        report.cases[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("harness_primitive_missing")
+    );
+}
+
+#[test]
+fn a_spec_root_is_walked_for_conformance_directories_and_cases_are_reported_each() {
+    let root = tempfile::tempdir().unwrap();
+    let two_cases = format!(
+        "cases:\n  - name: first\n{}\n  - name: second\n{}",
+        indent(BASIC),
+        indent(&BASIC.replace(
+            "content: \"Hi there.\", tool_calls",
+            "content: \"Nope.\", tool_calls"
+        ))
+    );
+    write_suite(root.path(), "llm-provider", &[("902-two", two_cases)]);
+    let report = run(&[root.path().to_path_buf()]).unwrap();
+    let outcomes: Vec<(Option<&str>, Outcome)> = report
+        .cases
+        .iter()
+        .map(|c| (c.case.as_deref(), c.outcome))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            (Some("first"), Outcome::Passed),
+            (Some("second"), Outcome::Failed)
+        ]
+    );
+    assert_eq!(report.totals_line(), "1 passed, 1 failed, 0 skipped");
+    let json = report.cases[1].to_json();
+    assert_eq!(json["fixture"], "llm-provider/902-two");
+    assert_eq!(json["outcome"], "failed");
+}
+
+#[test]
+fn a_missing_directory_is_an_error() {
+    assert!(run(&[PathBuf::from("/nonexistent/oa-conformance/dir")]).is_err());
+}
+
+fn indent(text: &str) -> String {
+    text.trim_start_matches('\n')
+        .lines()
+        .map(|line| format!("    {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
