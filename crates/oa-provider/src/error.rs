@@ -158,8 +158,8 @@ impl ProviderError {
     /// A `structured_output_invalid` error with its §7 carries.
     #[cold]
     pub fn structured_output_invalid(failure: StructuredOutputFailure) -> Self {
-        let message = format!("structured output invalid: {}", failure.error_message);
-        let mut error = Self::new(Category::StructuredOutputInvalid, message);
+        // The message is the failure description itself (0126 on graph-engine §6: observers read it there).
+        let mut error = Self::new(Category::StructuredOutputInvalid, failure.error_message.clone());
         error.inner.structured = Some(failure);
         error
     }

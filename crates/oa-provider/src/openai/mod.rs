@@ -160,7 +160,8 @@ impl OpenAiProviderBuilder {
         self
     }
 
-    /// Sets the longest gap between bytes (headers or body chunks) before the attempt fails (default 120 s).
+    /// Sets the longest gap between bytes before the attempt fails (default 300 s). It includes the wait for
+    /// the response headers, which for a non-streamed call is the whole generation.
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.limits.idle_timeout = timeout;
         self
@@ -245,7 +246,7 @@ impl OpenAiProvider {
             capabilities: Capabilities::default(),
             limits: Limits {
                 connect_timeout: Duration::from_secs(10),
-                idle_timeout: Duration::from_secs(120),
+                idle_timeout: Duration::from_secs(300),
                 total_timeout: Duration::from_secs(600),
                 max_body_bytes: 16 * 1024 * 1024,
                 max_sse_line_bytes: 1024 * 1024,
