@@ -35,6 +35,8 @@ pub(crate) enum Shape {
     Either(&'static Shape, &'static Shape),
     /// A `carries` block: keys are error field names plus an optional `_present` / `_mentions` flavor.
     Carries,
+    /// An observability span-tree node (or list of them), its `children` recursively the same.
+    SpanTree,
 }
 
 // ---- llm-provider -------------------------------------------------------------------------
@@ -180,6 +182,107 @@ const LLM_CASE_KEYS: &[(&str, Shape)] = &[
 
 // ---- observability ------------------------------------------------------------------------
 
+/// The node directives the observability fixtures use (conformance-adapter §5.1, §5.5; 0084, 0087).
+const OBS_NODE: Shape = Shape::Map(&[
+    ("update", Shape::Any),
+    ("update_pure", Shape::Any),
+    ("raises", Shape::Any),
+    ("noop", Shape::Any),
+    ("flaky", Shape::Any),
+    ("subgraph", Shape::Any),
+    ("subgraph_call", Shape::Any),
+    ("fan_out", Shape::Any),
+    ("parallel_branches", Shape::Any),
+    ("middleware", Shape::Any),
+    ("retry_middleware", Shape::Any),
+    ("per_attempt_behavior", Shape::Any),
+    ("calls_llm", Shape::Any),
+    ("calls_llm_from_wrapper", Shape::Any),
+    ("calls_embed", Shape::Any),
+    ("calls_rerank", Shape::Any),
+    ("calls_tool", Shape::Any),
+    ("emits_log", Shape::Any),
+    ("renders_prompt", Shape::Any),
+    ("renders_prompt_group", Shape::Any),
+    ("augment_metadata", Shape::Any),
+    ("capture_invocation_metadata_into", Shape::Any),
+    ("capture_queryable_observer_read_into", Shape::Any),
+    ("then_drop_for_current_invocation", Shape::Any),
+    ("then_assert_bucket_absent_into", Shape::Any),
+    ("also_emits_via_global_tracer", Shape::Any),
+]);
+
+const OBS_SUBGRAPH: Shape = Shape::Map(&[
+    ("state", Shape::Any),
+    ("entry", Shape::Any),
+    ("nodes", Shape::MapOf(&OBS_NODE)),
+    ("edges", Shape::Any),
+]);
+
+const MOCK_LLM_ENTRY: Shape = Shape::Map(&[
+    ("status", Shape::Int),
+    ("body", Shape::Any),
+    ("headers", Shape::MapOf(&Shape::Any)),
+    ("connection_failure", Shape::Bool),
+]);
+
+/// `mock_llm`: the list form, or 0126's mapping form carrying capabilities.
+const MOCK_LLM: Shape = Shape::Either(
+    &Shape::SeqOf(&MOCK_LLM_ENTRY),
+    &Shape::Map(&[
+        ("capabilities", CAPABILITIES),
+        ("responses", Shape::SeqOf(&MOCK_LLM_ENTRY)),
+    ]),
+);
+
+/// `mock_llm_stream` (111 header): one entry per call, each the list of SSE chunks (or a
+/// `{error: {status}}` marker inside it), or a `{wire_attempts: ...}` entry (116).
+const MOCK_LLM_STREAM: Shape = Shape::SeqOf(&Shape::Either(
+    &Shape::SeqOf(&Shape::Any),
+    &Shape::Map(&[("wire_attempts", Shape::Any)]),
+));
+
+const TYPED_OBSERVER: Shape = Shape::Map(&[
+    ("name", Shape::Str),
+    ("kind", Shape::Str),
+    ("filter_event_type", Shape::Any),
+    ("include_caller_metadata", Shape::Any),
+    ("retains_arrival_order", Shape::Any),
+]);
+
+/// Observer-introspection assertions under `expected.observers.<name>` (050, 111 headers).
+const OBSERVER_ASSERTIONS: Shape = Shape::Map(&[
+    ("contains_event", Shape::Any),
+    ("contains_event_of_type", Shape::Any),
+    ("contains_exactly_one_event_of_type", Shape::Any),
+    ("contains_exactly_n_events_of_type", Shape::Any),
+    ("does_not_contain_event_of_type", Shape::Any),
+    (
+        "contains_events_in_order",
+        Shape::Map(&[("event_type", Shape::Str), ("events", Shape::SeqOf(&Shape::Any))]),
+    ),
+    ("captured_event_field_values_cover", Shape::Any),
+    ("every_captured_event_has", Shape::Any),
+    ("relative_order_of_events_matching", Shape::Any),
+    ("event_count", Shape::Any),
+    ("event_counts", Shape::Any),
+    ("sentinel_node_event_emission_is_impl_defined", Shape::Any),
+]);
+
+/// A captured log-record assertion (`count` and `event_name` per 0126 on §5.5).
+const LOG_RECORD: Shape = Shape::Map(&[
+    ("body", Shape::Any),
+    ("attributes", Shape::Any),
+    ("event_name", Shape::Any),
+    ("count", Shape::Int),
+]);
+
+const METRIC: Shape = Shape::Map(&[
+    ("instrument", Shape::Str),
+    ("dimensions", Shape::Any),
+    ("value", Shape::Any),
+]);
+
 const OBS_EXPECTED: Shape = Shape::Map(&[
     ("augment_rejects_at_call_site", Shape::Any),
     ("detached_trace_count", Shape::Any),
@@ -197,9 +300,9 @@ const OBS_EXPECTED: Shape = Shape::Map(&[
     ("llm_span_attributes", Shape::Any),
     ("llm_span_attributes_absent", Shape::Any),
     ("llm_spans", Shape::Any),
-    ("log_records", Shape::Any),
-    ("log_records_absent", Shape::Any),
-    ("metrics", Shape::Any),
+    ("log_records", Shape::SeqOf(&LOG_RECORD)),
+    ("log_records_absent", Shape::SeqOf(&LOG_RECORD)),
+    ("metrics", Shape::SeqOf(&METRIC)),
     ("no_edge_spans", Shape::Any),
     ("no_langfuse_observations_emitted", Shape::Any),
     ("no_langfuse_observations_on_global", Shape::Any),
@@ -209,13 +312,13 @@ const OBS_EXPECTED: Shape = Shape::Map(&[
     ("no_spans_emitted", Shape::Any),
     ("node_completed_event_carries_error", Shape::Any),
     ("observer_event_invariants", Shape::MapOf(&Shape::Any)),
-    ("observers", Shape::Any),
+    ("observers", Shape::MapOf(&OBSERVER_ASSERTIONS)),
     ("parent_trace", Shape::Any),
     ("per_invocation", Shape::Any),
     ("response_usage", Shape::Any),
-    ("span_tree", Shape::Any),
-    ("span_tree_global", Shape::Any),
-    ("span_tree_private", Shape::Any),
+    ("span_tree", Shape::SpanTree),
+    ("span_tree_global", Shape::SpanTree),
+    ("span_tree_private", Shape::SpanTree),
     ("traces", Shape::Any),
 ]);
 
@@ -225,11 +328,11 @@ const OBS_CASE_KEYS: &[(&str, Shape)] = &[
     ("informative", Shape::Any),
     ("state", Shape::Any),
     ("entry", Shape::Any),
-    ("nodes", Shape::Any),
+    ("nodes", Shape::MapOf(&OBS_NODE)),
     ("edges", Shape::Any),
     ("initial_state", Shape::Any),
     ("subgraph", Shape::Any),
-    ("subgraphs", Shape::Any),
+    ("subgraphs", Shape::MapOf(&OBS_SUBGRAPH)),
     ("inner_subgraphs", Shape::Any),
     ("expected", OBS_EXPECTED),
     ("expected_error", Shape::Any),
@@ -253,8 +356,8 @@ const OBS_CASE_KEYS: &[(&str, Shape)] = &[
     ("langfuse_observer", Shape::Any),
     ("langfuse_observer_config", Shape::Any),
     ("mock_embedding", Shape::Any),
-    ("mock_llm", Shape::Any),
-    ("mock_llm_stream", Shape::Any),
+    ("mock_llm", MOCK_LLM),
+    ("mock_llm_stream", MOCK_LLM_STREAM),
     ("mock_rerank", Shape::Any),
     ("observers", Shape::Any),
     ("otel_observer", Shape::Any),
@@ -265,8 +368,25 @@ const OBS_CASE_KEYS: &[(&str, Shape)] = &[
     ("resume", Shape::Any),
     ("sequential_invocations", Shape::Any),
     ("session_id", Shape::Any),
-    ("typed_observers", Shape::Any),
+    ("typed_observers", Shape::SeqOf(&TYPED_OBSERVER)),
 ];
+
+/// One span-tree node's keys (001 header, 0095 `attributes_absent`); `children` is checked recursively.
+const SPAN_NODE: Shape = Shape::Map(&[
+    ("name", Shape::Any),
+    ("status", Shape::Any),
+    ("status_description", Shape::Any),
+    ("attributes", Shape::Any),
+    ("attributes_absent", Shape::Any),
+    ("attributes_present", Shape::Any),
+    ("attribute_parses_as_messages", Shape::Any),
+    ("attribute_parses_as_object", Shape::Any),
+    ("attribute_truncation", Shape::Any),
+    ("attribute_does_not_contain", Shape::Any),
+    ("exception_recorded", Shape::Any),
+    ("links", Shape::Any),
+    ("children", Shape::Any),
+]);
 
 /// The vocabulary of one capability's fixtures: the keys a case may carry.
 #[derive(Debug, Clone, Copy)]
@@ -387,6 +507,21 @@ fn check(node: &Node, shape: Shape, location: &str) -> Result<(), FixtureError> 
         Shape::Either(first, second) => {
             check(node, *first, location).or_else(|_| check(node, *second, location))
         }
+        Shape::SpanTree => match node {
+            Node::Seq(items) => {
+                for (idx, item) in items.iter().enumerate() {
+                    check(item, Shape::SpanTree, &format!("{location}/{idx}"))?;
+                }
+                Ok(())
+            }
+            _ => {
+                check(node, SPAN_NODE, location)?;
+                match node.get("children") {
+                    Some(children) => check(children, Shape::SpanTree, &format!("{location}/children")),
+                    None => Ok(()),
+                }
+            }
+        },
         Shape::Carries => {
             let Some(entries) = node.as_map() else {
                 return malformed("a mapping");
@@ -467,6 +602,28 @@ mod tests {
             split_carries_key("error_message_present"),
             ("error_message", CarriesFlavor::Present)
         );
+    }
+
+    fn check_obs(yaml: &str) -> Result<(), FixtureError> {
+        let node = Node::from_yaml_str(yaml).unwrap();
+        Vocabulary::for_capability("observability")
+            .unwrap()
+            .check_case(&node, "")
+    }
+
+    #[test]
+    fn observability_depth_is_checked() {
+        check_obs("nodes: {a: {calls_llm: {}}}\nmock_llm: [{status: 200, body: {}}]\nexpected: {observers: {c: {contains_events_in_order: {event_type: x, events: []}}}}").unwrap();
+        check_obs("mock_llm: {capabilities: {supports_native_response_format: false}, responses: []}")
+            .unwrap();
+        check_obs("expected: {span_tree: {name: a, children: [{name: b, children: []}]}}").unwrap();
+        let error = check_obs("nodes: {a: {calls_lm: {}}}").unwrap_err();
+        assert_eq!(error.location(), "/nodes/a/calls_lm");
+        let error =
+            check_obs("expected: {span_tree: {name: a, children: [{name: b, colour: red}]}}").unwrap_err();
+        assert_eq!(error.location(), "/expected/span_tree/children/0/colour");
+        let error = check_obs("expected: {observers: {c: {contains_events: []}}}").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
     }
 
     #[test]
