@@ -1,7 +1,7 @@
 //! ECMA-262 regular expressions for `pattern`, `patternProperties` and `format: regex`, with a bounded budget.
 //!
-//! A pattern is parsed with ECMA-262's `u`-flag grammar (see [`parse`] for the one leniency: escaped ASCII
-//! punctuation and lone `]`, `{`, `}` are literals), then written out for an engine so that it means what ECMA-262
+//! A pattern is parsed with ECMA-262's `u`-flag grammar (see [`parse`] for the Annex B leniencies: escaped ASCII
+//! punctuation, lone `]`, `{`, `}`, and `[\w-.]` are literals), then written out for an engine so that it means what ECMA-262
 //! says: `\d`, `\w`, `\b` and their negations are ASCII, `\s` is ECMA's WhiteSpace plus LineTerminator (with
 //! U+FEFF and every Zs), `.` matches any code point but a line terminator, `^`/`$` match only at the ends of the
 //! string (no final-newline exception), and characters are code points (`\u{1F432}` and `\uD83D\uDC32` alike).
@@ -35,9 +35,9 @@ pub(crate) const BACKTRACK_LIMIT: usize = 1_000_000;
 /// The most work a backtracking match may be expected to do: `string bytes² × (1 + pattern bytes / 32)`.
 pub(crate) const MAX_BACKTRACKING_WORK: u64 = 1 << 26;
 
-/// The compiled size the `regex` crate may use for one pattern; larger patterns (say `a{100000}`) are compile
-/// errors rather than memory spikes.
-const SIZE_LIMIT: usize = 4 << 20;
+/// The compiled size the `regex` crate may use for one pattern (its own default); larger patterns (say
+/// `a{1000000}`) are compile errors rather than memory spikes.
+const SIZE_LIMIT: usize = 10 << 20;
 
 /// A compiled ECMA-262 pattern. Cheap to clone, `Send + Sync`.
 #[derive(Debug, Clone)]

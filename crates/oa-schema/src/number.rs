@@ -2,10 +2,12 @@
 //!
 //! Every number is read as an exact decimal `±mantissa × 10^exponent` (see [`Decimal`]): with serde_json's
 //! `arbitrary_precision` (our default feature) from the digits as written, otherwise from the `i64`/`u64` or the
-//! shortest decimal that round-trips the `f64`. Nothing here ever raises 10 to a power taken from the input, so an
-//! exponent like `1e999999999` costs no more than `1e9`: comparisons look at decimal magnitudes first and only align
-//! mantissas whose magnitudes agree (the shift is then bounded by the digits already held), and `multipleOf` is
-//! decided by divisibility of the mantissas plus counts of the factors 2 and 5.
+//! shortest decimal that round-trips the `f64`. Mantissas of up to 38 digits live in a `u128`; longer ones stay a
+//! digit string, never a big integer, so reading a number is linear in its length. Nothing here raises 10 to a
+//! power taken from the input, so an exponent like `1e999999999` costs no more than `1e9`: comparisons look at
+//! decimal magnitudes first, then at the digits; `multipleOf` reduces the divisor by the powers of 10 the instance
+//! carries and takes the instance's digits modulo what is left (time linear in the instance's digits, times the
+//! divisor's length).
 //!
 //! Limit: exponents beyond ±4.6e18 saturate, so two numbers that differ only there compare equal. No JSON text a
 //! parser accepts in practice comes near it.
@@ -37,13 +39,14 @@ impl SchemaNumber {
 
 /// A compiled `multipleOf` divisor (the meta-schema guarantees it is > 0).
 ///
-/// The divisor `m × 10^e` is kept as `m = 2^twos × 5^fives × rest` with `rest` coprime to 10: an instance
-/// `n × 10^f` is a multiple exactly when `rest` divides `n` and the factors 2 and 5 of `n × 10^(f-e)` cover
-/// `twos` and `fives`.
+/// The divisor `m × 10^e` is kept as `m = 2^twos × 5^fives × rest` with `rest` coprime to 10. An instance
+/// `n × 10^f` (canonical: `n` has no trailing zero) is a multiple exactly when `f >= e` and `n` is divisible by
+/// `m / gcd(m, 10^(f-e)) = rest × 2^max(0, twos-(f-e)) × 5^max(0, fives-(f-e))`. (With `f < e`, `n` would need a
+/// factor 10, which a canonical mantissa has not.)
 #[derive(Debug, Clone)]
 pub(crate) struct MultipleOf {
-    /// `rest`, the divisor's mantissa without its factors 2 and 5; zero for a zero divisor (nothing is a multiple).
-    rest: Mantissa,
+    /// `rest`; zero for a zero divisor, of which nothing is a multiple.
+    rest: BigUint,
     twos: u64,
     fives: u64,
     exponent: i64,
@@ -53,17 +56,17 @@ impl MultipleOf {
     /// Compiles a divisor.
     pub(crate) fn new(divisor: &Number) -> Self {
         let decimal = Decimal::from_number(divisor);
-        let mut mantissa = decimal.mantissa.to_big();
-        let twos = mantissa.trailing_zeros().unwrap_or(0);
-        mantissa >>= twos;
+        let mut rest = decimal.mantissa.to_big();
+        let twos = rest.trailing_zeros().unwrap_or(0);
+        rest >>= twos;
         let mut fives = 0;
         let five = BigUint::from(5u32);
-        while mantissa != BigUint::ZERO && (&mantissa % &five) == BigUint::ZERO {
-            mantissa /= &five;
+        while rest != BigUint::ZERO && (&rest % &five) == BigUint::ZERO {
+            rest /= &five;
             fives += 1;
         }
         Self {
-            rest: Mantissa::from_big(mantissa),
+            rest,
             twos,
             fives,
             exponent: decimal.exponent,
@@ -76,18 +79,15 @@ impl MultipleOf {
         if value.mantissa.is_zero() {
             return true;
         }
-        if self.rest.is_zero() {
+        if self.rest == BigUint::ZERO || value.exponent < self.exponent {
             return false;
         }
-        // value / divisor = (n / (2^twos 5^fives rest)) × 10^shift.
-        let shift = i128::from(value.exponent) - i128::from(self.exponent);
-        if !value.mantissa.is_divisible_by(&self.rest) {
-            return false;
-        }
-        // The instance's factors 2 and 5 plus `shift` of each (negative shift takes them away) must cover ours.
-        let need_twos = i128::from(self.twos) - shift;
-        let need_fives = i128::from(self.fives) - shift;
-        value.mantissa.has_factor_power(2, need_twos) && value.mantissa.has_factor_power(5, need_fives)
+        // The powers of 10 the instance carries beyond the divisor's cancel the divisor's factors 2 and 5.
+        let shift = u64::try_from(i128::from(value.exponent) - i128::from(self.exponent)).unwrap_or(u64::MAX);
+        let twos = u32::try_from(self.twos.saturating_sub(shift)).unwrap_or(u32::MAX);
+        let fives = u32::try_from(self.fives.saturating_sub(shift)).unwrap_or(u32::MAX);
+        let modulus = &self.rest * BigUint::from(2u32).pow(twos) * BigUint::from(5u32).pow(fives);
+        value.mantissa.is_divisible_by(&modulus)
     }
 }
 
@@ -119,6 +119,9 @@ pub(crate) struct Decimal {
     /// Decimal digits in the mantissa (0 for zero); with `exponent` it gives the magnitude without arithmetic.
     n_digits: u64,
 }
+
+/// Mantissas of at most this many digits are held in a `u128` (whose maximum has 39 digits).
+const MAX_SMALL_DIGITS: u64 = 38;
 
 /// Exponents are clamped here so that sums with digit counts never overflow.
 const EXPONENT_LIMIT: i64 = i64::MAX / 2;
@@ -222,11 +225,10 @@ impl Decimal {
             .saturating_sub(frac_len)
             .saturating_add(n_trailing)
             .clamp(-EXPONENT_LIMIT, EXPONENT_LIMIT);
-        let mantissa = if n_digits <= 38 {
+        let mantissa = if n_digits <= MAX_SMALL_DIGITS {
             Mantissa::Small(significant.fold(0u128, |acc, d| acc * 10 + u128::from(d - b'0')))
         } else {
-            let text: Vec<u8> = significant.collect();
-            Mantissa::from_big(BigUint::parse_bytes(&text, 10)?)
+            Mantissa::Digits(significant.collect())
         };
         Some(Self {
             negative,
@@ -284,19 +286,17 @@ impl Decimal {
             Ordering::Equal => {}
             unequal => return unequal,
         }
-        // Same magnitude: the one with the smaller exponent has exactly that many more digits, so the shift is
-        // bounded by digits we already hold.
-        match self.exponent.cmp(&other.exponent) {
-            Ordering::Equal => self.mantissa.cmp(&other.mantissa),
-            Ordering::Greater => {
-                let shift = (i128::from(self.exponent) - i128::from(other.exponent)) as u64;
-                self.mantissa.shifted(shift).cmp(&other.mantissa)
-            }
-            Ordering::Less => {
-                let shift = (i128::from(other.exponent) - i128::from(self.exponent)) as u64;
-                self.mantissa.cmp(&other.mantissa.shifted(shift))
-            }
+        // Same magnitude: the leading digits line up, so compare digit by digit. Without trailing zeros, when one
+        // digit string is a prefix of the other, the longer one is larger.
+        if let (Mantissa::Small(a), Mantissa::Small(b)) = (&self.mantissa, &other.mantissa)
+            && self.exponent == other.exponent
+        {
+            return a.cmp(b);
         }
+        self.mantissa
+            .digits()
+            .as_bytes()
+            .cmp(other.mantissa.digits().as_bytes())
     }
 
     fn hash_into<H: Hasher>(&self, hasher: &mut H) {
@@ -323,116 +323,88 @@ impl PartialOrd for Decimal {
     }
 }
 
-/// An unsigned integer, inline when it fits in 128 bits. Canonical: `Big` only holds values above `u128::MAX`.
+/// A canonical mantissa: no trailing zero digit, `Small` exactly when it has at most [`MAX_SMALL_DIGITS`] digits,
+/// so equal values have equal representations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Mantissa {
     Small(u128),
-    Big(BigUint),
+    /// ASCII digits, most significant first, no leading or trailing zero.
+    Digits(Box<[u8]>),
 }
 
 impl Mantissa {
-    fn from_big(big: BigUint) -> Self {
-        match u128::try_from(&big) {
-            Ok(small) => Self::Small(small),
-            Err(_) => Self::Big(big),
-        }
+    fn is_zero(&self) -> bool {
+        matches!(self, Self::Small(0))
     }
 
     fn to_big(&self) -> BigUint {
         match self {
             Self::Small(small) => BigUint::from(*small),
-            Self::Big(big) => big.clone(),
+            Self::Digits(digits) => BigUint::parse_bytes(digits, 10).unwrap_or_default(),
         }
     }
 
-    fn is_zero(&self) -> bool {
-        matches!(self, Self::Small(0))
-    }
-
-    /// `self × 10^shift`; callers bound `shift` by the digit count of a number they hold.
-    fn shifted(&self, shift: u64) -> Self {
-        if let Self::Small(small) = self {
-            let power = u32::try_from(shift).ok().and_then(|s| 10u128.checked_pow(s));
-            if let Some(result) = power.and_then(|p| small.checked_mul(p)) {
-                return Self::Small(result);
-            }
-        }
-        let exponent = u32::try_from(shift).unwrap_or(u32::MAX);
-        Self::from_big(self.to_big() * BigUint::from(10u32).pow(exponent))
-    }
-
-    fn is_divisible_by(&self, divisor: &Self) -> bool {
-        match (self, divisor) {
-            (_, Self::Small(0)) => false,
-            (Self::Small(n), Self::Small(d)) => n.is_multiple_of(*d),
-            (Self::Small(_), Self::Big(_)) => false, // a nonzero value below the divisor
-            (Self::Big(n), Self::Small(d)) => (n % BigUint::from(*d)) == BigUint::ZERO,
-            (Self::Big(n), Self::Big(d)) => (n % d) == BigUint::ZERO,
-        }
-    }
-
-    /// Whether `prime^need` divides `self` (`prime` is 2 or 5; `need <= 0` always holds). Bounded: it stops after
-    /// `need` divisions, and a value has at most `log2(value)` such factors.
-    fn has_factor_power(&self, prime: u32, need: i128) -> bool {
-        if need <= 0 {
-            return true;
-        }
-        if self.is_zero() {
-            return true;
-        }
+    /// The decimal digits, most significant first.
+    fn digits(&self) -> DigitString<'_> {
         match self {
-            Self::Small(n) => {
-                let mut n = *n;
-                let mut found: i128 = 0;
-                let prime = u128::from(prime);
-                while found < need && n.is_multiple_of(prime) {
-                    n /= prime;
-                    found += 1;
+            Self::Small(small) => {
+                let mut buffer = [0u8; 39];
+                let mut value = *small;
+                let mut start = buffer.len();
+                loop {
+                    start -= 1;
+                    buffer[start] = b'0' + (value % 10) as u8;
+                    value /= 10;
+                    if value == 0 {
+                        break;
+                    }
                 }
-                found >= need
+                DigitString::Inline { buffer, start }
             }
-            Self::Big(n) => {
-                if prime == 2 {
-                    return i128::from(n.trailing_zeros().unwrap_or(0)) >= need;
-                }
-                let mut n = n.clone();
-                let prime = BigUint::from(prime);
-                let mut found: i128 = 0;
-                while found < need && (&n % &prime) == BigUint::ZERO {
-                    n /= &prime;
-                    found += 1;
-                }
-                found >= need
-            }
+            Self::Digits(digits) => DigitString::Borrowed(digits),
         }
+    }
+
+    /// Whether `modulus` divides the mantissa: Horner's rule over the digits, in `u128` when the modulus allows.
+    fn is_divisible_by(&self, modulus: &BigUint) -> bool {
+        if let Ok(small_modulus) = u64::try_from(modulus) {
+            let small_modulus = u128::from(small_modulus.max(1));
+            if let Self::Small(value) = self {
+                return value % small_modulus == 0;
+            }
+            let remainder = self.digits().as_bytes().iter().fold(0u128, |remainder, digit| {
+                (remainder * 10 + u128::from(digit - b'0')) % small_modulus
+            });
+            return remainder == 0;
+        }
+        let ten = BigUint::from(10u32);
+        let mut remainder = BigUint::ZERO;
+        for digit in self.digits().as_bytes() {
+            remainder = (remainder * &ten + BigUint::from(digit - b'0')) % modulus;
+        }
+        remainder == BigUint::ZERO
     }
 
     fn hash_into<H: Hasher>(&self, hasher: &mut H) {
         match self {
             Self::Small(small) => hasher.write_u128(*small),
-            Self::Big(big) => {
-                for digit in big.iter_u64_digits() {
-                    hasher.write_u64(digit);
-                }
-            }
+            Self::Digits(digits) => hasher.write(digits),
         }
     }
 }
 
-impl Ord for Mantissa {
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (self, other) {
-            (Self::Small(a), Self::Small(b)) => a.cmp(b),
-            (Self::Small(_), Self::Big(_)) => Ordering::Less,
-            (Self::Big(_), Self::Small(_)) => Ordering::Greater,
-            (Self::Big(a), Self::Big(b)) => a.cmp(b),
-        }
-    }
+/// Digits of a mantissa without allocating: inline for a `u128`, borrowed for a digit string.
+enum DigitString<'a> {
+    Inline { buffer: [u8; 39], start: usize },
+    Borrowed(&'a [u8]),
 }
 
-impl PartialOrd for Mantissa {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+impl DigitString<'_> {
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Inline { buffer, start } => &buffer[*start..],
+            Self::Borrowed(digits) => digits,
+        }
     }
 }
 

@@ -1,10 +1,12 @@
 //! A parser for ECMA-262 pattern syntax with the `u` flag, as JSON Schema prescribes, into [`Node`]s.
 //!
-//! Strictly the `u`-mode grammar, with one deliberate leniency that real-world schemas need: an escaped ASCII
-//! punctuation character (`\-`, `\#`, `\@`, `\:` ...) is that character everywhere, and a lone `]`, `{` or `}`
-//! that cannot start a quantifier is a literal (Annex B). Escaped letters and digits stay reserved, so `\a`,
-//! `\e`, `\z` and `\A` are errors, as ECMA-262 says. Inline flag groups (`(?i)`, `(?i:...)`), Python syntax
-//! (`(?P<n>...)`, `(?#...)`) and anything else after `(?` are errors.
+//! Strictly the `u`-mode grammar, with deliberate leniencies that real-world schemas need, each taken from
+//! ECMA-262's Annex B (the web-compatibility grammar without `u`): an escaped ASCII character that is neither a
+//! letter nor a digit (`\-`, `\#`, `\@`, `\ ` ...) is that character everywhere; a lone `]`, `{` or `}` that
+//! cannot start a quantifier is a literal; and in a class, a class escape next to `-` (`[\w-.]`) makes the `-` a
+//! literal instead of a range. Escaped letters and digits stay reserved, so `\a`, `\e`, `\z` and `\A` are
+//! errors, as ECMA-262 says. Inline flag groups (`(?i)`, `(?i:...)`), Python syntax (`(?P<n>...)`, `(?#...)`) and
+//! anything else after `(?` are errors.
 
 use super::RegexError;
 use super::ast::{Class, ClassEscape, ClassItem, Node};
@@ -420,7 +422,7 @@ impl Parser {
             }
             'x' => self.hex_digits(2)?,
             'u' => self.unicode_escape()?,
-            other if other.is_ascii_punctuation() => u32::from(other),
+            other if other.is_ascii() && !other.is_ascii_alphanumeric() => u32::from(other),
             other if other.is_ascii_alphanumeric() => {
                 self.pos -= 1;
                 return Err(self.error(&format!("invalid escape \\{other}")));
@@ -497,13 +499,15 @@ impl Parser {
                         }
                         items.push(ClassItem::Range(low, high));
                     }
-                    _ => return Err(self.error("a class escape cannot bound a range")),
+                    // Annex B: a class escape at either end makes the `-` a literal (`[\w-.]` is `\w`, `-`, `.`).
+                    (first, second) => {
+                        for atom in [first, ClassAtom::Code(u32::from('-')), second] {
+                            items.push(atom.into_item());
+                        }
+                    }
                 }
             } else {
-                items.push(match first {
-                    ClassAtom::Code(code) => ClassItem::Range(code, code),
-                    ClassAtom::Escape(escape) => ClassItem::Escape(escape),
-                });
+                items.push(first.into_item());
             }
         }
         Ok(Class { negated, items })
@@ -533,6 +537,15 @@ impl Parser {
 enum ClassAtom {
     Code(u32),
     Escape(ClassEscape),
+}
+
+impl ClassAtom {
+    fn into_item(self) -> ClassItem {
+        match self {
+            Self::Code(code) => ClassItem::Range(code, code),
+            Self::Escape(escape) => ClassItem::Escape(escape),
+        }
+    }
 }
 
 fn literal_node(code: u32) -> Node {

@@ -147,6 +147,10 @@ fn ecma_semantics() {
         (r"^a{2,3}$", "aaaa", false),
         (r"^a{,3}$", "a{,3}", true),
         (r"^\-\#\:$", "-#:", true),
+        (r"^\ \_$", " _", true),
+        (r"^[\w-.]+$", "a-.b", true),
+        (r"^[\w-.]+$", "a,b", false),
+        (r"^[.-\d]+$", "1-.", true),
         (r"^[a\]]+$", "a]", true),
         (r"^x]$", "x]", true),
         (r"^\p{Lu}$", "É", true),
@@ -184,7 +188,6 @@ fn ecma_syntax_errors() {
         r"(?<n>a)\k<m>",
         r"(?<n>a)(?<n>b)",
         r"[z-a]",
-        r"[\d-z]",
         r"\c1",
         r"\u{110000}",
         r"\xZZ",
@@ -210,6 +213,7 @@ fn ecma_syntax_errors() {
         r"[\b]",
         r"\/",
         r"[\-]",
+        r"[\d-z]",
     ] {
         assert!(is_valid_pattern(pattern), "{pattern:?} should be valid");
     }

@@ -158,6 +158,30 @@ fn exact_comparison_beyond_f64() {
     assert!(!numbers_equal(&number("1"), &number("1.0000000000000000000001")));
 }
 
+// Needs the digits as written: without arbitrary_precision serde_json reads this as an f64 infinity error.
+#[cfg(feature = "arbitrary_precision")]
+#[test]
+fn long_numbers_cost_linear_work() {
+    // 200,000 digits: a quadratic big-integer parse would take seconds; digit strings and Horner's rule do not.
+    let digits = format!("1{}", "0".repeat(199_998) + "5");
+    let long = number(&digits);
+    let longer = number(&format!("{digits}1e-1"));
+    assert!(is_integer(&long));
+    assert!(!is_integer(&longer));
+    assert_eq!(
+        Decimal::from_number(&long).cmp(&Decimal::from_number(&longer)),
+        Ordering::Less
+    );
+    assert!(MultipleOf::new(&number("5")).is_multiple(&long));
+    assert!(!MultipleOf::new(&number("2")).is_multiple(&long));
+    assert!(MultipleOf::new(&number("0.5")).is_multiple(&long));
+    assert!(
+        MultipleOf::new(&number("123456789012345678901234567890123"))
+            .is_multiple(&number("246913578024691357802469135780246e10"))
+    );
+    assert!(numbers_equal(&long, &number(&format!("{digits}.000"))));
+}
+
 #[test]
 fn parse_rejects_non_numbers() {
     for text in ["", "-", "1.", ".5", "1e", "1e+", "abc", "1.2.3", "01x"] {
