@@ -174,7 +174,7 @@ fn check_raw(want: &Node, actual: &Value, call: &CallRun, run: &CaseRun) -> Resu
         };
         if let Some(expected) = body.as_ref().and_then(|b| b.get(key))
             && expected != value
-            && !crate::llm::json_numbers_equal(expected, value)
+            && !crate::llm::json_equal(expected, value)
         {
             return Err(format!(
                 "raw.{key} is {}, the mock sent {}",

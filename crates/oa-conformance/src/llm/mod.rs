@@ -388,8 +388,3 @@ pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
-
-/// Alias kept for the raw check, which compares mock values with what raw carries.
-pub(crate) fn json_numbers_equal(a: &Value, b: &Value) -> bool {
-    json_equal(a, b)
-}
