@@ -21,6 +21,32 @@ use std::hash::Hasher;
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaNumber {
     value: Decimal,
+    /// The bound as serde_json holds it, when that is an `i64` or an `f64` (only without `arbitrary_precision`,
+    /// where instances are held the same way and compare exactly without building a [`Decimal`]).
+    #[cfg(not(feature = "arbitrary_precision"))]
+    plain: Plain,
+}
+
+/// A number as serde_json holds it without `arbitrary_precision`.
+#[cfg(not(feature = "arbitrary_precision"))]
+#[derive(Debug, Clone, Copy)]
+enum Plain {
+    Int(i64),
+    Float(f64),
+    Other,
+}
+
+#[cfg(not(feature = "arbitrary_precision"))]
+impl Plain {
+    fn of(number: &Number) -> Self {
+        if let Some(int) = number.as_i64() {
+            Self::Int(int)
+        } else if number.is_f64() {
+            number.as_f64().map_or(Self::Other, Self::Float)
+        } else {
+            Self::Other
+        }
+    }
 }
 
 impl SchemaNumber {
@@ -28,11 +54,20 @@ impl SchemaNumber {
     pub(crate) fn new(number: &Number) -> Self {
         Self {
             value: Decimal::from_number(number),
+            #[cfg(not(feature = "arbitrary_precision"))]
+            plain: Plain::of(number),
         }
     }
 
     /// How `instance` compares with this bound: `Less` means the instance is below it.
     pub(crate) fn cmp_instance(&self, instance: &Number) -> Ordering {
+        // Fast path: two i64s, or two f64s (serde_json's f64s are finite, and comparing them is exact).
+        #[cfg(not(feature = "arbitrary_precision"))]
+        match (Plain::of(instance), self.plain) {
+            (Plain::Int(a), Plain::Int(b)) => return a.cmp(&b),
+            (Plain::Float(a), Plain::Float(b)) => return a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+            _ => {}
+        }
         Decimal::from_number(instance).cmp(&self.value)
     }
 }
@@ -93,10 +128,16 @@ impl MultipleOf {
 
 /// Whether a number is an integer by value (`1.0` and `1e400` are, `1.5` is not).
 pub(crate) fn is_integer(number: &Number) -> bool {
-    if number.is_i64() || number.is_u64() {
-        return true;
+    #[cfg(not(feature = "arbitrary_precision"))]
+    {
+        // The f64 is the value itself here, so its fractional part decides exactly.
+        number.is_i64() || number.is_u64() || number.as_f64().is_some_and(|float| float.fract() == 0.0)
     }
-    Decimal::from_number(number).is_integer()
+    #[cfg(feature = "arbitrary_precision")]
+    {
+        // One pass over the digits as written (`is_i64` would parse them again).
+        Decimal::from_number(number).is_integer()
+    }
 }
 
 /// Whether two numbers are equal by value (`1 == 1.0`, and exactly so beyond f64).
