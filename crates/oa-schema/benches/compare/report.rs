@@ -1,0 +1,429 @@
+//! The report: reads criterion's `new/benchmark.json` and `new/estimates.json` files and the benchmark's own
+//! `oa-bench-run.json`, and renders the Markdown table of median ratios oa-schema ÷ peer with geometric means, the
+//! acceptance checks of issue 5, the error counts and every skip.
+//!
+//! Shared by the benchmark (printed after a run) and `examples/bench_report.rs` (re-rendered from disk).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Report order of the operations (the part of a criterion group id after the workload name).
+const OPERATIONS: [&str; 5] = [
+    "compile",
+    "is_valid valid",
+    "is_valid invalid",
+    "errors valid",
+    "errors invalid",
+];
+
+/// The tools, ours first, as the benchmark names them.
+const TOOLS: [&str; 3] = ["oa-schema", "jsonschema", "boon"];
+
+/// Issue 5's limits: the geometric mean against jsonschema, any one row against jsonschema, `is_valid` against boon.
+const GEOMEAN_LIMIT: f64 = 1.0;
+/// See [`GEOMEAN_LIMIT`].
+const ROW_LIMIT_JSONSCHEMA: f64 = 2.0;
+/// See [`GEOMEAN_LIMIT`].
+const IS_VALID_LIMIT_BOON: f64 = 0.5;
+
+/// Where criterion writes: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the workspace's
+/// `target/criterion` (criterion's own order of preference).
+pub(crate) fn criterion_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(target).join("criterion");
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/criterion")
+}
+
+/// One measured benchmark: median time in nanoseconds, keyed by (workload, operation, tool).
+type Medians = BTreeMap<(String, String, String), f64>;
+
+/// Renders the whole report as Markdown.
+///
+/// # Errors
+/// A message when the criterion folder holds no results from the current run.
+pub(crate) fn render(criterion_dir: &Path) -> Result<String, String> {
+    let run = read_json(&criterion_dir.join("oa-bench-run.json")).ok();
+    let started_unix = run
+        .as_ref()
+        .and_then(|run| run.get("started_unix"))
+        .and_then(Value::as_u64);
+    let mut medians = Medians::new();
+    let mut n_stale = 0usize;
+    collect(criterion_dir, started_unix, &mut medians, &mut n_stale)?;
+    if medians.is_empty() {
+        return Err(format!(
+            "no criterion results from this run under {}",
+            criterion_dir.display()
+        ));
+    }
+    let workload_order: Vec<String> = run
+        .as_ref()
+        .and_then(|run| run.get("workloads"))
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let mut out = String::new();
+    let rows = rows(&medians, &workload_order);
+    render_table(&mut out, &rows);
+    render_geomeans(&mut out, &rows);
+    render_acceptance(&mut out, &rows);
+    if let Some(run) = &run {
+        render_error_counts(&mut out, run);
+        render_skips(&mut out, run);
+    } else {
+        out.push_str("\n(no oa-bench-run.json: skips and error counts unknown)\n");
+    }
+    if n_stale > 0 {
+        let _ = writeln!(
+            out,
+            "\n({n_stale} older criterion results in the folder were ignored: not from this run.)"
+        );
+    }
+    Ok(out)
+}
+
+/// One table row: a workload's operation, with each tool's median if measured.
+struct Row {
+    workload: String,
+    operation: String,
+    oa: Option<f64>,
+    jsonschema: Option<f64>,
+    boon: Option<f64>,
+}
+
+impl Row {
+    fn ratio_jsonschema(&self) -> Option<f64> {
+        Some(self.oa? / self.jsonschema?)
+    }
+
+    fn ratio_boon(&self) -> Option<f64> {
+        Some(self.oa? / self.boon?)
+    }
+
+    /// `compile`, `is_valid` or `errors`.
+    fn family(&self) -> &str {
+        self.operation.split(' ').next().unwrap_or("")
+    }
+}
+
+/// Walks the criterion folder for `new/benchmark.json`, keeping results written since `started_unix`.
+fn collect(
+    dir: &Path,
+    started_unix: Option<u64>,
+    medians: &mut Medians,
+    n_stale: &mut usize,
+) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|err| format!("cannot read {}: {err}", dir.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path.is_dir() {
+            continue;
+        }
+        let benchmark = path.join("benchmark.json");
+        if path.file_name().is_some_and(|name| name == "new") && benchmark.is_file() {
+            let estimates = path.join("estimates.json");
+            if let Some(started) = started_unix {
+                let modified = std::fs::metadata(&estimates)
+                    .and_then(|meta| meta.modified())
+                    .ok()
+                    .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |elapsed| elapsed.as_secs());
+                if modified < started {
+                    *n_stale += 1;
+                    continue;
+                }
+            }
+            let id = read_json(&benchmark)?;
+            let median = read_json(&estimates)?
+                .pointer("/median/point_estimate")
+                .and_then(Value::as_f64)
+                .ok_or_else(|| format!("{} has no median", estimates.display()))?;
+            let group = id.get("group_id").and_then(Value::as_str).unwrap_or("");
+            let tool = id.get("function_id").and_then(Value::as_str).unwrap_or("");
+            if let Some((workload, operation)) = group.split_once('/') {
+                medians.insert(
+                    (workload.to_owned(), operation.to_owned(), tool.to_owned()),
+                    median,
+                );
+            }
+        } else {
+            collect(&path, started_unix, medians, n_stale)?;
+        }
+    }
+    Ok(())
+}
+
+/// The rows in report order: workloads as the run listed them (others after, by name), operations as
+/// [`OPERATIONS`].
+fn rows(medians: &Medians, workload_order: &[String]) -> Vec<Row> {
+    let mut workloads: Vec<String> = workload_order.to_vec();
+    for (workload, _, _) in medians.keys() {
+        if !workloads.contains(workload) {
+            workloads.push(workload.clone());
+        }
+    }
+    let get = |workload: &str, operation: &str, tool: &str| {
+        medians
+            .get(&(workload.to_owned(), operation.to_owned(), tool.to_owned()))
+            .copied()
+    };
+    let mut rows = Vec::new();
+    for workload in &workloads {
+        for operation in OPERATIONS {
+            let [oa, jsonschema, boon] = TOOLS.map(|tool| get(workload, operation, tool));
+            if oa.is_some() || jsonschema.is_some() || boon.is_some() {
+                rows.push(Row {
+                    workload: workload.clone(),
+                    operation: operation.to_owned(),
+                    oa,
+                    jsonschema,
+                    boon,
+                });
+            }
+        }
+    }
+    rows
+}
+
+fn render_table(out: &mut String, rows: &[Row]) {
+    out.push_str("| workload | operation | oa-schema | jsonschema | boon | oa ÷ jsonschema | oa ÷ boon |\n");
+    out.push_str("|---|---|--:|--:|--:|--:|--:|\n");
+    for row in rows {
+        let js_mark = match row.ratio_jsonschema() {
+            Some(ratio) if ratio > ROW_LIMIT_JSONSCHEMA => " ✗",
+            Some(ratio) if ratio > 1.0 => " ▲",
+            _ => "",
+        };
+        let boon_mark = match row.ratio_boon() {
+            Some(ratio) if row.family() == "is_valid" && ratio > IS_VALID_LIMIT_BOON => " ✗",
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {}{js_mark} | {}{boon_mark} |",
+            row.workload,
+            row.operation,
+            time(row.oa),
+            time(row.jsonschema),
+            time(row.boon),
+            ratio(row.ratio_jsonschema()),
+            ratio(row.ratio_boon()),
+        );
+    }
+    out.push_str(
+        "\nMedians per iteration (one iteration = every schema of the row compiled, or every instance of the row \
+         validated). ▲ slower than jsonschema; ✗ beyond issue 5's limit (above 2.0 against jsonschema, above 0.5 \
+         against boon for `is_valid`); — not measured (see the skips).\n",
+    );
+}
+
+fn render_geomeans(out: &mut String, rows: &[Row]) {
+    out.push_str("\n| operation | geomean oa ÷ jsonschema | rows | geomean oa ÷ boon | rows |\n|---|--:|--:|--:|--:|\n");
+    let families = ["compile", "is_valid", "errors"];
+    for family in families {
+        let in_family: Vec<&Row> = rows.iter().filter(|row| row.family() == family).collect();
+        let (js, n_js) = geomean(in_family.iter().filter_map(|row| row.ratio_jsonschema()));
+        let (boon, n_boon) = geomean(in_family.iter().filter_map(|row| row.ratio_boon()));
+        let _ = writeln!(
+            out,
+            "| {family} | {} | {n_js} | {} | {n_boon} |",
+            ratio(js),
+            ratio(boon)
+        );
+    }
+    let (all_js, n_js) = geomean(rows.iter().filter_map(Row::ratio_jsonschema));
+    let (all_boon, n_boon) = geomean(rows.iter().filter_map(Row::ratio_boon));
+    let _ = writeln!(
+        out,
+        "| all | {} | {n_js} | {} | {n_boon} |",
+        ratio(all_js),
+        ratio(all_boon)
+    );
+}
+
+fn render_acceptance(out: &mut String, rows: &[Row]) {
+    out.push_str("\nIssue 5 acceptance, this run:\n\n");
+    for family in ["compile", "is_valid", "errors"] {
+        let (js, _) = geomean(
+            rows.iter()
+                .filter(|row| row.family() == family)
+                .filter_map(Row::ratio_jsonschema),
+        );
+        let verdict = match js {
+            Some(value) if value <= GEOMEAN_LIMIT => "met",
+            Some(_) => "MISSED",
+            None => "not measured",
+        };
+        let _ = writeln!(
+            out,
+            "- geomean oa ÷ jsonschema for {family} at most {GEOMEAN_LIMIT}: {verdict} ({})",
+            ratio(js)
+        );
+    }
+    let over = |limit: f64, family: Option<&str>, pick: fn(&Row) -> Option<f64>| -> Vec<String> {
+        rows.iter()
+            .filter(|row| family.is_none_or(|family| row.family() == family))
+            .filter_map(|row| pick(row).filter(|value| *value > limit).map(|value| (row, value)))
+            .map(|(row, value)| format!("{} {} ({value:.2})", row.workload, row.operation))
+            .collect()
+    };
+    let list = |items: Vec<String>| {
+        if items.is_empty() {
+            "none".to_owned()
+        } else {
+            items.join("; ")
+        }
+    };
+    let _ = writeln!(
+        out,
+        "- rows above {ROW_LIMIT_JSONSCHEMA} against jsonschema: {}",
+        list(over(ROW_LIMIT_JSONSCHEMA, None, Row::ratio_jsonschema))
+    );
+    let _ = writeln!(
+        out,
+        "- `is_valid` rows above {IS_VALID_LIMIT_BOON} against boon: {}",
+        list(over(IS_VALID_LIMIT_BOON, Some("is_valid"), Row::ratio_boon))
+    );
+    let _ = writeln!(
+        out,
+        "- rows above 1.0 against jsonschema (the longer goal): {}",
+        list(over(1.0, None, Row::ratio_jsonschema))
+    );
+    let missing: Vec<String> = rows
+        .iter()
+        .filter(|row| row.oa.is_none() || row.jsonschema.is_none() || row.boon.is_none())
+        .map(|row| format!("{} {}", row.workload, row.operation))
+        .collect();
+    let _ = writeln!(out, "- rows where a tool was not measured: {}", list(missing));
+}
+
+fn render_error_counts(out: &mut String, run: &Value) {
+    let Some(counts) = run.get("error_counts").and_then(Value::as_array) else {
+        return;
+    };
+    // (workload, set) -> tool -> count, in run order.
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut table: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+    for entry in counts {
+        let field = |name: &str| entry.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
+        let key = (field("workload"), field("set"));
+        if !order.contains(&key) {
+            order.push(key.clone());
+        }
+        table.insert(
+            (key.0, key.1, field("tool")),
+            entry.get("count").and_then(Value::as_u64).unwrap_or(0),
+        );
+    }
+    out.push_str(
+        "\nErrors reported by full collection (per row, summed over its instances; the tools report at different \
+         granularity: oa-schema's violations, jsonschema's `iter_errors` items, boon's error-tree leaves):\n\n",
+    );
+    out.push_str("| workload | set | oa-schema | jsonschema | boon |\n|---|---|--:|--:|--:|\n");
+    for (workload, set) in &order {
+        let cell = |tool: &str| {
+            table
+                .get(&(workload.clone(), set.clone(), tool.to_owned()))
+                .map_or_else(|| "—".to_owned(), u64::to_string)
+        };
+        let _ = writeln!(
+            out,
+            "| {workload} | {set} | {} | {} | {} |",
+            cell("oa-schema"),
+            cell("jsonschema"),
+            cell("boon")
+        );
+    }
+}
+
+fn render_skips(out: &mut String, run: &Value) {
+    let skips = run
+        .get("skips")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let dropped = run
+        .get("dropped")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let field = |entry: &Value, name: &str| entry.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
+    let _ = writeln!(out, "\nSkipped rows ({}):\n", skips.len());
+    if skips.is_empty() {
+        out.push_str("- none\n");
+    }
+    for entry in &skips {
+        let reason = field(entry, "reason").replace('\n', " ");
+        let _ = writeln!(
+            out,
+            "- {} on {} ({}): {reason}",
+            field(entry, "tool"),
+            field(entry, "workload"),
+            field(entry, "rows")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nKeyword cases or instances dropped for every tool ({}):\n",
+        dropped.len()
+    );
+    if dropped.is_empty() {
+        out.push_str("- none\n");
+    }
+    for entry in &dropped {
+        let reason = field(entry, "reason").replace('\n', " ");
+        let _ = writeln!(
+            out,
+            "- {} {} ({}): {reason}",
+            field(entry, "workload"),
+            field(entry, "case"),
+            field(entry, "set")
+        );
+    }
+}
+
+/// The geometric mean and the number of values.
+fn geomean(values: impl Iterator<Item = f64>) -> (Option<f64>, usize) {
+    let (sum_ln, count) = values.fold((0.0f64, 0usize), |(sum, count), value| {
+        (sum + value.ln(), count + 1)
+    });
+    if count == 0 {
+        (None, 0)
+    } else {
+        ((sum_ln / count as f64).exp().into(), count)
+    }
+}
+
+fn ratio(value: Option<f64>) -> String {
+    value.map_or_else(|| "—".to_owned(), |value| format!("{value:.2}"))
+}
+
+/// A median in a readable unit.
+fn time(nanos: Option<f64>) -> String {
+    match nanos {
+        None => "—".to_owned(),
+        Some(ns) if ns < 1e3 => format!("{ns:.0} ns"),
+        Some(ns) if ns < 1e6 => format!("{:.1} µs", ns / 1e3),
+        Some(ns) if ns < 1e9 => format!("{:.1} ms", ns / 1e6),
+        Some(ns) => format!("{:.2} s", ns / 1e9),
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    serde_json::from_str(&text).map_err(|err| format!("{} is not JSON: {err}", path.display()))
+}
