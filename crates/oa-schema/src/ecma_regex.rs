@@ -10,12 +10,13 @@
 //! - patterns without lookaround or backreferences run on the `regex` crate: time linear in the string for a given
 //!   pattern, never over budget;
 //! - patterns with lookaround or backreferences run on fancy-regex, under a budget of two parts. Before matching,
-//!   a string longer than the pattern allows (the square of its length in bytes, times a weight of
-//!   `1 + pattern bytes / 32`, above [`MAX_BACKTRACKING_WORK`]; about 8 KiB for a short pattern) is refused,
-//!   because fancy-regex's own limit does not count the linear scans it runs inside lookarounds, so such a match
-//!   can cost the square of the string's length. During matching, more than [`BACKTRACK_LIMIT`] backtracking steps
-//!   stop it. Either way [`EcmaRegex::is_match`] returns [`RegexBudgetExceeded`]: the caller reports a violation
-//!   that names the budget, and nothing hangs.
+//!   a string too long for the pattern is refused: fancy-regex's own limit does not count the scans it runs inside
+//!   lookarounds, so a match can cost a power of the string's length. We bound that power by the pattern's shape
+//!   (its "work degree": 2 for a lookaround or backreference tried at every start position, plus 1 for each
+//!   repetition or lookaround around it) and refuse when `bytes^degree × (1 + pattern bytes / 32)` exceeds
+//!   [`MAX_BACKTRACKING_WORK`] (2^26): about 8 KiB for `(?=.*x)y`, about 400 bytes for `(?:(?=.*x).)*y`. During
+//!   matching, more than [`BACKTRACK_LIMIT`] backtracking steps stop it. Either way [`EcmaRegex::is_match`]
+//!   returns [`RegexBudgetExceeded`]: the caller reports a violation that names the budget, and nothing hangs.
 //!
 //! Known differences from ECMA-262 (documented limits): a backreference to a group that did not take part in the
 //! match fails to match instead of matching the empty string, and inline modifier groups `(?i:...)` (ES2025) are
@@ -32,7 +33,7 @@ use translate::Engine;
 /// Backtracking steps allowed in one fancy-regex match (fancy-regex's own default, about 0.1 s of work).
 pub(crate) const BACKTRACK_LIMIT: usize = 1_000_000;
 
-/// The most work a backtracking match may be expected to do: `string bytes² × (1 + pattern bytes / 32)`.
+/// The most work a backtracking match may be expected to do: `string bytes^degree × (1 + pattern bytes / 32)`.
 pub(crate) const MAX_BACKTRACKING_WORK: u64 = 1 << 26;
 
 /// The compiled size the `regex` crate may use for one pattern (its own default); larger patterns (say
@@ -48,7 +49,8 @@ pub(crate) struct EcmaRegex {
 #[derive(Debug)]
 enum Compiled {
     Linear(regex::Regex),
-    Backtracking { regex: fancy_regex::Regex, weight: u64 },
+    /// `degree` and `weight` price a match before it runs (see the module docs).
+    Backtracking { regex: fancy_regex::Regex, degree: u32, weight: u64 },
 }
 
 /// Why a pattern could not be compiled.
@@ -92,7 +94,7 @@ impl EcmaRegex {
                 .build()
                 .map_err(|e| RegexError::new(format!("unsupported by the backtracking engine: {e}")))?;
             let weight = 1 + u64::try_from(pattern.len()).unwrap_or(u64::MAX) / 32;
-            Compiled::Backtracking { regex, weight }
+            Compiled::Backtracking { regex, degree: node.work_degree(), weight }
         } else {
             let text = translate::translate(&node, Engine::Linear);
             let regex = regex::RegexBuilder::new(&text)
@@ -110,9 +112,9 @@ impl EcmaRegex {
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
             Compiled::Linear(regex) => Ok(regex.is_match(haystack)),
-            Compiled::Backtracking { regex, weight } => {
+            Compiled::Backtracking { regex, degree, weight } => {
                 let len = u64::try_from(haystack.len()).unwrap_or(u64::MAX);
-                if len.saturating_mul(len).saturating_mul(*weight) > MAX_BACKTRACKING_WORK {
+                if len.saturating_pow(*degree).saturating_mul(*weight) > MAX_BACKTRACKING_WORK {
                     return Err(RegexBudgetExceeded);
                 }
                 regex.is_match(haystack).map_err(|_| RegexBudgetExceeded)

@@ -89,3 +89,31 @@ impl Node {
         }
     }
 }
+
+impl Node {
+    /// The degree of the polynomial that bounds a backtracking match's work in the string's length: one for trying
+    /// every start position, plus, at the deepest lookaround or backreference, one for each scan it makes and one
+    /// for every enclosing repetition or lookaround that can run it again at each position. 0 when the pattern has
+    /// neither (it then runs on the linear engine).
+    pub(super) fn work_degree(&self) -> u32 {
+        self.degree_below(0)
+    }
+
+    fn degree_below(&self, n_enclosing: u32) -> u32 {
+        match self {
+            Self::Look { node, .. } => (n_enclosing + 2).max(node.degree_below(n_enclosing + 1)),
+            Self::Backref(_) => n_enclosing + 2,
+            Self::Repeat { node, max, .. } => {
+                let repeats = max.is_none_or(|max| max > 1);
+                node.degree_below(n_enclosing + u32::from(repeats))
+            }
+            Self::Group { node, .. } | Self::NonCapture(node) => node.degree_below(n_enclosing),
+            Self::Concat(nodes) | Self::Alt(nodes) => nodes
+                .iter()
+                .map(|node| node.degree_below(n_enclosing))
+                .max()
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+}

@@ -256,6 +256,25 @@ fn budget_refuses_quadratic_lookaround_on_long_strings() {
 }
 
 #[test]
+fn budget_prices_lookaround_inside_repetition_higher() {
+    // Each repetition re-runs the lookahead's scan: cubic work, so the admitted length is much shorter.
+    let regex = EcmaRegex::new(r"(?:(?=[^\n]*x)[^\n])*y").unwrap();
+    assert_eq!(regex.is_match(&format!("{}x", "a".repeat(200))), Ok(false));
+    assert_eq!(
+        regex.is_match(&format!("{}x", "a".repeat(2_000))),
+        Err(RegexBudgetExceeded)
+    );
+    let degree = |pattern: &str| parse::parse(pattern).unwrap().work_degree();
+    assert_eq!(degree("abc"), 0);
+    assert_eq!(degree("(?=a)b"), 2);
+    assert_eq!(degree("(a)\\1"), 2);
+    assert_eq!(degree("(?:(?=a).)*"), 3);
+    assert_eq!(degree("(?:(?:(?=a).)+)*"), 4);
+    assert_eq!(degree("(?=(?!a)b)"), 3);
+    assert_eq!(degree("(?:(?=a)b)?"), 2);
+}
+
+#[test]
 fn budget_stops_catastrophic_backtracking() {
     let regex = EcmaRegex::new(r"^(a*)*\1x$").unwrap();
     assert_eq!(regex.is_match(&"a".repeat(40)), Err(RegexBudgetExceeded));
