@@ -94,7 +94,7 @@ pub(crate) async fn start(
     Ok((server, provider))
 }
 
-async fn execute(body: &Node) -> Result<CaseRun, String> {
+pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
     let replies = body
         .get("mock_provider")
         .and_then(|m| m.get("responses"))

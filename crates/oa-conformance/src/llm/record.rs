@@ -101,7 +101,7 @@ impl CallObserver for Recorder {
 }
 
 /// One call of a case, as run.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct CallRun {
     /// The call's directives (`call:` or a `calls:` entry).
     pub(crate) input: Node,
@@ -146,7 +146,7 @@ impl CallRun {
 }
 
 /// Everything a case run produced.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct CaseRun {
     /// The case's directives.
     pub(crate) case: Node,

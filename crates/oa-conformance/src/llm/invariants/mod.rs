@@ -433,4 +433,90 @@ mod tests {
         assert!(lookup("no_request_issued").is_some());
         assert!(lookup("frobnicated").is_none());
     }
+
+    /// Contrasting runs through the real provider and mock: an atomic success, a pre-send rejection,
+    /// a transient retry then success, a reask loop, a stream, and a managed-field pass-through.
+    const CONTRASTS: &[&str] = &[
+        r#"
+mock_provider: {responses: [{status: 200, body: {id: a, object: chat.completion, model: test-model, choices: [{index: 0, message: {role: assistant, content: "Hi."}, finish_reason: stop}], usage: {prompt_tokens: 1, completion_tokens: 1, total_tokens: 2}}}]}
+call: {operation: complete, messages: [{role: user, content: "Hi"}], config: {temperature: 0.5, stop_sequences: ["x"]}}
+"#,
+        r#"
+mock_provider: {responses: []}
+call: {operation: complete, messages: [{role: user, content: "Hi"}], response_schema: {type: object}, config: {extras: {response_format: {type: json_object}}}}
+"#,
+        r#"
+mock_provider: {responses: [{status: 503, body: {error: {message: down}}}, {status: 200, body: {id: b, object: chat.completion, model: test-model, choices: [{index: 0, message: {role: assistant, content: "ok"}, finish_reason: stop}], usage: {prompt_tokens: 1, completion_tokens: 1, total_tokens: 2}}}]}
+call: {operation: complete, messages: [{role: user, content: "go"}], retry: {max_attempts: 3, backoff: {type: deterministic, seconds: 0}, per_attempt_override: [{temperature: 0.9}]}}
+"#,
+        r#"
+mock_provider: {responses: [
+  {status: 200, body: {id: c, object: chat.completion, model: test-model, choices: [{index: 0, message: {role: assistant, content: "nope"}, finish_reason: stop}], usage: {prompt_tokens: 1, completion_tokens: 1, total_tokens: 2}}},
+  {status: 503, body: {error: {message: down}}},
+  {status: 200, body: {id: c, object: chat.completion, model: test-model, choices: [{index: 0, message: {role: assistant, content: "{\"v\": 1}"}, finish_reason: stop}], usage: {prompt_tokens: 1, completion_tokens: 1, total_tokens: 2}}}]}
+call: {operation: complete, messages: [{role: user, content: "go"}], response_schema: {type: object, properties: {v: {type: integer}}, required: [v]}, retry: {max_attempts: 3, backoff: {type: deterministic, seconds: 0}, reask: {template: "fix: {error_message}"}}}
+"#,
+        r#"
+mock_provider: {responses: [{status: 200, stream_body: [
+  {id: d, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {role: assistant, reasoning_content: "hm"}, finish_reason: null}]},
+  {id: d, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {tool_calls: [{index: 0, id: t1, function: {name: f, arguments: "{}"}}]}, finish_reason: tool_calls}]},
+  {id: d, object: chat.completion.chunk, model: test-model, choices: [], usage: {prompt_tokens: "x", completion_tokens: 1, total_tokens: 2}},
+  "[DONE]"]}]}
+call: {operation: complete, stream: true, messages: [{role: user, content: "go"}], tools: [{name: f, description: d, parameters: {type: object}}]}
+"#,
+        r#"
+mock_provider: {responses: [{status: 200, body: {id: e, object: chat.completion, model: test-model, choices: [{index: 0, message: {role: assistant, content: "ok"}, finish_reason: stop}], usage: {prompt_tokens: "x", completion_tokens: "y", total_tokens: "z"}}}]}
+call: {operation: complete, messages: [{role: user, content: "go"}], config: {temperature: 0.2, extras: {stop: "s", response_format: {type: json_object}, stream_options: {include_usage: true}, temperature: 0.2}}}
+"#,
+    ];
+
+    /// No invariant is a constant: each one fails on at least one contrasting run, so a fixture case
+    /// that passes an invariant has been checked by a predicate that can say no.
+    #[test]
+    fn every_invariant_can_fail() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let runs: Vec<CaseRun> = CONTRASTS
+            .iter()
+            .map(|yaml| {
+                runtime
+                    .block_on(crate::llm::execute(&Node::from_yaml_str(yaml).unwrap()))
+                    .unwrap()
+            })
+            .collect();
+        // A correct provider never mutates the caller's request nor repeats an attempt index, so
+        // those invariants are shown to fail on a doctored record of the first run instead.
+        let mut doctored = runs[0].clone();
+        doctored.calls[0].caller_after = (serde_json::json!([]), serde_json::json!({"temperature": 9}));
+        let repeated = doctored.calls[0].attempts[0].clone();
+        doctored.calls[0].attempts.push(repeated);
+        let mut never_failed = Vec::new();
+        for (name, predicate) in REGISTRY {
+            let fails_somewhere = runs
+                .iter()
+                .chain([&doctored])
+                .any(|run| predicate(&run.calls[0], run).is_err());
+            if !fails_somewhere {
+                never_failed.push(*name);
+            }
+        }
+        assert!(
+            never_failed.is_empty(),
+            "these invariants held on every contrasting run: {never_failed:?}"
+        );
+        // And each contrast makes some invariants hold, so the runs are real, not all failures.
+        for (idx, run) in runs.iter().enumerate() {
+            let n_holding = REGISTRY
+                .iter()
+                .filter(|(_, predicate)| predicate(&run.calls[0], run).is_ok())
+                .count();
+            assert!(
+                n_holding > 0,
+                "contrast {idx}: no invariant holds ({:?})",
+                run.calls[0].result
+            );
+        }
+    }
 }
