@@ -23,6 +23,10 @@ pub(crate) enum Command {
     /// Exit 0 when valid, 1 when invalid (including an instance that is not well-formed JSON), 2 when the schema
     /// is invalid or a file cannot be read.
     Validate(ValidateArgs),
+    /// Run OpenArmature conformance fixtures against the oa stack.
+    ///
+    /// Prints a line per fixture and the totals as `N passed, M failed, K skipped`; exit 1 when any case failed.
+    Conformance(ConformanceArgs),
     /// Show what oa does on an embedded example: no API key, no network.
     Demo,
 }
@@ -53,4 +57,15 @@ pub(crate) enum Output {
     Text,
     /// One JSON object: {"valid": bool, "violations": [...]}; with --batch, one per line.
     Json,
+}
+
+/// Flags of `oa conformance`.
+#[derive(Debug, Args)]
+pub(crate) struct ConformanceArgs {
+    /// Fixture directories (a `conformance/` directory, a capability directory or a spec's `spec/`). Default: the
+    /// llm-provider and observability fixtures in ../shared and the project's own, found from the current directory.
+    pub(crate) dirs: Vec<PathBuf>,
+    /// Print one JSON object per case instead of the per-fixture lines.
+    #[arg(long)]
+    pub(crate) json: bool,
 }

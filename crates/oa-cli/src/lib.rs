@@ -4,6 +4,7 @@
 //! (an invalid instance, a schema not enforced, a failed fixture), 2 for a usage or input error.
 
 mod cli;
+mod conformance;
 mod demo;
 mod exit;
 mod validate;
@@ -34,6 +35,7 @@ where
     };
     let exit = match cli.command {
         cli::Command::Validate(args) => validate::run(&args),
+        cli::Command::Conformance(args) => conformance::run(&args),
         cli::Command::Demo => demo::run(),
     };
     exit.into()

@@ -51,7 +51,7 @@ enum Outcome {
 
 impl Outcome {
     fn of(validator: &Validator, text: &str) -> Self {
-        match parse_json(text) {
+        match oa_schema::parse_json(text) {
             Err(error) => Outcome::Malformed(error.to_string()),
             Ok(instance) => match validator.validate(&instance) {
                 Ok(()) => Outcome::Valid,
@@ -167,12 +167,4 @@ fn batch(validator: &Validator, batch_path: &Path, output: Output) -> Exit {
         }
     }
     if all_valid { Exit::Ok } else { Exit::Finding }
-}
-
-/// Decodes an instance, describing malformed text by what made it malformed and where (line and column).
-///
-/// A stand-in until oa-schema's strict `parse_json` (proposal 0126's malformed-content violation) lands: serde_json
-/// already rejects what RFC 8259 rejects, but keeps the last of duplicate member names silently.
-pub(crate) fn parse_json(text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|error| format!("not well-formed JSON: {error}"))
 }

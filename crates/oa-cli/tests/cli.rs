@@ -216,3 +216,53 @@ fn demo_runs_offline_and_shows_the_report() {
     }
     assert!(text.contains("-> valid"), "{text}");
 }
+
+#[test]
+fn conformance_runs_a_directory_and_prints_totals() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/llm-provider/conformance");
+    let output = oa(&[&"conformance", &dir]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let totals = text.lines().last().unwrap();
+    let counts: Vec<u64> = totals
+        .split(", ")
+        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        counts[0] >= 22,
+        "expected the 15 + 7 cases of 082 and 083 to pass: {totals}"
+    );
+    assert_eq!(counts[1], 0, "{totals}");
+    assert!(totals.ends_with("skipped"), "{totals}");
+}
+
+#[test]
+fn conformance_json_prints_one_object_per_case() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/llm-provider/conformance");
+    let output = oa(&[&"conformance", &dir, &"--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let cases: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(cases.len() >= 22);
+    for case in &cases {
+        assert!(
+            case["fixture"].as_str().unwrap().starts_with("llm-provider/"),
+            "{case}"
+        );
+        assert!(
+            ["passed", "failed", "skipped"].contains(&case["outcome"].as_str().unwrap()),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn conformance_on_a_missing_directory_is_an_input_error() {
+    let scratch = Scratch::new();
+    let output = oa(&[&"conformance", &scratch.dir.path().join("nowhere")]);
+    assert_eq!(output.status.code(), Some(2));
+}

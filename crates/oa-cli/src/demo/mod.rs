@@ -35,7 +35,7 @@ fn demo() -> Result<(), String> {
     println!("at most 3 attendees each with a \"first name\" and a role, and a status.\n");
 
     println!("1. The model's first answer:\n{}", indent(FIRST_ANSWER));
-    let first = crate::validate::parse_json(FIRST_ANSWER).map_err(|e| format!("embedded answer: {e}"))?;
+    let first = oa_schema::parse_json(FIRST_ANSWER).map_err(|e| format!("embedded answer: {e}"))?;
     match validator.validate(&first) {
         Ok(()) => return Err("the embedded first answer was expected to fail validation".to_owned()),
         Err(violations) => {
@@ -52,7 +52,7 @@ fn demo() -> Result<(), String> {
         "2. The model's answer after the reask:\n{}",
         indent(SECOND_ANSWER)
     );
-    let second = crate::validate::parse_json(SECOND_ANSWER).map_err(|e| format!("embedded answer: {e}"))?;
+    let second = oa_schema::parse_json(SECOND_ANSWER).map_err(|e| format!("embedded answer: {e}"))?;
     if !validator.is_valid(&second) {
         return Err("the embedded second answer was expected to pass validation".to_owned());
     }
