@@ -266,3 +266,21 @@ fn indent(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[tokio::test]
+async fn run_works_from_inside_an_async_runtime() {
+    // Blocking inside the async test on purpose: this is what an async CLI calling run() does.
+    let (outcome, reason) = run_one(BASIC.to_owned());
+    assert_eq!(outcome, Outcome::Passed, "{reason}");
+}
+
+#[test]
+fn run_works_when_called_inside_a_runtime_context() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _guard = runtime.enter();
+    let (outcome, reason) = run_one(BASIC.to_owned());
+    assert_eq!(outcome, Outcome::Passed, "{reason}");
+}

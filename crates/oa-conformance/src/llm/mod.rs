@@ -29,6 +29,20 @@ const CALL_TOTAL_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Runs one llm-provider case; `Err` carries every failed expectation.
 pub(crate) fn run_case(case: &Case) -> Result<(), String> {
+    // A caller already inside a tokio runtime (an async CLI) cannot block on a nested one; the case
+    // then runs on a scoped thread of its own.
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return std::thread::scope(|scope| {
+            scope
+                .spawn(|| run_case_blocking(case))
+                .join()
+                .unwrap_or_else(|_| Err("harness: the case thread panicked".to_owned()))
+        });
+    }
+    run_case_blocking(case)
+}
+
+fn run_case_blocking(case: &Case) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
