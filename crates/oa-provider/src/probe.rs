@@ -1,0 +1,368 @@
+//! The canary probe and per-keyword probes: requests whose correct answer and whose schema disagree, so only a
+//! decoder bound by the schema's grammar can answer them validly. They travel through the caller's own
+//! [`Provider`] (same base URL, headers and gateway as production traffic), because enforcement is a property of
+//! the whole route, not of a vendor.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::config::RuntimeConfig;
+use crate::error::{Category, ProviderError};
+use crate::message::Message;
+use crate::provider::{CompletionRequest, Provider};
+use crate::response::{Response, StructuredOutputPath};
+
+/// The canary question: every model knows the answer, and the answer is not the one the schema allows.
+pub const CANARY_QUESTION: &str = "What is two plus two? Answer with the number.";
+
+/// The only string the canary schema allows.
+pub const CANARY_ANSWER: &str = "seventeen";
+
+/// The output budget of a probe: enough for the few tokens a bound decoder needs, small enough that a chatty
+/// non-enforcing answer costs little.
+pub const PROBE_MAX_TOKENS: u64 = 48;
+
+/// The canary schema: one required string whose single legal value is [`CANARY_ANSWER`]; strict-compatible, so it
+/// goes on the `native` path.
+pub fn canary_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"answer": {"type": "string", "enum": [CANARY_ANSWER]}},
+        "required": ["answer"],
+        "additionalProperties": false
+    })
+}
+
+/// What a probe found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum ProbeOutcome {
+    /// The answer obeyed the clause only a bound decoder obeys, on the `native` (strict) path.
+    Enforced,
+    /// The route did not enforce: the answer broke the schema, or the request could not go strict.
+    NotEnforced {
+        /// What the model answered.
+        content: String,
+        /// The path the request went on; anything but `native` never asked for enforcement.
+        path: Option<StructuredOutputPath>,
+    },
+    /// The probe could not run (unreachable, authentication, a rejected request, ...).
+    Error {
+        /// The §7 category of the failure.
+        #[serde(serialize_with = "category_name")]
+        category: Category,
+        /// The provider's message (secrets already scrubbed by the provider).
+        message: String,
+    },
+}
+
+impl ProbeOutcome {
+    /// The verdict word: `"enforced"`, `"not_enforced"` or `"error"`.
+    pub fn verdict(&self) -> &'static str {
+        match self {
+            Self::Enforced => "enforced",
+            Self::NotEnforced { .. } => "not_enforced",
+            Self::Error { .. } => "error",
+        }
+    }
+
+    /// Whether the probe showed enforcement.
+    pub fn is_enforced(&self) -> bool {
+        matches!(self, Self::Enforced)
+    }
+
+    /// Reads a call's result as a verdict.
+    fn from_result(result: Result<Response, ProviderError>) -> Self {
+        match result {
+            Ok(response) if response.structured_output_path == Some(StructuredOutputPath::Native) => {
+                Self::Enforced
+            }
+            Ok(response) => Self::NotEnforced {
+                content: response.message.text().unwrap_or_default(),
+                path: response.structured_output_path,
+            },
+            Err(error) => match error.structured_output() {
+                Some(failure) => Self::NotEnforced {
+                    content: failure.output_content.clone(),
+                    path: error.structured_output_path(),
+                },
+                None => Self::Error {
+                    category: error.category(),
+                    message: error.message().to_owned(),
+                },
+            },
+        }
+    }
+}
+
+fn category_name<S: serde::Serializer>(category: &Category, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(category.as_str())
+}
+
+/// One probe request: a question whose natural answer breaks one clause of a schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    /// The keyword the probe tests (`"enum"` for the canary).
+    pub keyword: &'static str,
+    /// The schema sent; strict-compatible, so a capable route enforces it.
+    pub schema: Value,
+    /// The user message.
+    pub question: &'static str,
+}
+
+impl Probe {
+    /// The canary: the single-member enum against "two plus two".
+    pub fn canary() -> Self {
+        Self {
+            keyword: "enum",
+            schema: canary_schema(),
+            question: CANARY_QUESTION,
+        }
+    }
+
+    /// The request this probe sends: one user message, the schema, `max_tokens` [`PROBE_MAX_TOKENS`],
+    /// temperature 0, no retry (a reask would hide the very failure the probe looks for).
+    pub fn request(&self) -> CompletionRequest {
+        let config = RuntimeConfig {
+            max_tokens: Some(PROBE_MAX_TOKENS),
+            temperature: Some(0.0),
+            ..RuntimeConfig::default()
+        };
+        CompletionRequest::new(vec![Message::user(self.question)])
+            .with_response_schema(self.schema.clone())
+            .with_config(config)
+    }
+
+    /// Sends the probe through `provider` and reads the verdict.
+    pub async fn run(&self, provider: &dyn Provider) -> ProbeOutcome {
+        ProbeOutcome::from_result(provider.complete(&self.request()).await)
+    }
+}
+
+/// Runs the canary through `provider`: enforced, not enforced with what the model said, or error.
+pub async fn probe_canary(provider: &dyn Provider) -> ProbeOutcome {
+    Probe::canary().run(provider).await
+}
+
+/// The keywords a per-keyword probe exists for, in the order the matrix lists them.
+pub const PROBED_KEYWORDS: [&str; 12] = [
+    "enum",
+    "const",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "required",
+    "additionalProperties",
+    "minItems",
+    "maxItems",
+    "type",
+];
+
+/// The probe engineered for `keyword` (one of [`PROBED_KEYWORDS`]), or `None` for any other keyword.
+pub fn keyword_probe(keyword: &str) -> Option<Probe> {
+    let answer = |property: Value| {
+        json!({
+            "type": "object",
+            "properties": {"answer": property},
+            "required": ["answer"],
+            "additionalProperties": false
+        })
+    };
+    let (keyword, schema, question) = match keyword {
+        "enum" => return Some(Probe::canary()),
+        "const" => (
+            "const",
+            answer(json!({"type": "string", "const": CANARY_ANSWER})),
+            CANARY_QUESTION,
+        ),
+        "maxLength" => (
+            "maxLength",
+            answer(json!({"type": "string", "maxLength": 2})),
+            "What is the capital of France? Answer with the name.",
+        ),
+        "minLength" => (
+            "minLength",
+            answer(json!({"type": "string", "minLength": 30})),
+            "What is two plus two? Answer with the digit only.",
+        ),
+        "pattern" => (
+            "pattern",
+            answer(json!({"type": "string", "pattern": "^z{5}$"})),
+            "What is the capital of France? Answer with the name.",
+        ),
+        "minimum" => (
+            "minimum",
+            answer(json!({"type": "integer", "minimum": 100})),
+            CANARY_QUESTION,
+        ),
+        "maximum" => (
+            "maximum",
+            answer(json!({"type": "integer", "maximum": 3})),
+            CANARY_QUESTION,
+        ),
+        "required" => (
+            "required",
+            json!({
+                "type": "object",
+                "properties": {"answer": {"type": "integer"}, "zebra": {"type": "string"}},
+                "required": ["answer", "zebra"],
+                "additionalProperties": false
+            }),
+            "Reply with a JSON object whose only key is \"answer\", set to two plus two.",
+        ),
+        "additionalProperties" => (
+            "additionalProperties",
+            answer(json!({"type": "integer"})),
+            "Reply with a JSON object with two keys: \"answer\", set to two plus two, and \"explanation\".",
+        ),
+        "minItems" => (
+            "minItems",
+            answer(json!({"type": "array", "items": {"type": "integer"}, "minItems": 5})),
+            "What is two plus two? Answer with a list holding that one number.",
+        ),
+        "maxItems" => (
+            "maxItems",
+            answer(json!({"type": "array", "items": {"type": "integer"}, "maxItems": 1})),
+            "List the numbers from one to six.",
+        ),
+        "type" => (
+            "type",
+            answer(json!({"type": "integer"})),
+            "What is the capital of France? Answer with the name.",
+        ),
+        _ => return None,
+    };
+    Some(Probe {
+        keyword,
+        schema,
+        question,
+    })
+}
+
+/// The probed keywords `schema` uses anywhere (in [`PROBED_KEYWORDS`] order); `additionalProperties` counts only
+/// as `false`. Walks at most 64 levels deep, so a hostile schema cannot recurse without bound.
+pub fn keywords_used(schema: &Value) -> Vec<&'static str> {
+    let mut seen = [false; PROBED_KEYWORDS.len()];
+    collect_keywords(schema, 0, &mut seen);
+    PROBED_KEYWORDS
+        .iter()
+        .zip(seen)
+        .filter_map(|(keyword, used)| used.then_some(*keyword))
+        .collect()
+}
+
+const MAX_KEYWORD_DEPTH: usize = 64;
+
+fn collect_keywords(schema: &Value, depth: usize, seen: &mut [bool; PROBED_KEYWORDS.len()]) {
+    if depth > MAX_KEYWORD_DEPTH {
+        return;
+    }
+    match schema {
+        Value::Object(map) => {
+            for (keyword_idx, keyword) in PROBED_KEYWORDS.iter().enumerate() {
+                let used = match map.get(*keyword) {
+                    None => false,
+                    Some(value) if *keyword == "additionalProperties" => *value == Value::Bool(false),
+                    Some(_) => true,
+                };
+                seen[keyword_idx] |= used;
+            }
+            // Values under `properties`, `$defs` and the like are schemas; `enum`/`const` hold data, not schemas.
+            for (key, value) in map {
+                if key != "enum" && key != "const" && key != "default" && key != "examples" {
+                    collect_keywords(value, depth + 1, seen);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                collect_keywords(item, depth + 1, seen);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The enforcement matrix: one probe verdict per keyword a schema uses.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnforcementMatrix {
+    /// `(keyword, verdict)` rows, in [`PROBED_KEYWORDS`] order.
+    pub rows: Vec<(String, ProbeOutcome)>,
+}
+
+impl EnforcementMatrix {
+    /// Whether every probed keyword was enforced (and at least one was probed).
+    pub fn is_all_enforced(&self) -> bool {
+        !self.rows.is_empty() && self.rows.iter().all(|(_, outcome)| outcome.is_enforced())
+    }
+
+    /// Whether any probe ended in an error rather than a verdict.
+    pub fn has_error(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|(_, outcome)| matches!(outcome, ProbeOutcome::Error { .. }))
+    }
+}
+
+/// Probes every keyword of [`PROBED_KEYWORDS`] that `schema` uses, one request each, in order, through `provider`.
+pub async fn probe_keywords(provider: &dyn Provider, schema: &Value) -> EnforcementMatrix {
+    let mut rows = Vec::new();
+    for keyword in keywords_used(schema) {
+        if let Some(probe) = keyword_probe(keyword) {
+            rows.push((keyword.to_owned(), probe.run(provider).await));
+        }
+    }
+    EnforcementMatrix { rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::structured::is_strict_compatible;
+
+    #[test]
+    fn every_probe_schema_is_strict_compatible_and_compiles() {
+        for keyword in PROBED_KEYWORDS {
+            let probe = keyword_probe(keyword).unwrap();
+            assert_eq!(probe.keyword, keyword);
+            assert!(
+                is_strict_compatible(&probe.schema),
+                "{keyword} probe must go strict"
+            );
+            assert!(oa_schema::Validator::new(&probe.schema).is_ok(), "{keyword}");
+            assert!(
+                keywords_used(&probe.schema).contains(&keyword),
+                "{keyword} probe uses its keyword"
+            );
+        }
+        assert!(keyword_probe("format").is_none());
+    }
+
+    #[test]
+    fn keywords_used_walks_subschemas_but_not_data() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "maxItems": 3, "items": {"type": "string", "pattern": "^[a-z]+$"}},
+                "kind": {"enum": [{"minimum": 1}]}
+            },
+            "$defs": {"n": {"type": "integer", "maximum": 9}},
+            "additionalProperties": true
+        });
+        assert_eq!(
+            keywords_used(&schema),
+            ["enum", "pattern", "maximum", "maxItems", "type"]
+        );
+    }
+
+    #[test]
+    fn keywords_used_stops_at_the_depth_bound() {
+        let mut schema = json!({"minimum": 1});
+        for _ in 0..200 {
+            schema = json!({"items": schema});
+        }
+        assert!(keywords_used(&schema).is_empty());
+    }
+}
