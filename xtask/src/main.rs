@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod peer;
 mod tidy;
 
 fn main() -> ExitCode {
@@ -15,9 +16,12 @@ fn main() -> ExitCode {
     let task = args.first().map(String::as_str);
     let result = match task {
         Some("ci") => ci(),
+        Some("peer") => with_peer(&args[1..]),
         Some("tidy") => tidy::check(&workspace_root()).map_err(|problems| problems.join("\n")),
         _ => {
-            eprintln!("usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test\n  tidy  house rules a linter cannot see");
+            eprintln!(
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set"
+            );
             return ExitCode::from(2);
         }
     };
@@ -36,11 +40,72 @@ fn ci() -> Result<(), String> {
     check_shared(&root)?;
     tidy::check(&root).map_err(|problems| format!("tidy found problems:\n{}", problems.join("\n")))?;
     cargo(&root, &["fmt", "--all", "--", "--check"], &[])?;
-    cargo(&root, &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"], &[])?;
-    cargo(&root, &["doc", "--workspace", "--no-deps", "--locked"], &[("RUSTDOCFLAGS", "-D warnings")])?;
-    cargo(&root, &["test", "--workspace", "--locked"], &[])?;
+    cargo(
+        &root,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[],
+    )?;
+    cargo(
+        &root,
+        &["doc", "--workspace", "--no-deps", "--locked"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
+    // The end-to-end tests run against a real llama.cpp server; it stops when `peer` drops, pass or fail.
+    let peer = start_peer(&root)?;
+    let peer_env = peer.as_ref().map(peer::Peer::env).unwrap_or_default();
+    let peer_env: Vec<(&str, &str)> = peer_env
+        .iter()
+        .map(|(key, value)| (*key, value.as_str()))
+        .collect();
+    cargo(&root, &["test", "--workspace", "--locked"], &peer_env)?;
     println!("xtask ci: every step passed");
     Ok(())
+}
+
+/// `cargo xtask peer [--] COMMAND...`: runs one command (e.g. `cargo test -p oa-provider --test e2e_llama`) with the
+/// peer up and its variables set, then stops the peer.
+fn with_peer(args: &[String]) -> Result<(), String> {
+    let args = args.strip_prefix(&["--".to_owned()]).unwrap_or(args);
+    let (program, rest) = args
+        .split_first()
+        .ok_or("usage: cargo xtask peer [--] COMMAND...")?;
+    let peer = peer::start(&workspace_root())?;
+    let status = Command::new(program)
+        .args(rest)
+        .envs(peer.env())
+        .status()
+        .map_err(|e| format!("could not run {program}: {e}"))?;
+    drop(peer);
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{}` failed ({status})", args.join(" ")))
+    }
+}
+
+/// Starts the llama.cpp peer; under CI a failure to start it fails the run, elsewhere it is a loud warning (the
+/// end-to-end tests then say they had no server).
+fn start_peer(root: &Path) -> Result<Option<peer::Peer>, String> {
+    match peer::start(root) {
+        Ok(peer) => Ok(Some(peer)),
+        Err(message) if std::env::var_os("CI").is_some_and(|v| v == "true") => {
+            Err(format!("the llama.cpp peer did not start: {message}"))
+        }
+        Err(message) => {
+            eprintln!(
+                "WARNING: the llama.cpp peer did not start ({message}); end-to-end tests will report it"
+            );
+            Ok(None)
+        }
+    }
 }
 
 /// The tests read `../shared`; say so loudly when it is missing, and fail under CI.
@@ -68,12 +133,21 @@ fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<(), String>
     for (key, value) in env {
         command.env(key, value);
     }
-    let status = command.status().map_err(|e| format!("could not run cargo: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("`cargo {}` failed ({status})", args.join(" "))) }
+    let status = command
+        .status()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
 }
 
 fn workspace_root() -> PathBuf {
     // xtask lives one level below the workspace root.
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest_dir.parent().map(Path::to_path_buf).unwrap_or(manifest_dir)
+    manifest_dir
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or(manifest_dir)
 }
