@@ -2,6 +2,7 @@
 
 use crate::cli::ConformanceArgs;
 use crate::exit::Exit;
+use crate::progress::Progress;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -21,13 +22,24 @@ pub(crate) fn run(args: &ConformanceArgs) -> Exit {
     } else {
         args.dirs.clone()
     };
-    let report = match oa_conformance::run(&dirs) {
-        Ok(report) => report,
+    let planned = match oa_conformance::plan(&dirs) {
+        Ok(planned) => planned,
         Err(error) => {
             eprintln!("oa conformance: {error}");
             return Exit::Usage;
         }
     };
+    let mut progress = Progress::new("cases run");
+    let cases = planned
+        .iter()
+        .map(|case| {
+            let report = case.run();
+            progress.tick();
+            report
+        })
+        .collect();
+    progress.finish();
+    let report = oa_conformance::Report { cases };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let lines: Vec<String> = if args.json {

@@ -7,6 +7,7 @@ mod cli;
 mod conformance;
 mod demo;
 mod exit;
+mod progress;
 mod validate;
 
 pub use exit::Exit;

@@ -2,6 +2,7 @@
 
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
+use crate::progress::Progress;
 use oa_schema::{Validator, Violations};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -129,6 +130,7 @@ fn batch(validator: &Validator, batch_path: &Path, output: Output) -> Exit {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut all_valid = true;
+    let mut progress = Progress::new("validated");
     for (line_idx, line) in BufReader::new(file).lines().enumerate() {
         let line = match line {
             Ok(line) => line,
@@ -163,8 +165,10 @@ fn batch(validator: &Validator, batch_path: &Path, output: Output) -> Exit {
         };
         if writeln!(out, "{printed}").is_err() {
             // The reader went away (a closed pipe): stop quietly, as Unix tools do.
-            return if all_valid { Exit::Ok } else { Exit::Finding };
+            break;
         }
+        progress.tick();
     }
+    progress.finish();
     if all_valid { Exit::Ok } else { Exit::Finding }
 }

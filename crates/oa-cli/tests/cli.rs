@@ -183,6 +183,30 @@ fn batch_prints_one_result_per_line_in_order() {
     assert_eq!(locations(&results[2]), vec![Value::Null]);
     let lines: Vec<u64> = results.iter().map(|r| r["line"].as_u64().unwrap()).collect();
     assert_eq!(lines, vec![1, 2, 3, 4]);
+    // Piped: no progress line on stderr.
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+#[test]
+fn batch_shows_progress_on_a_terminal() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", r#"{"type": "integer"}"#);
+    let batch = scratch.file("batch.jsonl", "1\n2\n3\n");
+    let out = scratch.dir.path().join("out.jsonl");
+    // `script` gives the command a pseudo-terminal; stdout goes to a file so only stderr reaches the terminal.
+    let command = format!(
+        "{} validate {} --batch {} --output json > {}",
+        env!("CARGO_BIN_EXE_oa"),
+        schema.display(),
+        batch.display(),
+        out.display()
+    );
+    let output = Command::new("script").args(["-qec", &command, "/dev/null"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let terminal = String::from_utf8_lossy(&output.stdout);
+    assert!(terminal.contains("validated 3 ("), "{terminal:?}");
+    assert!(terminal.contains("/s, "), "{terminal:?}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
 }
 
 #[test]
