@@ -54,7 +54,7 @@ fn flat_object() -> Workload {
         "name": "Ada Lovelace", "age": 36, "height_m": 1.65, "active": true, "email": "ada@example.org",
         "tags": ["math", "engines"], "score": 0.97, "country": "GB", "visits": 12, "notes": "first programmer"
     });
-    // Five violations: a type, a bound, a length, a missing property and an extra one.
+    // Six violations: two types, a bound, a length, a missing property and an extra one.
     let invalid = json!({
         "name": "Ada Lovelace", "age": "36", "height_m": 0, "active": true, "email": "ada@example.org",
         "tags": ["math", 7], "score": 0.97, "country": "GBR", "visits": 12, "extra": null
@@ -203,7 +203,7 @@ fn nullable_any_of() -> Workload {
     workload("llm-nullable-anyof", schema, valid, invalid)
 }
 
-/// A `$ref`-recursive tree (an outline of sections), depth 5 with three children per node: 364 nodes.
+/// A `$ref`-recursive tree (an outline of sections), depth 5 with three children per node: 121 nodes.
 fn recursive_tree() -> Workload {
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -222,8 +222,8 @@ fn recursive_tree() -> Workload {
         }
     });
     let valid = tree(5, &mut 0, None);
-    // Every 40th node is broken (a numeric title): 10 violations spread through the tree.
-    let invalid = tree(5, &mut 0, Some(40));
+    // Every 12th node is broken (a numeric title): 10 violations spread through the tree.
+    let invalid = tree(5, &mut 0, Some(12));
     workload("llm-recursive-tree", schema, valid, invalid)
 }
 
