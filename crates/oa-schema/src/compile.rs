@@ -52,6 +52,7 @@ pub(crate) fn compile(
         };
         nodes.push(node);
     }
+    order_properties_cheap_first(&mut nodes);
     let dynamic_scope_matters = nodes.iter().any(|node| match &node.body {
         Body::Keywords(keywords) => keywords
             .iter()
@@ -317,4 +318,42 @@ pub(crate) fn fragment_encode(pointer: &str) -> String {
         .add(b'[')
         .add(b']');
     percent_encoding::utf8_percent_encode(pointer, FRAGMENT).to_string()
+}
+
+/// Reorders `properties` entries so that members whose schemas only check the value itself (`type`, `enum`,
+/// `const`, bounds) run before members that descend further. Unions of object schemas discriminated by such a
+/// member (GeoJSON's `type: {"enum": ["Point"]}`) then reject a wrong member before walking its large siblings. The
+/// report is sorted afterwards, so evaluation order never shows in it.
+fn order_properties_cheap_first(nodes: &mut [Node]) {
+    let cheap: Vec<bool> = nodes.iter().map(is_cheap).collect();
+    for node in nodes.iter_mut() {
+        let Body::Keywords(keywords) = &mut node.body else {
+            continue;
+        };
+        for keyword in keywords.iter_mut() {
+            if let Keyword::Properties(entries) = keyword {
+                entries.sort_by_key(|(_, id)| !cheap.get(*id as usize).copied().unwrap_or(false));
+            }
+        }
+    }
+}
+
+/// Whether a node checks only the value in hand, without applying subschemas.
+fn is_cheap(node: &Node) -> bool {
+    match &node.body {
+        Body::Bool(_) => true,
+        Body::Keywords(keywords) => keywords.iter().all(|keyword| {
+            matches!(
+                keyword,
+                Keyword::Type(_)
+                    | Keyword::Const(_)
+                    | Keyword::Enum(_)
+                    | Keyword::Bound { .. }
+                    | Keyword::MultipleOf { .. }
+                    | Keyword::MinLength(_)
+                    | Keyword::MaxLength(_)
+                    | Keyword::Format { .. }
+            )
+        }),
+    }
 }
