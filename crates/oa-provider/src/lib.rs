@@ -42,6 +42,7 @@
 
 mod canonical;
 mod config;
+mod diagnostic;
 mod error;
 mod message;
 mod observe;
@@ -57,9 +58,12 @@ mod validate;
 
 pub use canonical::{json_equal, to_string as canonical_json};
 pub use config::{DECLARED_FIELDS, RuntimeConfig};
+pub use diagnostic::{DIAGNOSTIC_TARGET, SCHEMA_NOT_HONORED, is_schema_not_honored};
 pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure};
 pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
-pub use observe::{AttemptRecord, AttemptRequest, CallObserver, DeltaKind, RetryReason, TokenDelta};
+pub use observe::{
+    AttemptRecord, AttemptRequest, CallObserver, DeltaKind, RetryReason, TokenDelta, mint_call_id,
+};
 pub use openai::{ApiKey, BuildError, Capabilities, OpenAiProvider, OpenAiProviderBuilder};
 pub use provider::{CompletionRequest, Provider};
 pub use response::{FinishReason, Response, StructuredOutputPath, Usage};

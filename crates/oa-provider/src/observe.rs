@@ -1,7 +1,9 @@
 //! The hook the events and observability layers subscribe to: a token event per streamed delta and a record per
 //! wire attempt. oa-provider depends on neither layer; they implement [`CallObserver`].
 
+use std::collections::hash_map::RandomState;
 use std::fmt;
+use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime};
 
 use crate::config::RuntimeConfig;
@@ -49,6 +51,10 @@ impl DeltaKind {
 /// A streamed delta, as it arrived.
 #[derive(Debug, Clone, Copy)]
 pub struct TokenDelta<'a> {
+    /// The provider's identifier, e.g. `"openai"`.
+    pub provider: &'a str,
+    /// The bound model.
+    pub model: &'a str,
     /// The wire attempt this delta belongs to.
     pub attempt_index: u32,
     /// Content or reasoning.
@@ -99,6 +105,9 @@ pub struct AttemptRecord<'a> {
     pub provider: &'a str,
     /// The bound model.
     pub model: &'a str,
+    /// The call's identifier (graph-engine §6 `call_id`): the request's, or one minted for this `complete()`;
+    /// the same on every attempt of the call.
+    pub call_id: &'a str,
     /// The structured-output path; `None` without a schema.
     pub structured_output_path: Option<StructuredOutputPath>,
     /// What was sent.
@@ -128,6 +137,7 @@ impl fmt::Debug for AttemptRecord<'_> {
             .field("retry_reason", &self.retry_reason)
             .field("provider", &self.provider)
             .field("model", &self.model)
+            .field("call_id", &self.call_id)
             .field("structured_output_path", &self.structured_output_path)
             .field("n_messages", &self.request.messages.len())
             .field(
@@ -140,4 +150,19 @@ impl fmt::Debug for AttemptRecord<'_> {
             .field("duration", &self.duration)
             .finish()
     }
+}
+
+/// Mints a fresh call identifier (graph-engine §6 `call_id`): 128 bits from the standard library's per-instance
+/// random hasher keys, so identifiers are unique within a run without any global counter of ours.
+pub fn mint_call_id() -> String {
+    let draw = |salt: u64| {
+        let mut hasher = RandomState::new().build_hasher();
+        hasher.write_u64(salt);
+        hasher.finish()
+    };
+    format!(
+        "call_{:016x}{:016x}",
+        draw(0x243f_6a88_85a3_08d3),
+        draw(0x1319_8a2e_0370_7344)
+    )
 }

@@ -58,6 +58,9 @@ pub struct CompletionRequest {
     pub stream: bool,
     /// Receives token deltas and attempt records.
     pub observer: Option<Arc<dyn CallObserver>>,
+    /// The call's identifier (graph-engine §6 `call_id`); `None` mints a fresh one per `complete()`. An event
+    /// layer sets it so the call's typed events and diagnostics name the same call.
+    pub call_id: Option<String>,
 }
 
 impl CompletionRequest {
@@ -105,6 +108,12 @@ impl CompletionRequest {
         self
     }
 
+    /// Sets the call identifier (default: a fresh one minted per `complete()`).
+    pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
+
     /// Attaches an observer (default: none).
     pub fn with_observer(mut self, observer: Arc<dyn CallObserver>) -> Self {
         self.observer = Some(observer);
@@ -123,6 +132,7 @@ impl fmt::Debug for CompletionRequest {
             .field("retry", &self.retry)
             .field("stream", &self.stream)
             .field("observer", &self.observer.is_some())
+            .field("call_id", &self.call_id)
             .finish()
     }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::canonical;
+use crate::diagnostic;
 use crate::error::ProviderError;
 use crate::message::{Content, ContentBlock, Message};
 use crate::observe::{AttemptRecord, AttemptRequest, DeltaKind, TokenDelta};
@@ -29,23 +30,22 @@ pub(crate) async fn complete(
     provider: &OpenAiProvider,
     request: &CompletionRequest,
 ) -> Result<Response, ProviderError> {
-    validate::check_messages(&request.messages)?;
-    validate::check_tools(&request.tools, request.tool_choice.as_ref())?;
-    validate::check_image_support(&request.messages, provider.capabilities.image_input)?;
-    if request.stream && !provider.capabilities.streaming {
-        return Err(ProviderError::invalid_request(
-            "this provider mapping does not support streaming",
-        ));
-    }
-    let schema = request
-        .response_schema
-        .as_ref()
-        .map(ResponseSchema::check)
-        .transpose()?;
+    // One identifier for the whole call, fallback included: the attempts' records and diagnostics share it.
+    let call_id = request
+        .call_id
+        .clone()
+        .unwrap_or_else(crate::observe::mint_call_id);
+    let schema = match check_request(provider, request) {
+        Ok(schema) => schema,
+        Err(error) => {
+            report_rejection(provider, request, &call_id, &error);
+            return Err(error);
+        }
+    };
     let path = schema
         .as_ref()
         .map(|schema| choose_path(provider, &schema.schema));
-    let result = run_call(provider, request, schema.as_ref(), path).await;
+    let result = run_call(provider, request, schema.as_ref(), path, &call_id).await;
     match result {
         // Dynamic detection (§8.1.5.1): the server rejected the native constraint itself, so this call (and later
         // ones on this provider) fall back to prompt augmentation, as a fresh call with its own attempt indices.
@@ -56,10 +56,59 @@ pub(crate) async fn complete(
                 request,
                 schema.as_ref(),
                 Some(StructuredOutputPath::PromptAugmentation),
+                &call_id,
             )
             .await
         }
         other => other,
+    }
+}
+
+/// The checks made before any attempt: messages, tools, image support, streaming, the response schema.
+fn check_request(
+    provider: &OpenAiProvider,
+    request: &CompletionRequest,
+) -> Result<Option<ResponseSchema>, ProviderError> {
+    validate::check_messages(&request.messages)?;
+    validate::check_tools(&request.tools, request.tool_choice.as_ref())?;
+    validate::check_image_support(&request.messages, provider.capabilities.image_input)?;
+    if request.stream && !provider.capabilities.streaming {
+        return Err(ProviderError::invalid_request(
+            "this provider mapping does not support streaming",
+        ));
+    }
+    request
+        .response_schema
+        .as_ref()
+        .map(ResponseSchema::check)
+        .transpose()
+}
+
+/// A call rejected before its first attempt still gets a record (no body, no path), so observers see it.
+fn report_rejection(
+    provider: &OpenAiProvider,
+    request: &CompletionRequest,
+    call_id: &str,
+    error: &ProviderError,
+) {
+    if let Some(observer) = &request.observer {
+        observer.on_attempt(&AttemptRecord {
+            attempt_index: 0,
+            retry_reason: None,
+            provider: PROVIDER_NAME,
+            model: &provider.model,
+            call_id,
+            structured_output_path: None,
+            request: AttemptRequest {
+                messages: &request.messages,
+                config: &request.config,
+                body: None,
+                stream: request.stream,
+            },
+            outcome: Err(error),
+            started_at: SystemTime::now(),
+            duration: std::time::Duration::ZERO,
+        });
     }
 }
 
@@ -90,12 +139,13 @@ async fn run_call(
     request: &CompletionRequest,
     schema: Option<&ResponseSchema>,
     path: Option<StructuredOutputPath>,
+    call_id: &str,
 ) -> Result<Response, ProviderError> {
     retry::run(
         request.retry.as_ref(),
         &request.messages,
         &request.config,
-        |plan| attempt(provider, request, schema, path, plan),
+        |plan| attempt(provider, request, schema, path, call_id, plan),
     )
     .await
     .map_err(|error| error.with_path(path))
@@ -106,6 +156,7 @@ async fn attempt(
     request: &CompletionRequest,
     schema: Option<&ResponseSchema>,
     path: Option<StructuredOutputPath>,
+    call_id: &str,
     plan: AttemptPlan,
 ) -> Result<Response, ProviderError> {
     let started_at = SystemTime::now();
@@ -150,23 +201,27 @@ async fn attempt(
         }
     };
     let outcome = outcome.map_err(|error| error.with_path(path));
+    let record = AttemptRecord {
+        attempt_index: plan.index,
+        retry_reason: plan.retry_reason,
+        provider: PROVIDER_NAME,
+        model: &provider.model,
+        call_id,
+        structured_output_path: path,
+        request: AttemptRequest {
+            messages: &messages,
+            config: &plan.config,
+            body: body_text.as_deref(),
+            stream: request.stream,
+        },
+        outcome: outcome.as_ref(),
+        started_at,
+        duration: clock.elapsed(),
+    };
+    // Where the call is made, once per attempt, whatever observers are attached (0126 on observability §5.5.7).
+    diagnostic::check_schema_not_honored(&record);
     if let Some(observer) = &request.observer {
-        observer.on_attempt(&AttemptRecord {
-            attempt_index: plan.index,
-            retry_reason: plan.retry_reason,
-            provider: PROVIDER_NAME,
-            model: &provider.model,
-            structured_output_path: path,
-            request: AttemptRequest {
-                messages: &messages,
-                config: &plan.config,
-                body: body_text.as_deref(),
-                stream: request.stream,
-            },
-            outcome: outcome.as_ref(),
-            started_at,
-            duration: clock.elapsed(),
-        });
+        observer.on_attempt(&record);
     }
     outcome
 }
@@ -216,6 +271,8 @@ impl Exchange<'_> {
         let mut emit = |kind: DeltaKind, text: &str| {
             if let Some(observer) = observer {
                 observer.on_token(&TokenDelta {
+                    provider: PROVIDER_NAME,
+                    model: &self.provider.model,
                     attempt_index,
                     kind,
                     text,

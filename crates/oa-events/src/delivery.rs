@@ -1,0 +1,166 @@
+//! The observer delivery queue: strictly serial, asynchronous delivery of events to observers, with observer
+//! errors and panics isolated, and drains that wait (up to a timeout) for what was dispatched to be delivered.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures_util::FutureExt;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::event::Event;
+
+/// Receives events from the delivery queue.
+///
+/// Contract: `on_event` is called for every event, one at a time, in dispatch order, on the queue's own task, never
+/// concurrently with itself or with another observer of the same queue; graph execution does not wait for it. An
+/// `Err` or a panic is recorded (see [`EventBus::n_observer_errors`]) and delivery continues with the next observer
+/// and event. Observers must not depend on the invocation runtime: the event is all they get.
+#[async_trait]
+pub trait Observer: Send + Sync {
+    /// Handles one event.
+    ///
+    /// # Errors
+    ///
+    /// An [`ObserverError`] the queue records and isolates.
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError>;
+}
+
+/// An observer's failure, isolated by the queue.
+#[derive(Debug, thiserror::Error)]
+#[error("observer failed: {message}")]
+pub struct ObserverError {
+    message: String,
+}
+
+impl ObserverError {
+    /// An error with a short description.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// A drain did not finish before its timeout; delivery goes on in the background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("event delivery did not drain within {timeout:?}")]
+pub struct DrainTimeout {
+    /// The timeout that passed.
+    pub timeout: Duration,
+}
+
+enum Item {
+    Event(Box<Event>),
+    Flush(oneshot::Sender<()>),
+}
+
+/// A handle on one delivery queue; clones share the queue. Built inside a Tokio runtime, which runs the queue's
+/// task.
+#[derive(Clone)]
+pub struct EventBus {
+    sender: mpsc::UnboundedSender<Item>,
+    n_observer_errors: Arc<AtomicU64>,
+    n_observers: usize,
+}
+
+impl std::fmt::Debug for EventBus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventBus")
+            .field("n_observers", &self.n_observers)
+            .field("n_observer_errors", &self.n_observer_errors())
+            .finish()
+    }
+}
+
+impl EventBus {
+    /// Starts a queue delivering to `observers`, in the order given.
+    ///
+    /// # Panics
+    ///
+    /// When called outside a Tokio runtime (the queue's task needs one).
+    pub fn new(observers: Vec<Arc<dyn Observer>>) -> Self {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let n_observer_errors = Arc::new(AtomicU64::new(0));
+        let n_observers = observers.len();
+        tokio::spawn(deliver(receiver, observers, Arc::clone(&n_observer_errors)));
+        Self {
+            sender,
+            n_observer_errors,
+            n_observers,
+        }
+    }
+
+    /// Puts `event` on the queue without waiting for delivery.
+    pub fn dispatch(&self, event: Event) {
+        // The receiver lives as long as any sender, so a send fails only if the runtime is shutting down.
+        let _ = self.sender.send(Item::Event(Box::new(event)));
+    }
+
+    /// Waits until every event dispatched before this call has been delivered to every observer.
+    ///
+    /// # Errors
+    ///
+    /// [`DrainTimeout`] when `timeout` passes first.
+    pub async fn drain(&self, timeout: Duration) -> Result<(), DrainTimeout> {
+        let (done, wait) = oneshot::channel();
+        if self.sender.send(Item::Flush(done)).is_err() {
+            return Ok(());
+        }
+        match tokio::time::timeout(timeout, wait).await {
+            Ok(_) => Ok(()),
+            Err(_) => Err(DrainTimeout { timeout }),
+        }
+    }
+
+    /// Waits until every event of `invocation_id` dispatched so far has been delivered. Delivery is strictly serial
+    /// across the queue, so this waits for everything dispatched before it, that invocation's events included.
+    ///
+    /// # Errors
+    ///
+    /// [`DrainTimeout`] when `timeout` passes first.
+    pub async fn drain_events_for(&self, invocation_id: &str, timeout: Duration) -> Result<(), DrainTimeout> {
+        let _ = invocation_id;
+        self.drain(timeout).await
+    }
+
+    /// How many observer calls failed or panicked so far.
+    pub fn n_observer_errors(&self) -> u64 {
+        self.n_observer_errors.load(Ordering::Relaxed)
+    }
+}
+
+async fn deliver(
+    mut receiver: mpsc::UnboundedReceiver<Item>,
+    observers: Vec<Arc<dyn Observer>>,
+    n_observer_errors: Arc<AtomicU64>,
+) {
+    while let Some(item) = receiver.recv().await {
+        match item {
+            Item::Flush(done) => {
+                let _ = done.send(());
+            }
+            Item::Event(event) => {
+                for observer in &observers {
+                    let outcome = AssertUnwindSafe(observer.on_event(&event)).catch_unwind().await;
+                    let failed = match outcome {
+                        Ok(Ok(())) => false,
+                        Ok(Err(error)) => {
+                            tracing::warn!(target: "openarmature", %error, "observer error isolated");
+                            true
+                        }
+                        Err(_) => {
+                            tracing::warn!(target: "openarmature", "observer panic isolated");
+                            true
+                        }
+                    };
+                    if failed {
+                        n_observer_errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+}

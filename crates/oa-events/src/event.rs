@@ -1,0 +1,236 @@
+//! The events an invocation puts on its delivery queue: node lifecycle, the graph-engine §6 typed LLM events
+//! (`LlmCompletionEvent`, `LlmFailedEvent`, `LlmTokenEvent`) and the per-attempt record observability draws spans
+//! and metrics from.
+
+use std::time::{Duration, SystemTime};
+
+use oa_provider::{RetryReason, StructuredOutputPath, Usage};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// One item on the observer delivery queue.
+///
+/// The `Llm*Event` variants are the graph-engine §6 typed events (one terminal event per `complete()` call);
+/// [`Event::LlmAttempt`] is the implementation's record of one wire attempt (0126 on observability §11), which is
+/// not a §6 typed event: a caught attempt has no typed event of its own.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event {
+    /// An invocation began.
+    InvocationStarted(InvocationEvent),
+    /// An invocation ended (successfully or not).
+    InvocationCompleted(InvocationEvent),
+    /// A node began (phase `started`).
+    NodeStarted(NodeEvent),
+    /// A node ended (phase `completed`), with its error when it raised one.
+    NodeCompleted(NodeEvent),
+    /// One wire attempt of an LLM call finished (not a §6 typed event).
+    LlmAttempt(LlmAttempt),
+    /// A streamed delta of an LLM call.
+    LlmToken(LlmTokenEvent),
+    /// An LLM call returned a response.
+    LlmCompletion(LlmCompletionEvent),
+    /// An LLM call raised a §7 error.
+    LlmFailed(LlmFailedEvent),
+}
+
+impl Event {
+    /// The invocation the event belongs to.
+    pub fn invocation_id(&self) -> &str {
+        match self {
+            Self::InvocationStarted(event) | Self::InvocationCompleted(event) => &event.invocation_id,
+            Self::NodeStarted(event) | Self::NodeCompleted(event) => &event.scope.invocation_id,
+            Self::LlmAttempt(event) => &event.scope.invocation_id,
+            Self::LlmToken(event) => &event.scope.invocation_id,
+            Self::LlmCompletion(event) => &event.scope.invocation_id,
+            Self::LlmFailed(event) => &event.scope.invocation_id,
+        }
+    }
+}
+
+/// The identity and scoping fields every node-scoped event carries (graph-engine §6 *Node event shape*).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scope {
+    /// The outer invocation's identifier.
+    pub invocation_id: String,
+    /// The cross-backend correlation ID (observability §3.1).
+    pub correlation_id: Option<String>,
+    /// The node that is running.
+    pub node_name: String,
+    /// The node's namespace: its name under the graph root (no subgraphs in this runtime).
+    pub namespace: Vec<String>,
+    /// The node-level retry-attempt index (0 on the first attempt; this runtime does not retry nodes).
+    pub attempt_index: u32,
+    /// The fan-out instance index; always `None` here (no fan-out in this runtime).
+    pub fan_out_index: Option<u32>,
+    /// The parallel branch name; always `None` here.
+    pub branch_name: Option<String>,
+    /// Fan-out lineage, aligned to `namespace`; empty for a top-level event.
+    pub fan_out_index_chain: Vec<Option<u32>>,
+    /// Parallel-branch lineage, aligned to `namespace`; empty for a top-level event.
+    pub branch_name_chain: Vec<Option<String>>,
+    /// Caller-supplied invocation metadata (observability §3.4); `None` unless the caller supplied some.
+    pub caller_invocation_metadata: Option<Map<String, Value>>,
+}
+
+/// An invocation's start or end.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InvocationEvent {
+    /// The invocation's identifier.
+    pub invocation_id: String,
+    /// The cross-backend correlation ID.
+    pub correlation_id: Option<String>,
+    /// Caller-supplied invocation metadata.
+    pub metadata: Map<String, Value>,
+    /// On completion: the error that ended the invocation, rendered as text; `None` on success and on start.
+    pub error: Option<String>,
+    /// When this happened.
+    #[serde(skip)]
+    pub at: SystemTime,
+}
+
+/// A node's start or completion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeEvent {
+    /// Who is running.
+    pub scope: Scope,
+    /// The node's 0-based position in the linear graph.
+    pub step: usize,
+    /// On completion with an error: its text; `None` otherwise.
+    pub error: Option<String>,
+    /// On completion with an error: the §7 category of the provider error that caused it, when one did.
+    pub error_category: Option<String>,
+    /// When this happened.
+    #[serde(skip)]
+    pub at: SystemTime,
+}
+
+/// The request-side fields the typed LLM events and attempt records share (graph-engine §6), describing the request
+/// one attempt sent (0126: under call-level retry, the request of the attempt whose outcome is reported).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmRequest {
+    /// The provider identifier (e.g. `"openai"`).
+    pub provider: String,
+    /// The model the provider is bound to.
+    pub model: String,
+    /// The per-call identifier; the same on every event and attempt record of one `complete()` call.
+    pub call_id: String,
+    /// The messages as sent, in typed-event-native JSON form, inline image bytes redacted (observability
+    /// §5.5.5); includes a prompt-augmentation directive when the path added one.
+    pub input_messages: Vec<Value>,
+    /// The §5.5.2 request parameters that were set, keyed without the `gen_ai.request.` prefix.
+    pub request_params: Map<String, Value>,
+    /// The config's extras bag, verbatim.
+    pub request_extras: Map<String, Value>,
+    /// The structured-output path of the request (0126); `None` without a schema or when nothing was sent.
+    pub structured_output_path: Option<StructuredOutputPath>,
+}
+
+/// The response-side fields (graph-engine §6), present on a completion and a `structured_output_invalid` failure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmResponseFields {
+    /// The model the provider said answered.
+    pub response_model: Option<String>,
+    /// The provider's response identifier.
+    pub response_id: Option<String>,
+    /// Token usage.
+    pub usage: Option<Usage>,
+    /// The normalized finish reason.
+    pub finish_reason: Option<String>,
+    /// The assistant content verbatim; `None` for a tool-call-only message.
+    pub output_content: Option<String>,
+    /// The output tool calls as `{id, name, arguments}`; `None` when there were none.
+    pub output_tool_calls: Option<Vec<Value>>,
+}
+
+/// graph-engine §6 `LlmCompletionEvent`: an LLM call returned a response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmCompletionEvent {
+    /// Identity and scope; `attempt_index` is node-level.
+    #[serde(flatten)]
+    pub scope: Scope,
+    /// The request of the attempt that produced the response.
+    #[serde(flatten)]
+    pub request: LlmRequest,
+    /// The response.
+    #[serde(flatten)]
+    pub response: LlmResponseFields,
+    /// Wall-clock latency of the attempt that produced the response, in milliseconds.
+    pub latency_ms: Option<f64>,
+}
+
+/// graph-engine §6 `LlmFailedEvent`: an LLM call raised a §7 error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmFailedEvent {
+    /// Identity and scope; `attempt_index` is node-level.
+    #[serde(flatten)]
+    pub scope: Scope,
+    /// The request of the attempt whose failure is reported (the caller's messages if nothing was sent).
+    #[serde(flatten)]
+    pub request: LlmRequest,
+    /// The response-side surface; every field `None` except for `structured_output_invalid`.
+    #[serde(flatten)]
+    pub response: LlmResponseFields,
+    /// The §7 category, e.g. `"structured_output_invalid"`.
+    pub error_category: String,
+    /// An implementation-level error type; `None` (the category is the only classification oa has).
+    pub error_type: Option<String>,
+    /// The error's message; for `structured_output_invalid`, the failure description naming every violation.
+    pub error_message: String,
+    /// Latency of the failed attempt, in milliseconds; `None` when the call was rejected before any attempt.
+    pub latency_ms: Option<f64>,
+}
+
+/// graph-engine §6 `LlmTokenEvent`: one streamed delta.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmTokenEvent {
+    /// Identity and scope; `attempt_index` is node-level (it does not advance across wire attempts).
+    #[serde(flatten)]
+    pub scope: Scope,
+    /// The provider identifier.
+    pub provider: String,
+    /// The bound model.
+    pub model: String,
+    /// Matches the terminal event's `call_id`.
+    pub call_id: String,
+    /// Monotonic per call, from 0.
+    pub chunk_index: u64,
+    /// `"content"` or `"reasoning"`.
+    pub delta_kind: String,
+    /// The delta text.
+    pub delta: String,
+}
+
+/// The implementation's record of one wire attempt: what a §5.5 span and the §11 per-attempt samples render.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmAttempt {
+    /// Identity and scope of the calling node.
+    pub scope: Scope,
+    /// The request this attempt sent, after its per-attempt override.
+    pub request: LlmRequest,
+    /// The wire attempt's index (0 for the first), as on its span.
+    pub wire_attempt_index: u32,
+    /// Why the attempt was made (`None` on attempt 0).
+    pub retry_reason: Option<String>,
+    /// Whether a request body was built and sent (false when rejected before sending).
+    pub sent: bool,
+    /// Whether the attempt streamed.
+    pub stream: bool,
+    /// The response-side fields when a response was received (success or `structured_output_invalid`).
+    pub response: Option<LlmResponseFields>,
+    /// The §7 category when the attempt failed.
+    pub error_category: Option<String>,
+    /// The error message when the attempt failed.
+    pub error_message: Option<String>,
+    /// When the attempt started.
+    #[serde(skip)]
+    pub started_at: SystemTime,
+    /// How long it took.
+    #[serde(skip)]
+    pub duration: Duration,
+}
+
+pub(crate) fn retry_reason_str(reason: Option<RetryReason>) -> Option<String> {
+    reason.map(|reason| reason.as_str().to_owned())
+}
