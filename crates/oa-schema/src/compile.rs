@@ -31,7 +31,7 @@ pub(crate) fn compile(
         settings,
         nodes: Vec::new(),
         places: Vec::new(),
-        ids: HashMap::new(),
+        ids: Vec::new(),
         queue: Vec::new(),
         resources: Vec::new(),
         resource_ids: HashMap::new(),
@@ -72,7 +72,8 @@ struct Compiler<'a> {
     settings: Settings,
     nodes: Vec<Option<Node>>,
     places: Vec<(DocId, String)>,
-    ids: HashMap<(DocId, String), NodeId>,
+    /// Node ids per document and JSON Pointer (nested so lookups by `&str` allocate nothing).
+    ids: Vec<HashMap<String, NodeId>>,
     queue: Vec<NodeId>,
     /// Resources, indexed by `resource_ids`.
     resources: Vec<Resource>,
@@ -84,13 +85,16 @@ struct Compiler<'a> {
 impl<'a> Compiler<'a> {
     /// The node for a place, allocating and queueing it the first time.
     fn node_for(&mut self, doc_id: DocId, pointer: String) -> NodeId {
-        if let Some(id) = self.ids.get(&(doc_id, pointer.clone())) {
+        if self.ids.len() <= doc_id {
+            self.ids.resize_with(doc_id + 1, HashMap::new);
+        }
+        if let Some(id) = self.ids[doc_id].get(&pointer) {
             return *id;
         }
         let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
         self.nodes.push(None);
         self.places.push((doc_id, pointer.clone()));
-        self.ids.insert((doc_id, pointer), id);
+        self.ids[doc_id].insert(pointer, id);
         self.queue.push(id);
         id
     }
@@ -134,6 +138,7 @@ impl<'a> Compiler<'a> {
                 relative: place.relative.into(),
                 own_type: None,
                 tracks_evaluated: false,
+                annotations: None,
             },
             Value::Object(object) => {
                 let mut cx = NodeCompiler {
@@ -167,6 +172,7 @@ impl<'a> Compiler<'a> {
                     relative: place.relative.into(),
                     own_type,
                     tracks_evaluated,
+                    annotations: annotations_of(object, self.registry.vocabularies(doc_id)),
                 }
             }
             _ => {
@@ -331,7 +337,7 @@ fn order_properties_cheap_first(nodes: &mut [Node]) {
             continue;
         };
         for keyword in keywords.iter_mut() {
-            if let Keyword::Properties(entries) = keyword {
+            if let Keyword::Properties { entries, .. } = keyword {
                 entries.sort_by_key(|(_, id)| !cheap.get(*id as usize).copied().unwrap_or(false));
             }
         }
@@ -356,4 +362,37 @@ fn is_cheap(node: &Node) -> bool {
             )
         }),
     }
+}
+
+/// Keywords whose value is an annotation, reported by the "basic" output format.
+const ANNOTATION_KEYWORDS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+];
+
+/// The annotation keywords of a schema object whose vocabulary is in force.
+fn annotations_of(
+    object: &Map<String, Value>,
+    vocabularies: crate::dialect::VocabularySet,
+) -> Option<Box<[(&'static str, Value)]>> {
+    let found: Vec<(&'static str, Value)> = ANNOTATION_KEYWORDS
+        .iter()
+        .filter_map(|name| {
+            let value = object.get(*name)?;
+            let spec = dialect::keyword(name)?;
+            let active = vocabularies.contains(spec.vocabulary)
+                || (spec.vocabulary == Vocabulary::FormatAnnotation
+                    && vocabularies.contains(Vocabulary::FormatAssertion));
+            active.then(|| (*name, value.clone()))
+        })
+        .collect();
+    (!found.is_empty()).then(|| found.into_boxed_slice())
 }

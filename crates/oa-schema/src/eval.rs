@@ -109,6 +109,17 @@ pub(crate) struct Evaluator<'s> {
     /// Non-zero while evaluating values that are not part of the instance (property names), whose addresses
     /// are temporary and must not be memoized.
     pub(crate) memo_suspended: u32,
+    /// Annotations of the nodes that validated, when an output format asks for them.
+    pub(crate) annotations: Option<Vec<Annotation>>,
+}
+
+/// One annotation: a meta-data, format or content keyword's value at an instance location.
+#[derive(Debug, Clone)]
+pub(crate) struct Annotation {
+    pub(crate) instance_location: Location,
+    pub(crate) keyword_path: String,
+    pub(crate) absolute: String,
+    pub(crate) value: Value,
 }
 
 impl<'s> Evaluator<'s> {
@@ -121,6 +132,7 @@ impl<'s> Evaluator<'s> {
             memo: HashMap::new(),
             memo_enabled: false,
             memo_suspended: 0,
+            annotations: None,
         }
     }
 
@@ -134,6 +146,7 @@ impl<'s> Evaluator<'s> {
         want: Option<&mut Evaluated<'v>>,
     ) -> bool {
         let memoizable = self.memo_enabled
+            && self.annotations.is_none()
             && want.is_none()
             && self.memo_suspended == 0
             && !self.schema.dynamic_scope_matters;
@@ -220,25 +233,52 @@ impl<'s> Evaluator<'s> {
                     frame,
                     node,
                     "false",
-                    Detail::message("false: no value is allowed here".to_owned()),
+                    Detail::message("no value is allowed here".to_owned()),
                 );
             }
             Body::Keywords(keywords) => keywords,
         };
+        let mark = self.annotations.as_ref().map(Vec::len);
         let mut local = (node.tracks_evaluated || want.is_some()).then(Evaluated::default);
         let mut valid = true;
         for keyword in keywords.iter() {
             if !crate::keywords::evaluate(self, keyword, node, instance, frame, &mut local) {
                 valid = false;
                 if !self.collect {
-                    return false;
+                    break;
                 }
             }
+        }
+        if let Some(mark) = mark {
+            self.settle_annotations(mark, valid, node, frame);
         }
         if valid && let (Some(want), Some(local)) = (want, local) {
             want.merge(local);
         }
         valid
+    }
+
+    /// Keeps a valid node's annotations (its own and its subschemas'), drops a failed one's.
+    #[cold]
+    fn settle_annotations(&mut self, mark: usize, valid: bool, node: &Node, frame: &Frame<'_, '_>) {
+        let Some(annotations) = self.annotations.as_mut() else {
+            return;
+        };
+        if !valid {
+            annotations.truncate(mark);
+            return;
+        }
+        let Some(own) = &node.annotations else { return };
+        let instance_location = frame.instance_location();
+        let keyword_path = frame.keyword_path();
+        for (keyword, value) in own.iter() {
+            annotations.push(Annotation {
+                instance_location: instance_location.clone(),
+                keyword_path: format!("{keyword_path}/{keyword}"),
+                absolute: format!("{}/{keyword}", node.absolute),
+                value: value.clone(),
+            });
+        }
     }
 
     /// Evaluates a subschema in flag mode (no violations recorded), for `not`, `if`, `contains` and union probes.

@@ -48,12 +48,14 @@ mod keywords;
 mod metaschemas;
 mod node;
 mod number;
+mod output;
 mod parse;
 mod registry;
 mod validator;
 mod violation;
 
 pub use error::SchemaError;
+pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
 pub use validator::{Validator, ValidatorOptions};
 pub use violation::{SchemaLocation, Violation, Violations};

@@ -42,6 +42,9 @@ pub(crate) struct Node {
     pub(crate) own_type: Option<TypeSet>,
     /// Whether the node has `unevaluatedProperties`/`unevaluatedItems`, so it must track what its siblings evaluate.
     pub(crate) tracks_evaluated: bool,
+    /// Values of the annotation-only keywords (meta-data, `format` when not asserted, content), reported by the
+    /// "basic" output format; `None` when the node has none.
+    pub(crate) annotations: Option<Box<[(&'static str, Value)]>>,
 }
 
 /// A node's behaviour.

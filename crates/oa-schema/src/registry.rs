@@ -50,7 +50,8 @@ pub(crate) struct Registry<'a> {
     by_uri: HashMap<String, (DocId, String)>,
     anchors: HashMap<(String, String), (DocId, String)>,
     dynamic_anchors: HashMap<String, Vec<(String, DocId, String)>>,
-    places: HashMap<(DocId, String), Place>,
+    /// Per document, the place of every subschema by JSON Pointer (nested so lookups by `&str` allocate nothing).
+    places: Vec<HashMap<String, Place>>,
 }
 
 /// The bundled meta-schemas, parsed once; they are constants, so sharing them across compilations is safe.
@@ -92,7 +93,7 @@ impl<'a> Registry<'a> {
             by_uri: HashMap::new(),
             anchors: HashMap::new(),
             dynamic_anchors: HashMap::new(),
-            places: HashMap::new(),
+            places: Vec::new(),
         }
     }
 
@@ -101,6 +102,7 @@ impl<'a> Registry<'a> {
         let doc_id = self.documents.len();
         let vocabularies = self.vocabularies_for(value, &uri)?;
         self.documents.push(Document { value, vocabularies });
+        self.places.push(HashMap::new());
         self.by_uri
             .entry(uri.as_str().to_owned())
             .or_insert((doc_id, String::new()));
@@ -125,13 +127,14 @@ impl<'a> Registry<'a> {
     /// The place of a subschema; a location that was not indexed (under an unknown keyword) takes the place of its
     /// nearest indexed ancestor.
     pub(crate) fn place(&self, doc_id: DocId, pointer: &str) -> Place {
-        if let Some(place) = self.places.get(&(doc_id, pointer.to_owned())) {
+        let places = self.places.get(doc_id);
+        if let Some(place) = places.and_then(|places| places.get(pointer)) {
             return place.clone();
         }
         let mut prefix = pointer;
         while let Some(cut) = prefix.rfind('/') {
             prefix = &prefix[..cut];
-            if let Some(place) = self.places.get(&(doc_id, prefix.to_owned())) {
+            if let Some(place) = places.and_then(|places| places.get(prefix)) {
                 let relative = pointer.rfind('/').map_or("", |last| &pointer[last..]).to_owned();
                 return Place {
                     base: Arc::clone(&place.base),
@@ -284,8 +287,8 @@ impl<'a> Registry<'a> {
                 });
             }
             let Value::Object(object) = item.value else {
-                self.places.insert(
-                    (doc_id, item.pointer),
+                self.places[doc_id].insert(
+                    item.pointer,
                     Place {
                         base: item.base,
                         resource_root: item.resource_root,
@@ -354,8 +357,8 @@ impl<'a> Registry<'a> {
                     _ => {}
                 }
             }
-            self.places.insert(
-                (doc_id, item.pointer),
+            self.places[doc_id].insert(
+                item.pointer,
                 Place {
                     base: Arc::clone(&base),
                     resource_root,

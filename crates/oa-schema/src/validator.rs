@@ -41,6 +41,11 @@ impl Validator {
         ValidatorOptions::default()
     }
 
+    /// The compiled form, for the output formats.
+    pub(crate) fn compiled(&self) -> &CompiledSchema {
+        &self.compiled
+    }
+
     /// Whether `instance` is valid. Stops at the first failure and allocates nothing while the instance is valid
     /// (schemas using `unevaluated*` allocate to track what was evaluated).
     pub fn is_valid(&self, instance: &Value) -> bool {

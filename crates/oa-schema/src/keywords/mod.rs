@@ -89,7 +89,12 @@ pub(crate) enum Keyword {
     /// `dependentRequired`.
     DependentRequired(Box<[DependentRule]>),
     /// `properties`.
-    Properties(Box<[(Box<str>, NodeId)]>),
+    Properties {
+        /// Entries in evaluation order (cheap members first, see `compile::order_properties_cheap_first`).
+        entries: Box<[(Box<str>, NodeId)]>,
+        /// The same entries sorted by name, to look up the members of an instance much smaller than the list.
+        by_name: Box<[(Box<str>, NodeId)]>,
+    },
     /// `patternProperties`.
     PatternProperties(Box<[(EcmaRegex, NodeId)]>),
     /// `additionalProperties`, with its siblings' names (sorted) and patterns.
@@ -246,8 +251,8 @@ pub(crate) fn evaluate<'v>(
         Keyword::DependentRequired(rules) => {
             object::evaluate_dependent_required(ev, "dependentRequired", rules, node, instance, frame)
         }
-        Keyword::Properties(entries) => {
-            properties::evaluate_properties(ev, entries, instance, frame, evaluated)
+        Keyword::Properties { entries, by_name } => {
+            properties::evaluate_properties(ev, entries, by_name, instance, frame, evaluated)
         }
         Keyword::PatternProperties(entries) => {
             properties::evaluate_pattern_properties(ev, entries, node, instance, frame, evaluated)

@@ -25,11 +25,13 @@ pub(super) fn compile_properties(
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
     let map = schema_map(cx, "properties", value)?;
-    let entries = map
+    let entries: Box<[(Box<str>, NodeId)]> = map
         .keys()
         .map(|name| (Box::from(name.as_str()), cx.child(&["properties", name])))
         .collect();
-    Ok(Keyword::Properties(entries))
+    let mut by_name: Box<[(Box<str>, NodeId)]> = entries.clone();
+    by_name.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Keyword::Properties { entries, by_name })
 }
 
 pub(super) fn compile_pattern_properties(
@@ -84,6 +86,7 @@ pub(super) fn compile_dependent_schemas(
 pub(super) fn evaluate_properties<'v>(
     ev: &mut Evaluator<'_>,
     entries: &[(Box<str>, NodeId)],
+    by_name: &[(Box<str>, NodeId)],
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
     evaluated: &mut Option<Evaluated<'v>>,
@@ -91,6 +94,29 @@ pub(super) fn evaluate_properties<'v>(
     let Value::Object(object) = instance else {
         return true;
     };
+    // Walk whichever side is much smaller: the schema's list (looking members up in the instance) or the instance
+    // (looking names up in the sorted list). Meta-schema checks meet small objects against long lists.
+    if object.len() * 4 < entries.len() {
+        let schema = ev.schema;
+        let mut valid = true;
+        for (key, value) in object {
+            let Ok(found) = by_name.binary_search_by(|(name, _)| name.as_ref().cmp(key.as_str())) else {
+                continue;
+            };
+            let id = by_name[found].1;
+            if let Some(evaluated) = evaluated.as_mut() {
+                evaluated.properties.insert(key.as_str());
+            }
+            let relative = &schema.nodes[id as usize].relative;
+            if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
+                valid = false;
+                if !ev.collect {
+                    return false;
+                }
+            }
+        }
+        return valid;
+    }
     let schema = ev.schema;
     let mut valid = true;
     for (name, id) in entries {
