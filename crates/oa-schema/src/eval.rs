@@ -109,6 +109,8 @@ pub(crate) struct Evaluator<'s> {
     /// Non-zero while evaluating values that are not part of the instance (property names), whose addresses
     /// are temporary and must not be memoized.
     pub(crate) memo_suspended: u32,
+    /// The opt-in discriminator-aware view of failed unions (see `ReportOptions::discriminators`).
+    pub(crate) discriminators: bool,
     /// Annotations of the nodes that validated, when an output format asks for them.
     pub(crate) annotations: Option<Vec<Annotation>>,
 }
@@ -133,6 +135,7 @@ impl<'s> Evaluator<'s> {
             memo_enabled: false,
             memo_suspended: 0,
             annotations: None,
+            discriminators: false,
         }
     }
 

@@ -57,7 +57,7 @@ mod violation;
 pub use error::SchemaError;
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
-pub use validator::{Validator, ValidatorOptions};
+pub use validator::{ReportOptions, Validator, ValidatorOptions};
 pub use violation::{SchemaLocation, Violation, Violations};
 
 /// The README's example runs as a doc test, so it cannot drift from the API.

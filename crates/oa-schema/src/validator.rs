@@ -57,7 +57,17 @@ impl Validator {
     /// # Errors
     /// [`Violations`], non-empty exactly when [`is_valid`](Self::is_valid) is false.
     pub fn validate(&self, instance: &Value) -> Result<(), Violations> {
+        self.validate_with(instance, &ReportOptions::default())
+    }
+
+    /// Validates `instance` with opt-in report views for callers who feed the report to a model. With the
+    /// default options this is exactly [`validate`](Self::validate).
+    ///
+    /// # Errors
+    /// [`Violations`], non-empty exactly when [`is_valid`](Self::is_valid) is false.
+    pub fn validate_with(&self, instance: &Value, options: &ReportOptions) -> Result<(), Violations> {
         let mut evaluator = Evaluator::new(&self.compiled, true);
+        evaluator.discriminators = options.discriminators;
         if evaluator.run(instance) {
             return Ok(());
         }
@@ -74,7 +84,44 @@ impl Validator {
                 message: "invalid (internal error: no violation was recorded)".to_owned(),
             });
         }
-        Err(Violations::new(violations))
+        let violations = Violations::new(violations);
+        Err(match options.max_violations {
+            Some(max) => violations.capped(max),
+            None => violations,
+        })
+    }
+}
+
+/// Opt-in views of a report (`Validator::validate_with`). The default is the full report of 0126's rule, which
+/// [`Validator::validate`] always gives.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    discriminators: bool,
+    max_violations: Option<usize>,
+}
+
+impl ReportOptions {
+    /// Default options: the full report.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Discriminator-aware unions (default `false`): when no member of an `anyOf`/`oneOf` is satisfied, set aside
+    /// the members that pin a property with `const` or `enum` (directly, or through `$ref`/`allOf`) which the
+    /// instance has with another value, unless that sets aside every member. A GeoJSON feature whose geometry says
+    /// `"type": "Polygon"` is then reported against the Polygon schema only.
+    #[must_use]
+    pub fn discriminators(mut self, on: bool) -> Self {
+        self.discriminators = on;
+        self
+    }
+
+    /// Keep at most `max` violations (the first ones in the report's order); the error message then ends with a
+    /// line `... and N more`. Default: no cap.
+    #[must_use]
+    pub fn max_violations(mut self, max: usize) -> Self {
+        self.max_violations = Some(max);
+        self
     }
 }
 

@@ -129,6 +129,8 @@ fn token_keys(location: &Location) -> Vec<TokenKey<'_>> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violations {
     items: Vec<Violation>,
+    /// How many violations a cap left out (see `ReportOptions::max_violations`).
+    omitted: usize,
 }
 
 impl Violations {
@@ -170,7 +172,25 @@ impl Violations {
                 && a.missing_property == b.missing_property
                 && a.message == b.message
         });
-        Self { items: sorted }
+        Self {
+            items: sorted,
+            omitted: 0,
+        }
+    }
+
+    /// Keeps the first `max` violations (at least one) and counts the rest.
+    pub(crate) fn capped(mut self, max: usize) -> Self {
+        let keep = max.max(1);
+        if self.items.len() > keep {
+            self.omitted += self.items.len() - keep;
+            self.items.truncate(keep);
+        }
+        self
+    }
+
+    /// How many violations a cap left out of this report (0 unless `ReportOptions::max_violations` was used).
+    pub fn omitted(&self) -> usize {
+        self.omitted
     }
 
     /// How many violations.
@@ -188,7 +208,8 @@ impl Violations {
         self.items.iter()
     }
 
-    /// The error message: one line per violation, in order, each `location: message`.
+    /// The error message: one line per violation, in order, each `location: message` (and a last line
+    /// `... and N more` when a cap left violations out).
     pub fn error_message(&self) -> String {
         self.to_string()
     }
@@ -201,6 +222,9 @@ impl fmt::Display for Violations {
                 f.write_str("\n")?;
             }
             write!(f, "{violation}")?;
+        }
+        if self.omitted > 0 {
+            write!(f, "\n... and {} more", self.omitted)?;
         }
         Ok(())
     }

@@ -6,10 +6,11 @@
 
 use super::Keyword;
 use crate::compile::NodeCompiler;
+use crate::equal::json_equal;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::evaluated::Evaluated;
-use crate::node::{JsonType, Node, NodeId, TypeSet};
+use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
 use serde_json::Value;
 
 pub(super) fn compile_list(
@@ -175,11 +176,61 @@ fn report_union<'v>(
         detail.expected_types = types.names();
         return ev.fail(frame, node, keyword, detail);
     }
+    let mut admitting = admitting;
+    if ev.discriminators {
+        // Opt-in view: set aside members pinned by `const`/`enum` on a property the instance contradicts, unless
+        // that would set aside every member.
+        let consistent: Vec<NodeId> = admitting
+            .iter()
+            .copied()
+            .filter(|id| !discriminator_contradicts(ev, *id, instance, 0))
+            .collect();
+        if !consistent.is_empty() {
+            admitting = consistent;
+        }
+    }
     for id in admitting {
         let relative = &schema.nodes[id as usize].relative;
         ev.descend(frame, id, instance, None, relative, None);
     }
     false
+}
+
+/// How many `$ref`/`allOf` hops to follow when looking for a member's discriminating properties.
+const MAX_DISCRIMINATOR_HOPS: u32 = 4;
+
+/// Whether a union member pins a property with `const`/`enum` (directly, through `$ref` or `allOf`) that the
+/// instance has with another value.
+fn discriminator_contradicts(ev: &Evaluator<'_>, id: NodeId, instance: &Value, hops: u32) -> bool {
+    let Value::Object(object) = instance else {
+        return false;
+    };
+    let schema = ev.schema;
+    let Body::Keywords(keywords) = &schema.nodes[id as usize].body else {
+        return false;
+    };
+    keywords.iter().any(|keyword| match keyword {
+        Keyword::Properties { entries, .. } => entries.iter().any(|(name, child)| {
+            let Some(value) = object.get(name.as_ref()) else {
+                return false;
+            };
+            let Body::Keywords(pins) = &schema.nodes[*child as usize].body else {
+                return false;
+            };
+            pins.iter().any(|pin| match pin {
+                Keyword::Const(expected) => !json_equal(expected, value),
+                Keyword::Enum(options) => !options.iter().any(|option| json_equal(option, value)),
+                _ => false,
+            })
+        }),
+        Keyword::Ref(target) if hops < MAX_DISCRIMINATOR_HOPS => {
+            discriminator_contradicts(ev, *target, instance, hops + 1)
+        }
+        Keyword::AllOf(members) if hops < MAX_DISCRIMINATOR_HOPS => members
+            .iter()
+            .any(|member| discriminator_contradicts(ev, *member, instance, hops + 1)),
+        _ => false,
+    })
 }
 
 pub(super) fn evaluate_not<'v>(
