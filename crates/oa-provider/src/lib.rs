@@ -44,13 +44,18 @@ mod canonical;
 mod config;
 mod diagnostic;
 mod error;
+mod failure_class;
 mod message;
 mod observe;
 pub mod openai;
+mod probe;
 mod provider;
+mod registry;
 mod response;
 mod retry;
+mod routing;
 mod schema_check;
+mod schema_mode;
 pub mod sse;
 mod structured;
 mod tool;
@@ -60,14 +65,24 @@ pub use canonical::{json_equal, to_string as canonical_json};
 pub use config::{DECLARED_FIELDS, RuntimeConfig};
 pub use diagnostic::{DIAGNOSTIC_TARGET, SCHEMA_NOT_HONORED, is_schema_not_honored};
 pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure};
+pub use failure_class::{FailureClass, classify, classify_failure};
 pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
 pub use observe::{
     AttemptRecord, AttemptRequest, CallObserver, DeltaKind, RetryReason, TokenDelta, mint_call_id,
 };
 pub use openai::{ApiKey, BuildError, Capabilities, OpenAiProvider, OpenAiProviderBuilder};
+pub use probe::{
+    CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, PROBE_MAX_TOKENS, PROBED_KEYWORDS, Probe,
+    ProbeOutcome, canary_schema, keyword_probe, keywords_used, probe_canary, probe_keywords,
+};
 pub use provider::{CompletionRequest, Provider};
+pub use registry::{
+    Capability, CapabilityKey, CapabilityRegistry, DEFAULT_STALE_AFTER, ProbeKind, RegistryError,
+};
 pub use response::{FinishReason, Response, StructuredOutputPath, Usage};
 pub use retry::{Backoff, Classifier, OnRetry, Reask, RetryConfig};
+pub use routing::{CanarySampler, REPAIR_TEMPLATE, RoutedProvider};
+pub use schema_mode::{SchemaMode, schema_version};
 pub use structured::{DRAFT_2020_12, is_strict_compatible};
 pub use tool::{Tool, ToolChoice};
 pub use validate::SUPPORTED_MEDIA_TYPES;

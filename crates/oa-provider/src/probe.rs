@@ -10,7 +10,7 @@ use crate::config::RuntimeConfig;
 use crate::error::{Category, ProviderError};
 use crate::message::Message;
 use crate::provider::{CompletionRequest, Provider};
-use crate::response::{Response, StructuredOutputPath};
+use crate::response::{FinishReason, Response, StructuredOutputPath};
 
 /// The canary question: every model knows the answer, and the answer is not the one the schema allows.
 pub const CANARY_QUESTION: &str = "What is two plus two? Answer with the number.";
@@ -82,6 +82,18 @@ impl ProbeOutcome {
                 path: response.structured_output_path,
             },
             Err(error) => match error.structured_output() {
+                // An object cut off by the token budget may be a bound decoder that had not finished: no verdict.
+                Some(failure)
+                    if failure.finish_reason == FinishReason::Length
+                        && failure.output_content.trim_start().starts_with('{') =>
+                {
+                    Self::Error {
+                        category: error.category(),
+                        message: format!(
+                            "inconclusive: the answer was cut off at max_tokens ({PROBE_MAX_TOKENS}) before it completed"
+                        ),
+                    }
+                }
                 Some(failure) => Self::NotEnforced {
                     content: failure.output_content.clone(),
                     path: error.structured_output_path(),
@@ -184,7 +196,8 @@ pub fn keyword_probe(keyword: &str) -> Option<Probe> {
         ),
         "minLength" => (
             "minLength",
-            answer(json!({"type": "string", "minLength": 30})),
+            // The upper bound only lets a bound decoder finish within the budget; "4" breaks the lower one.
+            answer(json!({"type": "string", "minLength": 8, "maxLength": 12})),
             "What is two plus two? Answer with the digit only.",
         ),
         "pattern" => (
@@ -219,7 +232,8 @@ pub fn keyword_probe(keyword: &str) -> Option<Probe> {
         ),
         "minItems" => (
             "minItems",
-            answer(json!({"type": "array", "items": {"type": "integer"}, "minItems": 5})),
+            // As above: `maxItems` closes the array for a bound decoder; `[4]` breaks `minItems`.
+            answer(json!({"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 3})),
             "What is two plus two? Answer with a list holding that one number.",
         ),
         "maxItems" => (

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::message::Message;
+use crate::schema_mode::SchemaMode;
 
 /// Why the model stopped (§6); the spec closes the set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -92,4 +93,8 @@ pub struct Response {
     pub model: Option<String>,
     /// The structured-output path of the request this response answers; `None` without a schema.
     pub structured_output_path: Option<StructuredOutputPath>,
+    /// How the structured value was produced (path, and whether a reask repaired it); `None` without a schema.
+    pub schema_mode: Option<SchemaMode>,
+    /// SHA-256 (hex) of the canonical JSON of the schema sent; `None` without a schema.
+    pub schema_version: Option<String>,
 }

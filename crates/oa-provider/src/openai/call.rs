@@ -20,6 +20,7 @@ use crate::openai::{OpenAiProvider, PROVIDER_NAME};
 use crate::provider::CompletionRequest;
 use crate::response::{FinishReason, Response, StructuredOutputPath};
 use crate::retry::{self, AttemptPlan};
+use crate::schema_mode::{SchemaMode, schema_version};
 use crate::sse::SseDecoder;
 use crate::structured::{ResponseSchema, augment_messages, is_strict_compatible};
 use crate::validate;
@@ -161,6 +162,9 @@ async fn attempt(
 ) -> Result<Response, ProviderError> {
     let started_at = SystemTime::now();
     let clock = Instant::now();
+    // Only a reask extends the transcript beyond the caller's messages, so a longer one means an earlier attempt
+    // of this call failed validation and this one is a repair (`*_repaired` schema_mode).
+    let repaired = plan.messages.len() > request.messages.len();
     let messages = match (path, schema) {
         (Some(StructuredOutputPath::PromptAugmentation), Some(schema)) => {
             augment_messages(&plan.messages, &schema.schema)
@@ -193,6 +197,7 @@ async fn attempt(
                 schema,
                 path,
                 attempt_index: plan.index,
+                repaired,
             };
             (
                 exchange.run(body_text.clone().into_bytes()).await,
@@ -233,6 +238,7 @@ struct Exchange<'a> {
     schema: Option<&'a ResponseSchema>,
     path: Option<StructuredOutputPath>,
     attempt_index: u32,
+    repaired: bool,
 }
 
 impl Exchange<'_> {
@@ -341,6 +347,11 @@ impl Exchange<'_> {
             raw,
             model,
             structured_output_path: self.path,
+            schema_mode: self
+                .path
+                .filter(|_| self.schema.is_some())
+                .map(|path| SchemaMode::of(path, self.repaired)),
+            schema_version: self.schema.map(|schema| schema_version(&schema.schema)),
         })
     }
 }

@@ -1,0 +1,245 @@
+//! End to end against a real llama.cpp server (issue 9 acceptance): the canary through the OpenAI mapping, the
+//! same through a gateway that drops `response_format`, the schema_not_honored record, schema_mode for native,
+//! prompt-augmentation and reask-recovered calls, schema_version across key orders, and the keyword matrix.
+//!
+//! `cargo xtask ci` (or `cargo xtask peer -- cargo test -p oa-provider --test e2e_llama`) starts the server and sets
+//! `OA_LLAMA_BASE_URL`. Without it every test here says so loudly; under `CI=true` they fail.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod gateway;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use gateway::Gateway;
+use oa_provider::{
+    Backoff, Capabilities, Category, CompletionRequest, FailureClass, FinishReason, Message, OpenAiProvider,
+    ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED, SchemaMode,
+    StructuredOutputPath, canary_schema, classify_failure, probe_canary, probe_keywords, schema_version,
+};
+use serde_json::{Value, json};
+
+/// The peer's base URL, or `None` after a loud message (a panic under `CI=true`).
+fn peer() -> Option<(String, String)> {
+    match std::env::var("OA_LLAMA_BASE_URL") {
+        Ok(base_url) if !base_url.is_empty() => {
+            let model = std::env::var("OA_LLAMA_MODEL").unwrap_or_else(|_| "SmolLM2-135M-Instruct".into());
+            Some((base_url, model))
+        }
+        _ => {
+            let message = "OA_LLAMA_BASE_URL is not set: no llama.cpp peer, so this end-to-end test did NOT run. \
+                           Run `cargo xtask ci`, or `cargo xtask peer -- cargo test -p oa-provider --test e2e_llama`.";
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
+            eprintln!("\n!!!!! SKIPPED: {message}\n");
+            None
+        }
+    }
+}
+
+fn provider(base_url: &str, model: &str, native: bool) -> OpenAiProvider {
+    OpenAiProvider::builder(model)
+        .base_url(base_url)
+        .no_api_key()
+        .capabilities(Capabilities {
+            native_response_format: native,
+            ..Default::default()
+        })
+        .build()
+        .unwrap()
+}
+
+fn small_config() -> RuntimeConfig {
+    RuntimeConfig {
+        max_tokens: Some(48),
+        temperature: Some(0.0),
+        ..RuntimeConfig::default()
+    }
+}
+
+/// llama.cpp's own body extension: a schema it turns into a grammar whatever path oa took. It lets a
+/// prompt-augmentation call, or the second attempt of a call, come out valid deterministically.
+fn with_server_grammar(schema: &Value) -> RuntimeConfig {
+    let mut config = small_config();
+    config.extras.insert("json_schema".into(), schema.clone());
+    config
+}
+
+#[tokio::test]
+async fn canary_through_the_openai_mapping_is_enforced() {
+    let Some((base_url, model)) = peer() else { return };
+    let outcome = probe_canary(&provider(&base_url, &model, true)).await;
+    assert_eq!(outcome, ProbeOutcome::Enforced);
+}
+
+#[tokio::test]
+async fn canary_through_a_gateway_that_drops_response_format_is_not_enforced() {
+    let Some((base_url, model)) = peer() else { return };
+    let gateway = Gateway::start(&base_url);
+    let outcome = probe_canary(&provider(&gateway.base_url(), &model, true)).await;
+    match &outcome {
+        ProbeOutcome::NotEnforced { content, path } => {
+            assert_eq!(*path, Some(StructuredOutputPath::Native));
+            assert!(
+                !content.contains("seventeen"),
+                "the unbound model answered {content:?}"
+            );
+        }
+        other => panic!("expected not enforced, got {other:?}"),
+    }
+    assert_eq!(gateway.n_dropped(), 1, "the gateway deleted the response_format");
+}
+
+/// Counts `schema_not_honored` records on the thread it is the default subscriber of.
+struct CountSchemaNotHonored(Arc<AtomicUsize>);
+
+impl tracing::Subscriber for CountSchemaNotHonored {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        if event.metadata().name() == SCHEMA_NOT_HONORED {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[tokio::test]
+async fn a_native_call_through_the_gateway_gives_exactly_one_schema_not_honored() {
+    let Some((base_url, model)) = peer() else { return };
+    let gateway = Gateway::start(&base_url);
+    let n_records = Arc::new(AtomicUsize::new(0));
+    // The test runtime is single-threaded, so the call's records reach this thread's subscriber.
+    let _guard = tracing::subscriber::set_default(CountSchemaNotHonored(Arc::clone(&n_records)));
+    let request = CompletionRequest::new(vec![Message::user(
+        "What is the capital of France? Answer in one word.",
+    )])
+    .with_response_schema(canary_schema())
+    .with_config(small_config());
+    let error = provider(&gateway.base_url(), &model, true)
+        .complete(&request)
+        .await
+        .unwrap_err();
+    assert_eq!(error.category(), Category::StructuredOutputInvalid);
+    let failure = error.structured_output().unwrap();
+    assert_eq!(
+        failure.finish_reason,
+        FinishReason::Stop,
+        "the prompt must let the model stop on its own; it said {:?}",
+        failure.output_content
+    );
+    assert_eq!(classify_failure(failure), FailureClass::NotJson);
+    assert_eq!(n_records.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
+    let Some((base_url, model)) = peer() else { return };
+    let schema = canary_schema();
+    let question = || vec![Message::user("What is two plus two? Answer with the number.")];
+    let expected = json!({"answer": "seventeen"});
+
+    // Native, enforced by the server's grammar.
+    let native = CompletionRequest::new(question())
+        .with_response_schema(schema.clone())
+        .with_config(small_config());
+    let response = provider(&base_url, &model, true).complete(&native).await.unwrap();
+    assert_eq!(response.parsed.as_ref(), Some(&expected));
+    assert_eq!(response.schema_mode, Some(SchemaMode::Enforced));
+
+    // Prompt augmentation (no response_format), the server's grammar extension keeping the answer valid.
+    let prompted = CompletionRequest::new(question())
+        .with_response_schema(schema.clone())
+        .with_config(with_server_grammar(&schema));
+    let response = provider(&base_url, &model, false)
+        .complete(&prompted)
+        .await
+        .unwrap();
+    assert_eq!(response.parsed.as_ref(), Some(&expected));
+    assert_eq!(
+        response.structured_output_path,
+        Some(StructuredOutputPath::PromptAugmentation)
+    );
+    assert_eq!(response.schema_mode, Some(SchemaMode::Prompted));
+
+    // Reask-recovered: the first attempt is unconstrained (the gateway drops response_format, or the prompt
+    // path has none) and fails; the reask attempt carries the grammar extension and succeeds.
+    let retry = RetryConfig::new(2)
+        .with_backoff(Backoff::Fixed(Duration::ZERO))
+        .with_reask(Reask::template("Invalid: {error_message}. Reply with JSON only."))
+        .with_per_attempt_override(vec![with_server_grammar(&schema)]);
+    let gateway = Gateway::start(&base_url);
+    let repaired = CompletionRequest::new(question())
+        .with_response_schema(schema.clone())
+        .with_config(small_config())
+        .with_retry(retry.clone());
+    let response = provider(&gateway.base_url(), &model, true)
+        .complete(&repaired)
+        .await
+        .unwrap();
+    assert_eq!(response.parsed.as_ref(), Some(&expected));
+    assert_eq!(response.schema_mode, Some(SchemaMode::EnforcedRepaired));
+    let response = provider(&base_url, &model, false)
+        .complete(&repaired)
+        .await
+        .unwrap();
+    assert_eq!(response.parsed.as_ref(), Some(&expected));
+    assert_eq!(response.schema_mode, Some(SchemaMode::PromptedRepaired));
+}
+
+#[tokio::test]
+async fn schema_version_does_not_change_with_key_order() {
+    let Some((base_url, model)) = peer() else { return };
+    let reordered: Value = serde_json::from_str(
+        r#"{"additionalProperties":false,"required":["answer"],"properties":{"answer":{"enum":["seventeen"],"type":"string"}},"type":"object"}"#,
+    )
+    .unwrap();
+    let provider = provider(&base_url, &model, true);
+    let mut versions = Vec::new();
+    for schema in [canary_schema(), reordered] {
+        let request = CompletionRequest::new(vec![Message::user("What is two plus two?")])
+            .with_response_schema(schema)
+            .with_config(small_config());
+        versions.push(provider.complete(&request).await.unwrap().schema_version.unwrap());
+    }
+    assert_eq!(versions[0], versions[1]);
+    assert_eq!(versions[0], schema_version(&canary_schema()));
+}
+
+#[tokio::test]
+async fn the_keyword_matrix_runs_every_probe_to_a_verdict() {
+    let Some((base_url, model)) = peer() else { return };
+    let schema = json!({
+        "type": "object",
+        "properties": {"kind": {"enum": ["a", "b"]}, "n": {"type": "integer", "maximum": 3}},
+        "required": ["kind", "n"],
+        "additionalProperties": false
+    });
+    let matrix = probe_keywords(&provider(&base_url, &model, true), &schema).await;
+    for (keyword, outcome) in &matrix.rows {
+        eprintln!("{keyword:>22}: {}", outcome.verdict());
+    }
+    let keywords: Vec<&str> = matrix.rows.iter().map(|(keyword, _)| keyword.as_str()).collect();
+    assert_eq!(
+        keywords,
+        ["enum", "maximum", "required", "additionalProperties", "type"]
+    );
+    assert!(!matrix.has_error(), "{matrix:?}");
+    // llama.cpp's grammar covers each of these clauses.
+    assert!(matrix.is_all_enforced(), "{matrix:?}");
+    // And the same probes through the dropping gateway enforce nothing.
+    let gateway = Gateway::start(&base_url);
+    let dropped = probe_keywords(&provider(&gateway.base_url(), &model, true), &schema).await;
+    assert!(
+        dropped.rows.iter().all(|(_, outcome)| !outcome.is_enforced()),
+        "{dropped:?}"
+    );
+}
