@@ -1,0 +1,179 @@
+//! `oa probe`: asks a real endpoint the canary question (or one probe per keyword of a schema) through the same
+//! provider mapping production traffic uses, and says whether the route enforces the schema.
+//!
+//! Exit 0 enforced (every keyword, with `--schema`), 1 not enforced, 2 error (bad flags or schema, unreachable
+//! endpoint, rejected request).
+
+use oa_provider::{
+    CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, OpenAiProvider, ProbeOutcome, StructuredOutputPath,
+    probe_canary, probe_keywords,
+};
+use serde_json::{Value, json};
+
+use crate::cli::{Mapping, ProbeArgs};
+use crate::exit::Exit;
+
+/// Runs `oa probe`.
+pub(crate) fn run(args: &ProbeArgs) -> Exit {
+    match probe(args) {
+        Ok(exit) => exit,
+        Err(message) => {
+            eprintln!("oa probe: {message}");
+            Exit::Usage
+        }
+    }
+}
+
+fn probe(args: &ProbeArgs) -> Result<Exit, String> {
+    let schema = args.schema.as_deref().map(read_schema).transpose()?;
+    let provider = build_provider(args)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    match schema {
+        None => {
+            let outcome = runtime.block_on(probe_canary(&provider));
+            print_canary(&outcome, args.json);
+            Ok(exit_of(&outcome))
+        }
+        Some(schema) => {
+            let matrix = runtime.block_on(probe_keywords(&provider, &schema));
+            if matrix.rows.is_empty() {
+                return Err(
+                    "the schema uses none of the probed keywords (enum, const, maxLength, minLength, pattern, \
+                     minimum, maximum, required, additionalProperties: false, minItems, maxItems, type)"
+                        .to_owned(),
+                );
+            }
+            print_matrix(&matrix, args.json);
+            Ok(if matrix.has_error() {
+                Exit::Usage
+            } else if matrix.is_all_enforced() {
+                Exit::Ok
+            } else {
+                Exit::Finding
+            })
+        }
+    }
+}
+
+fn build_provider(args: &ProbeArgs) -> Result<OpenAiProvider, String> {
+    match args.mapping {
+        Mapping::Openai => {}
+    }
+    let builder = OpenAiProvider::builder(&args.model).base_url(&args.base_url);
+    let builder = match &args.api_key_env {
+        // The key is read from the variable at build; it is never printed (only the variable's name is).
+        Some(variable) => {
+            if std::env::var_os(variable).is_none() {
+                return Err(format!("--api-key-env {variable}: the variable is not set"));
+            }
+            builder.api_key_env(variable)
+        }
+        None => builder.no_api_key(),
+    };
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the provider: {e}"))
+}
+
+fn read_schema(path: &std::path::Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    oa_schema::parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn exit_of(outcome: &ProbeOutcome) -> Exit {
+    match outcome {
+        ProbeOutcome::Enforced => Exit::Ok,
+        ProbeOutcome::NotEnforced { .. } => Exit::Finding,
+        ProbeOutcome::Error { .. } => Exit::Usage,
+    }
+}
+
+fn print_canary(outcome: &ProbeOutcome, as_json: bool) {
+    if as_json {
+        let mut line = json!({"probe": "canary"});
+        if let (Value::Object(line), Ok(Value::Object(fields))) = (&mut line, serde_json::to_value(outcome)) {
+            line.extend(fields);
+        }
+        println!("{line}");
+        return;
+    }
+    println!(
+        "canary: asked {CANARY_QUESTION:?} with a strict schema whose only legal answer is {CANARY_ANSWER:?}"
+    );
+    match outcome {
+        ProbeOutcome::Enforced => {
+            println!(
+                "enforced: the answer was {CANARY_ANSWER:?}, which only a schema-bound decoder produces"
+            );
+        }
+        ProbeOutcome::NotEnforced { content, path } => {
+            println!("not enforced: the model answered {}", shorten(content));
+            if let Some(path) = path.filter(|path| *path != StructuredOutputPath::Native) {
+                println!(
+                    "  (the request went on the {} path, which never asks for enforcement)",
+                    path.as_str()
+                );
+            } else {
+                println!(
+                    "  the schema was sent strict, and something on the route (provider, model or a gateway) ignored it"
+                );
+            }
+        }
+        ProbeOutcome::Error { category, message } => {
+            println!("error: {category}: {message}");
+        }
+    }
+}
+
+fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
+    let verdict = if matrix.has_error() {
+        "error"
+    } else if matrix.is_all_enforced() {
+        "enforced"
+    } else {
+        "not_enforced"
+    };
+    if as_json {
+        let rows: Vec<Value> = matrix
+            .rows
+            .iter()
+            .map(|(keyword, outcome)| {
+                let mut row = json!({"keyword": keyword});
+                if let (Value::Object(row), Ok(Value::Object(fields))) =
+                    (&mut row, serde_json::to_value(outcome))
+                {
+                    row.extend(fields);
+                }
+                row
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"probe": "keywords", "verdict": verdict, "keywords": rows})
+        );
+        return;
+    }
+    println!("enforcement matrix (one probe per keyword the schema uses):");
+    for (keyword, outcome) in &matrix.rows {
+        let detail = match outcome {
+            ProbeOutcome::Enforced => String::new(),
+            ProbeOutcome::NotEnforced { content, .. } => format!("  answered {}", shorten(content)),
+            ProbeOutcome::Error { category, message } => format!("  {category}: {message}"),
+        };
+        println!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
+    }
+    println!("{}", verdict.replace('_', " "));
+}
+
+/// The answer on one line, cut at 120 characters.
+fn shorten(content: &str) -> String {
+    let one_line = content.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut shown: String = one_line.chars().take(120).collect();
+    if one_line.chars().count() > 120 {
+        shown.push_str("...");
+    }
+    format!("{shown:?}")
+}
