@@ -188,6 +188,11 @@ impl CallObserver for Recorder {
                 Some(error.message().to_owned()),
             ),
         };
+        let failure_class = record
+            .outcome
+            .err()
+            .and_then(ProviderError::structured_output)
+            .map(|failure| oa_provider::classify_failure(failure).as_str().to_owned());
         let latency_ms = record.duration.as_secs_f64() * 1000.0;
         if let Ok(mut state) = self.state.lock() {
             state.last = Some((request.clone(), latency_ms));
@@ -202,6 +207,7 @@ impl CallObserver for Recorder {
             response,
             error_category,
             error_message,
+            failure_class,
             started_at: record.started_at,
             duration: record.duration,
         }));

@@ -223,6 +223,9 @@ pub struct LlmAttempt {
     pub error_category: Option<String>,
     /// The error message when the attempt failed.
     pub error_message: Option<String>,
+    /// For a `structured_output_invalid` attempt, its failure class (`not_json`, `fenced_json`, `non_object`,
+    /// `extra_key`, `enum_violation`, `type_mismatch`, `missing_required`, `other`).
+    pub failure_class: Option<String>,
     /// When the attempt started.
     #[serde(skip)]
     pub started_at: SystemTime,

@@ -1,0 +1,285 @@
+//! The delivery queue and the invocation runtime: serial order, isolated observer failures, drains with a timeout,
+//! node events, node errors carrying the provider error, and token events for a streamed call.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::error::Error as _;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use oa_events::mock::{MockLlm, MockReply};
+use oa_events::{
+    DrainTimeout, Event, EventBus, Graph, GraphError, InvocationError, InvokeOptions, NodeError,
+};
+use oa_events::{Observer, ObserverError};
+use oa_provider::{Category, CompletionRequest, Message};
+use serde_json::{Value, json};
+use support::{Collect, provider, strict_schema};
+
+struct Failing;
+
+#[async_trait]
+impl Observer for Failing {
+    async fn on_event(&self, _: &Event) -> Result<(), ObserverError> {
+        Err(ObserverError::new("always fails"))
+    }
+}
+
+struct Panicking;
+
+#[async_trait]
+impl Observer for Panicking {
+    async fn on_event(&self, _: &Event) -> Result<(), ObserverError> {
+        panic!("observer bug");
+    }
+}
+
+/// Sleeps on every event, recording the order it saw them in.
+struct Slow(Mutex<Vec<String>>, Duration);
+
+#[async_trait]
+impl Observer for Slow {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        tokio::time::sleep(self.1).await;
+        self.0.lock().unwrap().push(kind(event));
+        Ok(())
+    }
+}
+
+fn kind(event: &Event) -> String {
+    serde_json::to_value(event).unwrap()["kind"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn two_nodes() -> Graph {
+    Graph::builder()
+        .node("first", |_| async { Ok(json!({"a": 1})) })
+        .node("second", |state: Value| async move {
+            Ok(json!({"b": state["a"].as_i64().unwrap() + 1}))
+        })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn events_arrive_in_order_and_observer_failures_are_isolated() {
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![
+        Arc::new(Failing) as Arc<dyn Observer>,
+        Arc::new(Panicking),
+        Arc::clone(&collect) as Arc<dyn Observer>,
+    ]);
+    let state = two_nodes()
+        .invoke(&bus, json!({}), InvokeOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(state, json!({"a": 1, "b": 2}));
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let kinds: Vec<String> = collect.events().iter().map(kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            "invocation_started",
+            "node_started",
+            "node_completed",
+            "node_started",
+            "node_completed",
+            "invocation_completed"
+        ]
+    );
+    assert_eq!(
+        bus.n_observer_errors(),
+        12,
+        "two failing observers times six events"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn drain_times_out_on_a_slow_observer_and_delivery_goes_on() {
+    let slow = Arc::new(Slow(Mutex::default(), Duration::from_secs(10)));
+    let bus = EventBus::new(vec![Arc::clone(&slow) as Arc<dyn Observer>]);
+    let graph = two_nodes();
+    graph
+        .invoke(&bus, json!({}), InvokeOptions::default())
+        .await
+        .unwrap();
+    let error = bus.drain(Duration::from_secs(1)).await.unwrap_err();
+    assert_eq!(
+        error,
+        DrainTimeout {
+            timeout: Duration::from_secs(1)
+        }
+    );
+    bus.drain_events_for("any", Duration::from_secs(120))
+        .await
+        .unwrap();
+    assert_eq!(
+        slow.0.lock().unwrap().len(),
+        6,
+        "every event still delivered, in order"
+    );
+}
+
+#[tokio::test]
+async fn graph_building_rejects_duplicates_and_empty_graphs() {
+    assert_eq!(Graph::builder().build().unwrap_err(), GraphError::Empty);
+    let duplicate = Graph::builder()
+        .node("a", |_| async { Ok(json!({})) })
+        .node("a", |_| async { Ok(json!({})) })
+        .build();
+    assert_eq!(duplicate.unwrap_err(), GraphError::DuplicateNode("a".into()));
+}
+
+#[tokio::test]
+async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatched() {
+    // A 401 is not retried; the node's error keeps it as its source.
+    let server = MockLlm::start(vec![MockReply::Json {
+        status: 401,
+        body: json!({"error": {"message": "bad key"}}),
+    }])
+    .await
+    .unwrap();
+    let provider = Arc::new(provider(server.base_url()));
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let graph = Graph::builder()
+        .node("ask", move |_| {
+            let provider = Arc::clone(&provider);
+            async move {
+                oa_events::complete(
+                    provider.as_ref(),
+                    CompletionRequest::new(vec![Message::user("hi")]),
+                )
+                .await?;
+                Ok::<_, NodeError>(json!({}))
+            }
+        })
+        .build()
+        .unwrap();
+    let error = graph
+        .invoke(&bus, json!({}), InvokeOptions::default())
+        .await
+        .unwrap_err();
+    let InvocationError::Node { node, source } = &error else {
+        panic!("expected a node error, got {error:?}");
+    };
+    assert_eq!(node, "ask");
+    assert_eq!(
+        source.provider_error().unwrap().category(),
+        Category::Authentication
+    );
+    let cause = error.source().unwrap().source().unwrap();
+    assert!(cause.downcast_ref::<oa_provider::ProviderError>().is_some());
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let events = collect.events();
+    let failed = events
+        .iter()
+        .find_map(|event| match event {
+            Event::LlmFailed(failed) => Some(failed),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(failed.error_category, "provider_authentication");
+    assert_eq!(
+        failed.response.usage, None,
+        "no response-side surface outside structured_output_invalid"
+    );
+    assert_eq!(
+        failed.request.input_messages,
+        [json!({"role": "user", "content": "hi"})]
+    );
+    let completed = events
+        .iter()
+        .find_map(|event| match event {
+            Event::NodeCompleted(node) => Some(node),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        completed.error_category.as_deref(),
+        Some("provider_authentication")
+    );
+}
+
+/// Fixture 161 case 17's shape: a streamed refusal arrives as content token events and maps to content_filter.
+#[tokio::test]
+async fn streamed_deltas_become_token_events_before_the_terminal_event() {
+    let chunk = |delta: Value, finish: Value| json!({"id": "s", "model": "gpt-test", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    let server = MockLlm::start(vec![MockReply::Sse(vec![
+        chunk(json!({"role": "assistant", "refusal": "I can"}), Value::Null),
+        chunk(json!({"refusal": "'t help"}), Value::Null),
+        chunk(json!({}), json!("stop")),
+        json!("[DONE]"),
+    ])])
+    .await
+    .unwrap();
+    let provider = Arc::new(provider(server.base_url()));
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let graph = Graph::builder()
+        .node("ask", move |_| {
+            let provider = Arc::clone(&provider);
+            async move {
+                let request = CompletionRequest::new(vec![Message::user("hi")])
+                    .with_response_schema(strict_schema())
+                    .with_stream(true);
+                let _ = oa_events::complete(provider.as_ref(), request).await;
+                Ok::<_, NodeError>(json!({}))
+            }
+        })
+        .build()
+        .unwrap();
+    graph
+        .invoke(&bus, json!({}), InvokeOptions::default())
+        .await
+        .unwrap();
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let events = collect.events();
+    let tokens: Vec<_> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::LlmToken(token) => Some(token),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tokens.len(), 2);
+    assert_eq!((tokens[0].chunk_index, tokens[0].delta.as_str()), (0, "I can"));
+    assert_eq!(tokens[1].delta_kind, "content");
+    assert_eq!(tokens[0].model, "gpt-test");
+    let terminal_idx = events
+        .iter()
+        .position(|event| matches!(event, Event::LlmFailed(_) | Event::LlmCompletion(_)))
+        .unwrap();
+    let last_token_idx = events
+        .iter()
+        .rposition(|event| matches!(event, Event::LlmToken(_)))
+        .unwrap();
+    assert!(last_token_idx < terminal_idx);
+    let (finish_reason, call_id) = match &events[terminal_idx] {
+        Event::LlmFailed(failed) => (
+            failed.response.finish_reason.clone(),
+            failed.request.call_id.clone(),
+        ),
+        Event::LlmCompletion(done) => (done.response.finish_reason.clone(), done.request.call_id.clone()),
+        _ => unreachable!(),
+    };
+    assert_eq!(finish_reason.as_deref(), Some("content_filter"));
+    assert_eq!(tokens[0].call_id, call_id);
+}
+
+#[tokio::test]
+async fn without_an_ambient_context_complete_is_the_plain_call() {
+    let server = MockLlm::start(vec![MockReply::content("hello", "stop")])
+        .await
+        .unwrap();
+    let provider = provider(server.base_url());
+    let response = oa_events::complete(&provider, CompletionRequest::new(vec![Message::user("hi")]))
+        .await
+        .unwrap();
+    assert_eq!(response.message.text().as_deref(), Some("hello"));
+}

@@ -1,0 +1,164 @@
+//! The attributes of an LLM provider span, built from one attempt record (observability §5.5 to §5.5.5 with 0126):
+//! the baseline, the structured-output path, the request parameters and `gen_ai.*` response attributes unless
+//! `disable_genai_semconv`, and the payload only when `disable_provider_payload` is off, truncated to the cap.
+
+use oa_events::{LlmAttempt, Scope};
+use opentelemetry::{Array, KeyValue, StringValue, Value as OtelValue};
+use serde_json::Value;
+
+use crate::config::ObserverConfig;
+use crate::names;
+use crate::truncate::truncate;
+
+/// Every attribute of the span for `attempt` under `config`.
+pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig) -> Vec<KeyValue> {
+    let request = &attempt.request;
+    let mut attributes = scope_attributes(&attempt.scope);
+    attributes.push(KeyValue::new(names::LLM_MODEL, request.model.clone()));
+    attributes.push(KeyValue::new(names::LLM_CALL_ID, request.call_id.clone()));
+    attributes.push(KeyValue::new(
+        names::LLM_ATTEMPT_INDEX,
+        i64::from(attempt.wire_attempt_index),
+    ));
+    // A classification, not payload: set whenever a schema was supplied and a request was sent (0126).
+    if let (Some(path), true) = (request.structured_output_path, attempt.sent) {
+        attributes.push(KeyValue::new(names::LLM_STRUCTURED_OUTPUT_PATH, path.as_str()));
+    }
+    if let Some(reason) = &attempt.retry_reason {
+        attributes.push(KeyValue::new(names::LLM_RETRY_REASON, reason.clone()));
+    }
+    if let Some(category) = &attempt.error_category {
+        attributes.push(KeyValue::new(names::ERROR_CATEGORY, category.clone()));
+    }
+    if let Some(response) = &attempt.response {
+        if let Some(finish_reason) = &response.finish_reason {
+            attributes.push(KeyValue::new(names::LLM_FINISH_REASON, finish_reason.clone()));
+        }
+        if let Some(usage) = &response.usage {
+            push_count(&mut attributes, names::LLM_PROMPT_TOKENS, usage.prompt_tokens);
+            push_count(
+                &mut attributes,
+                names::LLM_COMPLETION_TOKENS,
+                usage.completion_tokens,
+            );
+            push_count(&mut attributes, names::LLM_TOTAL_TOKENS, usage.total_tokens);
+        }
+    }
+    if !config.disable_genai_semconv {
+        genai_attributes(attempt, &mut attributes);
+    }
+    if !config.disable_provider_payload {
+        payload_attributes(attempt, config.payload_cap, &mut attributes);
+    }
+    attributes
+}
+
+/// The §5.6 cross-cutting attributes every span of an invocation carries.
+pub(crate) fn scope_attributes(scope: &Scope) -> Vec<KeyValue> {
+    let mut attributes = vec![KeyValue::new(names::INVOCATION_ID, scope.invocation_id.clone())];
+    if let Some(correlation_id) = &scope.correlation_id {
+        attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
+    }
+    if let Some(metadata) = &scope.caller_invocation_metadata {
+        for (key, value) in metadata {
+            attributes.push(KeyValue::new(
+                format!("{}{key}", names::USER_PREFIX),
+                otel_value(value),
+            ));
+        }
+    }
+    attributes
+}
+
+fn genai_attributes(attempt: &LlmAttempt, attributes: &mut Vec<KeyValue>) {
+    let request = &attempt.request;
+    attributes.push(KeyValue::new(names::GEN_AI_SYSTEM, request.provider.clone()));
+    attributes.push(KeyValue::new(names::GEN_AI_REQUEST_MODEL, request.model.clone()));
+    for (name, value) in &request.request_params {
+        attributes.push(KeyValue::new(
+            format!("{}{name}", names::GEN_AI_REQUEST_PREFIX),
+            otel_value(value),
+        ));
+    }
+    let Some(response) = &attempt.response else {
+        return;
+    };
+    if let Some(model) = &response.response_model {
+        attributes.push(KeyValue::new(names::GEN_AI_RESPONSE_MODEL, model.clone()));
+    }
+    if let Some(id) = &response.response_id {
+        attributes.push(KeyValue::new(names::GEN_AI_RESPONSE_ID, id.clone()));
+    }
+    if let Some(finish_reason) = &response.finish_reason {
+        attributes.push(KeyValue::new(
+            names::GEN_AI_FINISH_REASONS,
+            OtelValue::Array(Array::String(vec![StringValue::from(finish_reason.clone())])),
+        ));
+    }
+    if let Some(usage) = &response.usage {
+        push_count(attributes, names::GEN_AI_INPUT_TOKENS, usage.prompt_tokens);
+        push_count(attributes, names::GEN_AI_OUTPUT_TOKENS, usage.completion_tokens);
+        push_count(attributes, names::CACHE_READ_TOKENS, usage.cached_tokens);
+        push_count(
+            attributes,
+            names::CACHE_CREATION_TOKENS,
+            usage.cache_creation_tokens,
+        );
+    }
+}
+
+fn payload_attributes(attempt: &LlmAttempt, cap: usize, attributes: &mut Vec<KeyValue>) {
+    let request = &attempt.request;
+    // Inline image bytes were redacted when the record was built (oa-events); canonical JSON sorts keys and adds
+    // no whitespace (§5.5.1).
+    let messages = oa_provider::canonical_json(&Value::Array(request.input_messages.clone()));
+    attributes.push(KeyValue::new(names::LLM_INPUT_MESSAGES, truncate(&messages, cap)));
+    if !request.request_extras.is_empty() {
+        let extras = oa_provider::canonical_json(&Value::Object(request.request_extras.clone()));
+        attributes.push(KeyValue::new(names::LLM_REQUEST_EXTRAS, truncate(&extras, cap)));
+    }
+    let Some(response) = &attempt.response else {
+        return;
+    };
+    if let Some(content) = response
+        .output_content
+        .as_deref()
+        .filter(|content| !content.is_empty())
+    {
+        attributes.push(KeyValue::new(names::LLM_OUTPUT_CONTENT, truncate(content, cap)));
+    }
+    if let Some(tool_calls) = &response.output_tool_calls {
+        let tool_calls = oa_provider::canonical_json(&Value::Array(tool_calls.clone()));
+        attributes.push(KeyValue::new(
+            names::LLM_OUTPUT_TOOL_CALLS,
+            truncate(&tool_calls, cap),
+        ));
+    }
+}
+
+fn push_count(attributes: &mut Vec<KeyValue>, name: &'static str, count: Option<u64>) {
+    if let Some(count) = count {
+        attributes.push(KeyValue::new(name, i64::try_from(count).unwrap_or(i64::MAX)));
+    }
+}
+
+/// A JSON value as an attribute value: scalars as themselves, a list of strings as a string array, anything else
+/// as its canonical JSON text.
+pub(crate) fn otel_value(value: &Value) -> OtelValue {
+    match value {
+        Value::Bool(flag) => OtelValue::Bool(*flag),
+        Value::Number(number) => match number.as_i64() {
+            Some(integer) => OtelValue::I64(integer),
+            None => OtelValue::F64(number.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(text) => OtelValue::String(text.clone().into()),
+        Value::Array(items) if items.iter().all(Value::is_string) => OtelValue::Array(Array::String(
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|text| StringValue::from(text.to_owned()))
+                .collect(),
+        )),
+        other => OtelValue::String(oa_provider::canonical_json(other).into()),
+    }
+}

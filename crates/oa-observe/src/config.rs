@@ -1,0 +1,90 @@
+//! The observer's configuration: the §5.5.4 opt-out flags, the §5.5.5 payload cap and the §11.1 metrics flag.
+
+use crate::truncate::{DEFAULT_PAYLOAD_CAP, MIN_PAYLOAD_CAP};
+
+/// What an [`OtelObserver`](crate::OtelObserver) emits. Build with [`ObserverConfig::builder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObserverConfig {
+    pub(crate) disable_llm_spans: bool,
+    pub(crate) disable_provider_payload: bool,
+    pub(crate) disable_genai_semconv: bool,
+    pub(crate) payload_cap: usize,
+    pub(crate) enable_metrics: bool,
+}
+
+impl Default for ObserverConfig {
+    fn default() -> Self {
+        Self {
+            disable_llm_spans: false,
+            disable_provider_payload: true,
+            disable_genai_semconv: false,
+            payload_cap: DEFAULT_PAYLOAD_CAP,
+            enable_metrics: false,
+        }
+    }
+}
+
+/// A payload cap below the §5.5.5 minimum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("payload cap {cap} is below the minimum of {MIN_PAYLOAD_CAP} bytes")]
+pub struct ConfigError {
+    /// The rejected cap.
+    pub cap: usize,
+}
+
+impl ObserverConfig {
+    /// A builder starting from the spec defaults.
+    pub fn builder() -> ObserverConfigBuilder {
+        ObserverConfigBuilder(Self::default())
+    }
+}
+
+/// Builds an [`ObserverConfig`].
+#[derive(Debug, Clone, Copy)]
+pub struct ObserverConfigBuilder(ObserverConfig);
+
+impl ObserverConfigBuilder {
+    /// Skips the LLM provider span entirely (default: false).
+    pub fn disable_llm_spans(mut self, disable: bool) -> Self {
+        self.0.disable_llm_spans = disable;
+        self
+    }
+
+    /// Withholds payload attributes (messages, output, tool calls, extras) (default: true, no payload).
+    pub fn disable_provider_payload(mut self, disable: bool) -> Self {
+        self.0.disable_provider_payload = disable;
+        self
+    }
+
+    /// Withholds the `gen_ai.*` request and response attributes (default: false).
+    pub fn disable_genai_semconv(mut self, disable: bool) -> Self {
+        self.0.disable_genai_semconv = disable;
+        self
+    }
+
+    /// The per-attribute payload cap in bytes (default: 65,536; at least 256).
+    pub fn payload_cap(mut self, cap: usize) -> Self {
+        self.0.payload_cap = cap;
+        self
+    }
+
+    /// Records the §11 metrics (default: false).
+    pub fn enable_metrics(mut self, enable: bool) -> Self {
+        self.0.enable_metrics = enable;
+        self
+    }
+
+    /// The configuration.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when the payload cap is below 256 bytes.
+    pub fn build(self) -> Result<ObserverConfig, ConfigError> {
+        if self.0.payload_cap < MIN_PAYLOAD_CAP {
+            return Err(ConfigError {
+                cap: self.0.payload_cap,
+            });
+        }
+        Ok(self.0)
+    }
+}

@@ -1,0 +1,203 @@
+//! The OpenTelemetry observer: an invocation span, a node span per node, and an LLM provider span per wire
+//! attempt under the calling node's span (observability §4, §5.5), plus the §11 metrics when enabled. It renders
+//! the events of an [`EventBus`](oa_events::EventBus) and never touches the global providers.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use oa_events::{Event, InvocationEvent, LlmAttempt, NodeEvent, Observer, ObserverError};
+use opentelemetry::trace::{Span, Status, TraceContextExt, Tracer, TracerProvider};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
+
+use crate::attributes::{llm_span_attributes, otel_value, scope_attributes};
+use crate::config::ObserverConfig;
+use crate::metrics::Metrics;
+use crate::names;
+
+/// The instrumentation scope name of everything oa-observe emits.
+pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
+
+/// Renders events as spans (and metrics). Attach it to an [`EventBus`](oa_events::EventBus).
+pub struct OtelObserver {
+    tracer: SdkTracer,
+    metrics: Option<Metrics>,
+    config: ObserverConfig,
+    open: Mutex<OpenSpans>,
+}
+
+impl std::fmt::Debug for OtelObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OtelObserver")
+            .field("config", &self.config)
+            .field("metrics", &self.metrics.is_some())
+            .finish()
+    }
+}
+
+#[derive(Default)]
+struct OpenSpans {
+    invocations: HashMap<String, Context>,
+    nodes: HashMap<(String, String), Context>,
+}
+
+impl OtelObserver {
+    /// An observer writing spans through `tracer_provider` (the application's, never the global one) and, when
+    /// `config` enables metrics and a `meter_provider` is given, metrics through it.
+    pub fn new(
+        tracer_provider: &SdkTracerProvider,
+        meter_provider: Option<&SdkMeterProvider>,
+        config: ObserverConfig,
+    ) -> Self {
+        let metrics = match (config.enable_metrics, meter_provider) {
+            (true, Some(meter_provider)) => Some(Metrics::new(meter_provider)),
+            _ => None,
+        };
+        Self {
+            tracer: tracer_provider.tracer(INSTRUMENTATION_SCOPE),
+            metrics,
+            config,
+            open: Mutex::new(OpenSpans::default()),
+        }
+    }
+
+    fn open(&self) -> Result<std::sync::MutexGuard<'_, OpenSpans>, ObserverError> {
+        self.open
+            .lock()
+            .map_err(|_| ObserverError::new("span table poisoned"))
+    }
+
+    fn invocation_started(&self, event: &InvocationEvent) -> Result<(), ObserverError> {
+        let mut attributes = vec![KeyValue::new(names::INVOCATION_ID, event.invocation_id.clone())];
+        if let Some(correlation_id) = &event.correlation_id {
+            attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
+        }
+        for (key, value) in &event.metadata {
+            attributes.push(KeyValue::new(
+                format!("{}{key}", names::USER_PREFIX),
+                otel_value(value),
+            ));
+        }
+        let span = self
+            .tracer
+            .span_builder(names::INVOCATION_SPAN)
+            .with_start_time(event.at)
+            .with_attributes(attributes)
+            .start_with_context(&self.tracer, &Context::new());
+        let context = Context::new().with_span(span);
+        self.open()?
+            .invocations
+            .insert(event.invocation_id.clone(), context);
+        Ok(())
+    }
+
+    fn invocation_completed(&self, event: &InvocationEvent) -> Result<(), ObserverError> {
+        let Some(context) = self.open()?.invocations.remove(&event.invocation_id) else {
+            return Ok(());
+        };
+        let span = context.span();
+        if let Some(error) = &event.error {
+            span.set_status(Status::error(error.clone()));
+        }
+        span.end_with_timestamp(event.at);
+        Ok(())
+    }
+
+    fn node_started(&self, event: &NodeEvent) -> Result<(), ObserverError> {
+        let scope = &event.scope;
+        let parent = self
+            .open()?
+            .invocations
+            .get(&scope.invocation_id)
+            .cloned()
+            .unwrap_or_default();
+        let mut attributes = scope_attributes(scope);
+        attributes.push(KeyValue::new(names::NODE_NAME, scope.node_name.clone()));
+        attributes.push(KeyValue::new(
+            names::NODE_NAMESPACE,
+            otel_value(&serde_json::json!(scope.namespace)),
+        ));
+        attributes.push(KeyValue::new(
+            names::NODE_STEP,
+            i64::try_from(event.step).unwrap_or(i64::MAX),
+        ));
+        attributes.push(KeyValue::new(
+            names::NODE_ATTEMPT_INDEX,
+            i64::from(scope.attempt_index),
+        ));
+        let span = self
+            .tracer
+            .span_builder(scope.node_name.clone())
+            .with_start_time(event.at)
+            .with_attributes(attributes)
+            .start_with_context(&self.tracer, &parent);
+        let context = parent.with_span(span);
+        self.open()?
+            .nodes
+            .insert((scope.invocation_id.clone(), scope.node_name.clone()), context);
+        Ok(())
+    }
+
+    fn node_completed(&self, event: &NodeEvent) -> Result<(), ObserverError> {
+        let key = (event.scope.invocation_id.clone(), event.scope.node_name.clone());
+        let Some(context) = self.open()?.nodes.remove(&key) else {
+            return Ok(());
+        };
+        let span = context.span();
+        if let Some(error) = &event.error {
+            if let Some(category) = &event.error_category {
+                span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category.clone()));
+            }
+            span.set_status(Status::error(error.clone()));
+        }
+        span.end_with_timestamp(event.at);
+        Ok(())
+    }
+
+    fn llm_attempt(&self, attempt: &LlmAttempt) -> Result<(), ObserverError> {
+        if let Some(metrics) = &self.metrics {
+            metrics.record_attempt(attempt);
+        }
+        if self.config.disable_llm_spans {
+            return Ok(());
+        }
+        let scope = &attempt.scope;
+        // The calling node's span; when it is not open, the invocation span (lineage-resolved parent, §5.5).
+        let parent = {
+            let open = self.open()?;
+            open.nodes
+                .get(&(scope.invocation_id.clone(), scope.node_name.clone()))
+                .or_else(|| open.invocations.get(&scope.invocation_id))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut span = self
+            .tracer
+            .span_builder(names::LLM_SPAN)
+            .with_start_time(attempt.started_at)
+            .with_attributes(llm_span_attributes(attempt, &self.config))
+            .start_with_context(&self.tracer, &parent);
+        if let Some(category) = &attempt.error_category {
+            span.set_status(Status::error(category.clone()));
+        }
+        span.end_with_timestamp(attempt.started_at + attempt.duration);
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Observer for OtelObserver {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        match event {
+            Event::InvocationStarted(event) => self.invocation_started(event),
+            Event::InvocationCompleted(event) => self.invocation_completed(event),
+            Event::NodeStarted(event) => self.node_started(event),
+            Event::NodeCompleted(event) => self.node_completed(event),
+            Event::LlmAttempt(attempt) => self.llm_attempt(attempt),
+            // The typed events carry what the attempt records already rendered; tokens are not rendered (§6).
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,509 @@
+//! The observer through the real OpenTelemetry SDK with in-memory exporters: spans per wire attempt under the node
+//! and invocation spans, the schema_not_honored log record with its correlation fields, and per-attempt metrics.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use oa_events::mock::{MockLlm, MockReply};
+use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
+use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
+use oa_provider::{
+    Backoff, CompletionRequest, ContentBlock, ImageSource, Message, OpenAiProvider, Reask, RetryConfig,
+    RuntimeConfig,
+};
+use opentelemetry::logs::{AnyValue, Severity};
+use opentelemetry::trace::Status;
+use opentelemetry::{Key, Value as OtelValue};
+use opentelemetry_sdk::logs::{InMemoryLogExporter, SdkLoggerProvider};
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::{Value, json};
+use tracing::instrument::WithSubscriber;
+use tracing_subscriber::layer::SubscriberExt;
+
+struct Telemetry {
+    spans: InMemorySpanExporter,
+    tracer_provider: SdkTracerProvider,
+    logs: InMemoryLogExporter,
+    logger_provider: SdkLoggerProvider,
+    metrics: InMemoryMetricExporter,
+    meter_provider: SdkMeterProvider,
+}
+
+impl Telemetry {
+    fn new() -> Self {
+        let spans = InMemorySpanExporter::default();
+        let logs = InMemoryLogExporter::default();
+        let metrics = InMemoryMetricExporter::default();
+        Self {
+            tracer_provider: SdkTracerProvider::builder()
+                .with_simple_exporter(spans.clone())
+                .build(),
+            logger_provider: SdkLoggerProvider::builder()
+                .with_simple_exporter(logs.clone())
+                .build(),
+            meter_provider: SdkMeterProvider::builder()
+                .with_reader(PeriodicReader::builder(metrics.clone()).build())
+                .build(),
+            spans,
+            logs,
+            metrics,
+        }
+    }
+
+    fn llm_spans(&self) -> Vec<SpanData> {
+        let mut spans: Vec<SpanData> = self
+            .spans
+            .get_finished_spans()
+            .unwrap()
+            .into_iter()
+            .filter(|span| span.name == names::LLM_SPAN)
+            .collect();
+        spans.sort_by_key(|span| attr(span, names::LLM_ATTEMPT_INDEX).map(|v| v.to_string()));
+        spans
+    }
+
+    fn span_named(&self, name: &str) -> SpanData {
+        self.spans
+            .get_finished_spans()
+            .unwrap()
+            .into_iter()
+            .find(|span| span.name == name)
+            .unwrap_or_else(|| panic!("no span named {name}"))
+    }
+
+    /// (count, dimensions) of every data point of the metric `name`.
+    fn points(&self, name: &str) -> Vec<(u64, Vec<(String, String)>)> {
+        self.meter_provider.force_flush().unwrap();
+        let mut points = Vec::new();
+        for resource in self.metrics.get_finished_metrics().unwrap() {
+            for scope in resource.scope_metrics() {
+                for metric in scope.metrics().filter(|metric| metric.name() == name) {
+                    let dims = |attributes: &mut dyn Iterator<Item = &opentelemetry::KeyValue>| {
+                        let mut dims: Vec<(String, String)> = attributes
+                            .map(|kv| (kv.key.to_string(), kv.value.to_string()))
+                            .collect();
+                        dims.sort();
+                        dims
+                    };
+                    match metric.data() {
+                        AggregatedMetrics::F64(MetricData::Histogram(histogram)) => {
+                            for point in histogram.data_points() {
+                                points.push((point.count(), dims(&mut point.attributes())));
+                            }
+                        }
+                        AggregatedMetrics::U64(MetricData::Histogram(histogram)) => {
+                            for point in histogram.data_points() {
+                                points.push((point.count(), dims(&mut point.attributes())));
+                            }
+                        }
+                        AggregatedMetrics::U64(MetricData::Sum(sum)) => {
+                            for point in sum.data_points() {
+                                points.push((point.value(), dims(&mut point.attributes())));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // Each flush exports the cumulative state again; start the next read from a clean exporter.
+        self.metrics.reset();
+        points
+    }
+}
+
+fn attr(span: &SpanData, key: &str) -> Option<OtelValue> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key == Key::from(key.to_owned()))
+        .map(|kv| kv.value.clone())
+}
+
+#[derive(Default)]
+struct Collect(Mutex<Vec<Event>>);
+
+#[async_trait]
+impl Observer for Collect {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        self.0.lock().unwrap().push(event.clone());
+        Ok(())
+    }
+}
+
+fn schema() -> Value {
+    json!({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+           "additionalProperties": false})
+}
+
+fn reask(max_attempts: u32) -> RetryConfig {
+    RetryConfig::new(max_attempts)
+        .with_backoff(Backoff::Fixed(Duration::ZERO))
+        .with_reask(Reask::template("fix it: {error_message}"))
+}
+
+/// Runs one node making `request` against a mock answering `replies`, with the OTel observer (built from `config`)
+/// and a collector on the bus and the log bridge installed. Returns the collected events.
+async fn run(
+    telemetry: &Telemetry,
+    config: ObserverConfig,
+    replies: Vec<MockReply>,
+    request: CompletionRequest,
+) -> Vec<Event> {
+    let server = MockLlm::start(replies).await.unwrap();
+    let provider = Arc::new(
+        OpenAiProvider::builder("gpt-test")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap(),
+    );
+    let collect = Arc::new(Collect::default());
+    let observer = OtelObserver::new(
+        &telemetry.tracer_provider,
+        Some(&telemetry.meter_provider),
+        config,
+    );
+    let bus = EventBus::new(vec![
+        Arc::new(observer) as Arc<dyn Observer>,
+        Arc::clone(&collect) as Arc<dyn Observer>,
+    ]);
+    let graph = Graph::builder()
+        .node("ask", move |_| {
+            let provider = Arc::clone(&provider);
+            let request = request.clone();
+            async move {
+                oa_events::complete(provider.as_ref(), request).await?;
+                Ok::<_, NodeError>(json!({"asked": true}))
+            }
+        })
+        .build()
+        .unwrap();
+    let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
+    let options = InvokeOptions {
+        correlation_id: Some("corr-161".into()),
+        metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+    };
+    let _ = graph
+        .invoke(&bus, json!({}), options)
+        .with_subscriber(tracing::Dispatch::new(subscriber))
+        .await;
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(bus.n_observer_errors(), 0);
+    collect.0.lock().unwrap().clone()
+}
+
+fn defaults() -> ObserverConfig {
+    ObserverConfig::builder().enable_metrics(true).build().unwrap()
+}
+
+/// Fixture 161 case 12, end to end: attempt 0 not JSON on stop, attempt 1 valid after a reask.
+#[tokio::test]
+async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_event() {
+    let telemetry = Telemetry::new();
+    let request = CompletionRequest::new(vec![Message::user("answer")])
+        .with_response_schema(schema())
+        .with_retry(reask(2));
+    let events = run(
+        &telemetry,
+        defaults(),
+        vec![
+            MockReply::content("Sure! here you go", "stop"),
+            MockReply::content(r#"{"answer": "yes"}"#, "stop"),
+        ],
+        request,
+    )
+    .await;
+
+    // Spans: invocation > node > two LLM attempt spans.
+    let invocation = telemetry.span_named(names::INVOCATION_SPAN);
+    let node = telemetry.span_named("ask");
+    assert_eq!(node.parent_span_id, invocation.span_context.span_id());
+    let llm = telemetry.llm_spans();
+    assert_eq!(llm.len(), 2);
+    for (idx, span) in llm.iter().enumerate() {
+        assert_eq!(span.parent_span_id, node.span_context.span_id());
+        assert_eq!(
+            attr(span, names::LLM_ATTEMPT_INDEX),
+            Some(OtelValue::I64(idx as i64))
+        );
+        assert_eq!(
+            attr(span, names::LLM_STRUCTURED_OUTPUT_PATH),
+            Some("native".into())
+        );
+        assert_eq!(attr(span, names::GEN_AI_SYSTEM), Some("openai".into()));
+        assert_eq!(attr(span, names::CORRELATION_ID), Some("corr-161".into()));
+        assert_eq!(
+            attr(span, names::LLM_INPUT_MESSAGES),
+            None,
+            "payload is off by default"
+        );
+    }
+    assert!(matches!(llm[0].status, Status::Error { .. }));
+    assert_eq!(
+        attr(&llm[0], names::ERROR_CATEGORY),
+        Some("structured_output_invalid".into())
+    );
+    assert_eq!(llm[1].status, Status::Unset);
+    assert_eq!(attr(&llm[1], names::LLM_RETRY_REASON), Some("reask".into()));
+
+    // The diagnostic: exactly one WARNING record, for attempt 0, joined to the call's typed event.
+    let logs = telemetry.logs.get_emitted_logs().unwrap();
+    let records: Vec<_> = logs
+        .iter()
+        .filter(|log| log.record.event_name() == Some(names::SCHEMA_NOT_HONORED))
+        .collect();
+    assert_eq!(records.len(), 1);
+    let record = &records[0].record;
+    assert_eq!(record.severity_number(), Some(Severity::Warn));
+    let attributes: Vec<(String, AnyValue)> = record
+        .attributes_iter()
+        .map(|(key, value)| (key.to_string(), value.clone()))
+        .collect();
+    let get = |key: &str| attributes.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    assert_eq!(
+        get("openarmature.llm.provider"),
+        Some(AnyValue::String("openai".into()))
+    );
+    assert_eq!(
+        get("openarmature.llm.model"),
+        Some(AnyValue::String("gpt-test".into()))
+    );
+    assert_eq!(get("openarmature.llm.attempt_index"), Some(AnyValue::Int(0)));
+    assert_eq!(
+        get(names::CORRELATION_ID),
+        Some(AnyValue::String("corr-161".into()))
+    );
+    assert_eq!(
+        get("openarmature.user.tenant"),
+        Some(AnyValue::String("acme".into()))
+    );
+
+    // The typed event: one completion, node-level attempt_index 0, the request of attempt 1.
+    let completions: Vec<_> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::LlmCompletion(completion) => Some(completion),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(completions.len(), 1);
+    assert!(!events.iter().any(|event| matches!(event, Event::LlmFailed(_))));
+    let completion = completions[0];
+    assert_eq!(completion.scope.attempt_index, 0);
+    assert_eq!(
+        get("openarmature.llm.call_id"),
+        Some(AnyValue::String(completion.request.call_id.clone().into()))
+    );
+    let messages = &completion.request.input_messages;
+    assert_eq!(messages.len(), 3);
+    assert_eq!(
+        messages[1],
+        json!({"role": "assistant", "content": "Sure! here you go"})
+    );
+    assert!(messages[2]["content"].as_str().unwrap().starts_with("fix it: "));
+
+    // Metrics: a duration sample per attempt, error.type on the failed one; the failure counted by class.
+    let durations = telemetry.points(names::METRIC_OPERATION_DURATION);
+    let total: u64 = durations.iter().map(|(count, _)| count).sum();
+    assert_eq!(total, 2);
+    assert!(durations.iter().any(|(count, dims)| *count == 1
+        && dims.contains(&("error.type".into(), "structured_output_invalid".into()))));
+    let failures = telemetry.points(names::METRIC_STRUCTURED_OUTPUT_FAILURES);
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].0, 1);
+    assert!(
+        failures[0]
+            .1
+            .contains(&(names::DIM_FAILURE_CLASS.into(), "not_json".into()))
+    );
+    assert!(
+        failures[0]
+            .1
+            .contains(&(names::LLM_STRUCTURED_OUTPUT_PATH.into(), "native".into()))
+    );
+    let tokens = telemetry.points(names::METRIC_TOKEN_USAGE);
+    let n_token_samples: u64 = tokens.iter().map(|(count, _)| count).sum();
+    assert_eq!(
+        n_token_samples, 4,
+        "input and output for each attempt that returned usage"
+    );
+}
+
+/// Fixture 161 case 13: a per-attempt override adds a stop sequence for attempt 1; each span and the failure event
+/// describe their own request, and only attempt 0 gets the record.
+#[tokio::test]
+async fn each_attempt_describes_its_own_request() {
+    let telemetry = Telemetry::new();
+    let stop = RuntimeConfig::from_json(&json!({"stop_sequences": ["END"]})).unwrap();
+    let request = CompletionRequest::new(vec![Message::user("answer")])
+        .with_response_schema(schema())
+        .with_retry(reask(2).with_per_attempt_override(vec![stop]));
+    let events = run(
+        &telemetry,
+        defaults(),
+        vec![
+            MockReply::content("nope", "stop"),
+            MockReply::content("nope again", "stop"),
+        ],
+        request,
+    )
+    .await;
+    let llm = telemetry.llm_spans();
+    assert_eq!(llm.len(), 2);
+    assert_eq!(attr(&llm[0], "gen_ai.request.stop_sequences"), None);
+    assert_eq!(
+        attr(&llm[1], "gen_ai.request.stop_sequences"),
+        Some(OtelValue::Array(opentelemetry::Array::String(vec!["END".into()])))
+    );
+    let failed: Vec<_> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::LlmFailed(failed) => Some(failed),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].request.request_params["stop_sequences"], json!(["END"]));
+    assert_eq!(failed[0].error_category, "structured_output_invalid");
+    let logs = telemetry.logs.get_emitted_logs().unwrap();
+    let indices: Vec<String> = logs
+        .iter()
+        .filter(|log| log.record.event_name() == Some(names::SCHEMA_NOT_HONORED))
+        .flat_map(|log| {
+            log.record
+                .attributes_iter()
+                .filter(|(key, _)| key.as_str() == "openarmature.llm.attempt_index")
+                .map(|(_, value)| format!("{value:?}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(indices, ["Int(0)"]);
+}
+
+/// Fixture 161 case 10: no schema, no path attribute and a null path on the event.
+#[tokio::test]
+async fn no_schema_means_no_path() {
+    let telemetry = Telemetry::new();
+    let events = run(
+        &telemetry,
+        defaults(),
+        vec![MockReply::content("hello", "stop")],
+        CompletionRequest::new(vec![Message::user("hi")]),
+    )
+    .await;
+    let llm = telemetry.llm_spans();
+    assert_eq!(llm.len(), 1);
+    assert_eq!(attr(&llm[0], names::LLM_STRUCTURED_OUTPUT_PATH), None);
+    let completion = events
+        .iter()
+        .find_map(|event| match event {
+            Event::LlmCompletion(completion) => Some(completion),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(completion.request.structured_output_path, None);
+    assert!(telemetry.logs.get_emitted_logs().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn payload_is_emitted_when_enabled_redacted_and_truncated() {
+    let telemetry = Telemetry::new();
+    let config = ObserverConfig::builder()
+        .disable_provider_payload(false)
+        .payload_cap(256)
+        .build()
+        .unwrap();
+    let image = ContentBlock::Image {
+        source: ImageSource::Inline {
+            base64_data: "QUJD".repeat(50),
+        },
+        media_type: Some("image/png".into()),
+        detail: None,
+    };
+    let request = CompletionRequest::new(vec![Message::user_blocks(vec![ContentBlock::text("see"), image])]);
+    run(
+        &telemetry,
+        config,
+        vec![MockReply::content(&"long answer ".repeat(40), "stop")],
+        request,
+    )
+    .await;
+    let llm = telemetry.llm_spans();
+    let messages = attr(&llm[0], names::LLM_INPUT_MESSAGES).unwrap().to_string();
+    assert!(messages.contains("inline_redacted"), "{messages}");
+    assert!(!messages.contains("QUJD"));
+    let content = attr(&llm[0], names::LLM_OUTPUT_CONTENT).unwrap().to_string();
+    assert!(content.len() <= 256);
+    assert!(content.ends_with("…[truncated, 480 bytes total]"), "{content}");
+}
+
+#[tokio::test]
+async fn disabled_llm_spans_and_genai_semconv_are_honoured() {
+    let telemetry = Telemetry::new();
+    let config = ObserverConfig::builder()
+        .disable_genai_semconv(true)
+        .build()
+        .unwrap();
+    run(
+        &telemetry,
+        config,
+        vec![MockReply::content("hello", "stop")],
+        CompletionRequest::new(vec![Message::user("hi")]),
+    )
+    .await;
+    let llm = telemetry.llm_spans();
+    assert_eq!(attr(&llm[0], names::GEN_AI_SYSTEM), None);
+    assert_eq!(attr(&llm[0], names::LLM_MODEL), Some("gpt-test".into()));
+
+    let telemetry = Telemetry::new();
+    let config = ObserverConfig::builder().disable_llm_spans(true).build().unwrap();
+    run(
+        &telemetry,
+        config,
+        vec![MockReply::content("hello", "stop")],
+        CompletionRequest::new(vec![Message::user("hi")]),
+    )
+    .await;
+    assert!(telemetry.llm_spans().is_empty());
+    telemetry.span_named("ask");
+}
+
+#[test]
+fn a_payload_cap_below_256_is_rejected() {
+    assert_eq!(
+        ObserverConfig::builder()
+            .payload_cap(255)
+            .build()
+            .unwrap_err()
+            .cap,
+        255
+    );
+    assert!(ObserverConfig::builder().payload_cap(256).build().is_ok());
+}
+
+#[test]
+fn names_are_the_specs() {
+    assert_eq!(
+        names::SCHEMA_NOT_HONORED,
+        "openarmature.structured_output.schema_not_honored"
+    );
+    assert_eq!(names::LLM_SPAN, "openarmature.llm.complete");
+    assert_eq!(names::INVOCATION_SPAN, "openarmature.invocation");
+    assert_eq!(
+        names::LLM_STRUCTURED_OUTPUT_PATH,
+        "openarmature.llm.structured_output.path"
+    );
+    assert_eq!(
+        names::METRIC_OPERATION_DURATION,
+        "openarmature.gen_ai.client.operation.duration"
+    );
+    assert_eq!(
+        names::METRIC_TOKEN_USAGE,
+        "openarmature.gen_ai.client.token.usage"
+    );
+}
