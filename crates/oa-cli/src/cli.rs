@@ -27,6 +27,17 @@ pub(crate) enum Command {
     ///
     /// Prints a line per fixture and the totals as `N passed, M failed, K skipped`; exit 1 when any case failed.
     Conformance(ConformanceArgs),
+    /// Check whether an endpoint enforces a strict JSON Schema: the canary probe, or one probe per keyword.
+    ///
+    /// Sends a question whose true answer the schema forbids, so only a schema-bound decoder answers validly.
+    /// Exit 0 enforced, 1 not enforced, 2 error.
+    Probe(ProbeArgs),
+    /// Send one message through the real provider; with --schema, ask for structured output.
+    ///
+    /// Prints the content or parsed value, finish_reason, usage, structured_output_path, schema_mode, attempts and
+    /// diagnostics (as warnings); with --json exactly one JSON object. Exit 0 when ok, 1 when the call failed, 2 for
+    /// usage errors.
+    Complete(CompleteArgs),
     /// Show what oa does on an embedded example: no API key, no network.
     Demo,
 }
@@ -68,4 +79,78 @@ pub(crate) struct ConformanceArgs {
     /// Print one JSON object per case instead of the per-fixture lines.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// Flags of `oa probe`.
+#[derive(Debug, Args)]
+pub(crate) struct ProbeArgs {
+    /// The endpoint's base URL, exactly as production traffic uses it (gateway included), e.g.
+    /// http://127.0.0.1:8080/v1.
+    #[arg(long)]
+    pub(crate) base_url: String,
+    /// The model name to send.
+    #[arg(long)]
+    pub(crate) model: String,
+    /// The provider wire mapping.
+    #[arg(long, value_enum, default_value_t = Mapping::Openai)]
+    pub(crate) mapping: Mapping,
+    /// The environment variable holding the API key (default: send none).
+    #[arg(long)]
+    pub(crate) api_key_env: Option<String>,
+    /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix.
+    #[arg(long)]
+    pub(crate) schema: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// A provider wire mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Mapping {
+    /// OpenAI-compatible Chat Completions (llm-provider §8.1).
+    Openai,
+}
+
+/// Flags of `oa complete`.
+#[derive(Debug, Args)]
+pub(crate) struct CompleteArgs {
+    /// The endpoint's base URL, including its version path (for example http://127.0.0.1:8080/v1).
+    #[arg(long)]
+    pub(crate) base_url: String,
+    /// The model name sent on the wire.
+    #[arg(long)]
+    pub(crate) model: String,
+    /// The wire format.
+    #[arg(long, value_enum, default_value_t = Mapping::Openai)]
+    pub(crate) mapping: Mapping,
+    /// The environment variable holding the API key (default: send none, so no key reaches an endpoint by accident).
+    #[arg(long, value_name = "VAR")]
+    pub(crate) api_key_env: Option<String>,
+    /// Ask for structured output against this JSON Schema file (draft 2020-12, an object at the top).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) schema: Option<PathBuf>,
+    /// A system message sent before the user message.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) system: Option<String>,
+    /// Stream tokens to the terminal as they arrive.
+    #[arg(long)]
+    pub(crate) stream: bool,
+    /// Total attempts including the first (call-level retry).
+    #[arg(long, value_name = "N")]
+    pub(crate) max_attempts: Option<u32>,
+    /// On a structured-output failure, send the model its output and every violation and ask again.
+    #[arg(long)]
+    pub(crate) reask: bool,
+    /// Declare the endpoint without native structured output: the prompt-augmentation path is taken.
+    #[arg(long)]
+    pub(crate) no_native: bool,
+    /// A stop sequence (repeatable).
+    #[arg(long, value_name = "SEQ")]
+    pub(crate) stop: Vec<String>,
+    /// Print exactly one JSON object on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// The user message.
+    pub(crate) message: String,
 }

@@ -4,9 +4,12 @@
 //! (an invalid instance, a schema not enforced, a failed fixture), 2 for a usage or input error.
 
 mod cli;
+mod complete;
 mod conformance;
 mod demo;
+mod diagnostics;
 mod exit;
+mod probe;
 mod progress;
 mod validate;
 
@@ -37,6 +40,8 @@ where
     let exit = match cli.command {
         cli::Command::Validate(args) => validate::run(&args),
         cli::Command::Conformance(args) => conformance::run(&args),
+        cli::Command::Probe(args) => probe::run(&args),
+        cli::Command::Complete(args) => complete::run(&args),
         cli::Command::Demo => demo::run(),
     };
     exit.into()

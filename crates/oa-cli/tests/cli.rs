@@ -201,8 +201,16 @@ fn batch_shows_progress_on_a_terminal() {
         batch.display(),
         out.display()
     );
-    let output = Command::new("script").args(["-qec", &command, "/dev/null"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let terminal = String::from_utf8_lossy(&output.stdout);
     assert!(terminal.contains("validated 3 ("), "{terminal:?}");
     assert!(terminal.contains("/s, "), "{terminal:?}");

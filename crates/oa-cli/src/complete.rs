@@ -1,0 +1,267 @@
+//! `oa complete`: one (structured) completion through the real provider, with everything the stack knows about it.
+
+use crate::cli::{CompleteArgs, Mapping};
+use crate::diagnostics::{self, Diagnostic};
+use crate::exit::Exit;
+use oa_provider::{
+    AttemptRecord, CallObserver, Capabilities, CompletionRequest, DeltaKind, Message, OpenAiProvider,
+    Provider, ProviderError, Reask, Response, RetryConfig, RuntimeConfig, TokenDelta,
+};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The correction a reask appends after the model's own output (the caller owns every word of it, §7.1).
+const REASK_TEMPLATE: &str = "Your previous answer did not match the required JSON Schema. Every problem, each at \
+its JSON Pointer:\n{error_message}\nAnswer again with only the corrected JSON.";
+
+/// Runs `oa complete` and reports how it ended.
+pub(crate) fn run(args: &CompleteArgs) -> Exit {
+    let request = match build_request(args) {
+        Ok(request) => request,
+        Err(message) => {
+            eprintln!("oa complete: {message}");
+            return Exit::Usage;
+        }
+    };
+    let provider = match build_provider(args) {
+        Ok(provider) => provider,
+        Err(message) => {
+            eprintln!("oa complete: {message}");
+            return Exit::Usage;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("oa complete: cannot start the async runtime: {error}");
+            return Exit::Usage;
+        }
+    };
+    let observer = Arc::new(CliObserver {
+        attempts: AtomicU32::new(0),
+        echo_tokens: args.stream && !args.json,
+    });
+    let request = request.with_observer(observer.clone());
+    // The current-thread runtime keeps the whole call on this thread, where the collector listens.
+    let (outcome, diagnostics) = diagnostics::collect(|| runtime.block_on(provider.complete(&request)));
+    let attempts = observer.attempts.load(Ordering::SeqCst);
+    if observer.echo_tokens {
+        println!();
+    }
+    let ok = outcome.is_ok();
+    if args.json {
+        println!("{}", to_json(&outcome, attempts, &diagnostics));
+    } else {
+        print_summary(&outcome, attempts, &diagnostics, args.stream);
+    }
+    if ok { Exit::Ok } else { Exit::Finding }
+}
+
+fn build_provider(args: &CompleteArgs) -> Result<OpenAiProvider, String> {
+    match args.mapping {
+        Mapping::Openai => {}
+    }
+    let mut builder = OpenAiProvider::builder(&args.model).base_url(&args.base_url);
+    builder = match &args.api_key_env {
+        Some(variable) => {
+            if std::env::var_os(variable).is_none() {
+                return Err(format!(
+                    "--api-key-env {variable}: that environment variable is not set"
+                ));
+            }
+            builder.api_key_env(variable)
+        }
+        None => builder.no_api_key(),
+    };
+    let capabilities = Capabilities {
+        native_response_format: !args.no_native,
+        ..Capabilities::default()
+    };
+    builder
+        .capabilities(capabilities)
+        .build()
+        .map_err(|error| format!("cannot build the provider: {error}"))
+}
+
+fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
+    let mut messages = Vec::new();
+    if let Some(system) = &args.system {
+        messages.push(Message::system(system));
+    }
+    messages.push(Message::user(&args.message));
+    let mut request = CompletionRequest::new(messages).with_stream(args.stream);
+    if let Some(path) = &args.schema {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let schema: Value = oa_schema::parse_json(&text)
+            .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
+        request = request.with_response_schema(schema);
+    }
+    if !args.stop.is_empty() {
+        let config = RuntimeConfig {
+            stop_sequences: Some(args.stop.clone()),
+            ..RuntimeConfig::default()
+        };
+        request = request.with_config(config);
+    }
+    let max_attempts = match (args.max_attempts, args.reask) {
+        (Some(0), _) => return Err("--max-attempts must be at least 1".to_owned()),
+        (Some(n), _) => n,
+        // A reask needs a second attempt to be sent.
+        (None, true) => 2,
+        (None, false) => 1,
+    };
+    if max_attempts > 1 || args.reask {
+        let mut retry = RetryConfig::new(max_attempts);
+        if args.reask {
+            retry = retry.with_reask(Reask::template(REASK_TEMPLATE));
+        }
+        request = request.with_retry(retry);
+    }
+    Ok(request)
+}
+
+/// Counts wire attempts and, with `--stream`, echoes content deltas as they arrive.
+struct CliObserver {
+    attempts: AtomicU32,
+    echo_tokens: bool,
+}
+
+impl CallObserver for CliObserver {
+    fn on_token(&self, delta: &TokenDelta<'_>) {
+        if self.echo_tokens && delta.kind == DeltaKind::Content {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(delta.text.as_bytes());
+            let _ = stdout.flush();
+        }
+    }
+
+    fn on_attempt(&self, _record: &AttemptRecord<'_>) {
+        self.attempts.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn usage_json(usage: &oa_provider::Usage) -> Value {
+    json!({
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    })
+}
+
+fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
+    Value::Array(
+        diagnostics
+            .iter()
+            .map(|d| json!({"event_name": d.event_name, "attributes": Value::Object(d.attributes.clone())}))
+            .collect(),
+    )
+}
+
+/// The one JSON object `--json` prints; its field names are an interface.
+fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics: &[Diagnostic]) -> Value {
+    match outcome {
+        Ok(response) => json!({
+            "ok": true,
+            "content": response.message.text(),
+            "parsed": response.parsed,
+            "finish_reason": response.finish_reason.as_str(),
+            "usage": usage_json(&response.usage),
+            "structured_output_path": response.structured_output_path.map(|p| p.as_str()),
+            "schema_mode": response.schema_mode.map(|m| m.as_str()),
+            "schema_version": response.schema_version,
+            "attempts": attempts,
+            "error": null,
+            "diagnostics": diagnostics_json(diagnostics),
+        }),
+        Err(error) => {
+            let failure = error.structured_output();
+            json!({
+                "ok": false,
+                "content": failure.map(|f| f.output_content.clone()),
+                "parsed": null,
+                "finish_reason": failure.map(|f| f.finish_reason.as_str()),
+                "usage": failure.map(|f| usage_json(&f.usage)),
+                "structured_output_path": error.structured_output_path().map(|p| p.as_str()),
+                "schema_mode": null,
+                "schema_version": null,
+                "attempts": attempts,
+                "error": {
+                    "category": error.category().as_str(),
+                    "error_message": failure.map_or_else(|| error.to_string(), |f| f.error_message.clone()),
+                    "output_content": failure.map(|f| f.output_content.clone()),
+                },
+                "diagnostics": diagnostics_json(diagnostics),
+            })
+        }
+    }
+}
+
+fn print_summary(
+    outcome: &Result<Response, ProviderError>,
+    attempts: u32,
+    diagnostics: &[Diagnostic],
+    streamed: bool,
+) {
+    for diagnostic in diagnostics {
+        let attributes = Value::Object(diagnostic.attributes.clone());
+        eprintln!("warning: {} {attributes}", diagnostic.event_name);
+    }
+    let or_none = |value: Option<&str>| value.unwrap_or("-").to_owned();
+    match outcome {
+        Ok(response) => {
+            match &response.parsed {
+                Some(parsed) => println!(
+                    "parsed: {}",
+                    serde_json::to_string_pretty(parsed).unwrap_or_else(|_| parsed.to_string())
+                ),
+                None if !streamed => println!("content: {}", response.message.text().unwrap_or_default()),
+                None => {}
+            }
+            println!("finish_reason: {}", response.finish_reason.as_str());
+            println!("usage: {}", usage_line(&response.usage));
+            println!(
+                "structured_output_path: {}",
+                or_none(response.structured_output_path.map(|p| p.as_str()))
+            );
+            println!(
+                "schema_mode: {}",
+                or_none(response.schema_mode.map(|m| m.as_str()))
+            );
+            println!("schema_version: {}", or_none(response.schema_version.as_deref()));
+            println!("attempts: {attempts}");
+        }
+        Err(error) => {
+            println!("error: {}", error.category().as_str());
+            match error.structured_output() {
+                Some(failure) => {
+                    println!("output_content: {}", failure.output_content);
+                    println!("finish_reason: {}", failure.finish_reason.as_str());
+                    println!("usage: {}", usage_line(&failure.usage));
+                    println!("error_message:");
+                    for line in failure.error_message.lines() {
+                        println!("  {line}");
+                    }
+                }
+                None => println!("message: {error}"),
+            }
+            println!(
+                "structured_output_path: {}",
+                or_none(error.structured_output_path().map(|p| p.as_str()))
+            );
+            println!("attempts: {attempts}");
+        }
+    }
+}
+
+fn usage_line(usage: &oa_provider::Usage) -> String {
+    let count = |n: Option<u64>| n.map_or_else(|| "-".to_owned(), |n| n.to_string());
+    format!(
+        "prompt {}, completion {}, total {}",
+        count(usage.prompt_tokens),
+        count(usage.completion_tokens),
+        count(usage.total_tokens)
+    )
+}
