@@ -53,6 +53,7 @@ pub(crate) fn compile(
         nodes.push(node);
     }
     order_properties_cheap_first(&mut nodes);
+    find_discriminators(&mut nodes);
     let dynamic_scope_matters = nodes.iter().any(|node| match &node.body {
         Body::Keywords(keywords) => keywords
             .iter()
@@ -395,4 +396,28 @@ fn annotations_of(
         })
         .collect();
     (!found.is_empty()).then(|| found.into_boxed_slice())
+}
+
+/// Gives each `anyOf`/`oneOf` whose members pin a common property its [`Discriminator`](keywords::Discriminator).
+fn find_discriminators(nodes: &mut [Node]) {
+    let mut found = Vec::new();
+    for (node_idx, node) in nodes.iter().enumerate() {
+        let Body::Keywords(keywords) = &node.body else {
+            continue;
+        };
+        for (keyword_idx, keyword) in keywords.iter().enumerate() {
+            if let Keyword::AnyOf(members, _) | Keyword::OneOf(members, _) = keyword
+                && let Some(discriminator) = keywords::find_discriminator(nodes, members)
+            {
+                found.push((node_idx, keyword_idx, discriminator));
+            }
+        }
+    }
+    for (node_idx, keyword_idx, discriminator) in found {
+        if let Body::Keywords(keywords) = &mut nodes[node_idx].body
+            && let Some(Keyword::AnyOf(_, slot) | Keyword::OneOf(_, slot)) = keywords.get_mut(keyword_idx)
+        {
+            *slot = Some(Box::new(discriminator));
+        }
+    }
 }

@@ -10,10 +10,15 @@ use crate::violation::{SchemaLocation, Violation};
 use oa_pointer::Location;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a
 /// depth violation instead of overflowing the stack.
 pub(crate) const MAX_DEPTH: u32 = 512;
+
+/// Reference hops a run makes before memoizing them (once a union has fallen back): below this, hashing costs
+/// more than re-evaluating; above it, a union fanning out into the same children would grow exponentially.
+const MEMO_AFTER_HOPS: u32 = 4096;
 
 /// One step into the instance.
 #[derive(Debug, Clone, Copy)]
@@ -103,12 +108,15 @@ pub(crate) struct Evaluator<'s> {
     /// one member. A node is reached by two paths only through references, so memoizing reference hops keeps
     /// unions whose members recurse into the same children polynomial instead of exponential. In collecting mode a
     /// repeated hop adds nothing: its violations are already recorded, and the report deduplicates by location.
-    memo: HashMap<(NodeId, usize, bool), bool>,
+    memo: HashMap<(NodeId, usize, bool), bool, BuildHasherDefault<MemoHasher>>,
     /// Set by the first union that falls back to a second member; until then nothing is hashed or allocated.
     pub(crate) memo_enabled: bool,
     /// Non-zero while evaluating values that are not part of the instance (property names), whose addresses
     /// are temporary and must not be memoized.
     pub(crate) memo_suspended: u32,
+    /// Reference hops so far; memoization starts only after [`MEMO_AFTER_HOPS`], so ordinary validations never
+    /// pay for hashing.
+    ref_hops: u32,
     /// The opt-in discriminator-aware view of failed unions (see `ReportOptions::discriminators`).
     pub(crate) discriminators: bool,
     /// Annotations of the nodes that validated, when an output format asks for them.
@@ -131,11 +139,12 @@ impl<'s> Evaluator<'s> {
             schema,
             collect,
             violations: Vec::new(),
-            memo: HashMap::new(),
+            memo: HashMap::default(),
             memo_enabled: false,
             memo_suspended: 0,
             annotations: None,
             discriminators: false,
+            ref_hops: 0,
         }
     }
 
@@ -148,7 +157,9 @@ impl<'s> Evaluator<'s> {
         schema_step: &str,
         want: Option<&mut Evaluated<'v>>,
     ) -> bool {
+        self.ref_hops = self.ref_hops.saturating_add(1);
         let memoizable = self.memo_enabled
+            && self.ref_hops > MEMO_AFTER_HOPS
             && self.annotations.is_none()
             && want.is_none()
             && self.memo_suspended == 0
@@ -334,5 +345,38 @@ impl<'s> Evaluator<'s> {
             });
         }
         false
+    }
+}
+
+/// A multiplicative hasher for memo keys (node id, instance address, mode): they are not attacker-chosen strings,
+/// and SipHash would cost more than the evaluations it saves.
+#[derive(Debug, Default)]
+struct MemoHasher(u64);
+
+impl Hasher for MemoHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.write_u64(u64::from(*byte));
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
+
+    fn write_u8(&mut self, value: u8) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }

@@ -114,7 +114,7 @@ impl JsonType {
             Value::Array(_) => Self::Array,
             Value::String(_) => Self::String,
             Value::Number(number) => {
-                if crate::number::is_integer(number) {
+                if is_integer(number) {
                     Self::Integer
                 } else {
                     Self::Number
@@ -136,8 +136,13 @@ impl TypeSet {
 
     /// Whether the set admits an instance: `number` admits integers too.
     pub(crate) fn admits(self, instance: &Value) -> bool {
-        let ty = JsonType::of(instance);
-        self.contains(ty) || (ty == JsonType::Integer && self.contains(JsonType::Number))
+        match instance {
+            // `number` admits every number, so the (costlier) integer test runs only for `integer` alone.
+            Value::Number(number) => {
+                self.contains(JsonType::Number) || (self.contains(JsonType::Integer) && is_integer(number))
+            }
+            other => self.contains(JsonType::of(other)),
+        }
     }
 
     fn contains(self, ty: JsonType) -> bool {
@@ -167,4 +172,10 @@ impl TypeSet {
             .map(JsonType::name)
             .collect()
     }
+}
+
+/// Whether a number is an integer by value, answering the common cases (digits that fit `i64`/`u64`) without the
+/// exact decimal path.
+fn is_integer(number: &serde_json::Number) -> bool {
+    number.is_i64() || number.is_u64() || crate::number::is_integer(number)
 }

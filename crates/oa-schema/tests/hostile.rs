@@ -84,3 +84,29 @@ fn unique_items_over_fifty_thousand_objects() {
         "{violations}"
     );
 }
+
+#[test]
+fn discriminated_unions_keep_their_meaning() {
+    // Members pinned by `const` on `kind` are skipped by the yes/no pass only when the instance contradicts them.
+    let validator = Validator::new(&json!({
+        "$defs": { "b": { "type": "object", "properties": { "kind": { "enum": ["b"] } } } },
+        "oneOf": [
+            { "type": "object", "properties": { "kind": { "const": "a" } }, "required": ["x"] },
+            { "$ref": "#/$defs/b" },
+            { "type": "array" }
+        ]
+    }))
+    .unwrap();
+    for (instance, valid) in [
+        (json!({}), true), // no `kind`: nothing is skipped; only the second member holds (the first requires x)
+        (json!({ "x": 1 }), false), // no `kind`: both object members hold, oneOf over-satisfied
+        (json!({ "kind": "a" }), false),
+        (json!({ "kind": "a", "x": 1 }), true),
+        (json!({ "kind": "b" }), true),
+        (json!({ "kind": "c" }), false),
+        (json!([]), true),
+    ] {
+        assert_eq!(validator.is_valid(&instance), valid, "{instance}");
+        assert_eq!(validator.validate(&instance).is_ok(), valid, "{instance}");
+    }
+}

@@ -26,8 +26,8 @@ pub(super) fn compile_list(
         .collect();
     Ok(match name {
         "allOf" => Keyword::AllOf(nodes),
-        "anyOf" => Keyword::AnyOf(nodes),
-        _ => Keyword::OneOf(nodes),
+        "anyOf" => Keyword::AnyOf(nodes, None),
+        _ => Keyword::OneOf(nodes, None),
     })
 }
 
@@ -55,6 +55,7 @@ pub(super) fn evaluate_all_of<'v>(
 pub(super) fn evaluate_any_of<'v>(
     ev: &mut Evaluator<'_>,
     nodes: &[NodeId],
+    discriminator: Option<&Discriminator>,
     node: &Node,
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
@@ -65,6 +66,9 @@ pub(super) fn evaluate_any_of<'v>(
     for (member_idx, id) in nodes.iter().enumerate() {
         if member_idx == 1 {
             ev.memo_enabled = true;
+        }
+        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, instance)) {
+            continue;
         }
         let relative = &schema.nodes[*id as usize].relative;
         match evaluated.as_mut() {
@@ -92,6 +96,7 @@ pub(super) fn evaluate_any_of<'v>(
 pub(super) fn evaluate_one_of<'v>(
     ev: &mut Evaluator<'_>,
     nodes: &[NodeId],
+    discriminator: Option<&Discriminator>,
     node: &Node,
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
@@ -106,6 +111,9 @@ pub(super) fn evaluate_one_of<'v>(
         ev.memo_enabled = true;
     }
     for (member_idx, id) in nodes.iter().enumerate() {
+        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, instance)) {
+            continue;
+        }
         let relative = &schema.nodes[*id as usize].relative;
         let mut member = evaluated.is_some().then(Evaluated::default);
         if ev.probe(frame, *id, instance, None, relative, member.as_mut()) {
@@ -254,4 +262,99 @@ pub(super) fn evaluate_not<'v>(
         "not",
         Detail::message("must not match the schema".to_owned()),
     )
+}
+
+/// A property that members of a union pin with `const` (or a one-value `enum`), found at compile time. A member
+/// pinned to another value than the instance's cannot be satisfied, so the yes/no pass skips it without evaluating
+/// it; reports still evaluate every member the 0126 rule selects.
+#[derive(Debug)]
+pub(crate) struct Discriminator {
+    /// The pinned property.
+    pub(crate) property: Box<str>,
+    /// Each member's pinned value, by member index; `None` for a member that does not pin it.
+    pub(crate) pins: Box<[Option<Value>]>,
+}
+
+impl Discriminator {
+    /// Whether member `member_idx` certainly fails on `instance`.
+    fn excludes(&self, member_idx: usize, instance: &Value) -> bool {
+        let Some(Some(pin)) = self.pins.get(member_idx) else {
+            return false;
+        };
+        let Value::Object(object) = instance else {
+            return false;
+        };
+        object
+            .get(self.property.as_ref())
+            .is_some_and(|value| !json_equal(pin, value))
+    }
+}
+
+/// How many `$ref`/`allOf` hops to follow when looking for the properties a member pins.
+const MAX_PIN_HOPS: u32 = 4;
+
+/// Builds the discriminator of a union, if at least two members pin the same property.
+pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]) -> Option<Discriminator> {
+    let pins: Vec<Vec<(&str, &Value)>> = members.iter().map(|id| pins_of(nodes, *id, 0)).collect();
+    let mut best: Option<(&str, usize)> = None;
+    for (name, _) in pins.iter().flatten() {
+        let n_members = pins
+            .iter()
+            .filter(|member| member.iter().any(|(other, _)| other == name))
+            .count();
+        if n_members >= 2 && best.is_none_or(|(_, n_best)| n_members > n_best) {
+            best = Some((name, n_members));
+        }
+    }
+    let (property, _) = best?;
+    let pins = pins
+        .iter()
+        .map(|member| {
+            member
+                .iter()
+                .find(|(name, _)| *name == property)
+                .map(|(_, value)| (*value).clone())
+        })
+        .collect();
+    Some(Discriminator {
+        property: property.into(),
+        pins,
+    })
+}
+
+/// The properties a node pins to one value: `properties: {p: {const: v}}` (or `enum: [v]`), directly or through
+/// `$ref`/`allOf`.
+fn pins_of(nodes: &[crate::node::Node], id: NodeId, hops: u32) -> Vec<(&str, &Value)> {
+    let mut found = Vec::new();
+    let Some(Body::Keywords(keywords)) = nodes.get(id as usize).map(|node| &node.body) else {
+        return found;
+    };
+    for keyword in keywords.iter() {
+        match keyword {
+            Keyword::Properties { entries, .. } => {
+                for (name, child) in entries.iter() {
+                    let Some(Body::Keywords(pins)) = nodes.get(*child as usize).map(|node| &node.body) else {
+                        continue;
+                    };
+                    for pin in pins.iter() {
+                        match pin {
+                            Keyword::Const(value) => found.push((name.as_ref(), value)),
+                            Keyword::Enum(options) if options.len() == 1 => {
+                                found.push((name.as_ref(), &options[0]))
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            Keyword::Ref(target) if hops < MAX_PIN_HOPS => found.extend(pins_of(nodes, *target, hops + 1)),
+            Keyword::AllOf(members) if hops < MAX_PIN_HOPS => {
+                for member in members.iter() {
+                    found.extend(pins_of(nodes, *member, hops + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }

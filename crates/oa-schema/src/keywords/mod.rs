@@ -25,6 +25,7 @@ use crate::node::{Node, NodeId, TypeSet};
 use crate::number::{MultipleOf, SchemaNumber};
 use serde_json::{Map, Value};
 
+pub(crate) use applicators::{Discriminator, find_discriminator};
 pub(crate) use numeric::Bound;
 
 /// One `dependentRequired` entry: when the first property is present, the others must be too.
@@ -115,9 +116,9 @@ pub(crate) enum Keyword {
     /// `allOf`.
     AllOf(Box<[NodeId]>),
     /// `anyOf`.
-    AnyOf(Box<[NodeId]>),
+    AnyOf(Box<[NodeId]>, Option<Box<Discriminator>>),
     /// `oneOf`.
-    OneOf(Box<[NodeId]>),
+    OneOf(Box<[NodeId]>, Option<Box<Discriminator>>),
     /// `not`.
     Not(NodeId),
     /// `if` with its `then` and `else`.
@@ -134,10 +135,31 @@ pub(crate) enum Keyword {
 
 impl Keyword {
     /// Evaluation order: `unevaluated*` need every sibling's annotations, so they run last.
+    ///
+    /// Otherwise cheap checks go first so that a failing schema (a union member that does not apply) fails fast:
+    /// scalar checks, then `properties` (whose cheap members, such as a `const` discriminator, run first), then the
+    /// applicators that walk every member or item.
     pub(crate) fn order(&self) -> u8 {
         match self {
-            Self::UnevaluatedProperties(_) | Self::UnevaluatedItems(_) => 2,
             Self::Type(_) | Self::Const(_) | Self::Enum(_) | Self::Required(_) => 0,
+            Self::Properties { .. } => 2,
+            Self::Ref(_)
+            | Self::DynamicRef { .. }
+            | Self::PrefixItems(_)
+            | Self::Items { .. }
+            | Self::Contains { .. }
+            | Self::PatternProperties(_)
+            | Self::AdditionalProperties { .. }
+            | Self::PropertyNames(_)
+            | Self::DependentSchemas(_)
+            | Self::Dependencies { .. }
+            | Self::AllOf(_)
+            | Self::AnyOf(..)
+            | Self::OneOf(..)
+            | Self::Not(_)
+            | Self::If { .. }
+            | Self::UniqueItems => 3,
+            Self::UnevaluatedProperties(_) | Self::UnevaluatedItems(_) => 4,
             _ => 1,
         }
     }
@@ -284,8 +306,24 @@ pub(crate) fn evaluate<'v>(
             properties::evaluate_dependent_schemas(ev, schemas, instance, frame, evaluated) && required_ok
         }
         Keyword::AllOf(nodes) => applicators::evaluate_all_of(ev, nodes, instance, frame, evaluated),
-        Keyword::AnyOf(nodes) => applicators::evaluate_any_of(ev, nodes, node, instance, frame, evaluated),
-        Keyword::OneOf(nodes) => applicators::evaluate_one_of(ev, nodes, node, instance, frame, evaluated),
+        Keyword::AnyOf(nodes, discriminator) => applicators::evaluate_any_of(
+            ev,
+            nodes,
+            discriminator.as_deref(),
+            node,
+            instance,
+            frame,
+            evaluated,
+        ),
+        Keyword::OneOf(nodes, discriminator) => applicators::evaluate_one_of(
+            ev,
+            nodes,
+            discriminator.as_deref(),
+            node,
+            instance,
+            frame,
+            evaluated,
+        ),
         Keyword::Not(not) => applicators::evaluate_not(ev, *not, node, instance, frame),
         Keyword::If { if_, then, else_ } => {
             if_::evaluate(ev, *if_, *then, *else_, instance, frame, evaluated)
