@@ -52,10 +52,17 @@ pub(crate) enum Keyword {
     Bound {
         bound: Bound,
         limit: SchemaNumber,
+        /// The limit as an `f64`, for the exact-when-strict fast comparison.
+        approx: Option<f64>,
         text: Box<str>,
     },
     /// `multipleOf`.
-    MultipleOf { divisor: MultipleOf, text: Box<str> },
+    MultipleOf {
+        divisor: MultipleOf,
+        /// The divisor when it is a positive `i64`, for the integer fast path.
+        integer: Option<i64>,
+        text: Box<str>,
+    },
     /// `maxLength`.
     MaxLength(u64),
     /// `minLength`.
@@ -232,12 +239,17 @@ pub(crate) fn evaluate<'v>(
         Keyword::Type(types) => type_::evaluate(ev, *types, node, instance, frame),
         Keyword::Const(expected) => enum_::evaluate_const(ev, expected, node, instance, frame),
         Keyword::Enum(options) => enum_::evaluate_enum(ev, options, node, instance, frame),
-        Keyword::Bound { bound, limit, text } => {
-            numeric::evaluate_bound(ev, *bound, limit, text, node, instance, frame)
-        }
-        Keyword::MultipleOf { divisor, text } => {
-            numeric::evaluate_multiple_of(ev, divisor, text, node, instance, frame)
-        }
+        Keyword::Bound {
+            bound,
+            limit,
+            approx,
+            text,
+        } => numeric::evaluate_bound(ev, *bound, (limit, *approx), text, node, instance, frame),
+        Keyword::MultipleOf {
+            divisor,
+            integer,
+            text,
+        } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
         Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
         Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
         Keyword::Pattern { regex, pattern } => {

@@ -64,6 +64,7 @@ pub(super) fn compile_bound(
     Ok(Keyword::Bound {
         bound,
         limit: SchemaNumber::new(number),
+        approx: number.as_f64().filter(|approx| approx.is_finite()),
         text: number.to_string().into(),
     })
 }
@@ -77,6 +78,7 @@ pub(super) fn compile_multiple_of(
     };
     Ok(Keyword::MultipleOf {
         divisor: MultipleOf::new(number),
+        integer: number.as_i64().filter(|divisor| *divisor > 0),
         text: number.to_string().into(),
     })
 }
@@ -84,7 +86,7 @@ pub(super) fn compile_multiple_of(
 pub(super) fn evaluate_bound(
     ev: &mut Evaluator<'_>,
     bound: Bound,
-    limit: &SchemaNumber,
+    (limit, approx): (&SchemaNumber, Option<f64>),
     text: &str,
     node: &Node,
     instance: &Value,
@@ -93,7 +95,7 @@ pub(super) fn evaluate_bound(
     let Value::Number(number) = instance else {
         return true;
     };
-    if bound.holds(limit.cmp_instance(number)) {
+    if bound.holds(compare(number, limit, approx)) {
         return true;
     }
     if !ev.collect {
@@ -109,7 +111,7 @@ pub(super) fn evaluate_bound(
 
 pub(super) fn evaluate_multiple_of(
     ev: &mut Evaluator<'_>,
-    divisor: &MultipleOf,
+    (divisor, integer): (&MultipleOf, Option<i64>),
     text: &str,
     node: &Node,
     instance: &Value,
@@ -118,7 +120,12 @@ pub(super) fn evaluate_multiple_of(
     let Value::Number(number) = instance else {
         return true;
     };
-    if divisor.is_multiple(number) {
+    let is_multiple = match (integer, number.as_i64()) {
+        // Both integers: exact, without the decimal path.
+        (Some(divisor), Some(value)) => value % divisor == 0,
+        _ => divisor.is_multiple(number),
+    };
+    if is_multiple {
         return true;
     }
     if !ev.collect {
@@ -130,4 +137,18 @@ pub(super) fn evaluate_multiple_of(
         "multipleOf",
         Detail::message(format!("must be a multiple of {text}")),
     )
+}
+
+/// Compares an instance with a limit. Parsing to `f64` rounds monotonically, so a strict difference between the
+/// rounded values is the exact answer; only ties (and values beyond `f64`) take the exact decimal path.
+fn compare(instance: &serde_json::Number, limit: &SchemaNumber, approx: Option<f64>) -> Ordering {
+    if let (Some(value), Some(approx)) = (instance.as_f64(), approx) {
+        if value < approx {
+            return Ordering::Less;
+        }
+        if value > approx {
+            return Ordering::Greater;
+        }
+    }
+    limit.cmp_instance(instance)
 }
