@@ -31,7 +31,7 @@
 //! # }
 //! ```
 //!
-//! Feature `testing`: [`mock`], a scripted OpenAI-compatible server on 127.0.0.1 for tests.
+//! Feature `testing`: the `mock` module, a scripted OpenAI-compatible server on 127.0.0.1 for tests.
 
 mod context;
 mod delivery;
@@ -49,3 +49,8 @@ pub use event::{
 };
 pub use render::{render_messages, render_tool_calls, request_extras, request_params};
 pub use runtime::{Graph, GraphBuilder, GraphError, InvocationError, InvokeOptions, NodeError};
+
+// The README's example runs as a doc test, so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

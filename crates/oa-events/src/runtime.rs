@@ -183,11 +183,9 @@ impl Graph {
         state: Value,
         options: InvokeOptions,
     ) -> Result<Value, InvocationError> {
-        let invocation_id = format!("inv_{}", &oa_provider::mint_call_id()["call_".len()..]);
-        let correlation_id = options
-            .correlation_id
-            .clone()
-            .unwrap_or_else(|| format!("corr_{}", &oa_provider::mint_call_id()["call_".len()..]));
+        let invocation_id = uuid_v4();
+        // Auto-generated as a UUIDv4 when the caller supplies none (observability §3.1).
+        let correlation_id = options.correlation_id.clone().unwrap_or_else(uuid_v4);
         let invocation = InvocationEvent {
             invocation_id: invocation_id.clone(),
             correlation_id: Some(correlation_id.clone()),
@@ -277,4 +275,45 @@ fn merge(state: &mut Value, update: Value) -> Result<(), ()> {
         state.extend(update);
     }
     Ok(())
+}
+
+/// A random UUIDv4 in canonical hyphenated form, from the provider's 128-bit call-id randomness.
+fn uuid_v4() -> String {
+    let minted = oa_provider::mint_call_id();
+    let hex: Vec<u8> = minted
+        .trim_start_matches("call_")
+        .bytes()
+        .map(|digit| (digit as char).to_digit(16).unwrap_or(0) as u8)
+        .collect();
+    let mut digits: Vec<u8> = hex.into_iter().chain(std::iter::repeat(0)).take(32).collect();
+    digits[12] = 4; // version 4
+    digits[16] = 8 | (digits[16] & 3); // RFC 4122 variant
+    let text: String = digits
+        .iter()
+        .map(|digit| char::from_digit(u32::from(*digit), 16).unwrap_or('0'))
+        .collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &text[..8],
+        &text[8..12],
+        &text[12..16],
+        &text[16..20],
+        &text[20..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invocation_ids_are_distinct_uuid_v4s() {
+        let first = uuid_v4();
+        let second = uuid_v4();
+        assert_ne!(first, second);
+        assert_eq!(first.len(), 36);
+        assert_eq!(&first[14..15], "4");
+        assert!(matches!(&first[19..20], "8" | "9" | "a" | "b"));
+        assert_eq!(first.matches('-').count(), 4);
+    }
 }

@@ -44,3 +44,8 @@ pub use config::{ConfigError, ObserverConfig, ObserverConfigBuilder};
 pub use logs::LogBridge;
 pub use observer::{INSTRUMENTATION_SCOPE, OtelObserver};
 pub use truncate::{DEFAULT_PAYLOAD_CAP, MIN_PAYLOAD_CAP, truncate};
+
+// The README's example runs as a doc test, so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

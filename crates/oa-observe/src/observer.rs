@@ -98,8 +98,9 @@ impl OtelObserver {
             return Ok(());
         };
         let span = context.span();
-        if let Some(error) = &event.error {
-            span.set_status(Status::error(error.clone()));
+        match &event.error {
+            Some(error) => span.set_status(Status::error(error.clone())),
+            None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(event.at);
         Ok(())
@@ -151,6 +152,8 @@ impl OtelObserver {
                 span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category.clone()));
             }
             span.set_status(Status::error(error.clone()));
+        } else {
+            span.set_status(Status::Ok);
         }
         span.end_with_timestamp(event.at);
         Ok(())
@@ -179,8 +182,9 @@ impl OtelObserver {
             .with_start_time(attempt.started_at)
             .with_attributes(llm_span_attributes(attempt, &self.config))
             .start_with_context(&self.tracer, &parent);
-        if let Some(category) = &attempt.error_category {
-            span.set_status(Status::error(category.clone()));
+        match &attempt.error_category {
+            Some(category) => span.set_status(Status::error(category.clone())),
+            None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(attempt.started_at + attempt.duration);
         Ok(())

@@ -248,7 +248,9 @@ async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_even
         attr(&llm[0], names::ERROR_CATEGORY),
         Some("structured_output_invalid".into())
     );
-    assert_eq!(llm[1].status, Status::Unset);
+    assert_eq!(llm[1].status, Status::Ok);
+    assert_eq!(node.status, Status::Ok);
+    assert_eq!(invocation.status, Status::Ok);
     assert_eq!(attr(&llm[1], names::LLM_RETRY_REASON), Some("reask".into()));
 
     // The diagnostic: exactly one WARNING record, for attempt 0, joined to the call's typed event.
