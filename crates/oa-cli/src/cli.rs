@@ -39,7 +39,10 @@ pub(crate) enum Command {
     /// usage errors.
     Complete(CompleteArgs),
     /// Show what oa does on an embedded example: no API key, no network.
-    Demo,
+    ///
+    /// A mock model on 127.0.0.1 answers one structured call: every violation reported, one reask, the recovered
+    /// value with schema_mode and schema_version, the typed events, and a gateway that drops the schema.
+    Demo(DemoArgs),
 }
 
 /// Flags of `oa validate`.
@@ -153,4 +156,15 @@ pub(crate) struct CompleteArgs {
     pub(crate) json: bool,
     /// The user message.
     pub(crate) message: String,
+}
+
+/// Flags of `oa demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Send the demo to a real OpenAI-compatible server instead of the in-process mock (no key is sent).
+    #[arg(long)]
+    pub(crate) base_url: Option<String>,
+    /// The model name to send with --base-url.
+    #[arg(long, default_value = "default", requires = "base_url")]
+    pub(crate) model: String,
 }

@@ -42,7 +42,7 @@ where
         cli::Command::Conformance(args) => conformance::run(&args),
         cli::Command::Probe(args) => probe::run(&args),
         cli::Command::Complete(args) => complete::run(&args),
-        cli::Command::Demo => demo::run(),
+        cli::Command::Demo(args) => demo::run(&args),
     };
     exit.into()
 }

@@ -22,7 +22,10 @@ impl Gateway {
             .strip_prefix("http://")
             .ok_or("the demo gateway forwards plain http only")?;
         let (upstream, prefix) = match rest.find('/') {
-            Some(slash) => (rest[..slash].to_owned(), rest[slash..].trim_end_matches('/').to_owned()),
+            Some(slash) => (
+                rest[..slash].to_owned(),
+                rest[slash..].trim_end_matches('/').to_owned(),
+            ),
             None => (rest.to_owned(), String::new()),
         };
         let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("gateway: {e}"))?;
@@ -53,13 +56,21 @@ fn relay(mut client: TcpStream, upstream: &str) -> std::io::Result<()> {
     }
     let mut forwarded = format!("{}\r\nHost: {upstream}\r\n", request.line);
     for header in &request.headers {
-        let name = header.split(':').next().unwrap_or_default().trim().to_ascii_lowercase();
+        let name = header
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
         if !matches!(name.as_str(), "host" | "content-length" | "connection") {
             forwarded.push_str(header);
             forwarded.push_str("\r\n");
         }
     }
-    forwarded.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
+    forwarded.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
     let mut server = TcpStream::connect(upstream)?;
     server.write_all(forwarded.as_bytes())?;
     server.write_all(&body)?;

@@ -58,11 +58,7 @@ pub(super) fn read_request(stream: &mut TcpStream) -> io::Result<Request> {
         }
         body.extend_from_slice(&chunk[..n_read]);
     }
-    Ok(Request {
-        line,
-        headers,
-        body,
-    })
+    Ok(Request { line, headers, body })
 }
 
 /// Writes a complete JSON response and closes the exchange.

@@ -9,8 +9,10 @@ use serde_json::{Value, json};
 
 use super::http;
 
-/// The prose an unbound model writes when nothing constrains it.
-pub(super) const PROSE: &str = "The launch party is on Friday evening at the harbour; everyone is welcome.";
+/// The prose an unbound model writes to the canary question when nothing constrains it.
+pub(super) const CANARY_PROSE: &str = "Two plus two is four.";
+/// The prose an unbound model writes to anything else.
+pub(super) const PROSE: &str = "The meetup is on 3 December in Hall B; Ada speaks and Linus hosts.";
 
 /// A running mock; it serves until the process ends (the demo is one short process).
 #[derive(Debug)]
@@ -44,7 +46,11 @@ impl MockModel {
 fn serve(mut stream: TcpStream, answers: &Mutex<(Vec<String>, usize)>) -> std::io::Result<()> {
     let request = http::read_request(&mut stream)?;
     if request.line.starts_with("GET ") {
-        return http::write_json(&mut stream, 200, br#"{"object":"list","data":[{"id":"demo-model"}]}"#);
+        return http::write_json(
+            &mut stream,
+            200,
+            br#"{"object":"list","data":[{"id":"demo-model"}]}"#,
+        );
     }
     let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
     let content = if body.get("response_format").is_some() {
@@ -53,6 +59,8 @@ fn serve(mut stream: TcpStream, answers: &Mutex<(Vec<String>, usize)>) -> std::i
         let answer = list.get(*next).or(list.last()).cloned().unwrap_or_default();
         *next += 1;
         answer
+    } else if request_text(&body).contains("two plus two") {
+        CANARY_PROSE.to_owned()
     } else {
         PROSE.to_owned()
     };
@@ -64,4 +72,19 @@ fn serve(mut stream: TcpStream, answers: &Mutex<(Vec<String>, usize)>) -> std::i
         "usage": {"prompt_tokens": 120, "completion_tokens": 60, "total_tokens": 180}
     });
     http::write_json(&mut stream, 200, reply.to_string().as_bytes())
+}
+
+/// The request's message texts, joined, lowercased.
+fn request_text(body: &Value) -> String {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .map(|messages| {
+            messages
+                .iter()
+                .filter_map(|message| message.get("content").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .to_lowercase()
+        })
+        .unwrap_or_default()
 }

@@ -1,20 +1,52 @@
 //! `oa demo`: the main job on the embedded default, with no API key and no network.
 //!
-//! Today it shows the validation half of a structured-output call: an embedded schema, a first model answer that
-//! breaks it in several places, the every-violation report a reask would carry, and a corrected answer that passes.
-//! The provider round trip (mock server, reask, events, spans, diagnostics) joins it with the enforcement issue.
+//! An in-process OpenAI-compatible mock model on 127.0.0.1 answers one structured-output call: its first answer
+//! breaks the schema in several places, oa reports every violation at its JSON Pointer, reasks once, and returns
+//! the corrected value stamped with its `schema_mode` and `schema_version`. The typed events of the call are
+//! printed in delivery order, then the same route behind a gateway that drops `response_format` shows the canary
+//! verdict and the `schema_not_honored` diagnostic. `--base-url` sends all of it to a real server instead.
 
+mod gateway;
+mod http;
+mod mock;
+mod spans;
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer, ObserverError};
+use oa_observe::{ObserverConfig, OtelObserver};
+use oa_provider::{
+    Backoff, CompletionRequest, Message, OpenAiProvider, ProbeOutcome, ProviderError, Reask, Response,
+    RetryConfig, RuntimeConfig, canary_schema, probe_canary,
+};
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData};
+use serde_json::{Value, json};
+
+use crate::cli::DemoArgs;
+use crate::diagnostics::{self, Diagnostic};
 use crate::exit::Exit;
-use oa_schema::Validator;
-use serde_json::Value;
 
 const SCHEMA: &str = include_str!("schema.json");
 const FIRST_ANSWER: &str = include_str!("first_answer.json");
 const SECOND_ANSWER: &str = include_str!("second_answer.json");
 
+const QUESTION: &str = "Extract the event from this message: \"Rust meetup on 3 December 2026 at 18:30 UTC in \
+                        Hall B (47.37 N, 8.54 E). Ada speaks, Linus hosts, Grace joins as a guest. Tentative.\"";
+const REASK: &str = "Your JSON did not match the schema. Every violation:\n{error_message}\n\
+                     Reply with the corrected JSON only.";
+
 /// Runs the demo and prints it for a newcomer.
-pub(crate) fn run() -> Exit {
-    match demo() {
+pub(crate) fn run(args: &DemoArgs) -> Exit {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("oa demo: cannot start the async runtime: {error}");
+            return Exit::Usage;
+        }
+    };
+    match demo(args, &runtime) {
         Ok(()) => Exit::Ok,
         Err(message) => {
             eprintln!("oa demo: {message}");
@@ -23,41 +55,290 @@ pub(crate) fn run() -> Exit {
     }
 }
 
-fn demo() -> Result<(), String> {
+fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String> {
     let schema: Value = serde_json::from_str(SCHEMA).map_err(|e| format!("embedded schema: {e}"))?;
-    let validator = Validator::options()
-        .format_assertion(true)
-        .build(&schema)
-        .map_err(|e| format!("embedded schema: {e}"))?;
+    let (base_url, model, where_) = match &args.base_url {
+        Some(base_url) => (
+            base_url.clone(),
+            args.model.clone(),
+            format!("the server at {base_url}"),
+        ),
+        None => {
+            let mock = mock::MockModel::start(vec![FIRST_ANSWER.to_owned(), SECOND_ANSWER.to_owned()])
+                .map_err(|e| format!("cannot start the mock model: {e}"))?;
+            (
+                mock.base_url(),
+                "demo-model".to_owned(),
+                "an in-process mock model on 127.0.0.1 (no key, no network)".to_owned(),
+            )
+        }
+    };
+    let provider = Arc::new(
+        OpenAiProvider::builder(&model)
+            .base_url(&base_url)
+            .no_api_key()
+            .build()
+            .map_err(|e| format!("cannot build the provider: {e}"))?,
+    );
 
-    println!("oa demo: structured output you can trust (embedded example, no key, no network)\n");
+    println!("oa demo: structured output you can trust, against {where_}\n");
     println!("The schema asks for an event: title, starts_at (date-time), site {{name, lat, lon}},");
-    println!("at most 3 attendees each with a \"first name\" and a role, and a status.\n");
+    println!("at most 3 attendees each with a \"first name\" and a role, and a status.");
+    println!(
+        "One call, with reask on: `complete()` returns a validated value or a report of every violation.\n"
+    );
 
-    println!("1. The model's first answer:\n{}", indent(FIRST_ANSWER));
-    let first = oa_schema::parse_json(FIRST_ANSWER).map_err(|e| format!("embedded answer: {e}"))?;
-    match validator.validate(&first) {
-        Ok(()) => return Err("the embedded first answer was expected to fail validation".to_owned()),
-        Err(violations) => {
-            println!(
-                "   -> rejected with {} violations, every one at its JSON Pointer:",
-                violations.len()
-            );
-            println!("{}", indent(&violations.error_message()));
-            println!("   One reask carrying all of these lets the model fix them in a single round trip.\n");
+    let (outcome, events, spans) = runtime.block_on(structured_call(Arc::clone(&provider), schema))?;
+    print_attempts(&events);
+    print_outcome(&outcome);
+    print_events(&events);
+    println!("The OpenTelemetry span tree oa-observe drew from those events:");
+    for line in spans::tree_lines(&spans) {
+        println!("   {line}");
+    }
+    println!();
+
+    let gateway = gateway::Gateway::start(&base_url)?;
+    let behind_gateway = OpenAiProvider::builder(&model)
+        .base_url(gateway.base_url())
+        .no_api_key()
+        .build()
+        .map_err(|e| format!("cannot build the provider: {e}"))?;
+    let (verdict, diagnostics) = diagnostics::collect(|| runtime.block_on(probe_canary(&behind_gateway)));
+    print_gateway(&verdict, &diagnostics);
+    Ok(())
+}
+
+/// What the demo keeps of the call's result for printing.
+type Outcome = Result<Response, ProviderError>;
+
+/// Runs the structured call as the one node of a graph, so the event layer sees it, and returns its outcome and
+/// the events delivered.
+async fn structured_call(
+    provider: Arc<OpenAiProvider>,
+    schema: Value,
+) -> Result<(Outcome, Vec<Event>, Vec<SpanData>), String> {
+    let recorder = Arc::new(Recorder::default());
+    let collector = spans::SpanCollector::default();
+    let tracer_provider = SdkTracerProvider::builder()
+        .with_simple_exporter(collector.clone())
+        .build();
+    let config = ObserverConfig::builder()
+        .build()
+        .map_err(|e| format!("observer config: {e}"))?;
+    let otel = OtelObserver::new(&tracer_provider, None, config);
+    let bus = EventBus::new(vec![
+        Arc::clone(&recorder) as Arc<dyn Observer>,
+        Arc::new(otel) as Arc<dyn Observer>,
+    ]);
+    let slot: Arc<Mutex<Option<Outcome>>> = Arc::new(Mutex::new(None));
+    let node_slot = Arc::clone(&slot);
+    let graph = Graph::builder()
+        .node("extract_event", move |_state| {
+            let provider = Arc::clone(&provider);
+            let slot = Arc::clone(&node_slot);
+            let schema = schema.clone();
+            async move {
+                let request = CompletionRequest::new(vec![Message::user(QUESTION)])
+                    .with_response_schema(schema)
+                    .with_config(RuntimeConfig {
+                        // Enough for the embedded answers; small enough that a rambling real model stops soon.
+                        max_tokens: Some(120),
+                        temperature: Some(0.0),
+                        ..RuntimeConfig::default()
+                    })
+                    .with_retry(
+                        RetryConfig::new(2)
+                            .with_backoff(Backoff::Fixed(Duration::ZERO))
+                            .with_reask(Reask::template(REASK)),
+                    );
+                let outcome = oa_events::complete(provider.as_ref(), request).await;
+                let update = match &outcome {
+                    Ok(response) => json!({"event": response.parsed}),
+                    Err(_) => json!({}),
+                };
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+                Ok(update)
+            }
+        })
+        .build()
+        .map_err(|e| format!("demo graph: {e}"))?;
+    graph
+        .invoke(&bus, json!({}), InvokeOptions::default())
+        .await
+        .map_err(|e| format!("demo graph: {e}"))?;
+    bus.drain(Duration::from_secs(5))
+        .await
+        .map_err(|e| format!("event delivery: {e}"))?;
+    let outcome = slot
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .ok_or("the demo node did not run")?;
+    let _ = tracer_provider.force_flush();
+    Ok((outcome, recorder.take(), collector.take()))
+}
+
+/// An observer that keeps every event, to print them after delivery.
+#[derive(Debug, Default)]
+struct Recorder(Mutex<Vec<Event>>);
+
+impl Recorder {
+    fn take(&self) -> Vec<Event> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+#[async_trait]
+impl Observer for Recorder {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(event.clone());
+        Ok(())
+    }
+}
+
+fn print_attempts(events: &[Event]) {
+    for event in events {
+        let Event::LlmAttempt(attempt) = event else {
+            continue;
+        };
+        let content = attempt
+            .response
+            .as_ref()
+            .and_then(|response| response.output_content.as_deref())
+            .unwrap_or("");
+        let path = attempt
+            .request
+            .structured_output_path
+            .map_or("none", |path| path.as_str());
+        match attempt.wire_attempt_index {
+            0 => println!("1. Attempt 0 went on the {path} path. The model answered:"),
+            index => println!(
+                "{}. Attempt {index} ({}) appended that answer and one correction naming every violation. \
+                 The model answered:",
+                index + 1,
+                attempt.retry_reason.as_deref().unwrap_or("retry")
+            ),
+        }
+        println!("{}", indent(content));
+        match (&attempt.error_category, &attempt.error_message) {
+            (Some(category), Some(message)) => {
+                println!(
+                    "   -> {category} (failure class {}), every violation at its JSON Pointer:",
+                    attempt.failure_class.as_deref().unwrap_or("other"),
+                );
+                println!("{}\n", indent(message));
+            }
+            _ => println!("   -> valid\n"),
         }
     }
+}
 
-    println!(
-        "2. The model's answer after the reask:\n{}",
-        indent(SECOND_ANSWER)
-    );
-    let second = oa_schema::parse_json(SECOND_ANSWER).map_err(|e| format!("embedded answer: {e}"))?;
-    if !validator.is_valid(&second) {
-        return Err("the embedded second answer was expected to pass validation".to_owned());
+fn print_outcome(outcome: &Outcome) {
+    match outcome {
+        Ok(response) => {
+            println!("The caller gets the validated value, stamped with how it was produced:");
+            println!(
+                "   schema_mode:    {}",
+                response.schema_mode.map_or("none", |mode| mode.as_str())
+            );
+            println!(
+                "   schema_version: {}  (SHA-256 of the canonical schema sent)",
+                response.schema_version.as_deref().unwrap_or("none")
+            );
+            if response.structured_output_path.map(|path| path.as_str()) == Some("native_unenforced") {
+                println!(
+                    "   (unenforced: this schema uses keywords OpenAI strict mode rejects, such as `format` and"
+                );
+                println!(
+                    "   `anyOf`, so it went with strict: false and only oa's validation stood between the model"
+                );
+                println!("   and the caller.)");
+            }
+            println!();
+        }
+        Err(error) => {
+            println!("The call failed: {}", error.category());
+            if let Some(failure) = error.structured_output() {
+                println!("{}", indent(&failure.error_message));
+            }
+            println!();
+        }
     }
-    println!("   -> valid: the caller gets this value, validated against the schema.");
-    Ok(())
+}
+
+fn print_events(events: &[Event]) {
+    println!("Typed events, in delivery order (what observers and OpenTelemetry spans are built from):");
+    for event in events {
+        let line = match event {
+            Event::InvocationStarted(started) => format!("invocation_started    {}", started.invocation_id),
+            Event::InvocationCompleted(done) => format!(
+                "invocation_completed  {}{}",
+                done.invocation_id,
+                done.error
+                    .as_deref()
+                    .map(|e| format!(" error: {e}"))
+                    .unwrap_or_default()
+            ),
+            Event::NodeStarted(node) => format!("node_started          {}", node.scope.node_name),
+            Event::NodeCompleted(node) => format!("node_completed        {}", node.scope.node_name),
+            Event::LlmAttempt(attempt) => format!(
+                "llm_attempt           wire attempt {}{} -> {}",
+                attempt.wire_attempt_index,
+                attempt
+                    .retry_reason
+                    .as_deref()
+                    .map(|reason| format!(" ({reason})"))
+                    .unwrap_or_default(),
+                attempt.error_category.as_deref().unwrap_or("ok")
+            ),
+            Event::LlmToken(token) => format!("llm_token             {:?}", token.delta),
+            Event::LlmCompletion(completion) => format!(
+                "llm_completion        {} {} finish_reason {} path {}",
+                completion.request.provider,
+                completion.request.call_id,
+                completion.response.finish_reason.as_deref().unwrap_or("none"),
+                completion
+                    .request
+                    .structured_output_path
+                    .map_or("none", |path| path.as_str())
+            ),
+            Event::LlmFailed(failed) => format!(
+                "llm_failed            {} {} {}",
+                failed.request.provider, failed.request.call_id, failed.error_category
+            ),
+            other => format!("{other:?}"),
+        };
+        println!("   {line}");
+    }
+    println!();
+}
+
+fn print_gateway(verdict: &ProbeOutcome, diagnostics: &[Diagnostic]) {
+    println!("The same route behind a gateway that silently deletes response_format:");
+    println!(
+        "   canary probe (only {:?} is legal; the true answer is 4): {}",
+        canary_schema()["properties"]["answer"]["enum"][0]
+            .as_str()
+            .unwrap_or_default(),
+        verdict.verdict().replace('_', " ")
+    );
+    if let ProbeOutcome::NotEnforced { content, .. } = verdict {
+        println!("   the unbound model answered: {content:?}");
+    }
+    if diagnostics.is_empty() {
+        println!("   no diagnostic was emitted");
+    }
+    for diagnostic in diagnostics {
+        println!("   WARNING {}", diagnostic.event_name);
+        for (name, value) in &diagnostic.attributes {
+            println!("      {name} = {value}");
+        }
+    }
+    println!("   `oa probe --base-url <gateway>` exits 1 here; straight to the model it exits 0.");
 }
 
 fn indent(text: &str) -> String {
