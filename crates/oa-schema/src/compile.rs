@@ -65,6 +65,7 @@ pub(crate) fn compile(
         resources: compiler.resources,
         root,
         dynamic_scope_matters,
+        sorted_maps: crate::node::maps_iterate_sorted(),
     })
 }
 

@@ -25,6 +25,18 @@ pub(crate) struct CompiledSchema {
     /// Whether some `$dynamicRef` really depends on the dynamic scope, so the same node over the same instance can
     /// give different outcomes (which rules out memoizing them).
     pub(crate) dynamic_scope_matters: bool,
+    /// Whether `serde_json::Map` iterates in key order in this build (it does unless some crate turns on
+    /// serde_json's `preserve_order`), which lets object keywords merge sorted name lists with an instance's
+    /// members instead of looking each name up.
+    pub(crate) sorted_maps: bool,
+}
+
+/// Whether `serde_json::Map` iterates in key order in this build.
+pub(crate) fn maps_iterate_sorted() -> bool {
+    let mut map = serde_json::Map::new();
+    map.insert("b".to_owned(), Value::Null);
+    map.insert("a".to_owned(), Value::Null);
+    map.keys().next().is_some_and(|first| first == "a")
 }
 
 /// One compiled subschema.

@@ -23,7 +23,10 @@ fn names(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<Box<
 }
 
 pub(super) fn compile_required(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
-    names(cx, "required", value).map(Keyword::Required)
+    // Sorted, so that a sorted instance map can be checked in one merge pass (reports are sorted anyway).
+    let mut required = names(cx, "required", value)?;
+    required.sort();
+    Ok(Keyword::Required(required))
 }
 
 pub(super) fn compile_dependent_required(
@@ -105,9 +108,24 @@ pub(super) fn evaluate_required(
     let Value::Object(object) = instance else {
         return true;
     };
+    let sorted = ev.schema.sorted_maps;
+    let mut keys = object.keys();
+    let mut current = keys.next();
     let mut valid = true;
     for name in names {
-        if !object.contains_key(name.as_ref()) {
+        let present = if sorted {
+            // Merge: both sides ascend, so each name costs one step forward.
+            loop {
+                match current.map(|key| key.as_str().cmp(name.as_ref())) {
+                    Some(std::cmp::Ordering::Less) => current = keys.next(),
+                    Some(std::cmp::Ordering::Equal) => break true,
+                    _ => break false,
+                }
+            }
+        } else {
+            object.contains_key(name.as_ref())
+        };
+        if !present {
             valid = false;
             if !ev.collect {
                 return false;

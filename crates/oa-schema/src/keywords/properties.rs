@@ -94,6 +94,9 @@ pub(super) fn evaluate_properties<'v>(
     let Value::Object(object) = instance else {
         return true;
     };
+    if ev.schema.sorted_maps {
+        return evaluate_properties_merged(ev, by_name, object, frame, evaluated);
+    }
     // Walk whichever side is much smaller: the schema's list (looking members up in the instance) or the instance
     // (looking names up in the sorted list). Meta-schema checks meet small objects against long lists.
     if object.len() * 4 < entries.len() {
@@ -205,9 +208,28 @@ pub(super) fn evaluate_additional_properties<'v>(
     let schema = ev.schema;
     let relative = &schema.nodes[id as usize].relative;
     let rejects_all = is_false(ev, id);
+    let sorted = schema.sorted_maps;
+    let mut cursor = 0;
     let mut valid = true;
     for (key, value) in object {
-        if is_declared(key, names, patterns) {
+        let declared = if sorted {
+            // Merge with the sorted names: each member costs one comparison forward.
+            let mut named = false;
+            while let Some(name) = names.get(cursor) {
+                match name.as_ref().cmp(key.as_str()) {
+                    std::cmp::Ordering::Less => cursor += 1,
+                    std::cmp::Ordering::Equal => {
+                        named = true;
+                        break;
+                    }
+                    std::cmp::Ordering::Greater => break,
+                }
+            }
+            named || patterns.iter().any(|regex| regex.is_match(key).unwrap_or(false))
+        } else {
+            is_declared(key, names, patterns)
+        };
+        if declared {
             continue;
         }
         let item_valid = if rejects_all {
@@ -288,6 +310,45 @@ pub(super) fn evaluate_dependent_schemas<'v>(
         }
         let relative = &schema.nodes[*id as usize].relative;
         if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    valid
+}
+
+/// `properties` over a map that iterates in key order: one merge pass of the sorted names with the members.
+fn evaluate_properties_merged<'v>(
+    ev: &mut Evaluator<'_>,
+    by_name: &[(Box<str>, NodeId)],
+    object: &'v serde_json::Map<String, Value>,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let schema = ev.schema;
+    let mut cursor = 0;
+    let mut valid = true;
+    for (key, value) in object {
+        let mut found = None;
+        while let Some((name, id)) = by_name.get(cursor) {
+            match name.as_ref().cmp(key.as_str()) {
+                std::cmp::Ordering::Less => cursor += 1,
+                std::cmp::Ordering::Equal => {
+                    found = Some(*id);
+                    cursor += 1;
+                    break;
+                }
+                std::cmp::Ordering::Greater => break,
+            }
+        }
+        let Some(id) = found else { continue };
+        if let Some(evaluated) = evaluated.as_mut() {
+            evaluated.properties.insert(key.as_str());
+        }
+        let relative = &schema.nodes[id as usize].relative;
+        if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
             valid = false;
             if !ev.collect {
                 return false;
