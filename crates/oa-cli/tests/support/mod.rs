@@ -144,3 +144,20 @@ pub fn streamed_refusal(first: &str, second: &str) -> Reply {
     );
     Reply::Sse(body)
 }
+
+/// The real llama.cpp peer's base URL, from `OA_LLAMA_BASE_URL` (set by `cargo xtask ci`). Without it: a loud
+/// message and `None` outside CI; a failure under `CI=true`.
+pub fn llama_peer(test: &str) -> Option<String> {
+    match std::env::var("OA_LLAMA_BASE_URL") {
+        Ok(base_url) if !base_url.is_empty() => Some(base_url),
+        _ => {
+            let message = format!(
+                "OA_LLAMA_BASE_URL is not set: no llama.cpp peer, so the end-to-end test {test} did NOT run. \
+                 Run `cargo xtask ci`, or `cargo xtask peer -- cargo test -p oa-cli`."
+            );
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
+            eprintln!("\n!!!!! SKIPPED: {message}\n");
+            None
+        }
+    }
+}
