@@ -8,7 +8,7 @@ use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::keywords::{self, Keyword};
 use crate::node::{Body, CompiledSchema, Node, NodeId, Resource, ResourceId};
-use crate::registry::{DocId, Place, Registry, ResolveError, display_base, escape_token};
+use crate::registry::{DocId, Place, Registry, ResolveError, display_base, escape_token, redact};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use url::Url;
@@ -272,11 +272,11 @@ impl<'a> NodeCompiler<'_, 'a> {
             Ok(Some((doc_id, pointer))) => Ok(self.compiler.node_for(doc_id, pointer)),
             Ok(None) => Err(SchemaError::UnresolvedReference {
                 location: self.location(keyword),
-                reference: reference.to_owned(),
+                reference: redact(reference),
             }),
             Err(ResolveError::Uri(reason)) => Err(SchemaError::InvalidUri {
                 location: self.location(keyword),
-                uri: reference.to_owned(),
+                uri: redact(reference),
                 reason,
             }),
             Err(ResolveError::Schema(err)) => Err(err),

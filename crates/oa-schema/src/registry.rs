@@ -215,12 +215,12 @@ impl<'a> Registry<'a> {
         if metaschemas::KNOWN_OTHER_DIALECTS.contains(&trimmed) {
             return Err(SchemaError::UnsupportedDialect {
                 location,
-                dialect: declared.clone(),
+                dialect: redact(declared),
             });
         }
         let meta_uri = normalize_uri(declared).map_err(|err| SchemaError::InvalidUri {
             location: location.clone(),
-            uri: declared.clone(),
+            uri: redact(declared),
             reason: err.to_string(),
         })?;
         let meta = self
@@ -230,7 +230,7 @@ impl<'a> Registry<'a> {
         let Some(meta) = meta else {
             return Err(SchemaError::UnresolvedReference {
                 location,
-                reference: declared.clone(),
+                reference: redact(declared),
             });
         };
         if let Some(Value::String(meta_dialect)) = meta.get("$schema") {
@@ -238,7 +238,7 @@ impl<'a> Registry<'a> {
             if meta_dialect != metaschemas::DRAFT_2020_12 && meta_dialect != trimmed {
                 return Err(SchemaError::UnsupportedDialect {
                     location,
-                    dialect: meta_dialect.to_owned(),
+                    dialect: redact(meta_dialect),
                 });
             }
         }
@@ -251,8 +251,8 @@ impl<'a> Registry<'a> {
                 Some(vocabulary) => vocabularies.insert(vocabulary),
                 None if *required == Value::Bool(true) => {
                     return Err(SchemaError::UnsupportedVocabulary {
-                        location: format!("{}#/$vocabulary", meta_uri),
-                        vocabulary: vocabulary_uri.clone(),
+                        location: format!("{}#/$vocabulary", redact(meta_uri.as_str())),
+                        vocabulary: redact(vocabulary_uri),
                     });
                 }
                 None => {}
@@ -301,7 +301,7 @@ impl<'a> Registry<'a> {
                 Some(Value::String(id)) => {
                     let mut url = item.base.join(id).map_err(|err| SchemaError::InvalidUri {
                         location: format!("{}#{}/$id", display_base(&item.base), item.pointer),
-                        uri: id.clone(),
+                        uri: redact(id),
                         reason: err.to_string(),
                     })?;
                     url.set_fragment(None);
@@ -386,14 +386,23 @@ pub(crate) fn default_base() -> Url {
 }
 
 /// The base as shown in locations: empty for the anonymous default base.
-pub(crate) fn display_base(base: &Url) -> &str {
+pub(crate) fn display_base(base: &Url) -> String {
     if base.as_str() == DEFAULT_BASE {
-        ""
+        String::new()
     } else {
-        base.as_str()
+        redact(base.as_str())
     }
 }
 
+/// A URI or reference as shown in errors and locations: a query (which may carry a secret) is replaced by
+/// `?redacted`; the fragment is kept.
+pub(crate) fn redact(uri: &str) -> String {
+    let fragment_at = uri.find('#').unwrap_or(uri.len());
+    match uri[..fragment_at].find('?') {
+        Some(query_at) => format!("{}?redacted{}", &uri[..query_at], &uri[fragment_at..]),
+        None => uri.to_owned(),
+    }
+}
 /// Escapes a JSON Pointer token (`~` as `~0`, `/` as `~1`).
 pub(crate) fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
     if token.contains(['~', '/']) {
@@ -414,6 +423,16 @@ mod tests {
             base.join("tree.json").unwrap().as_str(),
             "json-schema:///tree.json"
         );
+    }
+
+    #[test]
+    fn queries_are_redacted_fragments_kept() {
+        assert_eq!(
+            redact("https://x.test/s.json?key=secret#/a?b"),
+            "https://x.test/s.json?redacted#/a?b"
+        );
+        assert_eq!(redact("https://x.test/s.json#/a"), "https://x.test/s.json#/a");
+        assert_eq!(redact("#/defs?x"), "#/defs?x");
     }
 
     #[test]

@@ -169,7 +169,7 @@ impl ValidatorOptions {
         if let Some((uri, reason)) = &self.bad_resource {
             return Err(SchemaError::InvalidUri {
                 location: "resource".to_owned(),
-                uri: uri.clone(),
+                uri: registry::redact(uri),
                 reason: reason.clone(),
             });
         }
@@ -249,7 +249,7 @@ impl ValidatorOptions {
                     .map_or_else(|| "#".to_owned(), |v| v.instance_location().to_fragment());
                 Err(SchemaError::InvalidSchema {
                     location: format!("{base}{first}"),
-                    meta_schema: declared.to_owned(),
+                    meta_schema: registry::redact(declared),
                     violations,
                 })
             }

@@ -62,8 +62,10 @@ impl Violation {
         &self.instance_location
     }
 
-    /// The keyword that failed (`type`, `required`, ...). `None` only for a limit of the validator itself (the
-    /// evaluation depth limit), which is no keyword.
+    /// The keyword that failed (`type`, `required`, ...); `"false"` for a `false` subschema reached other than
+    /// through `additionalProperties`, `unevaluatedProperties`, `items` or `unevaluatedItems` (which report
+    /// themselves). `None` only for a limit of the validator itself (the evaluation depth limit), which is no
+    /// keyword.
     pub fn keyword(&self) -> Option<&str> {
         self.keyword
     }

@@ -163,3 +163,22 @@ fn display_texts_are_pinned() {
         assert!(err.to_string().starts_with(text), "{err}");
     }
 }
+
+#[test]
+fn uri_queries_never_reach_errors_or_locations() {
+    let err = Validator::new(&json!({ "$ref": "https://example.com/s.json?api_key=SECRET#/x" })).unwrap_err();
+    assert!(!format!("{err} {err:?}").contains("SECRET"), "{err:?}");
+    let err = Validator::new(&json!({ "$id": "https://example.com/s.json?token=SECRET", "minimum": "x" }))
+        .unwrap_err();
+    assert!(!format!("{err} {err:?}").contains("SECRET"), "{err:?}");
+    let validator =
+        Validator::new(&json!({ "$id": "https://example.com/s.json?token=SECRET", "type": "string" }))
+            .unwrap();
+    let violations = validator.validate(&json!(1)).unwrap_err();
+    let rendered = format!("{violations} {violations:?}");
+    assert!(!rendered.contains("SECRET"), "{rendered}");
+    assert!(
+        rendered.contains("https://example.com/s.json?redacted#/type"),
+        "{rendered}"
+    );
+}
