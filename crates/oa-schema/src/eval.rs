@@ -61,8 +61,36 @@ impl<'f, 'v> Frame<'f, 'v> {
     }
 
     fn keyword_path(&self) -> String {
-        let steps: Vec<&str> = self.ancestry().map(|frame| frame.schema_step).collect();
-        steps.iter().rev().copied().collect()
+        self.keyword_path_with("")
+    }
+
+    /// The keyword path with `suffix` appended, built in one allocation.
+    fn keyword_path_with(&self, suffix: &str) -> String {
+        let len: usize = self
+            .ancestry()
+            .map(|frame| frame.schema_step.len())
+            .sum::<usize>()
+            + suffix.len();
+        let mut steps: [&str; 32] = [""; 32];
+        let mut n_steps = 0;
+        let mut path = String::with_capacity(len);
+        for frame in self.ancestry() {
+            if n_steps == steps.len() {
+                // Deeper than the stack buffer: collect the rest on the heap.
+                let mut all: Vec<&str> = self.ancestry().map(|frame| frame.schema_step).collect();
+                all.reverse();
+                all.iter().for_each(|step| path.push_str(step));
+                path.push_str(suffix);
+                return path;
+            }
+            steps[n_steps] = frame.schema_step;
+            n_steps += 1;
+        }
+        for step in steps[..n_steps].iter().rev() {
+            path.push_str(step);
+        }
+        path.push_str(suffix);
+        path
     }
 }
 
@@ -330,18 +358,26 @@ impl<'s> Evaluator<'s> {
             let (keyword_path, absolute) = if keyword == "false" {
                 (frame.keyword_path(), node.absolute.to_string())
             } else {
+                let mut absolute = String::with_capacity(node.absolute.len() + 1 + keyword.len());
+                absolute.push_str(&node.absolute);
+                absolute.push('/');
+                absolute.push_str(keyword);
                 (
-                    format!("{}/{keyword}", frame.keyword_path()),
-                    format!("{}/{}", node.absolute, keyword),
+                    frame.keyword_path_with(&absolute[node.absolute.len()..]),
+                    absolute,
                 )
             };
+            let mut message = String::with_capacity(keyword.len() + 2 + detail.message.len());
+            message.push_str(keyword);
+            message.push_str(": ");
+            message.push_str(&detail.message);
             self.violations.push(Violation {
                 instance_location,
                 keyword: Some(keyword),
                 schema_location: SchemaLocation::new(keyword_path, absolute),
                 expected_types: detail.expected_types,
                 missing_property: detail.missing_property,
-                message: format!("{keyword}: {}", detail.message),
+                message,
             });
         }
         false
