@@ -24,9 +24,12 @@ const MODEL_NAME: &str = "SmolLM2-135M-Instruct";
 // Loading a 98 MB model on one slow core takes a few seconds; a minute and a half leaves room for a busy machine.
 const HEALTH_DEADLINE: Duration = Duration::from_secs(90);
 
-// The launcher: one thread, one slot, loopback only; it serves until killed.
-const SERVE_PY: &str = r#"import signal, sys
+// The launcher: one thread, one slot, loopback only. It serves until killed, and exits on its own when its parent
+// (the xtask process) is gone, so a killed CI run leaves no server behind.
+const SERVE_PY: &str = r#"import os, signal, sys, time
 import xllamacpp as xlc
+parent = os.getppid()
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 params = xlc.CommonParams()
 params.model.path = sys.argv[1]
 params.hostnames = ["127.0.0.1"]
@@ -37,7 +40,8 @@ params.cpuparams.n_threads = 1
 params.cpuparams_batch.n_threads = 1
 server = xlc.Server(params)
 print("oa-peer listening on", server.listening_address, flush=True)
-signal.sigwait([signal.SIGTERM, signal.SIGINT])
+while os.getppid() == parent:
+    time.sleep(0.5)
 "#;
 
 /// A running peer; dropping it stops the server (also when the test run failed or panicked).
