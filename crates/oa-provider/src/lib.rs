@@ -15,6 +15,11 @@
 //!   violation at its JSON Pointer.
 //! - The [`CallObserver`] hook receives token deltas as they stream and an [`AttemptRecord`] per wire attempt
 //!   (the request exactly as sent, outcome, timing, usage); the events and observability crates subscribe here.
+//! - Verifying enforcement: every structured [`Response`] carries a [`SchemaMode`] and a [`schema_version`];
+//!   [`probe_canary`] and [`probe_keywords`] test a route with requests only a schema-bound decoder answers
+//!   validly; a [`CapabilityRegistry`] keyed by [`CapabilityKey`] holds the verdicts with a staleness window; a
+//!   [`RoutedProvider`] routes on it when asked to and samples canaries; [`classify_failure`] gives the
+//!   [`FailureClass`] a failure counter is dimensioned by.
 //!
 //! # Example
 //!
