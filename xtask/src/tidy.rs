@@ -19,18 +19,30 @@ pub(crate) fn check(root: &Path) -> Result<(), Vec<String>> {
         };
         let first_line = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
         if !first_line.starts_with("//!") {
-            problems.push(format!("{}: does not open with a `//!` line saying what it is for", file.display()));
+            problems.push(format!(
+                "{}: does not open with a `//!` line saying what it is for",
+                file.display()
+            ));
         }
         let ignore_attribute = concat!("#[", "ignore");
         if text.contains(ignore_attribute) {
-            problems.push(format!("{}: has an ignored test; assert today's behaviour or list it", file.display()));
+            problems.push(format!(
+                "{}: has an ignored test; assert today's behaviour or list it",
+                file.display()
+            ));
         }
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
 }
 
 fn collect_rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
