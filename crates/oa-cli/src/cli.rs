@@ -71,6 +71,10 @@ pub(crate) enum Output {
     Text,
     /// One JSON object: {"valid": bool, "violations": [...]}; with --batch, one per line.
     Json,
+    /// The JSON Schema 2020-12 "basic" output format: a flat list of output units.
+    Basic,
+    /// The JSON Schema 2020-12 "flag" output format: {"valid": bool}.
+    Flag,
 }
 
 /// Flags of `oa conformance`.

@@ -3,7 +3,7 @@
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
 use crate::progress::Progress;
-use oa_schema::{Validator, Violations};
+use oa_schema::{OutputFormat, Validator, Violations};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -45,8 +45,8 @@ fn read(path: &Path) -> Result<String, String> {
 
 /// The outcome for one instance: valid, the schema's violations, or text that is not JSON at all.
 enum Outcome {
-    Valid,
-    Invalid(Violations),
+    Valid(Value),
+    Invalid(Value, Violations),
     Malformed(String),
 }
 
@@ -55,26 +55,50 @@ impl Outcome {
         match oa_schema::parse_json(text) {
             Err(error) => Outcome::Malformed(error.to_string()),
             Ok(instance) => match validator.validate(&instance) {
-                Ok(()) => Outcome::Valid,
-                Err(violations) => Outcome::Invalid(violations),
+                Ok(()) => Outcome::Valid(instance),
+                Err(violations) => Outcome::Invalid(instance, violations),
             },
         }
     }
 
+    /// The outcome in a 2020-12 output format. Malformed text has no instance to locate anything in: "basic" then
+    /// carries one unit holding only the error, and "flag" is simply invalid.
+    fn to_standard_output(&self, validator: &Validator, format: OutputFormat) -> Value {
+        match self {
+            Outcome::Valid(instance) | Outcome::Invalid(instance, _) => validator.output(instance, format),
+            Outcome::Malformed(message) => match format {
+                OutputFormat::Basic => json!({ "valid": false, "errors": [{ "error": message }] }),
+                // Flag, and any format added later: the verdict alone.
+                _ => json!({ "valid": false }),
+            },
+        }
+    }
+
+    fn render(&self, validator: &Validator, output: Output) -> String {
+        match output {
+            Output::Json => self.to_json().to_string(),
+            Output::Text => self.to_text(),
+            Output::Basic => self
+                .to_standard_output(validator, OutputFormat::Basic)
+                .to_string(),
+            Output::Flag => self.to_standard_output(validator, OutputFormat::Flag).to_string(),
+        }
+    }
+
     fn is_valid(&self) -> bool {
-        matches!(self, Outcome::Valid)
+        matches!(self, Outcome::Valid(_))
     }
 
     fn to_json(&self) -> Value {
         let violations: Vec<Value> = match self {
-            Outcome::Valid => Vec::new(),
+            Outcome::Valid(_) => Vec::new(),
             Outcome::Malformed(message) => vec![json!({
                 "location": null,
                 "keyword": null,
                 "schema_location": null,
                 "message": message,
             })],
-            Outcome::Invalid(violations) => violations
+            Outcome::Invalid(_, violations) => violations
                 .iter()
                 .map(|violation| {
                     json!({
@@ -91,9 +115,9 @@ impl Outcome {
 
     fn to_text(&self) -> String {
         match self {
-            Outcome::Valid => "valid".to_owned(),
+            Outcome::Valid(_) => "valid".to_owned(),
             Outcome::Malformed(message) => message.clone(),
-            Outcome::Invalid(violations) => violations.error_message(),
+            Outcome::Invalid(_, violations) => violations.error_message(),
         }
     }
 }
@@ -107,11 +131,7 @@ fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
         }
     };
     let outcome = Outcome::of(validator, &text);
-    let printed = match output {
-        Output::Json => outcome.to_json().to_string(),
-        Output::Text => outcome.to_text(),
-    };
-    println!("{printed}");
+    println!("{}", outcome.render(validator, output));
     if outcome.is_valid() {
         Exit::Ok
     } else {
@@ -146,8 +166,12 @@ fn batch(validator: &Validator, batch_path: &Path, output: Output) -> Exit {
         let outcome = Outcome::of(validator, &line);
         all_valid &= outcome.is_valid();
         let printed = match output {
-            Output::Json => {
-                let mut value = outcome.to_json();
+            Output::Json | Output::Basic | Output::Flag => {
+                let mut value = match output {
+                    Output::Basic => outcome.to_standard_output(validator, OutputFormat::Basic),
+                    Output::Flag => outcome.to_standard_output(validator, OutputFormat::Flag),
+                    _ => outcome.to_json(),
+                };
                 value["line"] = json!(line_idx + 1);
                 value.to_string()
             }

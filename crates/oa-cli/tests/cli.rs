@@ -298,3 +298,56 @@ fn conformance_on_a_missing_directory_is_an_input_error() {
     let output = oa(&[&"conformance", &scratch.dir.path().join("nowhere")]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn basic_and_flag_outputs_follow_the_2020_12_formats() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", &person_schema().to_string());
+    let instance = scratch.file("instance.json", r#"{"name": "Ada", "age": -1}"#);
+    let flag = oa(&[&"validate", &schema, &instance, &"--output", &"flag"]);
+    assert_eq!(flag.status.code(), Some(1));
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout(&flag)).unwrap(),
+        json!({"valid": false})
+    );
+    let basic = oa(&[&"validate", &schema, &instance, &"--output", &"basic"]);
+    assert_eq!(basic.status.code(), Some(1));
+    let report: Value = serde_json::from_str(&stdout(&basic)).unwrap();
+    assert_eq!(report["valid"], json!(false));
+    let errors = report["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{report}");
+    assert_eq!(errors[0]["instanceLocation"], json!("/age"));
+    assert!(
+        errors[0]["keywordLocation"]
+            .as_str()
+            .unwrap()
+            .ends_with("/minimum"),
+        "{report}"
+    );
+    let valid = scratch.file("valid.json", r#"{"name": "Ada", "age": 36}"#);
+    let flag = oa(&[&"validate", &schema, &valid, &"--output", &"flag"]);
+    assert_eq!(flag.status.code(), Some(0));
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout(&flag)).unwrap(),
+        json!({"valid": true})
+    );
+}
+
+#[test]
+fn validate_text_is_the_error_message_a_structured_output_failure_carries() {
+    // Proposal 0126: the error_message of structured_output_invalid is the every-violation text; `oa validate
+    // --output text` prints the same text for the same schema and content.
+    let scratch = Scratch::new();
+    let schema_value = person_schema();
+    let content = r#"{"age": "old", "extra": 1}"#;
+    let schema = scratch.file("schema.json", &schema_value.to_string());
+    let instance = scratch.file("instance.json", content);
+    let output = oa(&[&"validate", &schema, &instance]);
+    let printed = stdout(&output);
+    let validator = oa_schema::Validator::new(&schema_value).unwrap();
+    let violations = validator
+        .validate(&oa_schema::parse_json(content).unwrap())
+        .unwrap_err();
+    assert_eq!(printed.trim_end(), violations.error_message());
+    assert_eq!(printed.lines().count(), 3, "{printed}");
+}

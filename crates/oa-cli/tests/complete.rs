@@ -241,3 +241,30 @@ fn an_unreachable_endpoint_is_a_failed_call() {
     assert_eq!(report["ok"], json!(false));
     assert_eq!(report["error"]["category"], json!("provider_unavailable"));
 }
+
+#[test]
+fn the_failure_error_message_is_what_oa_validate_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let content = r#"{"answer": "forty-two", "unit": "none"}"#;
+    let endpoint = Endpoint::start(vec![chat(content, "stop")]);
+    let report = json_of(&complete(
+        &endpoint,
+        &["--schema", schema.to_str().unwrap(), "--json"],
+    ));
+    let error_message = report["error"]["error_message"].as_str().unwrap();
+    let instance = dir.path().join("content.json");
+    std::fs::write(&instance, content).unwrap();
+    let validate = Command::new(env!("CARGO_BIN_EXE_oa"))
+        .arg("validate")
+        .arg(&schema)
+        .arg(&instance)
+        .output()
+        .unwrap();
+    assert_eq!(validate.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(validate.stdout).unwrap().trim_end(),
+        error_message
+    );
+    assert_eq!(error_message.lines().count(), 2, "{error_message}");
+}
