@@ -24,11 +24,12 @@ mod llm;
 mod matcher;
 mod mock_server;
 mod node;
+mod observability;
 mod report;
 mod run;
 mod vocabulary;
 
-pub use deferral::{DEFERRALS, Deferral, deferral_for};
+pub use deferral::{DEFERRALS, Deferral, OBSERVABILITY_RUN, deferral_for};
 pub use discover::{DiscoverError, FixtureFile, discover};
 pub use error::{FixtureError, FixtureErrorKind};
 pub use fixture::{ADAPTER_VERSION, Case, Fixture, FixtureId};

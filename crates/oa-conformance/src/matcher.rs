@@ -40,7 +40,7 @@ const BINDING_PREFIXES: &[&str] = &["trace_id_", "corr_id_", "span_id_", "invoca
 
 /// A matcher for one case: first-occurrence bindings live as long as it does (§5.10: bindings are
 /// per case).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Matcher {
     bindings: HashMap<String, Value>,
 }

@@ -82,6 +82,7 @@ fn execute(fixture: &Fixture, case_idx: usize) -> Result<(), String> {
         .ok_or("case index out of range (adapter bug)")?;
     match fixture.id.capability() {
         "llm-provider" => llm::run_case(case),
+        "observability" => crate::observability::run_case(case),
         other => Err(format!(
             "harness_primitive_missing: no executor for capability `{other}`"
         )),
@@ -142,12 +143,14 @@ pub fn run(dirs: &[PathBuf]) -> Result<Report, DiscoverError> {
 }
 
 /// The directories `oa conformance` runs by default, relative to a workspace root: the llm-provider
-/// and observability fixtures of ../shared, and this crate's own fixtures.
+/// and observability fixtures of ../shared, and this crate's own fixtures (llm-provider 082/083,
+/// observability 161).
 pub fn default_dirs(workspace_root: &std::path::Path) -> Vec<PathBuf> {
     let spec = workspace_root.join("../shared/openarmature-spec/spec");
     vec![
         spec.join("llm-provider/conformance"),
         spec.join("observability/conformance"),
         workspace_root.join("crates/oa-conformance/fixtures/llm-provider/conformance"),
+        workspace_root.join("crates/oa-conformance/fixtures/observability/conformance"),
     ]
 }

@@ -93,7 +93,8 @@ fn coverage_trial(dirs: Vec<PathBuf>, planned: Vec<PlannedCase>) -> Trial {
     })
 }
 
-/// The project's own fixtures carry the fifteen rows of 0126's 082 table and its seven 083 cases.
+/// The project's own fixtures carry the fifteen rows of 0126's 082 table, its seven 083 cases and the
+/// nineteen cases of its observability 161 table.
 fn own_fixture_counts_trial(planned: Vec<PlannedCase>) -> Trial {
     Trial::test("coverage::own_fixtures_082_083_case_counts", move || {
         for (id, want) in [
@@ -102,6 +103,7 @@ fn own_fixture_counts_trial(planned: Vec<PlannedCase>) -> Trial {
                 15,
             ),
             ("llm-provider/083-openai-refusal-finish-reason", 7),
+            ("observability/161-structured-output-schema-not-honored", 19),
         ] {
             let n = planned
                 .iter()

@@ -84,6 +84,9 @@ pub async fn complete(
                 request_params: request_params(&caller_config),
                 request_extras: request_extras(&caller_config),
                 structured_output_path: None,
+                active_prompt: None,
+                active_prompt_group: None,
+                token_budget: None,
             },
             None,
         ),
@@ -179,6 +182,9 @@ impl CallObserver for Recorder {
             request_params: request_params(record.request.config),
             request_extras: request_extras(record.request.config),
             structured_output_path: if sent { record.structured_output_path } else { None },
+            active_prompt: None,
+            active_prompt_group: None,
+            token_budget: None,
         };
         let (response, error_category, error_message) = match record.outcome {
             Ok(response) => (Some(response_fields(response)), None, None),

@@ -125,6 +125,12 @@ pub struct LlmRequest {
     pub request_extras: Map<String, Value>,
     /// The structured-output path of the request (0126); `None` without a schema or when nothing was sent.
     pub structured_output_path: Option<StructuredOutputPath>,
+    /// The active prompt's identity; always `None` (oa has no prompt-management layer yet).
+    pub active_prompt: Option<Value>,
+    /// The active prompt group; always `None`.
+    pub active_prompt_group: Option<Value>,
+    /// The active prompt's token budget; always `None`.
+    pub token_budget: Option<Value>,
 }
 
 /// The response-side fields (graph-engine §6), present on a completion and a `structured_output_invalid` failure.

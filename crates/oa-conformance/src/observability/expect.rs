@@ -1,0 +1,367 @@
+//! Checks a case's `expected:` block against what the run captured, with the §5.10 matchers (one matcher per
+//! case, so `<call_id_X>` bound on the typed event is checked again on the diagnostic record).
+
+use oa_events::InvocationError;
+use serde_json::{Map, Value};
+
+use super::capture::{LogView, Run, SpanView};
+use crate::matcher::{Keys, Matcher};
+use crate::node::Node;
+
+const LLM_SPAN: &str = "openarmature.llm.complete";
+
+pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
+    let mut matcher = Matcher::default();
+    let entries = expected.as_map().unwrap_or_default();
+    // Typed events first: they bind `<call_id_X>` for the records and spans checked after them.
+    let mut ordered: Vec<&(String, Node)> = entries.iter().filter(|(key, _)| key == "observers").collect();
+    ordered.extend(entries.iter().filter(|(key, _)| key != "observers"));
+    for (key, want) in ordered {
+        match key.as_str() {
+            "observers" => check_observers(want, run, &mut matcher)?,
+            "llm_spans" => check_llm_spans(want, run, &mut matcher)?,
+            "span_tree" => check_span_tree(want, run, &mut matcher)?,
+            "log_records" => check_log_records(want, run, &mut matcher)?,
+            "log_records_absent" => check_log_records_absent(want, run)?,
+            // Checked by the invariant registry once the run's outcome is at hand.
+            "invariants" => {}
+            other => return Err(format!("harness_primitive_missing: expected.{other}")),
+        }
+    }
+    Ok(())
+}
+
+/// `expected_error: {category, raised_from}`: the invocation failed in that node with that provider category.
+/// Without it nothing is asserted here (a case states success through its span statuses or events).
+pub(crate) fn check_error(want: Option<&Node>, error: Option<&InvocationError>) -> Result<(), String> {
+    match (want, error) {
+        (None, _) => Ok(()),
+        (Some(_), None) => Err("expected_error: the invocation succeeded".to_owned()),
+        (Some(want), Some(error)) => {
+            let InvocationError::Node { node, source } = error else {
+                return Err(format!("expected_error: {error}"));
+            };
+            let category = source.provider_error().map(|e| e.category().as_str());
+            for (key, value) in want.as_map().unwrap_or_default() {
+                let ok = match key.as_str() {
+                    "category" => value.as_str() == category,
+                    "raised_from" => value.as_str() == Some(node.as_str()),
+                    other => return Err(format!("harness_primitive_missing: expected_error.{other}")),
+                };
+                if !ok {
+                    return Err(format!(
+                        "expected_error.{key}: got node {node}, category {category:?}"
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Whether `actual` matches `want` by subset, without touching the case's bindings.
+fn matches(want: &Node, actual: &Value, matcher: &Matcher) -> bool {
+    let mut trial = matcher.clone();
+    trial.check(want, Some(actual), "", Keys::Subset).is_ok()
+}
+
+fn check_observers(observers: &Node, run: &Run, matcher: &mut Matcher) -> Result<(), String> {
+    for (name, assertions) in observers.as_map().unwrap_or_default() {
+        let events = run
+            .events
+            .get(name)
+            .ok_or_else(|| format!("expected.observers.{name}: no such typed observer"))?;
+        for (assertion, want) in assertions.as_map().unwrap_or_default() {
+            let path = format!("expected.observers.{name}.{assertion}");
+            match assertion.as_str() {
+                "contains_event" => {
+                    let event_type = want.get("event_type").and_then(Node::as_str).unwrap_or_default();
+                    let fields = want.get("fields").cloned().unwrap_or(Node::Map(Vec::new()));
+                    let found = events
+                        .iter()
+                        .filter(|event| event["event_type"] == event_type)
+                        .find(|event| matches(&fields, event, matcher))
+                        .ok_or_else(|| format!("{path}: no {event_type} matches {}", fields.to_json()))?;
+                    matcher
+                        .check(&fields, Some(found), &path, Keys::Subset)
+                        .map_err(|mismatch| format!("{path}: {mismatch}"))?;
+                }
+                "event_counts" => {
+                    for entry in want.as_seq().unwrap_or_default() {
+                        let event_type = entry.get("event_type").and_then(Node::as_str).unwrap_or_default();
+                        let want_count = entry.get("count").and_then(Node::as_i64).unwrap_or(-1);
+                        let count = events.iter().filter(|e| e["event_type"] == event_type).count();
+                        if i64::try_from(count).ok() != Some(want_count) {
+                            return Err(format!("{path}: {count} {event_type}, expected {want_count}"));
+                        }
+                    }
+                }
+                "contains_events_in_order" => {
+                    let event_type = want.get("event_type").and_then(Node::as_str).unwrap_or_default();
+                    let of_type: Vec<&Value> =
+                        events.iter().filter(|e| e["event_type"] == event_type).collect();
+                    let wanted = want.get("events").and_then(Node::as_seq).unwrap_or_default();
+                    let mut cursor = 0;
+                    for (idx, fields) in wanted.iter().enumerate() {
+                        let position = of_type[cursor..]
+                            .iter()
+                            .position(|event| matches(fields, event, matcher))
+                            .ok_or_else(|| format!("{path}/{idx}: no later {event_type} matches"))?;
+                        cursor += position;
+                        matcher
+                            .check(fields, Some(of_type[cursor]), &path, Keys::Subset)
+                            .map_err(|mismatch| format!("{path}: {mismatch}"))?;
+                        cursor += 1;
+                    }
+                }
+                "event_count" | "does_not_contain_event_of_type" => {
+                    let (event_type, want_count) = match assertion.as_str() {
+                        "event_count" => (
+                            want.get("event_type").and_then(Node::as_str).unwrap_or_default(),
+                            want.get("count").and_then(Node::as_i64).unwrap_or(-1),
+                        ),
+                        _ => (
+                            want.as_str()
+                                .or_else(|| want.get("event_type").and_then(Node::as_str))
+                                .unwrap_or_default(),
+                            0,
+                        ),
+                    };
+                    let count = events.iter().filter(|e| e["event_type"] == event_type).count();
+                    if i64::try_from(count).ok() != Some(want_count) {
+                        return Err(format!("{path}: {count} {event_type}, expected {want_count}"));
+                    }
+                }
+                other => return Err(format!("harness_primitive_missing: observer assertion {other}")),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn llm_spans(run: &Run) -> Vec<&SpanView> {
+    let mut spans: Vec<&SpanView> = run.spans.iter().filter(|span| span.name == LLM_SPAN).collect();
+    spans.sort_by_key(|span| {
+        span.attributes
+            .get("openarmature.llm.attempt_index")
+            .and_then(Value::as_i64)
+            .unwrap_or(i64::MAX)
+    });
+    spans
+}
+
+fn check_llm_spans(want: &Node, run: &Run, matcher: &mut Matcher) -> Result<(), String> {
+    let spans = llm_spans(run);
+    let entries = want.as_seq().unwrap_or_default();
+    if spans.len() != entries.len() {
+        return Err(format!(
+            "expected.llm_spans: {} spans, expected {}",
+            spans.len(),
+            entries.len()
+        ));
+    }
+    for (idx, (entry, span)) in entries.iter().zip(spans).enumerate() {
+        let path = format!("expected.llm_spans/{idx}");
+        for (key, value) in entry.as_map().unwrap_or_default() {
+            match key.as_str() {
+                "attempt_index" => matcher
+                    .check(
+                        value,
+                        span.attributes.get("openarmature.llm.attempt_index"),
+                        &path,
+                        Keys::Subset,
+                    )
+                    .map_err(|mismatch| format!("{path}: {mismatch}"))?,
+                "error_category" => matcher
+                    .check(
+                        value,
+                        span.attributes.get("openarmature.error.category"),
+                        &path,
+                        Keys::Subset,
+                    )
+                    .map_err(|mismatch| format!("{path} error_category: {mismatch}"))?,
+                "attributes" => check_attributes(value, &span.attributes, &path, matcher)?,
+                "attributes_absent" => check_absent(value, &span.attributes, &path)?,
+                other => return Err(format!("harness_primitive_missing: llm_spans key {other}")),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_attributes(
+    want: &Node,
+    attributes: &Map<String, Value>,
+    path: &str,
+    matcher: &mut Matcher,
+) -> Result<(), String> {
+    for (key, value) in want.as_map().unwrap_or_default() {
+        matcher
+            .check(value, attributes.get(key), &format!("{path}/{key}"), Keys::Subset)
+            .map_err(|mismatch| format!("{path}: {mismatch}"))?;
+    }
+    Ok(())
+}
+
+fn check_absent(want: &Node, attributes: &Map<String, Value>, path: &str) -> Result<(), String> {
+    for key in want.as_seq().unwrap_or_default().iter().filter_map(Node::as_str) {
+        if attributes.contains_key(key) {
+            return Err(format!("{path}: attribute {key} is present, expected absent"));
+        }
+    }
+    Ok(())
+}
+
+/// `span_tree`: roots and children matched in order by name, each with status, attributes and absences.
+fn check_span_tree(want: &Node, run: &Run, matcher: &mut Matcher) -> Result<(), String> {
+    let roots: Vec<&SpanView> = run
+        .spans
+        .iter()
+        .filter(|span| !run.spans.iter().any(|other| other.span_id == span.parent_id))
+        .collect();
+    check_span_level(want, &roots, run, "expected.span_tree", matcher)
+}
+
+fn check_span_level(
+    want: &Node,
+    actual: &[&SpanView],
+    run: &Run,
+    path: &str,
+    matcher: &mut Matcher,
+) -> Result<(), String> {
+    let entries = want.as_seq().unwrap_or_default();
+    if entries.len() != actual.len() {
+        let names: Vec<&str> = actual.iter().map(|span| span.name.as_str()).collect();
+        return Err(format!(
+            "{path}: {} spans {names:?}, expected {}",
+            actual.len(),
+            entries.len()
+        ));
+    }
+    for (idx, (entry, span)) in entries.iter().zip(actual).enumerate() {
+        let path = format!("{path}/{idx}");
+        for (key, value) in entry.as_map().unwrap_or_default() {
+            match key.as_str() {
+                "name" => {
+                    if value.as_str() != Some(span.name.as_str()) {
+                        return Err(format!(
+                            "{path}: span {:?}, expected {:?}",
+                            span.name,
+                            value.to_json()
+                        ));
+                    }
+                }
+                "status" => {
+                    if value.as_str() != Some(span.status) {
+                        return Err(format!(
+                            "{path} ({}): status {}, expected {:?}",
+                            span.name,
+                            span.status,
+                            value.to_json()
+                        ));
+                    }
+                }
+                "attributes" => check_attributes(value, &span.attributes, &path, matcher)?,
+                "attributes_absent" => check_absent(value, &span.attributes, &path)?,
+                "attribute_parses_as_messages" | "attribute_parses_as_object" => {
+                    for (attribute, expected_value) in value.as_map().unwrap_or_default() {
+                        let text = span
+                            .attributes
+                            .get(attribute)
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| {
+                                format!("{path}: attribute {attribute} is absent or not a string")
+                            })?;
+                        let parsed: Value = serde_json::from_str(text)
+                            .map_err(|error| format!("{path}: {attribute} is not JSON: {error}"))?;
+                        matcher
+                            .check(
+                                expected_value,
+                                Some(&parsed),
+                                &format!("{path}/{attribute}"),
+                                Keys::Subset,
+                            )
+                            .map_err(|mismatch| format!("{path}: {mismatch}"))?;
+                    }
+                }
+                "children" => {
+                    let children: Vec<&SpanView> = run
+                        .spans
+                        .iter()
+                        .filter(|child| child.parent_id == span.span_id)
+                        .collect();
+                    check_span_level(value, &children, run, &format!("{path}/children"), matcher)?;
+                }
+                other => return Err(format!("harness_primitive_missing: span_tree key {other}")),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn log_matches(entry: &Node, log: &LogView, matcher: &Matcher) -> bool {
+    if let Some(name) = entry.get("event_name")
+        && name.as_str() != log.event_name.as_deref()
+    {
+        return false;
+    }
+    if let Some(body) = entry.get("body")
+        && !log
+            .body
+            .as_ref()
+            .is_some_and(|actual| matches(body, actual, matcher))
+    {
+        return false;
+    }
+    match entry.get("attributes") {
+        Some(attributes) => matches(attributes, &Value::Object(log.attributes.clone()), matcher),
+        None => true,
+    }
+}
+
+fn check_log_records(want: &Node, run: &Run, matcher: &mut Matcher) -> Result<(), String> {
+    for (idx, entry) in want.as_seq().unwrap_or_default().iter().enumerate() {
+        let path = format!("expected.log_records/{idx}");
+        let matching: Vec<&LogView> = run
+            .logs
+            .iter()
+            .filter(|log| log_matches(entry, log, matcher))
+            .collect();
+        match entry.get("count").and_then(Node::as_i64) {
+            Some(count) if i64::try_from(matching.len()).ok() != Some(count) => {
+                return Err(format!(
+                    "{path}: {} records match, expected {count}",
+                    matching.len()
+                ));
+            }
+            None if matching.is_empty() => {
+                return Err(format!("{path}: no record matches ({} captured)", run.logs.len()));
+            }
+            _ => {}
+        }
+        if let (Some(first), Some(attributes)) = (matching.first(), entry.get("attributes")) {
+            matcher
+                .check(
+                    attributes,
+                    Some(&Value::Object(first.attributes.clone())),
+                    &path,
+                    Keys::Subset,
+                )
+                .map_err(|mismatch| format!("{path}: {mismatch}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn check_log_records_absent(want: &Node, run: &Run) -> Result<(), String> {
+    let matcher = Matcher::default();
+    for (idx, entry) in want.as_seq().unwrap_or_default().iter().enumerate() {
+        if let Some(log) = run.logs.iter().find(|log| log_matches(entry, log, &matcher)) {
+            return Err(format!(
+                "expected.log_records_absent/{idx}: a record matches ({:?})",
+                log.event_name
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,313 @@
+//! The named invariants the observability fixtures assert (`expected.invariants`), each a predicate over what the
+//! run captured. A name not in this registry fails the case (harness_primitive_missing), never passes it.
+
+use oa_events::InvocationError;
+use serde_json::Value;
+
+use super::capture::Run;
+use crate::node::Node;
+
+/// What an invariant may look at.
+pub(crate) struct Context<'a> {
+    pub(crate) run: &'a Run,
+    pub(crate) body: &'a Node,
+    pub(crate) error: Option<&'a InvocationError>,
+}
+
+impl Context<'_> {
+    /// The first typed collector's events (every fixture using invariants over events has one collector).
+    fn events(&self) -> &[Value] {
+        self.run
+            .events
+            .values()
+            .next()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    fn of_type(&self, event_type: &str) -> Vec<&Value> {
+        self.events()
+            .iter()
+            .filter(|e| e["event_type"] == event_type)
+            .collect()
+    }
+
+    fn terminal(&self) -> Vec<&Value> {
+        self.events()
+            .iter()
+            .filter(|e| e["event_type"] == "LlmCompletionEvent" || e["event_type"] == "LlmFailedEvent")
+            .collect()
+    }
+
+    fn llm_spans(&self) -> Vec<&serde_json::Map<String, Value>> {
+        self.run
+            .spans
+            .iter()
+            .filter(|span| span.name == "openarmature.llm.complete")
+            .map(|span| &span.attributes)
+            .collect()
+    }
+
+    fn raised_category(&self) -> Option<&'static str> {
+        match self.error? {
+            InvocationError::Node { source, .. } => source.provider_error().map(|e| e.category().as_str()),
+            _ => None,
+        }
+    }
+
+    fn token_text(&self) -> String {
+        self.of_type("LlmTokenEvent")
+            .iter()
+            .filter(|e| e["delta_kind"] == "content")
+            .filter_map(|e| e["delta"].as_str())
+            .collect()
+    }
+}
+
+fn non_empty_string(value: &Value) -> bool {
+    value.as_str().is_some_and(|text| !text.is_empty())
+}
+
+/// Checks every invariant of `invariants` (a mapping of name to `true`).
+pub(crate) fn check(invariants: &Node, context: &Context<'_>) -> Result<(), String> {
+    for (name, value) in invariants.as_map().unwrap_or_default() {
+        if value.as_bool() != Some(true) {
+            return Err(format!(
+                "harness_primitive_missing: invariant {name} with a non-true value"
+            ));
+        }
+        let holds =
+            holds(name, context).ok_or_else(|| format!("harness_primitive_missing: invariant {name}"))?;
+        if !holds {
+            return Err(format!("invariant {name} does not hold"));
+        }
+    }
+    Ok(())
+}
+
+fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
+    let completions = c.of_type("LlmCompletionEvent");
+    let failures = c.of_type("LlmFailedEvent");
+    let tokens = c.of_type("LlmTokenEvent");
+    let spans = c.llm_spans();
+    Some(match name {
+        "exactly_one_llm_completion_event_observed"
+        | "exactly_one_llm_completion_event"
+        | "exactly_one_terminal_llm_completion_event" => completions.len() == 1,
+        "exactly_one_llm_failed_event_observed"
+        | "exactly_one_terminal_llm_failed_event"
+        | "exactly_one_llm_failed_event_per_failed_call" => failures.len() == 1,
+        "zero_llm_completion_events_on_failed_call"
+        | "zero_llm_completion_events_per_failed_call"
+        | "zero_llm_completion_events_on_failed_stream" => completions.is_empty() && !failures.is_empty(),
+        "exception_propagates_alongside_typed_event"
+        | "exception_propagates_out_of_complete"
+        | "error_category_matches_raised_exception_category" => match c.raised_category() {
+            Some(category) => failures.iter().any(|e| e["error_category"] == category),
+            None => false,
+        },
+        "event_typed_fields_match_provider_response" => {
+            let mocked = first_mock_body(c.body);
+            completions.len() == 1
+                && mocked.is_some_and(|body| {
+                    let event = completions[0];
+                    event["response_id"] == body["id"]
+                        && event["finish_reason"] == body["choices"][0]["finish_reason"]
+                        && event["output_content"] == body["choices"][0]["message"]["content"]
+                        && event["usage"]["prompt_tokens"] == body["usage"]["prompt_tokens"]
+                })
+        }
+        "identity_scoping_fields_populated" => {
+            !c.terminal().is_empty()
+                && c.terminal().iter().all(|e| {
+                    non_empty_string(&e["invocation_id"])
+                        && non_empty_string(&e["correlation_id"])
+                        && non_empty_string(&e["node_name"])
+                        && e["namespace"].as_array().is_some_and(|ns| !ns.is_empty())
+                        && non_empty_string(&e["call_id"])
+                })
+        }
+        "attempt_index_defaults_to_zero" => {
+            !spans.is_empty()
+                && spans
+                    .iter()
+                    .all(|s| s.get("openarmature.llm.attempt_index").and_then(Value::as_i64) == Some(0))
+        }
+        "baseline_attributes_still_emit_alongside_attempt_index" => {
+            !spans.is_empty()
+                && spans.iter().all(|s| {
+                    s.contains_key("openarmature.llm.model")
+                        && s.contains_key("openarmature.llm.finish_reason")
+                })
+        }
+        "exactly_one_llm_span_when_retry_absent" => spans.len() == 1,
+        "input_messages_populated_unconditionally" => {
+            !c.terminal().is_empty() && c.terminal().iter().all(|e| e["input_messages"].is_array())
+        }
+        "input_messages_shape_matches_llm_provider_section_3" => c.terminal().iter().all(|e| {
+            e["input_messages"].as_array().is_some_and(|messages| {
+                messages.iter().all(|m| {
+                    matches!(m["role"].as_str(), Some("system" | "user" | "assistant" | "tool"))
+                        && m.get("content").is_some()
+                })
+            })
+        }),
+        "request_params_carries_only_caller_supplied_keys" | "absence_distinct_from_zero_value" => {
+            let supplied = supplied_params(c.body);
+            !c.terminal().is_empty()
+                && c.terminal()
+                    .iter()
+                    .all(|e| e["request_params"].as_object() == Some(&supplied))
+        }
+        "request_extras_is_native_mapping_not_json_string" => {
+            !c.terminal().is_empty() && c.terminal().iter().all(|e| e["request_extras"].is_object())
+        }
+        "all_call_ids_are_non_empty_strings" | "all_call_ids_present" => {
+            !c.terminal().is_empty()
+                && c.events()
+                    .iter()
+                    .filter(|e| e.get("call_id").is_some())
+                    .all(|e| non_empty_string(&e["call_id"]))
+        }
+        "call_ids_pairwise_distinct" | "completion_and_failed_event_call_ids_distinct" => {
+            let ids: Vec<&Value> = c.terminal().iter().map(|e| &e["call_id"]).collect();
+            ids.len() >= 2
+                && ids
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| ids[i + 1..].iter().all(|b| a != b))
+        }
+        "completion_event_call_id_present_and_non_empty" => {
+            !completions.is_empty() && completions.iter().all(|e| non_empty_string(&e["call_id"]))
+        }
+        "failed_event_call_id_present_and_non_empty" => {
+            !failures.is_empty() && failures.iter().all(|e| non_empty_string(&e["call_id"]))
+        }
+        "response_model_distinct_from_request_model" => completions
+            .iter()
+            .any(|e| non_empty_string(&e["response_model"]) && e["response_model"] != e["model"]),
+        "response_model_null_when_absent_from_response" => {
+            completions.iter().any(|e| e["response_model"].is_null())
+        }
+        "zero_token_events_on_non_streamed_call" => tokens.is_empty(),
+        "atomic_path_unchanged_by_streaming_capability" => tokens.is_empty() && completions.len() == 1,
+        "all_token_event_call_ids_match_terminal_completion_event"
+        | "token_event_call_id_matches_terminal_completion_event"
+        | "all_token_events_share_one_call_id" => {
+            let terminal = c.terminal();
+            !tokens.is_empty()
+                && terminal.len() == 1
+                && tokens.iter().all(|t| t["call_id"] == terminal[0]["call_id"])
+        }
+        "chunk_index_monotonic_from_zero" => {
+            !tokens.is_empty()
+                && tokens
+                    .iter()
+                    .enumerate()
+                    .all(|(idx, t)| t["chunk_index"] == idx as u64)
+        }
+        "n_content_chunks_emit_n_token_events" => tokens.len() == n_stream_content_chunks(c.body),
+        "ordered_deltas_concatenate_to_assembled_content"
+        | "assembled_response_reflects_successful_attempt_only" => {
+            completions.len() == 1 && completions[0]["output_content"] == c.token_text()
+        }
+        "no_llm_token_failed_event_variant_exists" => c.events().iter().all(|e| {
+            e["event_type"]
+                .as_str()
+                .is_some_and(|t| !t.contains("TokenFailed"))
+        }),
+        "partial_token_events_fire_before_failure" => {
+            let events = c.events();
+            let failed_at = events.iter().position(|e| e["event_type"] == "LlmFailedEvent");
+            let last_token = events.iter().rposition(|e| e["event_type"] == "LlmTokenEvent");
+            matches!((last_token, failed_at), (Some(token), Some(failed)) if token < failed)
+        }
+        "all_token_events_node_level_attempt_index_zero"
+        | "wire_retry_does_not_advance_node_level_attempt_index" => {
+            !tokens.is_empty()
+                && tokens
+                    .iter()
+                    .chain(c.terminal().iter())
+                    .all(|e| e["attempt_index"] == 0)
+        }
+        "no_per_attempt_typed_event_for_caught_transient" => c.terminal().len() == 1,
+        "finish_reason_is_stop_not_truncation" => {
+            failures.len() == 1 && failures[0]["finish_reason"] == "stop"
+        }
+        "response_side_surface_null_for_non_structured_output_failure" => {
+            !failures.is_empty()
+                && failures.iter().all(|e| {
+                    e["error_category"] != "structured_output_invalid"
+                        && [
+                            "usage",
+                            "finish_reason",
+                            "output_content",
+                            "response_id",
+                            "response_model",
+                        ]
+                        .iter()
+                        .all(|field| e[*field].is_null())
+                })
+        }
+        "gen_ai_input_tokens_never_sourced_from_null_counter"
+        | "input_usage_attributes_omitted_when_prompt_tokens_null" => {
+            !spans.is_empty()
+                && spans.iter().all(|s| {
+                    !s.contains_key("gen_ai.usage.input_tokens")
+                        && !s.contains_key("openarmature.llm.usage.prompt_tokens")
+                })
+        }
+        "output_and_total_usage_attributes_emitted_when_sound" => {
+            !spans.is_empty()
+                && spans.iter().all(|s| {
+                    s.contains_key("gen_ai.usage.output_tokens")
+                        && s.contains_key("openarmature.llm.usage.completion_tokens")
+                        && s.contains_key("openarmature.llm.usage.total_tokens")
+                })
+        }
+        _ => return None,
+    })
+}
+
+fn first_mock_body(body: &Node) -> Option<Value> {
+    let mock = body.get("mock_llm")?;
+    let entries = match mock {
+        Node::Seq(entries) => entries.as_slice(),
+        _ => mock.get("responses").and_then(Node::as_seq)?,
+    };
+    entries
+        .first()
+        .and_then(|entry| entry.get("body"))
+        .map(Node::to_json)
+}
+
+/// The declared request parameters the case's (single) `calls_llm` config supplies.
+fn supplied_params(body: &Node) -> serde_json::Map<String, Value> {
+    let mut supplied = serde_json::Map::new();
+    for (_, node) in body.get("nodes").and_then(Node::as_map).unwrap_or_default() {
+        if let Some(config) = node.get("calls_llm").and_then(|call| call.get("config")) {
+            for (key, value) in config.as_map().unwrap_or_default() {
+                if key != "extras" {
+                    supplied.insert(key.clone(), value.to_json());
+                }
+            }
+        }
+    }
+    supplied
+}
+
+/// How many chunks of the case's streamed mock carry a non-empty content delta.
+fn n_stream_content_chunks(body: &Node) -> usize {
+    body.get("mock_llm_stream")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_seq)
+        .flatten()
+        .filter(|chunk| {
+            chunk.to_json()["choices"][0]["delta"]["content"]
+                .as_str()
+                .is_some_and(|text| !text.is_empty())
+        })
+        .count()
+}

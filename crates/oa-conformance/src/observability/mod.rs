@@ -1,0 +1,139 @@
+//! The observability executor: builds the case's linear graph on oa-events' runtime, runs it against the mock
+//! provider with the OTel observer (in-memory exporters), a typed-event collector and the log bridge, then checks
+//! the case's expectations (`observers`, `llm_spans`, `span_tree`, `log_records`, `log_records_absent`).
+//!
+//! It covers the vocabulary of fixture 161 and the simpler LLM-call fixtures; anything else it meets is
+//! `harness_primitive_missing`, so such a fixture fails rather than passes (and stays in the deferral table).
+
+mod capture;
+mod expect;
+mod graph;
+mod invariants;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use oa_events::{EventBus, InvokeOptions, Observer};
+use oa_observe::{LogBridge, ObserverConfig, OtelObserver};
+use tracing::instrument::WithSubscriber;
+use tracing_subscriber::layer::SubscriberExt;
+
+use crate::fixture::Case;
+use crate::node::Node;
+
+/// Runs one observability case; `Err` carries the first failed expectation.
+pub(crate) fn run_case(case: &Case) -> Result<(), String> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return std::thread::scope(|scope| {
+            scope
+                .spawn(|| run_case_blocking(case))
+                .join()
+                .unwrap_or_else(|_| Err("harness: the case thread panicked".to_owned()))
+        });
+    }
+    run_case_blocking(case)
+}
+
+fn run_case_blocking(case: &Case) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("harness: cannot start a tokio runtime: {error}"))?;
+    runtime.block_on(execute(&case.body))
+}
+
+/// Top-level case keys this executor understands; any other makes the case `harness_primitive_missing`.
+const SUPPORTED_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "state",
+    "entry",
+    "nodes",
+    "edges",
+    "initial_state",
+    "expected",
+    "caller_correlation_id",
+    "caller_metadata",
+    "disable_llm_spans",
+    "disable_provider_payload",
+    "disable_genai_semconv",
+    "enable_metrics",
+    "mock_llm",
+    "mock_llm_stream",
+    "otel_observer",
+    "typed_observers",
+    "expected_error",
+    "invariants",
+];
+
+async fn execute(body: &Node) -> Result<(), String> {
+    for (key, _) in body.as_map().unwrap_or_default() {
+        if !SUPPORTED_KEYS.contains(&key.as_str()) {
+            return Err(format!("harness_primitive_missing: case key `{key}`"));
+        }
+    }
+    let telemetry = capture::Telemetry::new();
+    let built = graph::build(body).await?;
+    let mut observers: Vec<Arc<dyn Observer>> = Vec::new();
+    let attached = body
+        .get("otel_observer")
+        .and_then(|otel| otel.get("attached"))
+        .and_then(Node::as_bool)
+        .unwrap_or(true);
+    if attached {
+        let flag = |key: &str, default: bool| body.get(key).and_then(Node::as_bool).unwrap_or(default);
+        let config = ObserverConfig::builder()
+            .disable_llm_spans(flag("disable_llm_spans", false))
+            .disable_provider_payload(flag("disable_provider_payload", true))
+            .disable_genai_semconv(flag("disable_genai_semconv", false))
+            .enable_metrics(flag("enable_metrics", false))
+            .build()
+            .map_err(|error| format!("fixture_schema_invalid: {error}"))?;
+        observers.push(Arc::new(OtelObserver::new(
+            &telemetry.tracer_provider,
+            Some(&telemetry.meter_provider),
+            config,
+        )));
+    }
+    let collectors = capture::collectors(body)?;
+    for collector in collectors.values() {
+        observers.push(Arc::clone(collector) as Arc<dyn Observer>);
+    }
+    let bus = EventBus::new(observers);
+    let options = InvokeOptions {
+        correlation_id: body
+            .get("caller_correlation_id")
+            .and_then(Node::as_str)
+            .map(str::to_owned),
+        metadata: body
+            .get("caller_metadata")
+            .map(|metadata| metadata.to_json())
+            .and_then(|metadata| metadata.as_object().cloned())
+            .unwrap_or_default(),
+    };
+    let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
+    let outcome = built
+        .graph
+        .invoke(&bus, built.initial_state.clone(), options)
+        .with_subscriber(tracing::Dispatch::new(subscriber))
+        .await;
+    bus.drain(Duration::from_secs(10))
+        .await
+        .map_err(|error| format!("harness: {error}"))?;
+    expect::check_error(body.get("expected_error"), outcome.as_ref().err())?;
+    let run = capture::Run::collect(&telemetry, &collectors)?;
+    let expected = body.get("expected").unwrap_or(&Node::Null);
+    expect::check(expected, &run)?;
+    let context = invariants::Context {
+        run: &run,
+        body,
+        error: outcome.as_ref().err(),
+    };
+    for invariants in [expected.get("invariants"), body.get("invariants")]
+        .into_iter()
+        .flatten()
+    {
+        invariants::check(invariants, &context)?;
+    }
+    Ok(())
+}
