@@ -152,7 +152,7 @@ pub const DEFERRALS: &[Deferral] = &[
     Deferral {
         fixture: "observability/014-otel-llm-payload-truncation",
         case: None,
-        reason: "needs the `content_repeat` message generator (a 100 KiB user message), which the executor does not expand yet",
+        reason: "the executor has no `attribute_truncation` span check yet (truncation itself is tested in oa-observe)",
     },
     Deferral {
         fixture: "observability/015-otel-llm-payload-image-redaction",
@@ -165,59 +165,14 @@ pub const DEFERRALS: &[Deferral] = &[
         reason: "needs a per-provider `gen_ai.system` override, which oa-observe does not offer yet",
     },
     Deferral {
-        fixture: "observability/026-otel-caller-supplied-metadata",
-        case: None,
-        reason: "invariant `caller_metadata_cross_cutting` is not in the executor's registry yet",
-    },
-    Deferral {
-        fixture: "observability/040-llm-cache-attribute-emission",
-        case: None,
-        reason: "the executor has no `expected.response_usage` check yet",
-    },
-    Deferral {
-        fixture: "observability/041-llm-cache-attribute-absence",
-        case: None,
-        reason: "the executor has no `expected.response_usage` check yet",
-    },
-    Deferral {
-        fixture: "observability/042-llm-cache-attribute-reported-zero",
-        case: None,
-        reason: "the executor has no `expected.response_usage` check yet",
-    },
-    Deferral {
         fixture: "observability/051-llm-completion-event-type-discrimination",
         case: None,
-        reason: "needs typed-observer forms the executor lacks (type filters, caller-metadata opt-in, arrival order)",
-    },
-    Deferral {
-        fixture: "observability/052-llm-completion-event-caller-metadata-opt-in",
-        case: None,
-        reason: "needs typed-observer forms the executor lacks (type filters, caller-metadata opt-in, arrival order)",
-    },
-    Deferral {
-        fixture: "observability/053-llm-completion-event-no-event-on-failure",
-        case: None,
-        reason: "the executor does not check `node_completed_event_carries_error` yet",
-    },
-    Deferral {
-        fixture: "observability/056-llm-completion-event-strict-serial-ordering",
-        case: None,
-        reason: "needs typed-observer forms the executor lacks (type filters, caller-metadata opt-in, arrival order)",
-    },
-    Deferral {
-        fixture: "observability/061-llm-completion-event-output-content-populated",
-        case: None,
-        reason: "the executor does not build tool definitions for `calls_llm.tools` yet",
+        reason: "the executor has no `sentinel_node_event_emission_is_impl_defined` observer assertion",
     },
     Deferral {
         fixture: "observability/064-llm-completion-event-active-prompt-populated",
         case: None,
         reason: "needs prompt management (`prompt_backend`, active prompt, token budgets), which oa does not have",
-    },
-    Deferral {
-        fixture: "observability/065-llm-completion-event-active-prompt-null",
-        case: None,
-        reason: "invariant `active_prompt_null_parallels_prompt_attr_absence_on_span` is not in the executor's registry yet",
     },
     Deferral {
         fixture: "observability/066-llm-completion-event-active-prompt-group-populated",
@@ -232,42 +187,22 @@ pub const DEFERRALS: &[Deferral] = &[
     Deferral {
         fixture: "observability/085-llm-tool-call-request-attributes",
         case: None,
-        reason: "the call fails before its span can succeed: tool calls in the mocked response are not declared as tools by the executor",
-    },
-    Deferral {
-        fixture: "observability/086-llm-tool-call-request-absent",
-        case: None,
-        reason: "invariant `tool_call_attributes_omitted_when_none_requested` is not in the executor's registry yet",
+        reason: "needs the §5.5.10 tool-call identity attributes and mocked tool-call responses the executor cannot declare yet",
     },
     Deferral {
         fixture: "observability/087-llm-tool-call-request-survives-payload-gating",
         case: None,
-        reason: "the call fails before its span can succeed: tool calls in the mocked response are not declared as tools by the executor",
-    },
-    Deferral {
-        fixture: "observability/088-llm-metrics-token-and-duration",
-        case: None,
-        reason: "the executor has no `expected.metrics` matcher yet (oa-observe records the instruments; tests/otel.rs checks them)",
-    },
-    Deferral {
-        fixture: "observability/090-metrics-error-type-on-duration",
-        case: None,
-        reason: "the executor has no `expected.metrics` matcher yet (oa-observe records the instruments; tests/otel.rs checks them)",
-    },
-    Deferral {
-        fixture: "observability/091-metrics-disabled-no-measurements",
-        case: None,
-        reason: "the executor has no `expected.metrics` matcher yet (oa-observe records the instruments; tests/otel.rs checks them)",
+        reason: "needs the §5.5.10 tool-call identity attributes and mocked tool-call responses the executor cannot declare yet",
     },
     Deferral {
         fixture: "observability/113-streamed-tool-call-reassembles-no-token-events",
         case: None,
-        reason: "the executor does not build tool definitions for `calls_llm.tools` yet",
+        reason: "fails: invariant tool_call_argument_deltas_emit_no_token_events does not hold",
     },
     Deferral {
         fixture: "observability/115-llm-token-event-call-id-links-to-completion",
         case: None,
-        reason: "invariant `token_events_group_by_call_id_into_two_streams` is not in the executor's registry yet",
+        reason: "invariant `call1_token_events_share_call1_completion_call_id` is not in the executor's registry yet",
     },
     Deferral {
         fixture: "observability/118-llm-token-event-reasoning-delta-kind",
@@ -277,12 +212,7 @@ pub const DEFERRALS: &[Deferral] = &[
     Deferral {
         fixture: "observability/124-otel-error-span-renders-output-usage-finish-reason",
         case: None,
-        reason: "the executor does not check span `status_description` yet",
-    },
-    Deferral {
-        fixture: "observability/125-metrics-token-usage-on-structured-output-failure",
-        case: None,
-        reason: "the executor has no `expected.metrics` matcher yet (oa-observe records the instruments; tests/otel.rs checks them)",
+        reason: "invariant `error_span_carries_output_usage_finish_reason` is not in the executor's registry yet",
     },
     Deferral {
         fixture: "observability/126-token-budget-input-exceeded",
@@ -308,11 +238,6 @@ pub const DEFERRALS: &[Deferral] = &[
         fixture: "observability/131-token-budget-on-structured-output-failure",
         case: None,
         reason: "needs prompt management (`prompt_backend`, active prompt, token budgets), which oa does not have",
-    },
-    Deferral {
-        fixture: "observability/145-llm-metrics-no-input-token-observation-on-null-counter",
-        case: None,
-        reason: "the executor has no `expected.metrics` matcher yet (oa-observe records the instruments; tests/otel.rs checks them)",
     },
     Deferral {
         fixture: "observability/146-token-budget-input-bound-not-evaluated-on-null-counter",
@@ -358,17 +283,30 @@ pub const OBSERVABILITY_RUN: &[&str] = &[
     "observability/019-otel-llm-genai-semconv",
     "observability/021-otel-llm-disable-genai-semconv",
     "observability/025-otel-llm-request-params-extended",
+    "observability/026-otel-caller-supplied-metadata",
+    "observability/040-llm-cache-attribute-emission",
+    "observability/041-llm-cache-attribute-absence",
+    "observability/042-llm-cache-attribute-reported-zero",
     "observability/050-llm-completion-event-dispatch",
+    "observability/052-llm-completion-event-caller-metadata-opt-in",
+    "observability/053-llm-completion-event-no-event-on-failure",
+    "observability/056-llm-completion-event-strict-serial-ordering",
     "observability/057-llm-attempt-index-single-attempt-default",
     "observability/060-llm-completion-event-input-messages-populated",
+    "observability/061-llm-completion-event-output-content-populated",
     "observability/062-llm-completion-event-request-params-populated",
     "observability/063-llm-completion-event-request-extras-populated",
+    "observability/065-llm-completion-event-active-prompt-null",
     "observability/067-llm-completion-event-call-id-always-present-and-distinct",
     "observability/068-llm-completion-event-response-model-distinct-from-request",
     "observability/069-llm-failure-event-dispatch-on-provider-unavailable",
     "observability/070-llm-failure-event-dispatch-on-provider-invalid-request",
     "observability/071-llm-failure-event-call-id-distinct-from-completion-event",
     "observability/072-llm-failure-event-mutual-exclusion-with-completion-event",
+    "observability/086-llm-tool-call-request-absent",
+    "observability/088-llm-metrics-token-and-duration",
+    "observability/090-metrics-error-type-on-duration",
+    "observability/091-metrics-disabled-no-measurements",
     "observability/111-llm-token-event-dispatch-on-stream",
     "observability/112-llm-token-event-absent-without-stream",
     "observability/114-llm-token-event-then-failure-mid-stream",
@@ -376,7 +314,9 @@ pub const OBSERVABILITY_RUN: &[&str] = &[
     "observability/120-llm-failure-event-structured-output-truncation",
     "observability/121-llm-failure-event-structured-output-schema-mismatch",
     "observability/122-llm-failure-event-response-side-null-on-non-body-failure",
+    "observability/125-metrics-token-usage-on-structured-output-failure",
     "observability/144-otel-llm-span-omits-input-usage-on-null-counter",
+    "observability/145-llm-metrics-no-input-token-observation-on-null-counter",
     "observability/161-structured-output-schema-not-honored",
 ];
 

@@ -183,7 +183,21 @@ impl OtelObserver {
             .with_attributes(llm_span_attributes(attempt, &self.config))
             .start_with_context(&self.tracer, &parent);
         match &attempt.error_category {
-            Some(category) => span.set_status(Status::error(category.clone())),
+            Some(category) => {
+                // §4.2: an ERROR span records the exception (type and message) as an OTel exception event.
+                span.add_event_with_timestamp(
+                    "exception",
+                    attempt.started_at + attempt.duration,
+                    vec![
+                        KeyValue::new("exception.type", category.clone()),
+                        KeyValue::new(
+                            "exception.message",
+                            attempt.error_message.clone().unwrap_or_default(),
+                        ),
+                    ],
+                );
+                span.set_status(Status::error(category.clone()));
+            }
             None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(attempt.started_at + attempt.duration);

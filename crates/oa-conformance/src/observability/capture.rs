@@ -22,6 +22,7 @@ pub(crate) struct Telemetry {
     pub(crate) tracer_provider: SdkTracerProvider,
     logs: InMemoryLogExporter,
     pub(crate) logger_provider: SdkLoggerProvider,
+    metrics: InMemoryMetricExporter,
     pub(crate) meter_provider: SdkMeterProvider,
 }
 
@@ -29,6 +30,7 @@ impl Telemetry {
     pub(crate) fn new() -> Self {
         let spans = InMemorySpanExporter::default();
         let logs = InMemoryLogExporter::default();
+        let metrics = InMemoryMetricExporter::default();
         Self {
             tracer_provider: SdkTracerProvider::builder()
                 .with_simple_exporter(spans.clone())
@@ -37,26 +39,59 @@ impl Telemetry {
                 .with_simple_exporter(logs.clone())
                 .build(),
             meter_provider: SdkMeterProvider::builder()
-                .with_reader(PeriodicReader::builder(InMemoryMetricExporter::default()).build())
+                .with_reader(PeriodicReader::builder(metrics.clone()).build())
                 .build(),
             spans,
             logs,
+            metrics,
         }
     }
 }
 
-/// A typed-event collector (`typed_observers` of kind `typed_event_collector`).
+/// A typed-event collector (`typed_observers` of kind `typed_event_collector`): optionally filtered to one event
+/// type, and with `caller_invocation_metadata` only when `include_caller_metadata` opts in (graph-engine §6: the
+/// field is populated only for an observer configured to include it). It always keeps arrival order.
 #[derive(Debug, Default)]
-pub(crate) struct Collector(Mutex<Vec<Event>>);
+pub(crate) struct Collector {
+    events: Mutex<Vec<Value>>,
+    filter_event_type: Option<String>,
+    include_caller_metadata: bool,
+}
 
 #[async_trait]
 impl Observer for Collector {
     async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
-        self.0
+        let mut value = event_json(event);
+        if let Some(filter) = &self.filter_event_type
+            && value["event_type"] != filter.as_str()
+        {
+            return Ok(());
+        }
+        if !self.include_caller_metadata {
+            if let Some(object) = value.as_object_mut()
+                && object.contains_key("caller_invocation_metadata")
+            {
+                object.insert("caller_invocation_metadata".into(), Value::Null);
+            }
+            if let Some(scope) = value.get_mut("scope").and_then(Value::as_object_mut) {
+                scope.insert("caller_invocation_metadata".into(), Value::Null);
+            }
+        }
+        self.events
             .lock()
             .map_err(|_| ObserverError::new("collector poisoned"))?
-            .push(event.clone());
+            .push(value);
         Ok(())
+    }
+}
+
+impl Collector {
+    /// The harness's own collector: every event, caller metadata included.
+    pub(crate) fn harness() -> Self {
+        Self {
+            include_caller_metadata: true,
+            ..Self::default()
+        }
     }
 }
 
@@ -68,16 +103,29 @@ pub(crate) fn collectors(body: &Node) -> Result<BTreeMap<String, Arc<Collector>>
         .unwrap_or_default()
     {
         let name = observer.get("name").and_then(Node::as_str).unwrap_or_default();
-        match observer.get("kind").and_then(Node::as_str) {
-            Some("typed_event_collector") if observer.as_map().is_some_and(|m| m.len() == 2) => {
-                collectors.insert(name.to_owned(), Arc::new(Collector::default()));
-            }
-            _ => {
-                return Err(format!(
-                    "harness_primitive_missing: typed observer {name:?} of this form"
-                ));
+        if observer.get("kind").and_then(Node::as_str) != Some("typed_event_collector") {
+            return Err(format!(
+                "harness_primitive_missing: typed observer {name:?} of this kind"
+            ));
+        }
+        let mut collector = Collector::default();
+        for (key, value) in observer.as_map().unwrap_or_default() {
+            match (key.as_str(), value) {
+                ("name" | "kind", _) => {}
+                ("filter_event_type", Node::Str(event_type)) => {
+                    collector.filter_event_type = Some(event_type.clone())
+                }
+                ("include_caller_metadata", Node::Bool(flag)) => collector.include_caller_metadata = *flag,
+                // The collector keeps arrival order whatever this says.
+                ("retains_arrival_order", Node::Bool(true)) => {}
+                _ => {
+                    return Err(format!(
+                        "harness_primitive_missing: typed observer {name:?} option {key}"
+                    ));
+                }
             }
         }
+        collectors.insert(name.to_owned(), Arc::new(collector));
     }
     Ok(collectors)
 }
@@ -89,6 +137,8 @@ pub(crate) struct SpanView {
     pub(crate) span_id: String,
     pub(crate) parent_id: String,
     pub(crate) status: &'static str,
+    pub(crate) status_description: Option<String>,
+    pub(crate) has_exception_event: bool,
     pub(crate) attributes: Map<String, Value>,
 }
 
@@ -100,12 +150,22 @@ pub(crate) struct LogView {
     pub(crate) body: Option<Value>,
 }
 
+/// One metric data point: instrument, dimensions, observation count and value (sum for a histogram).
+#[derive(Debug, Clone)]
+pub(crate) struct PointView {
+    pub(crate) instrument: String,
+    pub(crate) dimensions: Map<String, Value>,
+    pub(crate) count: u64,
+    pub(crate) value: f64,
+}
+
 /// Everything the expectations look at.
 #[derive(Debug)]
 pub(crate) struct Run {
     pub(crate) spans: Vec<SpanView>,
     pub(crate) logs: Vec<LogView>,
     pub(crate) events: BTreeMap<String, Vec<Value>>,
+    pub(crate) points: Vec<PointView>,
 }
 
 impl Run {
@@ -126,6 +186,11 @@ impl Run {
                     Status::Ok => "OK",
                     Status::Error { .. } => "ERROR",
                     Status::Unset => "UNSET",
+                },
+                has_exception_event: span.events.iter().any(|event| event.name == "exception"),
+                status_description: match &span.status {
+                    Status::Error { description } => Some(description.to_string()),
+                    _ => None,
                 },
                 attributes: span
                     .attributes
@@ -158,15 +223,34 @@ impl Run {
         let mut events = BTreeMap::new();
         for (name, collector) in collectors {
             let captured = collector
-                .0
+                .events
                 .lock()
                 .map_err(|_| "harness: collector poisoned".to_owned())?
-                .iter()
-                .map(event_json)
-                .collect();
+                .clone();
             events.insert(name.clone(), captured);
         }
-        Ok(Run { spans, logs, events })
+        telemetry
+            .meter_provider
+            .force_flush()
+            .map_err(|error| format!("harness: {error}"))?;
+        let mut points = Vec::new();
+        for resource in telemetry
+            .metrics
+            .get_finished_metrics()
+            .map_err(|error| format!("harness: {error}"))?
+        {
+            for scope in resource.scope_metrics() {
+                for metric in scope.metrics() {
+                    collect_points(metric, &mut points);
+                }
+            }
+        }
+        Ok(Run {
+            spans,
+            logs,
+            events,
+            points,
+        })
     }
 }
 
@@ -214,5 +298,43 @@ fn any_json(value: &AnyValue) -> Value {
         AnyValue::Boolean(flag) => json!(flag),
         AnyValue::ListAny(items) => Value::Array(items.iter().map(any_json).collect()),
         _ => Value::Null,
+    }
+}
+
+fn collect_points(metric: &opentelemetry_sdk::metrics::data::Metric, points: &mut Vec<PointView>) {
+    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+    let dims = |attributes: &mut dyn Iterator<Item = &opentelemetry::KeyValue>| -> Map<String, Value> {
+        attributes
+            .map(|kv| (kv.key.to_string(), otel_json(&kv.value)))
+            .collect()
+    };
+    let instrument = metric.name().to_owned();
+    let mut push = |dimensions: Map<String, Value>, count: u64, value: f64| {
+        points.push(PointView {
+            instrument: instrument.clone(),
+            dimensions,
+            count,
+            value,
+        });
+    };
+    match metric.data() {
+        AggregatedMetrics::F64(MetricData::Histogram(histogram)) => {
+            for point in histogram.data_points() {
+                push(dims(&mut point.attributes()), point.count(), point.sum());
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        AggregatedMetrics::U64(MetricData::Histogram(histogram)) => {
+            for point in histogram.data_points() {
+                push(dims(&mut point.attributes()), point.count(), point.sum() as f64);
+            }
+        }
+        #[allow(clippy::cast_precision_loss)]
+        AggregatedMetrics::U64(MetricData::Sum(sum)) => {
+            for point in sum.data_points() {
+                push(dims(&mut point.attributes()), 1, point.value() as f64);
+            }
+        }
+        _ => {}
     }
 }

@@ -23,6 +23,58 @@ pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
             "span_tree" => check_span_tree(want, run, &mut matcher)?,
             "log_records" => check_log_records(want, run, &mut matcher)?,
             "log_records_absent" => check_log_records_absent(want, run)?,
+            "metrics" => check_metrics(want, run)?,
+            "node_completed_event_carries_error" => {
+                let node = want.get("node_name").and_then(Node::as_str);
+                let category = want.get("error_category").and_then(Node::as_str);
+                let found = run.events.values().flatten().any(|event| {
+                    event["kind"] == "node_completed"
+                        && event["scope"]["node_name"].as_str() == node
+                        && event["error_category"].as_str() == category
+                        && event["error"].is_string()
+                });
+                if !found {
+                    return Err(format!(
+                        "expected.node_completed_event_carries_error: no completed {node:?} with {category:?}"
+                    ));
+                }
+            }
+            "llm_span_attributes" | "llm_span_attributes_absent" => {
+                let spans = llm_spans(run);
+                let [span] = spans.as_slice() else {
+                    return Err(format!("expected.{key}: {} LLM spans, expected one", spans.len()));
+                };
+                if key == "llm_span_attributes" {
+                    check_attributes(
+                        want,
+                        &span.attributes,
+                        "expected.llm_span_attributes",
+                        &mut matcher,
+                    )?;
+                } else {
+                    check_absent(want, &span.attributes, "expected.llm_span_attributes_absent")?;
+                }
+            }
+            "response_usage" => {
+                let completion = run
+                    .events
+                    .values()
+                    .flatten()
+                    .find(|event| event["event_type"] == "LlmCompletionEvent")
+                    .ok_or("expected.response_usage: no completion")?;
+                let usage = completion.get("usage").unwrap_or(completion);
+                let mut usage = usage.clone();
+                // A counter the provider did not report is an absent key on the serialized usage; the
+                // expectation spells it as null.
+                if let Some(object) = usage.as_object_mut() {
+                    for (field, _) in want.as_map().unwrap_or_default() {
+                        object.entry(field.clone()).or_insert(Value::Null);
+                    }
+                }
+                matcher
+                    .check(want, Some(&usage), "expected.response_usage", Keys::Subset)
+                    .map_err(|mismatch| format!("expected.response_usage: {mismatch}"))?;
+            }
             // Checked by the invariant registry once the run's outcome is at hand.
             "invariants" => {}
             other => return Err(format!("harness_primitive_missing: expected.{other}")),
@@ -112,6 +164,57 @@ fn check_observers(observers: &Node, run: &Run, matcher: &mut Matcher) -> Result
                             .check(fields, Some(of_type[cursor]), &path, Keys::Subset)
                             .map_err(|mismatch| format!("{path}: {mismatch}"))?;
                         cursor += 1;
+                    }
+                }
+                "contains_exactly_one_event_of_type" | "contains_event_of_type" => {
+                    let event_type = want.as_str().unwrap_or_default();
+                    let count = events.iter().filter(|e| e["event_type"] == event_type).count();
+                    let ok = if assertion == "contains_event_of_type" {
+                        count >= 1
+                    } else {
+                        count == 1
+                    };
+                    if !ok {
+                        return Err(format!("{path}: {count} {event_type}"));
+                    }
+                }
+                "relative_order_of_events_matching" => {
+                    let node = want
+                        .get("filter")
+                        .and_then(|f| f.get("node_name"))
+                        .and_then(Node::as_str);
+                    let in_node = |event: &&Value| {
+                        event["node_name"].as_str() == node || event["scope"]["node_name"].as_str() == node
+                    };
+                    let kinds: Vec<(String, Option<&str>)> = events
+                        .iter()
+                        .filter(in_node)
+                        .map(|event| {
+                            let phase = match event["kind"].as_str() {
+                                Some("node_started") => Some("started"),
+                                Some("node_completed") => Some("completed"),
+                                _ => None,
+                            };
+                            (event["event_type"].as_str().unwrap_or_default().to_owned(), phase)
+                        })
+                        .collect();
+                    let mut cursor = 0;
+                    for (idx, step) in want
+                        .get("expected_order")
+                        .and_then(Node::as_seq)
+                        .unwrap_or_default()
+                        .iter()
+                        .enumerate()
+                    {
+                        let event_type = step.get("event_type").and_then(Node::as_str).unwrap_or_default();
+                        let phase = step.get("phase").and_then(Node::as_str);
+                        let position = kinds[cursor..]
+                            .iter()
+                            .position(|(kind, got)| kind == event_type && (phase.is_none() || *got == phase))
+                            .ok_or_else(|| {
+                                format!("{path}/{idx}: {event_type} {phase:?} not found in order")
+                            })?;
+                        cursor += position + 1;
                     }
                 }
                 "event_count" | "does_not_contain_event_of_type" => {
@@ -251,6 +354,24 @@ fn check_span_level(
                         ));
                     }
                 }
+                "exception_recorded" => {
+                    if value.as_bool() != Some(span.has_exception_event) {
+                        return Err(format!(
+                            "{path} ({}): exception recorded {}",
+                            span.name, span.has_exception_event
+                        ));
+                    }
+                }
+                "status_description" => {
+                    if value.as_str() != span.status_description.as_deref() {
+                        return Err(format!(
+                            "{path} ({}): status description {:?}, expected {:?}",
+                            span.name,
+                            span.status_description,
+                            value.to_json()
+                        ));
+                    }
+                }
                 "status" => {
                     if value.as_str() != Some(span.status) {
                         return Err(format!(
@@ -360,6 +481,37 @@ fn check_log_records_absent(want: &Node, run: &Run) -> Result<(), String> {
             return Err(format!(
                 "expected.log_records_absent/{idx}: a record matches ({:?})",
                 log.event_name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `metrics`: each entry names an instrument and its exact dimensions, and optionally the recorded value; a
+/// matching data point must exist.
+fn check_metrics(want: &Node, run: &Run) -> Result<(), String> {
+    for (idx, entry) in want.as_seq().unwrap_or_default().iter().enumerate() {
+        let path = format!("expected.metrics/{idx}");
+        let instrument = entry.get("instrument").and_then(Node::as_str).unwrap_or_default();
+        let dimensions = entry
+            .get("dimensions")
+            .map(Node::to_json)
+            .unwrap_or(Value::Object(Map::new()));
+        let value = entry.get("value").and_then(Node::as_f64);
+        let found = run.points.iter().any(|point| {
+            point.instrument == instrument
+                && Value::Object(point.dimensions.clone()) == dimensions
+                && value.is_none_or(|value| (point.value - value).abs() < 1e-9)
+        });
+        if !found {
+            let seen: Vec<String> = run
+                .points
+                .iter()
+                .filter(|point| point.instrument == instrument)
+                .map(|point| format!("{} = {}", Value::Object(point.dimensions.clone()), point.value))
+                .collect();
+            return Err(format!(
+                "{path}: no {instrument} point with {dimensions} (seen: {seen:?})"
             ));
         }
     }

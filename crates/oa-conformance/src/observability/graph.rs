@@ -7,6 +7,7 @@ use std::time::Duration;
 use oa_events::{Graph, NodeError};
 use oa_provider::{
     Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Reask, RetryConfig, RuntimeConfig,
+    Tool,
 };
 use serde_json::{Map, Value};
 
@@ -242,6 +243,7 @@ impl LlmCall {
                 "retry",
                 "stream",
                 "stores_response_in",
+                "tools",
             ]
             .contains(&key.as_str())
             {
@@ -262,9 +264,20 @@ impl LlmCall {
             .map_err(|error| format!("harness: {error}"))?;
         let mut messages = Vec::new();
         for message in call.get("messages").and_then(Node::as_seq).unwrap_or_default() {
-            messages.push(
-                Message::from_json(&message.to_json()).map_err(|e| format!("fixture_schema_invalid: {e}"))?,
-            );
+            let mut message = message.to_json();
+            // `content_repeat: {char, bytes}` (014) expands to that many bytes of one character.
+            if let Some(repeat) = message.get("content_repeat").cloned() {
+                let unit = repeat["char"].as_str().unwrap_or("x").to_owned();
+                let n_bytes = usize::try_from(repeat["bytes"].as_u64().unwrap_or(0))
+                    .unwrap_or(0)
+                    .min(16 << 20);
+                let content = unit.repeat(n_bytes / unit.len().max(1));
+                if let Some(object) = message.as_object_mut() {
+                    object.remove("content_repeat");
+                    object.insert("content".into(), Value::from(content));
+                }
+            }
+            messages.push(Message::from_json(&message).map_err(|e| format!("fixture_schema_invalid: {e}"))?);
         }
         let mut request = CompletionRequest::new(messages);
         if let Some(schema) = call.get("response_schema") {
@@ -278,6 +291,26 @@ impl LlmCall {
         }
         if let Some(retry) = call.get("retry") {
             request = request.with_retry(retry_config(retry)?);
+        }
+        if let Some(tools) = call.get("tools").and_then(Node::as_seq) {
+            let mut parsed = Vec::new();
+            for tool in tools {
+                let function = tool.get("function").unwrap_or(tool);
+                let name = function
+                    .get("name")
+                    .and_then(Node::as_str)
+                    .ok_or("fixture_schema_invalid: tool name")?;
+                let description = function
+                    .get("description")
+                    .and_then(Node::as_str)
+                    .unwrap_or_default();
+                let parameters = function
+                    .get("parameters")
+                    .map(Node::to_json)
+                    .unwrap_or(Value::Null);
+                parsed.push(Tool::new(name, description, parameters));
+            }
+            request = request.with_tools(parsed);
         }
         if call.get("stream").and_then(Node::as_bool) == Some(true) {
             request = request.with_stream(true);

@@ -95,7 +95,12 @@ async fn execute(body: &Node) -> Result<(), String> {
             config,
         )));
     }
-    let collectors = capture::collectors(body)?;
+    let mut collectors = capture::collectors(body)?;
+    // The harness's own collector (the empty name sorts first): the response-side checks and invariants read it
+    // when the case declares no collector of its own.
+    collectors
+        .entry(String::new())
+        .or_insert_with(|| Arc::new(capture::Collector::harness()));
     for collector in collectors.values() {
         observers.push(Arc::clone(collector) as Arc<dyn Observer>);
     }
