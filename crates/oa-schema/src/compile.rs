@@ -334,13 +334,37 @@ pub(crate) fn fragment_encode(pointer: &str) -> String {
 /// report is sorted afterwards, so evaluation order never shows in it.
 fn order_properties_cheap_first(nodes: &mut [Node]) {
     let cheap: Vec<bool> = nodes.iter().map(is_cheap).collect();
+    let is_false: Vec<bool> = nodes
+        .iter()
+        .map(|node| matches!(node.body, Body::Bool(false)))
+        .collect();
     for node in nodes.iter_mut() {
         let Body::Keywords(keywords) = &mut node.body else {
             continue;
         };
+        // `additionalProperties: false` only compares names: run it before `properties` recurses, so that a closed
+        // union member with a stray member fails before it descends (stable, so every other keyword keeps its
+        // place).
+        keywords.sort_by_key(|keyword| match keyword {
+            Keyword::AdditionalProperties { node, .. }
+                if is_false.get(*node as usize).copied().unwrap_or(false) =>
+            {
+                3
+            }
+            other => u16::from(other.order()) * 2,
+        });
         for keyword in keywords.iter_mut() {
-            if let Keyword::Properties { entries, .. } = keyword {
-                entries.sort_by_key(|(_, id)| !cheap.get(*id as usize).copied().unwrap_or(false));
+            if let Keyword::Properties {
+                entries,
+                by_name,
+                split,
+            } = keyword
+            {
+                let is_cheap = |id: NodeId| cheap.get(id as usize).copied().unwrap_or(false);
+                entries.sort_by_key(|(_, id)| !is_cheap(*id));
+                // Stable: each group stays sorted by name.
+                by_name.sort_by_key(|(_, id)| !is_cheap(*id));
+                *split = by_name.iter().take_while(|(_, id)| is_cheap(*id)).count();
             }
         }
     }

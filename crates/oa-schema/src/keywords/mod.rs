@@ -100,8 +100,12 @@ pub(crate) enum Keyword {
     Properties {
         /// Entries in evaluation order (cheap members first, see `compile::order_properties_cheap_first`).
         entries: Box<[(Box<str>, NodeId)]>,
-        /// The same entries sorted by name, to look up the members of an instance much smaller than the list.
+        /// The same entries in two groups, each sorted by name: `by_name[..split]` are the cheap members, the rest
+        /// apply subschemas. Walking the instance once per group keeps cheap checks (a `const` tag) ahead of
+        /// recursive ones, so a union member that does not apply fails before it recurses.
         by_name: Box<[(Box<str>, NodeId)]>,
+        /// Where the second group of `by_name` starts.
+        split: usize,
     },
     /// `patternProperties`.
     PatternProperties(Box<[(EcmaRegex, NodeId)]>),
@@ -285,8 +289,13 @@ pub(crate) fn evaluate<'v>(
         Keyword::DependentRequired(rules) => {
             object::evaluate_dependent_required(ev, "dependentRequired", rules, node, instance, frame)
         }
-        Keyword::Properties { entries, by_name } => {
-            properties::evaluate_properties(ev, entries, by_name, instance, frame, evaluated)
+        Keyword::Properties {
+            entries,
+            by_name,
+            split,
+        } => {
+            let (cheap, rest) = by_name.split_at((*split).min(by_name.len()));
+            properties::evaluate_properties(ev, entries, [cheap, rest], instance, frame, evaluated)
         }
         Keyword::PatternProperties(entries) => {
             properties::evaluate_pattern_properties(ev, entries, node, instance, frame, evaluated)

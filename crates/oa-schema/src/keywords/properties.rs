@@ -31,7 +31,12 @@ pub(super) fn compile_properties(
         .collect();
     let mut by_name: Box<[(Box<str>, NodeId)]> = entries.clone();
     by_name.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(Keyword::Properties { entries, by_name })
+    // One group until `compile::order_properties_cheap_first` splits it.
+    Ok(Keyword::Properties {
+        entries,
+        by_name,
+        split: 0,
+    })
 }
 
 pub(super) fn compile_pattern_properties(
@@ -86,7 +91,7 @@ pub(super) fn compile_dependent_schemas(
 pub(super) fn evaluate_properties<'v>(
     ev: &mut Evaluator<'_>,
     entries: &[(Box<str>, NodeId)],
-    by_name: &[(Box<str>, NodeId)],
+    groups: [&[(Box<str>, NodeId)]; 2],
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
     evaluated: &mut Option<Evaluated<'v>>,
@@ -95,7 +100,19 @@ pub(super) fn evaluate_properties<'v>(
         return true;
     };
     if ev.schema.sorted_maps {
-        return evaluate_properties_merged(ev, by_name, object, frame, evaluated);
+        let mut valid = true;
+        for group in groups {
+            if group.is_empty() {
+                continue;
+            }
+            if !evaluate_properties_merged(ev, group, object, frame, evaluated) {
+                valid = false;
+                if !ev.collect {
+                    return false;
+                }
+            }
+        }
+        return valid;
     }
     // Walk whichever side is much smaller: the schema's list (looking members up in the instance) or the instance
     // (looking names up in the sorted list). Meta-schema checks meet small objects against long lists.
@@ -103,10 +120,14 @@ pub(super) fn evaluate_properties<'v>(
         let schema = ev.schema;
         let mut valid = true;
         for (key, value) in object {
-            let Ok(found) = by_name.binary_search_by(|(name, _)| name.as_ref().cmp(key.as_str())) else {
+            let Some(id) = groups.iter().find_map(|group| {
+                group
+                    .binary_search_by(|(name, _)| name.as_ref().cmp(key.as_str()))
+                    .ok()
+                    .map(|found| group[found].1)
+            }) else {
                 continue;
             };
-            let id = by_name[found].1;
             if let Some(evaluated) = evaluated.as_mut() {
                 evaluated.properties.insert(key.as_str());
             }
