@@ -150,24 +150,9 @@ pub const DEFERRALS: &[Deferral] = &[
         reason: "needs `caller_global_otel_active` and `expected.no_llm_provider_span` (global-provider isolation cases)",
     },
     Deferral {
-        fixture: "observability/014-otel-llm-payload-truncation",
-        case: None,
-        reason: "the executor has no `attribute_truncation` span check yet (truncation itself is tested in oa-observe)",
-    },
-    Deferral {
-        fixture: "observability/015-otel-llm-payload-image-redaction",
-        case: None,
-        reason: "the fixture's image content block form is not accepted by oa-provider's message parser (source shape differs)",
-    },
-    Deferral {
         fixture: "observability/020-otel-llm-genai-system-override",
         case: None,
         reason: "needs a per-provider `gen_ai.system` override, which oa-observe does not offer yet",
-    },
-    Deferral {
-        fixture: "observability/051-llm-completion-event-type-discrimination",
-        case: None,
-        reason: "the executor has no `sentinel_node_event_emission_is_impl_defined` observer assertion",
     },
     Deferral {
         fixture: "observability/064-llm-completion-event-active-prompt-populated",
@@ -187,32 +172,17 @@ pub const DEFERRALS: &[Deferral] = &[
     Deferral {
         fixture: "observability/085-llm-tool-call-request-attributes",
         case: None,
-        reason: "needs the §5.5.10 tool-call identity attributes and mocked tool-call responses the executor cannot declare yet",
+        reason: "the mocked response calls tools the request never declared, which oa-provider rejects (llm-provider §3), and the §5.5.10 tool-call identity attributes are not emitted yet",
     },
     Deferral {
         fixture: "observability/087-llm-tool-call-request-survives-payload-gating",
         case: None,
-        reason: "needs the §5.5.10 tool-call identity attributes and mocked tool-call responses the executor cannot declare yet",
-    },
-    Deferral {
-        fixture: "observability/113-streamed-tool-call-reassembles-no-token-events",
-        case: None,
-        reason: "fails: invariant tool_call_argument_deltas_emit_no_token_events does not hold",
-    },
-    Deferral {
-        fixture: "observability/115-llm-token-event-call-id-links-to-completion",
-        case: None,
-        reason: "invariant `call1_token_events_share_call1_completion_call_id` is not in the executor's registry yet",
+        reason: "the mocked response calls tools the request never declared, which oa-provider rejects (llm-provider §3), and the §5.5.10 tool-call identity attributes are not emitted yet",
     },
     Deferral {
         fixture: "observability/118-llm-token-event-reasoning-delta-kind",
         case: None,
-        reason: "invariant `reasoning_content_field_recognized_as_reasoning_kind` is not in the executor's registry yet",
-    },
-    Deferral {
-        fixture: "observability/124-otel-error-span-renders-output-usage-finish-reason",
-        case: None,
-        reason: "invariant `error_span_carries_output_usage_finish_reason` is not in the executor's registry yet",
+        reason: "invariant `reasoning_content_field_recognized_as_reasoning_kind` is not in the executor's registry yet (reasoning deltas and thinking-block assembly)",
     },
     Deferral {
         fixture: "observability/126-token-budget-input-exceeded",
@@ -250,11 +220,6 @@ pub const DEFERRALS: &[Deferral] = &[
         reason: "needs prompt management (`prompt_backend`, active prompt, token budgets), which oa does not have",
     },
     Deferral {
-        fixture: "observability/149-malformed-wire-counter-nulled-through-mapping-to-event-and-span",
-        case: None,
-        reason: "invariant `malformed_wire_prompt_tokens_nulled_before_event_and_span` is not in the executor's registry yet",
-    },
-    Deferral {
         fixture: "observability/*",
         case: None,
         reason: OBSERVABILITY,
@@ -277,6 +242,8 @@ impl Deferral {
 pub const OBSERVABILITY_RUN: &[&str] = &[
     "observability/012-otel-llm-payload-default-off",
     "observability/013-otel-llm-payload-enabled",
+    "observability/014-otel-llm-payload-truncation",
+    "observability/015-otel-llm-payload-image-redaction",
     "observability/016-otel-llm-request-params",
     "observability/017-otel-llm-request-params-partial",
     "observability/018-otel-llm-request-extras",
@@ -288,6 +255,7 @@ pub const OBSERVABILITY_RUN: &[&str] = &[
     "observability/041-llm-cache-attribute-absence",
     "observability/042-llm-cache-attribute-reported-zero",
     "observability/050-llm-completion-event-dispatch",
+    "observability/051-llm-completion-event-type-discrimination",
     "observability/052-llm-completion-event-caller-metadata-opt-in",
     "observability/053-llm-completion-event-no-event-on-failure",
     "observability/056-llm-completion-event-strict-serial-ordering",
@@ -309,14 +277,18 @@ pub const OBSERVABILITY_RUN: &[&str] = &[
     "observability/091-metrics-disabled-no-measurements",
     "observability/111-llm-token-event-dispatch-on-stream",
     "observability/112-llm-token-event-absent-without-stream",
+    "observability/113-streamed-tool-call-reassembles-no-token-events",
     "observability/114-llm-token-event-then-failure-mid-stream",
+    "observability/115-llm-token-event-call-id-links-to-completion",
     "observability/116-llm-token-event-call-level-retry-one-call-id",
     "observability/120-llm-failure-event-structured-output-truncation",
     "observability/121-llm-failure-event-structured-output-schema-mismatch",
     "observability/122-llm-failure-event-response-side-null-on-non-body-failure",
+    "observability/124-otel-error-span-renders-output-usage-finish-reason",
     "observability/125-metrics-token-usage-on-structured-output-failure",
     "observability/144-otel-llm-span-omits-input-usage-on-null-counter",
     "observability/145-llm-metrics-no-input-token-observation-on-null-counter",
+    "observability/149-malformed-wire-counter-nulled-through-mapping-to-event-and-span",
     "observability/161-structured-output-schema-not-honored",
 ];
 

@@ -50,6 +50,7 @@ mod config;
 mod diagnostic;
 mod error;
 mod failure_class;
+mod http_date;
 mod message;
 mod observe;
 pub mod openai;

@@ -166,6 +166,9 @@ fn check_observers(observers: &Node, run: &Run, matcher: &mut Matcher) -> Result
                         cursor += 1;
                     }
                 }
+                // A permission, not an assertion: the fixture leaves node-event emission for its sentinel node to
+                // the implementation, so nothing is checked about it.
+                "sentinel_node_event_emission_is_impl_defined" if want.as_bool() == Some(true) => {}
                 "contains_exactly_one_event_of_type" | "contains_event_of_type" => {
                     let event_type = want.as_str().unwrap_or_default();
                     let count = events.iter().filter(|e| e["event_type"] == event_type).count();
@@ -352,6 +355,60 @@ fn check_span_level(
                             span.name,
                             value.to_json()
                         ));
+                    }
+                }
+                "attribute_truncation" => {
+                    for (attribute, rule) in value.as_map().unwrap_or_default() {
+                        let text = span
+                            .attributes
+                            .get(attribute)
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| {
+                                format!("{path}: attribute {attribute} is absent or not a string")
+                            })?;
+                        if let Some(max_bytes) = rule.get("max_bytes").and_then(Node::as_i64)
+                            && i64::try_from(text.len()).unwrap_or(i64::MAX) > max_bytes
+                        {
+                            return Err(format!(
+                                "{path}: {attribute} is {} bytes, over {max_bytes}",
+                                text.len()
+                            ));
+                        }
+                        if let Some(pattern) = rule.get("marker_pattern").and_then(Node::as_str) {
+                            let marker = regex::Regex::new(pattern).map_err(|error| {
+                                format!("fixture_schema_invalid: marker_pattern: {error}")
+                            })?;
+                            if !marker.is_match(text) {
+                                return Err(format!(
+                                    "{path}: {attribute} does not end with the truncation marker"
+                                ));
+                            }
+                        }
+                        // A Rust `str` is valid UTF-8 by construction; the cut is checked on a code-point
+                        // boundary in oa-observe's truncate tests.
+                    }
+                }
+                "attribute_does_not_contain" => {
+                    for (attribute, rule) in value.as_map().unwrap_or_default() {
+                        let forbidden = match rule.get("forbidden_substring_kind").and_then(Node::as_str) {
+                            // The graph builder synthesizes inline image data as a run of 'A's (015).
+                            Some("synthetic_base64_prefix") => "A".repeat(32),
+                            other => {
+                                return Err(format!(
+                                    "harness_primitive_missing: forbidden_substring_kind {other:?}"
+                                ));
+                            }
+                        };
+                        let text = span
+                            .attributes
+                            .get(attribute)
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if text.is_empty() || text.contains(&forbidden) {
+                            return Err(format!(
+                                "{path}: {attribute} is absent or contains the forbidden substring"
+                            ));
+                        }
                     }
                 }
                 "exception_recorded" => {

@@ -277,6 +277,7 @@ impl LlmCall {
                     object.insert("content".into(), Value::from(content));
                 }
             }
+            expand_synthetic_images(&mut message);
             messages.push(Message::from_json(&message).map_err(|e| format!("fixture_schema_invalid: {e}"))?);
         }
         let mut request = CompletionRequest::new(messages);
@@ -377,6 +378,24 @@ fn strip_release_date(model: &str) -> &str {
         }
     }
     model
+}
+
+/// `source.base64_data_synthetic: {bytes: N}` (015) expands to N bytes of base64 text in `base64_data`.
+fn expand_synthetic_images(message: &mut Value) {
+    let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for block in blocks {
+        let Some(source) = block.get_mut("source").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if let Some(synthetic) = source.remove("base64_data_synthetic") {
+            let n_bytes = usize::try_from(synthetic["bytes"].as_u64().unwrap_or(0))
+                .unwrap_or(0)
+                .min(16 << 20);
+            source.insert("base64_data".into(), Value::from("A".repeat(n_bytes)));
+        }
+    }
 }
 
 fn retry_config(retry: &Node) -> Result<RetryConfig, String> {

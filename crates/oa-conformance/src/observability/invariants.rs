@@ -372,7 +372,8 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                     .is_some_and(|calls| !calls.is_empty())
         }
         "tool_call_argument_deltas_emit_no_token_events" => {
-            tokens.is_empty()
+            tokens.iter().all(|t| t["delta_kind"] == "content")
+                && tokens.len() == n_stream_content_chunks(c.body)
                 && completions.len() == 1
                 && completions[0]["output_tool_calls"]
                     .as_array()
@@ -422,6 +423,132 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                 && spans
                     .iter()
                     .all(|s| !s.keys().any(|key| key.starts_with("openarmature.prompt.")))
+        }
+        "call1_token_events_share_call1_completion_call_id"
+        | "call2_token_events_share_call2_completion_call_id" => {
+            let terminal = c.terminal();
+            let idx = usize::from(name.starts_with("call2"));
+            terminal.len() == 2 && {
+                // The call's tokens carry its terminal event's call_id and all arrive before that event.
+                let events = c.events();
+                let call_id = &terminal[idx]["call_id"];
+                let terminal_at = events.iter().position(|e| std::ptr::eq(e, terminal[idx]));
+                let own: Vec<usize> = events
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e["event_type"] == "LlmTokenEvent" && &e["call_id"] == call_id)
+                    .map(|(at, _)| at)
+                    .collect();
+                !own.is_empty() && terminal_at.is_some_and(|end| own.iter().all(|at| *at < end))
+            }
+        }
+        "two_call_ids_distinct_and_non_null" => {
+            let terminal = c.terminal();
+            terminal.len() == 2
+                && non_empty_string(&terminal[0]["call_id"])
+                && non_empty_string(&terminal[1]["call_id"])
+                && terminal[0]["call_id"] != terminal[1]["call_id"]
+        }
+        "chunk_index_restarts_at_zero_per_call" => {
+            let terminal = c.terminal();
+            !terminal.is_empty()
+                && terminal.iter().all(|t| {
+                    let own: Vec<&&Value> = tokens
+                        .iter()
+                        .filter(|tok| tok["call_id"] == t["call_id"])
+                        .collect();
+                    !own.is_empty()
+                        && own
+                            .iter()
+                            .enumerate()
+                            .all(|(idx, tok)| tok["chunk_index"] == idx as u64)
+                })
+        }
+        "error_span_carries_output_usage_finish_reason"
+        | "error_status_and_exception_event_unchanged"
+        | "output_content_redacted_under_payload_disabled"
+        | "finish_reason_usage_and_error_status_unchanged_under_payload_disabled" => {
+            let errored: Vec<_> = c
+                .run
+                .spans
+                .iter()
+                .filter(|s| s.name == "openarmature.llm.complete" && s.status == "ERROR")
+                .collect();
+            !errored.is_empty()
+                && errored.iter().all(|s| {
+                    let a = &s.attributes;
+                    let base = s.has_exception_event
+                        && a.contains_key("openarmature.llm.finish_reason")
+                        && a.contains_key("openarmature.llm.usage.prompt_tokens");
+                    match name {
+                        "error_span_carries_output_usage_finish_reason" => {
+                            base && a.contains_key("openarmature.llm.output.content")
+                        }
+                        "output_content_redacted_under_payload_disabled" => {
+                            base && !a.contains_key("openarmature.llm.output.content")
+                        }
+                        _ => base,
+                    }
+                })
+        }
+        "malformed_wire_prompt_tokens_nulled_before_event_and_span"
+        | "event_usage_prompt_tokens_null_not_verbatim_wire_value"
+        | "span_omits_both_input_usage_attributes_on_malformed_wire_counter" => {
+            let terminal = c.terminal();
+            !terminal.is_empty()
+                && terminal
+                    .iter()
+                    .all(|e| e["usage"].is_object() && e["usage"]["prompt_tokens"].is_null())
+                && !spans.is_empty()
+                && spans.iter().all(|s| {
+                    !s.contains_key("gen_ai.usage.input_tokens")
+                        && !s.contains_key("openarmature.llm.usage.prompt_tokens")
+                })
+        }
+        "all_three_malformed_wire_counters_nulled_before_event_and_span"
+        | "event_usage_is_present_record_of_nulls_not_null_record"
+        | "span_omits_all_usage_attributes_when_all_counters_malformed" => {
+            let terminal = c.terminal();
+            !terminal.is_empty()
+                && terminal.iter().all(|e| {
+                    e["usage"].is_object()
+                        && ["prompt_tokens", "completion_tokens", "total_tokens"]
+                            .iter()
+                            .all(|counter| e["usage"][*counter].is_null())
+                })
+                && !spans.is_empty()
+                && spans.iter().all(|s| {
+                    !s.keys().any(|key| {
+                        key.starts_with("openarmature.llm.usage.") || key.starts_with("gen_ai.usage.")
+                    })
+                })
+        }
+        "no_tool_call_kind_token_events" => {
+            !tokens.is_empty() && tokens.iter().all(|t| t["delta_kind"] != "tool_call")
+        }
+        "terminal_output_tool_calls_reassembled_complete_and_parsed" => {
+            completions.len() == 1
+                && completions[0]["output_tool_calls"]
+                    .as_array()
+                    .is_some_and(|calls| {
+                        !calls.is_empty()
+                            && calls.iter().all(|call| {
+                                non_empty_string(&call["id"])
+                                    && non_empty_string(&call["name"])
+                                    && call["arguments"].is_object()
+                            })
+                    })
+        }
+        // The streamed mock's tool-call fragments, concatenated per index and parsed, are what a non-streamed
+        // response carrying the same calls would hold.
+        "reassembled_tool_calls_identical_to_non_streamed" => {
+            let expected = streamed_tool_calls(c.body);
+            completions.len() == 1
+                && !expected.is_empty()
+                && completions[0]["output_tool_calls"] == Value::Array(expected)
+        }
+        "only_content_kind_token_events_emitted" => {
+            !tokens.is_empty() && tokens.iter().all(|t| t["delta_kind"] == "content")
         }
         "failure_surfaces_via_exception_path" => c.raised_category().is_some(),
         "no_typed_event_on_failure" => completions.is_empty() && c.raised_category().is_some(),
@@ -517,4 +644,46 @@ fn n_stream_content_chunks(body: &Node) -> usize {
                 .is_some_and(|text| !text.is_empty())
         })
         .count()
+}
+
+/// The tool calls a streamed mock carries, reassembled: `[{id, name, arguments}]` with the argument fragments of
+/// each index concatenated and parsed.
+fn streamed_tool_calls(body: &Node) -> Vec<Value> {
+    let mut calls: Vec<(String, String, String)> = Vec::new();
+    for chunk in body
+        .get("mock_llm_stream")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_seq)
+        .flatten()
+    {
+        let chunk = chunk.to_json();
+        for delta in chunk["choices"][0]["delta"]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let idx = usize::try_from(delta["index"].as_u64().unwrap_or(0)).unwrap_or(0);
+            while calls.len() <= idx {
+                calls.push(Default::default());
+            }
+            if let Some(id) = delta["id"].as_str() {
+                calls[idx].0 = id.to_owned();
+            }
+            if let Some(name) = delta["function"]["name"].as_str() {
+                calls[idx].1 = name.to_owned();
+            }
+            if let Some(fragment) = delta["function"]["arguments"].as_str() {
+                calls[idx].2.push_str(fragment);
+            }
+        }
+    }
+    calls
+        .into_iter()
+        .map(|(id, name, arguments)| {
+            let arguments: Value = serde_json::from_str(&arguments).unwrap_or(Value::Null);
+            serde_json::json!({"id": id, "name": name, "arguments": arguments})
+        })
+        .collect()
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-pub use status::{MAX_RETRY_AFTER, parse_retry_after};
+pub use status::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
 
 use crate::error::ProviderError;
 use crate::provider::{CompletionRequest, Provider};
