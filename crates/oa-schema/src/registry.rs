@@ -114,7 +114,7 @@ impl<'a> Registry<'a> {
     pub(crate) fn value(&self, doc_id: DocId, pointer: &str) -> Option<&'a Value> {
         self.documents
             .get(doc_id)
-            .and_then(|doc| doc.value.pointer(pointer))
+            .and_then(|doc| pointer_get(doc.value, pointer))
     }
 
     /// The vocabularies in force in a document.
@@ -439,5 +439,68 @@ mod tests {
     fn tokens_are_escaped() {
         assert_eq!(escape_token("a/b~c"), "a~1b~0c");
         assert_eq!(escape_token("plain"), "plain");
+    }
+}
+
+/// `Value::pointer` without its per-token allocations: a token is unescaped only when it contains `~`. Compiling
+/// looks up every subschema by its pointer, so this walk is on the compile path of every node.
+fn pointer_get<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    let rest = pointer.strip_prefix('/')?;
+    let mut target = value;
+    for token in rest.split('/') {
+        let token: std::borrow::Cow<'_, str> = if token.contains('~') {
+            std::borrow::Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+        } else {
+            std::borrow::Cow::Borrowed(token)
+        };
+        target = match target {
+            Value::Object(map) => map.get(token.as_ref())?,
+            Value::Array(items) => items.get(array_index(&token)?)?,
+            _ => return None,
+        };
+    }
+    Some(target)
+}
+
+/// An RFC 6901 array index: digits without a sign or a leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    if token.is_empty() || token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
+        return None;
+    }
+    token.parse().ok()
+}
+
+#[cfg(test)]
+mod pointer_tests {
+    use super::pointer_get;
+    use serde_json::json;
+
+    #[test]
+    fn pointer_get_agrees_with_serde_json() {
+        let doc = json!({"a/b": {"m~n": [10, {"": 3}]}, "x": [1, 2], "": {"k": true}});
+        for pointer in [
+            "",
+            "/a~1b",
+            "/a~1b/m~0n",
+            "/a~1b/m~0n/1/",
+            "/x/0",
+            "/x/01",
+            "/x/+1",
+            "/x/2",
+            "/x/-",
+            "//k",
+            "/nope",
+            "x",
+            "/x/1/y",
+        ] {
+            assert_eq!(
+                pointer_get(&doc, pointer),
+                doc.pointer(pointer),
+                "pointer {pointer:?}"
+            );
+        }
     }
 }

@@ -233,6 +233,10 @@ impl ValidatorOptions {
             custom = options.build_unchecked(meta)?;
             &custom
         };
+        // The yes/no path first: nearly every schema passes, and only a failing one needs the full report.
+        if meta_validator.is_valid(schema) {
+            return Ok(());
+        }
         match meta_validator.validate(schema) {
             Ok(()) => Ok(()),
             Err(violations) => {

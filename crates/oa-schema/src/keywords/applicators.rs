@@ -63,11 +63,12 @@ pub(super) fn evaluate_any_of<'v>(
 ) -> bool {
     let schema = ev.schema;
     let mut any_valid = false;
+    let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
     for (member_idx, id) in nodes.iter().enumerate() {
         if member_idx == 1 {
             ev.memo_enabled = true;
         }
-        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, instance)) {
+        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
             continue;
         }
         let relative = &schema.nodes[*id as usize].relative;
@@ -110,8 +111,9 @@ pub(super) fn evaluate_one_of<'v>(
     if nodes.len() > 1 {
         ev.memo_enabled = true;
     }
+    let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
     for (member_idx, id) in nodes.iter().enumerate() {
-        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, instance)) {
+        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
             continue;
         }
         let relative = &schema.nodes[*id as usize].relative;
@@ -276,17 +278,23 @@ pub(crate) struct Discriminator {
 }
 
 impl Discriminator {
-    /// Whether member `member_idx` certainly fails on `instance`.
-    fn excludes(&self, member_idx: usize, instance: &Value) -> bool {
-        let Some(Some(pin)) = self.pins.get(member_idx) else {
+    /// The instance's value of the pinned property, looked up once per union evaluation.
+    fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
+        match instance {
+            Value::Object(object) => object.get(self.property.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// Whether member `member_idx` certainly fails on an instance whose pinned property is `tag`.
+    fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
+        let (Some(Some(pin)), Some(value)) = (self.pins.get(member_idx), tag) else {
             return false;
         };
-        let Value::Object(object) = instance else {
-            return false;
-        };
-        object
-            .get(self.property.as_ref())
-            .is_some_and(|value| !json_equal(pin, value))
+        match (pin, value) {
+            (Value::String(pin), Value::String(value)) => pin != value,
+            _ => !json_equal(pin, value),
+        }
     }
 }
 

@@ -56,8 +56,14 @@ pub(super) fn evaluate_dynamic_ref<'v>(
     if let Some(anchor) = anchor {
         // The outermost resource in the dynamic scope that declares the anchor wins; ancestry runs innermost first,
         // so the last match is the one.
+        // Neighbouring frames mostly share a resource: look each run of them up once.
         let schema = ev.schema;
+        let mut last = None;
         for scope in frame.ancestry() {
+            if last == Some(scope.resource) {
+                continue;
+            }
+            last = Some(scope.resource);
             if let Some(found) = schema.resources[scope.resource as usize]
                 .dynamic_anchors
                 .get(anchor)
