@@ -139,6 +139,7 @@ impl<'a> Compiler<'a> {
                 absolute: absolute.into(),
                 relative: place.relative.into(),
                 own_type: None,
+                only_type: None,
                 tracks_evaluated: false,
                 annotations: None,
             },
@@ -161,6 +162,10 @@ impl<'a> Compiler<'a> {
                     Keyword::Type(types) => Some(*types),
                     _ => None,
                 });
+                let only_type = match compiled.as_slice() {
+                    [Keyword::Type(types)] => Some(*types),
+                    _ => None,
+                };
                 let tracks_evaluated = compiled.iter().any(|keyword| {
                     matches!(
                         keyword,
@@ -173,6 +178,7 @@ impl<'a> Compiler<'a> {
                     absolute: absolute.clone().into(),
                     relative: place.relative.into(),
                     own_type,
+                    only_type,
                     tracks_evaluated,
                     annotations: annotations_of(object, self.registry.vocabularies(doc_id)),
                 }

@@ -235,6 +235,9 @@ impl<'s> Evaluator<'s> {
             let _ = want;
             return true;
         }
+        if self.admits_in_place(parent, node, instance) {
+            return true;
+        }
         let frame = Frame {
             parent: Some(parent),
             step,
@@ -256,6 +259,16 @@ impl<'s> Evaluator<'s> {
             return false;
         }
         self.node(id, instance, &frame, want)
+    }
+
+    /// Whether `node` is a lone `type` that admits the instance: then nothing is recorded and no frame is needed
+    /// (unless annotations are collected, or the depth limit is reached, which the full path reports). Loops over
+    /// many items call this before [`descend`](Self::descend).
+    #[inline]
+    pub(crate) fn admits_in_place(&self, parent: &Frame<'_, '_>, node: &Node, instance: &Value) -> bool {
+        node.only_type.is_some_and(|types| {
+            parent.depth < MAX_DEPTH && self.annotations.is_none() && types.admits(instance)
+        })
     }
 
     /// Evaluates a node in its own frame.

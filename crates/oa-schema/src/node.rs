@@ -52,6 +52,9 @@ pub(crate) struct Node {
     pub(crate) relative: Box<str>,
     /// The node's own `type` keyword, used to pick the members of a failed `anyOf`/`oneOf` that admit the instance.
     pub(crate) own_type: Option<TypeSet>,
+    /// The node's `type` when that is its only keyword (`{"type": "number"}`, the usual array item), which the
+    /// evaluator checks in place without setting up a frame.
+    pub(crate) only_type: Option<TypeSet>,
     /// Whether the node has `unevaluatedProperties`/`unevaluatedItems`, so it must track what its siblings evaluate.
     pub(crate) tracks_evaluated: bool,
     /// Values of the annotation-only keywords (meta-data, `format` when not asserted, content), reported by the

@@ -75,10 +75,14 @@ pub(super) fn evaluate_items<'v>(
         return true;
     };
     let schema = ev.schema;
-    let relative = &schema.nodes[id as usize].relative;
+    let target = &schema.nodes[id as usize];
+    let relative = &target.relative;
     let rejects_all = is_false(ev, id);
     let mut valid = true;
     for (item_idx, item) in items.iter().enumerate().skip(skip) {
+        if ev.admits_in_place(frame, target, item) {
+            continue;
+        }
         let item_valid = if rejects_all {
             // An item rejected by `items: false` is reported at the item itself.
             let mut detail = Detail::message("item is not allowed".to_owned());
