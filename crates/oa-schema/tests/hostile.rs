@@ -1,4 +1,4 @@
-//! Hostile-input bounds: unions that fan out into the same children, large `uniqueItems`, deep nesting.
+//! Hostile-input bounds: fan-out unions, large `uniqueItems`, runaway patterns, deep nesting.
 //!
 //! Time limits here are generous ceilings (seconds, in debug builds) against exponential blow-up, not speed
 //! measurements: speed is measured by the benchmarks.
@@ -109,4 +109,84 @@ fn discriminated_unions_keep_their_meaning() {
         assert_eq!(validator.is_valid(&instance), valid, "{instance}");
         assert_eq!(validator.validate(&instance).is_ok(), valid, "{instance}");
     }
+}
+
+/// Issue 5's acceptance is 50 ms at depth 22 in release; the ceiling leaves a tenfold margin for a loaded machine
+/// (and a hundredfold in debug builds), far below the exponential cost (2^22 evaluations and more).
+const FAN_OUT_CEILING: Duration = if cfg!(debug_assertions) {
+    Duration::from_secs(5)
+} else {
+    Duration::from_millis(500)
+};
+
+#[test]
+fn fan_out_union_stays_polynomial_at_every_depth_from_16_to_30() {
+    let validator = Validator::new(&fan_out_schema()).unwrap();
+    for depth in 16..=30 {
+        let instance = nested(depth, json!("leaf"));
+        let started = Instant::now();
+        let violations = validator.validate(&instance).unwrap_err();
+        let elapsed = started.elapsed();
+        eprintln!("fan-out depth {depth}: full report in {elapsed:?}");
+        assert!(elapsed < FAN_OUT_CEILING, "depth {depth} took {elapsed:?}");
+        assert_eq!(violations.len(), 1, "depth {depth}: {violations}");
+        let started = Instant::now();
+        assert!(!validator.is_valid(&instance));
+        assert!(
+            started.elapsed() < FAN_OUT_CEILING,
+            "depth {depth}: is_valid took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn backtracking_pattern_on_a_long_string_is_a_violation_naming_the_budget() {
+    // A backreference forces the backtracking engine; without a budget this runs for hours.
+    let validator = Validator::new(&json!({ "properties": { "s": { "pattern": "^(a*)*\\1x$" } } })).unwrap();
+    let instance = json!({ "s": "a".repeat(40) });
+    let started = Instant::now();
+    assert!(!validator.is_valid(&instance));
+    let violations = validator.validate(&instance).unwrap_err();
+    assert!(started.elapsed() < CEILING, "took {:?}", started.elapsed());
+    assert_eq!(violations.len(), 1, "{violations}");
+    let violation = violations.iter().next().unwrap();
+    assert_eq!(violation.keyword(), Some("pattern"));
+    assert_eq!(violation.instance_location().to_fragment(), "#/s");
+    assert!(violation.message().contains("regex budget"), "{violations}");
+    // The same pattern still answers on short strings.
+    assert!(!validator.is_valid(&json!({ "s": "aa" })));
+}
+
+/// The fastest of three runs, so a descheduled run does not count.
+fn fastest_of_three(validator: &Validator, instance: &Value) -> Duration {
+    (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            assert!(validator.is_valid(instance));
+            started.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+#[test]
+fn unique_items_scale_near_n_log_n() {
+    // Ten times the items: n log n costs about 13 times as much, a quadratic check 100 times. The bound (50 times,
+    // plus 50 ms of slack for timer noise on tiny runs) separates the two with a wide margin either way.
+    let validator = Validator::new(&json!({ "uniqueItems": true })).unwrap();
+    let items = |n: usize| -> Value {
+        Value::Array(
+            (0..n)
+                .map(|k| json!({ "id": k, "name": format!("item {k}"), "tags": [k % 7, "x"] }))
+                .collect(),
+        )
+    };
+    let small = fastest_of_three(&validator, &items(5_000));
+    let large = fastest_of_three(&validator, &items(50_000));
+    eprintln!("uniqueItems: 5,000 objects in {small:?}, 50,000 in {large:?}");
+    assert!(
+        large < small * 50 + Duration::from_millis(50),
+        "50,000 objects took {large:?}, 5,000 took {small:?}: worse than n log n"
+    );
 }
