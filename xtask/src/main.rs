@@ -10,6 +10,7 @@ use std::process::{Command, ExitCode};
 
 mod peer;
 mod tidy;
+mod totals;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -65,8 +66,12 @@ fn ci() -> Result<(), String> {
         .iter()
         .map(|(key, value)| (*key, value.as_str()))
         .collect();
-    cargo(&root, &["test", "--workspace", "--locked"], &peer_env)?;
+    let totals = totals::cargo_test(&root, &["test", "--workspace", "--locked"], &peer_env);
+    drop(peer);
+    let totals = totals?;
     println!("xtask ci: every step passed");
+    // The closing line: every test that ran, summed over all test binaries and the JSON Schema suite runner.
+    println!("{}", totals.closing_line());
     Ok(())
 }
 
