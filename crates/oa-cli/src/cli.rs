@@ -91,25 +91,33 @@ pub(crate) struct ConformanceArgs {
 /// Flags of `oa probe`.
 #[derive(Debug, Args)]
 pub(crate) struct ProbeArgs {
-    /// The endpoint's base URL, exactly as production traffic uses it (gateway included), e.g.
-    /// http://127.0.0.1:8080/v1.
-    #[arg(long)]
-    pub(crate) base_url: String,
-    /// The model name to send.
-    #[arg(long)]
-    pub(crate) model: String,
-    /// The provider wire mapping.
-    #[arg(long, value_enum, default_value_t = Mapping::Openai)]
-    pub(crate) mapping: Mapping,
-    /// The environment variable holding the API key (default: send none).
-    #[arg(long)]
-    pub(crate) api_key_env: Option<String>,
+    #[command(flatten)]
+    pub(crate) endpoint: EndpointArgs,
     /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix.
     #[arg(long)]
     pub(crate) schema: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// The endpoint flags `oa probe` and `oa complete` share: where to send, as which model, in which wire format.
+#[derive(Debug, Args)]
+pub(crate) struct EndpointArgs {
+    /// The endpoint's base URL including its version path, exactly as production traffic uses it (gateway
+    /// included), e.g. http://127.0.0.1:8080/v1.
+    #[arg(long)]
+    pub(crate) base_url: String,
+    /// The model name sent on the wire.
+    #[arg(long)]
+    pub(crate) model: String,
+    /// The provider wire mapping.
+    #[arg(long, value_enum, default_value_t = Mapping::Openai)]
+    pub(crate) mapping: Mapping,
+    /// The environment variable holding the API key (default: send none, so no key reaches an endpoint by
+    /// accident).
+    #[arg(long, value_name = "VAR")]
+    pub(crate) api_key_env: Option<String>,
 }
 
 /// A provider wire mapping.
@@ -122,18 +130,8 @@ pub(crate) enum Mapping {
 /// Flags of `oa complete`.
 #[derive(Debug, Args)]
 pub(crate) struct CompleteArgs {
-    /// The endpoint's base URL, including its version path (for example http://127.0.0.1:8080/v1).
-    #[arg(long)]
-    pub(crate) base_url: String,
-    /// The model name sent on the wire.
-    #[arg(long)]
-    pub(crate) model: String,
-    /// The wire format.
-    #[arg(long, value_enum, default_value_t = Mapping::Openai)]
-    pub(crate) mapping: Mapping,
-    /// The environment variable holding the API key (default: send none, so no key reaches an endpoint by accident).
-    #[arg(long, value_name = "VAR")]
-    pub(crate) api_key_env: Option<String>,
+    #[command(flatten)]
+    pub(crate) endpoint: EndpointArgs,
     /// Ask for structured output against this JSON Schema file (draft 2020-12, an object at the top).
     #[arg(long, value_name = "FILE")]
     pub(crate) schema: Option<PathBuf>,

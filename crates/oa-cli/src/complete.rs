@@ -1,6 +1,6 @@
 //! `oa complete`: one (structured) completion through the real provider, with everything the stack knows about it.
 
-use crate::cli::{CompleteArgs, Mapping};
+use crate::cli::CompleteArgs;
 use crate::diagnostics::{self, Diagnostic};
 use crate::exit::Exit;
 use oa_provider::{
@@ -60,26 +60,12 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
 }
 
 fn build_provider(args: &CompleteArgs) -> Result<OpenAiProvider, String> {
-    match args.mapping {
-        Mapping::Openai => {}
-    }
-    let mut builder = OpenAiProvider::builder(&args.model).base_url(&args.base_url);
-    builder = match &args.api_key_env {
-        Some(variable) => {
-            if std::env::var_os(variable).is_none() {
-                return Err(format!(
-                    "--api-key-env {variable}: that environment variable is not set"
-                ));
-            }
-            builder.api_key_env(variable)
-        }
-        None => builder.no_api_key(),
-    };
     let capabilities = Capabilities {
         native_response_format: !args.no_native,
         ..Capabilities::default()
     };
-    builder
+    args.endpoint
+        .provider_builder()?
         .capabilities(capabilities)
         .build()
         .map_err(|error| format!("cannot build the provider: {error}"))

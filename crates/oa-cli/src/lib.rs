@@ -8,6 +8,7 @@ mod complete;
 mod conformance;
 mod demo;
 mod diagnostics;
+mod endpoint;
 mod exit;
 mod probe;
 mod progress;

@@ -10,7 +10,7 @@ use oa_provider::{
 };
 use serde_json::{Value, json};
 
-use crate::cli::{Mapping, ProbeArgs};
+use crate::cli::ProbeArgs;
 use crate::exit::Exit;
 
 /// Runs `oa probe`.
@@ -59,21 +59,8 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
 }
 
 fn build_provider(args: &ProbeArgs) -> Result<OpenAiProvider, String> {
-    match args.mapping {
-        Mapping::Openai => {}
-    }
-    let builder = OpenAiProvider::builder(&args.model).base_url(&args.base_url);
-    let builder = match &args.api_key_env {
-        // The key is read from the variable at build; it is never printed (only the variable's name is).
-        Some(variable) => {
-            if std::env::var_os(variable).is_none() {
-                return Err(format!("--api-key-env {variable}: the variable is not set"));
-            }
-            builder.api_key_env(variable)
-        }
-        None => builder.no_api_key(),
-    };
-    builder
+    args.endpoint
+        .provider_builder()?
         .build()
         .map_err(|e| format!("cannot build the provider: {e}"))
 }

@@ -8,6 +8,7 @@
 
 #[path = "../../oa-provider/tests/gateway/mod.rs"]
 mod gateway;
+mod support;
 
 use std::process::{Command, Output};
 
@@ -25,16 +26,7 @@ fn stdout(output: &Output) -> String {
 }
 
 fn peer() -> Option<String> {
-    match std::env::var("OA_LLAMA_BASE_URL") {
-        Ok(base_url) if !base_url.is_empty() => Some(base_url),
-        _ => {
-            let message = "OA_LLAMA_BASE_URL is not set: no llama.cpp peer, so this end-to-end test did NOT run. \
-                           Run `cargo xtask ci`, or `cargo xtask peer -- cargo test -p oa-cli --test e2e_probe`.";
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-            eprintln!("\n!!!!! SKIPPED: {message}\n");
-            None
-        }
-    }
+    support::llama_peer("e2e_probe")
 }
 
 const MODEL: &str = "SmolLM2-135M-Instruct";
