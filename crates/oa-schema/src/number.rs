@@ -142,7 +142,33 @@ pub(crate) fn is_integer(number: &Number) -> bool {
 
 /// Whether two numbers are equal by value (`1 == 1.0`, and exactly so beyond f64).
 pub(crate) fn numbers_equal(a: &Number, b: &Number) -> bool {
+    #[cfg(feature = "arbitrary_precision")]
+    {
+        // The common cases without parsing: the same digits, or two different plain integers.
+        let (x, y) = (a.as_str(), b.as_str());
+        if x == y {
+            return true;
+        }
+        if is_plain_integer(x) && is_plain_integer(y) {
+            return false;
+        }
+    }
+    #[cfg(not(feature = "arbitrary_precision"))]
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return x == y;
+    }
     Decimal::from_number(a) == Decimal::from_number(b)
+}
+
+/// Whether `text` is an integer in canonical form (optional minus, digits without a leading zero, not `-0`), so
+/// that two such texts are equal by value exactly when they are equal as strings.
+#[cfg(feature = "arbitrary_precision")]
+fn is_plain_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty()
+        && digits.bytes().all(|byte| byte.is_ascii_digit())
+        && (digits.len() == 1 || !digits.starts_with('0'))
+        && text != "-0"
 }
 
 /// Feeds a hash of the number's value into `hasher`: numbers equal under [`numbers_equal`] hash alike.

@@ -225,3 +225,29 @@ proptest! {
         let _ = Decimal::parse(&text);
     }
 }
+
+#[test]
+fn numbers_equal_fast_paths_agree_with_exact_values() {
+    for (a, b, equal) in [
+        ("4", "4", true),
+        ("4", "5", false),
+        ("-0", "0", true),
+        ("0", "-0", true),
+        ("1", "1.0", true),
+        ("10", "1e1", true),
+        ("-3", "3", false),
+        (
+            "123456789012345678901234567890",
+            "123456789012345678901234567890",
+            true,
+        ),
+        (
+            "123456789012345678901234567890",
+            "123456789012345678901234567891",
+            false,
+        ),
+        ("2.50", "2.5", true),
+    ] {
+        assert_eq!(numbers_equal(&number(a), &number(b)), equal, "{a} vs {b}");
+    }
+}
