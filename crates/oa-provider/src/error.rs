@@ -121,6 +121,7 @@ struct ErrorImpl {
     structured: Option<StructuredOutputFailure>,
     partial: Option<PartialStream>,
     path: Option<StructuredOutputPath>,
+    vendor_code: Option<String>,
     source: Option<Box<dyn StdError + Send + Sync>>,
 }
 
@@ -138,6 +139,7 @@ impl ProviderError {
                 structured: None,
                 partial: None,
                 path: None,
+                vendor_code: None,
                 source: None,
             }),
         }
@@ -186,6 +188,11 @@ impl ProviderError {
 
     pub(crate) fn with_path(mut self, path: Option<StructuredOutputPath>) -> Self {
         self.inner.path = path;
+        self
+    }
+
+    pub(crate) fn with_vendor_code(mut self, code: Option<String>) -> Self {
+        self.inner.vendor_code = code;
         self
     }
 
@@ -264,6 +271,14 @@ impl ProviderError {
         self.inner.partial.as_ref()
     }
 
+    /// The vendor's own error code or type from the error body (OpenAI's `error.code`, else `error.type`, e.g.
+    /// `"rate_limit_exceeded"`), scrubbed and at most 64 characters; `None` when the body named none. It is
+    /// what graph-engine §6 `LlmFailedEvent.error_type` reports; branch on [`category`](Self::category), not on
+    /// this.
+    pub fn vendor_code(&self) -> Option<&str> {
+        self.inner.vendor_code.as_deref()
+    }
+
     /// The structured-output path of the request this error came from; `None` without a schema or when no
     /// request was sent.
     pub fn structured_output_path(&self) -> Option<StructuredOutputPath> {
@@ -292,6 +307,9 @@ impl fmt::Debug for ProviderError {
         }
         if self.inner.timeout {
             debug.field("timeout", &true);
+        }
+        if let Some(code) = &self.inner.vendor_code {
+            debug.field("vendor_code", code);
         }
         if let Some(path) = self.inner.path {
             debug.field("structured_output_path", &path.as_str());

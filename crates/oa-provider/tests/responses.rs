@@ -291,7 +291,10 @@ async fn retry_after_is_read_clamped_or_ignored() {
         ("NaN", None),
         // An HTTP-date in the past means "now"; one in the far future is clamped.
         ("Wed, 21 Oct 2015 07:28:00 GMT", Some(Duration::ZERO)),
-        ("Fri, 01 Jan 2100 00:00:00 GMT", Some(oa_provider::openai::MAX_RETRY_AFTER)),
+        (
+            "Fri, 01 Jan 2100 00:00:00 GMT",
+            Some(oa_provider::openai::MAX_RETRY_AFTER),
+        ),
         ("Wed, 21 Oct 2015 07:28:00 PST", None),
     ] {
         let reply =

@@ -12,11 +12,11 @@ use crate::diagnostic;
 use crate::error::ProviderError;
 use crate::message::{Content, ContentBlock, Message};
 use crate::observe::{AttemptRecord, AttemptRequest, DeltaKind, TokenDelta};
+use crate::openai::OpenAiProvider;
 use crate::openai::request::{WireInputs, build_body, response_format};
 use crate::openai::response::{Mapped, assemble, map_body};
 use crate::openai::status::error_for_status;
 use crate::openai::stream::StreamAssembler;
-use crate::openai::{OpenAiProvider, PROVIDER_NAME};
 use crate::provider::CompletionRequest;
 use crate::response::{FinishReason, Response, StructuredOutputPath};
 use crate::retry::{self, AttemptPlan};
@@ -96,7 +96,7 @@ fn report_rejection(
         observer.on_attempt(&AttemptRecord {
             attempt_index: 0,
             retry_reason: None,
-            provider: PROVIDER_NAME,
+            provider: &provider.system,
             model: &provider.model,
             call_id,
             structured_output_path: None,
@@ -209,7 +209,7 @@ async fn attempt(
     let record = AttemptRecord {
         attempt_index: plan.index,
         retry_reason: plan.retry_reason,
-        provider: PROVIDER_NAME,
+        provider: &provider.system,
         model: &provider.model,
         call_id,
         structured_output_path: path,
@@ -277,7 +277,7 @@ impl Exchange<'_> {
         let mut emit = |kind: DeltaKind, text: &str| {
             if let Some(observer) = observer {
                 observer.on_token(&TokenDelta {
-                    provider: PROVIDER_NAME,
+                    provider: &self.provider.system,
                     model: &self.provider.model,
                     attempt_index,
                     kind,

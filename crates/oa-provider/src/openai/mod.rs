@@ -27,7 +27,8 @@ pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 /// The base URL used unless the builder sets one.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
-/// The provider identifier on attempt records (graph-engine §6 `provider`).
+/// The default provider identifier on attempt records (graph-engine §6 `provider`); see
+/// [`OpenAiProviderBuilder::system`].
 pub const PROVIDER_NAME: &str = "openai";
 
 /// What the bound server and model are statically known to support. Every flag defaults to `true`.
@@ -103,6 +104,7 @@ pub struct OpenAiProviderBuilder {
     headers: Vec<(String, String)>,
     capabilities: Capabilities,
     limits: Limits,
+    system: String,
 }
 
 impl fmt::Debug for OpenAiProviderBuilder {
@@ -112,11 +114,21 @@ impl fmt::Debug for OpenAiProviderBuilder {
             .field("base_url", &self.base_url)
             .field("n_headers", &self.headers.len())
             .field("capabilities", &self.capabilities)
+            .field("system", &self.system)
             .finish()
     }
 }
 
 impl OpenAiProviderBuilder {
+    /// Sets the provider identifier its attempt records and token deltas carry, which observers emit as
+    /// `gen_ai.system` and `openarmature.llm.provider` (default [`PROVIDER_NAME`], `"openai"`). Observability
+    /// §5.5.3: a caller pointing this mapping at another server (vLLM, LM Studio, llama.cpp) names it here,
+    /// e.g. `"vllm"`.
+    pub fn system(mut self, system: impl Into<String>) -> Self {
+        self.system = system.into();
+        self
+    }
+
     /// Sets the base URL, e.g. `http://127.0.0.1:8080/v1` (default [`DEFAULT_BASE_URL`]). Requests go to
     /// `{base}/chat/completions` and the `ready()` probe to `{base}/models`.
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
@@ -214,6 +226,7 @@ impl OpenAiProviderBuilder {
         Ok(OpenAiProvider {
             model: self.model,
             capabilities: self.capabilities,
+            system: self.system,
             transport,
             native_rejected: AtomicBool::new(false),
         })
@@ -229,6 +242,8 @@ impl OpenAiProviderBuilder {
 pub struct OpenAiProvider {
     model: String,
     capabilities: Capabilities,
+    /// The provider identifier on records (default [`PROVIDER_NAME`]).
+    system: String,
     transport: Transport,
     /// Set once a native structured-output request was rejected (dynamic detection, §8.1.5.1); later calls on
     /// this provider go straight to prompt augmentation.
@@ -251,6 +266,7 @@ impl OpenAiProvider {
                 max_body_bytes: 16 * 1024 * 1024,
                 max_sse_line_bytes: 1024 * 1024,
             },
+            system: PROVIDER_NAME.to_owned(),
         }
     }
 
@@ -263,6 +279,11 @@ impl OpenAiProvider {
     pub fn capabilities(&self) -> Capabilities {
         self.capabilities
     }
+
+    /// The provider identifier on attempt records and token deltas (`gen_ai.system`).
+    pub fn system(&self) -> &str {
+        &self.system
+    }
 }
 
 impl fmt::Debug for OpenAiProvider {
@@ -270,6 +291,7 @@ impl fmt::Debug for OpenAiProvider {
         f.debug_struct("OpenAiProvider")
             .field("model", &self.model)
             .field("capabilities", &self.capabilities)
+            .field("system", &self.system)
             .field("transport", &self.transport)
             .finish()
     }

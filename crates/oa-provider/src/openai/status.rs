@@ -79,6 +79,21 @@ pub(crate) fn error_for_status(
     ProviderError::new(category, description)
         .with_status(status)
         .with_retry_after(retry_after)
+        .with_vendor_code(vendor_code(parsed.as_ref(), scrub))
+}
+
+/// The body's `error.code` (a string), else `error.type`: kept verbatim when it is a short token (1 to 64
+/// characters, none of them whitespace or control), scrubbed of the key; anything else is no code.
+fn vendor_code(parsed: Option<&Value>, scrub: &dyn Fn(&str) -> String) -> Option<String> {
+    let error = parsed?.get("error")?;
+    ["code", "type"]
+        .iter()
+        .filter_map(|field| error.get(*field).and_then(Value::as_str))
+        .map(scrub)
+        .find(|code| {
+            (1..=64).contains(&code.chars().count())
+                && !code.chars().any(|c| c.is_whitespace() || c.is_control())
+        })
 }
 
 fn original_message(parsed: Option<&Value>) -> String {
@@ -156,5 +171,42 @@ mod retry_after_tests {
         for garbage in ["", "-1", "NaN", "inf", "soon", "Sun, 06 Nov 1994 08:50:07 PST"] {
             assert_eq!(parse_retry_after_at(garbage, now), None, "{garbage:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod vendor_code_tests {
+    use super::*;
+
+    fn code_of(body: &str) -> Option<String> {
+        error_for_status(429, body.as_bytes(), None, &|text| {
+            text.replace("sk-secret", "[redacted]")
+        })
+        .vendor_code()
+        .map(str::to_owned)
+    }
+
+    #[test]
+    fn code_then_type_then_none() {
+        assert_eq!(
+            code_of(r#"{"error":{"code":"rate_limit_exceeded","type":"requests"}}"#).as_deref(),
+            Some("rate_limit_exceeded")
+        );
+        assert_eq!(
+            code_of(r#"{"error":{"type":"RateLimitError","message":"slow down"}}"#).as_deref(),
+            Some("RateLimitError")
+        );
+        assert_eq!(code_of(r#"{"error":{"message":"service unavailable"}}"#), None);
+        assert_eq!(code_of("not json"), None);
+        // A code that is not a short token (spaces, too long) is not reported; a key in it is scrubbed.
+        assert_eq!(code_of(r#"{"error":{"type":"a b"}}"#), None);
+        assert_eq!(
+            code_of(&format!(r#"{{"error":{{"type":"{}"}}}}"#, "x".repeat(65))),
+            None
+        );
+        assert_eq!(
+            code_of(r#"{"error":{"code":"sk-secret"}}"#).as_deref(),
+            Some("[redacted]")
+        );
     }
 }
