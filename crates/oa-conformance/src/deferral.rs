@@ -145,16 +145,6 @@ pub const DEFERRALS: &[Deferral] = &[
         reason: GEMINI,
     },
     Deferral {
-        fixture: "observability/005-otel-llm-provider-span-nested",
-        case: None,
-        reason: "needs `caller_global_otel_active` and `expected.no_llm_provider_span` (global-provider isolation cases)",
-    },
-    Deferral {
-        fixture: "observability/020-otel-llm-genai-system-override",
-        case: None,
-        reason: "needs a per-provider `gen_ai.system` override, which oa-observe does not offer yet",
-    },
-    Deferral {
         fixture: "observability/064-llm-completion-event-active-prompt-populated",
         case: None,
         reason: "needs prompt management (`prompt_backend`, active prompt, token budgets), which oa does not have",
@@ -163,26 +153,6 @@ pub const DEFERRALS: &[Deferral] = &[
         fixture: "observability/066-llm-completion-event-active-prompt-group-populated",
         case: None,
         reason: "needs prompt management (`prompt_backend`, active prompt, token budgets), which oa does not have",
-    },
-    Deferral {
-        fixture: "observability/073-llm-failure-event-error-type-vendor-specific",
-        case: None,
-        reason: "LlmFailedEvent.error_type is always null: oa-provider does not expose the vendor error code",
-    },
-    Deferral {
-        fixture: "observability/085-llm-tool-call-request-attributes",
-        case: None,
-        reason: "the mocked response calls tools the request never declared, which oa-provider rejects (llm-provider §3), and the §5.5.10 tool-call identity attributes are not emitted yet",
-    },
-    Deferral {
-        fixture: "observability/087-llm-tool-call-request-survives-payload-gating",
-        case: None,
-        reason: "the mocked response calls tools the request never declared, which oa-provider rejects (llm-provider §3), and the §5.5.10 tool-call identity attributes are not emitted yet",
-    },
-    Deferral {
-        fixture: "observability/118-llm-token-event-reasoning-delta-kind",
-        case: None,
-        reason: "invariant `reasoning_content_field_recognized_as_reasoning_kind` is not in the executor's registry yet (reasoning deltas and thinking-block assembly)",
     },
     Deferral {
         fixture: "observability/126-token-budget-input-exceeded",
@@ -240,6 +210,7 @@ impl Deferral {
 /// Observability fixtures the executor runs (and that pass); every other observability fixture is deferred by
 /// the `observability/*` entry.
 pub const OBSERVABILITY_RUN: &[&str] = &[
+    "observability/005-otel-llm-provider-span-nested",
     "observability/012-otel-llm-payload-default-off",
     "observability/013-otel-llm-payload-enabled",
     "observability/014-otel-llm-payload-truncation",
@@ -271,7 +242,11 @@ pub const OBSERVABILITY_RUN: &[&str] = &[
     "observability/070-llm-failure-event-dispatch-on-provider-invalid-request",
     "observability/071-llm-failure-event-call-id-distinct-from-completion-event",
     "observability/072-llm-failure-event-mutual-exclusion-with-completion-event",
+    "observability/020-otel-llm-genai-system-override",
+    "observability/073-llm-failure-event-error-type-vendor-specific",
+    "observability/085-llm-tool-call-request-attributes",
     "observability/086-llm-tool-call-request-absent",
+    "observability/087-llm-tool-call-request-survives-payload-gating",
     "observability/088-llm-metrics-token-and-duration",
     "observability/090-metrics-error-type-on-duration",
     "observability/091-metrics-disabled-no-measurements",
@@ -281,6 +256,7 @@ pub const OBSERVABILITY_RUN: &[&str] = &[
     "observability/114-llm-token-event-then-failure-mid-stream",
     "observability/115-llm-token-event-call-id-links-to-completion",
     "observability/116-llm-token-event-call-level-retry-one-call-id",
+    "observability/118-llm-token-event-reasoning-delta-kind",
     "observability/120-llm-failure-event-structured-output-truncation",
     "observability/121-llm-failure-event-structured-output-schema-mismatch",
     "observability/122-llm-failure-event-response-side-null-on-non-body-failure",

@@ -106,7 +106,7 @@ pub async fn complete(
                 .map(failure_fields)
                 .unwrap_or_else(empty_response),
             error_category: error.category().as_str().to_owned(),
-            error_type: None,
+            error_type: error.vendor_code().map(str::to_owned),
             error_message: error.message().to_owned(),
             latency_ms,
         }),

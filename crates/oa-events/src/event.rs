@@ -180,7 +180,8 @@ pub struct LlmFailedEvent {
     pub response: LlmResponseFields,
     /// The §7 category, e.g. `"structured_output_invalid"`.
     pub error_category: String,
-    /// An implementation-level error type; `None` (the category is the only classification oa has).
+    /// The vendor's error code or type ([`oa_provider::ProviderError::vendor_code`]); `None` when the provider
+    /// named none (the category is then the only classification).
     pub error_type: Option<String>,
     /// The error's message; for `structured_output_invalid`, the failure description naming every violation.
     pub error_message: String,

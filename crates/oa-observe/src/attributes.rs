@@ -1,6 +1,6 @@
 //! The attributes of an LLM provider span, built from one attempt record (observability §5.5 to §5.5.5 with 0126):
 //! the baseline, the structured-output path, the request parameters and `gen_ai.*` response attributes unless
-//! `disable_genai_semconv`, and the payload only when `disable_provider_payload` is off, truncated to the cap.
+//! `disable_genai_semconv`, the §5.5.10 tool-call identity projections, and the payload only when `disable_provider_payload` is off, truncated to the cap.
 
 use oa_events::{LlmAttempt, Scope};
 use opentelemetry::{Array, KeyValue, StringValue, Value as OtelValue};
@@ -42,6 +42,9 @@ pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig)
                 usage.completion_tokens,
             );
             push_count(&mut attributes, names::LLM_TOTAL_TOKENS, usage.total_tokens);
+        }
+        if let Some(tool_calls) = &response.output_tool_calls {
+            tool_call_identity(tool_calls, &mut attributes);
         }
     }
     if !config.disable_genai_semconv {
@@ -134,6 +137,28 @@ fn payload_attributes(attempt: &LlmAttempt, cap: usize, attributes: &mut Vec<Key
             truncate(&tool_calls, cap),
         ));
     }
+}
+
+/// §5.5.10: the requested calls' count, names and ids, index-aligned in request order; identifiers, not payload,
+/// so emitted whatever `disable_provider_payload` says. Nothing when no tool was requested (absence, not zero).
+fn tool_call_identity(tool_calls: &[Value], attributes: &mut Vec<KeyValue>) {
+    if tool_calls.is_empty() {
+        return;
+    }
+    let field = |name: &str| -> OtelValue {
+        OtelValue::Array(Array::String(
+            tool_calls
+                .iter()
+                .map(|call| StringValue::from(call[name].as_str().unwrap_or_default().to_owned()))
+                .collect(),
+        ))
+    };
+    attributes.push(KeyValue::new(
+        names::LLM_OUTPUT_TOOL_CALLS_COUNT,
+        i64::try_from(tool_calls.len()).unwrap_or(i64::MAX),
+    ));
+    attributes.push(KeyValue::new(names::LLM_OUTPUT_TOOL_CALLS_NAMES, field("name")));
+    attributes.push(KeyValue::new(names::LLM_OUTPUT_TOOL_CALLS_IDS, field("id")));
 }
 
 fn push_count(attributes: &mut Vec<KeyValue>, name: &'static str, count: Option<u64>) {

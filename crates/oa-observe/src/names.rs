@@ -50,6 +50,12 @@ pub const LLM_INPUT_MESSAGES: &str = "openarmature.llm.input.messages";
 pub const LLM_OUTPUT_CONTENT: &str = "openarmature.llm.output.content";
 /// §5.5.1 payload.
 pub const LLM_OUTPUT_TOOL_CALLS: &str = "openarmature.llm.output.tool_calls";
+/// §5.5.10 ungated identity: how many tool calls the model requested (only when at least one).
+pub const LLM_OUTPUT_TOOL_CALLS_COUNT: &str = "openarmature.llm.output.tool_calls.count";
+/// §5.5.10 ungated identity: the requested tool names, in request order.
+pub const LLM_OUTPUT_TOOL_CALLS_NAMES: &str = "openarmature.llm.output.tool_calls.names";
+/// §5.5.10 ungated identity: the requested tool-call ids, index-aligned with the names.
+pub const LLM_OUTPUT_TOOL_CALLS_IDS: &str = "openarmature.llm.output.tool_calls.ids";
 /// §5.5.1 payload.
 pub const LLM_REQUEST_EXTRAS: &str = "openarmature.llm.request.extras";
 

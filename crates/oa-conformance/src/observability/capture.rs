@@ -48,6 +48,25 @@ impl Telemetry {
     }
 }
 
+/// The caller's own global TracerProvider (005's `caller_global_otel_active`), standing in for an external
+/// auto-instrumentation library: installed once per process with an in-memory exporter. oa never touches it; the
+/// harness emits through it only for a node's `also_emits_via_global_tracer`. Cases using it hold [`GLOBAL_LOCK`]
+/// and start from an emptied exporter, so they see only their own spans.
+pub(crate) fn global_exporter() -> &'static InMemorySpanExporter {
+    static GLOBAL: std::sync::OnceLock<InMemorySpanExporter> = std::sync::OnceLock::new();
+    GLOBAL.get_or_init(|| {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        opentelemetry::global::set_tracer_provider(provider);
+        exporter
+    })
+}
+
+/// Serializes the cases that read the global exporter.
+pub(crate) static GLOBAL_LOCK: Mutex<()> = Mutex::new(());
+
 /// A typed-event collector (`typed_observers` of kind `typed_event_collector`): optionally filtered to one event
 /// type, and with `caller_invocation_metadata` only when `include_caller_metadata` opts in (graph-engine §6: the
 /// field is populated only for an observer configured to include it). It always keeps arrival order.
@@ -163,6 +182,8 @@ pub(crate) struct PointView {
 #[derive(Debug)]
 pub(crate) struct Run {
     pub(crate) spans: Vec<SpanView>,
+    /// Spans on the caller's global provider, when the case activates it (005); else empty.
+    pub(crate) global_spans: Vec<SpanView>,
     pub(crate) logs: Vec<LogView>,
     pub(crate) events: BTreeMap<String, Vec<Value>>,
     pub(crate) points: Vec<PointView>,
@@ -172,33 +193,14 @@ impl Run {
     pub(crate) fn collect(
         telemetry: &Telemetry,
         collectors: &BTreeMap<String, Arc<Collector>>,
+        global: bool,
     ) -> Result<Run, String> {
-        let spans = telemetry
-            .spans
-            .get_finished_spans()
-            .map_err(|error| format!("harness: {error}"))?
-            .into_iter()
-            .map(|span| SpanView {
-                name: span.name.to_string(),
-                span_id: span.span_context.span_id().to_string(),
-                parent_id: span.parent_span_id.to_string(),
-                status: match span.status {
-                    Status::Ok => "OK",
-                    Status::Error { .. } => "ERROR",
-                    Status::Unset => "UNSET",
-                },
-                has_exception_event: span.events.iter().any(|event| event.name == "exception"),
-                status_description: match &span.status {
-                    Status::Error { description } => Some(description.to_string()),
-                    _ => None,
-                },
-                attributes: span
-                    .attributes
-                    .iter()
-                    .map(|kv| (kv.key.to_string(), otel_json(&kv.value)))
-                    .collect(),
-            })
-            .collect();
+        let spans = span_views(&telemetry.spans)?;
+        let global_spans = if global {
+            span_views(global_exporter())?
+        } else {
+            Vec::new()
+        };
         let logs = telemetry
             .logs
             .get_emitted_logs()
@@ -247,11 +249,40 @@ impl Run {
         }
         Ok(Run {
             spans,
+            global_spans,
             logs,
             events,
             points,
         })
     }
+}
+
+fn span_views(exporter: &InMemorySpanExporter) -> Result<Vec<SpanView>, String> {
+    Ok(exporter
+        .get_finished_spans()
+        .map_err(|error| format!("harness: {error}"))?
+        .into_iter()
+        .map(|span| SpanView {
+            name: span.name.to_string(),
+            span_id: span.span_context.span_id().to_string(),
+            parent_id: span.parent_span_id.to_string(),
+            status: match span.status {
+                Status::Ok => "OK",
+                Status::Error { .. } => "ERROR",
+                Status::Unset => "UNSET",
+            },
+            has_exception_event: span.events.iter().any(|event| event.name == "exception"),
+            status_description: match &span.status {
+                Status::Error { description } => Some(description.to_string()),
+                _ => None,
+            },
+            attributes: span
+                .attributes
+                .iter()
+                .map(|kv| (kv.key.to_string(), otel_json(&kv.value)))
+                .collect(),
+        })
+        .collect())
 }
 
 /// An event as JSON with its spec type name under `event_type`.

@@ -20,7 +20,25 @@ pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
         match key.as_str() {
             "observers" => check_observers(want, run, &mut matcher)?,
             "llm_spans" => check_llm_spans(want, run, &mut matcher)?,
-            "span_tree" => check_span_tree(want, run, &mut matcher)?,
+            "span_tree" | "span_tree_private" => check_span_tree(want, &run.spans, &mut matcher)?,
+            // 005: the caller's global provider holds only what the harness emitted through it.
+            "span_tree_global" => check_span_tree(want, &run.global_spans, &mut matcher)?,
+            "no_openarmature_spans_on_global" if want.as_bool() == Some(true) => {
+                if let Some(span) = run.global_spans.iter().find(|global| {
+                    global.name.starts_with("openarmature.")
+                        || run.spans.iter().any(|private| private.name == global.name)
+                }) {
+                    return Err(format!(
+                        "expected.no_openarmature_spans_on_global: span {} is on the global provider",
+                        span.name
+                    ));
+                }
+            }
+            "no_llm_provider_span" if want.as_bool() == Some(true) => {
+                if run.spans.iter().any(|span| span.name == LLM_SPAN) {
+                    return Err("expected.no_llm_provider_span: an LLM span was emitted".to_owned());
+                }
+            }
             "log_records" => check_log_records(want, run, &mut matcher)?,
             "log_records_absent" => check_log_records_absent(want, run)?,
             "metrics" => check_metrics(want, run)?,
@@ -319,19 +337,18 @@ fn check_absent(want: &Node, attributes: &Map<String, Value>, path: &str) -> Res
 }
 
 /// `span_tree`: roots and children matched in order by name, each with status, attributes and absences.
-fn check_span_tree(want: &Node, run: &Run, matcher: &mut Matcher) -> Result<(), String> {
-    let roots: Vec<&SpanView> = run
-        .spans
+fn check_span_tree(want: &Node, spans: &[SpanView], matcher: &mut Matcher) -> Result<(), String> {
+    let roots: Vec<&SpanView> = spans
         .iter()
-        .filter(|span| !run.spans.iter().any(|other| other.span_id == span.parent_id))
+        .filter(|span| !spans.iter().any(|other| other.span_id == span.parent_id))
         .collect();
-    check_span_level(want, &roots, run, "expected.span_tree", matcher)
+    check_span_level(want, &roots, spans, "expected.span_tree", matcher)
 }
 
 fn check_span_level(
     want: &Node,
     actual: &[&SpanView],
-    run: &Run,
+    spans: &[SpanView],
     path: &str,
     matcher: &mut Matcher,
 ) -> Result<(), String> {
@@ -441,6 +458,13 @@ fn check_span_level(
                 }
                 "attributes" => check_attributes(value, &span.attributes, &path, matcher)?,
                 "attributes_absent" => check_absent(value, &span.attributes, &path)?,
+                "attributes_present" => {
+                    for key in value.as_seq().unwrap_or_default().iter().filter_map(Node::as_str) {
+                        if !span.attributes.contains_key(key) {
+                            return Err(format!("{path}: attribute {key} is absent, expected present"));
+                        }
+                    }
+                }
                 "attribute_parses_as_messages" | "attribute_parses_as_object" => {
                     for (attribute, expected_value) in value.as_map().unwrap_or_default() {
                         let text = span
@@ -463,12 +487,11 @@ fn check_span_level(
                     }
                 }
                 "children" => {
-                    let children: Vec<&SpanView> = run
-                        .spans
+                    let children: Vec<&SpanView> = spans
                         .iter()
                         .filter(|child| child.parent_id == span.span_id)
                         .collect();
-                    check_span_level(value, &children, run, &format!("{path}/children"), matcher)?;
+                    check_span_level(value, &children, spans, &format!("{path}/children"), matcher)?;
                 }
                 other => return Err(format!("harness_primitive_missing: span_tree key {other}")),
             }

@@ -1,13 +1,13 @@
 //! Builds a case's graph on oa-events' linear runtime: state defaults and `append` reducers, `update` nodes,
 //! `calls_llm` nodes bound to a provider on the case's mock, and the static edges from `entry` to `END`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_events::{Graph, NodeError};
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Reask, RetryConfig, RuntimeConfig,
-    Tool,
+    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Reask, Response, RetryConfig,
+    RuntimeConfig, Tool,
 };
 use serde_json::{Map, Value};
 
@@ -18,6 +18,9 @@ use crate::node::Node;
 pub(crate) struct Built {
     pub(crate) graph: Graph,
     pub(crate) initial_state: Value,
+    /// Every `Response` the graph's calls returned, in order: invariants over the terminal response (its thinking
+    /// block, 118) read it.
+    pub(crate) responses: Arc<Mutex<Vec<Response>>>,
     _server: MockServer,
 }
 
@@ -37,6 +40,9 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
         .and_then(Node::as_map)
         .ok_or("fixture_schema_invalid: no nodes")?;
     let order = order(body)?;
+    let system = provider_system(body)?;
+    let responses = Arc::new(Mutex::new(Vec::new()));
+    let implied = implied_tools(body);
     let mut builder = Graph::builder();
     for name in order {
         let node = nodes
@@ -44,14 +50,36 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
             .find(|(node_name, _)| *node_name == name)
             .map(|(_, node)| node)
             .ok_or_else(|| format!("fixture_schema_invalid: edge to unknown node {name}"))?;
-        let directives = node.as_map().unwrap_or_default();
+        // `also_emits_via_global_tracer: {span_name}` (005): the node also emits a span through the caller's
+        // global tracer, as an external auto-instrumentation library would.
+        let external_span = node
+            .get("also_emits_via_global_tracer")
+            .map(|external| {
+                external
+                    .get("span_name")
+                    .and_then(Node::as_str)
+                    .map(str::to_owned)
+                    .ok_or("fixture_schema_invalid: also_emits_via_global_tracer needs span_name")
+            })
+            .transpose()?;
+        let directives: Vec<&(String, Node)> = node
+            .as_map()
+            .unwrap_or_default()
+            .iter()
+            .filter(|(directive, _)| directive != "also_emits_via_global_tracer")
+            .collect();
         if directives.len() != 1 {
             return Err(format!(
                 "harness_primitive_missing: node {name} has {} directives",
                 directives.len()
             ));
         }
-        let (directive, spec) = &directives[0];
+        let (directive, spec) = directives[0];
+        if external_span.is_some() && directive != "calls_llm" {
+            return Err(format!(
+                "harness_primitive_missing: also_emits_via_global_tracer on a {directive} node"
+            ));
+        }
         builder = match directive.as_str() {
             "update" => {
                 let update = spec.to_json();
@@ -63,10 +91,25 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
             }
             "calls_llm" => {
                 let default_model = default_model(body);
-                let call = LlmCall::from_node(spec, &server.base_url(), capabilities, &default_model)?;
+                let call = LlmCall::from_node(
+                    spec,
+                    &server.base_url(),
+                    capabilities,
+                    &default_model,
+                    system.as_deref(),
+                    Arc::clone(&responses),
+                    &implied,
+                )?;
                 let call = Arc::new(call);
+                let external_span = external_span.clone();
                 builder.node(name, move |_state: Value| {
                     let call = Arc::clone(&call);
+                    if let Some(span_name) = &external_span {
+                        use opentelemetry::trace::{Span as _, Tracer as _};
+                        opentelemetry::global::tracer("external-auto-instrumentation")
+                            .start(span_name.clone())
+                            .end();
+                    }
                     async move { call.run().await }
                 })
             }
@@ -79,6 +122,7 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
     Ok(Built {
         graph,
         initial_state,
+        responses,
         _server: server,
     })
 }
@@ -142,6 +186,56 @@ fn mock_replies(body: &Node) -> Result<(Vec<MockReply>, Capabilities), String> {
         }
     }
     Ok((replies, capabilities))
+}
+
+/// The tools a `calls_llm` without `tools` declares: each tool the case's mocked (non-streamed) responses call, in
+/// first-call order, with an open object schema. llm-provider §3 makes a tool call naming an undeclared tool a
+/// `provider_invalid_response`; the §5.5.10 fixtures (085, 087) mock a legitimate tool-calling completion without
+/// spelling out the declaration it presupposes, so the harness supplies it. Calls with their own `tools` are
+/// left as written, so a fixture can still exercise the undeclared-tool rejection.
+fn implied_tools(body: &Node) -> Vec<Tool> {
+    let entries = match body.get("mock_llm") {
+        Some(Node::Seq(entries)) => entries.as_slice(),
+        Some(mock) => mock.get("responses").and_then(Node::as_seq).unwrap_or_default(),
+        None => &[],
+    };
+    let mut tools: Vec<Tool> = Vec::new();
+    for entry in entries {
+        let body = entry.get("body").map(Node::to_json).unwrap_or(Value::Null);
+        for call in body["choices"][0]["message"]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = call["function"]["name"].as_str()
+                && !tools.iter().any(|tool| tool.name == name)
+            {
+                tools.push(Tool::new(
+                    name,
+                    "declared by the harness for the mocked call",
+                    serde_json::json!({"type": "object"}),
+                ));
+            }
+        }
+    }
+    tools
+}
+
+/// The case's `provider: {type: openai_compatible, genai_system}` (020): the `gen_ai.system` override, if any.
+fn provider_system(body: &Node) -> Result<Option<String>, String> {
+    let Some(provider) = body.get("provider") else {
+        return Ok(None);
+    };
+    for (key, value) in provider.as_map().unwrap_or_default() {
+        match (key.as_str(), value.as_str()) {
+            ("type", Some("openai_compatible")) | ("genai_system", Some(_)) => {}
+            _ => return Err(format!("harness_primitive_missing: provider.{key}")),
+        }
+    }
+    Ok(provider
+        .get("genai_system")
+        .and_then(Node::as_str)
+        .map(str::to_owned))
 }
 
 /// The initial state (field defaults under `initial_state`) and the fields whose reducer is `append`.
@@ -225,6 +319,7 @@ struct LlmCall {
     provider: OpenAiProvider,
     request: CompletionRequest,
     stores_response_in: Option<String>,
+    responses: Arc<Mutex<Vec<Response>>>,
 }
 
 impl LlmCall {
@@ -233,6 +328,9 @@ impl LlmCall {
         base_url: &str,
         capabilities: Capabilities,
         default_model: &str,
+        system: Option<&str>,
+        responses: Arc<Mutex<Vec<Response>>>,
+        implied_tools: &[Tool],
     ) -> Result<Self, String> {
         for (key, _) in call.as_map().unwrap_or_default() {
             if ![
@@ -255,7 +353,11 @@ impl LlmCall {
             .and_then(Node::as_str)
             .map(str::to_owned)
             .unwrap_or_else(|| default_model.to_owned());
-        let provider = OpenAiProvider::builder(model)
+        let mut builder = OpenAiProvider::builder(model);
+        if let Some(system) = system {
+            builder = builder.system(system);
+        }
+        let provider = builder
             .base_url(base_url)
             .no_api_key()
             .capabilities(capabilities)
@@ -312,6 +414,8 @@ impl LlmCall {
                 parsed.push(Tool::new(name, description, parameters));
             }
             request = request.with_tools(parsed);
+        } else if !implied_tools.is_empty() {
+            request = request.with_tools(implied_tools.to_vec());
         }
         if call.get("stream").and_then(Node::as_bool) == Some(true) {
             request = request.with_stream(true);
@@ -323,11 +427,15 @@ impl LlmCall {
                 .get("stores_response_in")
                 .and_then(Node::as_str)
                 .map(str::to_owned),
+            responses,
         })
     }
 
     async fn run(&self) -> Result<Value, NodeError> {
         let response = oa_events::complete(&self.provider, self.request.clone()).await?;
+        if let Ok(mut responses) = self.responses.lock() {
+            responses.push(response.clone());
+        }
         let mut update = Map::new();
         if let Some(field) = &self.stores_response_in {
             let value = response

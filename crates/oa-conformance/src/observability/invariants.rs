@@ -2,6 +2,7 @@
 //! run captured. A name not in this registry fails the case (harness_primitive_missing), never passes it.
 
 use oa_events::InvocationError;
+use oa_provider::{Content, ContentBlock, Response};
 use serde_json::Value;
 
 use super::capture::Run;
@@ -12,6 +13,8 @@ pub(crate) struct Context<'a> {
     pub(crate) run: &'a Run,
     pub(crate) body: &'a Node,
     pub(crate) error: Option<&'a InvocationError>,
+    /// The responses the graph's calls returned, in order.
+    pub(crate) responses: &'a [Response],
 }
 
 impl Context<'_> {
@@ -66,11 +69,30 @@ impl Context<'_> {
     }
 
     fn token_text(&self) -> String {
+        self.token_text_of("content")
+    }
+
+    fn token_text_of(&self, kind: &str) -> String {
         self.of_type("LlmTokenEvent")
             .iter()
-            .filter(|e| e["delta_kind"] == "content")
+            .filter(|e| e["delta_kind"] == kind)
             .filter_map(|e| e["delta"].as_str())
             .collect()
+    }
+
+    /// The terminal response's thinking blocks, concatenated; `None` without a response or without one.
+    fn terminal_thinking(&self) -> Option<String> {
+        let Some(Content::Blocks(blocks)) = self.responses.last()?.message.content.as_ref() else {
+            return None;
+        };
+        let thinking: Vec<&str> = blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Thinking { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        (!thinking.is_empty()).then(|| thinking.concat())
     }
 }
 
@@ -379,14 +401,39 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                     .as_array()
                     .is_some_and(|calls| !calls.is_empty())
         }
-        // oa-observe does not emit the §5.5.10 tool-call identity projections at all (a named limit), so this
-        // holds for every call; fixture 085, which needs them present, stays deferred.
+        // §5.5.10: a completion that requested no tools carries none of the family (absence, not count 0); a run
+        // whose mock calls a tool emits the projections and fails this (the self-test's contrast).
         "tool_call_attributes_omitted_when_none_requested" => {
             !spans.is_empty()
                 && spans.iter().all(|s| {
                     !s.keys()
                         .any(|key| key.starts_with("openarmature.llm.output.tool_calls"))
                 })
+        }
+        // §5.5.10 identity projections against the mocked calls: names[i] and ids[i] are the i-th mocked call's.
+        "tool_call_names_and_ids_index_aligned" | "tool_call_arrays_in_request_order" => {
+            identity_matches_mock(c, &spans)
+        }
+        "count_equals_names_length" => {
+            !spans.is_empty()
+                && spans.iter().all(|s| {
+                    let names = s.get(TOOL_CALL_NAMES).and_then(Value::as_array).map(Vec::len);
+                    names.is_some_and(|n| n > 0)
+                        && s.get(TOOL_CALL_COUNT).and_then(Value::as_u64)
+                            == names.and_then(|n| u64::try_from(n).ok())
+                })
+        }
+        "identity_projections_survive_payload_off" => {
+            payload_disabled(c.body) && identity_matches_mock(c, &spans)
+        }
+        "gated_output_tool_calls_suppressed_when_payload_off" => {
+            payload_disabled(c.body)
+                && !spans.is_empty()
+                && spans.iter().all(|s| !s.contains_key(TOOL_CALLS_PAYLOAD))
+        }
+        "identity_projections_present_regardless_of_flag" => {
+            identity_matches_mock(c, &spans)
+                && (payload_disabled(c.body) || spans.iter().all(|s| s.contains_key(TOOL_CALLS_PAYLOAD)))
         }
         "token_events_group_by_call_id_into_two_streams" => {
             let terminal = c.terminal();
@@ -595,8 +642,116 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                 .position(|e| e["kind"] == "node_completed" && e["scope"]["node_name"].as_str() == node);
             matches!((started, completion, completed), (Some(s), Some(m), Some(e)) if s < m && m < e)
         }
+        // 118: a streamed mock's reasoning field (`reasoning_content` or `reasoning`) surfaces as reasoning-kind
+        // token events carrying exactly the mocked reasoning deltas, in order.
+        "reasoning_content_field_recognized_as_reasoning_kind" => {
+            reasoning_recognized(c, &tokens, "reasoning_content")
+        }
+        "reasoning_field_recognized_as_reasoning_kind" => reasoning_recognized(c, &tokens, "reasoning"),
+        "reasoning_deltas_precede_content_deltas" | "ordered_reasoning_then_content_chunk_indices" => {
+            let kinds: Vec<&Value> = tokens.iter().map(|t| &t["delta_kind"]).collect();
+            let first_content = kinds.iter().position(|k| *k == "content");
+            let indices_ordered = tokens
+                .iter()
+                .enumerate()
+                .all(|(i, t)| t["chunk_index"].as_u64() == u64::try_from(i).ok());
+            kinds.iter().any(|k| *k == "reasoning")
+                && first_content.is_some_and(|first| kinds[first..].iter().all(|k| *k == "content"))
+                && indices_ordered
+        }
+        "reasoning_assembles_into_terminal_thinking_block" => {
+            let reasoning = c.token_text_of("reasoning");
+            !reasoning.is_empty()
+                && c.terminal_thinking().as_deref() == Some(reasoning.as_str())
+                && completions.iter().all(|e| {
+                    e["output_content"]
+                        .as_str()
+                        .is_none_or(|content| !content.contains(reasoning.as_str()))
+                })
+        }
+        "content_assembles_into_message_content" => {
+            let content = c.token_text();
+            !content.is_empty()
+                && c.responses.last().and_then(|r| r.message.text()).as_deref() == Some(content.as_str())
+                && completions.len() == 1
+                && completions[0]["output_content"].as_str() == Some(content.as_str())
+        }
+        // Case B of 118 alone cannot see case A's run: it holds when this run's reasoning token events are exactly
+        // what the other field name's mock would give (the mocked deltas, reasoning kind, in chunk order), which
+        // case A's `reasoning_content_field_recognized_as_reasoning_kind` asserts for that name.
+        "both_reasoning_field_names_produce_identical_token_events" => {
+            reasoning_recognized(c, &tokens, "reasoning")
+                || reasoning_recognized(c, &tokens, "reasoning_content")
+        }
         _ => return None,
     })
+}
+
+/// The mock's reasoning deltas under `field` (none of them under the other name) are exactly the reasoning-kind
+/// token events, in order, and every one precedes the content events.
+fn reasoning_recognized(c: &Context<'_>, tokens: &[&Value], field: &str) -> bool {
+    let other = if field == "reasoning" {
+        "reasoning_content"
+    } else {
+        "reasoning"
+    };
+    let mut mocked = Vec::new();
+    for chunk in c
+        .body
+        .get("mock_llm_stream")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_seq)
+        .flatten()
+    {
+        let delta = &chunk.to_json()["choices"][0]["delta"];
+        if delta.get(other).is_some() {
+            return false;
+        }
+        if let Some(text) = delta[field].as_str().filter(|text| !text.is_empty()) {
+            mocked.push(Value::from(text));
+        }
+    }
+    let surfaced: Vec<Value> = tokens
+        .iter()
+        .filter(|t| t["delta_kind"] == "reasoning")
+        .map(|t| t["delta"].clone())
+        .collect();
+    !mocked.is_empty() && surfaced == mocked
+}
+
+const TOOL_CALLS_PAYLOAD: &str = "openarmature.llm.output.tool_calls";
+const TOOL_CALL_COUNT: &str = "openarmature.llm.output.tool_calls.count";
+const TOOL_CALL_NAMES: &str = "openarmature.llm.output.tool_calls.names";
+const TOOL_CALL_IDS: &str = "openarmature.llm.output.tool_calls.ids";
+
+/// The case's effective `disable_provider_payload` (default `true`, §5.5.4).
+fn payload_disabled(body: &Node) -> bool {
+    body.get("disable_provider_payload")
+        .and_then(Node::as_bool)
+        .unwrap_or(true)
+}
+
+/// Every LLM span's `.names` and `.ids` are the first mocked body's tool calls, name and id, in order, and
+/// `.count` is their number.
+fn identity_matches_mock(c: &Context<'_>, spans: &[&serde_json::Map<String, Value>]) -> bool {
+    let mocked = first_mock_body(c.body)
+        .map(|body| body["choices"][0]["message"]["tool_calls"].clone())
+        .and_then(|calls| calls.as_array().cloned())
+        .unwrap_or_default();
+    let names: Vec<Value> = mocked
+        .iter()
+        .map(|call| call["function"]["name"].clone())
+        .collect();
+    let ids: Vec<Value> = mocked.iter().map(|call| call["id"].clone()).collect();
+    !mocked.is_empty()
+        && !spans.is_empty()
+        && spans.iter().all(|s| {
+            s.get(TOOL_CALL_NAMES) == Some(&Value::Array(names.clone()))
+                && s.get(TOOL_CALL_IDS) == Some(&Value::Array(ids.clone()))
+                && s.get(TOOL_CALL_COUNT).and_then(Value::as_u64) == u64::try_from(mocked.len()).ok()
+        })
 }
 
 const TOKEN_USAGE: &str = "openarmature.gen_ai.client.token.usage";

@@ -64,6 +64,8 @@ const SUPPORTED_KEYS: &[&str] = &[
     "typed_observers",
     "expected_error",
     "invariants",
+    "provider",
+    "caller_global_otel_active",
 ];
 
 async fn execute(body: &Node) -> Result<(), String> {
@@ -72,6 +74,20 @@ async fn execute(body: &Node) -> Result<(), String> {
             return Err(format!("harness_primitive_missing: case key `{key}`"));
         }
     }
+    let global = body
+        .get("caller_global_otel_active")
+        .and_then(Node::as_bool)
+        .unwrap_or(false);
+    // Held to the end of the case: the global exporter then holds this case's spans only.
+    let _global_guard = if global {
+        let guard = capture::GLOBAL_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        capture::global_exporter().reset();
+        Some(guard)
+    } else {
+        None
+    };
     let telemetry = capture::Telemetry::new();
     let built = graph::build(body).await?;
     let mut observers: Vec<Arc<dyn Observer>> = Vec::new();
@@ -126,11 +142,17 @@ async fn execute(body: &Node) -> Result<(), String> {
         .await
         .map_err(|error| format!("harness: {error}"))?;
     expect::check_error(body.get("expected_error"), outcome.as_ref().err())?;
-    let run = capture::Run::collect(&telemetry, &collectors)?;
+    let run = capture::Run::collect(&telemetry, &collectors, global)?;
     let expected = body.get("expected").unwrap_or(&Node::Null);
     expect::check(expected, &run)?;
+    let responses = built
+        .responses
+        .lock()
+        .map(|responses| responses.clone())
+        .map_err(|_| "harness: the response log is poisoned".to_owned())?;
     let context = invariants::Context {
         run: &run,
+        responses: &responses,
         body,
         error: outcome.as_ref().err(),
     };
@@ -141,4 +163,87 @@ async fn execute(body: &Node) -> Result<(), String> {
         invariants::check(invariants, &context)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::fixture::{Fixture, FixtureId};
+
+    /// One LLM call whose mock answers `MESSAGE`, asserting the §5.5.10 absence invariant (fixture 086's).
+    const ABSENT: &str = r#"
+state: {fields: {msg: {type: string, default: ""}}}
+entry: ask
+nodes:
+  ask:
+    calls_llm:
+      messages: [{role: user, content: "hi"}]
+      stores_response_in: msg
+edges:
+  - {from: ask, to: END}
+initial_state: {}
+mock_llm:
+  - status: 200
+    body:
+      id: cc-self
+      object: chat.completion
+      model: test-model
+      choices:
+        - {index: 0, message: MESSAGE, finish_reason: FINISH}
+      usage: {prompt_tokens: 3, completion_tokens: 2, total_tokens: 5}
+expected:
+  invariants:
+    tool_call_attributes_omitted_when_none_requested: true
+"#;
+
+    const TEXT: &str = r#"{role: assistant, content: "hello"}"#;
+    const TOOL_CALL: &str = r#"{role: assistant, content: null, tool_calls: [{id: call_a, type: function, function: {name: get_weather, arguments: '{"city": "NYC"}'}}]}"#;
+
+    fn run(message: &str, finish: &str) -> Result<(), String> {
+        let text = ABSENT.replace("MESSAGE", message).replace("FINISH", finish);
+        let fixture = Fixture::parse(
+            &text,
+            FixtureId::new("observability", "901-self-test"),
+            PathBuf::from("901-self-test.yaml"),
+        )
+        .map_err(|error| error.to_string())?;
+        super::run_case(&fixture.cases[0])
+    }
+
+    #[test]
+    fn tool_call_absence_invariant_holds_only_without_tool_calls() {
+        assert_eq!(run(TEXT, "stop"), Ok(()));
+        // The contrast: the same case whose completion requests a tool emits the §5.5.10 projections, so the
+        // absence invariant must fail rather than pass vacuously.
+        let contrast = run(TOOL_CALL, "tool_calls");
+        assert_eq!(
+            contrast,
+            Err("invariant tool_call_attributes_omitted_when_none_requested does not hold".to_owned())
+        );
+    }
+
+    #[test]
+    fn tool_call_identity_invariants_fail_without_tool_calls() {
+        for invariant in [
+            "tool_call_names_and_ids_index_aligned",
+            "count_equals_names_length",
+            "identity_projections_survive_payload_off",
+        ] {
+            let text = ABSENT
+                .replace("MESSAGE", TEXT)
+                .replace("FINISH", "stop")
+                .replace("tool_call_attributes_omitted_when_none_requested", invariant);
+            let fixture = Fixture::parse(
+                &text,
+                FixtureId::new("observability", "901-self-test"),
+                PathBuf::from("901-self-test.yaml"),
+            )
+            .unwrap();
+            assert_eq!(
+                super::run_case(&fixture.cases[0]),
+                Err(format!("invariant {invariant} does not hold")),
+            );
+        }
+    }
 }
