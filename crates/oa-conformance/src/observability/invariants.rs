@@ -15,6 +15,8 @@ pub(crate) struct Context<'a> {
     pub(crate) error: Option<&'a InvocationError>,
     /// The responses the graph's calls returned, in order.
     pub(crate) responses: &'a [Response],
+    /// The run of the counterpart case, when an invariant compares two runs (118).
+    pub(crate) counterpart: Option<&'a Run>,
 }
 
 impl Context<'_> {
@@ -676,15 +678,81 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                 && completions.len() == 1
                 && completions[0]["output_content"].as_str() == Some(content.as_str())
         }
-        // Case B of 118 alone cannot see case A's run: it holds when this run's reasoning token events are exactly
-        // what the other field name's mock would give (the mocked deltas, reasoning kind, in chunk order), which
-        // case A's `reasoning_content_field_recognized_as_reasoning_kind` asserts for that name.
-        "both_reasoning_field_names_produce_identical_token_events" => {
-            reasoning_recognized(c, &tokens, "reasoning")
-                || reasoning_recognized(c, &tokens, "reasoning_content")
+        // 118: this run and its counterpart (the same case with the reasoning under the other field name) give the
+        // same token events, and those events carry the mocked reasoning as reasoning kind.
+        BOTH_REASONING_FIELDS => {
+            let this_field = if stream_delta_has(c.body, "reasoning") {
+                "reasoning"
+            } else {
+                "reasoning_content"
+            };
+            let counterpart_tokens = c
+                .counterpart
+                .map(|run| token_projection(run.events.values().next()));
+            reasoning_recognized(c, &tokens, this_field)
+                && counterpart_tokens == Some(token_projection(c.run.events.values().next()))
         }
         _ => return None,
     })
+}
+
+/// The invariant that compares a run with its counterpart (the harness runs the counterpart only when asked).
+pub(crate) const BOTH_REASONING_FIELDS: &str = "both_reasoning_field_names_produce_identical_token_events";
+
+/// Whether any streamed chunk's delta carries `field`.
+fn stream_delta_has(body: &Node, field: &str) -> bool {
+    body.get("mock_llm_stream")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_seq)
+        .flatten()
+        .any(|chunk| chunk.to_json()["choices"][0]["delta"].get(field).is_some())
+}
+
+/// A collector's token events as `(chunk_index, delta_kind, delta)`, in arrival order.
+fn token_projection(events: Option<&Vec<Value>>) -> Vec<(Value, Value, Value)> {
+    events
+        .into_iter()
+        .flatten()
+        .filter(|e| e["event_type"] == "LlmTokenEvent")
+        .map(|e| {
+            (
+                e["chunk_index"].clone(),
+                e["delta_kind"].clone(),
+                e["delta"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The case with every streamed delta's `reasoning` renamed `reasoning_content` and the reverse (118's two cases
+/// differ only in that).
+pub(crate) fn swap_reasoning_field(body: &Node) -> Result<Node, String> {
+    let mut json = body.to_json();
+    let attempts = json.get_mut("mock_llm_stream").and_then(Value::as_array_mut);
+    for attempt in attempts.into_iter().flatten() {
+        for chunk in attempt.as_array_mut().into_iter().flatten() {
+            let Some(delta) = chunk
+                .get_mut("choices")
+                .and_then(|choices| choices.get_mut(0))
+                .and_then(|choice| choice.get_mut("delta"))
+                .and_then(Value::as_object_mut)
+            else {
+                continue;
+            };
+            let reasoning = delta.remove("reasoning");
+            let reasoning_content = delta.remove("reasoning_content");
+            if let Some(text) = reasoning {
+                delta.insert("reasoning_content".into(), text);
+            }
+            if let Some(text) = reasoning_content {
+                delta.insert("reasoning".into(), text);
+            }
+        }
+    }
+    // JSON text is YAML: the case goes back through the fixture parser's own node type.
+    Node::from_yaml_str(&json.to_string()).map_err(|error| format!("harness: {error}"))
 }
 
 /// The mock's reasoning deltas under `field` (none of them under the other name) are exactly the reasoning-kind

@@ -88,6 +88,47 @@ async fn execute(body: &Node) -> Result<(), String> {
     } else {
         None
     };
+    let captured = capture_run(body, global).await?;
+    expect::check_error(body.get("expected_error"), captured.error.as_ref())?;
+    let expected = body.get("expected").unwrap_or(&Node::Null);
+    expect::check(expected, &captured.run)?;
+    let declared: Vec<&Node> = [expected.get("invariants"), body.get("invariants")]
+        .into_iter()
+        .flatten()
+        .collect();
+    // 118's `both_reasoning_field_names_produce_identical_token_events`: the same case run again with the
+    // streamed reasoning under the other field name, so the invariant compares two real runs.
+    let counterpart = if declared
+        .iter()
+        .any(|invariants| invariants.get(invariants::BOTH_REASONING_FIELDS).is_some())
+    {
+        let other = invariants::swap_reasoning_field(body)?;
+        Some(capture_run(&other, false).await?)
+    } else {
+        None
+    };
+    let context = invariants::Context {
+        run: &captured.run,
+        responses: &captured.responses,
+        body,
+        error: captured.error.as_ref(),
+        counterpart: counterpart.as_ref().map(|c| &c.run),
+    };
+    for invariants in declared {
+        invariants::check(invariants, &context)?;
+    }
+    Ok(())
+}
+
+/// What one run of a case left behind.
+struct Captured {
+    run: capture::Run,
+    responses: Vec<oa_provider::Response>,
+    error: Option<oa_events::InvocationError>,
+}
+
+/// Builds and runs the case's graph with its observers, and collects what they saw.
+async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
     let telemetry = capture::Telemetry::new();
     let built = graph::build(body).await?;
     let mut observers: Vec<Arc<dyn Observer>> = Vec::new();
@@ -141,28 +182,17 @@ async fn execute(body: &Node) -> Result<(), String> {
     bus.drain(Duration::from_secs(10))
         .await
         .map_err(|error| format!("harness: {error}"))?;
-    expect::check_error(body.get("expected_error"), outcome.as_ref().err())?;
     let run = capture::Run::collect(&telemetry, &collectors, global)?;
-    let expected = body.get("expected").unwrap_or(&Node::Null);
-    expect::check(expected, &run)?;
     let responses = built
         .responses
         .lock()
         .map(|responses| responses.clone())
         .map_err(|_| "harness: the response log is poisoned".to_owned())?;
-    let context = invariants::Context {
-        run: &run,
-        responses: &responses,
-        body,
-        error: outcome.as_ref().err(),
-    };
-    for invariants in [expected.get("invariants"), body.get("invariants")]
-        .into_iter()
-        .flatten()
-    {
-        invariants::check(invariants, &context)?;
-    }
-    Ok(())
+    Ok(Captured {
+        run,
+        responses,
+        error: outcome.err(),
+    })
 }
 
 #[cfg(test)]
@@ -245,5 +275,50 @@ expected:
                 Err(format!("invariant {invariant} does not hold")),
             );
         }
+    }
+
+    /// A streamed call with `FIELD` carrying two reasoning deltas, asserting 118's reasoning invariants.
+    const REASONING: &str = r#"
+state: {fields: {answer: {type: string, default: ""}}}
+entry: ask
+nodes:
+  ask:
+    calls_llm:
+      stream: true
+      messages: [{role: user, content: "q"}]
+      stores_response_in: answer
+edges:
+  - {from: ask, to: END}
+initial_state: {}
+mock_llm_stream:
+  - - {choices: [{index: 0, delta: {FIELD: "Let me "}, finish_reason: null}]}
+    - {choices: [{index: 0, delta: {FIELD: "think."}, finish_reason: null}]}
+    - {choices: [{index: 0, delta: {content: "42"}, finish_reason: stop}]}
+    - {choices: [], usage: {prompt_tokens: 1, completion_tokens: 1, total_tokens: 2}}
+typed_observers:
+  - {name: collector, kind: typed_event_collector}
+expected:
+  invariants:
+    reasoning_content_field_recognized_as_reasoning_kind: true
+    reasoning_assembles_into_terminal_thinking_block: true
+    both_reasoning_field_names_produce_identical_token_events: true
+"#;
+
+    #[test]
+    fn reasoning_invariants_fail_when_the_field_is_not_reasoning() {
+        let parse = |field: &str| {
+            Fixture::parse(
+                &REASONING.replace("FIELD", field),
+                FixtureId::new("observability", "902-self-test"),
+                PathBuf::from("902-self-test.yaml"),
+            )
+            .unwrap()
+        };
+        assert_eq!(super::run_case(&parse("reasoning_content").cases[0]), Ok(()));
+        // The same deltas under a field no mapping reads: no reasoning token events, no thinking block.
+        assert_eq!(
+            super::run_case(&parse("thoughts").cases[0]),
+            Err("invariant reasoning_content_field_recognized_as_reasoning_kind does not hold".to_owned())
+        );
     }
 }
