@@ -190,3 +190,33 @@ fn unique_items_scale_near_n_log_n() {
         "50,000 objects took {large:?}, 5,000 took {small:?}: worse than n log n"
     );
 }
+
+#[test]
+fn fully_string_pinned_unions_find_their_candidates() {
+    // Every member pins `kind` to a string, so the yes/no pass looks the tag up instead of trying each member;
+    // two members share the pin "a", so an instance satisfying both over-satisfies the `oneOf`.
+    let members = json!([
+        { "properties": { "kind": { "const": "c" } }, "required": ["c"] },
+        { "properties": { "kind": { "const": "a" }, "n": { "type": "integer" } } },
+        { "properties": { "kind": { "const": "b" } }, "required": ["b"] },
+        { "properties": { "kind": { "const": "a" }, "n": { "minimum": 10 } } }
+    ]);
+    let one_of = Validator::new(&json!({ "oneOf": members })).unwrap();
+    let any_of = Validator::new(&json!({ "anyOf": members })).unwrap();
+    for (instance, one, any) in [
+        (json!({ "kind": "a", "n": 3 }), true, true),
+        (json!({ "kind": "a", "n": 12 }), false, true),
+        (json!({ "kind": "a", "n": 2.5 }), false, false),
+        (json!({ "kind": "b", "b": 1 }), true, true),
+        (json!({ "kind": "b" }), false, false),
+        (json!({ "kind": "z" }), false, false),
+        (json!({ "kind": 1 }), false, false),
+        (json!({ "c": 1 }), false, true), // no tag: every member is tried, and each one holds
+        (json!(7), false, true),
+    ] {
+        assert_eq!(one_of.is_valid(&instance), one, "oneOf {instance}");
+        assert_eq!(one_of.validate(&instance).is_ok(), one, "oneOf {instance}");
+        assert_eq!(any_of.is_valid(&instance), any, "anyOf {instance}");
+        assert_eq!(any_of.validate(&instance).is_ok(), any, "anyOf {instance}");
+    }
+}

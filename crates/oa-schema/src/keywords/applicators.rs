@@ -64,13 +64,17 @@ pub(super) fn evaluate_any_of<'v>(
     let schema = ev.schema;
     let mut any_valid = false;
     let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
-    for (member_idx, id) in nodes.iter().enumerate() {
-        if member_idx == 1 {
+    let candidates = discriminator.and_then(|discriminator| discriminator.string_candidates(tag));
+    let n_tries = candidates.map_or(nodes.len(), <[_]>::len);
+    for position in 0..n_tries {
+        if position == 1 {
             ev.memo_enabled = true;
         }
+        let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
         if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
             continue;
         }
+        let id = &nodes[member_idx];
         let relative = &schema.nodes[*id as usize].relative;
         match evaluated.as_mut() {
             // Annotations are wanted: every satisfied member contributes, so all members run.
@@ -112,10 +116,14 @@ pub(super) fn evaluate_one_of<'v>(
         ev.memo_enabled = true;
     }
     let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
-    for (member_idx, id) in nodes.iter().enumerate() {
+    let candidates = discriminator.and_then(|discriminator| discriminator.string_candidates(tag));
+    let n_tries = candidates.map_or(nodes.len(), <[_]>::len);
+    for position in 0..n_tries {
+        let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
         if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
             continue;
         }
+        let id = &nodes[member_idx];
         let relative = &schema.nodes[*id as usize].relative;
         let mut member = evaluated.is_some().then(Evaluated::default);
         if ev.probe(frame, *id, instance, None, relative, member.as_mut()) {
@@ -266,6 +274,9 @@ pub(super) fn evaluate_not<'v>(
     )
 }
 
+/// String pins with their member indices, sorted by pin.
+type StringPins = Box<[(Box<str>, usize)]>;
+
 /// A property that members of a union pin with `const` (or a one-value `enum`), found at compile time. A member
 /// pinned to another value than the instance's cannot be satisfied, so the yes/no pass skips it without evaluating
 /// it; reports still evaluate every member the 0126 rule selects.
@@ -275,6 +286,9 @@ pub(crate) struct Discriminator {
     pub(crate) property: Box<str>,
     /// Each member's pinned value, by member index; `None` for a member that does not pin it.
     pub(crate) pins: Box<[Option<Value>]>,
+    /// When every member pins the property to a string: `(pin, member index)` sorted, so that a string tag finds
+    /// its candidate members by binary search instead of comparing with every member (FHIR's 146-member `oneOf`).
+    by_string: Option<StringPins>,
 }
 
 impl Discriminator {
@@ -284,6 +298,17 @@ impl Discriminator {
             Value::Object(object) => object.get(self.property.as_ref()),
             _ => None,
         }
+    }
+
+    /// The only members that can be satisfied by an instance whose pinned property is `tag`, in member order;
+    /// `None` when the members must be walked one by one.
+    fn string_candidates(&self, tag: Option<&Value>) -> Option<&[(Box<str>, usize)]> {
+        let (Some(by_string), Some(Value::String(tag))) = (self.by_string.as_deref(), tag) else {
+            return None;
+        };
+        let start = by_string.partition_point(|(pin, _)| pin.as_ref() < tag.as_str());
+        let len = by_string[start..].partition_point(|(pin, _)| pin.as_ref() == tag.as_str());
+        Some(&by_string[start..start + len])
     }
 
     /// Whether member `member_idx` certainly fails on an instance whose pinned property is `tag`.
@@ -323,10 +348,24 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
                 .find(|(name, _)| *name == property)
                 .map(|(_, value)| (*value).clone())
         })
-        .collect();
+        .collect::<Box<[Option<Value>]>>();
+    let by_string = pins
+        .iter()
+        .enumerate()
+        .map(|(member_idx, pin)| match pin {
+            Some(Value::String(pin)) => Some((Box::from(pin.as_str()), member_idx)),
+            _ => None,
+        })
+        .collect::<Option<Vec<(Box<str>, usize)>>>()
+        .map(|mut by_string| {
+            // Stable: members with the same pin stay in member order.
+            by_string.sort_by(|a, b| a.0.cmp(&b.0));
+            by_string.into_boxed_slice()
+        });
     Some(Discriminator {
         property: property.into(),
         pins,
+        by_string,
     })
 }
 
