@@ -333,6 +333,7 @@ impl Decimal {
     }
 
     /// Whether the value is a whole number.
+    #[cfg_attr(not(feature = "arbitrary_precision"), allow(dead_code))] // Only the exact path asks.
     pub(crate) fn is_integer(&self) -> bool {
         self.mantissa.is_zero() || self.exponent >= 0
     }
