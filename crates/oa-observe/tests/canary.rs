@@ -341,6 +341,16 @@ fn retry(max_attempts: u32) -> RetryConfig {
 async fn http_error_statuses_do_not_leak_the_key_upwards() {
     scenario("401 echoing the key", vec![echo(401)], hi()).await;
     scenario("403 echoing the key", vec![echo(403)], hi()).await;
+    // The vendor code travels up as LlmFailedEvent.error_type: a key echoed there must not.
+    scenario(
+        "403 whose error code and type are the secrets",
+        vec![Reply::json(
+            403,
+            json!({"error": {"message": "denied", "code": CANARY, "type": HEADER_CANARY}}),
+        )],
+        hi(),
+    )
+    .await;
     scenario(
         "429 with Retry-After, retried into a 500",
         vec![
