@@ -75,7 +75,11 @@ pub(super) fn evaluate_any_of<'v>(
             continue;
         }
         let id = &nodes[member_idx];
-        let relative = &schema.nodes[*id as usize].relative;
+        let member = &schema.nodes[*id as usize];
+        if rejects_by_type(member, instance) {
+            continue;
+        }
+        let relative = &member.relative;
         match evaluated.as_mut() {
             // Annotations are wanted: every satisfied member contributes, so all members run.
             Some(evaluated) => {
@@ -124,6 +128,9 @@ pub(super) fn evaluate_one_of<'v>(
             continue;
         }
         let id = &nodes[member_idx];
+        if rejects_by_type(&schema.nodes[*id as usize], instance) {
+            continue;
+        }
         let relative = &schema.nodes[*id as usize].relative;
         let mut member = evaluated.is_some().then(Evaluated::default);
         if ev.probe(frame, *id, instance, None, relative, member.as_mut()) {
@@ -156,6 +163,13 @@ pub(super) fn evaluate_one_of<'v>(
             ev.fail(frame, node, "oneOf", Detail::message(message))
         }
     }
+}
+
+/// Whether a union member's own `type` rejects the instance, so probing it (a frame, its keyword loop) can be
+/// skipped: the member cannot be satisfied, and a failed probe records nothing, so skipping it changes no outcome.
+#[inline]
+fn rejects_by_type(member: &Node, instance: &Value) -> bool {
+    member.own_type.is_some_and(|types| !types.admits(instance))
 }
 
 /// Reports a union none of whose members is satisfied, by the type-admission rule.
