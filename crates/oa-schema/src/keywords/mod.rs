@@ -375,7 +375,44 @@ pub(crate) fn count(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> 
     }
 }
 
+/// Orders two property names as `str::cmp` does, deciding by the first byte inline when it differs (the usual
+/// case in a merge of sorted names), so most steps of the object keywords' merges make no `memcmp` call.
+#[inline]
+pub(crate) fn cmp_names(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
+}
+
 /// The node a child id points to, for keywords that special-case `false` subschemas.
 pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
     matches!(ev.schema.nodes[id as usize].body, crate::node::Body::Bool(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cmp_names;
+
+    #[test]
+    fn cmp_names_orders_as_str_cmp() {
+        let names = [
+            "",
+            "a",
+            "ab",
+            "b",
+            "B",
+            "é",
+            "éa",
+            "z\u{0}",
+            "zz",
+            "\u{10FFFF}",
+            "ab\u{80}",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(cmp_names(a, b), a.cmp(b), "{a:?} vs {b:?}");
+            }
+        }
+    }
 }

@@ -116,7 +116,7 @@ pub(super) fn evaluate_required(
         let present = if sorted {
             // Merge: both sides ascend, so each name costs one step forward.
             loop {
-                match current.map(|key| key.as_str().cmp(name.as_ref())) {
+                match current.map(|key| super::cmp_names(key, name)) {
                     Some(std::cmp::Ordering::Less) => current = keys.next(),
                     Some(std::cmp::Ordering::Equal) => break true,
                     _ => break false,
