@@ -339,7 +339,8 @@ pub(crate) fn fragment_encode(pointer: &str) -> String {
 /// member (GeoJSON's `type: {"enum": ["Point"]}`) then reject a wrong member before walking its large siblings. The
 /// report is sorted afterwards, so evaluation order never shows in it.
 fn order_properties_cheap_first(nodes: &mut [Node]) {
-    let cheap: Vec<bool> = nodes.iter().map(is_cheap).collect();
+    let flat: Vec<bool> = nodes.iter().map(is_cheap).collect();
+    let cheap: Vec<bool> = nodes.iter().map(|node| is_cheap_union(node, &flat)).collect();
     let is_false: Vec<bool> = nodes
         .iter()
         .map(|node| matches!(node.body, Body::Bool(false)))
@@ -392,6 +393,31 @@ fn is_cheap(node: &Node) -> bool {
                     | Keyword::MaxLength(_)
                     | Keyword::Format { .. }
             )
+        }),
+    }
+}
+
+/// Whether a node is cheap, or a union (`anyOf`/`oneOf`/`allOf`, the nullable `anyOf: [T, null]` of LLM schemas)
+/// of cheap members beside cheap keywords: one level only, so it costs a few probes of the value in hand and
+/// can run before members that recurse, letting `is_valid` fail early.
+fn is_cheap_union(node: &Node, cheap: &[bool]) -> bool {
+    let members_cheap = |ids: &[NodeId]| {
+        ids.iter()
+            .all(|id| cheap.get(*id as usize).copied().unwrap_or(false))
+    };
+    match &node.body {
+        Body::Bool(_) => true,
+        Body::Keywords(keywords) => keywords.iter().all(|keyword| match keyword {
+            Keyword::AllOf(ids) | Keyword::AnyOf(ids, _) | Keyword::OneOf(ids, _) => members_cheap(ids),
+            Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::Bound { .. }
+            | Keyword::MultipleOf { .. }
+            | Keyword::MinLength(_)
+            | Keyword::MaxLength(_)
+            | Keyword::Format { .. } => true,
+            _ => false,
         }),
     }
 }
