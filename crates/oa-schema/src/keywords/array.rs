@@ -24,18 +24,9 @@ pub(super) fn evaluate_max_items(
     let Value::Array(items) = instance else {
         return true;
     };
-    if len(items) <= limit {
-        return true;
-    }
-    if !ev.collect {
-        return false;
-    }
-    ev.fail(
-        frame,
-        node,
-        "maxItems",
-        Detail::message(format!("must have at most {limit} items")),
-    )
+    super::count_bound(ev, frame, node, "maxItems", len(items) <= limit, || {
+        format!("must have at most {limit} items")
+    })
 }
 
 pub(super) fn evaluate_min_items(
@@ -48,18 +39,9 @@ pub(super) fn evaluate_min_items(
     let Value::Array(items) = instance else {
         return true;
     };
-    if len(items) >= limit {
-        return true;
-    }
-    if !ev.collect {
-        return false;
-    }
-    ev.fail(
-        frame,
-        node,
-        "minItems",
-        Detail::message(format!("must have at least {limit} items")),
-    )
+    super::count_bound(ev, frame, node, "minItems", len(items) >= limit, || {
+        format!("must have at least {limit} items")
+    })
 }
 
 pub(super) fn evaluate_unique_items(

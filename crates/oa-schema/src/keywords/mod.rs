@@ -375,6 +375,26 @@ pub(crate) fn count(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> 
     }
 }
 
+/// The shared verdict of the six count bounds (maxItems, minItems, maxProperties, minProperties, maxLength,
+/// minLength): `holds` is the comparison, and the message is only built when a violation is being collected, so the
+/// valid path and `is_valid` allocate nothing.
+pub(crate) fn count_bound(
+    ev: &mut Evaluator<'_>,
+    frame: &Frame<'_, '_>,
+    node: &Node,
+    keyword: &'static str,
+    holds: bool,
+    message: impl FnOnce() -> String,
+) -> bool {
+    if holds {
+        return true;
+    }
+    if !ev.collect {
+        return false;
+    }
+    ev.fail(frame, node, keyword, crate::eval::Detail::message(message()))
+}
+
 /// Orders two property names as `str::cmp` does, deciding by the first byte inline when it differs (the usual
 /// case in a merge of sorted names), so most steps of the object keywords' merges make no `memcmp` call.
 #[inline]

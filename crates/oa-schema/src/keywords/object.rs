@@ -60,17 +60,13 @@ pub(super) fn evaluate_max_properties(
     let Value::Object(object) = instance else {
         return true;
     };
-    if n_properties(object) <= limit {
-        return true;
-    }
-    if !ev.collect {
-        return false;
-    }
-    ev.fail(
+    super::count_bound(
+        ev,
         frame,
         node,
         "maxProperties",
-        Detail::message(format!("must have at most {limit} properties")),
+        n_properties(object) <= limit,
+        || format!("must have at most {limit} properties"),
     )
 }
 
@@ -84,17 +80,13 @@ pub(super) fn evaluate_min_properties(
     let Value::Object(object) = instance else {
         return true;
     };
-    if n_properties(object) >= limit {
-        return true;
-    }
-    if !ev.collect {
-        return false;
-    }
-    ev.fail(
+    super::count_bound(
+        ev,
         frame,
         node,
         "minProperties",
-        Detail::message(format!("must have at least {limit} properties")),
+        n_properties(object) >= limit,
+        || format!("must have at least {limit} properties"),
     )
 }
 

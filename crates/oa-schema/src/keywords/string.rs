@@ -33,18 +33,14 @@ pub(super) fn evaluate_max_length(
     let Value::String(text) = instance else {
         return true;
     };
-    // A string of at most `limit` bytes has at most `limit` characters: skip counting.
-    if u64::try_from(text.len()).is_ok_and(|bytes| bytes <= limit) || length(text) <= limit {
-        return true;
-    }
-    if !ev.collect {
-        return false;
-    }
-    ev.fail(
+    // A string of at most `limit` bytes has at most `limit` characters: the byte test skips counting.
+    super::count_bound(
+        ev,
         frame,
         node,
         "maxLength",
-        Detail::message(format!("must be at most {limit} characters long")),
+        u64::try_from(text.len()).is_ok_and(|bytes| bytes <= limit) || length(text) <= limit,
+        || format!("must be at most {limit} characters long"),
     )
 }
 
@@ -58,18 +54,9 @@ pub(super) fn evaluate_min_length(
     let Value::String(text) = instance else {
         return true;
     };
-    if length(text) >= limit {
-        return true;
-    }
-    if !ev.collect {
-        return false;
-    }
-    ev.fail(
-        frame,
-        node,
-        "minLength",
-        Detail::message(format!("must be at least {limit} characters long")),
-    )
+    super::count_bound(ev, frame, node, "minLength", length(text) >= limit, || {
+        format!("must be at least {limit} characters long")
+    })
 }
 
 pub(super) fn evaluate_pattern(
