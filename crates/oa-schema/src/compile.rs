@@ -54,6 +54,7 @@ pub(crate) fn compile(
     }
     order_properties_cheap_first(&mut nodes);
     find_discriminators(&mut nodes);
+    keywords::fuse_shapes(&mut nodes);
     let dynamic_scope_matters = nodes.iter().any(|node| match &node.body {
         Body::Keywords(keywords) => keywords
             .iter()

@@ -18,7 +18,7 @@ pub(crate) const MAX_DEPTH: u32 = 512;
 
 /// Reference hops a run makes before memoizing them (once a union has fallen back): below this, hashing costs
 /// more than re-evaluating; above it, a union fanning out into the same children would grow exponentially.
-const MEMO_AFTER_HOPS: u32 = 4096;
+pub(crate) const MEMO_AFTER_HOPS: u32 = 4096;
 
 /// One step into the instance.
 #[derive(Debug, Clone, Copy)]
@@ -40,6 +40,20 @@ pub(crate) struct Frame<'f, 'v> {
     /// The resource of this frame's node.
     pub(crate) resource: ResourceId,
     depth: u32,
+}
+
+impl Frame<'static, 'static> {
+    /// A frame with no parent, at `depth`: for evaluations whose paths are never reported (the yes/no evaluator
+    /// hands subtrees to a non-collecting run through one).
+    pub(crate) fn detached(resource: ResourceId, depth: u32) -> Self {
+        Self {
+            parent: None,
+            step: None,
+            schema_step: "",
+            resource,
+            depth,
+        }
+    }
 }
 
 impl<'f, 'v> Frame<'f, 'v> {
@@ -400,7 +414,7 @@ impl<'s> Evaluator<'s> {
 /// A multiplicative hasher for memo keys (node id, instance address, mode): they are not attacker-chosen strings,
 /// and SipHash would cost more than the evaluations it saves.
 #[derive(Debug, Default)]
-struct MemoHasher(u64);
+pub(crate) struct MemoHasher(u64);
 
 impl Hasher for MemoHasher {
     fn write(&mut self, bytes: &[u8]) {

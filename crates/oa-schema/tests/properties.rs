@@ -88,6 +88,8 @@ proptest! {
         prop_assert_eq!(flag, report.is_ok());
         if let Err(violations) = report {
             prop_assert!(!violations.is_empty());
+            // The yes/no evaluator said invalid and the collecting one found the violations: they agree.
+            prop_assert!(!violations.error_message().contains("internal error"), "{}", violations.error_message());
             // The report is deterministic: the same run twice gives the same text.
             prop_assert_eq!(violations.error_message(), validator.validate(&instance).unwrap_err().error_message());
         }

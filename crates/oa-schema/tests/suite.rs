@@ -93,6 +93,11 @@ fn main() -> ExitCode {
                                 Err(format!("is_valid {flag} but validate {}", report.is_ok()))
                             } else if report.as_ref().is_err_and(|violations| violations.is_empty()) {
                                 Err("empty report".to_owned())
+                            } else if let Err(violations) = &report
+                                && violations.error_message().contains("internal error")
+                            {
+                                // The yes/no and the collecting evaluators disagreed.
+                                Err(format!("evaluators disagree: {}", violations.error_message()))
                             } else if flag != expected {
                                 Err(format!("expected valid={expected}, got {flag}"))
                             } else {

@@ -168,7 +168,7 @@ pub(super) fn evaluate_one_of<'v>(
 /// Whether a union member's own `type` rejects the instance, so probing it (a frame, its keyword loop) can be
 /// skipped: the member cannot be satisfied, and a failed probe records nothing, so skipping it changes no outcome.
 #[inline]
-fn rejects_by_type(member: &Node, instance: &Value) -> bool {
+pub(super) fn rejects_by_type(member: &Node, instance: &Value) -> bool {
     member.own_type.is_some_and(|types| !types.admits(instance))
 }
 
@@ -241,28 +241,31 @@ fn discriminator_contradicts(ev: &Evaluator<'_>, id: NodeId, instance: &Value, h
     let Body::Keywords(keywords) = &schema.nodes[id as usize].body else {
         return false;
     };
-    keywords.iter().any(|keyword| match keyword {
-        Keyword::Properties { entries, .. } => entries.iter().any(|(name, child)| {
-            let Some(value) = object.get(name.as_ref()) else {
-                return false;
-            };
-            let Body::Keywords(pins) = &schema.nodes[*child as usize].body else {
-                return false;
-            };
-            pins.iter().any(|pin| match pin {
-                Keyword::Const(expected) => !json_equal(expected, value),
-                Keyword::Enum(options) => !options.iter().any(|option| json_equal(option, value)),
-                _ => false,
-            })
-        }),
-        Keyword::Ref(target) if hops < MAX_DISCRIMINATOR_HOPS => {
-            discriminator_contradicts(ev, *target, instance, hops + 1)
-        }
-        Keyword::AllOf(members) if hops < MAX_DISCRIMINATOR_HOPS => members
-            .iter()
-            .any(|member| discriminator_contradicts(ev, *member, instance, hops + 1)),
-        _ => false,
-    })
+    keywords
+        .iter()
+        .flat_map(Keyword::parts)
+        .any(|keyword| match keyword {
+            Keyword::Properties { entries, .. } => entries.iter().any(|(name, child)| {
+                let Some(value) = object.get(name.as_ref()) else {
+                    return false;
+                };
+                let Body::Keywords(pins) = &schema.nodes[*child as usize].body else {
+                    return false;
+                };
+                pins.iter().any(|pin| match pin {
+                    Keyword::Const(expected) => !json_equal(expected, value),
+                    Keyword::Enum(options) => !options.iter().any(|option| json_equal(option, value)),
+                    _ => false,
+                })
+            }),
+            Keyword::Ref(target) if hops < MAX_DISCRIMINATOR_HOPS => {
+                discriminator_contradicts(ev, *target, instance, hops + 1)
+            }
+            Keyword::AllOf(members) if hops < MAX_DISCRIMINATOR_HOPS => members
+                .iter()
+                .any(|member| discriminator_contradicts(ev, *member, instance, hops + 1)),
+            _ => false,
+        })
 }
 
 pub(super) fn evaluate_not<'v>(
@@ -307,7 +310,7 @@ pub(crate) struct Discriminator {
 
 impl Discriminator {
     /// The instance's value of the pinned property, looked up once per union evaluation.
-    fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
+    pub(super) fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
         match instance {
             Value::Object(object) => object.get(self.property.as_ref()),
             _ => None,
@@ -316,7 +319,7 @@ impl Discriminator {
 
     /// The only members that can be satisfied by an instance whose pinned property is `tag`, in member order;
     /// `None` when the members must be walked one by one.
-    fn string_candidates(&self, tag: Option<&Value>) -> Option<&[(Box<str>, usize)]> {
+    pub(super) fn string_candidates(&self, tag: Option<&Value>) -> Option<&[(Box<str>, usize)]> {
         let (Some(by_string), Some(Value::String(tag))) = (self.by_string.as_deref(), tag) else {
             return None;
         };
@@ -326,7 +329,7 @@ impl Discriminator {
     }
 
     /// Whether member `member_idx` certainly fails on an instance whose pinned property is `tag`.
-    fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
+    pub(super) fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
         let (Some(Some(pin)), Some(value)) = (self.pins.get(member_idx), tag) else {
             return false;
         };
@@ -390,7 +393,7 @@ fn pins_of(nodes: &[crate::node::Node], id: NodeId, hops: u32) -> Vec<(&str, &Va
     let Some(Body::Keywords(keywords)) = nodes.get(id as usize).map(|node| &node.body) else {
         return found;
     };
-    for keyword in keywords.iter() {
+    for keyword in keywords.iter().flat_map(Keyword::parts) {
         match keyword {
             Keyword::Properties { entries, .. } => {
                 for (name, child) in entries.iter() {

@@ -4,6 +4,7 @@ mod applicators;
 mod array;
 mod contains;
 mod enum_;
+mod flag;
 mod format;
 mod if_;
 mod items;
@@ -11,6 +12,7 @@ mod numeric;
 mod object;
 mod properties;
 mod ref_;
+mod shape;
 mod string;
 mod type_;
 mod unevaluated;
@@ -26,7 +28,9 @@ use crate::number::{MultipleOf, SchemaNumber};
 use serde_json::{Map, Value};
 
 pub(crate) use applicators::{Discriminator, find_discriminator};
+pub(crate) use flag::is_valid;
 pub(crate) use numeric::Bound;
+pub(crate) use shape::{Shape, fuse as fuse_shapes};
 
 /// One `dependentRequired` entry: when the first property is present, the others must be too.
 pub(crate) type DependentRule = (Box<str>, Box<[Box<str>]>);
@@ -138,6 +142,8 @@ pub(crate) enum Keyword {
         then: Option<NodeId>,
         else_: Option<NodeId>,
     },
+    /// `properties`, `required` and `additionalProperties` fused (see [`shape`]).
+    Shape(Box<Shape>),
     /// `unevaluatedProperties`.
     UnevaluatedProperties(NodeId),
     /// `unevaluatedItems`.
@@ -145,6 +151,15 @@ pub(crate) enum Keyword {
 }
 
 impl Keyword {
+    /// The keywords this one stands for: a shape's originals, else itself (for code that looks for a keyword
+    /// by kind, such as discriminator detection).
+    pub(crate) fn parts(&self) -> &[Keyword] {
+        match self {
+            Self::Shape(shape) => &shape.originals,
+            other => std::slice::from_ref(other),
+        }
+    }
+
     /// Evaluation order: `unevaluated*` need every sibling's annotations, so they run last.
     ///
     /// Otherwise cheap checks go first so that a failing schema (a union member that does not apply) fails fast:
@@ -153,7 +168,7 @@ impl Keyword {
     pub(crate) fn order(&self) -> u8 {
         match self {
             Self::Type(_) | Self::Const(_) | Self::Enum(_) | Self::Required(_) => 0,
-            Self::Properties { .. } => 2,
+            Self::Properties { .. } | Self::Shape(_) => 2,
             Self::Ref(_)
             | Self::DynamicRef { .. }
             | Self::PrefixItems(_)
@@ -349,6 +364,7 @@ pub(crate) fn evaluate<'v>(
         Keyword::If { if_, then, else_ } => {
             if_::evaluate(ev, *if_, *then, *else_, instance, frame, evaluated)
         }
+        Keyword::Shape(shape) => shape::evaluate(ev, shape, node, instance, frame, evaluated),
         Keyword::UnevaluatedProperties(unevaluated) => {
             unevaluated::evaluate_properties(ev, *unevaluated, node, instance, frame, evaluated)
         }

@@ -100,6 +100,17 @@ pub(super) fn evaluate_required(
     let Value::Object(object) = instance else {
         return true;
     };
+    evaluate_required_in(ev, names, node, object, frame)
+}
+
+/// `required` over an object in hand (the shape keyword calls it to name the missing properties).
+pub(super) fn evaluate_required_in(
+    ev: &mut Evaluator<'_>,
+    names: &[Box<str>],
+    node: &Node,
+    object: &serde_json::Map<String, Value>,
+    frame: &Frame<'_, '_>,
+) -> bool {
     let sorted = ev.schema.sorted_maps;
     let mut keys = object.keys();
     let mut current = keys.next();

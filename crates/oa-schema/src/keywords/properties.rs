@@ -207,7 +207,7 @@ fn budget_exceeded(ev: &mut Evaluator<'_>, key: &str, node: &Node, frame: &Frame
 
 /// Whether a property is covered by `properties` or `patternProperties`; a pattern that exceeds its budget counts
 /// as not matching (the `patternProperties` keyword reports the budget itself).
-fn is_declared(key: &str, names: &[Box<str>], patterns: &[EcmaRegex]) -> bool {
+pub(super) fn is_declared(key: &str, names: &[Box<str>], patterns: &[EcmaRegex]) -> bool {
     names.binary_search_by(|name| super::cmp_names(name, key)).is_ok()
         || patterns.iter().any(|regex| regex.is_match(key).unwrap_or(false))
 }

@@ -1,0 +1,392 @@
+//! An object's shape: `properties`, `required` and `additionalProperties` of one schema fused into one keyword.
+//!
+//! Evaluated apart, the three keywords walk the instance's members three times and compare every name three
+//! times. The shape keeps one table of every name the three mention, sorted, and walks the members once (twice
+//! when some property schema recurses, so that cheap checks still fail a union member before it descends). The
+//! violations are the ones the separate keywords give: the same nodes are descended, a rejected member is reported
+//! by the same function, and a missing required property sends the run back to `required` itself. When a sibling
+//! `unevaluated*` needs to know what was evaluated, the original keywords run instead.
+
+use super::{Keyword, cmp_names};
+use crate::eval::{Evaluator, Frame, Step};
+use crate::evaluated::Evaluated;
+use crate::node::{Body, Node, NodeId};
+use serde_json::{Map, Value};
+use std::cmp::Ordering;
+
+/// The fused keyword.
+#[derive(Debug)]
+pub(crate) struct Shape {
+    /// Every name of `properties` and `required`, sorted and without repeats.
+    table: Box<[Slot]>,
+    /// How many slots are required.
+    n_required: usize,
+    /// What `additionalProperties` does with a member the table lacks.
+    additional: Additional,
+    /// Whether some member must wait for the second pass (a recursive property schema, or an additional schema).
+    deferred: bool,
+    /// The keywords fused, in their evaluation order: they run when evaluated properties must be tracked, and
+    /// `required` reports the missing names.
+    pub(crate) originals: Box<[Keyword]>,
+}
+
+/// One name of the table.
+#[derive(Debug)]
+pub(super) struct Slot {
+    name: Box<str>,
+    /// The `properties` schema for the name, if any.
+    pub(super) node: Option<NodeId>,
+    /// Whether `required` lists the name.
+    pub(super) required: bool,
+    /// Whether the property schema only checks the value in hand (it runs in the first pass).
+    pub(super) cheap: bool,
+}
+
+impl Shape {
+    /// The names, sorted.
+    pub(super) fn table(&self) -> &[Slot] {
+        &self.table
+    }
+
+    /// How many names are required.
+    pub(super) fn n_required(&self) -> usize {
+        self.n_required
+    }
+
+    /// Whether some member waits for a second pass.
+    pub(super) fn deferred(&self) -> bool {
+        self.deferred
+    }
+
+    /// Whether `additionalProperties: false` rejects members not named by `properties`.
+    pub(super) fn rejects_others(&self) -> bool {
+        matches!(self.additional, Additional::Reject)
+    }
+
+    /// The `additionalProperties` schema, when it is one.
+    pub(super) fn other_schema(&self) -> Option<NodeId> {
+        match self.additional {
+            Additional::Schema(id) => Some(id),
+            Additional::Any | Additional::Reject => None,
+        }
+    }
+}
+
+/// `additionalProperties`, as the shape applies it.
+#[derive(Debug, Clone, Copy)]
+enum Additional {
+    /// Absent (or `true`): other members are allowed.
+    Any,
+    /// `false`: other members are rejected by name.
+    Reject,
+    /// A schema for other members.
+    Schema(NodeId),
+}
+
+/// Fuses each node's `properties`, `required` and `additionalProperties` (any two of them, without
+/// `patternProperties`, which changes what "additional" means) into a [`Shape`]. Runs after the keywords are
+/// ordered and each `properties` split into cheap and recursive members (`order_properties_cheap_first`).
+pub(crate) fn fuse(nodes: &mut [Node]) {
+    let is_false: Vec<bool> = nodes
+        .iter()
+        .map(|node| matches!(node.body, Body::Bool(false)))
+        .collect();
+    let is_true: Vec<bool> = nodes
+        .iter()
+        .map(|node| matches!(node.body, Body::Bool(true)))
+        .collect();
+    for node in nodes.iter_mut() {
+        let Body::Keywords(keywords) = &mut node.body else {
+            continue;
+        };
+        let fusable = |keyword: &Keyword| {
+            matches!(
+                keyword,
+                Keyword::Properties { .. } | Keyword::Required(_) | Keyword::AdditionalProperties { .. }
+            )
+        };
+        let n_fusable = keywords.iter().filter(|keyword| fusable(keyword)).count();
+        let has_patterns = keywords
+            .iter()
+            .any(|keyword| matches!(keyword, Keyword::PatternProperties(_)));
+        if n_fusable < 2 || has_patterns {
+            continue;
+        }
+        // Where the shape runs: in the place of `properties` (after the scalar checks), else of the earliest.
+        let at = keywords
+            .iter()
+            .position(|keyword| matches!(keyword, Keyword::Properties { .. }))
+            .or_else(|| keywords.iter().position(fusable))
+            .unwrap_or(0);
+        let mut kept = Vec::with_capacity(keywords.len() - n_fusable + 1);
+        let mut originals = Vec::with_capacity(n_fusable);
+        let mut place = 0;
+        for (keyword_idx, keyword) in std::mem::take(keywords).into_vec().into_iter().enumerate() {
+            if keyword_idx == at {
+                place = kept.len();
+            }
+            if fusable(&keyword) {
+                originals.push(keyword);
+            } else {
+                kept.push(keyword);
+            }
+        }
+        let shape = build(originals, &is_false, &is_true);
+        kept.insert(place, Keyword::Shape(Box::new(shape)));
+        *keywords = kept.into_boxed_slice();
+    }
+}
+
+fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape {
+    let flag = |table: &[bool], id: NodeId| table.get(id as usize).copied().unwrap_or(false);
+    let mut table: Vec<Slot> = Vec::new();
+    let mut additional = Additional::Any;
+    for keyword in &originals {
+        match keyword {
+            Keyword::Properties { by_name, split, .. } => {
+                table.extend(by_name.iter().enumerate().map(|(entry_idx, (name, id))| Slot {
+                    name: name.clone(),
+                    node: Some(*id),
+                    required: false,
+                    cheap: entry_idx < *split,
+                }));
+            }
+            Keyword::Required(names) => table.extend(names.iter().map(|name| Slot {
+                name: name.clone(),
+                node: None,
+                required: true,
+                cheap: true,
+            })),
+            Keyword::AdditionalProperties { node, .. } => {
+                additional = if flag(is_false, *node) {
+                    Additional::Reject
+                } else if flag(is_true, *node) {
+                    Additional::Any
+                } else {
+                    Additional::Schema(*node)
+                };
+            }
+            _ => {}
+        }
+    }
+    // One slot per name: a required name takes the property schema of the same name.
+    table.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut merged: Vec<Slot> = Vec::with_capacity(table.len());
+    for slot in table {
+        match merged.last_mut() {
+            Some(last) if last.name == slot.name => {
+                last.required |= slot.required;
+                if slot.node.is_some() {
+                    last.node = slot.node;
+                    last.cheap = slot.cheap;
+                }
+            }
+            _ => merged.push(slot),
+        }
+    }
+    let n_required = merged.iter().filter(|slot| slot.required).count();
+    let deferred = matches!(additional, Additional::Schema(_))
+        || merged.iter().any(|slot| slot.node.is_some() && !slot.cheap);
+    Shape {
+        table: merged.into_boxed_slice(),
+        n_required,
+        additional,
+        deferred,
+        originals: originals.into_boxed_slice(),
+    }
+}
+
+/// Finds members' slots: by merging when the instance's members come sorted, else by binary search.
+pub(super) struct Lookup<'t> {
+    table: &'t [Slot],
+    cursor: usize,
+    sorted: bool,
+}
+
+impl<'t> Lookup<'t> {
+    pub(super) fn new(table: &'t [Slot], sorted: bool) -> Self {
+        Self {
+            table,
+            cursor: 0,
+            sorted,
+        }
+    }
+
+    #[inline]
+    pub(super) fn find(&mut self, key: &str) -> Option<&'t Slot> {
+        if !self.sorted {
+            return self
+                .table
+                .binary_search_by(|slot| cmp_names(&slot.name, key))
+                .ok()
+                .and_then(|found| self.table.get(found));
+        }
+        while let Some(slot) = self.table.get(self.cursor) {
+            match cmp_names(&slot.name, key) {
+                Ordering::Less => self.cursor += 1,
+                Ordering::Equal => {
+                    self.cursor += 1;
+                    return Some(slot);
+                }
+                Ordering::Greater => return None,
+            }
+        }
+        None
+    }
+}
+
+/// Evaluates the shape.
+pub(super) fn evaluate<'v>(
+    ev: &mut Evaluator<'_>,
+    shape: &Shape,
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    if evaluated.is_some() {
+        return originals(ev, shape, node, instance, frame, evaluated);
+    }
+    let Value::Object(object) = instance else {
+        return true;
+    };
+    let mut valid = first_pass(ev, shape, node, object, frame);
+    if !valid && !ev.collect {
+        return false;
+    }
+    if shape.deferred && !second_pass(ev, shape, object, frame) {
+        valid = false;
+    }
+    valid
+}
+
+/// The original keywords, in order (when evaluated properties are tracked).
+fn originals<'v>(
+    ev: &mut Evaluator<'_>,
+    shape: &Shape,
+    node: &Node,
+    instance: &'v Value,
+    frame: &Frame<'_, 'v>,
+    evaluated: &mut Option<Evaluated<'v>>,
+) -> bool {
+    let mut valid = true;
+    for keyword in shape.originals.iter() {
+        if !super::evaluate(ev, keyword, node, instance, frame, evaluated) {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    valid
+}
+
+/// Counts required members, rejects members `additionalProperties: false` forbids, and applies the cheap property
+/// schemas.
+fn first_pass<'v>(
+    ev: &mut Evaluator<'_>,
+    shape: &Shape,
+    node: &Node,
+    object: &'v Map<String, Value>,
+    frame: &Frame<'_, 'v>,
+) -> bool {
+    let schema = ev.schema;
+    let mut lookup = Lookup::new(&shape.table, schema.sorted_maps);
+    let mut n_present = 0;
+    let mut valid = true;
+    for (key, value) in object {
+        let member_valid = match lookup.find(key) {
+            Some(slot) => {
+                n_present += usize::from(slot.required);
+                match slot.node {
+                    Some(id) if slot.cheap => {
+                        let relative = &schema.nodes[id as usize].relative;
+                        ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
+                    }
+                    Some(_) => true,
+                    // Named only by `required`: still an additional property.
+                    None => additional_first(ev, shape, key, node, frame),
+                }
+            }
+            None => additional_first(ev, shape, key, node, frame),
+        };
+        if !member_valid {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    if n_present < shape.n_required {
+        valid = false;
+        if ev.collect {
+            report_missing(ev, shape, node, object, frame);
+        }
+    }
+    valid
+}
+
+/// `additionalProperties` in the first pass: only `false` decides here; a schema waits for the second pass.
+#[inline]
+fn additional_first(
+    ev: &mut Evaluator<'_>,
+    shape: &Shape,
+    key: &str,
+    node: &Node,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    match shape.additional {
+        Additional::Reject => super::properties::rejected(ev, "additionalProperties", key, node, frame),
+        Additional::Any | Additional::Schema(_) => true,
+    }
+}
+
+/// Lets `required` itself name every missing property.
+#[cold]
+fn report_missing<'v>(
+    ev: &mut Evaluator<'_>,
+    shape: &Shape,
+    node: &Node,
+    object: &'v Map<String, Value>,
+    frame: &Frame<'_, 'v>,
+) {
+    for keyword in shape.originals.iter() {
+        if let Keyword::Required(names) = keyword {
+            super::object::evaluate_required_in(ev, names, node, object, frame);
+        }
+    }
+}
+
+/// Applies the property schemas that recurse, and the `additionalProperties` schema.
+fn second_pass<'v>(
+    ev: &mut Evaluator<'_>,
+    shape: &Shape,
+    object: &'v Map<String, Value>,
+    frame: &Frame<'_, 'v>,
+) -> bool {
+    let schema = ev.schema;
+    let mut lookup = Lookup::new(&shape.table, schema.sorted_maps);
+    let mut valid = true;
+    for (key, value) in object {
+        let target = match (
+            lookup
+                .find(key)
+                .and_then(|slot| slot.node.map(|id| (id, slot.cheap))),
+            shape.additional,
+        ) {
+            (Some((id, false)), _) => id,
+            (Some((_, true)), _) => continue,
+            // Not a `properties` name (perhaps only a `required` one): an additional property.
+            (None, Additional::Schema(id)) => id,
+            (None, Additional::Any | Additional::Reject) => continue,
+        };
+        let relative = &schema.nodes[target as usize].relative;
+        if !ev.descend(frame, target, value, Some(Step::Key(key)), relative, None) {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    valid
+}
