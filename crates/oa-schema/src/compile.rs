@@ -55,6 +55,7 @@ pub(crate) fn compile(
     order_properties_cheap_first(&mut nodes);
     find_discriminators(&mut nodes);
     keywords::fuse_shapes(&mut nodes);
+    resolve_root_dynamic_anchors(&mut nodes, &compiler.resources, root);
     let dynamic_scope_matters = nodes.iter().any(|node| match &node.body {
         Body::Keywords(keywords) => keywords
             .iter()
@@ -476,6 +477,34 @@ fn find_discriminators(nodes: &mut [Node]) {
             && let Some(Keyword::AnyOf(_, slot) | Keyword::OneOf(_, slot)) = keywords.get_mut(keyword_idx)
         {
             *slot = Some(Box::new(discriminator));
+        }
+    }
+}
+
+/// Turns every `$dynamicRef` to an anchor that the root's resource declares into a plain reference to that anchor.
+///
+/// The root's resource is the outermost entry of every dynamic scope, and the outermost resource declaring the
+/// anchor wins, so such a reference always lands there, whatever the path. The meta-schemas' `$dynamicRef: "#meta"`
+/// are all of this kind: checking a schema against its meta-schema then needs no dynamic scope at all.
+fn resolve_root_dynamic_anchors(nodes: &mut [Node], resources: &[Resource], root: NodeId) {
+    let Some(root_resource) = nodes
+        .get(root as usize)
+        .and_then(|node| resources.get(node.resource as usize))
+    else {
+        return;
+    };
+    for node in nodes.iter_mut() {
+        let Body::Keywords(keywords) = &mut node.body else {
+            continue;
+        };
+        for keyword in keywords.iter_mut() {
+            if let Keyword::DynamicRef { target, anchor } = keyword
+                && let Some(name) = anchor.as_deref()
+                && let Some(found) = root_resource.dynamic_anchors.get(name)
+            {
+                *target = *found;
+                *anchor = None;
+            }
         }
     }
 }
