@@ -30,7 +30,7 @@ mod parse;
 mod translate;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use translate::Engine;
 
 /// Backtracking steps allowed in one fancy-regex match (fancy-regex's own default, about 0.1 s of work).
@@ -52,6 +52,14 @@ pub(crate) struct EcmaRegex {
 #[derive(Debug)]
 enum Compiled {
     Linear(regex::Regex),
+    /// A linear pattern whose engine is built on first use. Building the automaton is most of a small schema's
+    /// compile time, and many patterns are never matched (a schema's unused branches, a validator built once and
+    /// used on one instance). Only translations that are sure to build are deferred (see [`is_sure_to_build`]), so
+    /// an invalid pattern still fails when the schema compiles.
+    Deferred {
+        text: Box<str>,
+        regex: OnceLock<Option<regex::Regex>>,
+    },
     /// `degree` and `weight` price a match before it runs (see the module docs).
     Backtracking {
         regex: fancy_regex::Regex,
@@ -106,12 +114,14 @@ impl EcmaRegex {
                 degree: node.work_degree(),
                 weight,
             }
+        } else if is_sure_to_build(&node) {
+            Compiled::Deferred {
+                text: translate::translate(&node, Engine::Linear).into(),
+                regex: OnceLock::new(),
+            }
         } else {
             let text = translate::translate(&node, Engine::Linear);
-            let regex = regex::RegexBuilder::new(&text)
-                .size_limit(SIZE_LIMIT)
-                .build()
-                .map_err(|e| RegexError::new(engine_message(&e.to_string())))?;
+            let regex = build_linear(&text).map_err(|e| RegexError::new(engine_message(&e.to_string())))?;
             Compiled::Linear(regex)
         };
         Ok(Self {
@@ -123,6 +133,12 @@ impl EcmaRegex {
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
             Compiled::Linear(regex) => Ok(regex.is_match(haystack)),
+            // A deferred translation always builds (pinned by tests); should that ever fail, the match reports the
+            // budget rather than panicking.
+            Compiled::Deferred { text, regex } => match regex.get_or_init(|| build_linear(text).ok()) {
+                Some(regex) => Ok(regex.is_match(haystack)),
+                None => Err(RegexBudgetExceeded),
+            },
             Compiled::Backtracking {
                 regex,
                 degree,
@@ -136,6 +152,66 @@ impl EcmaRegex {
             }
         }
     }
+}
+
+/// The `regex` crate engine for a linear translation.
+fn build_linear(text: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(text).size_limit(SIZE_LIMIT).build()
+}
+
+/// The most nested a deferred pattern may be (the `regex` crate refuses nesting deeper than 250, and the
+/// translation adds a group around each repetition and alternation).
+const MAX_DEFERRED_DEPTH: u32 = 32;
+
+/// The largest deferred pattern, in [`build_weight`] units. The densest atoms we measured (literals, `.`, negated
+/// classes and escapes, repeated up to 100 times) cost the `regex` crate at most 27 bytes of [`SIZE_LIMIT`] per
+/// unit, so this many units stay under a fifth of the limit.
+const MAX_DEFERRED_WEIGHT: u64 = 65_536;
+
+/// Whether the linear translation of a pattern is sure to build, so building it can wait for the first match: the
+/// only ways it can fail are a `\p{...}` name the engine does not know, nesting deeper than the engine allows, and
+/// an automaton larger than [`SIZE_LIMIT`]. Word boundaries are excluded as well, to keep the rule simple.
+fn is_sure_to_build(node: &ast::Node) -> bool {
+    build_weight(node, 0).is_some_and(|weight| weight <= MAX_DEFERRED_WEIGHT)
+}
+
+/// An upper estimate of a node's automaton size (`None` when it must be built at once): each code point or class
+/// counts for its UTF-8 ranges, each counted repetition for its copies.
+fn build_weight(node: &ast::Node, depth: u32) -> Option<u64> {
+    use ast::{ClassEscape, ClassItem, Node};
+    if depth > MAX_DEFERRED_DEPTH {
+        return None;
+    }
+    let weight = match node {
+        Node::Empty | Node::Start | Node::End => 1,
+        Node::Literal(_) => 4,
+        Node::Dot | Node::LoneSurrogate => 64,
+        Node::Class(class) => {
+            let mut weight: u64 = 64;
+            for item in &class.items {
+                weight += match item {
+                    ClassItem::Range(..) => 16,
+                    ClassItem::Escape(ClassEscape::Property { .. }) => return None,
+                    ClassItem::Escape(_) => 64,
+                };
+            }
+            weight
+        }
+        Node::WordBoundary { .. } | Node::Look { .. } | Node::Backref(_) => return None,
+        Node::Group { node, .. } | Node::NonCapture(node) => 2 + build_weight(node, depth + 1)?,
+        Node::Repeat { node, min, max, .. } => {
+            let copies = u64::from(max.unwrap_or(*min)) + 1;
+            2 + build_weight(node, depth + 1)?.checked_mul(copies)?
+        }
+        Node::Concat(nodes) | Node::Alt(nodes) => {
+            let mut weight: u64 = 2;
+            for node in nodes {
+                weight = weight.checked_add(build_weight(node, depth + 1)?)?;
+            }
+            weight
+        }
+    };
+    (weight <= MAX_DEFERRED_WEIGHT).then_some(weight)
 }
 
 /// Whether `pattern` is a valid ECMA-262 pattern (`format: regex`): it parses, and every `\p{...}` names a

@@ -308,3 +308,52 @@ proptest! {
         let _ = is_valid_pattern(&pattern);
     }
 }
+
+#[test]
+fn deferred_patterns_build_and_match_as_eager_ones() {
+    // The densest atoms, repeated to just under the deferral weight: each must be deferred and must build.
+    let atoms = [
+        r"\u{1F432}",
+        ".",
+        "[^a]",
+        r"\S",
+        r"\W",
+        r"[\D\S\W]",
+        r"[\u0100-\u017F\u0400-\u04FF\u3040-\u309F\u4E00-\u9FFF]",
+    ];
+    for atom in atoms {
+        let unit = parse::parse(atom).unwrap();
+        let unit_weight = build_weight(&unit, 0).unwrap() + 2;
+        let copies = MAX_DEFERRED_WEIGHT / unit_weight - 2;
+        let pattern = format!("^(?:{atom}){{{copies}}}$");
+        let node = parse::parse(&pattern).unwrap();
+        assert!(is_sure_to_build(&node), "{pattern:?} should be deferred");
+        let text = translate::translate(&node, Engine::Linear);
+        assert!(build_linear(&text).is_ok(), "{pattern:?} must build");
+        let heavier = format!("^(?:{atom}){{{}}}$", copies * 2);
+        assert!(
+            !is_sure_to_build(&parse::parse(&heavier).unwrap()),
+            "{heavier:?} should build at once"
+        );
+    }
+    // What can fail to build is built at once, so its error comes at compile time.
+    for pattern in [r"\p{Letter}", r"a{100000}", r"\bx", "(?=a)b"] {
+        assert!(!is_sure_to_build(&parse::parse(pattern).unwrap()), "{pattern:?}");
+    }
+    let nested = format!("{}a{}", "(?:".repeat(40), ")".repeat(40));
+    assert!(!is_sure_to_build(&parse::parse(&nested).unwrap()));
+    assert!(EcmaRegex::new(r"a{1000000}{1000}").is_err());
+    // A deferred pattern matches like its eager build, and builds once for every clone.
+    let regex = EcmaRegex::new(r"^[a-z]+-\d{2,4}$").unwrap();
+    assert!(matches!(&*regex.inner, Compiled::Deferred { .. }));
+    let clone = regex.clone();
+    assert_eq!(regex.is_match("abc-123"), Ok(true));
+    assert_eq!(clone.is_match("abc-12345"), Ok(false));
+    assert_eq!(clone.is_match("ABC-123"), Ok(false));
+    if let Compiled::Deferred { regex: cell, .. } = &*clone.inner {
+        assert!(
+            cell.get().is_some_and(Option::is_some),
+            "built once, shared by clones"
+        );
+    }
+}
