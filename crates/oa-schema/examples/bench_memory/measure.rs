@@ -383,6 +383,15 @@ pub(crate) mod parent {
                     "EXCEEDS"
                 }
             ));
+            let kept = row.figure("first_call_kept_kib");
+            if kept > 64 {
+                notes.push(format!(
+                    "- {} {}: the first call left {kept} KiB resident after it returned (state kept across calls, \
+                     such as per-thread regex caches, or allocator retention)",
+                    row.workload,
+                    name.trim()
+                ));
+            }
             let growth = row.figure("growth_kib");
             if growth > 8 {
                 notes.push(format!(
@@ -637,6 +646,7 @@ pub(crate) mod child {
             "n_valid": n_valid,
             "n_violations": n_violations,
             "growth_kib": after_calls.rss.saturating_sub(after_first),
+            "first_call_kept_kib": after_first.saturating_sub(before_calls.rss),
         }))
     }
 
