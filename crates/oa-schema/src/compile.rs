@@ -8,9 +8,13 @@ use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::keywords::{self, Keyword};
 use crate::node::{Body, CompiledSchema, Node, NodeId, Resource, ResourceId};
-use crate::registry::{DocId, Place, Registry, ResolveError, display_base, escape_token, redact};
+use crate::registry::{
+    DocId, Place, Registry, ResolveError, child_value, display_base, escape_token, redact,
+};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
 use url::Url;
 
 /// Compiler settings.
@@ -35,9 +39,11 @@ pub(crate) fn compile(
         queue: Vec::new(),
         resources: Vec::new(),
         resource_ids: HashMap::new(),
+        shown_bases: Vec::new(),
+        last_resource: None,
         regexes: HashMap::new(),
     };
-    let root = compiler.node_for(doc_id, String::new());
+    let root = compiler.node_for(doc_id, String::new(), None);
     while let Some(id) = compiler.queue.pop() {
         compiler.compile_node(id)?;
     }
@@ -75,45 +81,75 @@ struct Compiler<'a> {
     registry: Registry<'a>,
     settings: Settings,
     nodes: Vec<Option<Node>>,
-    places: Vec<(DocId, String)>,
+    places: Vec<Located<'a>>,
     /// Node ids per document and JSON Pointer (nested so lookups by `&str` allocate nothing).
-    ids: Vec<HashMap<String, NodeId>>,
+    ids: Vec<HashMap<Rc<str>, NodeId>>,
     queue: Vec<NodeId>,
     /// Resources, indexed by `resource_ids`.
     resources: Vec<Resource>,
     resource_ids: HashMap<String, ResourceId>,
+    /// Each resource's base as locations show it, by resource id.
+    shown_bases: Vec<Box<str>>,
+    /// The base of the last node compiled and its resource: neighbouring nodes mostly share it.
+    last_resource: Option<(Arc<Url>, ResourceId)>,
     /// Compiled regexes by pattern, shared by every keyword that uses the same pattern.
     regexes: HashMap<String, EcmaRegex>,
 }
 
+/// Where a node's schema sits: its document, its JSON Pointer, and its value when the compiler already holds it.
+#[derive(Debug, Clone)]
+struct Located<'a> {
+    doc_id: DocId,
+    pointer: Rc<str>,
+    value: Option<&'a Value>,
+}
+
 impl<'a> Compiler<'a> {
-    /// The node for a place, allocating and queueing it the first time.
-    fn node_for(&mut self, doc_id: DocId, pointer: String) -> NodeId {
+    /// The node for a place, allocating and queueing it the first time. `value` is the schema there, when known
+    /// (else it is looked up by pointer).
+    fn node_for(&mut self, doc_id: DocId, pointer: String, value: Option<&'a Value>) -> NodeId {
         if self.ids.len() <= doc_id {
             self.ids.resize_with(doc_id + 1, HashMap::new);
         }
-        if let Some(id) = self.ids[doc_id].get(&pointer) {
+        if let Some(id) = self.ids[doc_id].get(pointer.as_str()) {
             return *id;
         }
         let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
+        let pointer: Rc<str> = pointer.into();
         self.nodes.push(None);
-        self.places.push((doc_id, pointer.clone()));
+        self.places.push(Located {
+            doc_id,
+            pointer: Rc::clone(&pointer),
+            value,
+        });
         self.ids[doc_id].insert(pointer, id);
         self.queue.push(id);
         id
     }
 
     /// The resource for a base URI, registering its dynamic anchors the first time.
-    fn resource_for(&mut self, base: &Url) -> ResourceId {
+    fn resource_for(&mut self, base: &Arc<Url>) -> ResourceId {
+        if let Some((last, id)) = &self.last_resource
+            && Arc::ptr_eq(last, base)
+        {
+            return *id;
+        }
+        let id = self.resource_for_uri(base);
+        self.last_resource = Some((Arc::clone(base), id));
+        id
+    }
+
+    fn resource_for_uri(&mut self, base: &Url) -> ResourceId {
         if let Some(id) = self.resource_ids.get(base.as_str()) {
             return *id;
         }
         let id = ResourceId::try_from(self.resources.len()).unwrap_or(ResourceId::MAX);
         self.resource_ids.insert(base.as_str().to_owned(), id);
+        self.shown_bases.push(display_base(base).into());
         let anchors: Vec<(String, DocId, String)> = self.registry.dynamic_anchors(base.as_str()).to_vec();
         let mut dynamic_anchors = HashMap::new();
         for (name, doc_id, pointer) in anchors {
-            let node = self.node_for(doc_id, pointer);
+            let node = self.node_for(doc_id, pointer, None);
             dynamic_anchors.insert(name.into_boxed_str(), node);
         }
         self.resources.push(Resource { dynamic_anchors });
@@ -121,17 +157,24 @@ impl<'a> Compiler<'a> {
     }
 
     fn compile_node(&mut self, id: NodeId) -> Result<(), SchemaError> {
-        let (doc_id, pointer) = self.places[id as usize].clone();
+        let Located {
+            doc_id,
+            pointer,
+            value,
+        } = self.places[id as usize].clone();
         let place = self.registry.place(doc_id, &pointer);
         let resource = self.resource_for(&place.base);
-        let within = pointer
-            .strip_prefix(place.resource_root.as_str())
-            .unwrap_or(&pointer);
-        let absolute = format!("{}#{}", display_base(&place.base), fragment_encode(within));
-        let Some(value) = self.registry.value(doc_id, &pointer) else {
+        let within = pointer.get(place.root_len..).unwrap_or(&pointer);
+        let shown_base = self.shown_bases.get(resource as usize).map_or("", |shown| shown);
+        let mut absolute = String::with_capacity(shown_base.len() + 1 + within.len());
+        absolute.push_str(shown_base);
+        absolute.push('#');
+        push_fragment_encoded(within, &mut absolute);
+        let relative = pointer.get(place.relative_start..).unwrap_or_default();
+        let Some(value) = value.or_else(|| self.registry.value(doc_id, &pointer)) else {
             return Err(SchemaError::UnresolvedReference {
                 location: absolute,
-                reference: pointer,
+                reference: pointer.to_string(),
             });
         };
         let node = match value {
@@ -139,7 +182,7 @@ impl<'a> Compiler<'a> {
                 body: Body::Bool(*flag),
                 resource,
                 absolute: absolute.into(),
-                relative: place.relative.into(),
+                relative: relative.into(),
                 own_type: None,
                 only_type: None,
                 tracks_evaluated: false,
@@ -150,6 +193,7 @@ impl<'a> Compiler<'a> {
                     compiler: self,
                     doc_id,
                     pointer: &pointer,
+                    schema: value,
                     place: &place,
                     absolute: &absolute,
                 };
@@ -177,8 +221,8 @@ impl<'a> Compiler<'a> {
                 Node {
                     body: Body::Keywords(compiled.into_boxed_slice()),
                     resource,
-                    absolute: absolute.clone().into(),
-                    relative: place.relative.into(),
+                    absolute: absolute.into(),
+                    relative: relative.into(),
                     own_type,
                     only_type,
                     tracks_evaluated,
@@ -203,6 +247,8 @@ pub(crate) struct NodeCompiler<'c, 'a> {
     compiler: &'c mut Compiler<'a>,
     doc_id: DocId,
     pointer: &'c str,
+    /// The schema being compiled.
+    schema: &'a Value,
     place: &'c Place,
     absolute: &'c str,
 }
@@ -251,12 +297,16 @@ impl<'a> NodeCompiler<'_, 'a> {
 
     /// The node of a subschema under this one: `segments` are raw (unescaped) tokens below this schema.
     pub(crate) fn child(&mut self, segments: &[&str]) -> NodeId {
-        let mut pointer = self.pointer.to_owned();
+        let mut pointer = String::with_capacity(
+            self.pointer.len() + segments.iter().map(|segment| segment.len() + 1).sum::<usize>(),
+        );
+        pointer.push_str(self.pointer);
         for segment in segments {
             pointer.push('/');
             pointer.push_str(&escape_token(segment));
         }
-        self.compiler.node_for(self.doc_id, pointer)
+        let value = child_value(self.schema, segments);
+        self.compiler.node_for(self.doc_id, pointer, value)
     }
 
     /// The absolute location of a keyword of this schema, for errors.
@@ -277,7 +327,7 @@ impl<'a> NodeCompiler<'_, 'a> {
     pub(crate) fn resolve(&mut self, keyword: &str, reference: &str) -> Result<NodeId, SchemaError> {
         let base = std::sync::Arc::clone(&self.place.base);
         match self.compiler.registry.resolve(&base, reference) {
-            Ok(Some((doc_id, pointer))) => Ok(self.compiler.node_for(doc_id, pointer)),
+            Ok(Some((doc_id, pointer))) => Ok(self.compiler.node_for(doc_id, pointer, None)),
             Ok(None) => Err(SchemaError::UnresolvedReference {
                 location: self.location(keyword),
                 reference: redact(reference),
@@ -293,10 +343,10 @@ impl<'a> NodeCompiler<'_, 'a> {
 
     /// Whether the node a reference resolves to declares `$dynamicAnchor` with this name.
     pub(crate) fn declares_dynamic_anchor(&self, target: NodeId, name: &str) -> bool {
-        let (doc_id, pointer) = &self.compiler.places[target as usize];
-        self.compiler
-            .registry
-            .value(*doc_id, pointer)
+        let located = &self.compiler.places[target as usize];
+        located
+            .value
+            .or_else(|| self.compiler.registry.value(located.doc_id, &located.pointer))
             .and_then(|value| value.get("$dynamicAnchor"))
             .is_some_and(|anchor| anchor == name)
     }
@@ -316,8 +366,8 @@ impl<'a> NodeCompiler<'_, 'a> {
     }
 }
 
-/// Percent-encodes a JSON Pointer for use as a URI fragment.
-pub(crate) fn fragment_encode(pointer: &str) -> String {
+/// Percent-encodes a JSON Pointer for use as a URI fragment, appending it to `out`.
+fn push_fragment_encoded(pointer: &str, out: &mut String) {
     const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
         .add(b' ')
         .add(b'"')
@@ -333,7 +383,9 @@ pub(crate) fn fragment_encode(pointer: &str) -> String {
         .add(b'^')
         .add(b'[')
         .add(b']');
-    percent_encoding::utf8_percent_encode(pointer, FRAGMENT).to_string()
+    for piece in percent_encoding::utf8_percent_encode(pointer, FRAGMENT) {
+        out.push_str(piece);
+    }
 }
 
 /// Reorders `properties` entries so that members whose schemas only check the value itself (`type`, `enum`,

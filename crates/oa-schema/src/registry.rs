@@ -11,6 +11,7 @@ use crate::metaschemas;
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 use url::Url;
 
@@ -23,15 +24,16 @@ pub(crate) const MAX_SCHEMA_DEPTH: usize = 256;
 /// Index of a document in the registry.
 pub(crate) type DocId = usize;
 
-/// A subschema's place: which resource it belongs to and how it hangs from its parent.
+/// A subschema's place: which resource it belongs to and how it hangs from its parent. Both are parts of the
+/// subschema's own JSON Pointer, kept as offsets into it so that a place costs no allocation.
 #[derive(Debug, Clone)]
 pub(crate) struct Place {
     /// The base URI in force (the resource's URI).
     pub(crate) base: Arc<Url>,
-    /// The JSON Pointer of the resource root inside the document.
-    pub(crate) resource_root: String,
-    /// The path from the lexical parent schema (`/properties/a`).
-    pub(crate) relative: String,
+    /// The length of the resource root's pointer, a prefix of the subschema's pointer.
+    pub(crate) root_len: usize,
+    /// Where the path from the lexical parent schema (`/properties/a`) starts in the subschema's pointer.
+    pub(crate) relative_start: usize,
 }
 
 /// One loaded document.
@@ -135,18 +137,17 @@ impl<'a> Registry<'a> {
         while let Some(cut) = prefix.rfind('/') {
             prefix = &prefix[..cut];
             if let Some(place) = places.and_then(|places| places.get(prefix)) {
-                let relative = pointer.rfind('/').map_or("", |last| &pointer[last..]).to_owned();
                 return Place {
                     base: Arc::clone(&place.base),
-                    resource_root: place.resource_root.clone(),
-                    relative,
+                    root_len: place.root_len,
+                    relative_start: pointer.rfind('/').unwrap_or(pointer.len()),
                 };
             }
         }
         Place {
             base: Arc::new(default_base()),
-            resource_root: String::new(),
-            relative: String::new(),
+            root_len: 0,
+            relative_start: pointer.len(),
         }
     }
 
@@ -267,16 +268,16 @@ impl<'a> Registry<'a> {
             pointer: String,
             value: &'v Value,
             base: Arc<Url>,
-            resource_root: String,
-            relative: String,
+            root_len: usize,
+            relative_start: usize,
             depth: usize,
         }
         let mut stack = vec![Item {
             pointer: String::new(),
             value: root,
             base,
-            resource_root: String::new(),
-            relative: String::new(),
+            root_len: 0,
+            relative_start: 0,
             depth: 0,
         }];
         while let Some(item) = stack.pop() {
@@ -291,13 +292,13 @@ impl<'a> Registry<'a> {
                     item.pointer,
                     Place {
                         base: item.base,
-                        resource_root: item.resource_root,
-                        relative: item.relative,
+                        root_len: item.root_len,
+                        relative_start: item.relative_start,
                     },
                 );
                 continue;
             };
-            let (base, resource_root) = match object.get("$id") {
+            let (base, root_len) = match object.get("$id") {
                 Some(Value::String(id)) => {
                     let mut url = item.base.join(id).map_err(|err| SchemaError::InvalidUri {
                         location: format!("{}#{}/$id", display_base(&item.base), item.pointer),
@@ -307,9 +308,9 @@ impl<'a> Registry<'a> {
                     url.set_fragment(None);
                     self.by_uri
                         .insert(url.as_str().to_owned(), (doc_id, item.pointer.clone()));
-                    (Arc::new(url), item.pointer.clone())
+                    (Arc::new(url), item.pointer.len())
                 }
-                _ => (item.base, item.resource_root),
+                _ => (item.base, item.root_len),
             };
             if let Some(Value::String(anchor)) = object.get("$anchor") {
                 self.anchors.insert(
@@ -332,26 +333,39 @@ impl<'a> Registry<'a> {
                     continue;
                 };
                 let escaped = escape_token(key);
-                let mut push = |relative: String, value: &'a Value| {
+                let mut push = |member: Option<&str>, value: &'a Value| {
+                    let member_len = member.map_or(0, |member| member.len() + 1);
+                    let mut pointer =
+                        String::with_capacity(item.pointer.len() + escaped.len() + 1 + member_len);
+                    pointer.push_str(&item.pointer);
+                    pointer.push('/');
+                    pointer.push_str(&escaped);
+                    if let Some(member) = member {
+                        pointer.push('/');
+                        pointer.push_str(member);
+                    }
                     stack.push(Item {
-                        pointer: format!("{}{}", item.pointer, relative),
+                        pointer,
                         value,
                         base: Arc::clone(&base),
-                        resource_root: resource_root.clone(),
-                        relative,
+                        root_len,
+                        relative_start: item.pointer.len(),
                         depth: item.depth + 1,
                     });
                 };
                 match (spec.shape, child) {
-                    (Shape::Schema, _) => push(format!("/{escaped}"), child),
+                    (Shape::Schema, _) => push(None, child),
                     (Shape::SchemaArray, Value::Array(children)) => {
+                        let mut idx_text = String::new();
                         for (idx, grandchild) in children.iter().enumerate() {
-                            push(format!("/{escaped}/{idx}"), grandchild);
+                            idx_text.clear();
+                            let _ = write!(idx_text, "{idx}");
+                            push(Some(&idx_text), grandchild);
                         }
                     }
                     (Shape::SchemaMap, Value::Object(children)) => {
                         for (name, grandchild) in children {
-                            push(format!("/{escaped}/{}", escape_token(name)), grandchild);
+                            push(Some(&escape_token(name)), grandchild);
                         }
                     }
                     _ => {}
@@ -361,8 +375,8 @@ impl<'a> Registry<'a> {
                 item.pointer,
                 Place {
                     base: Arc::clone(&base),
-                    resource_root,
-                    relative: item.relative,
+                    root_len,
+                    relative_start: item.relative_start,
                 },
             );
         }
@@ -459,6 +473,20 @@ fn pointer_get<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {
         target = match target {
             Value::Object(map) => map.get(token.as_ref())?,
             Value::Array(items) => items.get(array_index(&token)?)?,
+            _ => return None,
+        };
+    }
+    Some(target)
+}
+
+/// The value below `value` at raw (unescaped) `segments`, as [`Registry::value`] finds it from the document root,
+/// without walking down from the root again.
+pub(crate) fn child_value<'a>(value: &'a Value, segments: &[&str]) -> Option<&'a Value> {
+    let mut target = value;
+    for segment in segments {
+        target = match target {
+            Value::Object(map) => map.get(*segment)?,
+            Value::Array(items) => items.get(array_index(segment)?)?,
             _ => return None,
         };
     }
