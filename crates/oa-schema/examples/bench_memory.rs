@@ -22,7 +22,8 @@
 //! 4. for `compile`, compiles every schema of the row `repeats` times (dropping each result) and reports
 //!    `VmHWM - baseline`; for `is_valid` and `validate`, compiles once and keeps the validators (`held`), fills
 //!    the free memory again, resets the peak and calls the operation `repeats` times on every instance of the row,
-//!    dropping each report: the extra peak is `held + (VmHWM - VmRSS before the calls)`;
+//!    dropping each report: the extra peak is `held + (VmHWM - VmRSS before the calls)`; compile rows also report
+//!    the validator alone, from 16 copies held at once, and call rows note memory the first call left resident;
 //! 5. for oa-schema's `validate`, measures the report on its own: the instance with the most violations is
 //!    validated 16 times with every report kept, and the growth of `VmRSS` divided by 16 is the report size, which
 //!    is subtracted (the issue excludes the report).
