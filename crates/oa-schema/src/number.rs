@@ -140,6 +140,56 @@ pub(crate) fn is_integer(number: &Number) -> bool {
     }
 }
 
+/// The number as the nearest `f64`, as `Number::as_f64` gives it, reading short decimals (at most 15 significant
+/// digits, no exponent) directly: their digits make an integer below 2^53 and the power of ten is exact, so one
+/// correctly rounded division gives the correctly rounded value (Clinger's fast path). Bounds compare every
+/// instance number this way, and with `arbitrary_precision` the general parser costs several times more.
+#[inline]
+pub(crate) fn to_f64(number: &Number) -> Option<f64> {
+    #[cfg(feature = "arbitrary_precision")]
+    if let Some(value) = short_decimal(number.as_str()) {
+        return Some(value);
+    }
+    number.as_f64()
+}
+
+/// The fast path of [`to_f64`]: `-?digits(.digits)?` with at most 15 digits in all.
+#[cfg(feature = "arbitrary_precision")]
+fn short_decimal(text: &str) -> Option<f64> {
+    const POWERS: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        bytes => (false, bytes),
+    };
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    let mut mantissa: u64 = 0;
+    let mut n_digits = 0;
+    let mut n_fraction: Option<usize> = None;
+    for byte in digits {
+        match byte {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(byte - b'0');
+                n_digits += 1;
+                if let Some(n) = n_fraction.as_mut() {
+                    *n += 1;
+                }
+            }
+            b'.' if n_fraction.is_none() => n_fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if n_digits > 15 || n_digits == 0 {
+        return None;
+    }
+    #[allow(clippy::cast_precision_loss)] // Below 10^15 < 2^53: exact.
+    let value = mantissa as f64 / POWERS.get(n_fraction.unwrap_or(0)).copied()?;
+    Some(if negative { -value } else { value })
+}
+
 /// Whether two numbers are equal by value (`1 == 1.0`, and exactly so beyond f64).
 pub(crate) fn numbers_equal(a: &Number, b: &Number) -> bool {
     #[cfg(feature = "arbitrary_precision")]

@@ -17,6 +17,9 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+/// How many recursive members of an object a shape sets aside in its first pass (more take a second walk).
+const DEFERRED: usize = 8;
+
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
     if schema.dynamic_scope_matters {
@@ -132,9 +135,11 @@ impl Flag<'_> {
             } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
             Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
             Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
-            Keyword::Pattern { regex, pattern } => {
-                string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
-            }
+            Keyword::Pattern {
+                regex,
+                pattern,
+                anchored,
+            } => string::evaluate_pattern(ev, (regex, anchored.as_deref()), pattern, node, instance, frame),
             Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
             Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
             Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),
@@ -328,6 +333,10 @@ impl Flag<'_> {
             let mut cursor = 0;
             object.iter().all(|(key, value)| {
                 while let Some((name, id)) = group.get(cursor) {
+                    if super::same_name(name, key) {
+                        cursor += 1;
+                        return self.child(*id, value, depth);
+                    }
                     match super::cmp_names(name, key) {
                         std::cmp::Ordering::Less => cursor += 1,
                         std::cmp::Ordering::Equal => {
@@ -344,35 +353,50 @@ impl Flag<'_> {
 
     #[inline(never)]
     fn shape(&mut self, shape: &Shape, object: &Map<String, Value>, depth: u32) -> bool {
+        // Too few members to hold every required name: no need to look at them.
+        if object.len() < shape.n_required() {
+            return false;
+        }
         let sorted = self.schema.sorted_maps;
-        // First pass: count required names, reject what `additionalProperties: false` forbids, apply cheap schemas.
+        // First pass: count required names, reject what `additionalProperties: false` forbids, apply cheap schemas,
+        // and set aside the members whose schemas recurse (up to a few; past that, a second walk finds them).
         let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
+        let others = shape.other_schema();
         let mut n_present = 0;
+        let mut deferred: [(NodeId, Option<&Value>); DEFERRED] = [(0, None); DEFERRED];
+        let mut n_deferred = 0;
         for (key, value) in object {
-            let valid = match lookup.find(key) {
+            let (valid, later) = match lookup.find(key) {
                 Some(slot) => {
                     n_present += usize::from(slot.required);
                     match slot.node {
-                        Some(id) if slot.cheap => self.child(id, value, depth),
-                        Some(_) => true,
-                        None => !shape.rejects_others(),
+                        Some(id) if slot.cheap => (self.child(id, value, depth), None),
+                        Some(id) => (true, Some(id)),
+                        None => (!shape.rejects_others(), others),
                     }
                 }
-                None => !shape.rejects_others(),
+                None => (!shape.rejects_others(), others),
             };
             if !valid {
                 return false;
+            }
+            if let Some(id) = later {
+                if let Some(place) = deferred.get_mut(n_deferred) {
+                    *place = (id, Some(value));
+                }
+                n_deferred += 1;
             }
         }
         if n_present < shape.n_required() {
             return false;
         }
-        if !shape.deferred() {
-            return true;
+        if n_deferred <= DEFERRED {
+            return deferred[..n_deferred]
+                .iter()
+                .all(|(id, value)| value.is_none_or(|value| self.child(*id, value, depth)));
         }
         // Second pass: the property schemas that recurse, and the `additionalProperties` schema.
         let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
-        let others = shape.other_schema();
         object.iter().all(|(key, value)| {
             let target = match lookup
                 .find(key)

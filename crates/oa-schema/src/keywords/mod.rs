@@ -1,5 +1,6 @@
 //! Compiled keywords: one variant per keyword (or tightly bound family), compiled and evaluated in its own module.
 
+mod anchored;
 mod applicators;
 mod array;
 mod contains;
@@ -72,7 +73,12 @@ pub(crate) enum Keyword {
     /// `minLength`.
     MinLength(u64),
     /// `pattern`.
-    Pattern { regex: EcmaRegex, pattern: Box<str> },
+    Pattern {
+        regex: EcmaRegex,
+        pattern: Box<str>,
+        /// The same pattern matched without the regex engine, when it is a simple anchored one.
+        anchored: Option<Box<anchored::Anchored>>,
+    },
     /// `format`, when asserted.
     Format { check: FormatCheck, name: Box<str> },
     /// `maxItems`.
@@ -271,9 +277,11 @@ pub(crate) fn evaluate<'v>(
         } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
         Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
         Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
-        Keyword::Pattern { regex, pattern } => {
-            string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
-        }
+        Keyword::Pattern {
+            regex,
+            pattern,
+            anchored,
+        } => string::evaluate_pattern(ev, (regex, anchored.as_deref()), pattern, node, instance, frame),
         Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
         Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
         Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),
@@ -421,6 +429,12 @@ pub(crate) fn cmp_names(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
+/// Whether two names are equal: lengths first, which settles most mismatches without a `memcmp` call.
+#[inline]
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes() == b.as_bytes()
+}
+
 /// The node a child id points to, for keywords that special-case `false` subschemas.
 pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
     matches!(ev.schema.nodes[id as usize].body, crate::node::Body::Bool(false))
@@ -429,6 +443,28 @@ pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::cmp_names;
+
+    #[test]
+    fn same_name_is_str_eq() {
+        let names = [
+            "",
+            "a",
+            "ab",
+            "abcdefgh",
+            "abcdefgi",
+            "abcdefghi",
+            "abcdefghj",
+            "é",
+            "e\u{301}",
+        ];
+        let long = "x".repeat(40);
+        let long2 = format!("{}y", "x".repeat(39));
+        for a in names.iter().copied().chain([long.as_str(), long2.as_str()]) {
+            for b in names.iter().copied().chain([long.as_str(), long2.as_str()]) {
+                assert_eq!(super::same_name(a, b), a == b, "{a:?} vs {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn cmp_names_orders_as_str_cmp() {

@@ -142,7 +142,7 @@ pub(super) fn evaluate_multiple_of(
 /// Compares an instance with a limit. Parsing to `f64` rounds monotonically, so a strict difference between the
 /// rounded values is the exact answer; only ties (and values beyond `f64`) take the exact decimal path.
 fn compare(instance: &serde_json::Number, limit: &SchemaNumber, approx: Option<f64>) -> Ordering {
-    if let (Some(value), Some(approx)) = (instance.as_f64(), approx) {
+    if let (Some(value), Some(approx)) = (crate::number::to_f64(instance), approx) {
         if value < approx {
             return Ordering::Less;
         }

@@ -53,11 +53,6 @@ impl Shape {
         self.n_required
     }
 
-    /// Whether some member waits for a second pass.
-    pub(super) fn deferred(&self) -> bool {
-        self.deferred
-    }
-
     /// Whether `additionalProperties: false` rejects members not named by `properties`.
     pub(super) fn rejects_others(&self) -> bool {
         matches!(self.additional, Additional::Reject)
@@ -222,6 +217,11 @@ impl<'t> Lookup<'t> {
                 .and_then(|found| self.table.get(found));
         }
         while let Some(slot) = self.table.get(self.cursor) {
+            // Members usually are the next name: test for that first, without a call.
+            if super::same_name(&slot.name, key) {
+                self.cursor += 1;
+                return Some(slot);
+            }
             match cmp_names(&slot.name, key) {
                 Ordering::Less => self.cursor += 1,
                 Ordering::Equal => {

@@ -15,6 +15,7 @@ pub(super) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> R
     let regex = cx.regex("pattern", pattern)?;
     Ok(Keyword::Pattern {
         regex,
+        anchored: super::anchored::Anchored::parse(pattern).map(Box::new),
         pattern: pattern.as_str().into(),
     })
 }
@@ -61,7 +62,7 @@ pub(super) fn evaluate_min_length(
 
 pub(super) fn evaluate_pattern(
     ev: &mut Evaluator<'_>,
-    regex: &EcmaRegex,
+    (regex, anchored): (&EcmaRegex, Option<&super::anchored::Anchored>),
     pattern: &str,
     node: &Node,
     instance: &Value,
@@ -70,7 +71,11 @@ pub(super) fn evaluate_pattern(
     let Value::String(text) = instance else {
         return true;
     };
-    let message = match regex.is_match(text) {
+    let matched = match anchored {
+        Some(anchored) => Ok(anchored.is_match(text)),
+        None => regex.is_match(text),
+    };
+    let message = match matched {
         Ok(true) => return true,
         Ok(false) => format!("must match the pattern {pattern:?}"),
         Err(_) => format!("matching the pattern {pattern:?} exceeded the regex budget"),

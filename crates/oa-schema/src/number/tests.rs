@@ -251,3 +251,29 @@ fn numbers_equal_fast_paths_agree_with_exact_values() {
         assert_eq!(numbers_equal(&number(a), &number(b)), equal, "{a} vs {b}");
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    /// The short-decimal fast path gives exactly what serde_json's parser gives, sign and rounding included.
+    #[test]
+    fn to_f64_agrees_with_as_f64(text in "-?(0|[1-9][0-9]{0,17})(\\.[0-9]{1,17})?([eE][+-]?[0-9]{1,2})?") {
+        let number: Number = serde_json::from_str(&text).unwrap();
+        let fast = super::to_f64(&number).map(f64::to_bits);
+        proptest::prop_assert_eq!(fast, number.as_f64().map(f64::to_bits), "{}", text);
+    }
+}
+
+#[test]
+fn to_f64_reads_short_decimals() {
+    for (text, expected) in [
+        ("36", 36.0),
+        ("-0.97", -0.97),
+        ("1.65", 1.65),
+        ("0.1", 0.1),
+        ("123456789012345", 123_456_789_012_345.0),
+    ] {
+        let number: Number = serde_json::from_str(text).unwrap();
+        assert_eq!(super::to_f64(&number), Some(expected), "{text}");
+    }
+}

@@ -1,0 +1,388 @@
+//! Anchored patterns of ASCII character classes (`^ORD-[0-9]{6}$`, `^[A-Z]{2}-[0-9]{4}$`), matched without a
+//! regex engine.
+//!
+//! These are most of the `pattern`s that structured-output schemas carry, and a regex engine's per-call set-up costs
+//! more than the match itself on such short strings. A pattern qualifies when it starts with `^`, is a sequence of
+//! literals, escapes (`\d`, `\w`, escaped punctuation) and bracketed classes of ASCII characters, each with an
+//! optional greedy quantifier, and optionally ends with `$`; and when greedy matching is exact for it: a repeated
+//! atom shares no character with the atoms that could take characters it gives back. Anything else (groups,
+//! alternation, `.`, `\s`, lazy quantifiers, non-ASCII) returns `None` and the regex engine decides, so this is
+//! only ever a faster route to the same answer (checked against the engine by a property test).
+
+/// A compiled anchored pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Anchored {
+    atoms: Box<[Atom]>,
+    /// Whether the pattern ends with `$` (else any suffix is allowed).
+    to_end: bool,
+}
+
+/// A character class with a repetition count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Atom {
+    class: Class,
+    min: u32,
+    /// `u32::MAX` for no upper bound.
+    max: u32,
+}
+
+/// A set of characters: the ASCII ones as bits, and whether every non-ASCII character is in (negated classes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Class {
+    ascii: u128,
+    non_ascii: bool,
+}
+
+impl Class {
+    fn byte(byte: u8) -> Self {
+        Self {
+            ascii: 1 << byte,
+            non_ascii: false,
+        }
+    }
+
+    fn range(from: u8, to: u8) -> Self {
+        let mut class = Self::default();
+        for byte in from..=to {
+            class.ascii |= 1 << byte;
+        }
+        class
+    }
+
+    fn union(self, other: Self) -> Self {
+        Self {
+            ascii: self.ascii | other.ascii,
+            non_ascii: self.non_ascii || other.non_ascii,
+        }
+    }
+
+    fn negated(self) -> Self {
+        Self {
+            ascii: !self.ascii,
+            non_ascii: !self.non_ascii,
+        }
+    }
+
+    fn overlaps(self, other: Self) -> bool {
+        self.ascii & other.ascii != 0 || (self.non_ascii && other.non_ascii)
+    }
+
+    #[inline]
+    fn contains(self, c: char) -> bool {
+        match u8::try_from(c) {
+            Ok(byte) if byte.is_ascii() => self.ascii & (1 << byte) != 0,
+            _ => self.non_ascii,
+        }
+    }
+}
+
+/// `\d`.
+fn digit() -> Class {
+    Class::range(b'0', b'9')
+}
+
+/// `\w`.
+fn word() -> Class {
+    Class::range(b'a', b'z')
+        .union(Class::range(b'A', b'Z'))
+        .union(digit())
+        .union(Class::byte(b'_'))
+}
+
+impl Anchored {
+    /// The pattern in this form, or `None` when it is outside the subset (then the regex engine matches it).
+    pub(crate) fn parse(pattern: &str) -> Option<Self> {
+        let body = pattern.strip_prefix('^')?;
+        let (body, to_end) = match body.strip_suffix('$') {
+            // `\$` at the end is a literal dollar, not the anchor.
+            Some(rest) if !ends_with_odd_backslashes(rest) => (rest, true),
+            _ => (body, false),
+        };
+        let bytes = body.as_bytes();
+        if !bytes.is_ascii() {
+            return None;
+        }
+        let mut atoms = Vec::new();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let (class, next) = class_at(bytes, pos)?;
+            let (min, max, next) = quantifier_at(bytes, next)?;
+            atoms.push(Atom { class, min, max });
+            pos = next;
+        }
+        let anchored = Self {
+            atoms: atoms.into_boxed_slice(),
+            to_end,
+        };
+        anchored.greedy_is_exact().then_some(anchored)
+    }
+
+    /// Whether taking as many characters as possible at each repeated atom never loses a match: the characters a
+    /// repeated atom could give back cannot be taken by the atoms after it (up to and including the first one that
+    /// must match at least once).
+    fn greedy_is_exact(&self) -> bool {
+        self.atoms.iter().enumerate().all(|(atom_idx, atom)| {
+            if atom.min == atom.max {
+                return true;
+            }
+            for later in &self.atoms[atom_idx + 1..] {
+                if later.class.overlaps(atom.class) {
+                    return false;
+                }
+                if later.min > 0 {
+                    break;
+                }
+            }
+            true
+        })
+    }
+
+    /// Whether `text` matches.
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        let mut chars = text.chars().peekable();
+        for atom in self.atoms.iter() {
+            let mut count: u32 = 0;
+            while count < atom.max {
+                match chars.peek() {
+                    Some(c) if atom.class.contains(*c) => {
+                        chars.next();
+                        count += 1;
+                    }
+                    _ => break,
+                }
+            }
+            if count < atom.min {
+                return false;
+            }
+        }
+        !self.to_end || chars.next().is_none()
+    }
+}
+
+fn ends_with_odd_backslashes(text: &str) -> bool {
+    text.bytes().rev().take_while(|byte| *byte == b'\\').count() % 2 == 1
+}
+
+/// ASCII punctuation that an escape turns into a literal.
+fn is_escapable(byte: u8) -> bool {
+    byte.is_ascii_punctuation()
+}
+
+/// Characters that are syntax outside a class; anything else printable is a literal.
+fn is_syntax(byte: u8) -> bool {
+    matches!(
+        byte,
+        b'\\' | b'^' | b'$' | b'.' | b'|' | b'?' | b'*' | b'+' | b'(' | b')' | b'[' | b']' | b'{' | b'}'
+    )
+}
+
+/// The atom starting at `pos`: a literal, an escape or a bracketed class.
+fn class_at(bytes: &[u8], pos: usize) -> Option<(Class, usize)> {
+    let byte = *bytes.get(pos)?;
+    match byte {
+        b'\\' => escape_at(bytes, pos + 1),
+        b'[' => bracket_at(bytes, pos + 1),
+        _ if is_syntax(byte) || !(byte.is_ascii_graphic() || byte == b' ') => None,
+        _ => Some((Class::byte(byte), pos + 1)),
+    }
+}
+
+/// An escape after its backslash: `\d`, `\w` or escaped punctuation.
+fn escape_at(bytes: &[u8], pos: usize) -> Option<(Class, usize)> {
+    let byte = *bytes.get(pos)?;
+    let class = match byte {
+        b'd' => digit(),
+        b'D' => digit().negated(),
+        b'w' => word(),
+        b'W' => word().negated(),
+        _ if is_escapable(byte) => Class::byte(byte),
+        _ => return None,
+    };
+    Some((class, pos + 1))
+}
+
+/// A bracketed class after its `[`.
+fn bracket_at(bytes: &[u8], mut pos: usize) -> Option<(Class, usize)> {
+    let negated = bytes.get(pos) == Some(&b'^');
+    if negated {
+        pos += 1;
+    }
+    let mut class = Class::default();
+    let mut first = true;
+    loop {
+        let byte = *bytes.get(pos)?;
+        if byte == b']' && !first {
+            pos += 1;
+            break;
+        }
+        first = false;
+        let (from, next) = match byte {
+            b'\\' => {
+                let escaped = *bytes.get(pos + 1)?;
+                match escaped {
+                    b'd' | b'w' | b'D' | b'W' => {
+                        let (escape, next) = escape_at(bytes, pos + 1)?;
+                        class = class.union(escape);
+                        pos = next;
+                        continue;
+                    }
+                    _ if is_escapable(escaped) => (escaped, pos + 2),
+                    _ => return None,
+                }
+            }
+            // `[` inside a class and `]` first are legal in ECMA-262 but rare: leave them to the engine.
+            b'[' | b']' => return None,
+            _ if byte.is_ascii_graphic() || byte == b' ' => (byte, pos + 1),
+            _ => return None,
+        };
+        // A range `a-z` (a `-` first, last or next to an escape class is a literal).
+        if bytes.get(next) == Some(&b'-') && bytes.get(next + 1).is_some_and(|end| *end != b']') {
+            let end = *bytes.get(next + 1)?;
+            let (to, after) = match end {
+                b'\\' => {
+                    let escaped = *bytes.get(next + 2)?;
+                    if !is_escapable(escaped) {
+                        return None;
+                    }
+                    (escaped, next + 3)
+                }
+                b'[' => return None,
+                _ if end.is_ascii_graphic() || end == b' ' => (end, next + 2),
+                _ => return None,
+            };
+            if to < from {
+                return None;
+            }
+            class = class.union(Class::range(from, to));
+            pos = after;
+        } else {
+            class = class.union(Class::byte(from));
+            pos = next;
+        }
+    }
+    Some((if negated { class.negated() } else { class }, pos))
+}
+
+/// An optional greedy quantifier at `pos`: `?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`.
+fn quantifier_at(bytes: &[u8], pos: usize) -> Option<(u32, u32, usize)> {
+    let (min, max, next) = match bytes.get(pos) {
+        Some(b'?') => (0, 1, pos + 1),
+        Some(b'*') => (0, u32::MAX, pos + 1),
+        Some(b'+') => (1, u32::MAX, pos + 1),
+        Some(b'{') => {
+            let close = pos + bytes[pos..].iter().position(|byte| *byte == b'}')?;
+            let inner = std::str::from_utf8(&bytes[pos + 1..close]).ok()?;
+            let number = |text: &str| -> Option<u32> {
+                (!text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit()))
+                    .then(|| text.parse().ok())
+                    .flatten()
+            };
+            let (min, max) = match inner.split_once(',') {
+                None => {
+                    let count = number(inner)?;
+                    (count, count)
+                }
+                Some((min, "")) => (number(min)?, u32::MAX),
+                Some((min, max)) => (number(min)?, number(max)?),
+            };
+            // Counts near the maximum are left to the engine (which also rejects `{3,1}`).
+            if min > max || max == u32::MAX - 1 || min > 1_000 || (max != u32::MAX && max > 1_000) {
+                return None;
+            }
+            (min, max, close + 1)
+        }
+        _ => return Some((1, 1, pos)),
+    };
+    // A lazy quantifier (`+?`) matches the same strings when anchored at both ends, but not otherwise: leave it.
+    if matches!(bytes.get(next), Some(b'?' | b'*' | b'+' | b'{')) {
+        return None;
+    }
+    Some((min, max, next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Anchored;
+    use crate::ecma_regex::EcmaRegex;
+    use proptest::prelude::*;
+
+    #[test]
+    fn llm_shaped_patterns_qualify() {
+        for pattern in [
+            "^ORD-[0-9]{6}$",
+            "^[a-f0-9]{8}$",
+            "^[A-Z0-9 ]{3,10}$",
+            "^[A-Z]{3}$",
+            "^[A-Z]{2}-[0-9]{4}$",
+            "^\\d+$",
+            "^[a-z_][a-z0-9_]*$",
+            "^https?://",
+        ] {
+            assert!(Anchored::parse(pattern).is_some(), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn the_rest_is_left_to_the_engine() {
+        for pattern in [
+            "ORD-[0-9]{6}$",
+            "^(a|b)$",
+            "^a.b$",
+            "^\\s+$",
+            "^a+?$",
+            "^[a-z]*[a-c]$",
+            "^a*a$",
+            "^a?b?a$",
+            "^é$",
+            "^[\\s]$",
+            "^a{2,1}$",
+        ] {
+            assert!(Anchored::parse(pattern).is_none(), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn matches_like_ecma() {
+        let cases = [
+            ("^ORD-[0-9]{6}$", "ORD-004217", true),
+            ("^ORD-[0-9]{6}$", "ORD-42", false),
+            ("^ORD-[0-9]{6}$", "ORD-0042170", false),
+            ("^[A-Z0-9 ]{3,10}$", "75001", true),
+            ("^[A-Z0-9 ]{3,10}$", "7500100000000", false),
+            ("^[^a]+$", "é", true),
+            ("^\\$[0-9]+$", "$12", true),
+            ("^a\\$", "a$x", true),
+            ("^https?://", "http://x", true),
+            ("^https?://", "ftp://x", false),
+            ("^$", "", true),
+            ("^$", "\n", false),
+        ];
+        for (pattern, text, expected) in cases {
+            let anchored = Anchored::parse(pattern).unwrap();
+            assert_eq!(anchored.is_match(text), expected, "{pattern} on {text:?}");
+        }
+    }
+
+    fn any_pattern() -> impl Strategy<Value = String> {
+        let atom = prop::sample::select(vec![
+            "a", "b", "-", " ", "\\d", "\\w", "\\W", "\\.", "[a-c]", "[^a]", "[0-9_]", "[b\\-]", "[-a]",
+        ]);
+        let quantifier = prop::sample::select(vec!["", "", "?", "*", "+", "{2}", "{1,3}", "{0,}", "{2,}"]);
+        (prop::collection::vec((atom, quantifier), 0..5), any::<bool>()).prop_map(|(atoms, to_end)| {
+            let body: String = atoms.iter().map(|(atom, q)| format!("{atom}{q}")).collect();
+            format!("^{body}{}", if to_end { "$" } else { "" })
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn agrees_with_the_regex_engine(pattern in any_pattern(), text in "[ab0_. \\-é\n]{0,8}") {
+            let regex = EcmaRegex::new(&pattern).unwrap();
+            if let Some(anchored) = Anchored::parse(&pattern) {
+                prop_assert_eq!(anchored.is_match(&text), regex.is_match(&text).unwrap(), "{} on {:?}", pattern, text);
+            }
+        }
+    }
+}
