@@ -1,5 +1,9 @@
 //! The draft 2020-12 meta-schemas, bundled so that checking a schema and resolving `$schema` never needs a network.
 
+mod flat;
+
+pub(crate) use flat::flat_2020_12;
+
 /// The URI of the draft 2020-12 meta-schema, the dialect a schema without `$schema` is read as.
 pub(crate) const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
