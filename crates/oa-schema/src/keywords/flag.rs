@@ -214,6 +214,12 @@ impl Flag<'_> {
         let Value::Array(items) = instance else {
             return true;
         };
+        // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
+        if let Some(types) = self.schema.nodes[id as usize].only_type
+            && depth < MAX_DEPTH
+        {
+            return items.iter().skip(skip).all(|item| types.admits(item));
+        }
         items.iter().skip(skip).all(|item| self.child(id, item, depth))
     }
 
