@@ -41,6 +41,7 @@ pub(crate) fn compile(
         resource_ids: HashMap::new(),
         shown_bases: Vec::new(),
         last_resource: None,
+        resolved: HashMap::new(),
         regexes: HashMap::new(),
     };
     let root = compiler.node_for(doc_id, String::new(), None);
@@ -92,6 +93,9 @@ struct Compiler<'a> {
     shown_bases: Vec<Box<str>>,
     /// The base of the last node compiled and its resource: neighbouring nodes mostly share it.
     last_resource: Option<(Arc<Url>, ResourceId)>,
+    /// Nodes that references resolved to, by base URI and reference text: large schemas repeat the same few
+    /// references thousands of times (FHIR's `#/definitions/Extension`), and resolving one parses a URI.
+    resolved: HashMap<Box<str>, HashMap<Box<str>, NodeId>>,
     /// Compiled regexes by pattern, shared by every keyword that uses the same pattern.
     regexes: HashMap<String, EcmaRegex>,
 }
@@ -325,9 +329,25 @@ impl<'a> NodeCompiler<'_, 'a> {
 
     /// Resolves a reference written in `keyword` to a node.
     pub(crate) fn resolve(&mut self, keyword: &str, reference: &str) -> Result<NodeId, SchemaError> {
-        let base = std::sync::Arc::clone(&self.place.base);
+        let base = Arc::clone(&self.place.base);
+        if let Some(id) = self
+            .compiler
+            .resolved
+            .get(base.as_str())
+            .and_then(|by_reference| by_reference.get(reference))
+        {
+            return Ok(*id);
+        }
         match self.compiler.registry.resolve(&base, reference) {
-            Ok(Some((doc_id, pointer))) => Ok(self.compiler.node_for(doc_id, pointer, None)),
+            Ok(Some((doc_id, pointer))) => {
+                let id = self.compiler.node_for(doc_id, pointer, None);
+                self.compiler
+                    .resolved
+                    .entry(base.as_str().into())
+                    .or_default()
+                    .insert(reference.into(), id);
+                Ok(id)
+            }
             Ok(None) => Err(SchemaError::UnresolvedReference {
                 location: self.location(keyword),
                 reference: redact(reference),
