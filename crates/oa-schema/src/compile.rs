@@ -11,8 +11,8 @@ use crate::node::{Body, CompiledSchema, Node, NodeId, Resource, ResourceId};
 use crate::registry::{
     DocId, Place, Registry, ResolveError, child_value, display_base, escape_token, redact,
 };
+use foldhash::{HashMap, HashMapExt as _};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use url::Url;
@@ -151,7 +151,7 @@ impl<'a> Compiler<'a> {
         self.resource_ids.insert(base.as_str().to_owned(), id);
         self.shown_bases.push(display_base(base).into());
         let anchors: Vec<(String, DocId, String)> = self.registry.dynamic_anchors(base.as_str()).to_vec();
-        let mut dynamic_anchors = HashMap::new();
+        let mut dynamic_anchors = std::collections::HashMap::new();
         for (name, doc_id, pointer) in anchors {
             let node = self.node_for(doc_id, pointer, None);
             dynamic_anchors.insert(name.into_boxed_str(), node);

@@ -8,9 +8,9 @@
 use crate::dialect::{self, Shape, VocabularySet};
 use crate::error::SchemaError;
 use crate::metaschemas;
+use foldhash::{HashMap, HashMapExt as _};
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 use url::Url;
@@ -48,7 +48,7 @@ struct Document<'a> {
 pub(crate) struct Registry<'a> {
     documents: Vec<Document<'a>>,
     /// Registered resources not yet loaded, by normalized URI.
-    available: &'a HashMap<String, Value>,
+    available: &'a std::collections::HashMap<String, Value>,
     by_uri: HashMap<String, (DocId, String)>,
     anchors: HashMap<(String, String), (DocId, String)>,
     dynamic_anchors: HashMap<String, Vec<(String, DocId, String)>>,
@@ -88,7 +88,7 @@ pub(crate) fn normalize_uri(uri: &str) -> Result<Url, url::ParseError> {
 
 impl<'a> Registry<'a> {
     /// An empty registry that may load `available` resources on demand.
-    pub(crate) fn new(available: &'a HashMap<String, Value>) -> Self {
+    pub(crate) fn new(available: &'a std::collections::HashMap<String, Value>) -> Self {
         Self {
             documents: Vec::new(),
             available,
