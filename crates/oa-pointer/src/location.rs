@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
 
@@ -54,6 +54,22 @@ impl Location {
     /// The whole document.
     pub fn root() -> Self {
         Self::default()
+    }
+
+    /// The root, with room for `bytes` bytes of escaped text, for callers that know roughly how long the location
+    /// they are about to build will be (a validator building one per violation).
+    ///
+    /// ```
+    /// # use oa_pointer::Location;
+    /// let mut location = Location::with_capacity(16);
+    /// location.push_key("rows");
+    /// location.push_index(2);
+    /// assert_eq!(location.as_str(), "/rows/2");
+    /// ```
+    pub fn with_capacity(bytes: usize) -> Self {
+        Self {
+            text: String::with_capacity(bytes),
+        }
     }
 
     /// Builds a location from its steps, outermost first.
@@ -120,8 +136,25 @@ impl Location {
 
     /// Appends an array index.
     pub fn push_index(&mut self, index: usize) {
-        // Writing to a String cannot fail.
-        let _ = write!(self.text, "/{index}");
+        // Digits by hand: the formatting machinery costs more than the digits (reports can hold many indices).
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        let mut rest = index;
+        loop {
+            start -= 1;
+            // `rest % 10` is below 10: the cast cannot truncate.
+            #[allow(clippy::cast_possible_truncation)]
+            let digit = (rest % 10) as u8;
+            digits[start] = b'0' + digit;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        self.text.push('/');
+        for digit in &digits[start..] {
+            self.text.push(char::from(*digit));
+        }
     }
 
     /// Removes the last step; returns whether there was one (false at the root).

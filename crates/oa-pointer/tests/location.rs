@@ -160,3 +160,12 @@ fn location_and_pointer_are_send_and_sync() {
     assert_send_sync::<oa_pointer::ParseError>();
     assert_send_sync::<oa_pointer::ResolveError>();
 }
+
+#[test]
+fn push_index_writes_decimal_digits() {
+    for index in [0, 7, 9, 10, 99, 100, 12_345, usize::MAX] {
+        let mut location = Location::with_capacity(4);
+        location.push_index(index);
+        assert_eq!(location.as_str(), format!("/{index}"));
+    }
+}

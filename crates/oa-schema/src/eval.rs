@@ -63,9 +63,25 @@ impl<'f, 'v> Frame<'f, 'v> {
     }
 
     fn instance_location(&self) -> Location {
-        let steps: Vec<Step<'v>> = self.ancestry().filter_map(|frame| frame.step).collect();
-        let mut location = Location::root();
-        for step in steps.iter().rev() {
+        // The steps innermost first, on the stack when there are few; the text sized once.
+        let mut buffer: [Option<Step<'v>>; 32] = [None; 32];
+        let mut n_steps = 0;
+        let mut overflow = Vec::new();
+        let mut bytes = 0;
+        for step in self.ancestry().filter_map(|frame| frame.step) {
+            bytes += match step {
+                Step::Key(key) => key.len() + 1,
+                Step::Index(_) => 8,
+            };
+            match buffer.get_mut(n_steps) {
+                Some(slot) => *slot = Some(step),
+                None => overflow.push(step),
+            }
+            n_steps += 1;
+        }
+        let mut location = Location::with_capacity(bytes);
+        let stacked = buffer.iter().take(n_steps).flatten();
+        for step in overflow.iter().rev().chain(stacked.rev()) {
             match step {
                 Step::Key(key) => location.push_key(key),
                 Step::Index(idx) => location.push_index(*idx),

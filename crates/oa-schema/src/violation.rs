@@ -138,6 +138,9 @@ pub struct Violations {
 impl Violations {
     /// Sorts and deduplicates; `items` must be non-empty.
     pub(crate) fn new(items: Vec<Violation>) -> Self {
+        if items.len() < 2 {
+            return Self { items, omitted: 0 };
+        }
         // Decorate-sort: each location is split into comparable tokens once, rather than re-parsed at every
         // comparison (a report can hold hundreds of thousands of violations).
         let order = {

@@ -69,9 +69,11 @@ impl Flag<'_> {
         if node.tracks_evaluated {
             return self.handed_back(id, instance, depth);
         }
-        keywords
-            .iter()
-            .all(|keyword| self.keyword(keyword, id, node, instance, depth))
+        keywords.iter().all(|keyword| match keyword {
+            // The commonest keyword, answered without the call.
+            Keyword::Type(types) => types.admits(instance),
+            other => self.keyword(other, id, node, instance, depth),
+        })
     }
 
     /// A subtree that needs what frames carry (`unevaluated*`), evaluated by the collecting evaluator in flag mode,
