@@ -515,18 +515,31 @@ fn annotations_of(
     object: &Map<String, Value>,
     vocabularies: crate::dialect::VocabularySet,
 ) -> Option<Box<[(&'static str, Value)]>> {
-    let found: Vec<(&'static str, Value)> = ANNOTATION_KEYWORDS
-        .iter()
-        .filter_map(|name| {
-            let value = object.get(*name)?;
-            let spec = dialect::keyword(name)?;
-            let active = vocabularies.contains(spec.vocabulary)
-                || (spec.vocabulary == Vocabulary::FormatAnnotation
-                    && vocabularies.contains(Vocabulary::FormatAssertion));
-            active.then(|| (*name, value.clone()))
-        })
-        .collect();
-    (!found.is_empty()).then(|| found.into_boxed_slice())
+    // One pass over the members (usually fewer than the list), kept in the list's order.
+    let mut found: Vec<(usize, &'static str, Value)> = Vec::new();
+    for (key, value) in object {
+        let Some(order) = ANNOTATION_KEYWORDS
+            .iter()
+            .position(|name| name.len() == key.len() && *name == key)
+        else {
+            continue;
+        };
+        let name = ANNOTATION_KEYWORDS[order];
+        let Some(spec) = dialect::keyword(name) else {
+            continue;
+        };
+        let active = vocabularies.contains(spec.vocabulary)
+            || (spec.vocabulary == Vocabulary::FormatAnnotation
+                && vocabularies.contains(Vocabulary::FormatAssertion));
+        if active {
+            found.push((order, name, value.clone()));
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    found.sort_unstable_by_key(|(order, ..)| *order);
+    Some(found.into_iter().map(|(_, name, value)| (name, value)).collect())
 }
 
 /// Gives each `anyOf`/`oneOf` whose members pin a common property its [`Discriminator`](keywords::Discriminator).
