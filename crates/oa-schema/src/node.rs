@@ -171,12 +171,18 @@ impl TypeSet {
 
     /// The type names in a stable order, joined with " or ".
     pub(crate) fn describe(self) -> String {
-        let names: Vec<&str> = JsonType::ALL
+        let mut text = String::with_capacity(24);
+        for name in JsonType::ALL
             .into_iter()
             .filter(|ty| self.contains(*ty))
             .map(JsonType::name)
-            .collect();
-        names.join(" or ")
+        {
+            if !text.is_empty() {
+                text.push_str(" or ");
+            }
+            text.push_str(name);
+        }
+        text
     }
 
     /// The type names in a stable order.

@@ -435,6 +435,28 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.as_bytes() == b.as_bytes()
 }
 
+/// A string as `{:?}` writes it, without the formatting machinery for the usual names (printable ASCII without
+/// quotes or backslashes, which `Debug` leaves as they are).
+pub(crate) fn quoted(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    push_quoted(&mut quoted, text);
+    quoted
+}
+
+/// Appends `text` as `{:?}` writes it (see [`quoted`]).
+pub(crate) fn push_quoted(out: &mut String, text: &str) {
+    let plain = text
+        .bytes()
+        .all(|byte| (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\');
+    if plain {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        out.push_str(&format!("{text:?}"));
+    }
+}
+
 /// The node a child id points to, for keywords that special-case `false` subschemas.
 pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
     matches!(ev.schema.nodes[id as usize].body, crate::node::Body::Bool(false))
@@ -443,6 +465,24 @@ pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::cmp_names;
+
+    #[test]
+    fn quoted_is_debug() {
+        for text in [
+            "",
+            "a",
+            "a b",
+            "say \"hi\"",
+            "back\\slash",
+            "tab\t",
+            "é",
+            "\u{301}",
+            "~/",
+            "\u{7f}",
+        ] {
+            assert_eq!(super::quoted(text), format!("{text:?}"), "{text:?}");
+        }
+    }
 
     #[test]
     fn same_name_is_str_eq() {

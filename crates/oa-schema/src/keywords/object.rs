@@ -201,10 +201,18 @@ fn missing(
     frame: &Frame<'_, '_>,
 ) {
     let message = match trigger {
-        Some(trigger) => {
-            format!("required property {name:?} is missing (required when {trigger:?} is present)")
+        Some(trigger) => format!(
+            "required property {} is missing (required when {} is present)",
+            super::quoted(name),
+            super::quoted(trigger)
+        ),
+        None => {
+            let mut message = String::with_capacity(name.len() + 34);
+            message.push_str("required property ");
+            super::push_quoted(&mut message, name);
+            message.push_str(" is missing");
+            message
         }
-        None => format!("required property {name:?} is missing"),
     };
     let mut detail = Detail::message(message);
     detail.missing_property = Some(name.to_owned());
