@@ -408,7 +408,7 @@ fn push_fragment_encoded(pointer: &str, out: &mut String) {
     }
 }
 
-/// Reorders `properties` entries so that members whose schemas only check the value itself (`type`, `enum`,
+/// Reorders `properties` entries so that members whose schemas only check the value itself (`type`, `enum`, `pattern`,
 /// `const`, bounds) run before members that descend further. Unions of object schemas discriminated by such a
 /// member (GeoJSON's `type: {"enum": ["Point"]}`) then reject a wrong member before walking its large siblings. The
 /// report is sorted afterwards, so evaluation order never shows in it.
@@ -466,6 +466,7 @@ fn is_cheap(node: &Node) -> bool {
                     | Keyword::MinLength(_)
                     | Keyword::MaxLength(_)
                     | Keyword::Format { .. }
+                    | Keyword::Pattern { .. }
             )
         }),
     }
@@ -490,7 +491,8 @@ fn is_cheap_union(node: &Node, cheap: &[bool]) -> bool {
             | Keyword::MultipleOf { .. }
             | Keyword::MinLength(_)
             | Keyword::MaxLength(_)
-            | Keyword::Format { .. } => true,
+            | Keyword::Format { .. }
+            | Keyword::Pattern { .. } => true,
             _ => false,
         }),
     }
