@@ -30,12 +30,20 @@ pub(crate) fn compile(
     doc_id: DocId,
     settings: Settings,
 ) -> Result<CompiledSchema, SchemaError> {
+    // Nearly every subschema of the document becomes a node: size the tables for them up front rather than
+    // growing (and rehashing) them step by step.
+    let n_expected = registry.n_subschemas(doc_id);
+    let mut ids = Vec::new();
+    ids.resize_with(doc_id + 1, HashMap::new);
+    if let Some(doc_ids) = ids.get_mut(doc_id) {
+        doc_ids.reserve(n_expected);
+    }
     let mut compiler = Compiler {
         registry,
         settings,
-        nodes: Vec::new(),
-        places: Vec::new(),
-        ids: Vec::new(),
+        nodes: Vec::with_capacity(n_expected),
+        places: Vec::with_capacity(n_expected),
+        ids,
         queue: Vec::new(),
         resources: Vec::new(),
         resource_ids: HashMap::new(),

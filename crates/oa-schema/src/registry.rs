@@ -119,6 +119,11 @@ impl<'a> Registry<'a> {
             .and_then(|doc| pointer_get(doc.value, pointer))
     }
 
+    /// How many subschemas indexing found in a document.
+    pub(crate) fn n_subschemas(&self, doc_id: DocId) -> usize {
+        self.places.get(doc_id).map_or(0, HashMap::len)
+    }
+
     /// The vocabularies in force in a document.
     pub(crate) fn vocabularies(&self, doc_id: DocId) -> VocabularySet {
         self.documents
