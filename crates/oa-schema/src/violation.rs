@@ -100,6 +100,21 @@ impl fmt::Display for Violation {
     }
 }
 
+/// The order after the instance location: the failing keyword's absolute location, the missing property, the
+/// message, then the keyword path.
+fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
+    a.schema_location
+        .absolute
+        .cmp(&b.schema_location.absolute)
+        .then_with(|| a.missing_property.cmp(&b.missing_property))
+        .then_with(|| a.message.cmp(&b.message))
+        .then_with(|| {
+            a.schema_location
+                .keyword_path
+                .cmp(&b.schema_location.keyword_path)
+        })
+}
+
 /// One token of an instance location, ordered as [`Location`] orders them: array indices (and keys that read as
 /// canonical indices) numerically and before other keys, other keys by code point.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -148,19 +163,9 @@ impl Violations {
                 items.iter().map(|v| token_keys(&v.instance_location)).collect();
             let mut order: Vec<usize> = (0..items.len()).collect();
             order.sort_by(|&a, &b| {
-                keys[a].cmp(&keys[b]).then_with(|| {
-                    let (a, b) = (&items[a], &items[b]);
-                    a.schema_location
-                        .absolute
-                        .cmp(&b.schema_location.absolute)
-                        .then_with(|| a.missing_property.cmp(&b.missing_property))
-                        .then_with(|| a.message.cmp(&b.message))
-                        .then_with(|| {
-                            a.schema_location
-                                .keyword_path
-                                .cmp(&b.schema_location.keyword_path)
-                        })
-                })
+                keys[a]
+                    .cmp(&keys[b])
+                    .then_with(|| report_order(&items[a], &items[b]))
             });
             order
         };
@@ -171,6 +176,11 @@ impl Violations {
                 sorted.push(violation);
             }
         }
+        Self::deduplicated(sorted)
+    }
+
+    /// Drops repeats from a sorted list.
+    fn deduplicated(mut sorted: Vec<Violation>) -> Self {
         sorted.dedup_by(|b, a| {
             a.instance_location == b.instance_location
                 && a.schema_location.absolute == b.schema_location.absolute
@@ -258,6 +268,19 @@ impl<'a> IntoIterator for &'a Violations {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The decorated keys order locations as `Location` itself does.
+        #[test]
+        fn location_order_is_the_token_key_order(
+            a in prop::collection::vec("(0|1|2|10|01|a|b|~|/|é|)", 0..4),
+            b in prop::collection::vec("(0|1|2|10|01|a|b|~|/|é|)", 0..4),
+        ) {
+            let (a, b) = (Location::from_tokens(a.iter().map(String::as_str)), Location::from_tokens(b.iter().map(String::as_str)));
+            prop_assert_eq!(a.cmp(&b), token_keys(&a).cmp(&token_keys(&b)), "{:?} {:?}", a, b);
+        }
+    }
 
     fn violation(location: &str, absolute: &str) -> Violation {
         Violation {

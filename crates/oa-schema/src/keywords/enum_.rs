@@ -69,23 +69,58 @@ pub(super) fn evaluate_enum(
     if !ev.collect {
         return false;
     }
-    let listed: Vec<String> = options.iter().take(8).map(preview).collect();
-    let more = if options.len() > 8 { ", ..." } else { "" };
-    ev.fail(
-        frame,
-        node,
-        "enum",
-        Detail::message(format!("must be one of {}{more}", listed.join(", "))),
-    )
+    let mut message = String::from("must be one of ");
+    for (option_idx, option) in options.iter().take(8).enumerate() {
+        if option_idx > 0 {
+            message.push_str(", ");
+        }
+        message.push_str(&preview(option));
+    }
+    if options.len() > 8 {
+        message.push_str(", ...");
+    }
+    ev.fail(frame, node, "enum", Detail::message(message))
 }
 
 /// A short rendering of a schema value (never of the instance) for messages.
 fn preview(value: &Value) -> String {
+    // A short plain string (printable ASCII without quotes or backslashes) serializes as itself in quotes: skip
+    // the serializer for the usual enum of words.
+    if let Value::String(text) = value
+        && text.len() <= 58
+        && text
+            .bytes()
+            .all(|byte| (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\')
+    {
+        return super::quoted(text);
+    }
     let text = value.to_string();
     if text.chars().count() > 60 {
         let cut: String = text.chars().take(57).collect();
         format!("{cut}...")
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    #[test]
+    fn preview_is_the_serialized_value() {
+        let long = "x".repeat(70);
+        for value in [
+            json!("pending"),
+            json!(""),
+            json!("say \"hi\""),
+            json!("a\\b"),
+            json!("é"),
+            json!("tab\t"),
+        ] {
+            assert_eq!(super::preview(&value), value.to_string(), "{value}");
+        }
+        let cut = super::preview(&Value::String(long));
+        assert_eq!(cut, format!("\"{}...", "x".repeat(56)));
     }
 }
