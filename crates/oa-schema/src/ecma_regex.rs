@@ -25,6 +25,7 @@
 //! match fails to match instead of matching the empty string, and inline modifier groups `(?i:...)` (ES2025) are
 //! rejected as syntax errors.
 
+mod anchored;
 mod ast;
 mod parse;
 mod translate;
@@ -51,6 +52,8 @@ pub(crate) struct EcmaRegex {
 
 #[derive(Debug)]
 enum Compiled {
+    /// An anchored pattern of ASCII classes, matched without an engine (see [`anchored`]).
+    Anchored(anchored::Anchored),
     Linear(regex::Regex),
     /// A linear pattern whose engine is built on first use. Building the automaton is most of a small schema's
     /// compile time, and many patterns are never matched (a schema's unused branches, a validator built once and
@@ -101,7 +104,10 @@ impl EcmaRegex {
     /// Compiles an ECMA-262 pattern.
     pub(crate) fn new(pattern: &str) -> Result<Self, RegexError> {
         let node = parse::parse(pattern)?;
-        let compiled = if node.needs_backtracking() {
+        let compiled = if let Some(anchored) = anchored::Anchored::parse(pattern) {
+            // Checked by the parser above like any pattern; matched without an engine.
+            Compiled::Anchored(anchored)
+        } else if node.needs_backtracking() {
             let text = translate::translate(&node, Engine::Backtracking);
             let regex = fancy_regex::RegexBuilder::new(&text)
                 .backtrack_limit(BACKTRACK_LIMIT)
@@ -132,6 +138,7 @@ impl EcmaRegex {
     /// Whether the pattern matches anywhere in `haystack` (patterns are not anchored).
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
+            Compiled::Anchored(anchored) => Ok(anchored.is_match(haystack)),
             Compiled::Linear(regex) => Ok(regex.is_match(haystack)),
             // A deferred translation always builds (pinned by tests); should that ever fail, the match reports the
             // budget rather than panicking.

@@ -344,7 +344,11 @@ fn deferred_patterns_build_and_match_as_eager_ones() {
     assert!(!is_sure_to_build(&parse::parse(&nested).unwrap()));
     assert!(EcmaRegex::new(r"a{1000000}{1000}").is_err());
     // A deferred pattern matches like its eager build, and builds once for every clone.
-    let regex = EcmaRegex::new(r"^[a-z]+-\d{2,4}$").unwrap();
+    // (A simple anchored pattern takes neither route: it is matched without an engine.)
+    let simple = EcmaRegex::new(r"^[a-z]+-\d{2,4}$").unwrap();
+    assert!(matches!(&*simple.inner, Compiled::Anchored(_)));
+    assert_eq!(simple.is_match("abc-123"), Ok(true));
+    let regex = EcmaRegex::new(r"^(?:[a-z]+|_)-\d{2,4}$").unwrap();
     assert!(matches!(&*regex.inner, Compiled::Deferred { .. }));
     let clone = regex.clone();
     assert_eq!(regex.is_match("abc-123"), Ok(true));

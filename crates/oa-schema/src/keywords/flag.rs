@@ -137,11 +137,9 @@ impl Flag<'_> {
             } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
             Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
             Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
-            Keyword::Pattern {
-                regex,
-                pattern,
-                anchored,
-            } => string::evaluate_pattern(ev, (regex, anchored.as_deref()), pattern, node, instance, frame),
+            Keyword::Pattern { regex, pattern } => {
+                string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
+            }
             Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
             Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
             Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),

@@ -1,6 +1,5 @@
 //! Compiled keywords: one variant per keyword (or tightly bound family), compiled and evaluated in its own module.
 
-mod anchored;
 mod applicators;
 mod array;
 mod contains;
@@ -73,12 +72,7 @@ pub(crate) enum Keyword {
     /// `minLength`.
     MinLength(u64),
     /// `pattern`.
-    Pattern {
-        regex: EcmaRegex,
-        pattern: Box<str>,
-        /// The same pattern matched without the regex engine, when it is a simple anchored one.
-        anchored: Option<Box<anchored::Anchored>>,
-    },
+    Pattern { regex: EcmaRegex, pattern: Box<str> },
     /// `format`, when asserted.
     Format { check: FormatCheck, name: Box<str> },
     /// `maxItems`.
@@ -277,11 +271,9 @@ pub(crate) fn evaluate<'v>(
         } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
         Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
         Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
-        Keyword::Pattern {
-            regex,
-            pattern,
-            anchored,
-        } => string::evaluate_pattern(ev, (regex, anchored.as_deref()), pattern, node, instance, frame),
+        Keyword::Pattern { regex, pattern } => {
+            string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
+        }
         Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
         Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
         Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),

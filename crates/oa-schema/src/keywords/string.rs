@@ -15,7 +15,6 @@ pub(super) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> R
     let regex = cx.regex("pattern", pattern)?;
     Ok(Keyword::Pattern {
         regex,
-        anchored: super::anchored::Anchored::parse(pattern).map(Box::new),
         pattern: pattern.as_str().into(),
     })
 }
@@ -62,7 +61,7 @@ pub(super) fn evaluate_min_length(
 
 pub(super) fn evaluate_pattern(
     ev: &mut Evaluator<'_>,
-    (regex, anchored): (&EcmaRegex, Option<&super::anchored::Anchored>),
+    regex: &EcmaRegex,
     pattern: &str,
     node: &Node,
     instance: &Value,
@@ -71,10 +70,7 @@ pub(super) fn evaluate_pattern(
     let Value::String(text) = instance else {
         return true;
     };
-    let matched = match anchored {
-        Some(anchored) => Ok(anchored.is_match(text)),
-        None => regex.is_match(text),
-    };
+    let matched = regex.is_match(text);
     if matched == Ok(true) {
         return true;
     }
