@@ -213,6 +213,25 @@ pub(crate) fn numbers_equal(a: &Number, b: &Number) -> bool {
 /// Whether `text` is an integer in canonical form (optional minus, digits without a leading zero, not `-0`), so
 /// that two such texts are equal by value exactly when they are equal as strings.
 #[cfg(feature = "arbitrary_precision")]
+/// Whether a number is a plain integer of at most 15 digits (see [`is_short_integer`]).
+pub(crate) fn is_short_integer_number(number: &Number) -> bool {
+    #[cfg(feature = "arbitrary_precision")]
+    {
+        is_short_integer(number.as_str())
+    }
+    #[cfg(not(feature = "arbitrary_precision"))]
+    {
+        number
+            .as_i64()
+            .is_some_and(|value| value.unsigned_abs() < 1_000_000_000_000_000)
+    }
+}
+
+/// Whether `text` is a plain integer of at most 15 digits: its `f64` is exact.
+pub(crate) fn is_short_integer(text: &str) -> bool {
+    is_plain_integer(text) && text.trim_start_matches('-').len() <= 15
+}
+
 fn is_plain_integer(text: &str) -> bool {
     let digits = text.strip_prefix('-').unwrap_or(text);
     !digits.is_empty()

@@ -95,7 +95,7 @@ pub(super) fn evaluate_bound(
     let Value::Number(number) = instance else {
         return true;
     };
-    if bound.holds(compare(number, limit, approx)) {
+    if bound.holds(compare(number, (limit, approx, text))) {
         return true;
     }
     if !ev.collect {
@@ -141,13 +141,21 @@ pub(super) fn evaluate_multiple_of(
 
 /// Compares an instance with a limit. Parsing to `f64` rounds monotonically, so a strict difference between the
 /// rounded values is the exact answer; only ties (and values beyond `f64`) take the exact decimal path.
-fn compare(instance: &serde_json::Number, limit: &SchemaNumber, approx: Option<f64>) -> Ordering {
+/// A tie between two plain integers of at most 15 digits is equality (both are exact in `f64`), which settles the
+/// usual `maximum: 10` against `10` without it.
+fn compare(
+    instance: &serde_json::Number,
+    (limit, approx, text): (&SchemaNumber, Option<f64>, &str),
+) -> Ordering {
     if let (Some(value), Some(approx)) = (crate::number::to_f64(instance), approx) {
         if value < approx {
             return Ordering::Less;
         }
         if value > approx {
             return Ordering::Greater;
+        }
+        if crate::number::is_short_integer_number(instance) && crate::number::is_short_integer(text) {
+            return Ordering::Equal;
         }
     }
     limit.cmp_instance(instance)
