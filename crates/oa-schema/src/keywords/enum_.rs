@@ -84,15 +84,16 @@ pub(super) fn evaluate_enum(
 
 /// A short rendering of a schema value (never of the instance) for messages.
 fn preview(value: &Value) -> String {
-    // A short plain string (printable ASCII without quotes or backslashes) serializes as itself in quotes: skip
-    // the serializer for the usual enum of words.
+    // A short plain string serializes as itself in quotes: skip the serializer for the usual enum of words.
     if let Value::String(text) = value
         && text.len() <= 58
-        && text
-            .bytes()
-            .all(|byte| (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\')
+        && super::is_plain(text)
     {
-        return super::quoted(text);
+        let mut quoted = String::with_capacity(text.len() + 2);
+        quoted.push('"');
+        quoted.push_str(text);
+        quoted.push('"');
+        return quoted;
     }
     let text = value.to_string();
     if text.chars().count() > 60 {

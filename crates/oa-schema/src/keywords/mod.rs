@@ -435,12 +435,16 @@ pub(crate) fn quoted(text: &str) -> String {
     quoted
 }
 
+/// Whether a string is printable ASCII without quotes or backslashes: both `{:?}` and JSON write it as itself in
+/// quotes.
+pub(crate) fn is_plain(text: &str) -> bool {
+    text.bytes()
+        .all(|byte| (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\')
+}
+
 /// Appends `text` as `{:?}` writes it (see [`quoted`]).
 pub(crate) fn push_quoted(out: &mut String, text: &str) {
-    let plain = text
-        .bytes()
-        .all(|byte| (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\');
-    if plain {
+    if is_plain(text) {
         out.push('"');
         out.push_str(text);
         out.push('"');
