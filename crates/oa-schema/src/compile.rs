@@ -78,6 +78,7 @@ pub(crate) fn compile(
         Body::Bool(_) => false,
     });
     Ok(CompiledSchema {
+        plans: crate::keywords::plans(&nodes, dynamic_scope_matters),
         nodes,
         resources: compiler.resources,
         root,

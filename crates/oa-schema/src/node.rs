@@ -22,6 +22,8 @@ pub(crate) struct CompiledSchema {
     pub(crate) resources: Vec<Resource>,
     /// The node validation starts from.
     pub(crate) root: NodeId,
+    /// Every node laid out for the yes/no evaluator (indices match `nodes`).
+    pub(crate) plans: Box<[crate::keywords::Plan]>,
     /// Whether some `$dynamicRef` really depends on the dynamic scope, so the same node over the same instance can
     /// give different outcomes (which rules out memoizing them).
     pub(crate) dynamic_scope_matters: bool,

@@ -21,12 +21,40 @@ pub(super) fn evaluate_max_items(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::Array(items) = instance else {
-        return true;
-    };
-    super::count_bound(ev, frame, node, "maxItems", len(items) <= limit, || {
-        format!("must have at most {limit} items")
-    })
+    super::count_bound(
+        ev,
+        frame,
+        node,
+        "maxItems",
+        holds_max_items(limit, instance),
+        || format!("must have at most {limit} items"),
+    )
+}
+
+/// `maxItems`'s verdict (non-arrays pass).
+#[inline]
+pub(super) fn holds_max_items(limit: u64, instance: &Value) -> bool {
+    match instance {
+        Value::Array(items) => len(items) <= limit,
+        _ => true,
+    }
+}
+
+/// `minItems`'s verdict (non-arrays pass).
+#[inline]
+pub(super) fn holds_min_items(limit: u64, instance: &Value) -> bool {
+    match instance {
+        Value::Array(items) => len(items) >= limit,
+        _ => true,
+    }
+}
+
+/// `uniqueItems`'s verdict (non-arrays pass).
+pub(super) fn holds_unique_items(instance: &Value) -> bool {
+    match instance {
+        Value::Array(items) => first_duplicate(items).is_none(),
+        _ => true,
+    }
 }
 
 pub(super) fn evaluate_min_items(
@@ -36,12 +64,14 @@ pub(super) fn evaluate_min_items(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::Array(items) = instance else {
-        return true;
-    };
-    super::count_bound(ev, frame, node, "minItems", len(items) >= limit, || {
-        format!("must have at least {limit} items")
-    })
+    super::count_bound(
+        ev,
+        frame,
+        node,
+        "minItems",
+        holds_min_items(limit, instance),
+        || format!("must have at least {limit} items"),
+    )
 }
 
 pub(super) fn evaluate_unique_items(

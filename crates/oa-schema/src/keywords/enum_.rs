@@ -35,6 +35,18 @@ fn check_depth(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Resul
     Ok(())
 }
 
+/// `const`'s verdict.
+#[inline]
+pub(super) fn holds_const(expected: &Value, instance: &Value) -> bool {
+    json_equal(expected, instance)
+}
+
+/// `enum`'s verdict.
+#[inline]
+pub(super) fn holds_enum(options: &[Value], instance: &Value) -> bool {
+    options.iter().any(|option| json_equal(option, instance))
+}
+
 pub(super) fn evaluate_const(
     ev: &mut Evaluator<'_>,
     expected: &Value,
@@ -42,7 +54,7 @@ pub(super) fn evaluate_const(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    if json_equal(expected, instance) {
+    if holds_const(expected, instance) {
         return true;
     }
     if !ev.collect {
@@ -63,7 +75,7 @@ pub(super) fn evaluate_enum(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    if options.iter().any(|option| json_equal(option, instance)) {
+    if holds_enum(options, instance) {
         return true;
     }
     if !ev.collect {

@@ -9,10 +9,11 @@
 //! evaluator: a schema whose `$dynamicRef` depends on the dynamic scope (the whole run), and a node with
 //! `unevaluated*` (that subtree), since both need what frames carry.
 
+use super::plan::{Check, Plan};
 use super::{Keyword, Shape, array, enum_, format, numeric, object, string};
 use crate::ecma_regex::EcmaRegex;
 use crate::eval::{Evaluator, Frame, MAX_DEPTH, MEMO_AFTER_HOPS, MemoHasher};
-use crate::node::{Body, CompiledSchema, Node, NodeId};
+use crate::node::{Body, CompiledSchema, NodeId};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -26,9 +27,9 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
         return Evaluator::new(schema, false).run(instance);
     }
     let mut flag = Flag {
-        ev: Evaluator::new(schema, false),
         schema,
-        scalar_frame: Frame::detached(schema.nodes[schema.root as usize].resource, 0),
+        plans: &schema.plans,
+        ev: None,
         memo: HashMap::default(),
         memo_enabled: false,
         memo_suspended: 0,
@@ -39,11 +40,11 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
 
 /// One yes/no run.
 struct Flag<'s> {
-    /// A non-collecting evaluator, for the scalar keywords' shared checks and for subtrees handed back.
-    ev: Evaluator<'s>,
     schema: &'s CompiledSchema,
-    /// The frame the scalar checks are given: they only read it to report, which a yes/no run never does.
-    scalar_frame: Frame<'static, 'static>,
+    /// The nodes laid out for this evaluator (see [`super::plan`]).
+    plans: &'s [Plan],
+    /// A non-collecting evaluator for subtrees handed back, made on first need.
+    ev: Option<Evaluator<'s>>,
     /// Outcomes of reference hops by (node, instance address), as the collecting evaluator keeps them: once a union
     /// has fallen back to a second member and the run has made [`MEMO_AFTER_HOPS`] hops, so that unions whose
     /// members recurse into the same children stay polynomial.
@@ -55,50 +56,49 @@ struct Flag<'s> {
 }
 
 impl Flag<'_> {
-    /// Evaluates a node reached at `depth` steps from the root.
+    /// Evaluates a node reached at `depth` steps from the root. Inlined into its callers (loops over items and
+    /// members), with the simple checks in place and everything that descends out of line.
+    #[inline]
     fn node(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
-        let schema = self.schema;
-        let node = &schema.nodes[id as usize];
-        let keywords = match &node.body {
-            Body::Bool(verdict) => return *verdict,
-            Body::Keywords(keywords) => keywords,
+        let plans = self.plans;
+        let Some(plan) = plans.get(id as usize) else {
+            return false;
         };
         if depth > MAX_DEPTH {
+            return plan.always;
+        }
+        if !plan.types.admits(instance) {
             return false;
         }
-        if node.tracks_evaluated {
-            return self.handed_back(id, instance, depth);
+        for check in plan.checks_for(instance) {
+            if !self.check(*check, id, instance, depth) {
+                return false;
+            }
         }
-        keywords.iter().all(|keyword| match keyword {
-            // The commonest keyword, answered without the call.
-            Keyword::Type(types) => types.admits(instance),
-            other => self.keyword(other, id, node, instance, depth),
-        })
+        true
     }
 
     /// A subtree that needs what frames carry (`unevaluated*`), evaluated by the collecting evaluator in flag mode,
     /// its depth counted on from here.
     #[cold]
+    #[inline(never)]
     fn handed_back(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         let schema = self.schema;
         let node = &schema.nodes[id as usize];
         let frame = Frame::detached(node.resource, depth.saturating_sub(1));
-        self.ev.descend(&frame, id, instance, None, "", None)
+        self.ev
+            .get_or_insert_with(|| Evaluator::new(schema, false))
+            .descend(&frame, id, instance, None, "", None)
     }
 
-    /// Evaluates a subschema of the node at `depth`: a lone `type` is answered in place.
+    /// Evaluates a subschema of the node at `depth`.
     #[inline]
     fn child(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
-        let node = &self.schema.nodes[id as usize];
-        if let Some(types) = node.only_type
-            && depth < MAX_DEPTH
-        {
-            return types.admits(instance);
-        }
         self.node(id, instance, depth + 1)
     }
 
     /// Follows a reference, memoized as the collecting evaluator does.
+    #[inline(never)]
     fn follow(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         self.ref_hops = self.ref_hops.saturating_add(1);
         if !(self.memo_enabled && self.ref_hops > MEMO_AFTER_HOPS && self.memo_suspended == 0) {
@@ -113,51 +113,100 @@ impl Flag<'_> {
         valid
     }
 
-    /// Evaluates one keyword of `node`.
-    fn keyword(&mut self, keyword: &Keyword, id: NodeId, node: &Node, instance: &Value, depth: u32) -> bool {
-        let ev = &mut self.ev;
-        let frame = &self.scalar_frame;
+    /// Runs one check of node `id`'s plan (the instance's type is admitted and of the kind the check is for).
+    #[inline(always)]
+    fn check(&mut self, check: Check, id: NodeId, instance: &Value, depth: u32) -> bool {
+        match check {
+            Check::Ref(target) => self.follow(target, instance, depth),
+            Check::Not(target) => self.not(target, instance, depth),
+            Check::MinItems(limit) => array::holds_min_items(limit, instance),
+            Check::MaxItems(limit) => array::holds_max_items(limit, instance),
+            Check::MinLength(limit) => string::holds_min_length(limit, instance),
+            Check::MaxLength(limit) => string::holds_max_length(limit, instance),
+            Check::MinProperties(limit) => object::holds_min_properties(limit, instance),
+            Check::MaxProperties(limit) => object::holds_max_properties(limit, instance),
+            Check::ItemsOfType { types, skip } => match instance {
+                // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
+                Value::Array(items) if depth < MAX_DEPTH => {
+                    items.iter().skip(skip as usize).all(|item| types.admits(item))
+                }
+                // At the depth limit every item fails, as a descent would.
+                Value::Array(items) => items.len() <= skip as usize,
+                _ => true,
+            },
+            Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
+            Check::IntBound { bound, limit, index } => match instance {
+                Value::Number(number) => match number.as_i64() {
+                    Some(value) => bound.holds(value.cmp(&limit)),
+                    None => self.keyword_at(id, index, instance, depth),
+                },
+                _ => true,
+            },
+            Check::HandBack => self.handed_back(id, instance, depth),
+            Check::Keyword(index) => self.keyword_at(id, index, instance, depth),
+        }
+    }
+
+    /// `not`.
+    #[inline(never)]
+    fn not(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+        !self.child(id, instance, depth)
+    }
+
+    /// Runs node `id`'s keyword at `index`.
+    #[inline(never)]
+    fn keyword_at(&mut self, id: NodeId, index: u16, instance: &Value, depth: u32) -> bool {
+        let schema = self.schema;
+        match &schema.nodes[id as usize].body {
+            Body::Keywords(keywords) => keywords
+                .get(usize::from(index))
+                .is_none_or(|keyword| self.run(keyword, instance, depth)),
+            Body::Bool(verdict) => *verdict,
+        }
+    }
+
+    /// Runs one compiled keyword.
+    fn run(&mut self, keyword: &Keyword, instance: &Value, depth: u32) -> bool {
         match keyword {
             Keyword::Type(types) => types.admits(instance),
             Keyword::Ref(target) | Keyword::DynamicRef { target, .. } => {
                 self.follow(*target, instance, depth)
             }
-            Keyword::Const(expected) => enum_::evaluate_const(ev, expected, node, instance, frame),
-            Keyword::Enum(options) => enum_::evaluate_enum(ev, options, node, instance, frame),
+            Keyword::Const(expected) => enum_::holds_const(expected, instance),
+            Keyword::Enum(options) => enum_::holds_enum(options, instance),
             Keyword::Bound {
                 bound,
                 limit,
                 approx,
                 text,
-            } => numeric::evaluate_bound(ev, *bound, (limit, *approx), text, node, instance, frame),
-            Keyword::MultipleOf {
-                divisor,
-                integer,
-                text,
-            } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
-            Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
-            Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
-            Keyword::Pattern { regex, pattern } => {
-                string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
+            } => numeric::holds_bound(*bound, (limit, *approx), text, instance),
+            Keyword::MultipleOf { divisor, integer, .. } => {
+                numeric::holds_multiple_of((divisor, *integer), instance)
             }
-            Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
-            Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
-            Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),
-            Keyword::UniqueItems => array::evaluate_unique_items(ev, node, instance, frame),
-            Keyword::MaxProperties(limit) => {
-                object::evaluate_max_properties(ev, *limit, node, instance, frame)
-            }
-            Keyword::MinProperties(limit) => {
-                object::evaluate_min_properties(ev, *limit, node, instance, frame)
-            }
-            Keyword::Required(names) => object::evaluate_required(ev, names, node, instance, frame),
-            Keyword::DependentRequired(rules) => {
-                object::evaluate_dependent_required(ev, "dependentRequired", rules, node, instance, frame)
-            }
-            Keyword::Dependencies { required, schemas } => {
-                object::evaluate_dependent_required(ev, "dependencies", required, node, instance, frame)
-                    && self.dependent_schemas(schemas, instance, depth)
-            }
+            Keyword::MaxLength(limit) => string::holds_max_length(*limit, instance),
+            Keyword::MinLength(limit) => string::holds_min_length(*limit, instance),
+            Keyword::Pattern { regex, .. } => string::holds_pattern(regex, instance),
+            Keyword::Format { check, .. } => format::holds(*check, instance),
+            Keyword::MaxItems(limit) => array::holds_max_items(*limit, instance),
+            Keyword::MinItems(limit) => array::holds_min_items(*limit, instance),
+            Keyword::UniqueItems => array::holds_unique_items(instance),
+            Keyword::MaxProperties(limit) => object::holds_max_properties(*limit, instance),
+            Keyword::MinProperties(limit) => object::holds_min_properties(*limit, instance),
+            Keyword::Required(names) => match instance {
+                Value::Object(object) => object::holds_required(names, object, self.schema.sorted_maps),
+                _ => true,
+            },
+            Keyword::DependentRequired(rules) => match instance {
+                Value::Object(object) => object::holds_dependent_required(rules, object),
+                _ => true,
+            },
+            Keyword::Dependencies { required, schemas } => match instance {
+                Value::Object(object) => {
+                    object::holds_dependent_required(required, object)
+                        && self.dependent_schemas(schemas, instance, depth)
+                }
+                _ => true,
+            },
             Keyword::PrefixItems(ids) => self.prefix_items(ids, instance, depth),
             Keyword::Items { node: id, skip } => self.items(*id, *skip, instance, depth),
             Keyword::Contains {
@@ -188,14 +237,12 @@ impl Flag<'_> {
                 Value::Object(object) => self.shape(shape, object, depth),
                 _ => true,
             },
-            // A node with these is handed back whole before its keywords run (see `node`).
-            Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_) => {
-                self.handed_back(id, instance, depth)
-            }
+            // A node with these is handed back whole by its plan; they are never run here.
+            Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_) => false,
         }
     }
 
-    // The applicators below are kept out of `keyword` so that its stack frame stays small: a recursion of
+    // The applicators below are kept out of `run` so that its stack frame stays small: a recursion of
     // `MAX_DEPTH` nested schemas must fit in a 2 MiB thread stack, unoptimized builds included.
 
     #[inline(never)]
@@ -214,12 +261,6 @@ impl Flag<'_> {
         let Value::Array(items) = instance else {
             return true;
         };
-        // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
-        if let Some(types) = self.schema.nodes[id as usize].only_type
-            && depth < MAX_DEPTH
-        {
-            return items.iter().skip(skip).all(|item| types.admits(item));
-        }
         items.iter().skip(skip).all(|item| self.child(id, item, depth))
     }
 
@@ -497,7 +538,8 @@ mod tests {
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
             (-3i64..3).prop_map(|n| json!(n)),
-            "[a-c]{0,2}".prop_map(Value::String),
+            (-30i64..30).prop_map(|n| json!(n as f64 / 10.0)),
+            "[a-cé]{0,3}".prop_map(Value::String),
         ];
         leaf.prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
@@ -514,6 +556,12 @@ mod tests {
             prop::sample::select(vec!["null", "integer", "string", "array", "object"])
                 .prop_map(|name| json!({ "type": name })),
             (-2i64..2).prop_map(|n| json!({ "minimum": n })),
+            (-2i64..2).prop_map(|n| json!({ "exclusiveMaximum": n })),
+            Just(json!({ "maximum": 1.5 })),
+            (0u64..3).prop_map(|n| json!({ "minLength": n, "maxLength": n + 1 })),
+            (0u64..3).prop_map(|n| json!({ "minItems": n, "maxItems": n + 1 })),
+            (0u64..3).prop_map(|n| json!({ "minProperties": n, "maxProperties": n + 1 })),
+            Just(json!({ "not": { "type": "string" } })),
             Just(json!({ "enum": ["a", 1, null] })),
             Just(json!({ "$ref": "#/$defs/d" })),
         ];

@@ -22,6 +22,15 @@ pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Op
     }))
 }
 
+/// `format`'s verdict when asserted (non-strings pass).
+#[inline]
+pub(super) fn holds(check: FormatCheck, instance: &Value) -> bool {
+    match instance {
+        Value::String(text) => check(text),
+        _ => true,
+    }
+}
+
 pub(super) fn evaluate(
     ev: &mut Evaluator<'_>,
     check: FormatCheck,
@@ -30,10 +39,7 @@ pub(super) fn evaluate(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::String(text) = instance else {
-        return true;
-    };
-    if check(text) {
+    if holds(check, instance) {
         return true;
     }
     if !ev.collect {

@@ -10,6 +10,7 @@ mod if_;
 mod items;
 mod numeric;
 mod object;
+mod plan;
 mod properties;
 mod ref_;
 mod shape;
@@ -30,6 +31,7 @@ use serde_json::{Map, Value};
 pub(crate) use applicators::{Discriminator, find_discriminator};
 pub(crate) use flag::is_valid;
 pub(crate) use numeric::Bound;
+pub(crate) use plan::{Plan, plans};
 pub(crate) use shape::{Shape, fuse as fuse_shapes};
 
 /// One `dependentRequired` entry: when the first property is present, the others must be too.

@@ -28,7 +28,7 @@ impl Bound {
         }
     }
 
-    fn holds(self, instance_vs_limit: Ordering) -> bool {
+    pub(super) fn holds(self, instance_vs_limit: Ordering) -> bool {
         match self {
             Self::Minimum => instance_vs_limit != Ordering::Less,
             Self::Maximum => instance_vs_limit != Ordering::Greater,
@@ -83,6 +83,33 @@ pub(super) fn compile_multiple_of(
     })
 }
 
+/// A bound's verdict (non-numbers pass).
+#[inline]
+pub(super) fn holds_bound(
+    bound: Bound,
+    (limit, approx): (&SchemaNumber, Option<f64>),
+    text: &str,
+    instance: &Value,
+) -> bool {
+    match instance {
+        Value::Number(number) => bound.holds(compare(number, (limit, approx, text))),
+        _ => true,
+    }
+}
+
+/// `multipleOf`'s verdict (non-numbers pass).
+#[inline]
+pub(super) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), instance: &Value) -> bool {
+    let Value::Number(number) = instance else {
+        return true;
+    };
+    match (integer, number.as_i64()) {
+        // Both integers: exact, without the decimal path.
+        (Some(divisor), Some(value)) => value % divisor == 0,
+        _ => divisor.is_multiple(number),
+    }
+}
+
 pub(super) fn evaluate_bound(
     ev: &mut Evaluator<'_>,
     bound: Bound,
@@ -92,10 +119,7 @@ pub(super) fn evaluate_bound(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::Number(number) = instance else {
-        return true;
-    };
-    if bound.holds(compare(number, (limit, approx, text))) {
+    if holds_bound(bound, (limit, approx), text, instance) {
         return true;
     }
     if !ev.collect {
@@ -117,15 +141,7 @@ pub(super) fn evaluate_multiple_of(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::Number(number) = instance else {
-        return true;
-    };
-    let is_multiple = match (integer, number.as_i64()) {
-        // Both integers: exact, without the decimal path.
-        (Some(divisor), Some(value)) => value % divisor == 0,
-        _ => divisor.is_multiple(number),
-    };
-    if is_multiple {
+    if holds_multiple_of((divisor, integer), instance) {
         return true;
     }
     if !ev.collect {

@@ -50,6 +50,24 @@ fn n_properties(instance: &serde_json::Map<String, Value>) -> u64 {
     u64::try_from(instance.len()).unwrap_or(u64::MAX)
 }
 
+/// `maxProperties`'s verdict (non-objects pass).
+#[inline]
+pub(super) fn holds_max_properties(limit: u64, instance: &Value) -> bool {
+    match instance {
+        Value::Object(object) => n_properties(object) <= limit,
+        _ => true,
+    }
+}
+
+/// `minProperties`'s verdict (non-objects pass).
+#[inline]
+pub(super) fn holds_min_properties(limit: u64, instance: &Value) -> bool {
+    match instance {
+        Value::Object(object) => n_properties(object) >= limit,
+        _ => true,
+    }
+}
+
 pub(super) fn evaluate_max_properties(
     ev: &mut Evaluator<'_>,
     limit: u64,
@@ -57,15 +75,12 @@ pub(super) fn evaluate_max_properties(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::Object(object) = instance else {
-        return true;
-    };
     super::count_bound(
         ev,
         frame,
         node,
         "maxProperties",
-        n_properties(object) <= limit,
+        holds_max_properties(limit, instance),
         || format!("must have at most {limit} properties"),
     )
 }
@@ -77,15 +92,12 @@ pub(super) fn evaluate_min_properties(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::Object(object) = instance else {
-        return true;
-    };
     super::count_bound(
         ev,
         frame,
         node,
         "minProperties",
-        n_properties(object) >= limit,
+        holds_min_properties(limit, instance),
         || format!("must have at least {limit} properties"),
     )
 }
@@ -111,32 +123,53 @@ pub(super) fn evaluate_required_in(
     object: &serde_json::Map<String, Value>,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let sorted = ev.schema.sorted_maps;
-    let mut keys = object.keys();
-    let mut current = keys.next();
     let mut valid = true;
-    for name in names {
-        let present = if sorted {
-            // Merge: both sides ascend, so each name costs one step forward.
-            loop {
-                match current.map(|key| super::cmp_names(key, name)) {
-                    Some(std::cmp::Ordering::Less) => current = keys.next(),
-                    Some(std::cmp::Ordering::Equal) => break true,
-                    _ => break false,
-                }
-            }
-        } else {
-            object.contains_key(name.as_ref())
-        };
-        if !present {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-            missing(ev, "required", name, None, node, frame);
+    for name in missing_names(names, object, ev.schema.sorted_maps) {
+        valid = false;
+        if !ev.collect {
+            return false;
         }
+        missing(ev, "required", name, None, node, frame);
     }
     valid
+}
+
+/// `required`'s verdict over an object.
+#[inline]
+pub(super) fn holds_required(
+    names: &[Box<str>],
+    object: &serde_json::Map<String, Value>,
+    sorted: bool,
+) -> bool {
+    missing_names(names, object, sorted).next().is_none()
+}
+
+/// The names of `names` (sorted) that `object` lacks, in order. When the map iterates in key order the two are
+/// merged, each name costing one step forward.
+fn missing_names<'n>(
+    names: &'n [Box<str>],
+    object: &'n serde_json::Map<String, Value>,
+    sorted: bool,
+) -> impl Iterator<Item = &'n str> {
+    let mut keys = object.keys();
+    let mut current = keys.next();
+    names
+        .iter()
+        .filter(move |name| {
+            let present = if sorted {
+                loop {
+                    match current.map(|key| super::cmp_names(key, name)) {
+                        Some(std::cmp::Ordering::Less) => current = keys.next(),
+                        Some(std::cmp::Ordering::Equal) => break true,
+                        _ => break false,
+                    }
+                }
+            } else {
+                object.contains_key(name.as_ref())
+            };
+            !present
+        })
+        .map(AsRef::as_ref)
 }
 
 pub(super) fn compile_dependencies(
@@ -159,6 +192,16 @@ pub(super) fn compile_dependencies(
     Ok(Keyword::Dependencies {
         required: required.into_boxed_slice(),
         schemas: schemas.into_boxed_slice(),
+    })
+}
+
+/// `dependentRequired`'s (or string-array `dependencies`') verdict over an object.
+pub(super) fn holds_dependent_required(
+    rules: &[DependentRule],
+    object: &serde_json::Map<String, Value>,
+) -> bool {
+    rules.iter().all(|(trigger, names)| {
+        !object.contains_key(trigger.as_ref()) || names.iter().all(|name| object.contains_key(name.as_ref()))
     })
 }
 

@@ -30,18 +30,45 @@ pub(super) fn evaluate_max_length(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::String(text) = instance else {
-        return true;
-    };
-    // A string of at most `limit` bytes has at most `limit` characters: the byte test skips counting.
     super::count_bound(
         ev,
         frame,
         node,
         "maxLength",
-        u64::try_from(text.len()).is_ok_and(|bytes| bytes <= limit) || length(text) <= limit,
+        holds_max_length(limit, instance),
         || format!("must be at most {limit} characters long"),
     )
+}
+
+/// `maxLength`'s verdict (non-strings pass).
+#[inline]
+pub(super) fn holds_max_length(limit: u64, instance: &Value) -> bool {
+    match instance {
+        // A string of at most `limit` bytes has at most `limit` characters: the byte test skips counting.
+        Value::String(text) => {
+            u64::try_from(text.len()).is_ok_and(|bytes| bytes <= limit) || length(text) <= limit
+        }
+        _ => true,
+    }
+}
+
+/// `minLength`'s verdict (non-strings pass).
+#[inline]
+pub(super) fn holds_min_length(limit: u64, instance: &Value) -> bool {
+    match instance {
+        // A character takes one to four bytes: the byte count settles most cases without counting.
+        Value::String(text) => {
+            let bytes = u64::try_from(text.len()).unwrap_or(u64::MAX);
+            if bytes < limit {
+                false
+            } else if bytes / 4 >= limit {
+                true
+            } else {
+                length(text) >= limit
+            }
+        }
+        _ => true,
+    }
 }
 
 pub(super) fn evaluate_min_length(
@@ -51,12 +78,23 @@ pub(super) fn evaluate_min_length(
     instance: &Value,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let Value::String(text) = instance else {
-        return true;
-    };
-    super::count_bound(ev, frame, node, "minLength", length(text) >= limit, || {
-        format!("must be at least {limit} characters long")
-    })
+    super::count_bound(
+        ev,
+        frame,
+        node,
+        "minLength",
+        holds_min_length(limit, instance),
+        || format!("must be at least {limit} characters long"),
+    )
+}
+
+/// `pattern`'s verdict (non-strings pass; a match that exceeds the regex budget fails).
+#[inline]
+pub(super) fn holds_pattern(regex: &EcmaRegex, instance: &Value) -> bool {
+    match instance {
+        Value::String(text) => regex.is_match(text) == Ok(true),
+        _ => true,
+    }
 }
 
 pub(super) fn evaluate_pattern(

@@ -1,0 +1,228 @@
+//! Each node's keywords laid out for the yes/no evaluator: its `type` as a bit set, and per kind of instance (null,
+//! boolean, number, string, array, object) only the checks that can fail on it.
+//!
+//! The collecting evaluator visits a node's keywords in order and lets each one skip instances of other kinds.
+//! `is_valid` runs on every structured-output call and over every element of large instances, where that walk and
+//! its dispatch cost more than the checks: a coordinate pair of GeoJSON is `type`, `minItems` and `items` of type
+//! `number`. A plan answers `type` from a bit set, picks the node's checks for the instance's kind in one step, and
+//! carries the commonest checks' operands inline (lengths, an integer bound, an `items` that is only a `type`); the
+//! rest name the compiled keyword they stand for, which the evaluator runs as the collecting evaluator would.
+
+use super::{Bound, Keyword};
+use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
+use serde_json::Value;
+
+/// The kinds of instance a plan splits its checks by.
+const KINDS: usize = 6;
+
+/// The kind of an instance, as an index into a plan's check lists.
+#[inline]
+fn kind_of(instance: &Value) -> usize {
+    match instance {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(_) => 2,
+        Value::String(_) => 3,
+        Value::Array(_) => 4,
+        Value::Object(_) => 5,
+    }
+}
+
+/// One node, ready for the yes/no evaluator.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The node's `type` (every type when it has none; none for the `false` schema).
+    pub(crate) types: TypeSet,
+    /// Whether the node is the `true` schema, which holds even past the depth limit (the collecting evaluator
+    /// answers it before counting depth).
+    pub(crate) always: bool,
+    /// Per kind of instance, the range of `checks` to run.
+    ranges: [(u16, u16); KINDS],
+    checks: Box<[Check]>,
+}
+
+impl Plan {
+    /// The checks to run on `instance` once its type is admitted.
+    #[inline]
+    pub(crate) fn checks_for(&self, instance: &Value) -> &[Check] {
+        let (start, end) = self.ranges[kind_of(instance)];
+        self.checks
+            .get(usize::from(start)..usize::from(end))
+            .unwrap_or(&[])
+    }
+}
+
+/// One check of a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// The node's keyword at this index, run as compiled.
+    Keyword(u16),
+    /// The whole node, by the collecting evaluator (it tracks evaluated properties or items).
+    HandBack,
+    /// `$ref`, or a `$dynamicRef` that resolves statically.
+    Ref(NodeId),
+    /// `not`.
+    Not(NodeId),
+    /// `minItems`.
+    MinItems(u64),
+    /// `maxItems`.
+    MaxItems(u64),
+    /// `minLength`.
+    MinLength(u64),
+    /// `maxLength`.
+    MaxLength(u64),
+    /// `minProperties`.
+    MinProperties(u64),
+    /// `maxProperties`.
+    MaxProperties(u64),
+    /// `items` whose schema is only a `type`: one loop, no descent.
+    ItemsOfType { types: TypeSet, skip: u32 },
+    /// `items`.
+    Items { node: NodeId, skip: u32 },
+    /// A bound whose limit is a short integer: integer instances compare exactly without the decimal path; other
+    /// numbers run the keyword at `index`.
+    IntBound { bound: Bound, limit: i64, index: u16 },
+}
+
+/// Lays out every node (indices match `nodes`).
+pub(crate) fn plans(nodes: &[Node], dynamic_scope_matters: bool) -> Box<[Plan]> {
+    nodes
+        .iter()
+        .map(|node| plan(node, nodes, dynamic_scope_matters))
+        .collect()
+}
+
+fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
+    let mut all_types = TypeSet::default();
+    for ty in JsonType::ALL {
+        all_types.insert(ty);
+    }
+    let keywords = match &node.body {
+        Body::Bool(verdict) => {
+            return Plan {
+                types: if *verdict { all_types } else { TypeSet::default() },
+                always: *verdict,
+                ranges: [(0, 0); KINDS],
+                checks: Box::new([]),
+            };
+        }
+        Body::Keywords(keywords) => keywords,
+    };
+    let mut types = all_types;
+    // Each keyword's check and the kinds it applies to, in the node's order (cheap ones first).
+    let mut laid_out: Vec<(Check, u8)> = Vec::with_capacity(keywords.len());
+    for (index, keyword) in keywords.iter().enumerate() {
+        if let Keyword::Type(own) = keyword {
+            types = *own;
+            continue;
+        }
+        let Ok(index) = u16::try_from(index) else {
+            // Beyond any real schema (a node holds at most one keyword of each kind): answered by hand-back.
+            laid_out.clear();
+            laid_out.push((Check::HandBack, ALL_KINDS));
+            break;
+        };
+        laid_out.push(check(keyword, index, nodes, dynamic_scope_matters));
+    }
+    if node.tracks_evaluated {
+        laid_out.clear();
+        laid_out.push((Check::HandBack, ALL_KINDS));
+    }
+    let mut checks: Vec<Check> = Vec::new();
+    let mut ranges = [(0_u16, 0_u16); KINDS];
+    let mut lists: Vec<Vec<Check>> = Vec::with_capacity(KINDS);
+    for kind in 0..KINDS {
+        let list: Vec<Check> = laid_out
+            .iter()
+            .filter(|(_, kinds)| kinds & (1 << kind) != 0)
+            .map(|(check, _)| *check)
+            .collect();
+        // Kinds with the same checks (often all of them: a lone `$ref`) share one copy.
+        let range = match lists.iter().position(|earlier| *earlier == list) {
+            Some(earlier) => ranges[earlier],
+            None => {
+                let start = checks.len();
+                checks.extend_from_slice(&list);
+                match (u16::try_from(start), u16::try_from(checks.len())) {
+                    (Ok(start), Ok(end)) => (start, end),
+                    _ => (0, 0),
+                }
+            }
+        };
+        ranges[kind] = range;
+        lists.push(list);
+    }
+    Plan {
+        types,
+        always: false,
+        ranges,
+        checks: checks.into_boxed_slice(),
+    }
+}
+
+const NULL: u8 = 1;
+const BOOLEAN: u8 = 1 << 1;
+const NUMBER: u8 = 1 << 2;
+const STRING: u8 = 1 << 3;
+const ARRAY: u8 = 1 << 4;
+const OBJECT: u8 = 1 << 5;
+const ALL_KINDS: u8 = NULL | BOOLEAN | NUMBER | STRING | ARRAY | OBJECT;
+
+/// A keyword's check and the kinds of instance it can fail on.
+fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: bool) -> (Check, u8) {
+    let general = Check::Keyword(index);
+    match keyword {
+        Keyword::Ref(target) => (Check::Ref(*target), ALL_KINDS),
+        Keyword::DynamicRef { target, .. } if !dynamic_scope_matters => (Check::Ref(*target), ALL_KINDS),
+        Keyword::Not(target) => (Check::Not(*target), ALL_KINDS),
+        Keyword::Bound { bound, text, .. } => {
+            let check = match (crate::number::is_short_integer(text), text.parse::<i64>()) {
+                (true, Ok(limit_int)) => Check::IntBound {
+                    bound: *bound,
+                    limit: limit_int,
+                    index,
+                },
+                _ => general,
+            };
+            (check, NUMBER)
+        }
+        Keyword::MultipleOf { .. } => (general, NUMBER),
+        Keyword::MinLength(limit) => (Check::MinLength(*limit), STRING),
+        Keyword::MaxLength(limit) => (Check::MaxLength(*limit), STRING),
+        Keyword::Pattern { .. } | Keyword::Format { .. } => (general, STRING),
+        Keyword::MinItems(limit) => (Check::MinItems(*limit), ARRAY),
+        Keyword::MaxItems(limit) => (Check::MaxItems(*limit), ARRAY),
+        Keyword::Items { node, skip } => {
+            let skip = u32::try_from(*skip).unwrap_or(u32::MAX);
+            let check = match nodes.get(*node as usize).and_then(|item| item.only_type) {
+                Some(types) => Check::ItemsOfType { types, skip },
+                None => Check::Items { node: *node, skip },
+            };
+            (check, ARRAY)
+        }
+        Keyword::UniqueItems
+        | Keyword::PrefixItems(_)
+        | Keyword::Contains { .. }
+        | Keyword::UnevaluatedItems(_) => (general, ARRAY),
+        Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
+        Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
+        Keyword::Required(_)
+        | Keyword::DependentRequired(_)
+        | Keyword::Dependencies { .. }
+        | Keyword::Properties { .. }
+        | Keyword::PatternProperties(_)
+        | Keyword::AdditionalProperties { .. }
+        | Keyword::PropertyNames(_)
+        | Keyword::DependentSchemas(_)
+        | Keyword::Shape(_)
+        | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
+        Keyword::Type(_)
+        | Keyword::DynamicRef { .. }
+        | Keyword::Const(_)
+        | Keyword::Enum(_)
+        | Keyword::AllOf(_)
+        | Keyword::AnyOf(..)
+        | Keyword::OneOf(..)
+        | Keyword::If { .. } => (general, ALL_KINDS),
+    }
+}
