@@ -304,8 +304,11 @@ pub(crate) struct Discriminator {
     /// Each member's pinned value, by member index; `None` for a member that does not pin it.
     pub(crate) pins: Box<[Option<Value>]>,
     /// When every member pins the property to a string: `(pin, member index)` sorted, so that a string tag finds
-    /// its candidate members by binary search instead of comparing with every member (FHIR's 146-member `oneOf`).
+    /// its candidate members without comparing with every member (FHIR's 146-member `oneOf`).
     by_string: Option<StringPins>,
+    /// Where each pin's members lie in `by_string`: one hash lookup instead of a binary search of string
+    /// comparisons.
+    by_tag: foldhash::HashMap<Box<str>, (usize, usize)>,
 }
 
 impl Discriminator {
@@ -323,9 +326,8 @@ impl Discriminator {
         let (Some(by_string), Some(Value::String(tag))) = (self.by_string.as_deref(), tag) else {
             return None;
         };
-        let start = by_string.partition_point(|(pin, _)| pin.as_ref() < tag.as_str());
-        let len = by_string[start..].partition_point(|(pin, _)| pin.as_ref() == tag.as_str());
-        Some(&by_string[start..start + len])
+        let (start, end) = self.by_tag.get(tag.as_str()).copied().unwrap_or((0, 0));
+        Some(by_string.get(start..end).unwrap_or(&[]))
     }
 
     /// Whether member `member_idx` certainly fails on an instance whose pinned property is `tag`.
@@ -379,10 +381,22 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
             by_string.sort_by(|a, b| a.0.cmp(&b.0));
             by_string.into_boxed_slice()
         });
+    let mut by_tag = foldhash::HashMap::default();
+    for (position, (pin, _)) in by_string
+        .iter()
+        .flat_map(|by_string| by_string.iter())
+        .enumerate()
+    {
+        by_tag
+            .entry(pin.clone())
+            .and_modify(|(_, end)| *end = position + 1)
+            .or_insert((position, position + 1));
+    }
     Some(Discriminator {
         property: property.into(),
         pins,
         by_string,
+        by_tag,
     })
 }
 

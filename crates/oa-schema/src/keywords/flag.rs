@@ -474,7 +474,10 @@ impl Flag<'_> {
                 self.memo_enabled = true;
             }
             let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
-            if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
+            // Candidates found by the tag all pin it: only a walk over every member needs the test.
+            if candidates.is_none()
+                && discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag))
+            {
                 continue;
             }
             let id = ids[member_idx];
@@ -506,7 +509,10 @@ impl Flag<'_> {
         let mut n_satisfied = 0_usize;
         for position in 0..n_tries {
             let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
-            if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
+            // Candidates found by the tag all pin it: only a walk over every member needs the test.
+            if candidates.is_none()
+                && discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag))
+            {
                 continue;
             }
             let id = ids[member_idx];

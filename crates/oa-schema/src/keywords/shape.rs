@@ -34,6 +34,8 @@ pub(crate) struct Shape {
 #[derive(Debug)]
 pub(super) struct Slot {
     name: Box<str>,
+    /// The name's first eight bytes as a big-endian number (see [`prefix_key`]).
+    prefix: u64,
     /// The `properties` schema for the name, if any.
     pub(super) node: Option<NodeId>,
     /// Whether `required` lists the name.
@@ -141,6 +143,7 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
             Keyword::Properties { by_name, split, .. } => {
                 table.extend(by_name.iter().enumerate().map(|(entry_idx, (name, id))| Slot {
                     name: name.clone(),
+                    prefix: prefix_key(name),
                     node: Some(*id),
                     required: false,
                     cheap: entry_idx < *split,
@@ -148,6 +151,7 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
             }
             Keyword::Required(names) => table.extend(names.iter().map(|name| Slot {
                 name: name.clone(),
+                prefix: prefix_key(name),
                 node: None,
                 required: true,
                 cheap: true,
@@ -216,13 +220,23 @@ impl<'t> Lookup<'t> {
                 .ok()
                 .and_then(|found| self.table.get(found));
         }
+        // The key's prefix is only needed when a step ties on the first byte: computed then, once.
+        let mut prefix = None;
         while let Some(slot) = self.table.get(self.cursor) {
             // Members usually are the next name: test for that first, without a call.
             if super::same_name(&slot.name, key) {
                 self.cursor += 1;
                 return Some(slot);
             }
-            match cmp_names(&slot.name, key) {
+            let order = match (slot.name.as_bytes().first(), key.as_bytes().first()) {
+                (Some(ours), Some(theirs)) if ours != theirs => ours.cmp(theirs),
+                // A tie on the first byte: most are settled by the eight-byte prefixes, without a `memcmp`.
+                _ => match slot.prefix.cmp(prefix.get_or_insert_with(|| prefix_key(key))) {
+                    Ordering::Equal => slot.name.as_ref().cmp(key),
+                    unequal => unequal,
+                },
+            };
+            match order {
                 Ordering::Less => self.cursor += 1,
                 Ordering::Equal => {
                     self.cursor += 1;
@@ -233,6 +247,22 @@ impl<'t> Lookup<'t> {
         }
         None
     }
+}
+
+/// A name's first eight bytes, zero-padded, as a big-endian number: when two names' keys differ they order as the
+/// names do (a name that ends early pads with zeros, and a shorter name that is a prefix of another sorts first),
+/// so a merge compares one number per step and compares bytes only when the keys tie.
+#[inline]
+fn prefix_key(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    if let Some(head) = bytes.first_chunk::<8>() {
+        return u64::from_be_bytes(*head);
+    }
+    let mut key = 0_u64;
+    for (position, byte) in bytes.iter().enumerate() {
+        key |= u64::from(*byte) << (56 - 8 * position);
+    }
+    key
 }
 
 /// Evaluates the shape.
@@ -389,4 +419,24 @@ fn second_pass<'v>(
         }
     }
     valid
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Unequal prefix keys order as the names do (names drawn so that shared prefixes, NULs, non-ASCII and
+        /// lengths around eight bytes are common).
+        #[test]
+        fn prefix_keys_order_as_names(a in "[ab\\x00é]{0,10}", b in "[ab\\x00é]{0,10}") {
+            let (key_a, key_b) = (super::prefix_key(&a), super::prefix_key(&b));
+            if key_a != key_b {
+                prop_assert_eq!(key_a.cmp(&key_b), a.cmp(&b));
+            }
+            if a == b {
+                prop_assert_eq!(key_a, key_b);
+            }
+        }
+    }
 }
