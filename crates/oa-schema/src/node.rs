@@ -200,5 +200,5 @@ impl TypeSet {
 /// Whether a number is an integer by value, answering the common cases (digits that fit `i64`/`u64`) without the
 /// exact decimal path.
 fn is_integer(number: &serde_json::Number) -> bool {
-    number.is_i64() || number.is_u64() || crate::number::is_integer(number)
+    crate::number::as_short_i64(number).is_some() || crate::number::is_integer(number)
 }

@@ -126,6 +126,35 @@ impl MultipleOf {
     }
 }
 
+/// The number as an `i64` when it is written as a plain integer of at most 18 digits (always in range), read
+/// without `str::parse`'s overflow checks; `None` for anything else (which may still be an integer by value).
+/// Integer bounds and `type: integer` ask this of every instance number.
+#[inline]
+pub(crate) fn as_short_i64(number: &Number) -> Option<i64> {
+    #[cfg(feature = "arbitrary_precision")]
+    {
+        let (negative, digits) = match number.as_str().as_bytes() {
+            [b'-', rest @ ..] => (true, rest),
+            bytes => (false, bytes),
+        };
+        if digits.is_empty() || digits.len() > 18 {
+            return None;
+        }
+        let mut value: i64 = 0;
+        for byte in digits {
+            if !byte.is_ascii_digit() {
+                return None;
+            }
+            value = value * 10 + i64::from(byte - b'0');
+        }
+        Some(if negative { -value } else { value })
+    }
+    #[cfg(not(feature = "arbitrary_precision"))]
+    {
+        number.as_i64()
+    }
+}
+
 /// Whether a number is an integer by value (`1.0` and `1e400` are, `1.5` is not).
 pub(crate) fn is_integer(number: &Number) -> bool {
     #[cfg(not(feature = "arbitrary_precision"))]

@@ -136,7 +136,7 @@ impl Flag<'_> {
             },
             Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
             Check::IntBound { bound, limit, index } => match instance {
-                Value::Number(number) => match number.as_i64() {
+                Value::Number(number) => match crate::number::as_short_i64(number) {
                     Some(value) => bound.holds(value.cmp(&limit)),
                     None => self.keyword_at(id, index, instance, depth),
                 },
@@ -409,20 +409,36 @@ impl Flag<'_> {
         // and set aside the members whose schemas recurse (up to a few; past that, a second walk finds them).
         let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
         let others = shape.other_schema();
+        let patterns = shape.patterns();
         let mut n_present = 0;
         let mut deferred: [(NodeId, Option<&Value>); DEFERRED] = [(0, None); DEFERRED];
         let mut n_deferred = 0;
         for (key, value) in object {
-            let (valid, later) = match lookup.find(key) {
+            let slot = lookup.find(key);
+            // `patternProperties`: every pattern the name matches applies; such a member is not additional.
+            let patterned = if patterns.is_empty() {
+                false
+            } else {
+                match self.patterns(patterns, key, value, depth) {
+                    Some(patterned) => patterned,
+                    None => return false,
+                }
+            };
+            let additional = if patterned {
+                (true, None)
+            } else {
+                (!shape.rejects_others(), others)
+            };
+            let (valid, later) = match slot {
                 Some(slot) => {
                     n_present += usize::from(slot.required);
                     match slot.node {
                         Some(id) if slot.cheap => (self.child(id, value, depth), None),
                         Some(id) => (true, Some(id)),
-                        None => (!shape.rejects_others(), others),
+                        None => additional,
                     }
                 }
-                None => (!shape.rejects_others(), others),
+                None => additional,
             };
             if !valid {
                 return false;
@@ -442,7 +458,8 @@ impl Flag<'_> {
                 .iter()
                 .all(|(id, value)| value.is_none_or(|value| self.child(*id, value, depth)));
         }
-        // Second pass: the property schemas that recurse, and the `additionalProperties` schema.
+        // Second pass: the property schemas that recurse, and the `additionalProperties` schema (the patterns
+        // all ran in the first pass and matched without exceeding the budget, or it returned).
         let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
         object.iter().all(|(key, value)| {
             let target = match lookup
@@ -451,10 +468,36 @@ impl Flag<'_> {
             {
                 Some((id, false)) => Some(id),
                 Some((_, true)) => None,
-                None => others,
+                None => others.filter(|_| !patterns.iter().any(|(regex, _)| regex.is_match(key) == Ok(true))),
             };
             target.is_none_or(|id| self.child(id, value, depth))
         })
+    }
+
+    /// Applies every pattern `key` matches to `value`: whether one matched, `None` when one failed (or a match
+    /// exceeded the regex budget).
+    #[inline(never)]
+    fn patterns(
+        &mut self,
+        patterns: &[(EcmaRegex, NodeId)],
+        key: &str,
+        value: &Value,
+        depth: u32,
+    ) -> Option<bool> {
+        let mut patterned = false;
+        for (regex, id) in patterns {
+            match regex.is_match(key) {
+                Ok(false) => {}
+                Ok(true) => {
+                    patterned = true;
+                    if !self.child(*id, value, depth) {
+                        return None;
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
+        Some(patterned)
     }
 
     #[inline(never)]
@@ -583,12 +626,16 @@ mod tests {
                 (
                     prop::collection::btree_map("[a-c]", inner.clone(), 0..3),
                     names,
-                    additional
+                    additional,
+                    prop::option::of(inner.clone()),
                 )
-                    .prop_map(|(properties, required, additional)| {
+                    .prop_map(|(properties, required, additional, patterned)| {
                         let mut schema = json!({ "properties": properties, "required": required });
                         if let Some(additional) = additional {
                             schema["additionalProperties"] = additional;
+                        }
+                        if let Some(patterned) = patterned {
+                            schema["patternProperties"] = json!({ "^[bd]": patterned });
                         }
                         schema
                     }),
@@ -602,6 +649,48 @@ mod tests {
                 }),
             ]
         })
+    }
+
+    /// Object shapes with every fused keyword at once (`properties`, `required`, `patternProperties`,
+    /// `additionalProperties`), where which members count as additional decides the verdict.
+    #[test]
+    fn fused_shapes_agree_with_the_collecting_evaluator() {
+        let leaf = || {
+            prop_oneof![
+                any::<bool>().prop_map(Value::Bool),
+                prop::sample::select(vec!["null", "integer", "string", "array", "object"])
+                    .prop_map(|name| json!({ "type": name })),
+            ]
+        };
+        let schema = (
+            prop::collection::btree_map("[a-c]", leaf(), 0..3),
+            prop::sample::subsequence(vec!["a", "b", "c", "d"], 0..3),
+            prop::option::of(leaf()),
+            prop::option::of(leaf()),
+        )
+            .prop_map(|(properties, required, additional, patterned)| {
+                let mut schema = json!({ "properties": properties, "required": required });
+                if let Some(additional) = additional {
+                    schema["additionalProperties"] = additional;
+                }
+                if let Some(patterned) = patterned {
+                    schema["patternProperties"] = json!({ "^[bd]": patterned });
+                }
+                schema
+            });
+        let instance = prop::collection::btree_map("[a-e]", any_instance(), 0..5)
+            .prop_map(|map| Value::Object(map.into_iter().collect()));
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1024));
+        runner
+            .run(&(schema, instance), |(schema, instance)| {
+                let validator = Validator::new(&schema).unwrap();
+                let compiled = validator.compiled();
+                let flag = super::is_valid(compiled, &instance);
+                let collected = Evaluator::new(compiled, true).run(&instance);
+                prop_assert_eq!(flag, collected, "{} {}", schema, instance);
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

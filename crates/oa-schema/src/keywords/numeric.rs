@@ -103,7 +103,7 @@ pub(super) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), 
     let Value::Number(number) = instance else {
         return true;
     };
-    match (integer, number.as_i64()) {
+    match (integer, crate::number::as_short_i64(number)) {
         // Both integers: exact, without the decimal path.
         (Some(divisor), Some(value)) => value % divisor == 0,
         _ => divisor.is_multiple(number),

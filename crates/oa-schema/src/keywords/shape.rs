@@ -8,6 +8,7 @@
 //! `unevaluated*` needs to know what was evaluated, the original keywords run instead.
 
 use super::{Keyword, cmp_names};
+use crate::ecma_regex::EcmaRegex;
 use crate::eval::{Evaluator, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::node::{Body, Node, NodeId};
@@ -23,6 +24,10 @@ pub(crate) struct Shape {
     n_required: usize,
     /// What `additionalProperties` does with a member the table lacks.
     additional: Additional,
+    /// `patternProperties`: every pattern a member's name matches applies its schema, and such a member is not
+    /// "additional". The collecting evaluator runs the original keywords when there are patterns; the yes/no
+    /// evaluator walks the members once for all four keywords.
+    patterns: Box<[(EcmaRegex, NodeId)]>,
     /// Whether some member must wait for the second pass (a recursive property schema, or an additional schema).
     deferred: bool,
     /// The keywords fused, in their evaluation order: they run when evaluated properties must be tracked, and
@@ -60,6 +65,11 @@ impl Shape {
         matches!(self.additional, Additional::Reject)
     }
 
+    /// `patternProperties`' patterns and schemas.
+    pub(super) fn patterns(&self) -> &[(EcmaRegex, NodeId)] {
+        &self.patterns
+    }
+
     /// The `additionalProperties` schema, when it is one.
     pub(super) fn other_schema(&self) -> Option<NodeId> {
         match self.additional {
@@ -80,9 +90,9 @@ enum Additional {
     Schema(NodeId),
 }
 
-/// Fuses each node's `properties`, `required` and `additionalProperties` (any two of them, without
-/// `patternProperties`, which changes what "additional" means) into a [`Shape`]. Runs after the keywords are
-/// ordered and each `properties` split into cheap and recursive members (`order_properties_cheap_first`).
+/// Fuses each node's `properties`, `required`, `additionalProperties` and `patternProperties` (any two of them)
+/// into a [`Shape`]. Runs after the keywords are ordered and each `properties` split into cheap and recursive
+/// members (`order_properties_cheap_first`).
 pub(crate) fn fuse(nodes: &mut [Node]) {
     let is_false: Vec<bool> = nodes
         .iter()
@@ -99,14 +109,14 @@ pub(crate) fn fuse(nodes: &mut [Node]) {
         let fusable = |keyword: &Keyword| {
             matches!(
                 keyword,
-                Keyword::Properties { .. } | Keyword::Required(_) | Keyword::AdditionalProperties { .. }
+                Keyword::Properties { .. }
+                    | Keyword::Required(_)
+                    | Keyword::AdditionalProperties { .. }
+                    | Keyword::PatternProperties(_)
             )
         };
         let n_fusable = keywords.iter().filter(|keyword| fusable(keyword)).count();
-        let has_patterns = keywords
-            .iter()
-            .any(|keyword| matches!(keyword, Keyword::PatternProperties(_)));
-        if n_fusable < 2 || has_patterns {
+        if n_fusable < 2 {
             continue;
         }
         // Where the shape runs: in the place of `properties` (after the scalar checks), else of the earliest.
@@ -138,8 +148,10 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
     let flag = |table: &[bool], id: NodeId| table.get(id as usize).copied().unwrap_or(false);
     let mut table: Vec<Slot> = Vec::new();
     let mut additional = Additional::Any;
+    let mut patterns: Box<[(EcmaRegex, NodeId)]> = Box::new([]);
     for keyword in &originals {
         match keyword {
+            Keyword::PatternProperties(entries) => patterns = entries.clone(),
             Keyword::Properties { by_name, split, .. } => {
                 table.extend(by_name.iter().enumerate().map(|(entry_idx, (name, id))| Slot {
                     name: name.clone(),
@@ -190,6 +202,7 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
         table: merged.into_boxed_slice(),
         n_required,
         additional,
+        patterns,
         deferred,
         originals: originals.into_boxed_slice(),
     }
@@ -274,7 +287,7 @@ pub(super) fn evaluate<'v>(
     frame: &Frame<'_, 'v>,
     evaluated: &mut Option<Evaluated<'v>>,
 ) -> bool {
-    if evaluated.is_some() {
+    if evaluated.is_some() || !shape.patterns.is_empty() {
         return originals(ev, shape, node, instance, frame, evaluated);
     }
     let Value::Object(object) = instance else {

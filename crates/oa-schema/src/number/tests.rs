@@ -205,6 +205,21 @@ proptest! {
         prop_assert_eq!(Decimal::from_number(&Number::from(a)).cmp(&Decimal::from_number(&Number::from(b))), a.cmp(&b));
     }
 
+    /// The short integer reading is `as_i64` wherever it answers, and answers every plain integer of up to 18
+    /// digits.
+    #[test]
+    fn short_integers_read_as_i64(text in "-?(0|[1-9][0-9]{0,19})(\\.[0-9]{1,3})?(e[0-9])?") {
+        let number: Number = serde_json::from_str(&text).unwrap();
+        let short = super::as_short_i64(&number);
+        if let Some(value) = short {
+            prop_assert_eq!(Some(value), number.as_i64());
+        }
+        let digits = text.trim_start_matches('-');
+        if digits.len() <= 18 && digits.bytes().all(|byte| byte.is_ascii_digit()) {
+            prop_assert_eq!(short, number.as_i64());
+        }
+    }
+
     #[test]
     fn multiple_of_agrees_with_integers(a: i64, b in 1i64..1_000_000) {
         prop_assert_eq!(MultipleOf::new(&Number::from(b)).is_multiple(&Number::from(a)), a % b == 0);
