@@ -105,7 +105,11 @@ impl fmt::Display for RegexBudgetExceeded {
 impl EcmaRegex {
     /// Compiles an ECMA-262 pattern.
     pub(crate) fn new(pattern: &str) -> Result<Self, RegexError> {
-        let node = parse::parse(pattern)?;
+        let mut node = parse::parse(pattern)?;
+        if !node.needs_backtracking() && properties_exist(&node) {
+            // Only the linear engine's automata shrink this way; an unknown `\p{..}` still fails below.
+            node = node.without_optional_ends();
+        }
         let compiled = if let Some(anchored) = anchored::Anchored::parse(pattern) {
             // Checked by the parser above like any pattern; matched without an engine.
             Compiled::Anchored(anchored)
