@@ -4,34 +4,41 @@
 //! `CARGO_TARGET_DIR=... cargo run --release -p oa-schema --example bench_memory [-- options]`
 //!
 //! Options: `--workload PREFIX` (only workloads whose name starts with it; an `llm-` prefix needs no bench-data),
-//! `--no-peers` (skip the jsonschema and boon context table), `--repeats N` (calls per measurement, default 3),
+//! `--no-peers` (skip the jsonschema and boon context table), `--repeats N` (rounds of calls, default 3),
 //! `--plain-malloc` (leave glibc's malloc settings alone, see below).
 //!
-//! The workspace forbids `unsafe`, so there is no counting global allocator; memory is read from the kernel instead
-//! (Linux only: `/proc/self/status` and `/proc/self/clear_refs`). The parent builds the benchmark's workloads (the
-//! same `benches/compare` code, `../shared/bench-data` or `$OA_BENCH_DATA`, a loud panic when absent) and, for every
-//! (workload, operation, tool), spawns itself as a child that receives only that row's inputs as JSON on stdin. The
+//! Memory is counted exactly, in heap bytes: `peak_alloc::PeakAlloc` is this binary's global allocator (a
+//! dev-dependency; the library never sees it), a shim over the system allocator that keeps the live and peak byte
+//! counts and can reset the peak to the live count. The workspace forbids `unsafe`, which a global allocator needs,
+//! so a small, widely used crate does it. Bytes are those Rust asks for (`Layout::size`), not the allocator's
+//! rounding or its per-block headers; a `realloc` counts as a new block plus the old one until the copy is done.
+//!
+//! The parent builds the benchmark's workloads (the same `benches/compare` code, `../shared/bench-data` or
+//! `$OA_BENCH_DATA`, a loud panic when absent) and, for every (workload, operation, tool), spawns itself as a
+//! child that receives only that row's inputs as JSON on stdin, so that every row starts from a fresh process. The
 //! child:
 //!
-//! 1. parses its inputs and keeps them;
-//! 2. warms up on the main thread (one compile and one call, then drops them), so that code pages of the binary
-//!    and one-time lazy state are resident before anything is measured;
-//! 3. measures on a fresh thread, whose stack pages count when touched: it first fills the allocator's free memory
-//!    (`fill_free_memory`), so that the measured allocations must take fresh pages, resets the peak (`VmHWM`, by
-//!    writing 5 to `clear_refs`) and reads `VmRSS` as the baseline;
-//! 4. for `compile`, compiles every schema of the row `repeats` times (dropping each result) and reports
-//!    `VmHWM - baseline`; for `is_valid` and `validate`, compiles once and keeps the validators (`held`), fills
-//!    the free memory again, resets the peak and calls the operation `repeats` times on every instance of the row,
-//!    dropping each report: the extra peak is `held + (VmHWM - VmRSS before the calls)`; compile rows also report
-//!    the validator alone, from 16 copies held at once, and call rows note memory the first call left resident;
-//! 5. for oa-schema's `validate`, measures the report on its own: the instance with the most violations is
-//!    validated 16 times with every report kept, and the growth of `VmRSS` divided by 16 is the report size, which
-//!    is subtracted (the issue excludes the report).
+//! 1. parses its inputs and keeps them (they are live before every measurement, so never counted);
+//! 2. warms up on the main thread (one compile and one call per instance, then drops them), so that process-wide
+//!    one-time state (the bundled meta-schemas and their validator, in `OnceLock`s) is not counted;
+//! 3. measures on a fresh thread, so that per-thread state built on first use (regex caches) is counted:
+//!    - `compile`: compiles every schema of the row; *held* is the live bytes the validators keep, *peak* the
+//!      highest live bytes during the compile above those before it (the validators included), and it checks
+//!      that dropping them gives every byte back;
+//!    - `is_valid` and `validate`: compiles once and keeps the validators (*held*), then calls the operation on
+//!      every instance `repeats` times; per call, *peak* is the highest live bytes above those just before it, and
+//!      for oa-schema's `validate` the *report* is the live bytes with the returned report held less those once it
+//!      is dropped; what stays live after the first round is reported as state kept across calls;
+//! 4. prints the worst call's figures. The bound applies to *counted*: compile's peak, or held + the largest
+//!    (call peak - report) of the row.
 //!
-//! Unless `--plain-malloc` is given, children run with `GLIBC_TUNABLES=glibc.malloc.trim_threshold=0:
-//! glibc.malloc.top_pad=0`, so that glibc gives freed memory at the top of its heaps back at once and `VmRSS`
-//! readings follow live allocations instead of the allocator's retention (the peak itself hardly moves: retained
-//! memory is what a later allocation would reuse). The limits of the method are in docs/benchmarks.md ("Memory").
+//! Beside the exact figures, two resident ones from the kernel are kept as a cross-check (Linux,
+//! `/proc/self/status` and `/proc/self/smaps`, whole 4 KiB pages): the row's peak RSS above the measuring thread's
+//! start (after taking up the allocator's free memory and resetting `VmHWM` through `/proc/self/clear_refs`), and
+//! the measuring thread's resident stack. Neither is judged: the stack is bounded by the depth limit, not by the
+//! input, and RSS carries the allocator's pages (see docs/benchmarks.md "Memory"). Unless `--plain-malloc` is given,
+//! children run with `GLIBC_TUNABLES=glibc.malloc.trim_threshold=0:glibc.malloc.top_pad=0`, so that the RSS column
+//! follows live memory rather than glibc's retention (the heap figures do not depend on it).
 
 #[path = "../benches/compare/llm.rs"]
 #[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
@@ -45,7 +52,13 @@ mod tools;
 #[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
 mod workloads;
 
+use peak_alloc::PeakAlloc;
 use std::process::ExitCode;
+
+/// Counts every heap allocation of the process (a shim over the system allocator), so that the child can read
+/// exact live and peak heap bytes.
+#[global_allocator]
+static HEAP: PeakAlloc = PeakAlloc;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -7,7 +7,7 @@ use crate::dialect::{self, Vocabulary};
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::keywords::{self, Keyword};
-use crate::node::{Body, CompiledSchema, Node, NodeId, Resource, ResourceId};
+use crate::node::{Body, CompiledSchema, Location, Node, NodeId, Resource, ResourceId};
 use crate::registry::{
     DocId, Place, Registry, ResolveError, child_value, display_base, escape_token, redact,
 };
@@ -194,8 +194,7 @@ impl<'a> Compiler<'a> {
             Value::Bool(flag) => Node {
                 body: Body::Bool(*flag),
                 resource,
-                absolute: absolute.into(),
-                relative: relative.into(),
+                location: Location::new(absolute, relative),
                 own_type: None,
                 only_type: None,
                 tracks_evaluated: false,
@@ -234,8 +233,7 @@ impl<'a> Compiler<'a> {
                 Node {
                     body: Body::Keywords(compiled.into_boxed_slice()),
                     resource,
-                    absolute: absolute.into(),
-                    relative: relative.into(),
+                    location: Location::new(absolute, relative),
                     own_type,
                     only_type,
                     tracks_evaluated,

@@ -29,6 +29,7 @@ mod anchored;
 mod ast;
 mod parse;
 mod translate;
+mod utf8;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -54,14 +55,15 @@ pub(crate) struct EcmaRegex {
 enum Compiled {
     /// An anchored pattern of ASCII classes, matched without an engine (see [`anchored`]).
     Anchored(anchored::Anchored),
-    Linear(regex::Regex),
+    /// The `regex` crate's byte engine, on the string's UTF-8 (see [`utf8`] for why bytes).
+    Linear(regex::bytes::Regex),
     /// A linear pattern whose engine is built on first use. Building the automaton is most of a small schema's
     /// compile time, and many patterns are never matched (a schema's unused branches, a validator built once and
     /// used on one instance). Only translations that are sure to build are deferred (see [`is_sure_to_build`]), so
     /// an invalid pattern still fails when the schema compiles.
     Deferred {
         text: Box<str>,
-        regex: OnceLock<Option<regex::Regex>>,
+        regex: OnceLock<Option<regex::bytes::Regex>>,
     },
     /// `degree` and `weight` price a match before it runs (see the module docs).
     Backtracking {
@@ -103,7 +105,11 @@ impl fmt::Display for RegexBudgetExceeded {
 impl EcmaRegex {
     /// Compiles an ECMA-262 pattern.
     pub(crate) fn new(pattern: &str) -> Result<Self, RegexError> {
-        let node = parse::parse(pattern)?;
+        let mut node = parse::parse(pattern)?;
+        if !node.needs_backtracking() && properties_exist(&node) {
+            // Only the linear engine's automata shrink this way; an unknown `\p{..}` still fails below.
+            node = node.without_optional_ends();
+        }
         let compiled = if let Some(anchored) = anchored::Anchored::parse(pattern) {
             // Checked by the parser above like any pattern; matched without an engine.
             Compiled::Anchored(anchored)
@@ -139,11 +145,11 @@ impl EcmaRegex {
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
             Compiled::Anchored(anchored) => Ok(anchored.is_match(haystack)),
-            Compiled::Linear(regex) => Ok(regex.is_match(haystack)),
+            Compiled::Linear(regex) => Ok(regex.is_match(haystack.as_bytes())),
             // A deferred translation always builds (pinned by tests); should that ever fail, the match reports the
             // budget rather than panicking.
             Compiled::Deferred { text, regex } => match regex.get_or_init(|| build_linear(text).ok()) {
-                Some(regex) => Ok(regex.is_match(haystack)),
+                Some(regex) => Ok(regex.is_match(haystack.as_bytes())),
                 None => Err(RegexBudgetExceeded),
             },
             Compiled::Backtracking {
@@ -161,9 +167,12 @@ impl EcmaRegex {
     }
 }
 
-/// The `regex` crate engine for a linear translation.
-fn build_linear(text: &str) -> Result<regex::Regex, regex::Error> {
-    regex::RegexBuilder::new(text).size_limit(SIZE_LIMIT).build()
+/// The `regex` crate engine for a linear translation: the byte engine, since classes are written as UTF-8 byte
+/// sequences (Unicode mode stays on for the rest: a `\x{E9}` literal is the code point's UTF-8).
+fn build_linear(text: &str) -> Result<regex::bytes::Regex, regex::Error> {
+    regex::bytes::RegexBuilder::new(text)
+        .size_limit(SIZE_LIMIT)
+        .build()
 }
 
 /// The most nested a deferred pattern may be (the `regex` crate refuses nesting deeper than 250, and the

@@ -280,7 +280,7 @@ impl<'s> Evaluator<'s> {
                 self.violations.push(Violation {
                     instance_location: frame.instance_location(),
                     keyword: None,
-                    schema_location: SchemaLocation::new(frame.keyword_path(), node.absolute.to_string()),
+                    schema_location: SchemaLocation::new(frame.keyword_path(), node.absolute().to_string()),
                     expected_types: Vec::new(),
                     missing_property: None,
                     message: format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
@@ -360,7 +360,7 @@ impl<'s> Evaluator<'s> {
             annotations.push(Annotation {
                 instance_location: instance_location.clone(),
                 keyword_path: format!("{keyword_path}/{keyword}"),
-                absolute: format!("{}/{keyword}", node.absolute),
+                absolute: format!("{}/{keyword}", node.absolute()),
                 value: value.clone(),
             });
         }
@@ -399,14 +399,14 @@ impl<'s> Evaluator<'s> {
                 None => {}
             }
             let (keyword_path, absolute) = if keyword == "false" {
-                (frame.keyword_path(), node.absolute.to_string())
+                (frame.keyword_path(), node.absolute().to_string())
             } else {
-                let mut absolute = String::with_capacity(node.absolute.len() + 1 + keyword.len());
-                absolute.push_str(&node.absolute);
+                let mut absolute = String::with_capacity(node.absolute().len() + 1 + keyword.len());
+                absolute.push_str(node.absolute());
                 absolute.push('/');
                 absolute.push_str(keyword);
                 (
-                    frame.keyword_path_with(&absolute[node.absolute.len()..]),
+                    frame.keyword_path_with(&absolute[node.absolute().len()..]),
                     absolute,
                 )
             };

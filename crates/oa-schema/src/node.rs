@@ -48,10 +48,8 @@ pub(crate) struct Node {
     pub(crate) body: Body,
     /// The resource the node belongs to; entering it puts this resource on the dynamic scope.
     pub(crate) resource: ResourceId,
-    /// Absolute location: the resource's URI, `#`, and the JSON Pointer from the resource root.
-    pub(crate) absolute: Box<str>,
-    /// The path from its lexical parent schema (`/properties/a`), used to build evaluation paths lazily.
-    pub(crate) relative: Box<str>,
+    /// Where the node is: read through [`Node::absolute`] and [`Node::relative`].
+    pub(crate) location: Location,
     /// The node's own `type` keyword, used to pick the members of a failed `anyOf`/`oneOf` that admit the instance.
     pub(crate) own_type: Option<TypeSet>,
     /// The node's `type` when that is its only keyword (`{"type": "number"}`, the usual array item), which the
@@ -62,6 +60,68 @@ pub(crate) struct Node {
     /// Values of the annotation-only keywords (meta-data, `format` when not asserted, content), reported by the
     /// "basic" output format; `None` when the node has none.
     pub(crate) annotations: Option<Box<[(&'static str, Value)]>>,
+}
+
+impl Node {
+    /// Absolute location: the resource's URI, `#`, and the JSON Pointer from the resource root.
+    pub(crate) fn absolute(&self) -> &str {
+        self.location.absolute()
+    }
+
+    /// The path from its lexical parent schema (`/properties/a`), used to build evaluation paths lazily.
+    pub(crate) fn relative(&self) -> &str {
+        self.location.relative()
+    }
+}
+
+/// A node's two locations in one allocation: the absolute location, then the path from the lexical parent schema
+/// unless the absolute location already ends with it (as it does for every node but resource roots and names that
+/// need percent-encoding). Small schemas are mostly small nodes, so one string instead of two is a good part of
+/// their compiled size.
+#[derive(Debug)]
+pub(crate) struct Location {
+    text: Box<str>,
+    /// Where the absolute location ends in `text`.
+    absolute_len: u32,
+    /// Where the relative path starts in `text`.
+    relative_start: u32,
+}
+
+impl Location {
+    /// Both locations of a node; `absolute` is reused as the buffer.
+    pub(crate) fn new(mut absolute: String, relative: &str) -> Self {
+        let absolute_len = absolute.len();
+        let relative_start = if absolute.ends_with(relative) {
+            absolute_len - relative.len()
+        } else {
+            absolute.push_str(relative);
+            absolute_len
+        };
+        // Locations are JSON Pointers within one document, far below 4 GiB; should one not fit, it is kept whole
+        // and the relative path reads as empty rather than wrong.
+        match (u32::try_from(absolute_len), u32::try_from(relative_start)) {
+            (Ok(absolute_len), Ok(relative_start)) => Self {
+                text: absolute.into_boxed_str(),
+                absolute_len,
+                relative_start,
+            },
+            _ => Self {
+                absolute_len: u32::MAX,
+                relative_start: u32::MAX,
+                text: absolute.into_boxed_str(),
+            },
+        }
+    }
+
+    /// The absolute location.
+    pub(crate) fn absolute(&self) -> &str {
+        self.text.get(..self.absolute_len as usize).unwrap_or(&self.text)
+    }
+
+    /// The path from the lexical parent schema.
+    pub(crate) fn relative(&self) -> &str {
+        self.text.get(self.relative_start as usize..).unwrap_or_default()
+    }
 }
 
 /// A node's behaviour.
@@ -201,4 +261,31 @@ impl TypeSet {
 /// exact decimal path.
 fn is_integer(number: &serde_json::Number) -> bool {
     crate::number::as_short_i64(number).is_some() || crate::number::is_integer(number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Location;
+
+    #[test]
+    fn a_relative_path_that_ends_the_absolute_location_is_not_stored_twice() {
+        let location = Location::new("#/properties/a".to_owned(), "/properties/a");
+        assert_eq!(location.absolute(), "#/properties/a");
+        assert_eq!(location.relative(), "/properties/a");
+        assert_eq!(location.text.len(), "#/properties/a".len());
+    }
+
+    #[test]
+    fn other_relative_paths_follow_the_absolute_location() {
+        // A resource root (its absolute location starts over at `#`) and a name that needed percent-encoding.
+        let root = Location::new("https://example.com/item#".to_owned(), "/items");
+        assert_eq!(root.absolute(), "https://example.com/item#");
+        assert_eq!(root.relative(), "/items");
+        let encoded = Location::new("#/properties/a%20b".to_owned(), "/properties/a b");
+        assert_eq!(encoded.absolute(), "#/properties/a%20b");
+        assert_eq!(encoded.relative(), "/properties/a b");
+        let document_root = Location::new("#".to_owned(), "");
+        assert_eq!(document_root.absolute(), "#");
+        assert_eq!(document_root.relative(), "");
+    }
 }

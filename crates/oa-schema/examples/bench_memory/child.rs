@@ -1,11 +1,10 @@
 //! The child: measures one row in a process of its own and prints one JSON line.
 
 use super::*;
+use peak_alloc::PeakAlloc;
 
 /// The row's inputs, as parsed from stdin.
 struct Inputs {
-    /// Bytes of the JSON text the inputs came in.
-    text_bytes: usize,
     schemas: Vec<Value>,
     format_assertion: bool,
     instances: Vec<(usize, Value)>,
@@ -51,7 +50,6 @@ fn read_inputs() -> Result<Inputs, String> {
         .read_to_string(&mut text)
         .map_err(|err| format!("cannot read stdin: {err}"))?;
     let mut spec: Value = serde_json::from_str(&text).map_err(|err| format!("stdin is not JSON: {err}"))?;
-    let text_bytes = text.len();
     drop(text);
     let schemas = match spec["schemas"].take() {
         Value::Array(schemas) => schemas,
@@ -73,7 +71,6 @@ fn read_inputs() -> Result<Inputs, String> {
         _ => Vec::new(),
     };
     Ok(Inputs {
-        text_bytes,
         schemas,
         format_assertion,
         instances,
@@ -82,11 +79,17 @@ fn read_inputs() -> Result<Inputs, String> {
 
 /// Warms up on this thread, then measures on a fresh one (see the module docs).
 fn measure_row(tool: Tool, op: Op, repeats: u32, inputs: &Inputs) -> Result<Value, String> {
-    // Warm-up: the binary's code pages and any one-time state become resident now, not during the measurement.
+    check_counting()?;
+    // Warm-up: process-wide one-time state (the bundled meta-schemas and their validator, kept in `OnceLock`s) and
+    // the binary's code pages are in place now, not during the measurement.
     {
         let validators = compile_all(tool, inputs)?;
         if op != Op::Compile {
-            call_all(tool, op, &validators, inputs);
+            for (schema_idx, instance) in &inputs.instances {
+                if let Some(validator) = validators.get(*schema_idx) {
+                    drop(black_box(call(tool, op, validator, instance)));
+                }
+            }
         }
     }
     std::thread::scope(|scope| {
@@ -100,81 +103,192 @@ fn measure_row(tool: Tool, op: Op, repeats: u32, inputs: &Inputs) -> Result<Valu
     })
 }
 
-/// The measurement proper, on the fresh thread.
+/// Fails unless the counting allocator is this process's global allocator (its counters would stay at zero).
+fn check_counting() -> Result<(), String> {
+    let before = heap_live();
+    let block = black_box(vec![0u8; 1000]);
+    let with_block = heap_live();
+    drop(block);
+    if with_block < before + 1000 {
+        return Err(
+            "the counting allocator (peak_alloc::PeakAlloc) is not the #[global_allocator]".to_owned(),
+        );
+    }
+    Ok(())
+}
+
+/// Live heap bytes of the process (exact: the sizes Rust asked the allocator for).
+fn heap_live() -> i64 {
+    PeakAlloc.current_usage() as i64
+}
+
+/// Starts a heap peak at the live bytes now; returns them, the base that [`heap_peak_above`] reads against.
+fn heap_mark() -> i64 {
+    PeakAlloc.reset_peak_usage();
+    heap_live()
+}
+
+/// The highest live heap since `mark` was taken, above `mark` (0 when nothing new was live).
+fn heap_peak_above(mark: i64) -> u64 {
+    (PeakAlloc.peak_usage() as i64 - mark).max(0) as u64
+}
+
+/// Live heap bytes now above `mark` (0 when below: the call freed memory that was live before it).
+fn heap_above(mark: i64) -> u64 {
+    (heap_live() - mark).max(0) as u64
+}
+
+/// The measurement proper, on the fresh thread: exact heap bytes, with the kernel's resident figures (stack and
+/// peak RSS, whole pages) as a cross-check.
 fn measure(tool: Tool, op: Op, repeats: u32, inputs: &Inputs) -> Result<Value, String> {
-    fill_free_memory()?;
-    reset_peak()?;
-    let baseline = status()?;
     let baseline_stack = stack_kib()?;
+    // The resident cross-check is best effort: a peak that did not reset leaves its column empty, the heap
+    // figures stand.
+    fill_free_memory()?;
+    let rss_reset = reset_peak().is_ok();
+    let baseline_rss = status()?.rss;
+    let rss_peak = |status: Status| rss_reset.then(|| status.hwm.saturating_sub(baseline_rss));
 
     if op == Op::Compile {
+        // Kept: the validators' live bytes after the compile. Not kept: the compile's peak (the validators
+        // included), then whatever is still live once they are dropped (state a compile leaves behind).
         let mut held = 0;
-        for repeat in 0..repeats {
+        let mut peak = 0;
+        let mut left = 0;
+        for _ in 0..repeats {
+            let mark = heap_mark();
             let validators = compile_all(tool, inputs)?;
-            if repeat == 0 {
-                held = status()?.rss.saturating_sub(baseline.rss);
-            }
+            held = held.max(heap_above(mark));
             drop(black_box(validators));
+            peak = peak.max(heap_peak_above(mark));
+            left = left.max(heap_above(mark));
         }
-        let peak = status()?.hwm.saturating_sub(baseline.rss);
-        // The compiled validators alone, amortized over many copies held at once (no stack, no transients).
-        fill_free_memory()?;
-        let before_copies = status()?.rss;
-        // Large schemas need no amortizing, and sixteen copies of a large validator would be a burden.
-        let n_copies = if inputs.text_bytes < LARGE_INPUT {
-            COPIES
-        } else {
-            1
-        };
-        let copies = (0..n_copies)
-            .map(|_| compile_all(tool, inputs))
-            .collect::<Result<Vec<_>, String>>()?;
-        let validator = status()?.rss.saturating_sub(before_copies).div_ceil(n_copies);
-        drop(black_box(copies));
+        let status = status()?;
         return Ok(json!({
-            "validator_kib": validator,
-            "baseline_kib": baseline.rss,
+            "held_bytes": held,
+            "peak_bytes": peak,
+            "left_bytes": left,
+            "counted_bytes": peak,
+            "rss_peak_kib": rss_peak(status),
             "stack_kib": stack_kib()?.saturating_sub(baseline_stack),
-            "held_kib": held,
-            "call_peak_kib": peak,
-            "extra_kib": peak,
         }));
     }
 
+    let mark = heap_mark();
     let validators = compile_all(tool, inputs)?;
-    let held = status()?.rss.saturating_sub(baseline.rss);
-    fill_free_memory()?;
-    reset_peak()?;
-    let before_calls = status()?;
-    let mut after_first = 0;
-    let mut counts = (0, 0);
+    let held = heap_above(mark);
+    // Per call: its peak above the live bytes before it, the report it returns (live bytes with the report held,
+    // less those once it is dropped), and what stays live after it (state kept across calls).
+    let mut worst = CallFigures::default();
+    let mut first_round_kept = 0;
+    let (mut n_valid, mut n_violations) = (0, 0);
     for repeat in 0..repeats {
-        counts = call_all(tool, op, &validators, inputs);
+        let round_mark = heap_live();
+        (n_valid, n_violations) = (0, 0);
+        for (schema_idx, instance) in &inputs.instances {
+            let Some(validator) = validators.get(*schema_idx) else {
+                continue;
+            };
+            let call_mark = heap_mark();
+            let outcome = call(tool, op, validator, black_box(instance));
+            let peak = heap_peak_above(call_mark);
+            let with_report = heap_above(call_mark);
+            n_valid += usize::from(outcome.n_violations == 0 && outcome.valid);
+            n_violations += outcome.n_violations;
+            drop(black_box(outcome));
+            let kept = heap_above(call_mark);
+            let report = if tool == Tool::OaSchema {
+                with_report.saturating_sub(kept)
+            } else {
+                // Context only: jsonschema drains its errors one by one (no report held), boon's error tree is
+                // its report; neither is subtracted.
+                0
+            };
+            worst.merge(CallFigures {
+                peak,
+                report,
+                counted: peak.saturating_sub(report),
+                kept,
+            });
+        }
         if repeat == 0 {
-            after_first = status()?.rss;
+            first_round_kept = heap_above(round_mark);
         }
     }
-    let after_calls = status()?;
-    let call_peak = after_calls.hwm.saturating_sub(before_calls.rss);
-    let (n_valid, n_violations) = counts;
-
-    let report = if op == Op::Validate && tool == Tool::OaSchema {
-        report_kib(&validators, inputs)?
-    } else {
-        0
-    };
+    let status = status()?;
     Ok(json!({
-        "baseline_kib": baseline.rss,
-        "stack_kib": stack_kib()?.saturating_sub(baseline_stack),
-        "held_kib": held,
-        "call_peak_kib": call_peak,
-        "extra_kib": held + call_peak,
-        "report_kib": report,
+        "held_bytes": held,
+        "peak_bytes": worst.peak,
+        "report_bytes": worst.report,
+        "call_counted_bytes": worst.counted,
+        "counted_bytes": held + worst.counted,
+        "kept_bytes": first_round_kept,
         "n_valid": n_valid,
         "n_violations": n_violations,
-        "growth_kib": after_calls.rss.saturating_sub(after_first),
-        "first_call_kept_kib": after_first.saturating_sub(before_calls.rss),
+        "rss_peak_kib": rss_peak(status),
+        "stack_kib": stack_kib()?.saturating_sub(baseline_stack),
     }))
+}
+
+/// One call's heap figures, or the worst of several (each field its own maximum).
+#[derive(Debug, Default, Clone, Copy)]
+struct CallFigures {
+    /// Peak live bytes above those before the call, the report included.
+    peak: u64,
+    /// Live bytes of the report the call returned (oa-schema's `validate` only).
+    report: u64,
+    /// `peak - report`: what the bound applies to.
+    counted: u64,
+    /// Live bytes left once the report is dropped: state kept across calls (such as per-thread caches).
+    kept: u64,
+}
+
+impl CallFigures {
+    fn merge(&mut self, other: CallFigures) {
+        self.peak = self.peak.max(other.peak);
+        self.report = self.report.max(other.report);
+        self.counted = self.counted.max(other.counted);
+        self.kept = self.kept.max(other.kept);
+    }
+}
+
+/// What a call returns, held until the caller drops it (so that the report can be measured while it lives).
+struct Outcome {
+    valid: bool,
+    n_violations: usize,
+    /// oa-schema's report, kept alive.
+    _report: Option<oa_schema::Violations>,
+}
+
+/// Calls the operation once on one instance and returns its outcome with the report still alive.
+fn call(tool: Tool, op: Op, validator: &Compiled, instance: &Value) -> Outcome {
+    match (op, tool, validator) {
+        (Op::Validate, Tool::OaSchema, Compiled::OaSchema(validator)) => match validator.validate(instance) {
+            Ok(()) => Outcome {
+                valid: true,
+                n_violations: 0,
+                _report: None,
+            },
+            Err(report) => Outcome {
+                valid: false,
+                n_violations: report.len(),
+                _report: Some(report),
+            },
+        },
+        (Op::Validate, _, _) => {
+            let n_violations = validator.count_errors(instance);
+            Outcome {
+                valid: n_violations == 0,
+                n_violations,
+                _report: None,
+            }
+        }
+        _ => Outcome {
+            valid: validator.is_valid(instance),
+            n_violations: 0,
+            _report: None,
+        },
+    }
 }
 
 /// Compiles every schema of the row, as the benchmark's compile row does.
@@ -184,65 +298,6 @@ fn compile_all(tool: Tool, inputs: &Inputs) -> Result<Vec<Compiled>, String> {
         .iter()
         .map(|schema| tools::compile(tool, schema, inputs.format_assertion))
         .collect()
-}
-
-/// Calls the operation once on every instance, dropping each report at once; returns (valid instances,
-/// violations counted).
-fn call_all(tool: Tool, op: Op, validators: &[Compiled], inputs: &Inputs) -> (usize, usize) {
-    let mut n_valid = 0;
-    let mut n_violations = 0;
-    for (schema_idx, instance) in &inputs.instances {
-        let Some(validator) = validators.get(*schema_idx) else {
-            continue;
-        };
-        match op {
-            Op::Compile => {}
-            Op::IsValid => n_valid += usize::from(validator.is_valid(black_box(instance))),
-            Op::Validate => {
-                let n_errors = match (tool, validator) {
-                    (Tool::OaSchema, Compiled::OaSchema(validator)) => validator
-                        .validate(black_box(instance))
-                        .err()
-                        .map_or(0, |report| report.len()),
-                    _ => validator.count_errors(black_box(instance)),
-                };
-                n_valid += usize::from(n_errors == 0);
-                n_violations += n_errors;
-            }
-        }
-    }
-    (n_valid, n_violations)
-}
-
-/// The resident size of one oa-schema report, in KiB: the instance with the most violations is validated
-/// [`COPIES`] times with every report kept.
-fn report_kib(validators: &[Compiled], inputs: &Inputs) -> Result<u64, String> {
-    let worst = inputs
-        .instances
-        .iter()
-        .filter_map(|(schema_idx, instance)| match validators.get(*schema_idx) {
-            Some(Compiled::OaSchema(validator)) => {
-                let n_violations = validator
-                    .validate(instance)
-                    .err()
-                    .map_or(0, |report| report.len());
-                Some((n_violations, validator, instance))
-            }
-            _ => None,
-        })
-        .max_by_key(|(n_violations, _, _)| *n_violations);
-    let Some((n_violations, validator, instance)) = worst else {
-        return Ok(0);
-    };
-    if n_violations == 0 {
-        return Ok(0);
-    }
-    fill_free_memory()?;
-    let before = status()?.rss;
-    let reports: Vec<_> = (0..COPIES).map(|_| validator.validate(instance)).collect();
-    let after = status()?.rss;
-    drop(black_box(reports));
-    Ok(after.saturating_sub(before).div_ceil(COPIES))
 }
 
 /// `VmRSS` and `VmHWM` of this process, in KiB.

@@ -13,13 +13,6 @@ use std::process::{Command, ExitCode, Stdio};
 /// The bound: extra memory at most this many times the schema and instance bytes together.
 pub(crate) const BOUND_FACTOR: u64 = 10;
 
-/// How many reports (or compiled validators) are held at once to measure the size of one (amortizes the 4 KiB page
-/// granularity).
-const COPIES: u64 = 16;
-
-/// Inputs from this size on (JSON text bytes) have their compiled validators measured as one copy, not [`COPIES`].
-const LARGE_INPUT: usize = 256 << 10;
-
 /// The name of the reference row (see `parent::floor`).
 const FLOOR: &str = "empty schema {}";
 

@@ -88,9 +88,19 @@ impl Measured {
             .unwrap_or(0)
     }
 
-    /// The extra peak in KiB that the bound applies to: everything but the report.
-    pub(crate) fn counted_kib(&self) -> u64 {
-        self.figure("extra_kib").saturating_sub(self.figure("report_kib"))
+    /// The heap bytes the bound applies to: for compile, its peak; for calls, the validators held plus the worst
+    /// call's peak above the live bytes before it, less the report it returned.
+    pub(crate) fn counted_bytes(&self) -> u64 {
+        self.figure("counted_bytes")
+    }
+
+    /// Everything the row takes on the heap, report included (the peer table's figure, alike for every tool).
+    pub(crate) fn total_bytes(&self) -> u64 {
+        if self.op == Op::Compile {
+            self.figure("peak_bytes")
+        } else {
+            self.figure("held_bytes") + self.figure("peak_bytes")
+        }
     }
 
     /// Whether this is the reference row of the empty schema, which is shown but not judged.
@@ -100,7 +110,7 @@ impl Measured {
 
     /// Whether the row was measured and stays within [`BOUND_FACTOR`] times its input bytes.
     pub(crate) fn is_within_bound(&self) -> bool {
-        self.result.is_ok() && self.counted_kib() * 1024 <= BOUND_FACTOR * self.input_bytes
+        self.result.is_ok() && self.counted_bytes() <= BOUND_FACTOR * self.input_bytes
     }
 }
 
@@ -272,8 +282,8 @@ fn run_child(row: &Row<'_>, options: &Options) -> Result<Value, String> {
 /// The oa-schema table and the number of rows that break the bound or were not measured.
 fn oa_table(measured: &[Measured]) -> (String, usize) {
     let mut table = String::from(
-        "| workload | op | input | held | call peak | extra peak | of which stack | report (violations) | counted | ratio | verdict |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "| workload | op | input | bound | held | peak | report (violations) | counted | ratio | verdict | RSS peak | stack |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n",
     );
     let mut n_broken = 0;
     let mut notes = Vec::new();
@@ -284,7 +294,7 @@ fn oa_table(measured: &[Measured]) -> (String, usize) {
         }
         if let Err(message) = &row.result {
             table.push_str(&format!(
-                "| {} | {} | {} | | | | | | | | NOT MEASURED: {} |\n",
+                "| {} | {} | {} | | | | | | | NOT MEASURED: {} | | |\n",
                 row.workload,
                 name.trim(),
                 format_bytes(row.input_bytes),
@@ -294,48 +304,51 @@ fn oa_table(measured: &[Measured]) -> (String, usize) {
         }
         let report_cell = if row.op == Op::Validate {
             format!(
-                "{} KiB ({})",
-                row.figure("report_kib"),
+                "{} ({})",
+                format_bytes(row.figure("report_bytes")),
                 row.figure("n_violations")
             )
         } else {
             "—".to_owned()
         };
         table.push_str(&format!(
-            "| {} | {} | {} | {} | {} KiB | {} KiB | {} KiB | {} | {} KiB | {:.1} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} | {} KiB |\n",
             row.workload,
             name.trim(),
             format_bytes(row.input_bytes),
-            held_cell(row),
-            row.figure("call_peak_kib"),
-            row.figure("extra_kib"),
-            row.figure("stack_kib"),
+            format_bytes(BOUND_FACTOR * row.input_bytes),
+            format_bytes(row.figure("held_bytes")),
+            format_bytes(row.figure("peak_bytes")),
             report_cell,
-            row.counted_kib(),
-            (row.counted_kib() * 1024) as f64 / row.input_bytes.max(1) as f64,
+            format_bytes(row.counted_bytes()),
+            row.counted_bytes() as f64 / row.input_bytes.max(1) as f64,
             if row.is_reference() {
                 "reference"
             } else if row.is_within_bound() {
                 "within"
             } else {
                 "EXCEEDS"
-            }
+            },
+            rss_cell(row),
+            row.figure("stack_kib"),
         ));
-        let kept = row.figure("first_call_kept_kib");
-        if kept > 64 {
+        let kept = row.figure("kept_bytes");
+        if kept > 0 {
             notes.push(format!(
-                "- {} {}: the first call left {kept} KiB resident after it returned (state kept across calls, \
-                 such as per-thread regex caches, or allocator retention)",
+                "- {} {}: the first round of calls left {} live after it returned (state kept across calls, \
+                 such as per-thread regex caches)",
                 row.workload,
-                name.trim()
+                name.trim(),
+                format_bytes(kept)
             ));
         }
-        let growth = row.figure("growth_kib");
-        if growth > 8 {
+        let left = row.figure("left_bytes");
+        if left > 0 {
             notes.push(format!(
-                "- {} {}: resident memory grew by {growth} KiB between the first and the last call",
+                "- {} {}: {} stayed live after the validators were dropped",
                 row.workload,
-                name.trim()
+                name.trim(),
+                format_bytes(left)
             ));
         }
     }
@@ -347,8 +360,9 @@ fn oa_table(measured: &[Measured]) -> (String, usize) {
     (table, n_broken)
 }
 
-/// Context: every tool's extra peak per row, report included for all (jsonschema drains its errors one by one,
-/// so it holds no report; boon's error tree is its report).
+/// Context: every tool's heap bytes per row, report included for all (jsonschema drains its errors one by one,
+/// so it holds no report; boon's error tree is its report): compile's peak, or the validators held plus the worst
+/// call's peak.
 fn peer_table(measured: &[Measured]) -> String {
     let mut table = String::from(
         "| workload | op | input | oa-schema | jsonschema | boon |\n|---|---|---:|---:|---:|---:|\n",
@@ -366,7 +380,7 @@ fn peer_table(measured: &[Measured]) -> String {
                 .map_or_else(
                     || "—".to_owned(),
                     |other| match &other.result {
-                        Ok(_) => format!("{} KiB", other.figure("extra_kib")),
+                        Ok(_) => format_bytes(other.total_bytes()),
                         Err(_) => "not measured".to_owned(),
                     },
                 )
@@ -384,25 +398,25 @@ fn peer_table(measured: &[Measured]) -> String {
     table
 }
 
-/// What the compiled validators hold: after one compile (with the stack it touched), and for compile rows, in
-/// parentheses, one copy alone (amortized over [`COPIES`] copies held at once).
-fn held_cell(row: &Measured) -> String {
-    if row.op == Op::Compile {
-        format!(
-            "{} KiB ({} KiB)",
-            row.figure("held_kib"),
-            row.figure("validator_kib")
-        )
-    } else {
-        format!("{} KiB", row.figure("held_kib"))
+/// The resident cross-check: the row's peak RSS above the measuring thread's start, or a dash when the kernel's
+/// peak could not be reset.
+fn rss_cell(row: &Measured) -> String {
+    match row
+        .result
+        .as_ref()
+        .ok()
+        .and_then(|result| result.get("rss_peak_kib"))
+    {
+        Some(Value::Number(kib)) => format!("{kib} KiB"),
+        _ => "—".to_owned(),
     }
 }
 
-/// Bytes for the table: plain under 10 KiB, else KiB.
-fn format_bytes(bytes: u64) -> String {
+/// Bytes for the table: exact under 10 KiB, else KiB with one decimal.
+pub(crate) fn format_bytes(bytes: u64) -> String {
     if bytes < 10 * 1024 {
         format!("{bytes} B")
     } else {
-        format!("{:.0} KiB", bytes as f64 / 1024.0)
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
     }
 }

@@ -91,6 +91,26 @@ impl Node {
 }
 
 impl Node {
+    /// The same pattern for the only question asked of it, whether it matches anywhere: terms at either end that
+    /// may repeat zero times (`[\w\W]*` after a prefix, `.*` before a word) are dropped, since a match can always
+    /// start after or end before them. For linear patterns only (a backreference could need a group among them).
+    /// It makes smaller automata: `^(?:https?:|\?)[\w\W]*` no longer holds every code point.
+    pub(super) fn without_optional_ends(self) -> Node {
+        let Self::Concat(mut nodes) = self else {
+            return self;
+        };
+        let optional = |node: &Node| matches!(node, Self::Repeat { min: 0, .. });
+        while nodes.len() > 1 && nodes.last().is_some_and(optional) {
+            nodes.pop();
+        }
+        let n_leading = nodes.iter().take_while(|node| optional(node)).count();
+        nodes.drain(..n_leading.min(nodes.len() - 1));
+        match <[Node; 1]>::try_from(nodes) {
+            Ok([node]) => node,
+            Err(nodes) => Self::Concat(nodes),
+        }
+    }
+
     /// The degree of the polynomial that bounds a backtracking match's work in the string's length: one for trying
     /// every start position, plus, at the deepest lookaround or backreference, one for each scan it makes and one
     /// for every enclosing repetition or lookaround that can run it again at each position. 0 when the pattern has

@@ -361,3 +361,37 @@ fn deferred_patterns_build_and_match_as_eager_ones() {
         );
     }
 }
+
+#[test]
+fn optional_ends_are_dropped_without_changing_any_answer() {
+    use super::parse::parse;
+    let cases = [
+        (r"^(?:https?:|\?)[\w\W]*", r"^(?:https?:|\?)"),
+        (r".*foo.*", "foo"),
+        (r"a*b?", r"a*b?"),
+        (r"x*", r"x*"),
+        (r"^a.*$", r"^a.*$"),
+    ];
+    for (pattern, shorter) in cases {
+        assert_eq!(
+            parse(pattern).unwrap().without_optional_ends(),
+            parse(shorter).unwrap().without_optional_ends(),
+            "{pattern}"
+        );
+    }
+    let regex = EcmaRegex::new(r"^(?:https?:|\?)[\w\W]*").unwrap();
+    for (text, expected) in [
+        ("https://x", true),
+        ("http:", true),
+        ("?q", true),
+        ("ftp://x", false),
+        ("", false),
+    ] {
+        assert_eq!(regex.is_match(text), Ok(expected), "{text:?}");
+    }
+    let regex = EcmaRegex::new(r".*é.*").unwrap();
+    assert_eq!(regex.is_match("café\n"), Ok(true));
+    assert_eq!(regex.is_match("cafe"), Ok(false));
+    // An unknown property is still a compile error, wherever it stands.
+    assert!(EcmaRegex::new(r"a\p{NoSuchProperty}*").is_err());
+}

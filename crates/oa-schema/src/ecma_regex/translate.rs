@@ -3,12 +3,14 @@
 //! terminators, `$` only at the very end, and every literal spelled as a code point escape.
 
 use super::ast::{Class, ClassEscape, ClassItem, Node};
+use super::utf8;
 use std::fmt::Write;
 
 /// Which engine the text is for: they differ in how an ASCII word boundary can be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Engine {
-    /// The `regex` crate: linear time, no lookaround or backreferences.
+    /// The `regex` crate's byte engine: linear time, no lookaround or backreferences; classes are written as
+    /// UTF-8 byte sequences.
     Linear,
     /// fancy-regex: backtracking, for lookaround and backreferences.
     Backtracking,
@@ -20,6 +22,9 @@ const SPACE: &str = r"\t\n\x{0B}\x{0C}\r\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{
 const WORD: &str = "0-9A-Za-z_";
 /// ECMA-262 LineTerminator, as class contents (what `.` does not match).
 const LINE_TERMINATOR: &str = r"\n\r\x{2028}\x{2029}";
+
+/// A class that matches nothing.
+const EMPTY_CLASS: &str = r"[^\x{0}-\x{10FFFF}]";
 
 /// The pattern text for `engine`.
 pub(super) fn translate(node: &Node, engine: Engine) -> String {
@@ -33,10 +38,23 @@ fn write_node(node: &Node, engine: Engine, out: &mut String) {
         Node::Empty => {}
         Node::Literal(c) => write_char(u32::from(*c), out),
         // Nothing in a Rust string is a lone surrogate: an empty class never matches.
-        Node::LoneSurrogate => out.push_str(r"[^\x{0}-\x{10FFFF}]"),
+        Node::LoneSurrogate => out.push_str(EMPTY_CLASS),
+        // The linear engine gets classes as UTF-8 byte sequences (see `utf8`): it runs on bytes.
+        Node::Dot if engine == Engine::Linear => {
+            utf8::write_byte_alternation(&utf8::dot_ranges(), out);
+        }
         Node::Dot => {
             let _ = write!(out, "[^{LINE_TERMINATOR}]");
         }
+        // A class of ASCII code points alone is one byte state either way: kept in the shorter syntax.
+        Node::Class(class) if engine == Engine::Linear => match utf8::class_ranges(class) {
+            Some(ranges) if ranges.last().is_some_and(|(_, high)| *high > 0x7F) => {
+                if !utf8::write_byte_alternation(&ranges, out) {
+                    out.push_str(EMPTY_CLASS);
+                }
+            }
+            _ => write_class(class, out),
+        },
         Node::Class(class) => write_class(class, out),
         Node::Start => out.push('^'),
         Node::End => out.push('$'),
@@ -143,7 +161,7 @@ fn write_class(class: &Class, out: &mut String) {
     }
     match (class.negated, body.is_empty()) {
         // `[]` and a class of lone surrogates match nothing; `[^]` matches any code point.
-        (false, true) => out.push_str(r"[^\x{0}-\x{10FFFF}]"),
+        (false, true) => out.push_str(EMPTY_CLASS),
         (true, true) => out.push_str(r"[\x{0}-\x{10FFFF}]"),
         (negated, false) => {
             out.push('[');

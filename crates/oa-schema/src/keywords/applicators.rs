@@ -41,7 +41,7 @@ pub(super) fn evaluate_all_of<'v>(
     let schema = ev.schema;
     let mut valid = true;
     for id in nodes {
-        let relative = &schema.nodes[*id as usize].relative;
+        let relative = schema.nodes[*id as usize].relative();
         if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
             valid = false;
             if !ev.collect {
@@ -79,7 +79,7 @@ pub(super) fn evaluate_any_of<'v>(
         if rejects_by_type(member, instance) {
             continue;
         }
-        let relative = &member.relative;
+        let relative = member.relative();
         match evaluated.as_mut() {
             // Annotations are wanted: every satisfied member contributes, so all members run.
             Some(evaluated) => {
@@ -131,7 +131,7 @@ pub(super) fn evaluate_one_of<'v>(
         if rejects_by_type(&schema.nodes[*id as usize], instance) {
             continue;
         }
-        let relative = &schema.nodes[*id as usize].relative;
+        let relative = schema.nodes[*id as usize].relative();
         let mut member = evaluated.is_some().then(Evaluated::default);
         if ev.probe(frame, *id, instance, None, relative, member.as_mut()) {
             if n_satisfied < 2 {
@@ -222,7 +222,7 @@ fn report_union<'v>(
         }
     }
     for id in admitting {
-        let relative = &schema.nodes[id as usize].relative;
+        let relative = schema.nodes[id as usize].relative();
         ev.descend(frame, id, instance, None, relative, None);
     }
     false
@@ -276,7 +276,7 @@ pub(super) fn evaluate_not<'v>(
     frame: &Frame<'_, 'v>,
 ) -> bool {
     let schema = ev.schema;
-    let relative = &schema.nodes[id as usize].relative;
+    let relative = schema.nodes[id as usize].relative();
     if !ev.probe(frame, id, instance, None, relative, None) {
         return true;
     }

@@ -45,7 +45,7 @@ pub(super) fn evaluate<'v>(
         return true;
     };
     let schema = ev.schema;
-    let relative = &schema.nodes[id as usize].relative;
+    let relative = schema.nodes[id as usize].relative();
     let mut matched: u64 = 0;
     for (item_idx, item) in items.iter().enumerate() {
         if ev.probe(frame, id, item, Some(Step::Index(item_idx)), relative, None) {

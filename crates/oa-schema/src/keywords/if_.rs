@@ -37,7 +37,7 @@ pub(super) fn evaluate<'v>(
         if_,
         instance,
         None,
-        &schema.nodes[if_ as usize].relative,
+        schema.nodes[if_ as usize].relative(),
         condition.as_mut(),
     );
     if holds && let (Some(evaluated), Some(condition)) = (evaluated.as_mut(), condition) {
@@ -50,7 +50,7 @@ pub(super) fn evaluate<'v>(
             id,
             instance,
             None,
-            &schema.nodes[id as usize].relative,
+            schema.nodes[id as usize].relative(),
             evaluated.as_mut(),
         ),
         None => true,

@@ -48,7 +48,7 @@ pub(super) fn evaluate_prefix_items<'v>(
     let schema = ev.schema;
     let mut valid = true;
     for (item_idx, (item, id)) in items.iter().zip(nodes).enumerate() {
-        let relative = &schema.nodes[*id as usize].relative;
+        let relative = schema.nodes[*id as usize].relative();
         if !ev.descend(frame, *id, item, Some(Step::Index(item_idx)), relative, None) {
             valid = false;
             if !ev.collect {
@@ -76,7 +76,7 @@ pub(super) fn evaluate_items<'v>(
     };
     let schema = ev.schema;
     let target = &schema.nodes[id as usize];
-    let relative = &target.relative;
+    let relative = target.relative();
     let rejects_all = is_false(ev, id);
     let mut valid = true;
     for (item_idx, item) in items.iter().enumerate().skip(skip) {

@@ -131,7 +131,7 @@ pub(super) fn evaluate_properties<'v>(
             if let Some(evaluated) = evaluated.as_mut() {
                 evaluated.properties.insert(key.as_str());
             }
-            let relative = &schema.nodes[id as usize].relative;
+            let relative = schema.nodes[id as usize].relative();
             if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
                 valid = false;
                 if !ev.collect {
@@ -150,7 +150,7 @@ pub(super) fn evaluate_properties<'v>(
         if let Some(evaluated) = evaluated.as_mut() {
             evaluated.properties.insert(key.as_str());
         }
-        let relative = &schema.nodes[*id as usize].relative;
+        let relative = schema.nodes[*id as usize].relative();
         if !ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None) {
             valid = false;
             if !ev.collect {
@@ -182,7 +182,7 @@ pub(super) fn evaluate_pattern_properties<'v>(
                     if let Some(evaluated) = evaluated.as_mut() {
                         evaluated.properties.insert(key.as_str());
                     }
-                    let relative = &schema.nodes[*id as usize].relative;
+                    let relative = schema.nodes[*id as usize].relative();
                     ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None)
                 }
                 Err(_) => budget_exceeded(ev, key, node, frame),
@@ -227,7 +227,7 @@ pub(super) fn evaluate_additional_properties<'v>(
         return true;
     };
     let schema = ev.schema;
-    let relative = &schema.nodes[id as usize].relative;
+    let relative = schema.nodes[id as usize].relative();
     let rejects_all = is_false(ev, id);
     let sorted = schema.sorted_maps;
     let mut cursor = 0;
@@ -295,7 +295,7 @@ pub(super) fn evaluate_property_names<'v>(
         return true;
     };
     let schema = ev.schema;
-    let relative = &schema.nodes[id as usize].relative;
+    let relative = schema.nodes[id as usize].relative();
     let mut valid = true;
     for key in object.keys() {
         // Violations about a name are located at the property it names.
@@ -329,7 +329,7 @@ pub(super) fn evaluate_dependent_schemas<'v>(
         if !object.contains_key(name.as_ref()) {
             continue;
         }
-        let relative = &schema.nodes[*id as usize].relative;
+        let relative = schema.nodes[*id as usize].relative();
         if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
             valid = false;
             if !ev.collect {
@@ -368,7 +368,7 @@ fn evaluate_properties_merged<'v>(
         if let Some(evaluated) = evaluated.as_mut() {
             evaluated.properties.insert(key.as_str());
         }
-        let relative = &schema.nodes[id as usize].relative;
+        let relative = schema.nodes[id as usize].relative();
         if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
             valid = false;
             if !ev.collect {

@@ -343,7 +343,7 @@ fn first_pass<'v>(
                 n_present += usize::from(slot.required);
                 match slot.node {
                     Some(id) if slot.cheap => {
-                        let relative = &schema.nodes[id as usize].relative;
+                        let relative = schema.nodes[id as usize].relative();
                         ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
                     }
                     Some(_) => true,
@@ -423,7 +423,7 @@ fn second_pass<'v>(
             (None, Additional::Schema(id)) => id,
             (None, Additional::Any | Additional::Reject) => continue,
         };
-        let relative = &schema.nodes[target as usize].relative;
+        let relative = schema.nodes[target as usize].relative();
         if !ev.descend(frame, target, value, Some(Step::Key(key)), relative, None) {
             valid = false;
             if !ev.collect {

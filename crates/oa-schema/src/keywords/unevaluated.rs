@@ -20,7 +20,7 @@ pub(super) fn evaluate_properties<'v>(
         return true;
     };
     let schema = ev.schema;
-    let relative = &schema.nodes[id as usize].relative;
+    let relative = schema.nodes[id as usize].relative();
     let rejects_all = is_false(ev, id);
     let mut valid = true;
     for (key, value) in object {
@@ -60,7 +60,7 @@ pub(super) fn evaluate_items<'v>(
         return true;
     };
     let schema = ev.schema;
-    let relative = &schema.nodes[id as usize].relative;
+    let relative = schema.nodes[id as usize].relative();
     let rejects_all = is_false(ev, id);
     let mut valid = true;
     for (item_idx, item) in items.iter().enumerate() {
