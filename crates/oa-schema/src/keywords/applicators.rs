@@ -294,16 +294,16 @@ pub(super) fn evaluate_not<'v>(
 /// String pins with their member indices, sorted by pin.
 type StringPins = Box<[(Box<str>, usize)]>;
 
-/// A property that members of a union pin with `const` (or a one-value `enum`), found at compile time. A member
-/// pinned to another value than the instance's cannot be satisfied, so the yes/no pass skips it without evaluating
-/// it; reports still evaluate every member the 0126 rule selects.
+/// A property that members of a union pin with `const` or `enum`, found at compile time. A member whose pinned
+/// values do not include the instance's cannot be satisfied, so the yes/no pass skips it without evaluating it;
+/// reports still evaluate every member the 0126 rule selects.
 #[derive(Debug)]
 pub(crate) struct Discriminator {
     /// The pinned property.
     pub(crate) property: Box<str>,
-    /// Each member's pinned value, by member index; `None` for a member that does not pin it.
-    pub(crate) pins: Box<[Option<Value>]>,
-    /// When every member pins the property to a string: `(pin, member index)` sorted, so that a string tag finds
+    /// Each member's pinned values, by member index; `None` for a member that does not pin it.
+    pins: Box<[Option<Box<[Value]>>]>,
+    /// When every member pins the property to strings: `(pin, member index)` sorted, so that a string tag finds
     /// its candidate members without comparing with every member (FHIR's 146-member `oneOf`).
     by_string: Option<StringPins>,
     /// Where each pin's members lie in `by_string`: one hash lookup instead of a binary search of string
@@ -332,13 +332,13 @@ impl Discriminator {
 
     /// Whether member `member_idx` certainly fails on an instance whose pinned property is `tag`.
     pub(super) fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
-        let (Some(Some(pin)), Some(value)) = (self.pins.get(member_idx), tag) else {
+        let (Some(Some(pins)), Some(value)) = (self.pins.get(member_idx), tag) else {
             return false;
         };
-        match (pin, value) {
-            (Value::String(pin), Value::String(value)) => pin != value,
-            _ => !json_equal(pin, value),
-        }
+        !pins.iter().any(|pin| match (pin, value) {
+            (Value::String(pin), Value::String(value)) => pin == value,
+            _ => json_equal(pin, value),
+        })
     }
 }
 
@@ -347,7 +347,7 @@ const MAX_PIN_HOPS: u32 = 4;
 
 /// Builds the discriminator of a union, if at least two members pin the same property.
 pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]) -> Option<Discriminator> {
-    let pins: Vec<Vec<(&str, &Value)>> = members.iter().map(|id| pins_of(nodes, *id, 0)).collect();
+    let pins: Vec<Vec<(&str, &[Value])>> = members.iter().map(|id| pins_of(nodes, *id, 0)).collect();
     let mut best: Option<(&str, usize)> = None;
     for (name, _) in pins.iter().flatten() {
         let n_members = pins
@@ -365,22 +365,10 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
             member
                 .iter()
                 .find(|(name, _)| *name == property)
-                .map(|(_, value)| (*value).clone())
+                .map(|(_, values)| Box::<[Value]>::from(*values))
         })
-        .collect::<Box<[Option<Value>]>>();
-    let by_string = pins
-        .iter()
-        .enumerate()
-        .map(|(member_idx, pin)| match pin {
-            Some(Value::String(pin)) => Some((Box::from(pin.as_str()), member_idx)),
-            _ => None,
-        })
-        .collect::<Option<Vec<(Box<str>, usize)>>>()
-        .map(|mut by_string| {
-            // Stable: members with the same pin stay in member order.
-            by_string.sort_by(|a, b| a.0.cmp(&b.0));
-            by_string.into_boxed_slice()
-        });
+        .collect::<Box<[Option<Box<[Value]>>]>>();
+    let by_string = string_pins(&pins);
     let mut by_tag = foldhash::HashMap::default();
     for (position, (pin, _)) in by_string
         .iter()
@@ -400,9 +388,27 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
     })
 }
 
-/// The properties a node pins to one value: `properties: {p: {const: v}}` (or `enum: [v]`), directly or through
-/// `$ref`/`allOf`.
-fn pins_of(nodes: &[crate::node::Node], id: NodeId, hops: u32) -> Vec<(&str, &Value)> {
+/// Every member's string pins as `(pin, member index)`, sorted by pin (members with the same pin in member order,
+/// each once); `None` unless every member pins the property to strings only.
+fn string_pins(pins: &[Option<Box<[Value]>>]) -> Option<StringPins> {
+    let mut by_string: Vec<(Box<str>, usize)> = Vec::new();
+    for (member_idx, values) in pins.iter().enumerate() {
+        for value in values.as_deref()? {
+            let Value::String(pin) = value else {
+                return None;
+            };
+            by_string.push((Box::from(pin.as_str()), member_idx));
+        }
+    }
+    // Stable: members with the same pin stay in member order; an `enum` listing a value twice counts once.
+    by_string.sort_by(|a, b| a.0.cmp(&b.0));
+    by_string.dedup();
+    Some(by_string.into_boxed_slice())
+}
+
+/// The properties a node pins to a few values: `properties: {p: {const: v}}` or `{p: {enum: [v, w]}}`, directly
+/// or through `$ref`/`allOf`.
+fn pins_of(nodes: &[crate::node::Node], id: NodeId, hops: u32) -> Vec<(&str, &[Value])> {
     let mut found = Vec::new();
     let Some(Body::Keywords(keywords)) = nodes.get(id as usize).map(|node| &node.body) else {
         return found;
@@ -416,10 +422,8 @@ fn pins_of(nodes: &[crate::node::Node], id: NodeId, hops: u32) -> Vec<(&str, &Va
                     };
                     for pin in pins.iter() {
                         match pin {
-                            Keyword::Const(value) => found.push((name.as_ref(), value)),
-                            Keyword::Enum(options) if options.len() == 1 => {
-                                found.push((name.as_ref(), &options[0]))
-                            }
+                            Keyword::Const(value) => found.push((name.as_ref(), std::slice::from_ref(value))),
+                            Keyword::Enum(options) => found.push((name.as_ref(), options)),
                             _ => {}
                         }
                     }

@@ -612,6 +612,8 @@ mod tests {
             (0u64..3).prop_map(|n| json!({ "minProperties": n, "maxProperties": n + 1 })),
             Just(json!({ "not": { "type": "string" } })),
             Just(json!({ "enum": ["a", 1, null] })),
+            Just(json!({ "enum": ["a", "b"] })),
+            Just(json!({ "const": "c" })),
             Just(json!({ "$ref": "#/$defs/d" })),
         ];
         leaf.prop_recursive(3, 24, 3, |inner| {
@@ -649,6 +651,70 @@ mod tests {
                 }),
             ]
         })
+    }
+
+    /// Unions whose members pin a tag property with `const` or `enum` (the discriminator skips members whose pins
+    /// exclude the instance's tag): verdicts must not change.
+    #[test]
+    fn discriminated_unions_agree_with_the_collecting_evaluator() {
+        let pin = prop_oneof![
+            prop::sample::subsequence(vec!["a", "b", "c"], 1..3).prop_map(|values| json!({ "enum": values })),
+            prop::sample::select(vec!["a", "b", "c"]).prop_map(|value| json!({ "const": value })),
+            Just(json!({ "enum": ["a", 1] })),
+        ];
+        let member = (
+            pin,
+            prop::option::of(prop::sample::select(vec!["null", "integer", "string"])),
+        )
+            .prop_map(|(pin, other)| {
+                let mut member = json!({ "properties": { "tag": pin } });
+                if let Some(other) = other {
+                    member["properties"]["x"] = json!({ "type": other });
+                }
+                member
+            });
+        // The same union twice: as generated, and with each pin wrapped in an `anyOf`, which the discriminator
+        // does not look into (the oracle: every member evaluated).
+        let schemas = (prop::collection::vec(member, 2..5), any::<bool>()).prop_map(|(members, one)| {
+            let hidden: Vec<Value> = members
+                .iter()
+                .map(|member| {
+                    let mut member = member.clone();
+                    member["properties"]["tag"] = json!({ "anyOf": [member["properties"]["tag"].take()] });
+                    member
+                })
+                .collect();
+            let keyword = if one { "oneOf" } else { "anyOf" };
+            (json!({ keyword: members }), json!({ keyword: hidden }))
+        });
+        let tag = prop_oneof![
+            prop::sample::select(vec!["a", "b", "c", "d"]).prop_map(|tag| json!(tag)),
+            Just(json!(1)),
+        ];
+        let instance = (prop::option::of(tag), prop::option::of(any_instance())).prop_map(|(tag, x)| {
+            let mut object = serde_json::Map::new();
+            if let Some(tag) = tag {
+                object.insert("tag".to_owned(), tag);
+            }
+            if let Some(x) = x {
+                object.insert("x".to_owned(), x);
+            }
+            Value::Object(object)
+        });
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1024));
+        runner
+            .run(&(schemas, instance), |((schema, hidden), instance)| {
+                let validator = Validator::new(&schema).unwrap();
+                let compiled = validator.compiled();
+                let flag = super::is_valid(compiled, &instance);
+                let collected = Evaluator::new(compiled, true).run(&instance);
+                prop_assert_eq!(flag, collected, "{} {}", schema, instance);
+                let oracle = Validator::new(&hidden).unwrap();
+                let expected = Evaluator::new(oracle.compiled(), true).run(&instance);
+                prop_assert_eq!(flag, expected, "{} {}", schema, instance);
+                Ok(())
+            })
+            .unwrap();
     }
 
     /// Object shapes with every fused keyword at once (`properties`, `required`, `patternProperties`,
