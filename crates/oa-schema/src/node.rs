@@ -230,8 +230,9 @@ impl TypeSet {
         self.contains(ty)
     }
 
+    /// Whether the set names `ty`.
     #[inline]
-    fn contains(self, ty: JsonType) -> bool {
+    pub(crate) fn contains(self, ty: JsonType) -> bool {
         self.0 & (1 << ty as u8) != 0
     }
 
@@ -269,7 +270,7 @@ impl TypeSet {
 /// Whether a number is an integer by value, answering the common cases (digits that fit `i64`/`u64`) without the
 /// exact decimal path.
 #[inline(never)]
-fn is_integer(number: &serde_json::Number) -> bool {
+pub(crate) fn is_integer(number: &serde_json::Number) -> bool {
     crate::number::as_short_i64(number).is_some() || crate::number::is_integer(number)
 }
 

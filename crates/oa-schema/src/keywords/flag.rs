@@ -67,10 +67,11 @@ impl Flag<'_> {
         if depth > MAX_DEPTH {
             return plan.always;
         }
-        if !plan.types.admits(instance) {
+        let kind = super::plan::kind_of(instance);
+        if !plan.types.admits(kind, instance) {
             return false;
         }
-        for check in plan.checks_for(instance) {
+        for check in plan.checks_for(kind) {
             if !self.check(*check, id, instance, depth) {
                 return false;
             }
@@ -127,9 +128,10 @@ impl Flag<'_> {
             Check::MaxProperties(limit) => object::holds_max_properties(limit, instance),
             Check::ItemsOfType { types, skip } => match instance {
                 // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
-                Value::Array(items) if depth < MAX_DEPTH => {
-                    items.iter().skip(skip as usize).all(|item| types.admits(item))
-                }
+                Value::Array(items) if depth < MAX_DEPTH => items
+                    .iter()
+                    .skip(skip as usize)
+                    .all(|item| types.admits(super::plan::kind_of(item), item)),
                 // At the depth limit every item fails, as a descent would.
                 Value::Array(items) => items.len() <= skip as usize,
                 _ => true,

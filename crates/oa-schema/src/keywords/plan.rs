@@ -15,9 +15,10 @@ use serde_json::Value;
 /// The kinds of instance a plan splits its checks by.
 const KINDS: usize = 6;
 
-/// The kind of an instance, as an index into a plan's check lists.
+/// The kind of an instance, as an index into a plan's check lists (the order of `Value`'s variants, so that this
+/// compiles to reading the variant's tag).
 #[inline]
-fn kind_of(instance: &Value) -> usize {
+pub(crate) fn kind_of(instance: &Value) -> usize {
     match instance {
         Value::Null => 0,
         Value::Bool(_) => 1,
@@ -28,11 +29,58 @@ fn kind_of(instance: &Value) -> usize {
     }
 }
 
+/// A `type` keyword as kinds of instance: one bit test, and the integer test only for numbers when `integer` is
+/// named without `number`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Kinds {
+    /// Kinds admitted outright, by [`kind_of`] bit.
+    mask: u8,
+    /// Whether numbers that are integers by value are admitted (numbers not being admitted outright).
+    integers: bool,
+}
+
+impl Kinds {
+    fn of(types: TypeSet) -> Self {
+        let mut mask = 0;
+        for (kind, ty) in [
+            JsonType::Null,
+            JsonType::Boolean,
+            JsonType::Number,
+            JsonType::String,
+            JsonType::Array,
+            JsonType::Object,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if types.contains(ty) {
+                mask |= 1 << kind;
+            }
+        }
+        Self {
+            mask,
+            integers: types.contains(JsonType::Integer),
+        }
+    }
+
+    /// Whether an instance of kind `kind` (see [`kind_of`]) is admitted.
+    #[inline]
+    pub(crate) fn admits(self, kind: usize, instance: &Value) -> bool {
+        if self.mask & (1 << kind) != 0 {
+            return true;
+        }
+        match instance {
+            Value::Number(number) if self.integers => crate::node::is_integer(number),
+            _ => false,
+        }
+    }
+}
+
 /// One node, ready for the yes/no evaluator.
 #[derive(Debug)]
 pub(crate) struct Plan {
     /// The node's `type` (every type when it has none; none for the `false` schema).
-    pub(crate) types: TypeSet,
+    pub(crate) types: Kinds,
     /// Whether the node is the `true` schema, which holds even past the depth limit (the collecting evaluator
     /// answers it before counting depth).
     pub(crate) always: bool,
@@ -42,10 +90,10 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The checks to run on `instance` once its type is admitted.
+    /// The checks to run on an instance of kind `kind` (see [`kind_of`]) once its type is admitted.
     #[inline]
-    pub(crate) fn checks_for(&self, instance: &Value) -> &[Check] {
-        let (start, end) = self.ranges[kind_of(instance)];
+    pub(crate) fn checks_for(&self, kind: usize) -> &[Check] {
+        let (start, end) = self.ranges.get(kind).copied().unwrap_or((0, 0));
         self.checks
             .get(usize::from(start)..usize::from(end))
             .unwrap_or(&[])
@@ -76,7 +124,7 @@ pub(crate) enum Check {
     /// `maxProperties`.
     MaxProperties(u64),
     /// `items` whose schema is only a `type`: one loop, no descent.
-    ItemsOfType { types: TypeSet, skip: u32 },
+    ItemsOfType { types: Kinds, skip: u32 },
     /// `items`.
     Items { node: NodeId, skip: u32 },
     /// A bound whose limit is a short integer: integer instances compare exactly without the decimal path; other
@@ -100,7 +148,7 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
     let keywords = match &node.body {
         Body::Bool(verdict) => {
             return Plan {
-                types: if *verdict { all_types } else { TypeSet::default() },
+                types: Kinds::of(if *verdict { all_types } else { TypeSet::default() }),
                 always: *verdict,
                 ranges: [(0, 0); KINDS],
                 checks: Box::new([]),
@@ -153,7 +201,7 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
         lists.push(list);
     }
     Plan {
-        types,
+        types: Kinds::of(types),
         always: false,
         ranges,
         checks: checks.into_boxed_slice(),
@@ -195,7 +243,10 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Items { node, skip } => {
             let skip = u32::try_from(*skip).unwrap_or(u32::MAX);
             let check = match nodes.get(*node as usize).and_then(|item| item.only_type) {
-                Some(types) => Check::ItemsOfType { types, skip },
+                Some(types) => Check::ItemsOfType {
+                    types: Kinds::of(types),
+                    skip,
+                },
                 None => Check::Items { node: *node, skip },
             };
             (check, ARRAY)
