@@ -57,14 +57,16 @@ pub(crate) enum Keyword {
     /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
     Bound {
         bound: Bound,
-        limit: SchemaNumber,
+        /// Boxed, as `multipleOf`'s divisor: an exact decimal is wider than every other keyword's operands, and
+        /// an enum is as wide as its widest variant.
+        limit: Box<SchemaNumber>,
         /// The limit as an `f64`, for the exact-when-strict fast comparison.
         approx: Option<f64>,
         text: Box<str>,
     },
     /// `multipleOf`.
     MultipleOf {
-        divisor: MultipleOf,
+        divisor: Box<MultipleOf>,
         /// The divisor when it is a positive `i64`, for the integer fast path.
         integer: Option<i64>,
         text: Box<str>,
@@ -463,6 +465,16 @@ pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::cmp_names;
+
+    #[test]
+    fn a_keyword_stays_small() {
+        // Compiled schemas hold one per keyword: every byte counts against issue 5's memory bound.
+        assert!(
+            size_of::<super::Keyword>() <= 48,
+            "{}",
+            size_of::<super::Keyword>()
+        );
+    }
 
     #[test]
     fn quoted_is_debug() {

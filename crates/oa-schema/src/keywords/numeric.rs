@@ -63,7 +63,7 @@ pub(super) fn compile_bound(
     };
     Ok(Keyword::Bound {
         bound,
-        limit: SchemaNumber::new(number),
+        limit: Box::new(SchemaNumber::new(number)),
         approx: number.as_f64().filter(|approx| approx.is_finite()),
         text: number.to_string().into(),
     })
@@ -77,7 +77,7 @@ pub(super) fn compile_multiple_of(
         return Err(cx.invalid("multipleOf", "expected a number"));
     };
     Ok(Keyword::MultipleOf {
-        divisor: MultipleOf::new(number),
+        divisor: Box::new(MultipleOf::new(number)),
         integer: number.as_i64().filter(|divisor| *divisor > 0),
         text: number.to_string().into(),
     })
