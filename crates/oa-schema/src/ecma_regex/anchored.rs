@@ -139,6 +139,9 @@ impl Anchored {
 
     /// Whether `text` matches.
     pub(crate) fn is_match(&self, text: &str) -> bool {
+        if self.atoms.iter().all(|atom| !atom.class.non_ascii) {
+            return self.is_match_ascii(text.as_bytes());
+        }
         let mut chars = text.chars().peekable();
         for atom in self.atoms.iter() {
             let mut count: u32 = 0;
@@ -156,6 +159,30 @@ impl Anchored {
             }
         }
         !self.to_end || chars.next().is_none()
+    }
+}
+
+impl Anchored {
+    /// [`is_match`](Self::is_match) when no class admits a non-ASCII character: bytes stand for characters, since
+    /// every byte of a non-ASCII character is outside the classes and stops the atom there, as the character would.
+    fn is_match_ascii(&self, text: &[u8]) -> bool {
+        let mut pos = 0;
+        for atom in self.atoms.iter() {
+            let mut count: u32 = 0;
+            while count < atom.max {
+                match text.get(pos) {
+                    Some(byte) if byte.is_ascii() && atom.class.ascii & (1 << byte) != 0 => {
+                        pos += 1;
+                        count += 1;
+                    }
+                    _ => break,
+                }
+            }
+            if count < atom.min {
+                return false;
+            }
+        }
+        !self.to_end || pos == text.len()
     }
 }
 
