@@ -105,7 +105,11 @@ fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     if items.len() > 1
         && items
             .iter()
-            .any(|item| crate::depth::exceeds(item, MAX_RECURSIVE_DEPTH))
+            // Only containers can nest: scalars (the usual items of `required` and `enum` lists) skip the walk.
+            .any(|item| {
+                matches!(item, Value::Array(_) | Value::Object(_))
+                    && crate::depth::exceeds(item, MAX_RECURSIVE_DEPTH)
+            })
     {
         // Only values built in code get here (the parser stops at 128 levels): quadratic but bounded in stack.
         for (second, item) in items.iter().enumerate() {
