@@ -611,6 +611,9 @@ mod tests {
             Just(json!({ "maximum": 1.5 })),
             (0u64..3).prop_map(|n| json!({ "minLength": n, "maxLength": n + 1 })),
             (0u64..3).prop_map(|n| json!({ "minItems": n, "maxItems": n + 1 })),
+            (0u64..3, prop::sample::select(vec!["null", "integer", "string"])).prop_map(|(n, name)| {
+                json!({ "minItems": n, "maxItems": n + 2, "items": { "type": name } })
+            }),
             (0u64..3).prop_map(|n| json!({ "minProperties": n, "maxProperties": n + 1 })),
             Just(json!({ "not": { "type": "string" } })),
             Just(json!({ "enum": ["a", 1, null] })),
