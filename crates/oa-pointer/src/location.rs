@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::escape::{push_escaped, unescape_valid};
+use crate::escape::{push_escaped, unescape_valid, unescaped_bytes};
 use crate::{JsonPointer, ParseError, fragment, order, parse};
 
 /// A place in a JSON document, built step by step while walking it.
@@ -224,6 +224,47 @@ impl Location {
             fragment::push_encoded_token(&mut out, &token);
         }
         out
+    }
+
+    /// Appends a byte string whose lexicographic order is this location's order (see [`Ord`]), for sorting many
+    /// locations: a caller encodes each once and compares bytes, instead of splitting and decoding tokens at every
+    /// comparison.
+    ///
+    /// Each token becomes a tag byte and a body: an index `0x01` and its value as 8 big-endian bytes, a key `0x02`
+    /// and its decoded bytes (a `0x00` byte written `0x00 0xFF`) closed by `0x00 0x00`. So indices sort before
+    /// keys and numerically, keys by code point, and a prefix before its extensions.
+    ///
+    /// ```
+    /// # use oa_pointer::Location;
+    /// let key = |text: &str| {
+    ///     let mut key = Vec::new();
+    ///     Location::parse(text).unwrap().push_sort_key(&mut key);
+    ///     key
+    /// };
+    /// assert!(key("/a/2") < key("/a/10"));
+    /// assert!(key("/a") < key("/a/0"));
+    /// assert!(key("/9/x") < key("/b"));
+    /// ```
+    pub fn push_sort_key(&self, out: &mut Vec<u8>) {
+        for token in self.escaped_tokens() {
+            if let Some(index) = order::canonical_index(token) {
+                out.push(0x01);
+                out.extend_from_slice(&(index as u64).to_be_bytes());
+                continue;
+            }
+            out.push(0x02);
+            if token.bytes().all(|byte| byte != 0 && byte != b'~') {
+                out.extend_from_slice(token.as_bytes());
+            } else {
+                for byte in unescaped_bytes(token) {
+                    out.push(byte);
+                    if byte == 0 {
+                        out.push(0xFF);
+                    }
+                }
+            }
+            out.extend_from_slice(&[0x00, 0x00]);
+        }
     }
 
     /// The escaped tokens, outermost first.
