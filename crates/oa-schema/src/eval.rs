@@ -6,7 +6,7 @@
 
 use crate::evaluated::Evaluated;
 use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
-use crate::violation::{SchemaLocation, Violation};
+use crate::violation::{Violation, ViolationText};
 use oa_pointer::Location;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -62,96 +62,146 @@ impl<'f, 'v> Frame<'f, 'v> {
         std::iter::successors(Some(self), |frame| frame.parent)
     }
 
-    fn instance_location(&self) -> Location {
-        // The steps innermost first, on the stack when there are few; the text sized once.
-        let mut buffer: [Option<Step<'v>>; 32] = [None; 32];
-        let mut n_steps = 0;
-        let mut overflow = Vec::new();
-        let mut bytes = 0;
-        for step in self.ancestry().filter_map(|frame| frame.step) {
-            bytes += match step {
-                Step::Key(key) => key.len() + 1,
-                Step::Index(_) => 8,
-            };
-            match buffer.get_mut(n_steps) {
-                Some(slot) => *slot = Some(step),
-                None => overflow.push(step),
+    /// The frames from the outermost to this one, gathered in one walk up the chain.
+    fn chain(&self) -> Chain<'_, 'f, 'v> {
+        let mut chain = Chain {
+            stack: [self; CHAIN_ON_STACK],
+            n_stacked: 0,
+            heap: Vec::new(),
+        };
+        for frame in self.ancestry() {
+            match chain.stack.get_mut(chain.n_stacked) {
+                Some(slot) => {
+                    *slot = frame;
+                    chain.n_stacked += 1;
+                }
+                None => chain.heap.push(frame),
             }
-            n_steps += 1;
+        }
+        chain
+    }
+
+    fn instance_location(&self) -> Location {
+        self.chain().instance_location(None)
+    }
+
+    fn keyword_path(&self) -> String {
+        let chain = self.chain();
+        let mut path = String::with_capacity(chain.keyword_path_len());
+        chain.push_keyword_path(&mut path);
+        path
+    }
+}
+
+/// How many frames a violation's paths are gathered from without a heap allocation.
+const CHAIN_ON_STACK: usize = 32;
+
+/// The frames of one evaluation path, innermost first: on the stack, then (beyond [`CHAIN_ON_STACK`]) the outer
+/// ones on the heap.
+struct Chain<'a, 'f, 'v> {
+    stack: [&'a Frame<'f, 'v>; CHAIN_ON_STACK],
+    n_stacked: usize,
+    heap: Vec<&'a Frame<'f, 'v>>,
+}
+
+impl<'a, 'f, 'v> Chain<'a, 'f, 'v> {
+    /// The frames from the outermost inward.
+    fn outward(&self) -> impl Iterator<Item = &'a Frame<'f, 'v>> + '_ {
+        let stacked = self.stack.get(..self.n_stacked).unwrap_or_default();
+        self.heap.iter().rev().chain(stacked.iter().rev()).copied()
+    }
+
+    /// The instance location, with `extra` appended, sized once.
+    fn instance_location(&self, extra: Option<&Extra<'_>>) -> Location {
+        let mut bytes = match extra {
+            Some(Extra::Key(key)) => key.len() + 1,
+            Some(Extra::Index(_)) => 8,
+            None => 0,
+        };
+        for frame in self.outward() {
+            bytes += match frame.step {
+                Some(Step::Key(key)) => key.len() + 1,
+                Some(Step::Index(_)) => 8,
+                None => 0,
+            };
         }
         let mut location = Location::with_capacity(bytes);
-        let stacked = buffer.iter().take(n_steps).flatten();
-        for step in overflow.iter().rev().chain(stacked.rev()) {
-            match step {
-                Step::Key(key) => location.push_key(key),
-                Step::Index(idx) => location.push_index(*idx),
+        for frame in self.outward() {
+            match frame.step {
+                Some(Step::Key(key)) => location.push_key(key),
+                Some(Step::Index(idx)) => location.push_index(idx),
+                None => {}
             }
+        }
+        match extra {
+            Some(Extra::Key(key)) => location.push_key(key),
+            Some(Extra::Index(idx)) => location.push_index(*idx),
+            None => {}
         }
         location
     }
 
-    fn keyword_path(&self) -> String {
-        self.keyword_path_with("")
+    fn keyword_path_len(&self) -> usize {
+        self.outward().map(|frame| frame.schema_step.len()).sum()
     }
 
-    /// The keyword path with `suffix` appended, built in one allocation.
-    fn keyword_path_with(&self, suffix: &str) -> String {
-        let len: usize = self
-            .ancestry()
-            .map(|frame| frame.schema_step.len())
-            .sum::<usize>()
-            + suffix.len();
-        let mut steps: [&str; 32] = [""; 32];
-        let mut n_steps = 0;
-        let mut path = String::with_capacity(len);
-        for frame in self.ancestry() {
-            if n_steps == steps.len() {
-                // Deeper than the stack buffer: collect the rest on the heap.
-                let mut all: Vec<&str> = self.ancestry().map(|frame| frame.schema_step).collect();
-                all.reverse();
-                all.iter().for_each(|step| path.push_str(step));
-                path.push_str(suffix);
-                return path;
-            }
-            steps[n_steps] = frame.schema_step;
-            n_steps += 1;
+    fn push_keyword_path(&self, out: &mut String) {
+        for frame in self.outward() {
+            out.push_str(frame.schema_step);
         }
-        for step in steps[..n_steps].iter().rev() {
-            path.push_str(step);
-        }
-        path.push_str(suffix);
-        path
     }
 }
 
 /// What a violation says beyond its keyword: built only on the error path.
 #[derive(Debug)]
-pub(crate) struct Detail {
+pub(crate) struct Detail<'a> {
+    /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation).
     pub(crate) message: String,
-    pub(crate) expected_types: Vec<&'static str>,
-    pub(crate) missing_property: Option<String>,
+    pub(crate) expected_types: &'static [&'static str],
+    pub(crate) missing_property: Option<&'a str>,
     /// A further instance step (the missing or rejected property, the rejected item).
-    pub(crate) extra: Option<Extra>,
+    pub(crate) extra: Option<Extra<'a>>,
 }
 
-/// An owned instance step appended to a violation's location.
+/// An instance step appended to a violation's location.
 #[derive(Debug)]
-pub(crate) enum Extra {
+pub(crate) enum Extra<'a> {
     /// A member name.
-    Key(String),
+    Key(&'a str),
     /// An array index.
     Index(usize),
 }
 
-impl Detail {
+impl Detail<'_> {
     /// A plain message.
     pub(crate) fn message(message: String) -> Self {
         Self {
             message,
-            expected_types: Vec::new(),
+            expected_types: &[],
             missing_property: None,
             extra: None,
         }
+    }
+}
+
+/// Appends a count in decimal, without the formatting machinery (messages name limits such as `maxLength`).
+pub(crate) fn push_count(out: &mut String, count: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = count;
+    loop {
+        start -= 1;
+        // `rest % 10` is below 10: the cast cannot truncate.
+        #[allow(clippy::cast_possible_truncation)]
+        let digit = (rest % 10) as u8;
+        digits[start] = b'0' + digit;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for digit in &digits[start..] {
+        out.push(char::from(*digit));
     }
 }
 
@@ -179,6 +229,8 @@ pub(crate) struct Evaluator<'s> {
     pub(crate) discriminators: bool,
     /// Annotations of the nodes that validated, when an output format asks for them.
     pub(crate) annotations: Option<Vec<Annotation>>,
+    /// The last violation's message buffer, handed out again by [`message_buffer`](Self::message_buffer).
+    scratch: String,
 }
 
 /// One annotation: a meta-data, format or content keyword's value at an instance location.
@@ -203,7 +255,25 @@ impl<'s> Evaluator<'s> {
             annotations: None,
             discriminators: false,
             ref_hops: 0,
+            scratch: String::new(),
         }
+    }
+
+    /// A violation's message from its parts, in the reused buffer (see [`message_buffer`](Self::message_buffer)).
+    pub(crate) fn message_of(&mut self, parts: &[&str]) -> String {
+        let mut message = self.message_buffer();
+        for part in parts {
+            message.push_str(part);
+        }
+        message
+    }
+
+    /// An empty string to write a violation's message into; [`fail`](Self::fail) hands its allocation back, so a
+    /// run with many violations allocates for messages once.
+    pub(crate) fn message_buffer(&mut self) -> String {
+        let mut buffer = std::mem::take(&mut self.scratch);
+        buffer.clear();
+        buffer
     }
 
     /// Follows a reference: as [`descend`](Self::descend), memoized once memoization is on.
@@ -277,14 +347,12 @@ impl<'s> Evaluator<'s> {
         };
         if frame.depth > MAX_DEPTH {
             if self.collect {
-                self.violations.push(Violation {
-                    instance_location: frame.instance_location(),
-                    keyword: None,
-                    schema_location: SchemaLocation::new(frame.keyword_path(), node.absolute.to_string()),
-                    expected_types: Vec::new(),
-                    missing_property: None,
-                    message: format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
-                });
+                self.violations.push(Violation::without_keyword(
+                    frame.instance_location(),
+                    &frame.keyword_path(),
+                    &node.absolute,
+                    &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
+                ));
             }
             return false;
         }
@@ -314,12 +382,8 @@ impl<'s> Evaluator<'s> {
         let keywords = match &node.body {
             Body::Bool(true) => return true,
             Body::Bool(false) => {
-                return self.fail(
-                    frame,
-                    node,
-                    "false",
-                    Detail::message("no value is allowed here".to_owned()),
-                );
+                let message = self.message_of(&["no value is allowed here"]);
+                return self.fail(frame, node, "false", Detail::message(message));
             }
             Body::Keywords(keywords) => keywords,
         };
@@ -383,46 +447,60 @@ impl<'s> Evaluator<'s> {
     }
 
     /// Records a violation of `keyword` (when collecting) and returns `false`.
+    ///
+    /// The frames are walked once; the keyword path, absolute location, message and missing property are written
+    /// into one buffer of the exact size.
     #[cold]
     pub(crate) fn fail(
         &mut self,
         frame: &Frame<'_, '_>,
         node: &Node,
         keyword: &'static str,
-        detail: Detail,
+        detail: Detail<'_>,
     ) -> bool {
-        if self.collect {
-            let mut instance_location = frame.instance_location();
-            match &detail.extra {
-                Some(Extra::Key(key)) => instance_location.push_key(key),
-                Some(Extra::Index(idx)) => instance_location.push_index(*idx),
-                None => {}
-            }
-            let (keyword_path, absolute) = if keyword == "false" {
-                (frame.keyword_path(), node.absolute.to_string())
-            } else {
-                let mut absolute = String::with_capacity(node.absolute.len() + 1 + keyword.len());
-                absolute.push_str(&node.absolute);
-                absolute.push('/');
-                absolute.push_str(keyword);
-                (
-                    frame.keyword_path_with(&absolute[node.absolute.len()..]),
-                    absolute,
-                )
-            };
-            let mut message = String::with_capacity(keyword.len() + 2 + detail.message.len());
-            message.push_str(keyword);
-            message.push_str(": ");
-            message.push_str(&detail.message);
-            self.violations.push(Violation {
-                instance_location,
-                keyword: Some(keyword),
-                schema_location: SchemaLocation::new(keyword_path, absolute),
-                expected_types: detail.expected_types,
-                missing_property: detail.missing_property,
-                message,
-            });
+        if !self.collect {
+            return false;
         }
+        let chain = frame.chain();
+        let instance_location = chain.instance_location(detail.extra.as_ref());
+        // A `false` subschema is located at itself, a keyword one step below its schema.
+        let keyword_step = if keyword == "false" { 0 } else { keyword.len() + 1 };
+        let missing = detail.missing_property.unwrap_or_default();
+        let mut text = ViolationText::with_capacity(
+            chain.keyword_path_len()
+                + keyword_step
+                + node.absolute.len()
+                + keyword_step
+                + keyword.len()
+                + 2
+                + detail.message.len()
+                + missing.len(),
+        );
+        chain.push_keyword_path(text.buffer());
+        if keyword_step > 0 {
+            text.push("/");
+            text.push(keyword);
+        }
+        text.end_keyword_path();
+        text.push(&node.absolute);
+        if keyword_step > 0 {
+            text.push("/");
+            text.push(keyword);
+        }
+        text.end_absolute();
+        text.push(keyword);
+        text.push(": ");
+        text.push(&detail.message);
+        text.end_message();
+        text.push(missing);
+        self.violations.push(Violation::new(
+            instance_location,
+            Some(keyword),
+            text,
+            detail.expected_types,
+            detail.missing_property.is_some(),
+        ));
+        self.scratch = detail.message;
         false
     }
 }

@@ -205,7 +205,7 @@ fn report_union<'v>(
             types.describe(),
             JsonType::of(instance).name()
         ));
-        detail.expected_types = types.names();
+        detail.expected_types = types.static_names();
         return ev.fail(frame, node, keyword, detail);
     }
     let mut admitting = admitting;
@@ -283,12 +283,8 @@ pub(super) fn evaluate_not<'v>(
     if !ev.collect {
         return false;
     }
-    ev.fail(
-        frame,
-        node,
-        "not",
-        Detail::message("must not match the schema".to_owned()),
-    )
+    let message = ev.message_of(&["must not match the schema"]);
+    ev.fail(frame, node, "not", Detail::message(message))
 }
 
 /// String pins with their member indices, sorted by pin.

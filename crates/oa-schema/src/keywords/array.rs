@@ -24,9 +24,14 @@ pub(super) fn evaluate_max_items(
     let Value::Array(items) = instance else {
         return true;
     };
-    super::count_bound(ev, frame, node, "maxItems", len(items) <= limit, || {
-        format!("must have at most {limit} items")
-    })
+    super::count_bound(
+        ev,
+        frame,
+        node,
+        "maxItems",
+        len(items) <= limit,
+        ("must have at most ", limit, " items"),
+    )
 }
 
 pub(super) fn evaluate_min_items(
@@ -39,9 +44,14 @@ pub(super) fn evaluate_min_items(
     let Value::Array(items) = instance else {
         return true;
     };
-    super::count_bound(ev, frame, node, "minItems", len(items) >= limit, || {
-        format!("must have at least {limit} items")
-    })
+    super::count_bound(
+        ev,
+        frame,
+        node,
+        "minItems",
+        len(items) >= limit,
+        ("must have at least ", limit, " items"),
+    )
 }
 
 pub(super) fn evaluate_unique_items(

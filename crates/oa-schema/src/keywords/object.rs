@@ -66,7 +66,7 @@ pub(super) fn evaluate_max_properties(
         node,
         "maxProperties",
         n_properties(object) <= limit,
-        || format!("must have at most {limit} properties"),
+        ("must have at most ", limit, " properties"),
     )
 }
 
@@ -86,7 +86,7 @@ pub(super) fn evaluate_min_properties(
         node,
         "minProperties",
         n_properties(object) >= limit,
-        || format!("must have at least {limit} properties"),
+        ("must have at least ", limit, " properties"),
     )
 }
 
@@ -207,7 +207,7 @@ fn missing(
             super::quoted(trigger)
         ),
         None => {
-            let mut message = String::with_capacity(name.len() + 34);
+            let mut message = ev.message_buffer();
             message.push_str("required property ");
             super::push_quoted(&mut message, name);
             message.push_str(" is missing");
@@ -215,7 +215,7 @@ fn missing(
         }
     };
     let mut detail = Detail::message(message);
-    detail.missing_property = Some(name.to_owned());
-    detail.extra = Some(Extra::Key(name.to_owned()));
+    detail.missing_property = Some(name);
+    detail.extra = Some(Extra::Key(name));
     ev.fail(frame, node, keyword, detail);
 }

@@ -40,7 +40,7 @@ pub(super) fn evaluate_max_length(
         node,
         "maxLength",
         u64::try_from(text.len()).is_ok_and(|bytes| bytes <= limit) || length(text) <= limit,
-        || format!("must be at most {limit} characters long"),
+        ("must be at most ", limit, " characters long"),
     )
 }
 
@@ -54,9 +54,14 @@ pub(super) fn evaluate_min_length(
     let Value::String(text) = instance else {
         return true;
     };
-    super::count_bound(ev, frame, node, "minLength", length(text) >= limit, || {
-        format!("must be at least {limit} characters long")
-    })
+    super::count_bound(
+        ev,
+        frame,
+        node,
+        "minLength",
+        length(text) >= limit,
+        ("must be at least ", limit, " characters long"),
+    )
 }
 
 pub(super) fn evaluate_pattern(
@@ -78,9 +83,17 @@ pub(super) fn evaluate_pattern(
     if !ev.collect {
         return false;
     }
-    let message = match matched {
-        Ok(_) => format!("must match the pattern {pattern:?}"),
-        Err(_) => format!("matching the pattern {pattern:?} exceeded the regex budget"),
-    };
+    let mut message = ev.message_buffer();
+    match matched {
+        Ok(_) => {
+            message.push_str("must match the pattern ");
+            super::push_quoted(&mut message, pattern);
+        }
+        Err(_) => {
+            message.push_str("matching the pattern ");
+            super::push_quoted(&mut message, pattern);
+            message.push_str(" exceeded the regex budget");
+        }
+    }
     ev.fail(frame, node, "pattern", Detail::message(message))
 }
