@@ -131,7 +131,11 @@ impl Location {
     /// ```
     pub fn push_key(&mut self, key: &str) {
         self.text.push('/');
-        push_escaped(&mut self.text, key);
+        if key.bytes().any(|byte| byte == b'~' || byte == b'/') {
+            push_escaped(&mut self.text, key);
+        } else {
+            self.text.push_str(key);
+        }
     }
 
     /// Appends an array index.
@@ -246,22 +250,27 @@ impl Location {
     /// assert!(key("/9/x") < key("/b"));
     /// ```
     pub fn push_sort_key(&self, out: &mut Vec<u8>) {
-        for token in self.escaped_tokens() {
+        let Some(body) = self.text.strip_prefix('/') else {
+            return;
+        };
+        // Room for the usual key: each token's tag and terminator, or an index's eight bytes.
+        out.reserve(body.len() + 16);
+        for token in body.split('/') {
             if let Some(index) = order::canonical_index(token) {
                 out.push(0x01);
                 out.extend_from_slice(&(index as u64).to_be_bytes());
                 continue;
             }
             out.push(0x02);
-            if token.bytes().all(|byte| byte != 0 && byte != b'~') {
-                out.extend_from_slice(token.as_bytes());
-            } else {
+            if token.bytes().any(|byte| byte == 0 || byte == b'~') {
                 for byte in unescaped_bytes(token) {
                     out.push(byte);
                     if byte == 0 {
                         out.push(0xFF);
                     }
                 }
+            } else {
+                out.extend_from_slice(token.as_bytes());
             }
             out.extend_from_slice(&[0x00, 0x00]);
         }

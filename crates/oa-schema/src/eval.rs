@@ -62,95 +62,65 @@ impl<'f, 'v> Frame<'f, 'v> {
         std::iter::successors(Some(self), |frame| frame.parent)
     }
 
-    /// The frames from the outermost to this one, gathered in one walk up the chain.
-    fn chain(&self) -> Chain<'_, 'f, 'v> {
-        let mut chain = Chain {
-            stack: [self; CHAIN_ON_STACK],
-            n_stacked: 0,
-            heap: Vec::new(),
-        };
-        for frame in self.ancestry() {
-            match chain.stack.get_mut(chain.n_stacked) {
-                Some(slot) => {
-                    *slot = frame;
-                    chain.n_stacked += 1;
-                }
-                None => chain.heap.push(frame),
-            }
-        }
-        chain
-    }
-
     fn instance_location(&self) -> Location {
-        self.chain().instance_location(None)
+        let (location_bytes, _) = self.path_lengths();
+        let mut location = Location::with_capacity(location_bytes);
+        self.write_paths(&mut location, None);
+        location
     }
 
     fn keyword_path(&self) -> String {
-        let chain = self.chain();
-        let mut path = String::with_capacity(chain.keyword_path_len());
-        chain.push_keyword_path(&mut path);
-        path
-    }
-}
-
-/// How many frames a violation's paths are gathered from without a heap allocation.
-const CHAIN_ON_STACK: usize = 32;
-
-/// The frames of one evaluation path, innermost first: on the stack, then (beyond [`CHAIN_ON_STACK`]) the outer
-/// ones on the heap.
-struct Chain<'a, 'f, 'v> {
-    stack: [&'a Frame<'f, 'v>; CHAIN_ON_STACK],
-    n_stacked: usize,
-    heap: Vec<&'a Frame<'f, 'v>>,
-}
-
-impl<'a, 'f, 'v> Chain<'a, 'f, 'v> {
-    /// The frames from the outermost inward.
-    fn outward(&self) -> impl Iterator<Item = &'a Frame<'f, 'v>> + '_ {
-        let stacked = self.stack.get(..self.n_stacked).unwrap_or_default();
-        self.heap.iter().rev().chain(stacked.iter().rev()).copied()
+        let (_, keyword_path_bytes) = self.path_lengths();
+        let mut location = Location::root();
+        let mut keyword_path = String::with_capacity(keyword_path_bytes);
+        self.write_paths(&mut location, Some(&mut keyword_path));
+        keyword_path
     }
 
-    /// The instance location, with `extra` appended, sized once.
-    fn instance_location(&self, extra: Option<&Extra<'_>>) -> Location {
-        let mut bytes = match extra {
-            Some(Extra::Key(key)) => key.len() + 1,
-            Some(Extra::Index(_)) => 8,
-            None => 0,
-        };
-        for frame in self.outward() {
-            bytes += match frame.step {
+    /// The lengths of the instance location (estimated: escapes and long indices may add to it) and of the keyword
+    /// path, in one walk up the chain.
+    fn path_lengths(&self) -> (usize, usize) {
+        let mut location_bytes = 0;
+        let mut keyword_path_bytes = 0;
+        for frame in self.ancestry() {
+            location_bytes += match frame.step {
                 Some(Step::Key(key)) => key.len() + 1,
                 Some(Step::Index(_)) => 8,
                 None => 0,
             };
+            keyword_path_bytes += frame.schema_step.len();
         }
-        let mut location = Location::with_capacity(bytes);
-        for frame in self.outward() {
-            match frame.step {
-                Some(Step::Key(key)) => location.push_key(key),
-                Some(Step::Index(idx)) => location.push_index(idx),
-                None => {}
-            }
+        (location_bytes, keyword_path_bytes)
+    }
+
+    /// Appends the instance steps and (when asked) the keyword path segments, outermost first. Recursion as deep as
+    /// the chain, which [`MAX_DEPTH`] bounds (and which the evaluation that built it already went through).
+    fn write_paths(&self, location: &mut Location, mut keyword_path: Option<&mut String>) {
+        if let Some(parent) = self.parent {
+            parent.write_paths(location, keyword_path.as_deref_mut());
         }
-        match extra {
-            Some(Extra::Key(key)) => location.push_key(key),
-            Some(Extra::Index(idx)) => location.push_index(*idx),
+        match self.step {
+            Some(Step::Key(key)) => location.push_key(key),
+            Some(Step::Index(idx)) => location.push_index(idx),
             None => {}
         }
-        location
-    }
-
-    fn keyword_path_len(&self) -> usize {
-        self.outward().map(|frame| frame.schema_step.len()).sum()
-    }
-
-    fn push_keyword_path(&self, out: &mut String) {
-        for frame in self.outward() {
-            out.push_str(frame.schema_step);
+        if let Some(keyword_path) = keyword_path {
+            keyword_path.push_str(self.schema_step);
         }
     }
 }
+
+thread_local! {
+    /// The buffer violation messages are written into before they are copied into their violation, kept per thread
+    /// between runs: one allocation serves every message the thread ever reports.
+    static MESSAGE_BUFFER: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// The message buffer's first capacity (most messages are shorter).
+const MESSAGE_BUFFER_BYTES: usize = 128;
+
+/// A message buffer grown beyond this (a long `enum` or `pattern` message) is freed rather than kept.
+const MESSAGE_BUFFER_MAX_BYTES: usize = 1024;
 
 /// What a violation says beyond its keyword: built only on the error path.
 #[derive(Debug)]
@@ -182,6 +152,11 @@ impl Detail<'_> {
             extra: None,
         }
     }
+}
+
+/// Appends an index or a count in decimal (see [`push_count`]).
+pub(crate) fn push_usize(out: &mut String, count: usize) {
+    push_count(out, u64::try_from(count).unwrap_or(u64::MAX));
 }
 
 /// Appends a count in decimal, without the formatting machinery (messages name limits such as `maxLength`).
@@ -229,8 +204,6 @@ pub(crate) struct Evaluator<'s> {
     pub(crate) discriminators: bool,
     /// Annotations of the nodes that validated, when an output format asks for them.
     pub(crate) annotations: Option<Vec<Annotation>>,
-    /// The last violation's message buffer, handed out again by [`message_buffer`](Self::message_buffer).
-    scratch: String,
 }
 
 /// One annotation: a meta-data, format or content keyword's value at an instance location.
@@ -255,7 +228,6 @@ impl<'s> Evaluator<'s> {
             annotations: None,
             discriminators: false,
             ref_hops: 0,
-            scratch: String::new(),
         }
     }
 
@@ -268,11 +240,14 @@ impl<'s> Evaluator<'s> {
         message
     }
 
-    /// An empty string to write a violation's message into; [`fail`](Self::fail) hands its allocation back, so a
-    /// run with many violations allocates for messages once.
+    /// An empty string to write a violation's message into; [`fail`](Self::fail) copies the message into the
+    /// violation and hands the buffer back, so messages cost no allocation of their own (see [`MESSAGE_BUFFER`]).
     pub(crate) fn message_buffer(&mut self) -> String {
-        let mut buffer = std::mem::take(&mut self.scratch);
+        let mut buffer = MESSAGE_BUFFER.take();
         buffer.clear();
+        if buffer.capacity() == 0 {
+            buffer.reserve(MESSAGE_BUFFER_BYTES);
+        }
         buffer
     }
 
@@ -448,8 +423,8 @@ impl<'s> Evaluator<'s> {
 
     /// Records a violation of `keyword` (when collecting) and returns `false`.
     ///
-    /// The frames are walked once; the keyword path, absolute location, message and missing property are written
-    /// into one buffer of the exact size.
+    /// The keyword path, absolute location, message and missing property are written into one buffer of the exact
+    /// size.
     #[cold]
     pub(crate) fn fail(
         &mut self,
@@ -461,13 +436,20 @@ impl<'s> Evaluator<'s> {
         if !self.collect {
             return false;
         }
-        let chain = frame.chain();
-        let instance_location = chain.instance_location(detail.extra.as_ref());
+        let (location_bytes, keyword_path_bytes) = frame.path_lengths();
+        let mut instance_location = Location::with_capacity(
+            location_bytes
+                + match &detail.extra {
+                    Some(Extra::Key(key)) => key.len() + 1,
+                    Some(Extra::Index(_)) => 8,
+                    None => 0,
+                },
+        );
         // A `false` subschema is located at itself, a keyword one step below its schema.
         let keyword_step = if keyword == "false" { 0 } else { keyword.len() + 1 };
         let missing = detail.missing_property.unwrap_or_default();
         let mut text = ViolationText::with_capacity(
-            chain.keyword_path_len()
+            keyword_path_bytes
                 + keyword_step
                 + node.absolute.len()
                 + keyword_step
@@ -476,7 +458,12 @@ impl<'s> Evaluator<'s> {
                 + detail.message.len()
                 + missing.len(),
         );
-        chain.push_keyword_path(text.buffer());
+        frame.write_paths(&mut instance_location, Some(text.buffer()));
+        match &detail.extra {
+            Some(Extra::Key(key)) => instance_location.push_key(key),
+            Some(Extra::Index(idx)) => instance_location.push_index(*idx),
+            None => {}
+        }
         if keyword_step > 0 {
             text.push("/");
             text.push(keyword);
@@ -500,7 +487,9 @@ impl<'s> Evaluator<'s> {
             detail.expected_types,
             detail.missing_property.is_some(),
         ));
-        self.scratch = detail.message;
+        if detail.message.capacity() <= MESSAGE_BUFFER_MAX_BYTES {
+            MESSAGE_BUFFER.set(detail.message);
+        }
         false
     }
 }

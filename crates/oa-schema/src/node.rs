@@ -170,6 +170,7 @@ impl TypeSet {
     }
 
     /// The type names in a stable order, joined with " or ".
+    #[cfg(test)]
     pub(crate) fn describe(self) -> String {
         let mut text = String::with_capacity(24);
         for name in JsonType::ALL

@@ -304,7 +304,7 @@ impl Violations {
         }
         // Decorate-sort: each location is encoded once into a byte key ordered as the location (one buffer for all),
         // rather than split and decoded at every comparison (a report can hold hundreds of thousands of violations).
-        let order = {
+        let mut order = {
             let mut keys = Vec::with_capacity(items.len() * 16);
             let mut key_ends = Vec::with_capacity(items.len());
             for violation in &items {
@@ -324,14 +324,14 @@ impl Violations {
             order
         };
         // Apply the order in place, one cycle at a time, instead of moving every violation into a second list: a
-        // report of hundreds of thousands of violations would otherwise be held twice while it is sorted.
+        // report of hundreds of thousands of violations would otherwise be held twice while it is sorted. A placed
+        // position is marked by pointing at itself.
         let mut items = items;
-        let mut placed = vec![false; items.len()];
         for start in 0..items.len() {
             let mut current = start;
-            while !placed[current] {
-                placed[current] = true;
+            loop {
                 let next = order[current];
+                order[current] = current;
                 if next == start {
                     break;
                 }
