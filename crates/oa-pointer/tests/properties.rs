@@ -326,6 +326,15 @@ proptest! {
     }
 
     #[test]
+    fn segment_sort_keys_build_the_location_sort_key(steps in steps()) {
+        let mut from_steps = Vec::new();
+        for step in &steps {
+            step.as_segment().push_sort_key(&mut from_steps);
+        }
+        prop_assert_eq!(from_steps, sort_key(&location_of(&steps)));
+    }
+
+    #[test]
     fn indices_compare_numerically_and_prefixes_come_first(
         base in steps(),
         left in any::<usize>(),

@@ -6,8 +6,9 @@
 
 use crate::evaluated::Evaluated;
 use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
-use crate::violation::{Violation, ViolationText};
+use crate::violation::{SortKeys, Violation, ViolationText};
 use oa_pointer::Location;
+use oa_pointer::Segment;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -65,7 +66,7 @@ impl<'f, 'v> Frame<'f, 'v> {
     fn instance_location(&self) -> Location {
         let (location_bytes, _) = self.path_lengths();
         let mut location = Location::with_capacity(location_bytes);
-        self.write_paths(&mut location, None);
+        self.write_paths(&mut location, None, None);
         location
     }
 
@@ -73,7 +74,7 @@ impl<'f, 'v> Frame<'f, 'v> {
         let (_, keyword_path_bytes) = self.path_lengths();
         let mut location = Location::root();
         let mut keyword_path = String::with_capacity(keyword_path_bytes);
-        self.write_paths(&mut location, Some(&mut keyword_path));
+        self.write_paths(&mut location, Some(&mut keyword_path), None);
         keyword_path
     }
 
@@ -93,16 +94,27 @@ impl<'f, 'v> Frame<'f, 'v> {
         (location_bytes, keyword_path_bytes)
     }
 
-    /// Appends the instance steps and (when asked) the keyword path segments, outermost first. Recursion as deep as
-    /// the chain, which [`MAX_DEPTH`] bounds (and which the evaluation that built it already went through).
-    fn write_paths(&self, location: &mut Location, mut keyword_path: Option<&mut String>) {
+    /// Appends the instance steps, and (when asked) the keyword path segments and the location's sort key,
+    /// outermost first. Recursion as deep as the chain, which [`MAX_DEPTH`] bounds (and which the evaluation that
+    /// built it already went through).
+    fn write_paths(
+        &self,
+        location: &mut Location,
+        mut keyword_path: Option<&mut String>,
+        mut sort_key: Option<&mut Vec<u8>>,
+    ) {
         if let Some(parent) = self.parent {
-            parent.write_paths(location, keyword_path.as_deref_mut());
+            parent.write_paths(location, keyword_path.as_deref_mut(), sort_key.as_deref_mut());
         }
-        match self.step {
-            Some(Step::Key(key)) => location.push_key(key),
-            Some(Step::Index(idx)) => location.push_index(idx),
-            None => {}
+        if let Some(step) = self.step {
+            let segment = match step {
+                Step::Key(key) => Segment::Key(key),
+                Step::Index(idx) => Segment::Index(idx),
+            };
+            location.push(segment);
+            if let Some(sort_key) = sort_key {
+                segment.push_sort_key(sort_key);
+            }
         }
         if let Some(keyword_path) = keyword_path {
             keyword_path.push_str(self.schema_step);
@@ -187,6 +199,8 @@ pub(crate) struct Evaluator<'s> {
     /// Collect every violation (`validate`) rather than stop at the first failure (`is_valid`).
     pub(crate) collect: bool,
     pub(crate) violations: Vec<Violation>,
+    /// The violations' instance locations as sort keys, written alongside them (see [`SortKeys`]).
+    pub(crate) sort_keys: SortKeys,
     /// Outcomes of `$ref` targets per (node, instance address, collecting), once a union has had to try more than
     /// one member. A node is reached by two paths only through references, so memoizing reference hops keeps
     /// unions whose members recurse into the same children polynomial instead of exponential. In collecting mode a
@@ -222,6 +236,7 @@ impl<'s> Evaluator<'s> {
             schema,
             collect,
             violations: Vec::new(),
+            sort_keys: SortKeys::default(),
             memo: HashMap::default(),
             memo_enabled: false,
             memo_suspended: 0,
@@ -322,8 +337,10 @@ impl<'s> Evaluator<'s> {
         };
         if frame.depth > MAX_DEPTH {
             if self.collect {
+                let instance_location = frame.instance_location();
+                self.sort_keys.record(&self.violations, &instance_location);
                 self.violations.push(Violation::without_keyword(
-                    frame.instance_location(),
+                    instance_location,
                     &frame.keyword_path(),
                     &node.absolute,
                     &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
@@ -458,11 +475,25 @@ impl<'s> Evaluator<'s> {
                 + detail.message.len()
                 + missing.len(),
         );
-        frame.write_paths(&mut instance_location, Some(text.buffer()));
-        match &detail.extra {
-            Some(Extra::Key(key)) => instance_location.push_key(key),
-            Some(Extra::Index(idx)) => instance_location.push_index(*idx),
-            None => {}
+        let mut sort_key = self.sort_keys.start_key(&self.violations);
+        frame.write_paths(
+            &mut instance_location,
+            Some(text.buffer()),
+            sort_key.as_deref_mut(),
+        );
+        let extra = match detail.extra {
+            Some(Extra::Key(key)) => Some(Segment::Key(key)),
+            Some(Extra::Index(idx)) => Some(Segment::Index(idx)),
+            None => None,
+        };
+        if let Some(segment) = extra {
+            instance_location.push(segment);
+            if let Some(sort_key) = sort_key.as_deref_mut() {
+                segment.push_sort_key(sort_key);
+            }
+        }
+        if sort_key.is_some() {
+            self.sort_keys.end_key();
         }
         if keyword_step > 0 {
             text.push("/");

@@ -284,6 +284,60 @@ fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
         })
 }
 
+/// Room for the keys of a small report, reserved when its second violation comes.
+const KEY_BYTES_AT_FIRST: usize = 256;
+
+/// The instance locations of a list of violations as byte keys ordered as the locations themselves
+/// ([`Location::push_sort_key`]), all in one buffer; the evaluator writes them while it records the violations.
+#[derive(Debug, Default)]
+pub(crate) struct SortKeys {
+    bytes: Vec<u8>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl SortKeys {
+    /// The buffer to write the key of the violation about to join `recorded` into (close it with
+    /// [`end_key`](Self::end_key)); `None` for the first violation, which a report of one never sorts (a second one
+    /// writes the first one's key from its location).
+    pub(crate) fn start_key(&mut self, recorded: &[Violation]) -> Option<&mut Vec<u8>> {
+        let first = recorded.first()?;
+        if self.ends.is_empty() {
+            self.bytes.reserve(KEY_BYTES_AT_FIRST);
+            self.push_location(&first.instance_location);
+        }
+        Some(&mut self.bytes)
+    }
+
+    /// Ends the key being written.
+    pub(crate) fn end_key(&mut self) {
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Records the key of a violation at `location` about to join `recorded` (see [`start_key`](Self::start_key)).
+    pub(crate) fn record(&mut self, recorded: &[Violation], location: &Location) {
+        if let Some(buffer) = self.start_key(recorded) {
+            location.push_sort_key(buffer);
+            self.end_key();
+        }
+    }
+
+    /// Appends a location's whole key.
+    pub(crate) fn push_location(&mut self, location: &Location) {
+        location.push_sort_key(&mut self.bytes);
+        self.end_key();
+    }
+
+    fn key(&self, idx: usize) -> &[u8] {
+        let start = match idx.checked_sub(1) {
+            Some(previous) => self.ends.get(previous).copied().unwrap_or_default(),
+            None => 0,
+        };
+        let end = self.ends.get(idx).copied().unwrap_or_default();
+        self.bytes.get(start..end).unwrap_or_default()
+    }
+}
+
 /// Every violation of one validation, non-empty.
 ///
 /// Order: by instance location (token by token, array indices numerically, a parent before its children), then by
@@ -298,31 +352,36 @@ pub struct Violations {
 
 impl Violations {
     /// Sorts and deduplicates; `items` must be non-empty.
+    #[cfg(test)]
     pub(crate) fn new(items: Vec<Violation>) -> Self {
+        let mut keys = SortKeys::default();
+        for violation in &items {
+            keys.push_location(&violation.instance_location);
+        }
+        Self::sorted(items, &keys)
+    }
+
+    /// Sorts and deduplicates; `items` must be non-empty, and `keys` hold one key per item, in order (else they
+    /// are rebuilt from the locations).
+    pub(crate) fn sorted(items: Vec<Violation>, keys: &SortKeys) -> Self {
         if items.len() < 2 {
             return Self { items, omitted: 0 };
         }
-        // Decorate-sort: each location is encoded once into a byte key ordered as the location (one buffer for all),
-        // rather than split and decoded at every comparison (a report can hold hundreds of thousands of violations).
-        let mut order = {
-            let mut keys = Vec::with_capacity(items.len() * 16);
-            let mut key_ends = Vec::with_capacity(items.len());
+        if keys.ends.len() != items.len() {
+            let mut rebuilt = SortKeys::default();
             for violation in &items {
-                violation.instance_location.push_sort_key(&mut keys);
-                key_ends.push(keys.len());
+                rebuilt.push_location(&violation.instance_location);
             }
-            let key = |idx: usize| {
-                let start = if idx == 0 { 0 } else { key_ends[idx - 1] };
-                &keys[start..key_ends[idx]]
-            };
-            let mut order: Vec<usize> = (0..items.len()).collect();
-            order.sort_by(|&a, &b| {
-                key(a)
-                    .cmp(key(b))
-                    .then_with(|| report_order(&items[a], &items[b]))
-            });
-            order
-        };
+            return Self::sorted(items, &rebuilt);
+        }
+        // Decorate-sort: each location is one byte key ordered as the location (one buffer for all), rather than
+        // split and decoded at every comparison (a report can hold hundreds of thousands of violations).
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by(|&a, &b| {
+            keys.key(a)
+                .cmp(keys.key(b))
+                .then_with(|| report_order(&items[a], &items[b]))
+        });
         // Apply the order in place, one cycle at a time, instead of moving every violation into a second list: a
         // report of hundreds of thousands of violations would otherwise be held twice while it is sorted. A placed
         // position is marked by pointing at itself.
@@ -459,6 +518,27 @@ mod tests {
             }
         }
 
+        /// The keys the evaluator writes from its steps order a report as keys rebuilt from the locations do.
+        #[test]
+        fn evaluator_keys_order_as_location_keys(instance in nested_instance()) {
+            let schema = serde_json::json!({
+                "$defs": {"n": {
+                    "type": ["object", "array", "string"],
+                    "maxLength": 1,
+                    "required": ["10", "~"],
+                    "additionalProperties": {"$ref": "#/$defs/n"},
+                    "items": {"$ref": "#/$defs/n"}
+                }},
+                "$ref": "#/$defs/n"
+            });
+            let validator = crate::Validator::new(&schema).unwrap();
+            if let Err(report) = validator.validate(&instance) {
+                let rebuilt = Violations::new(report.items.clone());
+                prop_assert_eq!(&report, &rebuilt);
+                prop_assert!(report.items.windows(2).all(|pair| pair[0].instance_location <= pair[1].instance_location));
+            }
+        }
+
         /// Each text reads back as written, whatever the lengths.
         #[test]
         fn texts_read_back(
@@ -473,6 +553,20 @@ mod tests {
             prop_assert_eq!(violation.message(), message.as_str());
             prop_assert_eq!(violation.missing_property(), missing.as_deref());
         }
+    }
+
+    fn nested_instance() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            "(|a|ab)".prop_map(serde_json::Value::String),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..12).prop_map(serde_json::Value::Array),
+                prop::collection::btree_map("(0|2|10|01|~|/|a|\\x00)", inner, 0..4)
+                    .prop_map(|map| serde_json::Value::Object(map.into_iter().collect())),
+            ]
+        })
     }
 
     fn violation_parts(
