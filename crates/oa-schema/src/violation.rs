@@ -563,7 +563,7 @@ mod tests {
         leaf.prop_recursive(4, 24, 4, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..12).prop_map(serde_json::Value::Array),
-                prop::collection::btree_map("(0|2|10|01|~|/|a|\\x00)", inner, 0..4)
+                prop::collection::btree_map("(0|2|10|01|~|~0|~1|/|a|\\x00)", inner, 0..4)
                     .prop_map(|map| serde_json::Value::Object(map.into_iter().collect())),
             ]
         })
