@@ -33,10 +33,36 @@ pub(crate) fn compare_escaped(left: &str, right: &str) -> Ordering {
 pub(crate) fn canonical_index(token: &str) -> Option<usize> {
     let bytes = token.as_bytes();
     match bytes {
-        [] => None,
-        [b'0'] => Some(0),
-        [b'0', ..] => None,
-        _ if bytes.iter().all(u8::is_ascii_digit) => token.parse().ok(),
-        _ => None,
+        [] | [b'0', _, ..] => None,
+        [first, ..] if !first.is_ascii_digit() => None,
+        _ => bytes.iter().try_fold(0usize, |index, byte| {
+            let digit = byte.checked_sub(b'0').filter(|digit| *digit < 10)?;
+            index.checked_mul(10)?.checked_add(usize::from(digit))
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_index;
+
+    #[test]
+    fn canonical_index_reads_only_canonical_decimals() {
+        let max = usize::MAX.to_string();
+        let beyond = format!("{max}0");
+        for token in [
+            "", "0", "00", "01", "1", "10", "9", "123", "1a", "a1", "-1", "+1", " 1", "1 ", "١", &max,
+            &beyond,
+        ] {
+            let canonical = !token.is_empty()
+                && token.bytes().all(|byte| byte.is_ascii_digit())
+                && (token.len() == 1 || !token.starts_with('0'));
+            let want = if canonical {
+                token.parse::<usize>().ok()
+            } else {
+                None
+            };
+            assert_eq!(canonical_index(token), want, "{token:?}");
+        }
     }
 }

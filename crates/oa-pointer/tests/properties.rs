@@ -72,6 +72,12 @@ fn small_location() -> impl Strategy<Value = Location> {
     prop::collection::vec(small_step, 0..4).prop_map(|steps| location_of(&steps))
 }
 
+fn sort_key(location: &Location) -> Vec<u8> {
+    let mut key = Vec::new();
+    location.push_sort_key(&mut key);
+    key
+}
+
 fn leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(Value::Null),
@@ -306,6 +312,26 @@ proptest! {
         if a < b && b < c {
             prop_assert!(a < c, "{a} < {b} < {c}");
         }
+    }
+
+    #[test]
+    fn sort_keys_order_as_locations_do(a in small_location(), b in small_location()) {
+        prop_assert_eq!(sort_key(&a).cmp(&sort_key(&b)), a.cmp(&b), "{} vs {}", a, b);
+    }
+
+    #[test]
+    fn sort_keys_order_as_locations_do_on_any_tokens(a in steps(), b in steps()) {
+        let (a, b) = (location_of(&a), location_of(&b));
+        prop_assert_eq!(sort_key(&a).cmp(&sort_key(&b)), a.cmp(&b), "{} vs {}", a, b);
+    }
+
+    #[test]
+    fn segment_sort_keys_build_the_location_sort_key(steps in steps()) {
+        let mut from_steps = Vec::new();
+        for step in &steps {
+            step.as_segment().push_sort_key(&mut from_steps);
+        }
+        prop_assert_eq!(from_steps, sort_key(&location_of(&steps)));
     }
 
     #[test]

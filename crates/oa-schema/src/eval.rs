@@ -6,8 +6,9 @@
 
 use crate::evaluated::Evaluated;
 use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
-use crate::violation::{SchemaLocation, Violation};
+use crate::violation::{SortKeys, Violation, ViolationText};
 use oa_pointer::Location;
+use oa_pointer::Segment;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -63,95 +64,125 @@ impl<'f, 'v> Frame<'f, 'v> {
     }
 
     fn instance_location(&self) -> Location {
-        // The steps innermost first, on the stack when there are few; the text sized once.
-        let mut buffer: [Option<Step<'v>>; 32] = [None; 32];
-        let mut n_steps = 0;
-        let mut overflow = Vec::new();
-        let mut bytes = 0;
-        for step in self.ancestry().filter_map(|frame| frame.step) {
-            bytes += match step {
-                Step::Key(key) => key.len() + 1,
-                Step::Index(_) => 8,
-            };
-            match buffer.get_mut(n_steps) {
-                Some(slot) => *slot = Some(step),
-                None => overflow.push(step),
-            }
-            n_steps += 1;
-        }
-        let mut location = Location::with_capacity(bytes);
-        let stacked = buffer.iter().take(n_steps).flatten();
-        for step in overflow.iter().rev().chain(stacked.rev()) {
-            match step {
-                Step::Key(key) => location.push_key(key),
-                Step::Index(idx) => location.push_index(*idx),
-            }
-        }
+        let (location_bytes, _) = self.path_lengths();
+        let mut location = Location::with_capacity(location_bytes);
+        self.write_paths(&mut location, None, None);
         location
     }
 
     fn keyword_path(&self) -> String {
-        self.keyword_path_with("")
+        let (_, keyword_path_bytes) = self.path_lengths();
+        let mut location = Location::root();
+        let mut keyword_path = String::with_capacity(keyword_path_bytes);
+        self.write_paths(&mut location, Some(&mut keyword_path), None);
+        keyword_path
     }
 
-    /// The keyword path with `suffix` appended, built in one allocation.
-    fn keyword_path_with(&self, suffix: &str) -> String {
-        let len: usize = self
-            .ancestry()
-            .map(|frame| frame.schema_step.len())
-            .sum::<usize>()
-            + suffix.len();
-        let mut steps: [&str; 32] = [""; 32];
-        let mut n_steps = 0;
-        let mut path = String::with_capacity(len);
+    /// The lengths of the instance location (estimated: escapes and long indices may add to it) and of the keyword
+    /// path, in one walk up the chain.
+    fn path_lengths(&self) -> (usize, usize) {
+        let mut location_bytes = 0;
+        let mut keyword_path_bytes = 0;
         for frame in self.ancestry() {
-            if n_steps == steps.len() {
-                // Deeper than the stack buffer: collect the rest on the heap.
-                let mut all: Vec<&str> = self.ancestry().map(|frame| frame.schema_step).collect();
-                all.reverse();
-                all.iter().for_each(|step| path.push_str(step));
-                path.push_str(suffix);
-                return path;
+            location_bytes += match frame.step {
+                Some(Step::Key(key)) => key.len() + 1,
+                Some(Step::Index(_)) => 8,
+                None => 0,
+            };
+            keyword_path_bytes += frame.schema_step.len();
+        }
+        (location_bytes, keyword_path_bytes)
+    }
+
+    /// Appends the instance steps, and (when asked) the keyword path segments and the location's sort key,
+    /// outermost first. Recursion as deep as the chain, which [`MAX_DEPTH`] bounds (and which the evaluation that
+    /// built it already went through).
+    fn write_paths(
+        &self,
+        location: &mut Location,
+        mut keyword_path: Option<&mut String>,
+        mut sort_key: Option<&mut Vec<u8>>,
+    ) {
+        if let Some(parent) = self.parent {
+            parent.write_paths(location, keyword_path.as_deref_mut(), sort_key.as_deref_mut());
+        }
+        if let Some(step) = self.step {
+            let segment = match step {
+                Step::Key(key) => Segment::Key(key),
+                Step::Index(idx) => Segment::Index(idx),
+            };
+            location.push(segment);
+            if let Some(sort_key) = sort_key {
+                segment.push_sort_key(sort_key);
             }
-            steps[n_steps] = frame.schema_step;
-            n_steps += 1;
         }
-        for step in steps[..n_steps].iter().rev() {
-            path.push_str(step);
+        if let Some(keyword_path) = keyword_path {
+            keyword_path.push_str(self.schema_step);
         }
-        path.push_str(suffix);
-        path
     }
 }
+
+/// The message buffer's first capacity (most messages are shorter).
+const MESSAGE_BUFFER_BYTES: usize = 128;
+
+/// A message buffer grown beyond this (a long `enum` or `pattern` message) is freed rather than kept.
+const MESSAGE_BUFFER_MAX_BYTES: usize = 1024;
 
 /// What a violation says beyond its keyword: built only on the error path.
 #[derive(Debug)]
-pub(crate) struct Detail {
+pub(crate) struct Detail<'a> {
+    /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation).
     pub(crate) message: String,
-    pub(crate) expected_types: Vec<&'static str>,
-    pub(crate) missing_property: Option<String>,
+    pub(crate) expected_types: &'static [&'static str],
+    pub(crate) missing_property: Option<&'a str>,
     /// A further instance step (the missing or rejected property, the rejected item).
-    pub(crate) extra: Option<Extra>,
+    pub(crate) extra: Option<Extra<'a>>,
 }
 
-/// An owned instance step appended to a violation's location.
+/// An instance step appended to a violation's location.
 #[derive(Debug)]
-pub(crate) enum Extra {
+pub(crate) enum Extra<'a> {
     /// A member name.
-    Key(String),
+    Key(&'a str),
     /// An array index.
     Index(usize),
 }
 
-impl Detail {
+impl Detail<'_> {
     /// A plain message.
     pub(crate) fn message(message: String) -> Self {
         Self {
             message,
-            expected_types: Vec::new(),
+            expected_types: &[],
             missing_property: None,
             extra: None,
         }
+    }
+}
+
+/// Appends an index or a count in decimal (see [`push_count`]).
+pub(crate) fn push_usize(out: &mut String, count: usize) {
+    push_count(out, u64::try_from(count).unwrap_or(u64::MAX));
+}
+
+/// Appends a count in decimal, without the formatting machinery (messages name limits such as `maxLength`).
+pub(crate) fn push_count(out: &mut String, count: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = count;
+    loop {
+        start -= 1;
+        // `rest % 10` is below 10: the cast cannot truncate.
+        #[allow(clippy::cast_possible_truncation)]
+        let digit = (rest % 10) as u8;
+        digits[start] = b'0' + digit;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for digit in &digits[start..] {
+        out.push(char::from(*digit));
     }
 }
 
@@ -162,6 +193,8 @@ pub(crate) struct Evaluator<'s> {
     /// Collect every violation (`validate`) rather than stop at the first failure (`is_valid`).
     pub(crate) collect: bool,
     pub(crate) violations: Vec<Violation>,
+    /// The violations' instance locations as sort keys, written alongside them (see [`SortKeys`]).
+    pub(crate) sort_keys: SortKeys,
     /// Outcomes of `$ref` targets per (node, instance address, collecting), once a union has had to try more than
     /// one member. A node is reached by two paths only through references, so memoizing reference hops keeps
     /// unions whose members recurse into the same children polynomial instead of exponential. In collecting mode a
@@ -179,6 +212,9 @@ pub(crate) struct Evaluator<'s> {
     pub(crate) discriminators: bool,
     /// Annotations of the nodes that validated, when an output format asks for them.
     pub(crate) annotations: Option<Vec<Annotation>>,
+    /// The buffer violation messages are written into before they are copied into their violation (see
+    /// [`message_buffer`](Self::message_buffer)): one allocation serves every message of the run.
+    spare_message: String,
 }
 
 /// One annotation: a meta-data, format or content keyword's value at an instance location.
@@ -197,13 +233,36 @@ impl<'s> Evaluator<'s> {
             schema,
             collect,
             violations: Vec::new(),
+            sort_keys: SortKeys::default(),
             memo: HashMap::default(),
             memo_enabled: false,
             memo_suspended: 0,
             annotations: None,
+            spare_message: String::new(),
             discriminators: false,
             ref_hops: 0,
         }
+    }
+
+    /// A violation's message from its parts, in the reused buffer (see [`message_buffer`](Self::message_buffer)).
+    pub(crate) fn message_of(&mut self, parts: &[&str]) -> String {
+        let mut message = self.message_buffer();
+        for part in parts {
+            message.push_str(part);
+        }
+        message
+    }
+
+    /// An empty string to write a violation's message into; [`fail`](Self::fail) copies the message into the
+    /// violation and hands the buffer back, so messages cost no allocation of their own. The buffer lives as long
+    /// as the run: nothing is kept between calls.
+    pub(crate) fn message_buffer(&mut self) -> String {
+        let mut buffer = std::mem::take(&mut self.spare_message);
+        buffer.clear();
+        if buffer.capacity() == 0 {
+            buffer.reserve(MESSAGE_BUFFER_BYTES);
+        }
+        buffer
     }
 
     /// Follows a reference: as [`descend`](Self::descend), memoized once memoization is on.
@@ -277,14 +336,14 @@ impl<'s> Evaluator<'s> {
         };
         if frame.depth > MAX_DEPTH {
             if self.collect {
-                self.violations.push(Violation {
-                    instance_location: frame.instance_location(),
-                    keyword: None,
-                    schema_location: SchemaLocation::new(frame.keyword_path(), node.absolute().to_string()),
-                    expected_types: Vec::new(),
-                    missing_property: None,
-                    message: format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
-                });
+                let instance_location = frame.instance_location();
+                self.sort_keys.record(&self.violations, &instance_location);
+                self.violations.push(Violation::without_keyword(
+                    instance_location,
+                    &frame.keyword_path(),
+                    node.absolute(),
+                    &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
+                ));
             }
             return false;
         }
@@ -314,12 +373,8 @@ impl<'s> Evaluator<'s> {
         let keywords = match &node.body {
             Body::Bool(true) => return true,
             Body::Bool(false) => {
-                return self.fail(
-                    frame,
-                    node,
-                    "false",
-                    Detail::message("no value is allowed here".to_owned()),
-                );
+                let message = self.message_of(&["no value is allowed here"]);
+                return self.fail(frame, node, "false", Detail::message(message));
             }
             Body::Keywords(keywords) => keywords,
         };
@@ -383,45 +438,87 @@ impl<'s> Evaluator<'s> {
     }
 
     /// Records a violation of `keyword` (when collecting) and returns `false`.
+    ///
+    /// The keyword path, absolute location, message and missing property are written into one buffer of the exact
+    /// size.
     #[cold]
     pub(crate) fn fail(
         &mut self,
         frame: &Frame<'_, '_>,
         node: &Node,
         keyword: &'static str,
-        detail: Detail,
+        detail: Detail<'_>,
     ) -> bool {
-        if self.collect {
-            let mut instance_location = frame.instance_location();
-            match &detail.extra {
-                Some(Extra::Key(key)) => instance_location.push_key(key),
-                Some(Extra::Index(idx)) => instance_location.push_index(*idx),
-                None => {}
+        if !self.collect {
+            return false;
+        }
+        let (location_bytes, keyword_path_bytes) = frame.path_lengths();
+        let mut instance_location = Location::with_capacity(
+            location_bytes
+                + match &detail.extra {
+                    Some(Extra::Key(key)) => key.len() + 1,
+                    Some(Extra::Index(_)) => 8,
+                    None => 0,
+                },
+        );
+        // A `false` subschema is located at itself, a keyword one step below its schema.
+        let keyword_step = if keyword == "false" { 0 } else { keyword.len() + 1 };
+        let missing = detail.missing_property.unwrap_or_default();
+        let mut text = ViolationText::with_capacity(
+            keyword_path_bytes
+                + keyword_step
+                + node.absolute().len()
+                + keyword_step
+                + keyword.len()
+                + 2
+                + detail.message.len()
+                + missing.len(),
+        );
+        let mut sort_key = self.sort_keys.start_key(&self.violations);
+        frame.write_paths(
+            &mut instance_location,
+            Some(text.buffer()),
+            sort_key.as_deref_mut(),
+        );
+        let extra = match detail.extra {
+            Some(Extra::Key(key)) => Some(Segment::Key(key)),
+            Some(Extra::Index(idx)) => Some(Segment::Index(idx)),
+            None => None,
+        };
+        if let Some(segment) = extra {
+            instance_location.push(segment);
+            if let Some(sort_key) = sort_key.as_deref_mut() {
+                segment.push_sort_key(sort_key);
             }
-            let (keyword_path, absolute) = if keyword == "false" {
-                (frame.keyword_path(), node.absolute().to_string())
-            } else {
-                let mut absolute = String::with_capacity(node.absolute().len() + 1 + keyword.len());
-                absolute.push_str(node.absolute());
-                absolute.push('/');
-                absolute.push_str(keyword);
-                (
-                    frame.keyword_path_with(&absolute[node.absolute().len()..]),
-                    absolute,
-                )
-            };
-            let mut message = String::with_capacity(keyword.len() + 2 + detail.message.len());
-            message.push_str(keyword);
-            message.push_str(": ");
-            message.push_str(&detail.message);
-            self.violations.push(Violation {
-                instance_location,
-                keyword: Some(keyword),
-                schema_location: SchemaLocation::new(keyword_path, absolute),
-                expected_types: detail.expected_types,
-                missing_property: detail.missing_property,
-                message,
-            });
+        }
+        if sort_key.is_some() {
+            self.sort_keys.end_key();
+        }
+        if keyword_step > 0 {
+            text.push("/");
+            text.push(keyword);
+        }
+        text.end_keyword_path();
+        text.push(node.absolute());
+        if keyword_step > 0 {
+            text.push("/");
+            text.push(keyword);
+        }
+        text.end_absolute();
+        text.push(keyword);
+        text.push(": ");
+        text.push(&detail.message);
+        text.end_message();
+        text.push(missing);
+        self.violations.push(Violation::new(
+            instance_location,
+            Some(keyword),
+            text,
+            detail.expected_types,
+            detail.missing_property.is_some(),
+        ));
+        if detail.message.capacity() <= MESSAGE_BUFFER_MAX_BYTES {
+            self.spare_message = detail.message;
         }
         false
     }

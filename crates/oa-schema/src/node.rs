@@ -242,6 +242,7 @@ impl TypeSet {
     }
 
     /// The type names in a stable order, joined with " or ".
+    #[cfg(test)]
     pub(crate) fn describe(self) -> String {
         let mut text = String::with_capacity(24);
         for name in JsonType::ALL
@@ -257,7 +258,24 @@ impl TypeSet {
         text
     }
 
+    /// The type names in a stable order, from a table (a report keeps them without allocating).
+    pub(crate) fn static_names(self) -> &'static [&'static str] {
+        let (names, len) = &TYPE_NAME_SETS[usize::from(self.0 & 0x7f)];
+        names.get(..*len).unwrap_or_default()
+    }
+
+    /// Appends the type names in a stable order, joined with " or " (as [`describe`](Self::describe)).
+    pub(crate) fn push_description(self, out: &mut String) {
+        for (name_idx, name) in self.static_names().iter().enumerate() {
+            if name_idx > 0 {
+                out.push_str(" or ");
+            }
+            out.push_str(name);
+        }
+    }
+
     /// The type names in a stable order.
+    #[cfg(test)]
     pub(crate) fn names(self) -> Vec<&'static str> {
         JsonType::ALL
             .into_iter()
@@ -266,6 +284,35 @@ impl TypeSet {
             .collect()
     }
 }
+
+/// For every set of types (by its bits), its names in [`JsonType::ALL`] order and how many there are.
+static TYPE_NAME_SETS: [([&str; 7], usize); 128] = {
+    let mut table = [([""; 7], 0); 128];
+    let mut bits = 0;
+    while bits < 128 {
+        let mut n_names = 0;
+        let mut ty_idx = 0;
+        while ty_idx < JsonType::ALL.len() {
+            let ty = JsonType::ALL[ty_idx];
+            if bits & (1 << ty as u8) != 0 {
+                table[bits].0[n_names] = match ty {
+                    JsonType::Null => "null",
+                    JsonType::Boolean => "boolean",
+                    JsonType::Object => "object",
+                    JsonType::Array => "array",
+                    JsonType::Number => "number",
+                    JsonType::String => "string",
+                    JsonType::Integer => "integer",
+                };
+                n_names += 1;
+            }
+            ty_idx += 1;
+        }
+        table[bits].1 = n_names;
+        bits += 1;
+    }
+    table
+};
 
 /// Whether a number is an integer by value, answering the common cases (digits that fit `i64`/`u64`) without the
 /// exact decimal path.
@@ -276,7 +323,7 @@ pub(crate) fn is_integer(number: &serde_json::Number) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Location;
+    use super::{Location, TypeSet};
 
     #[test]
     fn a_relative_path_that_ends_the_absolute_location_is_not_stored_twice() {
@@ -298,5 +345,16 @@ mod tests {
         let document_root = Location::new("#".to_owned(), "");
         assert_eq!(document_root.absolute(), "#");
         assert_eq!(document_root.relative(), "");
+    }
+
+    #[test]
+    fn static_names_and_description_match_the_allocating_forms() {
+        for bits in 0..128u8 {
+            let types = TypeSet(bits);
+            assert_eq!(types.static_names(), types.names().as_slice(), "{bits:#b}");
+            let mut description = String::new();
+            types.push_description(&mut description);
+            assert_eq!(description, types.describe(), "{bits:#b}");
+        }
     }
 }

@@ -6,7 +6,7 @@ use crate::eval::Evaluator;
 use crate::metaschemas;
 use crate::node::CompiledSchema;
 use crate::registry::{self, Registry, bundled_value, default_base, normalize_uri};
-use crate::violation::{SchemaLocation, Violation, Violations};
+use crate::violation::{Violation, Violations};
 use oa_pointer::Location;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -77,16 +77,15 @@ impl Validator {
         if collected_valid || violations.is_empty() {
             // Every failing path records a violation, and both evaluators give the same verdict; this only keeps
             // the "non-empty when invalid" promise if an internal bug ever breaks that (the tests look for it).
-            violations.push(Violation {
-                instance_location: Location::root(),
-                keyword: None,
-                schema_location: SchemaLocation::new(String::new(), "#".to_owned()),
-                expected_types: Vec::new(),
-                missing_property: None,
-                message: "invalid (internal error: no violation was recorded)".to_owned(),
-            });
+            evaluator.sort_keys.record(&violations, &Location::root());
+            violations.push(Violation::without_keyword(
+                Location::root(),
+                "",
+                "#",
+                "invalid (internal error: no violation was recorded)",
+            ));
         }
-        let violations = Violations::new(violations);
+        let violations = Violations::sorted(violations, &evaluator.sort_keys);
         Err(match options.max_violations {
             Some(max) => violations.capped(max),
             None => violations,

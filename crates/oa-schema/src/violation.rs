@@ -8,53 +8,196 @@ use oa_pointer::Location;
 use std::fmt;
 
 /// Where in the schema a violation comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Equality, hashing and order are those of the pair (keyword path, absolute location).
+#[derive(Clone)]
 pub struct SchemaLocation {
-    /// The keyword path followed from the root schema, through `$ref`s, as a JSON Pointer (`/properties/a/$ref/type`).
-    keyword_path: String,
-    /// The failing keyword's absolute location: resource URI and JSON Pointer fragment
-    /// (`https://example.com/s#/$defs/a/type`). It is the same whichever path reached the keyword.
-    absolute: String,
+    /// The keyword path, then the absolute location, then (in a [`Violation`]) the violation's message and missing
+    /// property: a violation's texts share one allocation.
+    text: Box<str>,
+    /// Where the keyword path, the absolute location and the message end in `text`.
+    ends: [usize; 3],
 }
 
 impl SchemaLocation {
-    pub(crate) fn new(keyword_path: String, absolute: String) -> Self {
-        Self {
-            keyword_path,
-            absolute,
-        }
+    /// A location with no message, for tests and for reports built outside the evaluator.
+    #[cfg(test)]
+    pub(crate) fn new(keyword_path: &str, absolute: &str) -> Self {
+        let mut text = ViolationText::with_capacity(keyword_path.len() + absolute.len());
+        text.push(keyword_path);
+        text.end_keyword_path();
+        text.push(absolute);
+        text.end_absolute();
+        text.end_message();
+        text.into_location()
     }
 
     /// The keyword path from the root schema, through `$ref`s, as a JSON Pointer.
     pub fn keyword_path(&self) -> &str {
-        &self.keyword_path
+        self.part(0, self.ends[0])
     }
 
     /// The failing keyword's absolute URI (resource URI plus JSON Pointer fragment).
     pub fn absolute(&self) -> &str {
-        &self.absolute
+        self.part(self.ends[0], self.ends[1])
+    }
+
+    fn message(&self) -> &str {
+        self.part(self.ends[1], self.ends[2])
+    }
+
+    /// What follows the message: the missing property, if the violation has one.
+    fn tail(&self) -> &str {
+        self.text.get(self.ends[2]..).unwrap_or_default()
+    }
+
+    fn part(&self, start: usize, end: usize) -> &str {
+        self.text.get(start..end).unwrap_or_default()
     }
 }
 
 impl fmt::Display for SchemaLocation {
     /// Writes the absolute location, which does not depend on the evaluation path.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.absolute)
+        f.write_str(self.absolute())
+    }
+}
+
+impl fmt::Debug for SchemaLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchemaLocation")
+            .field("keyword_path", &self.keyword_path())
+            .field("absolute", &self.absolute())
+            .finish()
+    }
+}
+
+impl PartialEq for SchemaLocation {
+    fn eq(&self, other: &Self) -> bool {
+        self.keyword_path() == other.keyword_path() && self.absolute() == other.absolute()
+    }
+}
+
+impl Eq for SchemaLocation {}
+
+impl std::hash::Hash for SchemaLocation {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.keyword_path().hash(state);
+        self.absolute().hash(state);
+    }
+}
+
+impl PartialOrd for SchemaLocation {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SchemaLocation {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.keyword_path()
+            .cmp(other.keyword_path())
+            .then_with(|| self.absolute().cmp(other.absolute()))
+    }
+}
+
+/// A violation's texts written into one buffer, part after part: keyword path, absolute location, message, then
+/// the missing property. The evaluator sizes it once from the parts' lengths.
+#[derive(Debug)]
+pub(crate) struct ViolationText {
+    text: String,
+    ends: [usize; 3],
+}
+
+impl ViolationText {
+    /// An empty buffer with room for `bytes` bytes (the sum of the parts' lengths: then no reallocation happens).
+    pub(crate) fn with_capacity(bytes: usize) -> Self {
+        Self {
+            text: String::with_capacity(bytes),
+            ends: [0; 3],
+        }
+    }
+
+    /// Appends to the current part.
+    pub(crate) fn push(&mut self, part: &str) {
+        self.text.push_str(part);
+    }
+
+    /// The buffer, for writers that append to the current part themselves.
+    pub(crate) fn buffer(&mut self) -> &mut String {
+        &mut self.text
+    }
+
+    /// Ends the keyword path.
+    pub(crate) fn end_keyword_path(&mut self) {
+        self.ends = [self.text.len(); 3];
+    }
+
+    /// Ends the absolute location.
+    pub(crate) fn end_absolute(&mut self) {
+        self.ends[1] = self.text.len();
+        self.ends[2] = self.text.len();
+    }
+
+    /// Ends the message; what is pushed after it is the missing property.
+    pub(crate) fn end_message(&mut self) {
+        self.ends[2] = self.text.len();
+    }
+
+    fn into_location(self) -> SchemaLocation {
+        SchemaLocation {
+            text: self.text.into_boxed_str(),
+            ends: self.ends,
+        }
     }
 }
 
 /// One failing assertion.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Violation {
-    pub(crate) instance_location: Location,
-    pub(crate) keyword: Option<&'static str>,
-    pub(crate) schema_location: SchemaLocation,
-    pub(crate) expected_types: Vec<&'static str>,
-    pub(crate) missing_property: Option<String>,
-    pub(crate) message: String,
+    instance_location: Location,
+    keyword: Option<&'static str>,
+    /// Also holds the message and the missing property (see [`SchemaLocation::text`]).
+    schema_location: SchemaLocation,
+    expected_types: &'static [&'static str],
+    has_missing_property: bool,
 }
 
 impl Violation {
+    /// Assembles a violation from its texts (`has_missing_property`: whether `text` has a part after the message).
+    pub(crate) fn new(
+        instance_location: Location,
+        keyword: Option<&'static str>,
+        text: ViolationText,
+        expected_types: &'static [&'static str],
+        has_missing_property: bool,
+    ) -> Self {
+        Self {
+            instance_location,
+            keyword,
+            schema_location: text.into_location(),
+            expected_types,
+            has_missing_property,
+        }
+    }
+
+    /// A violation that no keyword reports (the evaluation depth limit, an internal error): a message alone.
+    pub(crate) fn without_keyword(
+        instance_location: Location,
+        keyword_path: &str,
+        absolute: &str,
+        message: &str,
+    ) -> Self {
+        let mut text = ViolationText::with_capacity(keyword_path.len() + absolute.len() + message.len());
+        text.push(keyword_path);
+        text.end_keyword_path();
+        text.push(absolute);
+        text.end_absolute();
+        text.push(message);
+        text.end_message();
+        Self::new(instance_location, None, text, &[], false)
+    }
+
     /// Where in the instance the violation is. A missing required property is located at the place it would occupy;
     /// a property rejected by `additionalProperties` at the property itself. Render it with
     /// [`Location::to_fragment`] for the URI-fragment form (`#/rows/2`).
@@ -78,25 +221,51 @@ impl Violation {
     /// The type names the schema expected, for a `type` violation (and for a union no member of which admits the
     /// instance's type); empty otherwise.
     pub fn expected_types(&self) -> &[&'static str] {
-        &self.expected_types
+        self.expected_types
     }
 
     /// The missing property's name, for `required` and `dependentRequired`.
     pub fn missing_property(&self) -> Option<&str> {
-        self.missing_property.as_deref()
+        self.has_missing_property.then(|| self.schema_location.tail())
     }
 
     /// A human message naming the constraint that failed, without the instance's value.
     pub fn message(&self) -> &str {
-        &self.message
+        self.schema_location.message()
     }
 }
+
+impl fmt::Debug for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Violation")
+            .field("instance_location", &self.instance_location)
+            .field("keyword", &self.keyword)
+            .field("schema_location", &self.schema_location)
+            .field("expected_types", &self.expected_types)
+            .field("missing_property", &self.missing_property())
+            .field("message", &self.message())
+            .finish()
+    }
+}
+
+impl PartialEq for Violation {
+    fn eq(&self, other: &Self) -> bool {
+        self.instance_location == other.instance_location
+            && self.keyword == other.keyword
+            && self.schema_location == other.schema_location
+            && self.expected_types == other.expected_types
+            && self.missing_property() == other.missing_property()
+            && self.message() == other.message()
+    }
+}
+
+impl Eq for Violation {}
 
 impl fmt::Display for Violation {
     /// One line: the instance location in URI-fragment form, then the message (`#/a: type: expected string, got
     /// integer`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.instance_location.to_fragment(), self.message)
+        write!(f, "{}: {}", self.instance_location.to_fragment(), self.message())
     }
 }
 
@@ -104,38 +273,69 @@ impl fmt::Display for Violation {
 /// message, then the keyword path.
 fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
     a.schema_location
-        .absolute
-        .cmp(&b.schema_location.absolute)
-        .then_with(|| a.missing_property.cmp(&b.missing_property))
-        .then_with(|| a.message.cmp(&b.message))
+        .absolute()
+        .cmp(b.schema_location.absolute())
+        .then_with(|| a.missing_property().cmp(&b.missing_property()))
+        .then_with(|| a.message().cmp(b.message()))
         .then_with(|| {
             a.schema_location
-                .keyword_path
-                .cmp(&b.schema_location.keyword_path)
+                .keyword_path()
+                .cmp(b.schema_location.keyword_path())
         })
 }
 
-/// One token of an instance location, ordered as [`Location`] orders them: array indices (and keys that read as
-/// canonical indices) numerically and before other keys, other keys by code point.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum TokenKey<'a> {
-    Index(usize),
-    Key(std::borrow::Cow<'a, str>),
+/// Room for the keys of a small report, reserved when its second violation comes.
+const KEY_BYTES_AT_FIRST: usize = 256;
+
+/// The instance locations of a list of violations as byte keys ordered as the locations themselves
+/// ([`Location::push_sort_key`]), all in one buffer; the evaluator writes them while it records the violations.
+#[derive(Debug, Default)]
+pub(crate) struct SortKeys {
+    bytes: Vec<u8>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
 }
 
-fn token_keys(location: &Location) -> Vec<TokenKey<'_>> {
-    location
-        .tokens()
-        .map(|token| {
-            let canonical_index = !token.is_empty()
-                && token.bytes().all(|byte| byte.is_ascii_digit())
-                && (token.len() == 1 || !token.starts_with('0'));
-            match token.parse::<usize>() {
-                Ok(index) if canonical_index => TokenKey::Index(index),
-                _ => TokenKey::Key(token),
-            }
-        })
-        .collect()
+impl SortKeys {
+    /// The buffer to write the key of the violation about to join `recorded` into (close it with
+    /// [`end_key`](Self::end_key)); `None` for the first violation, which a report of one never sorts (a second one
+    /// writes the first one's key from its location).
+    pub(crate) fn start_key(&mut self, recorded: &[Violation]) -> Option<&mut Vec<u8>> {
+        let first = recorded.first()?;
+        if self.ends.is_empty() {
+            self.bytes.reserve(KEY_BYTES_AT_FIRST);
+            self.push_location(&first.instance_location);
+        }
+        Some(&mut self.bytes)
+    }
+
+    /// Ends the key being written.
+    pub(crate) fn end_key(&mut self) {
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Records the key of a violation at `location` about to join `recorded` (see [`start_key`](Self::start_key)).
+    pub(crate) fn record(&mut self, recorded: &[Violation], location: &Location) {
+        if let Some(buffer) = self.start_key(recorded) {
+            location.push_sort_key(buffer);
+            self.end_key();
+        }
+    }
+
+    /// Appends a location's whole key.
+    pub(crate) fn push_location(&mut self, location: &Location) {
+        location.push_sort_key(&mut self.bytes);
+        self.end_key();
+    }
+
+    fn key(&self, idx: usize) -> &[u8] {
+        let start = match idx.checked_sub(1) {
+            Some(previous) => self.ends.get(previous).copied().unwrap_or_default(),
+            None => 0,
+        };
+        let end = self.ends.get(idx).copied().unwrap_or_default();
+        self.bytes.get(start..end).unwrap_or_default()
+    }
 }
 
 /// Every violation of one validation, non-empty.
@@ -152,32 +352,45 @@ pub struct Violations {
 
 impl Violations {
     /// Sorts and deduplicates; `items` must be non-empty.
+    #[cfg(test)]
     pub(crate) fn new(items: Vec<Violation>) -> Self {
+        let mut keys = SortKeys::default();
+        for violation in &items {
+            keys.push_location(&violation.instance_location);
+        }
+        Self::sorted(items, &keys)
+    }
+
+    /// Sorts and deduplicates; `items` must be non-empty, and `keys` hold one key per item, in order (else they
+    /// are rebuilt from the locations).
+    pub(crate) fn sorted(items: Vec<Violation>, keys: &SortKeys) -> Self {
         if items.len() < 2 {
             return Self { items, omitted: 0 };
         }
-        // Decorate-sort: each location is split into comparable tokens once, rather than re-parsed at every
-        // comparison (a report can hold hundreds of thousands of violations).
-        let order = {
-            let keys: Vec<Vec<TokenKey<'_>>> =
-                items.iter().map(|v| token_keys(&v.instance_location)).collect();
-            let mut order: Vec<usize> = (0..items.len()).collect();
-            order.sort_by(|&a, &b| {
-                keys[a]
-                    .cmp(&keys[b])
-                    .then_with(|| report_order(&items[a], &items[b]))
-            });
-            order
-        };
+        if keys.ends.len() != items.len() {
+            let mut rebuilt = SortKeys::default();
+            for violation in &items {
+                rebuilt.push_location(&violation.instance_location);
+            }
+            return Self::sorted(items, &rebuilt);
+        }
+        // Decorate-sort: each location is one byte key ordered as the location (one buffer for all), rather than
+        // split and decoded at every comparison (a report can hold hundreds of thousands of violations).
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by(|&a, &b| {
+            keys.key(a)
+                .cmp(keys.key(b))
+                .then_with(|| report_order(&items[a], &items[b]))
+        });
         // Apply the order in place, one cycle at a time, instead of moving every violation into a second list: a
-        // report of hundreds of thousands of violations would otherwise be held twice while it is sorted.
+        // report of hundreds of thousands of violations would otherwise be held twice while it is sorted. A placed
+        // position is marked by pointing at itself.
         let mut items = items;
-        let mut placed = vec![false; items.len()];
         for start in 0..items.len() {
             let mut current = start;
-            while !placed[current] {
-                placed[current] = true;
+            loop {
                 let next = order[current];
+                order[current] = current;
                 if next == start {
                     break;
                 }
@@ -192,9 +405,9 @@ impl Violations {
     fn deduplicated(mut sorted: Vec<Violation>) -> Self {
         sorted.dedup_by(|b, a| {
             a.instance_location == b.instance_location
-                && a.schema_location.absolute == b.schema_location.absolute
-                && a.missing_property == b.missing_property
-                && a.message == b.message
+                && a.schema_location.absolute() == b.schema_location.absolute()
+                && a.missing_property() == b.missing_property()
+                && a.message() == b.message()
         });
         Self {
             items: sorted,
@@ -280,16 +493,23 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The in-place permutation gives the order a plain sort gives.
+        /// The in-place permutation of the decorated sort gives the order a plain sort by `Location` gives, and
+        /// duplicates go.
         #[test]
         fn report_order_is_a_plain_sort(
-            entries in prop::collection::vec(("(/0|/1|/10|/a|/b){0,3}", "#/(x|y|z)"), 0..40),
+            entries in prop::collection::vec(
+                ("(/0|/1|/10|/a|/b|/~0|/01){0,3}", "#/(x|y|z)", "(m|n)", prop::option::of("(p|q)")),
+                0..40,
+            ),
         ) {
-            let items: Vec<Violation> = entries.iter().map(|(at, absolute)| violation(at, absolute)).collect();
+            let items: Vec<Violation> = entries
+                .iter()
+                .map(|(at, absolute, message, missing)| violation_with(at, absolute, message, missing.as_deref()))
+                .collect();
             let mut expected = items.clone();
             expected.sort_by(|a, b| {
-                token_keys(&a.instance_location)
-                    .cmp(&token_keys(&b.instance_location))
+                a.instance_location
+                    .cmp(&b.instance_location)
                     .then_with(|| report_order(a, b))
             });
             expected.dedup_by(|b, a| a == b);
@@ -298,26 +518,105 @@ mod tests {
             }
         }
 
-        /// The decorated keys order locations as `Location` itself does.
+        /// The keys the evaluator writes from its steps order a report as keys rebuilt from the locations do.
         #[test]
-        fn location_order_is_the_token_key_order(
-            a in prop::collection::vec("(0|1|2|10|01|a|b|~|/|é|)", 0..4),
-            b in prop::collection::vec("(0|1|2|10|01|a|b|~|/|é|)", 0..4),
+        fn evaluator_keys_order_as_location_keys(instance in nested_instance()) {
+            let schema = serde_json::json!({
+                "$defs": {"n": {
+                    "type": ["object", "array", "string"],
+                    "maxLength": 1,
+                    "required": ["10", "~"],
+                    "additionalProperties": {"$ref": "#/$defs/n"},
+                    "items": {"$ref": "#/$defs/n"}
+                }},
+                "$ref": "#/$defs/n"
+            });
+            let validator = crate::Validator::new(&schema).unwrap();
+            if let Err(report) = validator.validate(&instance) {
+                let rebuilt = Violations::new(report.items.clone());
+                prop_assert_eq!(&report, &rebuilt);
+                prop_assert!(report.items.windows(2).all(|pair| pair[0].instance_location <= pair[1].instance_location));
+            }
+        }
+
+        /// Each text reads back as written, whatever the lengths.
+        #[test]
+        fn texts_read_back(
+            keyword_path in "[/a-zé~]{0,6}",
+            absolute in "[#/a-zé]{0,6}",
+            message in "[ a-zé:]{0,6}",
+            missing in prop::option::of("[a-zé]{0,4}"),
         ) {
-            let (a, b) = (Location::from_tokens(a.iter().map(String::as_str)), Location::from_tokens(b.iter().map(String::as_str)));
-            prop_assert_eq!(a.cmp(&b), token_keys(&a).cmp(&token_keys(&b)), "{:?} {:?}", a, b);
+            let violation = violation_parts(&keyword_path, &absolute, &message, missing.as_deref());
+            prop_assert_eq!(violation.schema_location().keyword_path(), keyword_path.as_str());
+            prop_assert_eq!(violation.schema_location().absolute(), absolute.as_str());
+            prop_assert_eq!(violation.message(), message.as_str());
+            prop_assert_eq!(violation.missing_property(), missing.as_deref());
         }
     }
 
+    fn nested_instance() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            "(|a|ab)".prop_map(serde_json::Value::String),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..12).prop_map(serde_json::Value::Array),
+                prop::collection::btree_map("(0|2|10|01|~|~0|~1|/|a|\\x00)", inner, 0..4)
+                    .prop_map(|map| serde_json::Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn violation_parts(
+        keyword_path: &str,
+        absolute: &str,
+        message: &str,
+        missing: Option<&str>,
+    ) -> Violation {
+        let mut text = ViolationText::with_capacity(0);
+        text.push(keyword_path);
+        text.end_keyword_path();
+        text.push(absolute);
+        text.end_absolute();
+        text.push(message);
+        text.end_message();
+        text.push(missing.unwrap_or_default());
+        Violation::new(Location::root(), Some("type"), text, &[], missing.is_some())
+    }
+
+    fn violation_with(location: &str, absolute: &str, message: &str, missing: Option<&str>) -> Violation {
+        let mut violation = violation_parts("", absolute, message, missing);
+        violation.instance_location = Location::parse(location).unwrap();
+        violation
+    }
+
     fn violation(location: &str, absolute: &str) -> Violation {
-        Violation {
-            instance_location: Location::parse(location).unwrap(),
-            keyword: Some("type"),
-            schema_location: SchemaLocation::new(String::new(), absolute.to_owned()),
-            expected_types: Vec::new(),
-            missing_property: None,
-            message: "m".to_owned(),
-        }
+        violation_with(location, absolute, "m", None)
+    }
+
+    #[test]
+    fn locations_compare_by_their_parts() {
+        let a = SchemaLocation::new("/a", "#/b");
+        let b = SchemaLocation::new("/a#", "/b");
+        assert_ne!(a, b);
+        assert!(a < b);
+        assert_eq!(a, SchemaLocation::new("/a", "#/b"));
+        assert_eq!(
+            format!("{a:?}"),
+            r##"SchemaLocation { keyword_path: "/a", absolute: "#/b" }"##
+        );
+    }
+
+    #[test]
+    fn equality_sees_the_message_and_the_missing_property() {
+        let base = violation_parts("/k", "#/k", "m", Some("p"));
+        assert_eq!(base, violation_parts("/k", "#/k", "m", Some("p")));
+        assert_ne!(base, violation_parts("/k", "#/k", "n", Some("p")));
+        assert_ne!(base, violation_parts("/k", "#/k", "m", Some("q")));
+        assert_ne!(base, violation_parts("/k", "#/k", "m", None));
+        assert_ne!(base, violation_parts("/k", "#/k", "mp", None));
     }
 
     #[test]

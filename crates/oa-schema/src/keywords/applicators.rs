@@ -8,7 +8,7 @@ use super::Keyword;
 use crate::compile::NodeCompiler;
 use crate::equal::json_equal;
 use crate::error::SchemaError;
-use crate::eval::{Detail, Evaluator, Frame};
+use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::evaluated::Evaluated;
 use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
 use serde_json::Value;
@@ -156,10 +156,13 @@ pub(super) fn evaluate_one_of<'v>(
             if !ev.collect {
                 return false;
             }
-            let message = format!(
-                "must match exactly one schema, but matches {n_satisfied} (members {} and {} among them)",
-                named[0], named[1]
-            );
+            let mut message = ev.message_of(&["must match exactly one schema, but matches "]);
+            push_usize(&mut message, n_satisfied);
+            message.push_str(" (members ");
+            push_usize(&mut message, named[0]);
+            message.push_str(" and ");
+            push_usize(&mut message, named[1]);
+            message.push_str(" among them)");
             ev.fail(frame, node, "oneOf", Detail::message(message))
         }
     }
@@ -200,12 +203,12 @@ fn report_union<'v>(
             .iter()
             .filter_map(|id| schema.nodes[*id as usize].own_type)
             .fold(TypeSet::default(), TypeSet::union);
-        let mut detail = Detail::message(format!(
-            "expected {}, got {}",
-            types.describe(),
-            JsonType::of(instance).name()
-        ));
-        detail.expected_types = types.names();
+        let mut message = ev.message_of(&["expected "]);
+        types.push_description(&mut message);
+        message.push_str(", got ");
+        message.push_str(JsonType::of(instance).name());
+        let mut detail = Detail::message(message);
+        detail.expected_types = types.static_names();
         return ev.fail(frame, node, keyword, detail);
     }
     let mut admitting = admitting;
@@ -283,12 +286,8 @@ pub(super) fn evaluate_not<'v>(
     if !ev.collect {
         return false;
     }
-    ev.fail(
-        frame,
-        node,
-        "not",
-        Detail::message("must not match the schema".to_owned()),
-    )
+    let message = ev.message_of(&["must not match the schema"]);
+    ev.fail(frame, node, "not", Detail::message(message))
 }
 
 /// String pins with their member indices, sorted by pin.

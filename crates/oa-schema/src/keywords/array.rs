@@ -1,7 +1,7 @@
 //! `minItems`, `maxItems` and `uniqueItems` (hash-bucketed, so n log n-ish rather than quadratic).
 
 use crate::equal::{json_equal, json_hash};
-use crate::eval::{Detail, Evaluator, Frame};
+use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::node::Node;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -27,7 +27,7 @@ pub(super) fn evaluate_max_items(
         node,
         "maxItems",
         holds_max_items(limit, instance),
-        || format!("must have at most {limit} items"),
+        ("must have at most ", limit, " items"),
     )
 }
 
@@ -70,7 +70,7 @@ pub(super) fn evaluate_min_items(
         node,
         "minItems",
         holds_min_items(limit, instance),
-        || format!("must have at least {limit} items"),
+        ("must have at least ", limit, " items"),
     )
 }
 
@@ -89,12 +89,12 @@ pub(super) fn evaluate_unique_items(
     if !ev.collect {
         return false;
     }
-    ev.fail(
-        frame,
-        node,
-        "uniqueItems",
-        Detail::message(format!("items {first} and {second} are equal")),
-    )
+    let mut message = ev.message_of(&["items "]);
+    push_usize(&mut message, first);
+    message.push_str(" and ");
+    push_usize(&mut message, second);
+    message.push_str(" are equal");
+    ev.fail(frame, node, "uniqueItems", Detail::message(message))
 }
 
 /// Items nested deeper than this are compared without recursion (and without hashing).

@@ -4,7 +4,7 @@
 use super::{Keyword, count};
 use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
-use crate::eval::{Detail, Evaluator, Frame, Step};
+use crate::eval::{Detail, Evaluator, Frame, Step, push_count};
 use crate::evaluated::Evaluated;
 use crate::node::{Node, NodeId};
 use serde_json::{Map, Value};
@@ -64,12 +64,14 @@ pub(super) fn evaluate<'v>(
             return false;
         }
         let (keyword, message) = if min_explicit {
-            (
-                "minContains",
-                format!("must contain at least {min} matching items, found {matched}"),
-            )
+            let mut message = ev.message_of(&["must contain at least "]);
+            push_count(&mut message, min);
+            message.push_str(" matching items, found ");
+            push_count(&mut message, matched);
+            ("minContains", message)
         } else {
-            ("contains", "must contain at least one matching item".to_owned())
+            let message = ev.message_of(&["must contain at least one matching item"]);
+            ("contains", message)
         };
         return ev.fail(frame, node, keyword, Detail::message(message));
     }
@@ -77,7 +79,10 @@ pub(super) fn evaluate<'v>(
         if !ev.collect {
             return false;
         }
-        let message = format!("must contain at most {max} matching items, found {matched}");
+        let mut message = ev.message_of(&["must contain at most "]);
+        push_count(&mut message, max);
+        message.push_str(" matching items, found ");
+        push_count(&mut message, matched);
         return ev.fail(frame, node, "maxContains", Detail::message(message));
     }
     true

@@ -7,6 +7,7 @@ use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
 use serde_json::Value;
+use std::fmt::Write as _;
 
 /// How deeply a `const` or `enum` value may nest: comparing and cloning values recurse, so their depth is bounded.
 const MAX_VALUE_DEPTH: usize = crate::registry::MAX_SCHEMA_DEPTH;
@@ -60,12 +61,9 @@ pub(super) fn evaluate_const(
     if !ev.collect {
         return false;
     }
-    ev.fail(
-        frame,
-        node,
-        "const",
-        Detail::message(format!("must equal {}", preview(expected))),
-    )
+    let mut message = ev.message_of(&["must equal "]);
+    push_preview(&mut message, expected);
+    ev.fail(frame, node, "const", Detail::message(message))
 }
 
 pub(super) fn evaluate_enum(
@@ -81,12 +79,12 @@ pub(super) fn evaluate_enum(
     if !ev.collect {
         return false;
     }
-    let mut message = String::from("must be one of ");
+    let mut message = ev.message_of(&["must be one of "]);
     for (option_idx, option) in options.iter().take(8).enumerate() {
         if option_idx > 0 {
             message.push_str(", ");
         }
-        message.push_str(&preview(option));
+        push_preview(&mut message, option);
     }
     if options.len() > 8 {
         message.push_str(", ...");
@@ -94,25 +92,30 @@ pub(super) fn evaluate_enum(
     ev.fail(frame, node, "enum", Detail::message(message))
 }
 
-/// A short rendering of a schema value (never of the instance) for messages.
-fn preview(value: &Value) -> String {
+/// Appends a short rendering of a schema value (never of the instance) for messages: the value serialized, cut
+/// to 57 characters and `...` when longer than 60.
+fn push_preview(out: &mut String, value: &Value) {
     // A short plain string serializes as itself in quotes: skip the serializer for the usual enum of words.
     if let Value::String(text) = value
         && text.len() <= 58
         && super::is_plain(text)
     {
-        let mut quoted = String::with_capacity(text.len() + 2);
-        quoted.push('"');
-        quoted.push_str(text);
-        quoted.push('"');
-        return quoted;
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+        return;
     }
-    let text = value.to_string();
-    if text.chars().count() > 60 {
-        let cut: String = text.chars().take(57).collect();
-        format!("{cut}...")
-    } else {
-        text
+    let start = out.len();
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{value}");
+    let written = out.get(start..).unwrap_or_default();
+    if written.chars().count() > 60 {
+        let cut = written
+            .char_indices()
+            .nth(57)
+            .map_or(written.len(), |(idx, _)| idx);
+        out.truncate(start + cut);
+        out.push_str("...");
     }
 }
 
@@ -131,9 +134,20 @@ mod tests {
             json!("é"),
             json!("tab\t"),
         ] {
-            assert_eq!(super::preview(&value), value.to_string(), "{value}");
+            assert_eq!(preview(&value), value.to_string(), "{value}");
         }
-        let cut = super::preview(&Value::String(long));
+        let cut = preview(&Value::String(long));
         assert_eq!(cut, format!("\"{}...", "x".repeat(56)));
+        let long_number: Value = serde_json::from_str(&"7".repeat(70)).unwrap();
+        assert_eq!(preview(&long_number), format!("{}...", "7".repeat(57)));
+        let mut after_text = String::from("é, ");
+        super::push_preview(&mut after_text, &json!([1, "é".repeat(70)]));
+        assert_eq!(after_text, format!("é, [1,\"{}...", "é".repeat(53)));
+    }
+
+    fn preview(value: &Value) -> String {
+        let mut out = String::new();
+        super::push_preview(&mut out, value);
+        out
     }
 }

@@ -45,10 +45,6 @@ pub(super) fn evaluate(
     if !ev.collect {
         return false;
     }
-    ev.fail(
-        frame,
-        node,
-        "format",
-        Detail::message(format!("must be a valid {name}")),
-    )
+    let message = ev.message_of(&["must be a valid ", name]);
+    ev.fail(frame, node, "format", Detail::message(message))
 }

@@ -85,7 +85,7 @@ pub(super) fn evaluate_items<'v>(
         }
         let item_valid = if rejects_all {
             // An item rejected by `items: false` is reported at the item itself.
-            let mut detail = Detail::message("item is not allowed".to_owned());
+            let mut detail = Detail::message(ev.message_of(&["item is not allowed"]));
             detail.extra = Some(Extra::Index(item_idx));
             ev.fail(frame, node, "items", detail)
         } else {

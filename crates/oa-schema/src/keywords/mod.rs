@@ -396,15 +396,15 @@ pub(crate) fn count(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> 
 }
 
 /// The shared verdict of the six count bounds (maxItems, minItems, maxProperties, minProperties, maxLength,
-/// minLength): `holds` is the comparison, and the message is only built when a violation is being collected, so the
-/// valid path and `is_valid` allocate nothing.
+/// minLength): `holds` is the comparison, and the message (text, the limit, text) is only written when a violation
+/// is being collected, so the valid path and `is_valid` allocate nothing.
 pub(crate) fn count_bound(
     ev: &mut Evaluator<'_>,
     frame: &Frame<'_, '_>,
     node: &Node,
     keyword: &'static str,
     holds: bool,
-    message: impl FnOnce() -> String,
+    (before, limit, after): (&str, u64, &str),
 ) -> bool {
     if holds {
         return true;
@@ -412,7 +412,11 @@ pub(crate) fn count_bound(
     if !ev.collect {
         return false;
     }
-    ev.fail(frame, node, keyword, crate::eval::Detail::message(message()))
+    let mut message = ev.message_buffer();
+    message.push_str(before);
+    crate::eval::push_count(&mut message, limit);
+    message.push_str(after);
+    ev.fail(frame, node, keyword, crate::eval::Detail::message(message))
 }
 
 /// Orders two property names as `str::cmp` does, deciding by the first byte inline when it differs (the usual

@@ -125,12 +125,8 @@ pub(super) fn evaluate_bound(
     if !ev.collect {
         return false;
     }
-    ev.fail(
-        frame,
-        node,
-        bound.keyword(),
-        Detail::message(format!("{} {text}", bound.phrase())),
-    )
+    let message = ev.message_of(&[bound.phrase(), " ", text]);
+    ev.fail(frame, node, bound.keyword(), Detail::message(message))
 }
 
 pub(super) fn evaluate_multiple_of(
@@ -147,12 +143,8 @@ pub(super) fn evaluate_multiple_of(
     if !ev.collect {
         return false;
     }
-    ev.fail(
-        frame,
-        node,
-        "multipleOf",
-        Detail::message(format!("must be a multiple of {text}")),
-    )
+    let message = ev.message_of(&["must be a multiple of ", text]);
+    ev.fail(frame, node, "multipleOf", Detail::message(message))
 }
 
 /// Compares an instance with a limit. Parsing to `f64` rounds monotonically, so a strict difference between the

@@ -81,7 +81,7 @@ pub(super) fn evaluate_max_properties(
         node,
         "maxProperties",
         holds_max_properties(limit, instance),
-        || format!("must have at most {limit} properties"),
+        ("must have at most ", limit, " properties"),
     )
 }
 
@@ -98,7 +98,7 @@ pub(super) fn evaluate_min_properties(
         node,
         "minProperties",
         holds_min_properties(limit, instance),
-        || format!("must have at least {limit} properties"),
+        ("must have at least ", limit, " properties"),
     )
 }
 
@@ -250,7 +250,7 @@ fn missing(
             super::quoted(trigger)
         ),
         None => {
-            let mut message = String::with_capacity(name.len() + 34);
+            let mut message = ev.message_buffer();
             message.push_str("required property ");
             super::push_quoted(&mut message, name);
             message.push_str(" is missing");
@@ -258,7 +258,7 @@ fn missing(
         }
     };
     let mut detail = Detail::message(message);
-    detail.missing_property = Some(name.to_owned());
-    detail.extra = Some(Extra::Key(name.to_owned()));
+    detail.missing_property = Some(name);
+    detail.extra = Some(Extra::Key(name));
     ev.fail(frame, node, keyword, detail);
 }

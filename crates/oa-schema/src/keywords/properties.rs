@@ -200,8 +200,9 @@ pub(super) fn evaluate_pattern_properties<'v>(
 
 #[cold]
 fn budget_exceeded(ev: &mut Evaluator<'_>, key: &str, node: &Node, frame: &Frame<'_, '_>) -> bool {
-    let mut detail = Detail::message("matching the property name exceeded the regex budget".to_owned());
-    detail.extra = Some(Extra::Key(key.to_owned()));
+    let mut detail =
+        Detail::message(ev.message_of(&["matching the property name exceeded the regex budget"]));
+    detail.extra = Some(Extra::Key(key));
     ev.fail(frame, node, "patternProperties", detail)
 }
 
@@ -280,8 +281,8 @@ pub(super) fn rejected(
     node: &Node,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let mut detail = Detail::message("property is not allowed".to_owned());
-    detail.extra = Some(Extra::Key(key.to_owned()));
+    let mut detail = Detail::message(ev.message_of(&["property is not allowed"]));
+    detail.extra = Some(Extra::Key(key));
     ev.fail(frame, node, keyword, detail)
 }
 

@@ -36,7 +36,7 @@ pub(super) fn evaluate_max_length(
         node,
         "maxLength",
         holds_max_length(limit, instance),
-        || format!("must be at most {limit} characters long"),
+        ("must be at most ", limit, " characters long"),
     )
 }
 
@@ -84,7 +84,7 @@ pub(super) fn evaluate_min_length(
         node,
         "minLength",
         holds_min_length(limit, instance),
-        || format!("must be at least {limit} characters long"),
+        ("must be at least ", limit, " characters long"),
     )
 }
 
@@ -116,9 +116,17 @@ pub(super) fn evaluate_pattern(
     if !ev.collect {
         return false;
     }
-    let message = match matched {
-        Ok(_) => format!("must match the pattern {pattern:?}"),
-        Err(_) => format!("matching the pattern {pattern:?} exceeded the regex budget"),
-    };
+    let mut message = ev.message_buffer();
+    match matched {
+        Ok(_) => {
+            message.push_str("must match the pattern ");
+            super::push_quoted(&mut message, pattern);
+        }
+        Err(_) => {
+            message.push_str("matching the pattern ");
+            super::push_quoted(&mut message, pattern);
+            message.push_str(" exceeded the regex budget");
+        }
+    }
     ev.fail(frame, node, "pattern", Detail::message(message))
 }

@@ -47,11 +47,12 @@ fn fail(
     if !ev.collect {
         return false;
     }
-    let mut detail = Detail::message(format!(
-        "expected {}, got {}",
-        types.describe(),
-        JsonType::of(instance).name()
-    ));
-    detail.expected_types = types.names();
+    let mut message = ev.message_buffer();
+    message.push_str("expected ");
+    types.push_description(&mut message);
+    message.push_str(", got ");
+    message.push_str(JsonType::of(instance).name());
+    let mut detail = Detail::message(message);
+    detail.expected_types = types.static_names();
     ev.fail(frame, node, "type", detail)
 }
