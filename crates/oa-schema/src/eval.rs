@@ -215,6 +215,12 @@ pub(crate) struct Evaluator<'s> {
     /// The buffer violation messages are written into before they are copied into their violation (see
     /// [`message_buffer`](Self::message_buffer)): one allocation serves every message of the run.
     spare_message: String,
+    /// Whether this run writes a report (`collect` as created; probes turn `collect` off for a while).
+    reporting: bool,
+    /// Whether the depth limit was reached anywhere: the run then fails, whatever the branch that reached it.
+    pub(crate) too_deep: bool,
+    /// The first depth-limit violation, when it was reached while nothing was being recorded.
+    first_too_deep: Option<Violation>,
 }
 
 /// One annotation: a meta-data, format or content keyword's value at an instance location.
@@ -239,6 +245,9 @@ impl<'s> Evaluator<'s> {
             memo_suspended: 0,
             annotations: None,
             spare_message: String::new(),
+            reporting: collect,
+            too_deep: false,
+            first_too_deep: None,
             discriminators: false,
             ref_hops: 0,
         }
@@ -304,7 +313,22 @@ impl<'s> Evaluator<'s> {
             resource: schema.nodes[root as usize].resource,
             depth: 0,
         };
-        self.node(root, instance, &frame, None)
+        let valid = self.node(root, instance, &frame, None) && !self.too_deep;
+        if self.too_deep
+            && self.reporting
+            && !self
+                .violations
+                .iter()
+                .any(|violation| violation.keyword().is_none())
+            && let Some(violation) = self.first_too_deep.take()
+        {
+            // The limit was reached where nothing was being recorded (inside a union member, `not`, `if`): the
+            // report still names it.
+            self.sort_keys
+                .record(&self.violations, violation.instance_location());
+            self.violations.push(violation);
+        }
+        valid
     }
 
     /// Evaluates `id` over `instance`, reached from `parent` by an instance step and a keyword path segment.
@@ -335,19 +359,36 @@ impl<'s> Evaluator<'s> {
             depth: parent.depth + 1,
         };
         if frame.depth > MAX_DEPTH {
-            if self.collect {
-                let instance_location = frame.instance_location();
-                self.sort_keys.record(&self.violations, &instance_location);
-                self.violations.push(Violation::without_keyword(
-                    instance_location,
-                    &frame.keyword_path(),
-                    node.absolute(),
-                    &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
-                ));
-            }
+            self.reach_depth_limit(&frame, node);
             return false;
         }
         self.node(id, instance, &frame, want)
+    }
+
+    /// Records that the depth limit was reached. That fails the whole run (see `run`), wherever it happens: a
+    /// result cut off at the limit must not be turned into success by `not` or a union, nor differ with where the
+    /// limit fell. Out of line, so that `descend`'s frame stays small on the recursion path.
+    #[cold]
+    #[inline(never)]
+    fn reach_depth_limit(&mut self, frame: &Frame<'_, '_>, node: &Node) {
+        let first = !self.too_deep;
+        self.too_deep = true;
+        if !(self.collect || (first && self.reporting)) {
+            return;
+        }
+        let violation = Violation::without_keyword(
+            frame.instance_location(),
+            &frame.keyword_path(),
+            node.absolute(),
+            &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
+        );
+        if self.collect {
+            self.sort_keys
+                .record(&self.violations, violation.instance_location());
+            self.violations.push(violation);
+        } else {
+            self.first_too_deep = Some(violation);
+        }
     }
 
     /// Whether `node` is a lone `type` that admits the instance: then nothing is recorded and no frame is needed

@@ -34,8 +34,11 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
         memo_enabled: false,
         memo_suspended: 0,
         ref_hops: 0,
+        too_deep: false,
     };
-    flag.node(schema.root, instance, 0)
+    let valid = flag.node(schema.root, instance, 0);
+    // Reaching the depth limit anywhere fails the run, as it does in the collecting evaluator.
+    valid && !flag.too_deep && !flag.ev.as_ref().is_some_and(|ev| ev.too_deep)
 }
 
 /// One yes/no run.
@@ -53,6 +56,8 @@ struct Flag<'s> {
     /// Non-zero while evaluating property names, whose values are temporary and must not be memoized.
     memo_suspended: u32,
     ref_hops: u32,
+    /// Whether the depth limit was reached anywhere (the run then fails).
+    too_deep: bool,
 }
 
 impl Flag<'_> {
@@ -65,6 +70,7 @@ impl Flag<'_> {
             return false;
         };
         if depth > MAX_DEPTH {
+            self.too_deep |= !plan.always;
             return plan.always;
         }
         let kind = super::plan::kind_of(instance);
@@ -115,7 +121,7 @@ impl Flag<'_> {
     }
 
     /// Runs one check of node `id`'s plan (the instance's type is admitted and of the kind the check is for).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check(&mut self, check: Check, id: NodeId, instance: &Value, depth: u32) -> bool {
         match check {
             Check::Ref(target) => self.follow(target, instance, depth),
@@ -132,8 +138,12 @@ impl Flag<'_> {
                     .iter()
                     .skip(skip as usize)
                     .all(|item| types.admits(super::plan::kind_of(item), item)),
-                // At the depth limit every item fails, as a descent would.
-                Value::Array(items) => items.len() <= skip as usize,
+                // At the depth limit every item fails, as a descent would, and fails the run.
+                Value::Array(items) => {
+                    let within = items.len() <= skip as usize;
+                    self.too_deep |= !within;
+                    within
+                }
                 _ => true,
             },
             Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
@@ -656,6 +666,55 @@ mod tests {
                 }),
             ]
         })
+    }
+
+    /// A schema whose recursion never consumes the instance reaches the depth limit on every path; where the
+    /// limit falls must not decide the verdict (a union or `not` could otherwise turn the cut-off into success, and
+    /// memoized results computed near the limit differ between the evaluators). Reaching it fails the run. Runs on
+    /// the default 2 MiB test thread: both evaluators' recursion to the limit must fit, unoptimized.
+    #[test]
+    fn reaching_the_depth_limit_fails_the_run_in_both_evaluators() {
+        let schemas = [
+            (
+                json!({
+                    "$defs": { "d": { "oneOf": [
+                        { "$ref": "#/$defs/d" },
+                        { "oneOf": [{ "properties": {}, "required": [] }, { "$ref": "#/$defs/d" }] }
+                    ] } },
+                    "allOf": [{ "contains": { "$ref": "#/$defs/d" }, "items": { "$ref": "#/$defs/d" } }]
+                }),
+                vec![json!([null]), json!([1, "a"])],
+            ),
+            (
+                json!({ "$defs": { "d": { "not": { "$ref": "#/$defs/d" } } }, "$ref": "#/$defs/d" }),
+                vec![json!(null), json!({ "a": 1 })],
+            ),
+            (
+                json!({ "$defs": { "d": { "anyOf": [{ "$ref": "#/$defs/d" }, true] } }, "$ref": "#/$defs/d" }),
+                vec![json!(null), json!([1])],
+            ),
+        ];
+        for (schema, instances) in schemas {
+            let validator = Validator::new(&schema).unwrap();
+            for instance in instances {
+                let compiled = validator.compiled();
+                assert!(!super::is_valid(compiled, &instance), "{schema} {instance}");
+                assert!(
+                    !Evaluator::new(compiled, true).run(&instance),
+                    "{schema} {instance}"
+                );
+                let report = validator.validate(&instance).unwrap_err();
+                let messages: Vec<&str> = report.iter().map(|violation| violation.message()).collect();
+                assert!(
+                    messages.iter().any(|message| message.contains("depth limit")),
+                    "{schema} {instance}: {messages:?}"
+                );
+                assert!(
+                    !messages.iter().any(|message| message.contains("internal error")),
+                    "{schema} {instance}: {messages:?}"
+                );
+            }
+        }
     }
 
     /// Unions whose members pin a tag property with `const` or `enum` (the discriminator skips members whose pins
