@@ -480,7 +480,7 @@ fn is_cheap(node: &Node) -> bool {
 }
 
 /// Whether a node is cheap, or a union (`anyOf`/`oneOf`/`allOf`, the nullable `anyOf: [T, null]` of LLM schemas)
-/// of cheap members beside cheap keywords: one level only, so it costs a few probes of the value in hand and
+/// of cheap members, or a `$ref` to a cheap node, beside cheap keywords: one level only, so it costs a few probes of the value in hand and
 /// can run before members that recurse, letting `is_valid` fail early.
 fn is_cheap_union(node: &Node, cheap: &[bool]) -> bool {
     let members_cheap = |ids: &[NodeId]| {
@@ -491,6 +491,9 @@ fn is_cheap_union(node: &Node, cheap: &[bool]) -> bool {
         Body::Bool(_) => true,
         Body::Keywords(keywords) => keywords.iter().all(|keyword| match keyword {
             Keyword::AllOf(ids) | Keyword::AnyOf(ids, _) | Keyword::OneOf(ids, _) => members_cheap(ids),
+            // A reference to a cheap definition (FHIR's `{"$ref": "#/definitions/boolean"}`) checks the value in
+            // hand too.
+            Keyword::Ref(id) => members_cheap(std::slice::from_ref(id)),
             Keyword::Type(_)
             | Keyword::Const(_)
             | Keyword::Enum(_)
