@@ -15,6 +15,8 @@ pub(crate) struct Anchored {
     atoms: Box<[Atom]>,
     /// Whether the pattern ends with `$` (else any suffix is allowed).
     to_end: bool,
+    /// Whether no class admits a non-ASCII character (then bytes stand for characters).
+    ascii_only: bool,
 }
 
 /// A character class with a repetition count.
@@ -70,9 +72,21 @@ impl Class {
     #[inline]
     fn contains(self, c: char) -> bool {
         match u8::try_from(c) {
-            Ok(byte) if byte.is_ascii() => self.ascii & (1 << byte) != 0,
+            Ok(byte) if byte.is_ascii() => self.has_ascii(byte),
             _ => self.non_ascii,
         }
+    }
+
+    /// Whether `byte` is an ASCII character in the class (never for bytes above 127). The set is read as two
+    /// 64-bit halves: a variable shift of a `u128` costs several instructions a byte.
+    #[inline(always)]
+    fn has_ascii(self, byte: u8) -> bool {
+        let half = if byte < 64 {
+            self.ascii as u64
+        } else {
+            (self.ascii >> 64) as u64
+        };
+        byte < 128 && (half >> (byte & 63)) & 1 != 0
     }
 }
 
@@ -110,9 +124,11 @@ impl Anchored {
             atoms.push(Atom { class, min, max });
             pos = next;
         }
+        let ascii_only = atoms.iter().all(|atom| !atom.class.non_ascii);
         let anchored = Self {
             atoms: atoms.into_boxed_slice(),
             to_end,
+            ascii_only,
         };
         anchored.greedy_is_exact().then_some(anchored)
     }
@@ -139,7 +155,7 @@ impl Anchored {
 
     /// Whether `text` matches.
     pub(crate) fn is_match(&self, text: &str) -> bool {
-        if self.atoms.iter().all(|atom| !atom.class.non_ascii) {
+        if self.ascii_only {
             return self.is_match_ascii(text.as_bytes());
         }
         let mut chars = text.chars().peekable();
@@ -168,19 +184,27 @@ impl Anchored {
     fn is_match_ascii(&self, text: &[u8]) -> bool {
         let mut pos = 0;
         for atom in self.atoms.iter() {
-            let mut count: u32 = 0;
-            while count < atom.max {
+            // Single characters, optional or not (literals such as `ORD-`): one byte test.
+            if atom.max == 1 {
                 match text.get(pos) {
-                    Some(byte) if byte.is_ascii() && atom.class.ascii & (1 << byte) != 0 => {
-                        pos += 1;
-                        count += 1;
-                    }
-                    _ => break,
+                    Some(byte) if atom.class.has_ascii(*byte) => pos += 1,
+                    _ if atom.min == 0 => {}
+                    _ => return false,
                 }
+                continue;
             }
-            if count < atom.min {
+            let rest = text.get(pos..).unwrap_or_default();
+            let limit = usize::try_from(atom.max).unwrap_or(usize::MAX).min(rest.len());
+            let taken = rest
+                .get(..limit)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|byte| atom.class.has_ascii(**byte))
+                .count();
+            if taken < atom.min as usize {
                 return false;
             }
+            pos += taken;
         }
         !self.to_end || pos == text.len()
     }

@@ -45,7 +45,16 @@ pub(super) fn holds_const(expected: &Value, instance: &Value) -> bool {
 /// `enum`'s verdict.
 #[inline]
 pub(super) fn holds_enum(options: &[Value], instance: &Value) -> bool {
-    options.iter().any(|option| json_equal(option, instance))
+    // Strings and numbers (nearly every `enum`) equal only their own kind: compared in place, without a call a value.
+    match instance {
+        Value::String(text) => options
+            .iter()
+            .any(|option| matches!(option, Value::String(option) if super::same_name(option, text))),
+        Value::Number(number) => options.iter().any(
+            |option| matches!(option, Value::Number(option) if crate::number::numbers_equal(option, number)),
+        ),
+        _ => options.iter().any(|option| json_equal(option, instance)),
+    }
 }
 
 pub(super) fn evaluate_const(

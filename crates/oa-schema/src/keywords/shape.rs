@@ -224,7 +224,8 @@ impl<'t> Lookup<'t> {
         }
     }
 
-    #[inline]
+    /// The slot of member `key`, if the shape names it. Inlined: a call's set-up costs as much as the usual step.
+    #[inline(always)]
     pub(super) fn find(&mut self, key: &str) -> Option<&'t Slot> {
         if !self.sorted {
             return self
