@@ -22,7 +22,7 @@ pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Ke
         return Err(cx.invalid("enum", "expected an array"));
     };
     check_depth(cx, "enum", value)?;
-    Ok(Keyword::Enum(options.clone().into_boxed_slice()))
+    Ok(Keyword::Enum(options.as_slice().into()))
 }
 
 /// Rejects values nested deeper than [`MAX_VALUE_DEPTH`].

@@ -78,7 +78,7 @@ impl Flag<'_> {
             return false;
         }
         for check in plan.checks_for(kind) {
-            if !self.check(*check, id, instance, depth) {
+            if !self.check(check, id, instance, depth) {
                 return false;
             }
         }
@@ -122,8 +122,8 @@ impl Flag<'_> {
 
     /// Runs one check of node `id`'s plan (the instance's type is admitted and of the kind the check is for).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn check(&mut self, check: Check, id: NodeId, instance: &Value, depth: u32) -> bool {
-        match check {
+    fn check(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
+        match *check {
             Check::Ref(target) => self.follow(target, instance, depth),
             Check::Not(target) => self.not(target, instance, depth),
             Check::MinItems(limit) => array::holds_min_items(limit, instance),
@@ -132,6 +132,12 @@ impl Flag<'_> {
             Check::MaxLength(limit) => string::holds_max_length(limit, instance),
             Check::MinProperties(limit) => object::holds_min_properties(limit, instance),
             Check::MaxProperties(limit) => object::holds_max_properties(limit, instance),
+            Check::Pattern(ref regex) => string::holds_pattern(regex, instance),
+            Check::Enum(ref options) => enum_::holds_enum(options, instance),
+            Check::Shape(ref shape) => match instance {
+                Value::Object(object) => self.shape(shape, object, depth),
+                _ => true,
+            },
             Check::ItemsOfType { types, skip } => match instance {
                 // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
                 Value::Array(items) if depth < MAX_DEPTH => items

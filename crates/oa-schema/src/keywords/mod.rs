@@ -52,8 +52,8 @@ pub(crate) enum Keyword {
     Type(TypeSet),
     /// `const`.
     Const(Value),
-    /// `enum`.
-    Enum(Box<[Value]>),
+    /// `enum` (shared with the yes/no evaluator's plan).
+    Enum(std::sync::Arc<[Value]>),
     /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
     Bound {
         bound: Bound,
@@ -147,7 +147,7 @@ pub(crate) enum Keyword {
         else_: Option<NodeId>,
     },
     /// `properties`, `required` and `additionalProperties` fused (see [`shape`]).
-    Shape(Box<Shape>),
+    Shape(std::sync::Arc<Shape>),
     /// `unevaluatedProperties`.
     UnevaluatedProperties(NodeId),
     /// `unevaluatedItems`.

@@ -8,9 +8,11 @@
 //! carries the commonest checks' operands inline (lengths, an integer bound, an `items` that is only a `type`); the
 //! rest name the compiled keyword they stand for, which the evaluator runs as the collecting evaluator would.
 
-use super::{Bound, Keyword};
+use super::{Bound, Keyword, Shape};
+use crate::ecma_regex::EcmaRegex;
 use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The kinds of instance a plan splits its checks by.
 const KINDS: usize = 6;
@@ -100,8 +102,9 @@ impl Plan {
     }
 }
 
-/// One check of a plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One check of a plan. The keywords most instances meet carry their compiled operands (shared with the node), so
+/// that running one is a single step from the plan rather than a lookup of the node's keyword and a second dispatch.
+#[derive(Debug, Clone)]
 pub(crate) enum Check {
     /// The node's keyword at this index, run as compiled.
     Keyword(u16),
@@ -130,6 +133,12 @@ pub(crate) enum Check {
     /// A bound whose limit is a short integer: integer instances compare exactly without the decimal path; other
     /// numbers run the keyword at `index`.
     IntBound { bound: Bound, limit: i64, index: u16 },
+    /// `pattern`.
+    Pattern(EcmaRegex),
+    /// `enum`.
+    Enum(Arc<[Value]>),
+    /// `properties`, `required` and `additionalProperties` fused.
+    Shape(Arc<Shape>),
 }
 
 /// Lays out every node (indices match `nodes`).
@@ -178,19 +187,25 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
     }
     let mut checks: Vec<Check> = Vec::new();
     let mut ranges = [(0_u16, 0_u16); KINDS];
-    let mut lists: Vec<Vec<Check>> = Vec::with_capacity(KINDS);
+    // Each kind's checks, as positions in `laid_out`.
+    let mut lists: Vec<Vec<usize>> = Vec::with_capacity(KINDS);
     for kind in 0..KINDS {
-        let list: Vec<Check> = laid_out
+        let list: Vec<usize> = laid_out
             .iter()
-            .filter(|(_, kinds)| kinds & (1 << kind) != 0)
-            .map(|(check, _)| *check)
+            .enumerate()
+            .filter(|(_, (_, kinds))| kinds & (1 << kind) != 0)
+            .map(|(position, _)| position)
             .collect();
         // Kinds with the same checks (often all of them: a lone `$ref`) share one copy.
         let range = match lists.iter().position(|earlier| *earlier == list) {
             Some(earlier) => ranges[earlier],
             None => {
                 let start = checks.len();
-                checks.extend_from_slice(&list);
+                checks.extend(
+                    list.iter()
+                        .filter_map(|position| laid_out.get(*position))
+                        .map(|(check, _)| check.clone()),
+                );
                 match (u16::try_from(start), u16::try_from(checks.len())) {
                     (Ok(start), Ok(end)) => (start, end),
                     _ => (0, 0),
@@ -237,7 +252,8 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::MultipleOf { .. } => (general, NUMBER),
         Keyword::MinLength(limit) => (Check::MinLength(*limit), STRING),
         Keyword::MaxLength(limit) => (Check::MaxLength(*limit), STRING),
-        Keyword::Pattern { .. } | Keyword::Format { .. } => (general, STRING),
+        Keyword::Pattern { regex, .. } => (Check::Pattern(regex.clone()), STRING),
+        Keyword::Format { .. } => (general, STRING),
         Keyword::MinItems(limit) => (Check::MinItems(*limit), ARRAY),
         Keyword::MaxItems(limit) => (Check::MaxItems(*limit), ARRAY),
         Keyword::Items { node, skip } => {
@@ -265,12 +281,12 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::AdditionalProperties { .. }
         | Keyword::PropertyNames(_)
         | Keyword::DependentSchemas(_)
-        | Keyword::Shape(_)
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
+        Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
+        Keyword::Enum(options) => (Check::Enum(Arc::clone(options)), ALL_KINDS),
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
         | Keyword::Const(_)
-        | Keyword::Enum(_)
         | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)

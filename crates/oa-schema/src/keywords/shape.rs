@@ -139,7 +139,7 @@ pub(crate) fn fuse(nodes: &mut [Node]) {
             }
         }
         let shape = build(originals, &is_false, &is_true);
-        kept.insert(place, Keyword::Shape(Box::new(shape)));
+        kept.insert(place, Keyword::Shape(std::sync::Arc::new(shape)));
         *keywords = kept.into_boxed_slice();
     }
 }
