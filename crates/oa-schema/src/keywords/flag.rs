@@ -153,6 +153,7 @@ impl Flag<'_> {
                 _ => true,
             },
             Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
+            Check::ItemsOfArrays(ref of) => self.items_of_arrays(of, instance, depth),
             Check::IntBound { bound, limit, index } => match instance {
                 Value::Number(number) => match crate::number::as_short_i64(number) {
                     Some(value) => bound.holds(value.cmp(&limit)),
@@ -280,6 +281,19 @@ impl Flag<'_> {
             return true;
         };
         items.iter().skip(skip).all(|item| self.child(id, item, depth))
+    }
+
+    /// `items` whose schema is an array of items of one type: the items and their items in one loop, as the
+    /// descent would answer while both levels are within the depth limit (else the descent runs).
+    #[inline(never)]
+    fn items_of_arrays(&mut self, of: &super::plan::ArraysOf, instance: &Value, depth: u32) -> bool {
+        let Value::Array(items) = instance else {
+            return true;
+        };
+        if depth + 1 >= MAX_DEPTH {
+            return self.items(of.node, of.skip as usize, instance, depth);
+        }
+        items.iter().skip(of.skip as usize).all(|item| of.holds(item))
     }
 
     #[inline(never)]
@@ -631,6 +645,27 @@ mod tests {
                 json!({ "minItems": n, "maxItems": n + 2, "items": { "type": name } })
             }),
             (0u64..3).prop_map(|n| json!({ "minProperties": n, "maxProperties": n + 1 })),
+            // `items` whose schema is an array of items of one type (the plan's one-loop form), with skips.
+            (
+                0u64..3,
+                prop::sample::select(vec!["null", "integer", "string"]),
+                prop::option::of(prop::sample::select(vec!["array", "null"])),
+                any::<(bool, bool)>(),
+            )
+                .prop_map(|(n, name, own, (skip_outer, skip_inner))| {
+                    let mut item = json!({ "minItems": n, "maxItems": n + 1, "items": { "type": name } });
+                    if let Some(own) = own {
+                        item["type"] = json!(own);
+                    }
+                    if skip_inner {
+                        item["prefixItems"] = json!([true]);
+                    }
+                    let mut schema = json!({ "items": item });
+                    if skip_outer {
+                        schema["prefixItems"] = json!([true]);
+                    }
+                    schema
+                }),
             Just(json!({ "not": { "type": "string" } })),
             Just(json!({ "enum": ["a", 1, null] })),
             Just(json!({ "enum": ["a", "b"] })),
@@ -721,6 +756,48 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `items` of arrays of one type answered in one loop must agree with the descent near the depth limit too:
+    /// the loop runs only while both levels are within it. Each level of the instance is `[deeper, pairs]`:
+    /// `prefixItems` recurses into `deeper` and sends `pairs` to a definition whose `items` are arrays of numbers,
+    /// two levels deeper than the recursion goes, so the one-loop check is the deepest step. It is reached at
+    /// every depth up to and past the limit (two schemas, for both parities of the depth).
+    #[test]
+    fn arrays_of_one_type_agree_with_the_collecting_evaluator_near_the_depth_limit() {
+        let defs = json!({
+            "d": { "prefixItems": [{ "$ref": "#/$defs/d" }, { "$ref": "#/$defs/e" }] },
+            "e": { "items": { "type": "array", "minItems": 1, "items": { "type": "number" } } }
+        });
+        let schemas = [
+            json!({ "$defs": defs, "$ref": "#/$defs/d" }),
+            json!({ "$defs": defs, "allOf": [{ "$ref": "#/$defs/d" }] }),
+        ];
+        let check = move || {
+            for schema in &schemas {
+                let validator = Validator::new(schema).unwrap();
+                let compiled = validator.compiled();
+                for nesting in 240..262 {
+                    for pairs in [json!([[1], [2]]), json!([[1], []]), json!([["x"]])] {
+                        let mut instance = json!([]);
+                        for _ in 0..nesting {
+                            instance = json!([instance, pairs.clone()]);
+                        }
+                        assert_eq!(
+                            super::is_valid(compiled, &instance),
+                            Evaluator::new(compiled, false).run(&instance),
+                            "{schema} nesting {nesting} pairs {pairs}"
+                        );
+                    }
+                }
+            }
+        };
+        // Deep instances: a thread with room for the unoptimized recursion of both evaluators.
+        let runner = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(check)
+            .unwrap();
+        runner.join().unwrap();
     }
 
     /// Unions whose members pin a tag property with `const` or `enum` (the discriminator skips members whose pins

@@ -130,6 +130,9 @@ pub(crate) enum Check {
     ItemsOfType { types: Kinds, skip: u32 },
     /// `items`.
     Items { node: NodeId, skip: u32 },
+    /// `items` whose schema is an array of items of one type with counts (coordinate pairs, rows of a matrix): one
+    /// loop over the items and their items, no descent.
+    ItemsOfArrays(Box<ArraysOf>),
     /// A bound whose limit is a short integer: integer instances compare exactly without the decimal path; other
     /// numbers run the keyword at `index`.
     IntBound { bound: Bound, limit: i64, index: u16 },
@@ -141,6 +144,77 @@ pub(crate) enum Check {
     Shape(Arc<Shape>),
 }
 
+/// An `items` schema that only checks arrays of one item type (see [`Check::ItemsOfArrays`]).
+#[derive(Debug, Clone)]
+pub(crate) struct ArraysOf {
+    /// The `items` schema, for the evaluation near the depth limit.
+    pub(crate) node: NodeId,
+    /// The leading items `items` skips (those of `prefixItems`).
+    pub(crate) skip: u32,
+    /// The item schema's `type` (every type when it has none).
+    pub(crate) types: Kinds,
+    /// Its `minItems` and `maxItems` (0 and `u64::MAX` when absent).
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+    /// Its `items`' type, and the leading items that `items` skips.
+    pub(crate) inner: Kinds,
+    pub(crate) inner_skip: u32,
+}
+
+impl ArraysOf {
+    /// Whether one item holds (its own items' depth is within the limit).
+    #[inline]
+    pub(crate) fn holds(&self, item: &Value) -> bool {
+        if !self.types.admits(kind_of(item), item) {
+            return false;
+        }
+        let Value::Array(inner) = item else {
+            return true;
+        };
+        let len = inner.len() as u64;
+        len >= self.min
+            && len <= self.max
+            && inner
+                .iter()
+                .skip(self.inner_skip as usize)
+                .all(|value| self.inner.admits(kind_of(value), value))
+    }
+
+    /// The form of the `items` schema `item`, if it is one.
+    fn of(node: NodeId, skip: u32, item: &Node, nodes: &[Node]) -> Option<Box<Self>> {
+        let Body::Keywords(keywords) = &item.body else {
+            return None;
+        };
+        if item.tracks_evaluated {
+            return None;
+        }
+        let mut of = Self {
+            node,
+            skip,
+            types: Kinds::of(all_types()),
+            min: 0,
+            max: u64::MAX,
+            inner: Kinds::of(all_types()),
+            inner_skip: 0,
+        };
+        let mut has_items = false;
+        for keyword in keywords {
+            match keyword {
+                Keyword::Type(types) => of.types = Kinds::of(*types),
+                Keyword::MinItems(min) => of.min = *min,
+                Keyword::MaxItems(max) => of.max = *max,
+                Keyword::Items { node, skip } => {
+                    of.inner = Kinds::of(nodes.get(*node as usize)?.only_type?);
+                    of.inner_skip = u32::try_from(*skip).ok()?;
+                    has_items = true;
+                }
+                _ => return None,
+            }
+        }
+        has_items.then_some(Box::new(of))
+    }
+}
+
 /// Lays out every node (indices match `nodes`).
 pub(crate) fn plans(nodes: &[Node], dynamic_scope_matters: bool) -> Box<[Plan]> {
     nodes
@@ -149,11 +223,17 @@ pub(crate) fn plans(nodes: &[Node], dynamic_scope_matters: bool) -> Box<[Plan]> 
         .collect()
 }
 
-fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
-    let mut all_types = TypeSet::default();
+/// Every type (a node without `type`).
+fn all_types() -> TypeSet {
+    let mut all = TypeSet::default();
     for ty in JsonType::ALL {
-        all_types.insert(ty);
+        all.insert(ty);
     }
+    all
+}
+
+fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
+    let all_types = all_types();
     let keywords = match &node.body {
         Body::Bool(verdict) => {
             return Plan {
@@ -258,12 +338,16 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::MaxItems(limit) => (Check::MaxItems(*limit), ARRAY),
         Keyword::Items { node, skip } => {
             let skip = u32::try_from(*skip).unwrap_or(u32::MAX);
-            let check = match nodes.get(*node as usize).and_then(|item| item.only_type) {
+            let item = nodes.get(*node as usize);
+            let check = match item.and_then(|item| item.only_type) {
                 Some(types) => Check::ItemsOfType {
                     types: Kinds::of(types),
                     skip,
                 },
-                None => Check::Items { node: *node, skip },
+                None => match item.and_then(|item| ArraysOf::of(*node, skip, item, nodes)) {
+                    Some(of) => Check::ItemsOfArrays(of),
+                    None => Check::Items { node: *node, skip },
+                },
             };
             (check, ARRAY)
         }
