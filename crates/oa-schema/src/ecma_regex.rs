@@ -80,6 +80,34 @@ pub(crate) struct RegexError {
     pub(crate) message: String,
 }
 
+/// A set of bytes, one bit each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    /// Adds `byte`.
+    pub(crate) fn insert(&mut self, byte: u8) {
+        if let Some(word) = self.0.get_mut(usize::from(byte >> 6)) {
+            *word |= 1 << (byte & 63);
+        }
+    }
+
+    /// Adds every byte of `other`.
+    pub(crate) fn union(self, other: Self) -> Self {
+        let [a, b, c, d] = self.0;
+        let [e, f, g, h] = other.0;
+        Self([a | e, b | f, c | g, d | h])
+    }
+
+    /// Whether `byte` is in.
+    #[inline]
+    pub(crate) fn contains(self, byte: u8) -> bool {
+        self.0
+            .get(usize::from(byte >> 6))
+            .is_some_and(|word| (word >> (byte & 63)) & 1 != 0)
+    }
+}
+
 /// A match gave up because it exceeded the matching budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RegexBudgetExceeded;
@@ -139,6 +167,15 @@ impl EcmaRegex {
         Ok(Self {
             inner: Arc::new(compiled),
         })
+    }
+
+    /// The bytes a matching string can start with, when the pattern is anchored at the start and says (`^x-`):
+    /// a filter that lets callers skip the match for most names. `None` when any string may match.
+    pub(crate) fn first_bytes(&self) -> Option<ByteSet> {
+        match &*self.inner {
+            Compiled::Anchored(anchored) => anchored.first_bytes(),
+            _ => None,
+        }
     }
 
     /// Whether the pattern matches anywhere in `haystack` (patterns are not anchored).

@@ -153,6 +153,19 @@ impl Anchored {
         })
     }
 
+    /// The bytes a match can start with: those of the first atom's class when it must match at least once
+    /// (every byte from 0x80 when it admits non-ASCII characters, whose UTF-8 starts there), else `None`.
+    pub(crate) fn first_bytes(&self) -> Option<super::ByteSet> {
+        let first = self.atoms.first().filter(|atom| atom.min >= 1)?;
+        let mut set = super::ByteSet::default();
+        for byte in 0..=u8::MAX {
+            if first.class.has_ascii(byte) || (byte >= 0x80 && first.class.non_ascii) {
+                set.insert(byte);
+            }
+        }
+        Some(set)
+    }
+
     /// Whether `text` matches.
     pub(crate) fn is_match(&self, text: &str) -> bool {
         if self.ascii_only {
@@ -435,6 +448,17 @@ mod tests {
             let regex = build_linear(&translate::translate(&node, translate::Engine::Linear)).unwrap();
             if let Some(anchored) = Anchored::parse(&pattern) {
                 prop_assert_eq!(anchored.is_match(&text), regex.is_match(text.as_bytes()), "{} on {:?}", pattern, text);
+            }
+        }
+
+        #[test]
+        fn first_bytes_never_exclude_a_match(pattern in any_pattern(), text in "[ab0_. \\-é\n]{0,8}") {
+            let regex = crate::ecma_regex::EcmaRegex::new(&pattern).unwrap();
+            if let Some(starts) = regex.first_bytes() {
+                if regex.is_match(&text) == Ok(true) {
+                    let first = text.as_bytes().first().copied();
+                    prop_assert!(first.is_some_and(|byte| starts.contains(byte)), "{} on {:?}", pattern, text);
+                }
             }
         }
     }

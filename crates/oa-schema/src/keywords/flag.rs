@@ -448,7 +448,7 @@ impl Flag<'_> {
         for (key, value) in object {
             let slot = lookup.find(key);
             // `patternProperties`: every pattern the name matches applies; such a member is not additional.
-            let patterned = if patterns.is_empty() {
+            let patterned = if patterns.is_empty() || !shape.may_pattern(key) {
                 false
             } else {
                 match self.patterns(patterns, key, value, depth) {
@@ -500,7 +500,10 @@ impl Flag<'_> {
             {
                 Some((id, false)) => Some(id),
                 Some((_, true)) => None,
-                None => others.filter(|_| !patterns.iter().any(|(regex, _)| regex.is_match(key) == Ok(true))),
+                None => others.filter(|_| {
+                    !shape.may_pattern(key)
+                        || !patterns.iter().any(|(regex, _)| regex.is_match(key) == Ok(true))
+                }),
             };
             target.is_none_or(|id| self.child(id, value, depth))
         })

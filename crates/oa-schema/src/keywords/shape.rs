@@ -8,7 +8,7 @@
 //! `unevaluated*` needs to know what was evaluated, the original keywords run instead.
 
 use super::{Keyword, cmp_names};
-use crate::ecma_regex::EcmaRegex;
+use crate::ecma_regex::{ByteSet, EcmaRegex};
 use crate::eval::{Evaluator, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::node::{Body, Node, NodeId};
@@ -28,6 +28,9 @@ pub(crate) struct Shape {
     /// "additional". The collecting evaluator runs the original keywords when there are patterns; the yes/no
     /// evaluator walks the members once for all four keywords.
     patterns: Box<[(EcmaRegex, NodeId)]>,
+    /// The first bytes of the names some pattern may match (`None`: any name may), so most names skip the
+    /// patterns (`^x-` in OpenAPI documents sees only names that start with `x`).
+    pattern_starts: Option<ByteSet>,
     /// Whether some member must wait for the second pass (a recursive property schema, or an additional schema).
     deferred: bool,
     /// The keywords fused, in their evaluation order: they run when evaluated properties must be tracked, and
@@ -68,6 +71,15 @@ impl Shape {
     /// `patternProperties`' patterns and schemas.
     pub(super) fn patterns(&self) -> &[(EcmaRegex, NodeId)] {
         &self.patterns
+    }
+
+    /// Whether some pattern may match `name` (when false, none does).
+    #[inline]
+    pub(super) fn may_pattern(&self, name: &str) -> bool {
+        match self.pattern_starts {
+            None => true,
+            Some(starts) => name.as_bytes().first().is_some_and(|byte| starts.contains(*byte)),
+        }
     }
 
     /// The `additionalProperties` schema, when it is one.
@@ -202,6 +214,11 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
         table: merged.into_boxed_slice(),
         n_required,
         additional,
+        pattern_starts: patterns
+            .iter()
+            .try_fold(ByteSet::default(), |starts, (regex, _)| {
+                regex.first_bytes().map(|first| starts.union(first))
+            }),
         patterns,
         deferred,
         originals: originals.into_boxed_slice(),
