@@ -454,11 +454,11 @@ mod tests {
         #[test]
         fn first_bytes_never_exclude_a_match(pattern in any_pattern(), text in "[ab0_. \\-é\n]{0,8}") {
             let regex = crate::ecma_regex::EcmaRegex::new(&pattern).unwrap();
-            if let Some(starts) = regex.first_bytes() {
-                if regex.is_match(&text) == Ok(true) {
-                    let first = text.as_bytes().first().copied();
-                    prop_assert!(first.is_some_and(|byte| starts.contains(byte)), "{} on {:?}", pattern, text);
-                }
+            if let Some(starts) = regex.first_bytes()
+                && regex.is_match(&text) == Ok(true)
+            {
+                let first = text.as_bytes().first().copied();
+                prop_assert!(first.is_some_and(|byte| starts.contains(byte)), "{} on {:?}", pattern, text);
             }
         }
     }
