@@ -3,10 +3,11 @@
 //!
 //! These are most of the `pattern`s that structured-output schemas carry, and a regex engine's per-call set-up costs
 //! more than the match itself on such short strings. A pattern qualifies when it starts with `^`, is a sequence of
-//! literals, escapes (`\d`, `\w`, escaped punctuation) and bracketed classes of ASCII characters, each with an
-//! optional greedy quantifier, and optionally ends with `$`; and when greedy matching is exact for it: a repeated
-//! atom shares no character with the atoms that could take characters it gives back. Anything else (groups,
-//! alternation, `.`, `\s`, lazy quantifiers, non-ASCII) returns `None` and the regex engine decides, so this is
+//! literals, escapes (`\d`, `\w`, `\s` and their negations, control escapes such as `\t`, escaped punctuation) and
+//! bracketed classes of them and ASCII characters, each with an optional greedy quantifier, and optionally ends with
+//! `$`; and when greedy matching is exact for it: a repeated atom shares no character with the atoms that could
+//! take characters it gives back. FHIR's `^[ \r\n\t\S]+$` and `^\S*$` qualify. Anything else (groups,
+//! alternation, `.`, lazy quantifiers, non-ASCII literals) returns `None` and the regex engine decides, so this is
 //! only ever a faster route to the same answer (checked against the engine by a property test).
 
 /// A compiled anchored pattern.
@@ -28,18 +29,24 @@ struct Atom {
     max: u32,
 }
 
-/// A set of characters: the ASCII ones as bits, and whether every non-ASCII character is in (negated classes).
+/// A set of characters: the ASCII ones as bits, and the non-ASCII ones in two parts (`\s`'s and the rest), which
+/// is all that `\s`, `\S` and negated classes can tell apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Class {
     ascii: u128,
-    non_ascii: bool,
+    /// Whether the non-ASCII characters of ECMA-262's `\s` (no-break and other Unicode spaces, line and
+    /// paragraph separators, the byte order mark) are in.
+    space: bool,
+    /// Whether every other non-ASCII character is in.
+    other: bool,
 }
 
 impl Class {
     fn byte(byte: u8) -> Self {
         Self {
             ascii: 1 << byte,
-            non_ascii: false,
+            space: false,
+            other: false,
         }
     }
 
@@ -54,26 +61,29 @@ impl Class {
     fn union(self, other: Self) -> Self {
         Self {
             ascii: self.ascii | other.ascii,
-            non_ascii: self.non_ascii || other.non_ascii,
+            space: self.space || other.space,
+            other: self.other || other.other,
         }
     }
 
     fn negated(self) -> Self {
         Self {
             ascii: !self.ascii,
-            non_ascii: !self.non_ascii,
+            space: !self.space,
+            other: !self.other,
         }
     }
 
     fn overlaps(self, other: Self) -> bool {
-        self.ascii & other.ascii != 0 || (self.non_ascii && other.non_ascii)
+        self.ascii & other.ascii != 0 || (self.space && other.space) || (self.other && other.other)
     }
 
     #[inline]
     fn contains(self, c: char) -> bool {
         match u8::try_from(c) {
             Ok(byte) if byte.is_ascii() => self.has_ascii(byte),
-            _ => self.non_ascii,
+            _ if is_ecma_space(c) => self.space,
+            _ => self.other,
         }
     }
 
@@ -93,6 +103,37 @@ impl Class {
 /// `\d`.
 fn digit() -> Class {
     Class::range(b'0', b'9')
+}
+
+/// `\s`: ECMA-262 WhiteSpace and LineTerminator.
+fn space() -> Class {
+    let mut class = Class::default();
+    for byte in [b'\t', b'\n', 0x0b, 0x0c, b'\r', b' '] {
+        class = class.union(Class::byte(byte));
+    }
+    class.space = true;
+    class
+}
+
+/// Whether a non-ASCII character is in ECMA-262's `\s` (the same set as the engine's translation).
+fn is_ecma_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
+    )
+}
+
+/// The character a control escape (`\t`, `\n`, `\v`, `\f`, `\r`) stands for.
+fn control_escape(byte: u8) -> Option<u8> {
+    match byte {
+        b't' => Some(b'\t'),
+        b'n' => Some(b'\n'),
+        b'v' => Some(0x0b),
+        b'f' => Some(0x0c),
+        b'r' => Some(b'\r'),
+        _ => None,
+    }
 }
 
 /// `\w`.
@@ -124,7 +165,7 @@ impl Anchored {
             atoms.push(Atom { class, min, max });
             pos = next;
         }
-        let ascii_only = atoms.iter().all(|atom| !atom.class.non_ascii);
+        let ascii_only = atoms.iter().all(|atom| !atom.class.space && !atom.class.other);
         let anchored = Self {
             atoms: atoms.into_boxed_slice(),
             to_end,
@@ -159,7 +200,7 @@ impl Anchored {
         let first = self.atoms.first().filter(|atom| atom.min >= 1)?;
         let mut set = super::ByteSet::default();
         for byte in 0..=u8::MAX {
-            if first.class.has_ascii(byte) || (byte >= 0x80 && first.class.non_ascii) {
+            if first.class.has_ascii(byte) || (byte >= 0x80 && (first.class.space || first.class.other)) {
                 set.insert(byte);
             }
         }
@@ -171,23 +212,31 @@ impl Anchored {
         if self.ascii_only {
             return self.is_match_ascii(text.as_bytes());
         }
-        let mut chars = text.chars().peekable();
+        // ASCII bytes are tested as bytes; a character is decoded only where a byte says it is not ASCII.
+        let bytes = text.as_bytes();
+        let mut pos = 0;
         for atom in self.atoms.iter() {
             let mut count: u32 = 0;
             while count < atom.max {
-                match chars.peek() {
-                    Some(c) if atom.class.contains(*c) => {
-                        chars.next();
-                        count += 1;
+                let Some(&byte) = bytes.get(pos) else { break };
+                if byte.is_ascii() {
+                    if !atom.class.has_ascii(byte) {
+                        break;
                     }
-                    _ => break,
+                    pos += 1;
+                } else {
+                    match text.get(pos..).and_then(|rest| rest.chars().next()) {
+                        Some(c) if atom.class.contains(c) => pos += c.len_utf8(),
+                        _ => break,
+                    }
                 }
+                count += 1;
             }
             if count < atom.min {
                 return false;
             }
         }
-        !self.to_end || chars.next().is_none()
+        !self.to_end || pos == bytes.len()
     }
 }
 
@@ -259,7 +308,10 @@ fn escape_at(bytes: &[u8], pos: usize) -> Option<(Class, usize)> {
         b'D' => digit().negated(),
         b'w' => word(),
         b'W' => word().negated(),
+        b's' => space(),
+        b'S' => space().negated(),
         _ if is_escapable(byte) => Class::byte(byte),
+        _ if control_escape(byte).is_some() => Class::byte(control_escape(byte)?),
         _ => return None,
     };
     Some((class, pos + 1))
@@ -284,13 +336,14 @@ fn bracket_at(bytes: &[u8], mut pos: usize) -> Option<(Class, usize)> {
             b'\\' => {
                 let escaped = *bytes.get(pos + 1)?;
                 match escaped {
-                    b'd' | b'w' | b'D' | b'W' => {
+                    b'd' | b'w' | b'D' | b'W' | b's' | b'S' => {
                         let (escape, next) = escape_at(bytes, pos + 1)?;
                         class = class.union(escape);
                         pos = next;
                         continue;
                     }
                     _ if is_escapable(escaped) => (escaped, pos + 2),
+                    _ if control_escape(escaped).is_some() => (control_escape(escaped)?, pos + 2),
                     _ => return None,
                 }
             }
@@ -381,6 +434,8 @@ mod tests {
             "^\\d+$",
             "^[a-z_][a-z0-9_]*$",
             "^https?://",
+            "^[ \\r\\n\\t\\S]+$",
+            "^\\S*$",
         ] {
             assert!(Anchored::parse(pattern).is_some(), "{pattern}");
         }
@@ -392,13 +447,11 @@ mod tests {
             "ORD-[0-9]{6}$",
             "^(a|b)$",
             "^a.b$",
-            "^\\s+$",
             "^a+?$",
             "^[a-z]*[a-c]$",
             "^a*a$",
             "^a?b?a$",
             "^é$",
-            "^[\\s]$",
             "^a{2,1}$",
         ] {
             assert!(Anchored::parse(pattern).is_none(), "{pattern}");
@@ -420,6 +473,12 @@ mod tests {
             ("^https?://", "ftp://x", false),
             ("^$", "", true),
             ("^$", "\n", false),
+            ("^[ \\r\\n\\t\\S]+$", "a b\tc\u{e9}", true),
+            ("^[ \\r\\n\\t\\S]+$", "a\u{a0}b", false),
+            ("^[ \\r\\n\\t\\S]+$", "a\u{b}b", false),
+            ("^\\S*$", "http://x/\u{e9}", true),
+            ("^\\S*$", "a\u{2028}", false),
+            ("^\\s\\S$", "\u{feff}x", true),
         ];
         for (pattern, text, expected) in cases {
             let anchored = Anchored::parse(pattern).unwrap();
@@ -429,7 +488,25 @@ mod tests {
 
     fn any_pattern() -> impl Strategy<Value = String> {
         let atom = prop::sample::select(vec![
-            "a", "b", "-", " ", "\\d", "\\w", "\\W", "\\.", "[a-c]", "[^a]", "[0-9_]", "[b\\-]", "[-a]",
+            "a",
+            "b",
+            "-",
+            " ",
+            "\\d",
+            "\\w",
+            "\\W",
+            "\\.",
+            "[a-c]",
+            "[^a]",
+            "[0-9_]",
+            "[b\\-]",
+            "[-a]",
+            "\\s",
+            "\\S",
+            "\\t",
+            "[ \\r\\n\\t\\S]",
+            "[^\\s]",
+            "[\\sa]",
         ]);
         let quantifier = prop::sample::select(vec!["", "", "?", "*", "+", "{2}", "{1,3}", "{0,}", "{2,}"]);
         (prop::collection::vec((atom, quantifier), 0..5), any::<bool>()).prop_map(|(atoms, to_end)| {
@@ -442,7 +519,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(2048))]
 
         #[test]
-        fn agrees_with_the_regex_engine(pattern in any_pattern(), text in "[ab0_. \\-é\n]{0,8}") {
+        fn agrees_with_the_regex_engine(pattern in any_pattern(), text in "[ab0_. \\-é\n\t\u{a0}\u{2028}\u{feff}\u{3000}]{0,8}") {
             // Against the engine the pattern would have had (`EcmaRegex` itself now takes this route).
             let node = crate::ecma_regex::parse::parse(&pattern).unwrap();
             let regex = build_linear(&translate::translate(&node, translate::Engine::Linear)).unwrap();
@@ -452,7 +529,7 @@ mod tests {
         }
 
         #[test]
-        fn first_bytes_never_exclude_a_match(pattern in any_pattern(), text in "[ab0_. \\-é\n]{0,8}") {
+        fn first_bytes_never_exclude_a_match(pattern in any_pattern(), text in "[ab0_. \\-é\n\t\u{a0}\u{2028}\u{feff}\u{3000}]{0,8}") {
             let regex = crate::ecma_regex::EcmaRegex::new(&pattern).unwrap();
             if let Some(starts) = regex.first_bytes()
                 && regex.is_match(&text) == Ok(true)
