@@ -17,6 +17,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// depth violation instead of overflowing the stack.
 pub(crate) const MAX_DEPTH: u32 = 512;
 
+/// How many nested subtrees, each found invalid by the yes/no evaluator, may each ask it about their parts before
+/// the collecting walk stops asking (see `descend`): bounds the questions to this many per part of the instance.
+const PRECHECK_NESTING: u32 = 2;
+
+/// The fewest items or members for which the collecting walk asks the yes/no evaluator first.
+const PRECHECK_MIN_LEN: usize = 5;
+
 /// Reference hops a run makes before memoizing them (once a union has fallen back): below this, hashing costs
 /// more than re-evaluating; above it, a union fanning out into the same children would grow exponentially.
 pub(crate) const MEMO_AFTER_HOPS: u32 = 4096;
@@ -215,6 +222,8 @@ pub(crate) struct Evaluator<'s> {
     /// The buffer violation messages are written into before they are copied into their violation (see
     /// [`message_buffer`](Self::message_buffer)): one allocation serves every message of the run.
     spare_message: String,
+    /// How many subtrees around the current step the yes/no evaluator found invalid before they were walked.
+    failed_prechecks: u32,
     /// Whether this run writes a report (`collect` as created; probes turn `collect` off for a while).
     reporting: bool,
     /// Whether the depth limit was reached anywhere: the run then fails, whatever the branch that reached it.
@@ -246,6 +255,7 @@ impl<'s> Evaluator<'s> {
             annotations: None,
             spare_message: String::new(),
             reporting: collect,
+            failed_prechecks: 0,
             too_deep: false,
             first_too_deep: None,
             discriminators: false,
@@ -361,6 +371,30 @@ impl<'s> Evaluator<'s> {
         if frame.depth > MAX_DEPTH {
             self.reach_depth_limit(&frame, node);
             return false;
+        }
+        // A subtree the yes/no evaluator finds valid has nothing to report: the valid parts of an invalid instance
+        // skip the collecting walk. Only arrays and objects (a scalar's walk costs about what the question does),
+        // and only under fewer than `PRECHECK_NESTING` subtrees that answered no, so that no part of the instance
+        // is asked about more than that many times. Not when the caller tracks what was evaluated, annotations
+        // are kept, or the dynamic scope matters (a yes/no run from here cannot see it).
+        if self.collect
+            && self.failed_prechecks < PRECHECK_NESTING
+            && match instance {
+                Value::Array(items) => items.len() >= PRECHECK_MIN_LEN,
+                Value::Object(members) => members.len() >= PRECHECK_MIN_LEN,
+                _ => false,
+            }
+            && want.is_none()
+            && self.annotations.is_none()
+            && !schema.dynamic_scope_matters
+        {
+            if crate::keywords::holds_at(schema, id, instance, frame.depth) {
+                return true;
+            }
+            self.failed_prechecks += 1;
+            let valid = self.node(id, instance, &frame, None);
+            self.failed_prechecks -= 1;
+            return valid;
         }
         self.node(id, instance, &frame, want)
     }

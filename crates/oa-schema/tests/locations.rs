@@ -364,3 +364,30 @@ fn order_is_stable_and_documented() {
         assert_eq!(report(&schema, &instance).error_message(), first);
     }
 }
+
+/// The collecting walk asks the yes/no evaluator about large subtrees first and skips those it finds valid; the
+/// invalid ones, nested two and three levels down among valid siblings, must still report every violation.
+#[test]
+fn violations_deep_among_large_valid_siblings_are_all_reported() {
+    let leaf = json!({ "type": "object", "properties": { "n": { "type": "integer" } }, "required": ["n"] });
+    let schema = json!({
+        "type": "array",
+        "items": { "type": "array", "items": { "type": "array", "items": leaf } }
+    });
+    let good_row = json!([{ "n": 1 }, { "n": 2 }, { "n": 3 }, { "n": 4 }, { "n": 5 }]);
+    let mut table: Vec<Value> = (0..6)
+        .map(|_| json!([good_row, good_row, good_row, good_row, good_row]))
+        .collect();
+    table[1][2][3] = json!({ "n": "x" });
+    table[1][4][0] = json!({});
+    table[5][0][4] = json!({ "n": 1.5 });
+    check(
+        json!(schema),
+        json!(table),
+        &[
+            ("#/1/2/3/n", "type"),
+            ("#/1/4/0/n", "required"),
+            ("#/5/0/4/n", "type"),
+        ],
+    );
+}

@@ -26,6 +26,13 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
     if schema.dynamic_scope_matters {
         return Evaluator::new(schema, false).run(instance);
     }
+    holds_at(schema, schema.root, instance, 0)
+}
+
+/// Whether `instance` is valid against node `id` reached at `depth` (the collecting evaluator asks before it walks
+/// a subtree: a valid one has nothing to report). Reaching the depth limit anywhere answers no, as it fails the
+/// run in the collecting evaluator (which then reports it). The schema's dynamic scope must not matter.
+pub(crate) fn holds_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> bool {
     let mut flag = Flag {
         schema,
         plans: &schema.plans,
@@ -36,8 +43,7 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
         ref_hops: 0,
         too_deep: false,
     };
-    let valid = flag.node(schema.root, instance, 0);
-    // Reaching the depth limit anywhere fails the run, as it does in the collecting evaluator.
+    let valid = flag.node(id, instance, depth);
     valid && !flag.too_deep && !flag.ev.as_ref().is_some_and(|ev| ev.too_deep)
 }
 
