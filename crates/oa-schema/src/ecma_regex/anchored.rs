@@ -27,6 +27,33 @@ struct Atom {
     min: u32,
     /// `u32::MAX` for no upper bound.
     max: u32,
+    /// The class's ASCII characters by byte (false for every byte above 127): one load a byte in the loops.
+    table: [bool; 256],
+}
+
+impl Atom {
+    fn new(class: Class, min: u32, max: u32) -> Self {
+        let mut table = [false; 256];
+        for (byte, entry) in (0..=u8::MAX).zip(table.iter_mut()) {
+            *entry = class.has_ascii(byte);
+        }
+        Self {
+            class,
+            min,
+            max,
+            table,
+        }
+    }
+
+    /// How many of the leading bytes of `bytes`, at most `limit`, are ASCII characters of the class.
+    #[inline]
+    fn ascii_run(&self, bytes: &[u8], limit: usize) -> usize {
+        bytes
+            .iter()
+            .take(limit)
+            .take_while(|byte| self.table[usize::from(**byte)])
+            .count()
+    }
 }
 
 /// A set of characters: the ASCII ones as bits, and the non-ASCII ones in two parts (`\s`'s and the rest), which
@@ -162,7 +189,7 @@ impl Anchored {
         while pos < bytes.len() {
             let (class, next) = class_at(bytes, pos)?;
             let (min, max, next) = quantifier_at(bytes, next)?;
-            atoms.push(Atom { class, min, max });
+            atoms.push(Atom::new(class, min, max));
             pos = next;
         }
         let ascii_only = atoms.iter().all(|atom| !atom.class.space && !atom.class.other);
@@ -216,23 +243,29 @@ impl Anchored {
         let bytes = text.as_bytes();
         let mut pos = 0;
         for atom in self.atoms.iter() {
-            let mut count: u32 = 0;
-            while count < atom.max {
-                let Some(&byte) = bytes.get(pos) else { break };
-                if byte.is_ascii() {
-                    if !atom.class.has_ascii(byte) {
-                        break;
-                    }
-                    pos += 1;
-                } else {
-                    match text.get(pos..).and_then(|rest| rest.chars().next()) {
-                        Some(c) if atom.class.contains(c) => pos += c.len_utf8(),
-                        _ => break,
-                    }
+            let max = atom.max as usize;
+            let mut count: usize = 0;
+            loop {
+                let run = atom.ascii_run(bytes.get(pos..).unwrap_or_default(), max - count);
+                pos += run;
+                count += run;
+                if count >= max {
+                    break;
                 }
-                count += 1;
+                match bytes.get(pos) {
+                    Some(byte) if !byte.is_ascii() => {
+                        match text.get(pos..).and_then(|rest| rest.chars().next()) {
+                            Some(c) if atom.class.contains(c) => {
+                                pos += c.len_utf8();
+                                count += 1;
+                            }
+                            _ => break,
+                        }
+                    }
+                    _ => break,
+                }
             }
-            if count < atom.min {
+            if count < atom.min as usize {
                 return false;
             }
         }
@@ -249,20 +282,13 @@ impl Anchored {
             // Single characters, optional or not (literals such as `ORD-`): one byte test.
             if atom.max == 1 {
                 match text.get(pos) {
-                    Some(byte) if atom.class.has_ascii(*byte) => pos += 1,
+                    Some(byte) if atom.table[usize::from(*byte)] => pos += 1,
                     _ if atom.min == 0 => {}
                     _ => return false,
                 }
                 continue;
             }
-            let rest = text.get(pos..).unwrap_or_default();
-            let limit = usize::try_from(atom.max).unwrap_or(usize::MAX).min(rest.len());
-            let taken = rest
-                .get(..limit)
-                .unwrap_or_default()
-                .iter()
-                .take_while(|byte| atom.class.has_ascii(**byte))
-                .count();
+            let taken = atom.ascii_run(text.get(pos..).unwrap_or_default(), atom.max as usize);
             if taken < atom.min as usize {
                 return false;
             }
