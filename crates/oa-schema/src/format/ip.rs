@@ -59,10 +59,10 @@ fn count_groups(text: &str, allow_ipv4: bool) -> Option<usize> {
     if text.is_empty() {
         return Some(0);
     }
-    let parts: Vec<&str> = text.split(':').collect();
+    let mut parts = text.split(':').peekable();
     let mut n_groups = 0;
-    for (idx, part) in parts.iter().enumerate() {
-        let is_last = idx + 1 == parts.len();
+    while let Some(part) = parts.next() {
+        let is_last = parts.peek().is_none();
         if is_last && allow_ipv4 && part.contains('.') {
             if !is_ipv4(part) {
                 return None;

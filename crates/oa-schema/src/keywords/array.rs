@@ -100,6 +100,46 @@ pub(super) fn evaluate_unique_items(
 /// Items nested deeper than this are compared without recursion (and without hashing).
 const MAX_RECURSIVE_DEPTH: usize = 128;
 
+/// [`first_duplicate`] for a small array, comparing a fingerprint of each pair of items and the items themselves
+/// only when those agree; `None` when some item is a number not written as a plain integer (`1.0` equals `1`, which
+/// the fingerprint cannot see), and the caller compares every pair.
+fn first_duplicate_by_fingerprint(items: &[Value]) -> Option<Option<(usize, usize)>> {
+    let mut prints = [0_u64; SMALL_ARRAY];
+    for (print, item) in prints.iter_mut().zip(items) {
+        *print = fingerprint(item)?;
+    }
+    for (second, item) in items.iter().enumerate() {
+        let print = prints.get(second)?;
+        for (first, earlier) in items.iter().enumerate().take(second) {
+            if prints.get(first) == Some(print) && json_equal(earlier, item) {
+                return Some(Some((first, second)));
+            }
+        }
+    }
+    Some(None)
+}
+
+/// A fingerprint that equal items share: the kind, and the value of scalars (integers written plainly, strings
+/// by a hash of their bytes), the length of containers. `None` for other numbers.
+fn fingerprint(item: &Value) -> Option<u64> {
+    const KIND: u32 = 61;
+    Some(match item {
+        Value::Null => 0,
+        Value::Bool(flag) => (1 << KIND) | u64::from(*flag),
+        Value::Number(number) => {
+            (2 << KIND) ^ (crate::number::as_short_i64(number)? as u64 & ((1 << KIND) - 1))
+        }
+        Value::String(text) => {
+            let hash = text.bytes().fold(text.len() as u64, |hash, byte| {
+                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+            });
+            (3 << KIND) | (hash >> 3)
+        }
+        Value::Array(inner) => (4 << KIND) | inner.len() as u64,
+        Value::Object(members) => (5 << KIND) | members.len() as u64,
+    })
+}
+
 /// The indices of the first pair of equal items, if any.
 fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
     if items.len() > 1
@@ -123,6 +163,9 @@ fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
         return None;
     }
     if items.len() <= SMALL_ARRAY {
+        if let Some(found) = first_duplicate_by_fingerprint(items) {
+            return found;
+        }
         for (second, item) in items.iter().enumerate() {
             if let Some(first) = items[..second]
                 .iter()
@@ -148,4 +191,60 @@ fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
         bucket.push(second);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SMALL_ARRAY, first_duplicate};
+    use crate::equal::json_equal;
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    /// Items that collide in every way the fingerprint could get wrong: `1` and `1.0`, `-0` and `0`, equal
+    /// containers, strings of one length.
+    fn any_item() -> impl Strategy<Value = Value> {
+        let scalar = prop::sample::select(vec![
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            serde_json::from_str("-0").unwrap_or(Value::Null),
+            json!(1),
+            serde_json::from_str("1.0").unwrap_or(Value::Null),
+            json!(2),
+            json!(2.5),
+            json!("a"),
+            json!("b"),
+            json!("ab"),
+            json!("1"),
+        ]);
+        scalar.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::btree_map("[ab]", inner, 0..2)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn finds_the_first_pair_that_json_equality_finds(items in prop_oneof![
+            prop::collection::vec(any_item(), 0..5),
+            prop::collection::vec(any_item(), 0..=SMALL_ARRAY + 2),
+        ]) {
+            let mut expected = None;
+            'outer: for second in 0..items.len() {
+                for first in 0..second {
+                    if json_equal(&items[first], &items[second]) {
+                        expected = Some((first, second));
+                        break 'outer;
+                    }
+                }
+            }
+            prop_assert_eq!(first_duplicate(&items), expected);
+        }
+    }
 }
