@@ -21,22 +21,26 @@ pub(crate) struct Anchored {
 }
 
 /// A character class with a repetition count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Atom {
     class: Class,
     min: u32,
     /// `u32::MAX` for no upper bound.
     max: u32,
-    /// The class's ASCII characters by byte (false for every byte above 127): one load a byte in the loops.
-    table: [bool; 256],
+    /// For a repeated atom, the class's ASCII characters by byte: one load a byte in the run loops. Single
+    /// characters test the class's bits instead (most atoms are literals; a table each would weigh on memory).
+    table: Option<Box<[bool; 128]>>,
 }
 
 impl Atom {
     fn new(class: Class, min: u32, max: u32) -> Self {
-        let mut table = [false; 256];
-        for (byte, entry) in (0..=u8::MAX).zip(table.iter_mut()) {
-            *entry = class.has_ascii(byte);
-        }
+        let table = (max > 1).then(|| {
+            let mut table = Box::new([false; 128]);
+            for (byte, entry) in (0..128_u8).zip(table.iter_mut()) {
+                *entry = class.has_ascii(byte);
+            }
+            table
+        });
         Self {
             class,
             min,
@@ -45,14 +49,30 @@ impl Atom {
         }
     }
 
+    /// Whether `byte` is an ASCII character of the class.
+    #[inline(always)]
+    fn has_ascii(&self, byte: u8) -> bool {
+        match &self.table {
+            Some(table) => table.get(usize::from(byte)).copied().unwrap_or(false),
+            None => self.class.has_ascii(byte),
+        }
+    }
+
     /// How many of the leading bytes of `bytes`, at most `limit`, are ASCII characters of the class.
     #[inline]
     fn ascii_run(&self, bytes: &[u8], limit: usize) -> usize {
-        bytes
-            .iter()
-            .take(limit)
-            .take_while(|byte| self.table[usize::from(**byte)])
-            .count()
+        match &self.table {
+            Some(table) => bytes
+                .iter()
+                .take(limit)
+                .take_while(|byte| table.get(usize::from(**byte)).copied().unwrap_or(false))
+                .count(),
+            None => bytes
+                .iter()
+                .take(limit)
+                .take_while(|byte| self.class.has_ascii(**byte))
+                .count(),
+        }
     }
 }
 
@@ -282,7 +302,7 @@ impl Anchored {
             // Single characters, optional or not (literals such as `ORD-`): one byte test.
             if atom.max == 1 {
                 match text.get(pos) {
-                    Some(byte) if atom.table[usize::from(*byte)] => pos += 1,
+                    Some(byte) if atom.has_ascii(*byte) => pos += 1,
                     _ if atom.min == 0 => {}
                     _ => return false,
                 }
