@@ -154,10 +154,7 @@ impl Flag<'_> {
             },
             Check::ItemsOfType { types, skip } => match instance {
                 // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
-                Value::Array(items) if depth < MAX_DEPTH => items
-                    .iter()
-                    .skip(skip as usize)
-                    .all(|item| types.admits(super::plan::kind_of(item), item)),
+                Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
                 // At the depth limit every item fails, as a descent would, and fails the run.
                 Value::Array(items) => {
                     let within = items.len() <= skip as usize;

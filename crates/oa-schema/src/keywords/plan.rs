@@ -65,6 +65,15 @@ impl Kinds {
         }
     }
 
+    /// Whether every item after the first `skip` is admitted (`items` that is only a `type`).
+    #[inline]
+    pub(crate) fn admit_all(self, items: &[Value], skip: u32) -> bool {
+        items
+            .iter()
+            .skip(skip as usize)
+            .all(|item| self.admits(kind_of(item), item))
+    }
+
     /// Whether an instance of kind `kind` (see [`kind_of`]) is admitted.
     #[inline]
     pub(crate) fn admits(self, kind: usize, instance: &Value) -> bool {
@@ -172,12 +181,7 @@ impl ArraysOf {
             return true;
         };
         let len = inner.len() as u64;
-        len >= self.min
-            && len <= self.max
-            && inner
-                .iter()
-                .skip(self.inner_skip as usize)
-                .all(|value| self.inner.admits(kind_of(value), value))
+        len >= self.min && len <= self.max && self.inner.admit_all(inner, self.inner_skip)
     }
 
     /// The form of the `items` schema `item`, if it is one.
