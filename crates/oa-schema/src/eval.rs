@@ -224,6 +224,9 @@ pub(crate) struct Evaluator<'s> {
     spare_message: String,
     /// How many subtrees around the current step the yes/no evaluator found invalid before they were walked.
     failed_prechecks: u32,
+    /// How many of this run's questions to the yes/no evaluator were answered yes, and no.
+    prechecks_held: u32,
+    prechecks_failed: u32,
     /// Whether this run writes a report (`collect` as created; probes turn `collect` off for a while).
     reporting: bool,
     /// Whether the depth limit was reached anywhere: the run then fails, whatever the branch that reached it.
@@ -256,6 +259,8 @@ impl<'s> Evaluator<'s> {
             spare_message: String::new(),
             reporting: collect,
             failed_prechecks: 0,
+            prechecks_held: 0,
+            prechecks_failed: 0,
             too_deep: false,
             first_too_deep: None,
             discriminators: false,
@@ -380,8 +385,10 @@ impl<'s> Evaluator<'s> {
         if self.collect
             && self.failed_prechecks < PRECHECK_NESTING
             && match instance {
-                Value::Array(items) => items.len() >= PRECHECK_MIN_LEN,
-                Value::Object(members) => members.len() >= PRECHECK_MIN_LEN,
+                Value::Array(items) => self.worth_prechecking(items.len(), || items.iter().all(is_scalar)),
+                Value::Object(members) => {
+                    self.worth_prechecking(members.len(), || members.values().all(is_scalar))
+                }
                 _ => false,
             }
             && want.is_none()
@@ -389,14 +396,25 @@ impl<'s> Evaluator<'s> {
             && !schema.dynamic_scope_matters
         {
             if crate::keywords::holds_at(schema, id, instance, frame.depth) {
+                self.prechecks_held += 1;
                 return true;
             }
+            self.prechecks_failed += 1;
             self.failed_prechecks += 1;
             let valid = self.node(id, instance, &frame, None);
             self.failed_prechecks -= 1;
             return valid;
         }
         self.node(id, instance, &frame, want)
+    }
+
+    /// Whether an array or object of `len` entries is worth asking the yes/no evaluator about before walking it:
+    /// large ones always; small ones when their entries are all scalars (a question then costs one flat scan) and
+    /// while this run's questions were answered yes at least twice as often as no (an instance whose parts keep
+    /// failing would pay for each question and then walk the part anyway).
+    #[inline]
+    fn worth_prechecking(&self, len: usize, flat: impl FnOnce() -> bool) -> bool {
+        len >= PRECHECK_MIN_LEN || (len > 0 && self.prechecks_failed * 2 <= self.prechecks_held && flat())
     }
 
     /// Records that the depth limit was reached. That fails the whole run (see `run`), wherever it happens: a
@@ -506,6 +524,14 @@ impl<'s> Evaluator<'s> {
         schema_step: &str,
         want: Option<&mut Evaluated<'v>>,
     ) -> bool {
+        // Nothing tracked: the yes/no evaluator answers (unless the depth limit is reached, which this walk reports).
+        if want.is_none()
+            && self.annotations.is_none()
+            && !self.schema.dynamic_scope_matters
+            && let Some(valid) = crate::keywords::answer_at(self.schema, id, instance, parent.depth + 1)
+        {
+            return valid;
+        }
         let collect = std::mem::replace(&mut self.collect, false);
         let valid = self.descend(parent, id, instance, step, schema_step, want);
         self.collect = collect;
@@ -597,6 +623,11 @@ impl<'s> Evaluator<'s> {
         }
         false
     }
+}
+
+/// Whether a value is neither an array nor an object.
+fn is_scalar(value: &Value) -> bool {
+    !matches!(value, Value::Array(_) | Value::Object(_))
 }
 
 /// A multiplicative hasher for memo keys (node id, instance address, mode): they are not attacker-chosen strings,

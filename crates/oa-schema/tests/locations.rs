@@ -391,3 +391,29 @@ fn violations_deep_among_large_valid_siblings_are_all_reported() {
         ],
     );
 }
+
+/// Small arrays and objects of scalars are asked about too while the run's answers are mostly yes; the invalid
+/// ones, before and after valid ones, must each report every violation (two per part here).
+#[test]
+fn violations_in_small_flat_parts_among_valid_ones_are_all_reported() {
+    let pair = json!({ "type": "array", "prefixItems": [{ "type": "integer" }, { "type": "string" }] });
+    let point =
+        json!({ "type": "object", "properties": { "x": { "type": "number" }, "y": { "maximum": 1 } } });
+    let schema = json!({ "type": "array", "items": { "anyOf": [pair, point] } });
+    let instance = json!([
+        [1, "a"], { "x": 0, "y": 0 }, [2, "b"], { "x": 1, "y": 1 },
+        ["no", 3], { "x": 0 }, { "x": "no", "y": 5 }, [4, "c"], [5.5, false]
+    ]);
+    check(
+        schema,
+        instance,
+        &[
+            ("#/4/0", "type"),
+            ("#/4/1", "type"),
+            ("#/6/x", "type"),
+            ("#/6/y", "maximum"),
+            ("#/8/0", "type"),
+            ("#/8/1", "type"),
+        ],
+    );
+}

@@ -187,6 +187,34 @@ fn ten_thousand_deep_instance_gives_a_result() {
 }
 
 #[test]
+fn depth_limit_reached_inside_a_probe_fails_the_run_and_is_reported() {
+    // `deep` accepts any nesting of arrays, but evaluating it on 1,000 levels reaches the depth limit. Reached
+    // inside a subschema that records nothing (a union member, `not`, `if`, `contains`), it must still fail the run
+    // and be named in the report, whichever evaluator answered the probe.
+    let instance = nested_array(1_000);
+    let deep = json!({ "items": { "$ref": "#/$defs/deep" } });
+    for wrapper in [
+        json!({ "anyOf": [{ "$ref": "#/$defs/deep" }, { "type": "string" }] }),
+        json!({ "oneOf": [{ "$ref": "#/$defs/deep" }, { "type": "array" }] }),
+        json!({ "not": { "not": { "$ref": "#/$defs/deep" } } }),
+        json!({ "if": { "$ref": "#/$defs/deep" }, "then": true, "else": true }),
+        json!({ "contains": { "$ref": "#/$defs/deep" } }),
+    ] {
+        let mut schema = wrapper.clone();
+        schema["$defs"] = json!({ "deep": deep });
+        let validator = Validator::new(&schema).unwrap();
+        assert!(!validator.is_valid(&instance), "{wrapper}");
+        let violations = validator.validate(&instance).unwrap_err();
+        assert!(
+            violations
+                .iter()
+                .any(|v| v.keyword().is_none() && v.message().contains("depth limit")),
+            "{wrapper}: {violations}"
+        );
+    }
+}
+
+#[test]
 fn ten_thousand_deep_schema_gives_an_error() {
     // A nested array is not a schema at all.
     let err = Validator::new(&nested_array(10_000)).unwrap_err();

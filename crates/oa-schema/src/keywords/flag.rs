@@ -33,6 +33,12 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
 /// a subtree: a valid one has nothing to report). Reaching the depth limit anywhere answers no, as it fails the
 /// run in the collecting evaluator (which then reports it). The schema's dynamic scope must not matter.
 pub(crate) fn holds_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> bool {
+    answer_at(schema, id, instance, depth).unwrap_or(false)
+}
+
+/// As [`holds_at`], but `None` when the depth limit was reached (the caller then evaluates the subtree itself, so
+/// that the limit is reported where it was reached).
+pub(crate) fn answer_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> Option<bool> {
     let mut flag = Flag {
         schema,
         plans: &schema.plans,
@@ -44,7 +50,8 @@ pub(crate) fn holds_at(schema: &CompiledSchema, id: NodeId, instance: &Value, de
         too_deep: false,
     };
     let valid = flag.node(id, instance, depth);
-    valid && !flag.too_deep && !flag.ev.as_ref().is_some_and(|ev| ev.too_deep)
+    let too_deep = flag.too_deep || flag.ev.as_ref().is_some_and(|ev| ev.too_deep);
+    (!too_deep).then_some(valid)
 }
 
 /// One yes/no run.
