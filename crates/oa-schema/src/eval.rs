@@ -10,6 +10,7 @@ use crate::violation::{SortKeys, Violation, ViolationText};
 use oa_pointer::Location;
 use oa_pointer::Segment;
 use serde_json::Value;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -128,6 +129,9 @@ impl<'f, 'v> Frame<'f, 'v> {
         }
     }
 }
+
+/// The report's first capacity (a small report is built without growing).
+const VIOLATIONS_AT_FIRST: usize = 8;
 
 /// The message buffer's first capacity (most messages are shorter).
 const MESSAGE_BUFFER_BYTES: usize = 128;
@@ -278,10 +282,13 @@ impl<'s> Evaluator<'s> {
     }
 
     /// An empty string to write a violation's message into; [`fail`](Self::fail) copies the message into the
-    /// violation and hands the buffer back, so messages cost no allocation of their own. The buffer lives as long
-    /// as the run: nothing is kept between calls.
+    /// violation and hands the buffer back, so messages cost no allocation of their own. A run leaves the
+    /// buffer to the next run on its thread (see `SPARE_MESSAGE`).
     pub(crate) fn message_buffer(&mut self) -> String {
         let mut buffer = std::mem::take(&mut self.spare_message);
+        if buffer.capacity() == 0 {
+            buffer = SPARE_MESSAGE.try_with(Cell::take).unwrap_or_default();
+        }
         buffer.clear();
         if buffer.capacity() == 0 {
             buffer.reserve(MESSAGE_BUFFER_BYTES);
@@ -611,6 +618,10 @@ impl<'s> Evaluator<'s> {
         text.push(&detail.message);
         text.end_message();
         text.push(missing);
+        if self.violations.capacity() == 0 {
+            // Room for a small report at once, rather than growing through 4 and 8 and moving it each time.
+            self.violations.reserve_exact(VIOLATIONS_AT_FIRST);
+        }
         self.violations.push(Violation::new(
             instance_location,
             Some(keyword),
@@ -628,6 +639,23 @@ impl<'s> Evaluator<'s> {
 /// Whether a value is neither an array nor an object.
 fn is_scalar(value: &Value) -> bool {
     !matches!(value, Value::Array(_) | Value::Object(_))
+}
+
+impl Drop for Evaluator<'_> {
+    /// Hands the message buffer to the next run on this thread.
+    fn drop(&mut self) {
+        let spare = std::mem::take(&mut self.spare_message);
+        if spare.capacity() > 0 {
+            // After the thread's locals are gone (a run during thread exit) the buffer is simply freed.
+            let _ = SPARE_MESSAGE.try_with(|cell| cell.set(spare));
+        }
+    }
+}
+
+thread_local! {
+    /// The message buffer between runs on this thread (at most [`MESSAGE_BUFFER_MAX_BYTES`] of capacity): a report's
+    /// messages then cost no allocation of their own, even in a report of one violation.
+    static SPARE_MESSAGE: Cell<String> = const { Cell::new(String::new()) };
 }
 
 /// A multiplicative hasher for memo keys (node id, instance address, mode): they are not attacker-chosen strings,

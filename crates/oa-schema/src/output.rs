@@ -37,6 +37,7 @@ impl Validator {
                     evaluator.run(instance);
                     let annotations: Vec<Value> = evaluator
                         .annotations
+                        .take()
                         .unwrap_or_default()
                         .into_iter()
                         .map(|annotation| {

@@ -73,7 +73,7 @@ impl Validator {
         let mut evaluator = Evaluator::new(&self.compiled, true);
         evaluator.discriminators = options.discriminators;
         let collected_valid = evaluator.run(instance);
-        let mut violations = evaluator.violations;
+        let mut violations = std::mem::take(&mut evaluator.violations);
         if collected_valid || violations.is_empty() {
             // Every failing path records a violation, and both evaluators give the same verdict; this only keeps
             // the "non-empty when invalid" promise if an internal bug ever breaks that (the tests look for it).

@@ -287,6 +287,9 @@ fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
 /// Room for the keys of a small report, reserved when its second violation comes.
 const KEY_BYTES_AT_FIRST: usize = 256;
 
+/// The first capacity of the keys' ends (a small report's keys are recorded without growing).
+const KEYS_AT_FIRST: usize = 16;
+
 /// The instance locations of a list of violations as byte keys ordered as the locations themselves
 /// ([`Location::push_sort_key`]), all in one buffer; the evaluator writes them while it records the violations.
 #[derive(Debug, Default)]
@@ -304,6 +307,7 @@ impl SortKeys {
         let first = recorded.first()?;
         if self.ends.is_empty() {
             self.bytes.reserve(KEY_BYTES_AT_FIRST);
+            self.ends.reserve(KEYS_AT_FIRST);
             self.push_location(&first.instance_location);
         }
         Some(&mut self.bytes)

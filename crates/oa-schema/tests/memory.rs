@@ -143,10 +143,12 @@ fn check(measured: &[Measured]) -> Vec<String> {
                 figure("peak_bytes")
             ));
         }
-        // No call keeps state alive after it returns (no per-thread cache is built for this workload).
-        if figure("kept_bytes") != 0 {
+        // No call keeps state alive after it returns (no per-thread cache is built for this workload), except the
+        // one message buffer a report leaves to the next run on its thread, which is freed beyond 1 KiB.
+        let kept_allowed = if invalid_validate { 1024 } else { 0 };
+        if figure("kept_bytes") > kept_allowed {
             fail(format!(
-                "{name}: the calls left {} bytes live",
+                "{name}: the calls left {} bytes live (at most {kept_allowed} allowed)",
                 figure("kept_bytes")
             ));
         }
