@@ -33,12 +33,20 @@ pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
 /// a subtree: a valid one has nothing to report). Reaching the depth limit anywhere answers no, as it fails the
 /// run in the collecting evaluator (which then reports it). The schema's dynamic scope must not matter.
 pub(crate) fn holds_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> bool {
-    answer_at(schema, id, instance, depth).unwrap_or(false)
+    let (valid, too_deep) = run_at(schema, id, instance, depth);
+    valid && !too_deep
 }
 
 /// As [`holds_at`], but `None` when the depth limit was reached (the caller then evaluates the subtree itself, so
 /// that the limit is reported where it was reached).
 pub(crate) fn answer_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> Option<bool> {
+    let (valid, too_deep) = run_at(schema, id, instance, depth);
+    (!too_deep).then_some(valid)
+}
+
+/// One run from node `id` at `depth`: its verdict, and whether the depth limit was reached anywhere.
+#[inline(always)]
+fn run_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> (bool, bool) {
     let mut flag = Flag {
         schema,
         plans: &schema.plans,
@@ -51,7 +59,7 @@ pub(crate) fn answer_at(schema: &CompiledSchema, id: NodeId, instance: &Value, d
     };
     let valid = flag.node(id, instance, depth);
     let too_deep = flag.too_deep || flag.ev.as_ref().is_some_and(|ev| ev.too_deep);
-    (!too_deep).then_some(valid)
+    (valid, too_deep)
 }
 
 /// One yes/no run.
