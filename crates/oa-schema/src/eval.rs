@@ -403,10 +403,10 @@ impl<'s> Evaluator<'s> {
             && !schema.dynamic_scope_matters
         {
             if crate::keywords::holds_at(schema, id, instance, frame.depth) {
-                self.prechecks_held += 1;
+                self.prechecks_held = self.prechecks_held.saturating_add(1);
                 return true;
             }
-            self.prechecks_failed += 1;
+            self.prechecks_failed = self.prechecks_failed.saturating_add(1);
             self.failed_prechecks += 1;
             let valid = self.node(id, instance, &frame, None);
             self.failed_prechecks -= 1;
@@ -421,7 +421,8 @@ impl<'s> Evaluator<'s> {
     /// failing would pay for each question and then walk the part anyway).
     #[inline]
     fn worth_prechecking(&self, len: usize, flat: impl FnOnce() -> bool) -> bool {
-        len >= PRECHECK_MIN_LEN || (len > 0 && self.prechecks_failed * 2 <= self.prechecks_held && flat())
+        len >= PRECHECK_MIN_LEN
+            || (len > 0 && self.prechecks_failed.saturating_mul(2) <= self.prechecks_held && flat())
     }
 
     /// Records that the depth limit was reached. That fails the whole run (see `run`), wherever it happens: a

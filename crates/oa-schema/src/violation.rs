@@ -380,12 +380,17 @@ impl Violations {
         }
         // Decorate-sort: each location is one byte key ordered as the location (one buffer for all), rather than
         // split and decoded at every comparison (a report can hold hundreds of thousands of violations).
-        let mut order: Vec<usize> = (0..items.len()).collect();
-        order.sort_by(|&a, &b| {
+        let compare = |a: usize, b: usize| {
             keys.key(a)
                 .cmp(keys.key(b))
                 .then_with(|| report_order(&items[a], &items[b]))
-        });
+        };
+        // The collecting walk records most reports in order already: then nothing moves.
+        if (1..items.len()).all(|idx| compare(idx - 1, idx).is_le()) {
+            return Self::deduplicated(items);
+        }
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by(|&a, &b| compare(a, b));
         // Apply the order in place, one cycle at a time, instead of moving every violation into a second list: a
         // report of hundreds of thousands of violations would otherwise be held twice while it is sorted. A placed
         // position is marked by pointing at itself.

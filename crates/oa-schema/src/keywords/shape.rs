@@ -315,7 +315,8 @@ pub(super) fn evaluate<'v>(
     if !valid && !ev.collect {
         return false;
     }
-    if shape.deferred && !second_pass(ev, shape, object, frame) {
+    // A collecting walk took every member in the first pass, in the instance's order (see `first_pass`).
+    if shape.deferred && !ev.collect && !second_pass(ev, shape, object, frame) {
         valid = false;
     }
     valid
@@ -343,7 +344,8 @@ fn originals<'v>(
 }
 
 /// Counts required members, rejects members `additionalProperties: false` forbids, and applies the cheap property
-/// schemas.
+/// schemas; when collecting, every property and `additionalProperties` schema too, so that violations are recorded
+/// in the instance's order (a report already in order is not sorted again) and no second pass is needed.
 fn first_pass<'v>(
     ev: &mut Evaluator<'_>,
     shape: &Shape,
@@ -355,21 +357,22 @@ fn first_pass<'v>(
     let mut lookup = Lookup::new(&shape.table, schema.sorted_maps);
     let mut n_present = 0;
     let mut valid = true;
+    let in_order = ev.collect;
     for (key, value) in object {
         let member_valid = match lookup.find(key) {
             Some(slot) => {
                 n_present += usize::from(slot.required);
                 match slot.node {
-                    Some(id) if slot.cheap => {
+                    Some(id) if slot.cheap || in_order => {
                         let relative = schema.nodes[id as usize].relative();
                         ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
                     }
                     Some(_) => true,
                     // Named only by `required`: still an additional property.
-                    None => additional_first(ev, shape, key, node, frame),
+                    None => additional_first(ev, shape, (key, value), node, frame),
                 }
             }
-            None => additional_first(ev, shape, key, node, frame),
+            None => additional_first(ev, shape, (key, value), node, frame),
         };
         if !member_valid {
             valid = false;
@@ -387,17 +390,22 @@ fn first_pass<'v>(
     valid
 }
 
-/// `additionalProperties` in the first pass: only `false` decides here; a schema waits for the second pass.
+/// `additionalProperties` in the first pass: `false` decides here; a schema waits for the second pass, unless the
+/// walk is collecting (see `first_pass`).
 #[inline]
-fn additional_first(
+fn additional_first<'v>(
     ev: &mut Evaluator<'_>,
     shape: &Shape,
-    key: &str,
+    (key, value): (&'v str, &'v Value),
     node: &Node,
-    frame: &Frame<'_, '_>,
+    frame: &Frame<'_, 'v>,
 ) -> bool {
     match shape.additional {
         Additional::Reject => super::properties::rejected(ev, "additionalProperties", key, node, frame),
+        Additional::Schema(id) if ev.collect => {
+            let relative = ev.schema.nodes[id as usize].relative();
+            ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
+        }
         Additional::Any | Additional::Schema(_) => true,
     }
 }
