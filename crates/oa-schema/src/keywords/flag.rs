@@ -187,9 +187,20 @@ impl Flag<'_> {
                 },
                 _ => true,
             },
+            Check::Nullable { value, index } => self.nullable(value, (id, index), instance, depth),
             Check::HandBack => self.handed_back(id, instance, depth),
             Check::Keyword(index) => self.keyword_at(id, index, instance, depth),
         }
+    }
+
+    /// `anyOf` of a schema and `{"type": "null"}`: the null member holds within the limit (at it, the union runs as
+    /// compiled, keyword `index` of node `id`).
+    #[inline(never)]
+    fn nullable(&mut self, value: NodeId, (id, index): (NodeId, u16), instance: &Value, depth: u32) -> bool {
+        if depth >= MAX_DEPTH {
+            return self.keyword_at(id, index, instance, depth);
+        }
+        instance.is_null() || self.child(value, instance, depth)
     }
 
     /// `not`.
@@ -816,6 +827,81 @@ mod tests {
                             super::is_valid(compiled, &instance),
                             Evaluator::new(compiled, false).run(&instance),
                             "{schema} nesting {nesting} pairs {pairs}"
+                        );
+                    }
+                }
+            }
+        };
+        // Deep instances: a thread with room for the unoptimized recursion of both evaluators.
+        let runner = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(check)
+            .unwrap();
+        runner.join().unwrap();
+    }
+
+    /// `anyOf` of a schema and `{"type": "null"}` (the plan's nullable check) must agree with the union run as
+    /// compiled: either member order, null and other instances, and a recursion through it that reaches the depth
+    /// limit at every position of its three-node cycle.
+    #[test]
+    fn nullable_unions_agree_with_the_collecting_evaluator() {
+        let only_null = json!({ "type": "null" });
+        let members = [
+            json!({ "type": "string", "maxLength": 2 }),
+            json!({ "type": ["string", "null"], "minLength": 1 }),
+            json!({ "required": ["a"] }),
+            json!(true),
+            json!(false),
+            json!({ "not": {} }),
+        ];
+        let instances = [
+            json!(null),
+            json!("ab"),
+            json!("abc"),
+            json!(""),
+            json!({ "a": 1 }),
+            json!({}),
+            json!(5),
+        ];
+        for member in &members {
+            for schema in [
+                json!({ "anyOf": [member, only_null] }),
+                json!({ "anyOf": [only_null, member] }),
+            ] {
+                let validator = Validator::new(&schema).unwrap();
+                let compiled = validator.compiled();
+                for instance in &instances {
+                    assert_eq!(
+                        super::is_valid(compiled, instance),
+                        Evaluator::new(compiled, false).run(instance),
+                        "{schema} {instance}"
+                    );
+                }
+            }
+        }
+        // The union's node recurs every three steps; entering it one, two or three steps from the root puts it at
+        // every depth modulo three, so at the limit itself in one of them.
+        let defs =
+            json!({ "n": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/n" } }, only_null] } });
+        let recursive = [
+            json!({ "$defs": defs, "$ref": "#/$defs/n" }),
+            json!({ "$defs": defs, "allOf": [{ "$ref": "#/$defs/n" }] }),
+            json!({ "$defs": defs, "allOf": [{ "allOf": [{ "$ref": "#/$defs/n" }] }] }),
+        ];
+        let check = move || {
+            for schema in &recursive {
+                let validator = Validator::new(schema).unwrap();
+                let compiled = validator.compiled();
+                for nesting in 165..175 {
+                    for innermost in [json!(null), json!("x"), json!([])] {
+                        let mut instance = innermost.clone();
+                        for _ in 0..nesting {
+                            instance = json!([instance]);
+                        }
+                        assert_eq!(
+                            super::is_valid(compiled, &instance),
+                            Evaluator::new(compiled, false).run(&instance),
+                            "{schema} nesting {nesting} innermost {innermost}"
                         );
                     }
                 }

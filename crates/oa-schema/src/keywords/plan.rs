@@ -151,6 +151,9 @@ pub(crate) enum Check {
     Enum(Arc<[Value]>),
     /// `properties`, `required` and `additionalProperties` fused.
     Shape(Arc<Shape>),
+    /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
+    /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
+    Nullable { value: NodeId, index: u16 },
 }
 
 /// An `items` schema that only checks arrays of one item type (see [`Check::ItemsOfArrays`]).
@@ -372,6 +375,9 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
         Keyword::Enum(options) => (Check::Enum(Arc::clone(options)), ALL_KINDS),
+        Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
+            (Check::Nullable { value, index }, ALL_KINDS)
+        }
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
         | Keyword::Const(_)
@@ -379,5 +385,16 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
         | Keyword::If { .. } => (general, ALL_KINDS),
+    }
+}
+
+/// The other member of an `anyOf` of two whose one member is only `{"type": "null"}`.
+fn nullable_value(ids: &[NodeId], nodes: &[Node]) -> Option<NodeId> {
+    let mut null = TypeSet::default();
+    null.insert(JsonType::Null);
+    let is_null = |id: &NodeId| nodes.get(*id as usize).and_then(|node| node.only_type) == Some(null);
+    match ids {
+        [value, other] | [other, value] if is_null(other) && !is_null(value) => Some(*value),
+        _ => None,
     }
 }
