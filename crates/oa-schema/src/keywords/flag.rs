@@ -832,7 +832,11 @@ mod tests {
                 }
             }
         };
-        // Deep instances: a thread with room for the unoptimized recursion of both evaluators.
+        on_a_deep_stack(check);
+    }
+
+    /// Runs `check` on a thread with room for the unoptimized recursion of both evaluators over deep instances.
+    fn on_a_deep_stack(check: impl FnOnce() + Send + 'static) {
         let runner = std::thread::Builder::new()
             .stack_size(256 << 20)
             .spawn(check)
@@ -907,12 +911,7 @@ mod tests {
                 }
             }
         };
-        // Deep instances: a thread with room for the unoptimized recursion of both evaluators.
-        let runner = std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn(check)
-            .unwrap();
-        runner.join().unwrap();
+        on_a_deep_stack(check);
     }
 
     /// Unions whose members pin a tag property with `const` or `enum` (the discriminator skips members whose pins
