@@ -9,11 +9,10 @@ use crate::error::SchemaError;
 use crate::keywords::{self, Keyword};
 use crate::node::{Body, CompiledSchema, Location, Node, NodeId, Resource, ResourceId};
 use crate::registry::{
-    DocId, Place, Registry, ResolveError, child_value, display_base, escape_token, redact,
+    DocId, Place, Registry, ResolveError, child_value, display_base, escape_token, redact, value_key,
 };
 use foldhash::{HashMap, HashMapExt as _};
 use serde_json::{Map, Value};
-use std::rc::Rc;
 use std::sync::Arc;
 use url::Url;
 
@@ -33,44 +32,47 @@ pub(crate) fn compile(
     // Nearly every subschema of the document becomes a node: size the tables for them up front rather than
     // growing (and rehashing) them step by step.
     let n_expected = registry.n_subschemas(doc_id);
-    let mut ids = Vec::new();
-    ids.resize_with(doc_id + 1, HashMap::new);
-    if let Some(doc_ids) = ids.get_mut(doc_id) {
-        doc_ids.reserve(n_expected);
-    }
     let mut compiler = Compiler {
         registry,
         settings,
         nodes: Vec::with_capacity(n_expected),
-        places: Vec::with_capacity(n_expected),
-        ids,
+        values: Vec::with_capacity(n_expected),
+        ids: HashMap::with_capacity(n_expected),
         queue: Vec::new(),
         resources: Vec::new(),
         resource_ids: HashMap::new(),
-        shown_bases: Vec::new(),
         last_resource: None,
         resolved: HashMap::new(),
         regexes: HashMap::new(),
     };
     let root = compiler.node_for(doc_id, String::new(), None);
-    while let Some(id) = compiler.queue.pop() {
-        compiler.compile_node(id)?;
+    while let Some(pending) = compiler.queue.pop() {
+        compiler.compile_node(pending)?;
     }
-    let mut nodes = Vec::with_capacity(compiler.nodes.len());
-    for (id, node) in compiler.nodes.into_iter().enumerate() {
-        let Some(node) = node else {
-            return Err(SchemaError::InvalidKeyword {
+    // The registry and the compiler's tables are done with: free them before the fused shapes and the plans are
+    // built, so that the compile's peak is not the compiled form and the indexes together.
+    let nodes = std::mem::take(&mut compiler.nodes);
+    let mut resources = std::mem::take(&mut compiler.resources);
+    resources.shrink_to_fit();
+    drop(compiler);
+    // Collected in place: `Option<Node>` is as large as `Node`, so the compiled nodes reuse the slots' buffer.
+    let mut nodes = nodes
+        .into_iter()
+        .enumerate()
+        .map(|(id, node)| {
+            node.ok_or_else(|| SchemaError::InvalidKeyword {
                 location: format!("node {id}"),
                 keyword: String::new(),
                 reason: "internal error: a node was allocated but never compiled".to_owned(),
-            });
-        };
-        nodes.push(node);
-    }
+            })
+        })
+        .collect::<Result<Vec<Node>, SchemaError>>()?;
+    // The slots were sized for every subschema the registry found; not all become nodes.
+    nodes.shrink_to_fit();
     order_properties_cheap_first(&mut nodes);
     find_discriminators(&mut nodes);
     keywords::fuse_shapes(&mut nodes);
-    resolve_root_dynamic_anchors(&mut nodes, &compiler.resources, root);
+    resolve_root_dynamic_anchors(&mut nodes, &resources, root);
     let dynamic_scope_matters = nodes.iter().any(|node| match &node.body {
         Body::Keywords(keywords) => keywords
             .iter()
@@ -80,7 +82,7 @@ pub(crate) fn compile(
     Ok(CompiledSchema {
         plans: crate::keywords::plans(&nodes, dynamic_scope_matters),
         nodes,
-        resources: compiler.resources,
+        resources,
         root,
         dynamic_scope_matters,
         sorted_maps: crate::node::maps_iterate_sorted(),
@@ -91,15 +93,16 @@ struct Compiler<'a> {
     registry: Registry<'a>,
     settings: Settings,
     nodes: Vec<Option<Node>>,
-    places: Vec<Located<'a>>,
-    /// Node ids per document and JSON Pointer (nested so lookups by `&str` allocate nothing).
-    ids: Vec<HashMap<Rc<str>, NodeId>>,
-    queue: Vec<NodeId>,
+    /// Each node's schema, by node id (`None` when its pointer leads nowhere, which compiling it reports).
+    values: Vec<Option<&'a Value>>,
+    /// Node ids by their schema's [`value_key`]: an address is one subschema in one document, and the index keeps
+    /// no pointer text.
+    ids: HashMap<usize, NodeId>,
+    /// Nodes allocated and not yet compiled; a pointer is kept only until its node is compiled.
+    queue: Vec<Pending>,
     /// Resources, indexed by `resource_ids`.
     resources: Vec<Resource>,
     resource_ids: HashMap<String, ResourceId>,
-    /// Each resource's base as locations show it, by resource id.
-    shown_bases: Vec<Box<str>>,
     /// The base of the last node compiled and its resource: neighbouring nodes mostly share it.
     last_resource: Option<(Arc<Url>, ResourceId)>,
     /// Nodes that references resolved to, by base URI and reference text: large schemas repeat the same few
@@ -109,34 +112,29 @@ struct Compiler<'a> {
     regexes: HashMap<String, EcmaRegex>,
 }
 
-/// Where a node's schema sits: its document, its JSON Pointer, and its value when the compiler already holds it.
-#[derive(Debug, Clone)]
-struct Located<'a> {
+/// A node waiting to be compiled: its document and the JSON Pointer of its schema there.
+#[derive(Debug)]
+struct Pending {
+    id: NodeId,
     doc_id: DocId,
-    pointer: Rc<str>,
-    value: Option<&'a Value>,
+    pointer: String,
 }
 
 impl<'a> Compiler<'a> {
     /// The node for a place, allocating and queueing it the first time. `value` is the schema there, when known
     /// (else it is looked up by pointer).
     fn node_for(&mut self, doc_id: DocId, pointer: String, value: Option<&'a Value>) -> NodeId {
-        if self.ids.len() <= doc_id {
-            self.ids.resize_with(doc_id + 1, HashMap::new);
-        }
-        if let Some(id) = self.ids[doc_id].get(pointer.as_str()) {
+        let value = value.or_else(|| self.registry.value(doc_id, &pointer));
+        if let Some(id) = value.and_then(|value| self.ids.get(&value_key(value))) {
             return *id;
         }
         let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
-        let pointer: Rc<str> = pointer.into();
         self.nodes.push(None);
-        self.places.push(Located {
-            doc_id,
-            pointer: Rc::clone(&pointer),
-            value,
-        });
-        self.ids[doc_id].insert(pointer, id);
-        self.queue.push(id);
+        self.values.push(value);
+        if let Some(value) = value {
+            self.ids.insert(value_key(value), id);
+        }
+        self.queue.push(Pending { id, doc_id, pointer });
         id
     }
 
@@ -158,33 +156,36 @@ impl<'a> Compiler<'a> {
         }
         let id = ResourceId::try_from(self.resources.len()).unwrap_or(ResourceId::MAX);
         self.resource_ids.insert(base.as_str().to_owned(), id);
-        self.shown_bases.push(display_base(base).into());
         let anchors: Vec<(String, DocId, String)> = self.registry.dynamic_anchors(base.as_str()).to_vec();
         let mut dynamic_anchors = std::collections::HashMap::new();
         for (name, doc_id, pointer) in anchors {
             let node = self.node_for(doc_id, pointer, None);
             dynamic_anchors.insert(name.into_boxed_str(), node);
         }
-        self.resources.push(Resource { dynamic_anchors });
+        self.resources.push(Resource {
+            base: display_base(base).into(),
+            dynamic_anchors,
+        });
         id
     }
 
-    fn compile_node(&mut self, id: NodeId) -> Result<(), SchemaError> {
-        let Located {
-            doc_id,
-            pointer,
-            value,
-        } = self.places[id as usize].clone();
-        let place = self.registry.place(doc_id, &pointer);
+    fn compile_node(&mut self, pending: Pending) -> Result<(), SchemaError> {
+        let Pending { id, doc_id, pointer } = pending;
+        let value = self.values.get(id as usize).copied().flatten();
+        let place = self.registry.place(doc_id, &pointer, value);
         let resource = self.resource_for(&place.base);
-        let within = pointer.get(place.root_len..).unwrap_or(&pointer);
-        let shown_base = self.shown_bases.get(resource as usize).map_or("", |shown| shown);
+        let within = pointer.get(place.root_len()..).unwrap_or(&pointer);
+        let shown_base = self
+            .resources
+            .get(resource as usize)
+            .map_or("", |resource| &resource.base);
+        let base_len = shown_base.len();
         let mut absolute = String::with_capacity(shown_base.len() + 1 + within.len());
         absolute.push_str(shown_base);
         absolute.push('#');
         push_fragment_encoded(within, &mut absolute);
-        let relative = pointer.get(place.relative_start..).unwrap_or_default();
-        let Some(value) = value.or_else(|| self.registry.value(doc_id, &pointer)) else {
+        let relative = pointer.get(place.relative_start()..).unwrap_or_default();
+        let Some(value) = value else {
             return Err(SchemaError::UnresolvedReference {
                 location: absolute,
                 reference: pointer.to_string(),
@@ -194,7 +195,7 @@ impl<'a> Compiler<'a> {
             Value::Bool(flag) => Node {
                 body: Body::Bool(*flag),
                 resource,
-                location: Location::new(absolute, relative),
+                location: Location::new(fragment_of(absolute, base_len), relative),
                 own_type: None,
                 only_type: None,
                 tracks_evaluated: false,
@@ -209,7 +210,8 @@ impl<'a> Compiler<'a> {
                     place: &place,
                     absolute: &absolute,
                 };
-                let mut compiled = Vec::new();
+                // At most one keyword per member: sized once rather than grown by doubling.
+                let mut compiled = Vec::with_capacity(object.len());
                 for (name, value) in object {
                     if let Some(keyword) = cx.keyword(name, value, object)? {
                         compiled.push(keyword);
@@ -233,7 +235,7 @@ impl<'a> Compiler<'a> {
                 Node {
                     body: Body::Keywords(compiled.into_boxed_slice()),
                     resource,
-                    location: Location::new(absolute, relative),
+                    location: Location::new(fragment_of(absolute, base_len), relative),
                     own_type,
                     only_type,
                     tracks_evaluated,
@@ -370,10 +372,11 @@ impl<'a> NodeCompiler<'_, 'a> {
 
     /// Whether the node a reference resolves to declares `$dynamicAnchor` with this name.
     pub(crate) fn declares_dynamic_anchor(&self, target: NodeId, name: &str) -> bool {
-        let located = &self.compiler.places[target as usize];
-        located
-            .value
-            .or_else(|| self.compiler.registry.value(located.doc_id, &located.pointer))
+        self.compiler
+            .values
+            .get(target as usize)
+            .copied()
+            .flatten()
             .and_then(|value| value.get("$dynamicAnchor"))
             .is_some_and(|anchor| anchor == name)
     }
@@ -390,6 +393,15 @@ impl<'a> NodeCompiler<'_, 'a> {
         })?;
         self.compiler.regexes.insert(pattern.to_owned(), regex.clone());
         Ok(regex)
+    }
+}
+
+/// The fragment part (`#` onwards) of a node's absolute location: nodes keep it alone, their resource the base.
+fn fragment_of(absolute: String, base_len: usize) -> String {
+    if base_len == 0 {
+        absolute
+    } else {
+        absolute.get(base_len..).unwrap_or_default().to_owned()
     }
 }
 

@@ -439,7 +439,7 @@ impl<'s> Evaluator<'s> {
         let violation = Violation::without_keyword(
             frame.instance_location(),
             &frame.keyword_path(),
-            node.absolute(),
+            &self.schema.absolute(node).to_string(),
             &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
         );
         if self.collect {
@@ -516,7 +516,7 @@ impl<'s> Evaluator<'s> {
             annotations.push(Annotation {
                 instance_location: instance_location.clone(),
                 keyword_path: format!("{keyword_path}/{keyword}"),
-                absolute: format!("{}/{keyword}", node.absolute()),
+                absolute: format!("{}/{keyword}", self.schema.absolute(node)),
                 value: value.clone(),
             });
         }
@@ -576,10 +576,12 @@ impl<'s> Evaluator<'s> {
         // A `false` subschema is located at itself, a keyword one step below its schema.
         let keyword_step = if keyword == "false" { 0 } else { keyword.len() + 1 };
         let missing = detail.missing_property.unwrap_or_default();
+        let schema = self.schema;
+        let absolute = schema.absolute(node);
         let mut text = ViolationText::with_capacity(
             keyword_path_bytes
                 + keyword_step
-                + node.absolute().len()
+                + absolute.len()
                 + keyword_step
                 + keyword.len()
                 + 2
@@ -611,7 +613,8 @@ impl<'s> Evaluator<'s> {
             text.push(keyword);
         }
         text.end_keyword_path();
-        text.push(node.absolute());
+        text.push(absolute.base);
+        text.push(absolute.fragment);
         if keyword_step > 0 {
             text.push("/");
             text.push(keyword);

@@ -33,12 +33,53 @@ pub(crate) struct CompiledSchema {
     pub(crate) sorted_maps: bool,
 }
 
+impl CompiledSchema {
+    /// A node's absolute location: its resource's base URI, then `#` and the JSON Pointer from the resource root.
+    pub(crate) fn absolute<'s>(&'s self, node: &'s Node) -> Absolute<'s> {
+        Absolute {
+            base: self
+                .resources
+                .get(node.resource as usize)
+                .map_or("", |resource| &resource.base),
+            fragment: node.fragment(),
+        }
+    }
+}
+
+/// A node's absolute location in its two stored parts, written out without joining them first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Absolute<'s> {
+    /// The resource's base URI as shown (empty for the default base).
+    pub(crate) base: &'s str,
+    /// `#` and the JSON Pointer from the resource root.
+    pub(crate) fragment: &'s str,
+}
+
+impl Absolute<'_> {
+    /// The length of the location written out.
+    pub(crate) fn len(self) -> usize {
+        self.base.len() + self.fragment.len()
+    }
+}
+
+impl std::fmt::Display for Absolute<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.base)?;
+        f.write_str(self.fragment)
+    }
+}
+
 /// Whether `serde_json::Map` iterates in key order in this build.
+/// Asked once per process: the answer is fixed at build time, and the probe map allocates more than a small
+/// schema's compiled form would otherwise need at the compile's peak.
 pub(crate) fn maps_iterate_sorted() -> bool {
-    let mut map = serde_json::Map::new();
-    map.insert("b".to_owned(), Value::Null);
-    map.insert("a".to_owned(), Value::Null);
-    map.keys().next().is_some_and(|first| first == "a")
+    static SORTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SORTED.get_or_init(|| {
+        let mut map = serde_json::Map::new();
+        map.insert("b".to_owned(), Value::Null);
+        map.insert("a".to_owned(), Value::Null);
+        map.keys().next().is_some_and(|first| first == "a")
+    })
 }
 
 /// One compiled subschema.
@@ -63,9 +104,10 @@ pub(crate) struct Node {
 }
 
 impl Node {
-    /// Absolute location: the resource's URI, `#`, and the JSON Pointer from the resource root.
-    pub(crate) fn absolute(&self) -> &str {
-        self.location.absolute()
+    /// The fragment of the node's absolute location: `#` and the JSON Pointer from its resource's root, which
+    /// [`CompiledSchema::absolute`] puts after the resource's base.
+    pub(crate) fn fragment(&self) -> &str {
+        self.location.fragment()
     }
 
     /// The path from its lexical parent schema (`/properties/a`), used to build evaluation paths lazily.
@@ -74,48 +116,48 @@ impl Node {
     }
 }
 
-/// A node's two locations in one allocation: the absolute location, then the path from the lexical parent schema
-/// unless the absolute location already ends with it (as it does for every node but resource roots and names that
-/// need percent-encoding). Small schemas are mostly small nodes, so one string instead of two is a good part of
-/// their compiled size.
+/// A node's two locations in one allocation: the fragment of its absolute location (the resource keeps the base),
+/// then the path from the lexical parent schema unless the fragment already ends with it (as it does for every
+/// node but resource roots and names that need percent-encoding). Small schemas are mostly small nodes, so one
+/// string instead of two is a good part of their compiled size.
 #[derive(Debug)]
 pub(crate) struct Location {
     text: Box<str>,
-    /// Where the absolute location ends in `text`.
-    absolute_len: u32,
+    /// Where the fragment ends in `text`.
+    fragment_len: u32,
     /// Where the relative path starts in `text`.
     relative_start: u32,
 }
 
 impl Location {
-    /// Both locations of a node; `absolute` is reused as the buffer.
-    pub(crate) fn new(mut absolute: String, relative: &str) -> Self {
-        let absolute_len = absolute.len();
-        let relative_start = if absolute.ends_with(relative) {
-            absolute_len - relative.len()
+    /// Both locations of a node; `fragment` is reused as the buffer.
+    pub(crate) fn new(mut fragment: String, relative: &str) -> Self {
+        let fragment_len = fragment.len();
+        let relative_start = if fragment.ends_with(relative) {
+            fragment_len - relative.len()
         } else {
-            absolute.push_str(relative);
-            absolute_len
+            fragment.push_str(relative);
+            fragment_len
         };
         // Locations are JSON Pointers within one document, far below 4 GiB; should one not fit, it is kept whole
         // and the relative path reads as empty rather than wrong.
-        match (u32::try_from(absolute_len), u32::try_from(relative_start)) {
-            (Ok(absolute_len), Ok(relative_start)) => Self {
-                text: absolute.into_boxed_str(),
-                absolute_len,
+        match (u32::try_from(fragment_len), u32::try_from(relative_start)) {
+            (Ok(fragment_len), Ok(relative_start)) => Self {
+                text: fragment.into_boxed_str(),
+                fragment_len,
                 relative_start,
             },
             _ => Self {
-                absolute_len: u32::MAX,
+                fragment_len: u32::MAX,
                 relative_start: u32::MAX,
-                text: absolute.into_boxed_str(),
+                text: fragment.into_boxed_str(),
             },
         }
     }
 
-    /// The absolute location.
-    pub(crate) fn absolute(&self) -> &str {
-        self.text.get(..self.absolute_len as usize).unwrap_or(&self.text)
+    /// The fragment of the absolute location (`#` and the JSON Pointer from the resource root).
+    pub(crate) fn fragment(&self) -> &str {
+        self.text.get(..self.fragment_len as usize).unwrap_or(&self.text)
     }
 
     /// The path from the lexical parent schema.
@@ -136,6 +178,9 @@ pub(crate) enum Body {
 /// A schema resource: what `$dynamicRef` needs to find dynamic anchors in the dynamic scope.
 #[derive(Debug)]
 pub(crate) struct Resource {
+    /// The resource's base URI as locations show it (empty for the default base, query redacted). Every node of
+    /// the resource keeps only the fragment of its absolute location: the base, often a long URI, is kept once.
+    pub(crate) base: Box<str>,
     /// `$dynamicAnchor` names declared in this resource, with their nodes.
     pub(crate) dynamic_anchors: HashMap<Box<str>, NodeId>,
 }
@@ -326,24 +371,24 @@ mod tests {
     use super::{Location, TypeSet};
 
     #[test]
-    fn a_relative_path_that_ends_the_absolute_location_is_not_stored_twice() {
+    fn a_relative_path_that_ends_the_fragment_is_not_stored_twice() {
         let location = Location::new("#/properties/a".to_owned(), "/properties/a");
-        assert_eq!(location.absolute(), "#/properties/a");
+        assert_eq!(location.fragment(), "#/properties/a");
         assert_eq!(location.relative(), "/properties/a");
         assert_eq!(location.text.len(), "#/properties/a".len());
     }
 
     #[test]
-    fn other_relative_paths_follow_the_absolute_location() {
-        // A resource root (its absolute location starts over at `#`) and a name that needed percent-encoding.
-        let root = Location::new("https://example.com/item#".to_owned(), "/items");
-        assert_eq!(root.absolute(), "https://example.com/item#");
+    fn other_relative_paths_follow_the_fragment() {
+        // A resource root (its fragment starts over at `#`) and a name that needed percent-encoding.
+        let root = Location::new("#".to_owned(), "/items");
+        assert_eq!(root.fragment(), "#");
         assert_eq!(root.relative(), "/items");
         let encoded = Location::new("#/properties/a%20b".to_owned(), "/properties/a b");
-        assert_eq!(encoded.absolute(), "#/properties/a%20b");
+        assert_eq!(encoded.fragment(), "#/properties/a%20b");
         assert_eq!(encoded.relative(), "/properties/a b");
         let document_root = Location::new("#".to_owned(), "");
-        assert_eq!(document_root.absolute(), "#");
+        assert_eq!(document_root.fragment(), "#");
         assert_eq!(document_root.relative(), "");
     }
 

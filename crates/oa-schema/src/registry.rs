@@ -31,9 +31,37 @@ pub(crate) struct Place {
     /// The base URI in force (the resource's URI).
     pub(crate) base: Arc<Url>,
     /// The length of the resource root's pointer, a prefix of the subschema's pointer.
-    pub(crate) root_len: usize,
+    root_len: u32,
     /// Where the path from the lexical parent schema (`/properties/a`) starts in the subschema's pointer.
-    pub(crate) relative_start: usize,
+    relative_start: u32,
+}
+
+impl Place {
+    fn new(base: Arc<Url>, root_len: usize, relative_start: usize) -> Self {
+        // Offsets into a pointer of 4 GiB or more saturate; `get` on them then falls back to the whole pointer.
+        let narrow = |offset: usize| u32::try_from(offset).unwrap_or(u32::MAX);
+        Self {
+            base,
+            root_len: narrow(root_len),
+            relative_start: narrow(relative_start),
+        }
+    }
+
+    /// The length of the resource root's pointer, a prefix of the subschema's pointer.
+    pub(crate) fn root_len(&self) -> usize {
+        self.root_len as usize
+    }
+
+    /// Where the path from the lexical parent schema starts in the subschema's pointer.
+    pub(crate) fn relative_start(&self) -> usize {
+        self.relative_start as usize
+    }
+}
+
+/// A subschema's key in the index: the address of its value. Documents are borrowed for the whole compilation,
+/// so an address names one subschema for as long as the index lives, and the index keeps no pointer text.
+pub(crate) fn value_key(value: &Value) -> usize {
+    std::ptr::from_ref(value) as usize
 }
 
 /// One loaded document.
@@ -52,8 +80,8 @@ pub(crate) struct Registry<'a> {
     by_uri: HashMap<String, (DocId, String)>,
     anchors: HashMap<(String, String), (DocId, String)>,
     dynamic_anchors: HashMap<String, Vec<(String, DocId, String)>>,
-    /// Per document, the place of every subschema by JSON Pointer (nested so lookups by `&str` allocate nothing).
-    places: Vec<HashMap<String, Place>>,
+    /// Per document, the place of every subschema, by [`value_key`].
+    places: Vec<HashMap<usize, Place>>,
 }
 
 /// The bundled meta-schemas, parsed once; they are constants, so sharing them across compilations is safe.
@@ -131,29 +159,27 @@ impl<'a> Registry<'a> {
             .map_or(VocabularySet::DEFAULT, |doc| doc.vocabularies)
     }
 
-    /// The place of a subschema; a location that was not indexed (under an unknown keyword) takes the place of its
-    /// nearest indexed ancestor.
-    pub(crate) fn place(&self, doc_id: DocId, pointer: &str) -> Place {
+    /// The place of the subschema `value` at `pointer`; a location that was not indexed (under an unknown keyword)
+    /// takes the place of its nearest indexed ancestor.
+    pub(crate) fn place(&self, doc_id: DocId, pointer: &str, value: Option<&Value>) -> Place {
         let places = self.places.get(doc_id);
-        if let Some(place) = places.and_then(|places| places.get(pointer)) {
+        if let Some(place) = value.and_then(|value| places?.get(&value_key(value))) {
             return place.clone();
         }
+        // Rare (a reference into a value no keyword declares a schema): each ancestor is looked up from the root.
         let mut prefix = pointer;
         while let Some(cut) = prefix.rfind('/') {
             prefix = &prefix[..cut];
-            if let Some(place) = places.and_then(|places| places.get(prefix)) {
-                return Place {
-                    base: Arc::clone(&place.base),
-                    root_len: place.root_len,
-                    relative_start: pointer.rfind('/').unwrap_or(pointer.len()),
-                };
+            let ancestor = self.value(doc_id, prefix);
+            if let Some(place) = ancestor.and_then(|ancestor| places?.get(&value_key(ancestor))) {
+                return Place::new(
+                    Arc::clone(&place.base),
+                    place.root_len(),
+                    pointer.rfind('/').unwrap_or(pointer.len()),
+                );
             }
         }
-        Place {
-            base: Arc::new(default_base()),
-            root_len: 0,
-            relative_start: pointer.len(),
-        }
+        Place::new(Arc::new(default_base()), 0, pointer.len())
     }
 
     /// The dynamic anchors a resource declares: name and place.
@@ -277,9 +303,9 @@ impl<'a> Registry<'a> {
             relative_start: usize,
             depth: usize,
         }
-        // Sized for a typical document's fan-out up front: growing a stack of these items one doubling at a time
-        // was a fifth of a small schema's compile.
-        let mut stack = Vec::with_capacity(64);
+        // Sized for a small document's fan-out up front: growing a stack of these items one doubling at a time was
+        // a fifth of a small schema's compile, but room for 64 (4 KiB) was most of its compile's peak memory.
+        let mut stack = Vec::with_capacity(16);
         stack.push(Item {
             pointer: String::new(),
             value: root,
@@ -297,12 +323,8 @@ impl<'a> Registry<'a> {
             }
             let Value::Object(object) = item.value else {
                 self.places[doc_id].insert(
-                    item.pointer,
-                    Place {
-                        base: item.base,
-                        root_len: item.root_len,
-                        relative_start: item.relative_start,
-                    },
+                    value_key(item.value),
+                    Place::new(item.base, item.root_len, item.relative_start),
                 );
                 continue;
             };
@@ -380,12 +402,8 @@ impl<'a> Registry<'a> {
                 }
             }
             self.places[doc_id].insert(
-                item.pointer,
-                Place {
-                    base: Arc::clone(&base),
-                    root_len,
-                    relative_start: item.relative_start,
-                },
+                value_key(item.value),
+                Place::new(Arc::clone(&base), root_len, item.relative_start),
             );
         }
         Ok(())
