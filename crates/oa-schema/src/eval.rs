@@ -5,7 +5,7 @@
 //! that `$dynamicRef` searches. Recursion is bounded by [`MAX_DEPTH`].
 
 use crate::evaluated::Evaluated;
-use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
+use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId, TypeSet};
 use crate::violation::{SortKeys, Violation, ViolationText};
 use oa_pointer::Location;
 use oa_pointer::Segment;
@@ -144,7 +144,7 @@ const MESSAGE_BUFFER_MAX_BYTES: usize = 1024;
 pub(crate) struct Detail<'a> {
     /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation).
     pub(crate) message: String,
-    pub(crate) expected_types: &'static [&'static str],
+    pub(crate) expected_types: TypeSet,
     pub(crate) missing_property: Option<&'a str>,
     /// A further instance step (the missing or rejected property, the rejected item).
     pub(crate) extra: Option<Extra<'a>>,
@@ -164,7 +164,7 @@ impl Detail<'_> {
     pub(crate) fn message(message: String) -> Self {
         Self {
             message,
-            expected_types: &[],
+            expected_types: TypeSet::default(),
             missing_property: None,
             extra: None,
         }

@@ -4,6 +4,7 @@
 //! report is sorted and deduplicated so that its order is stable across runs and one failing assertion at one
 //! instance location appears once, however many evaluation paths reached it.
 
+use crate::node::TypeSet;
 use oa_pointer::Location;
 use std::fmt;
 
@@ -15,8 +16,9 @@ pub struct SchemaLocation {
     /// The keyword path, then the absolute location, then (in a [`Violation`]) the violation's message and missing
     /// property: a violation's texts share one allocation.
     text: Box<str>,
-    /// Where the keyword path, the absolute location and the message end in `text`.
-    ends: [usize; 3],
+    /// Where the keyword path, the absolute location and the message end in `text` (32 bits: a report can hold
+    /// hundreds of thousands of violations, and each byte of a violation counts in its list).
+    ends: [u32; 3],
 }
 
 impl SchemaLocation {
@@ -48,11 +50,11 @@ impl SchemaLocation {
 
     /// What follows the message: the missing property, if the violation has one.
     fn tail(&self) -> &str {
-        self.text.get(self.ends[2]..).unwrap_or_default()
+        self.text.get(self.ends[2] as usize..).unwrap_or_default()
     }
 
-    fn part(&self, start: usize, end: usize) -> &str {
-        self.text.get(start..end).unwrap_or_default()
+    fn part(&self, start: u32, end: u32) -> &str {
+        self.text.get(start as usize..end as usize).unwrap_or_default()
     }
 }
 
@@ -145,9 +147,11 @@ impl ViolationText {
     }
 
     fn into_location(self) -> SchemaLocation {
+        // A violation's texts past 4 GiB (a member name that long) read as empty parts rather than wrong ones.
+        let narrow = |end: usize| u32::try_from(end).unwrap_or(u32::MAX);
         SchemaLocation {
             text: self.text.into_boxed_str(),
-            ends: self.ends,
+            ends: self.ends.map(narrow),
         }
     }
 }
@@ -159,7 +163,8 @@ pub struct Violation {
     keyword: Option<&'static str>,
     /// Also holds the message and the missing property (see [`SchemaLocation::text`]).
     schema_location: SchemaLocation,
-    expected_types: &'static [&'static str],
+    /// Held as the set (one byte) rather than its names (a 16-byte slice): see [`SchemaLocation::ends`].
+    expected_types: TypeSet,
     has_missing_property: bool,
 }
 
@@ -169,7 +174,7 @@ impl Violation {
         instance_location: Location,
         keyword: Option<&'static str>,
         text: ViolationText,
-        expected_types: &'static [&'static str],
+        expected_types: TypeSet,
         has_missing_property: bool,
     ) -> Self {
         Self {
@@ -195,7 +200,7 @@ impl Violation {
         text.end_absolute();
         text.push(message);
         text.end_message();
-        Self::new(instance_location, None, text, &[], false)
+        Self::new(instance_location, None, text, TypeSet::default(), false)
     }
 
     /// Where in the instance the violation is. A missing required property is located at the place it would occupy;
@@ -221,7 +226,7 @@ impl Violation {
     /// The type names the schema expected, for a `type` violation (and for a union no member of which admits the
     /// instance's type); empty otherwise.
     pub fn expected_types(&self) -> &[&'static str] {
-        self.expected_types
+        self.expected_types.static_names()
     }
 
     /// The missing property's name, for `required` and `dependentRequired`.
@@ -241,7 +246,7 @@ impl fmt::Debug for Violation {
             .field("instance_location", &self.instance_location)
             .field("keyword", &self.keyword)
             .field("schema_location", &self.schema_location)
-            .field("expected_types", &self.expected_types)
+            .field("expected_types", &self.expected_types())
             .field("missing_property", &self.missing_property())
             .field("message", &self.message())
             .finish()
@@ -592,7 +597,13 @@ mod tests {
         text.push(message);
         text.end_message();
         text.push(missing.unwrap_or_default());
-        Violation::new(Location::root(), Some("type"), text, &[], missing.is_some())
+        Violation::new(
+            Location::root(),
+            Some("type"),
+            text,
+            TypeSet::default(),
+            missing.is_some(),
+        )
     }
 
     fn violation_with(location: &str, absolute: &str, message: &str, missing: Option<&str>) -> Violation {

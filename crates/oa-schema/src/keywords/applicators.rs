@@ -208,7 +208,7 @@ fn report_union<'v>(
         message.push_str(", got ");
         message.push_str(JsonType::of(instance).name());
         let mut detail = Detail::message(message);
-        detail.expected_types = types.static_names();
+        detail.expected_types = types;
         return ev.fail(frame, node, keyword, detail);
     }
     let mut admitting = admitting;

@@ -53,6 +53,6 @@ fn fail(
     message.push_str(", got ");
     message.push_str(JsonType::of(instance).name());
     let mut detail = Detail::message(message);
-    detail.expected_types = types.static_names();
+    detail.expected_types = types;
     ev.fail(frame, node, "type", detail)
 }
