@@ -292,35 +292,65 @@ fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
 /// Room for the keys of a small report, reserved when its second violation comes.
 const KEY_BYTES_AT_FIRST: usize = 256;
 
-/// The first capacity of the keys' ends (a small report's keys are recorded without growing).
-const KEYS_AT_FIRST: usize = 16;
+/// The most runs (stretches of violations recorded in order) a report is merged from; one recorded in more
+/// pieces is sorted whole.
+const MAX_RUNS: usize = 16;
 
-/// The instance locations of a list of violations as byte keys ordered as the locations themselves
-/// ([`Location::push_sort_key`]), all in one buffer; the evaluator writes them while it records the violations.
+/// The order of a report while it is being collected. Each violation's instance location is written as a byte
+/// key ordered as the location itself ([`Location::push_sort_key`]) and compared with the one before: only the
+/// last key is kept, and where a key is smaller than the one before a new run starts. The collecting walk records
+/// most reports in order, or as a few runs (a failed union reports each member's violations in turn), so the
+/// report is put in order by merging the runs ([`Violations::sorted`]) without holding a key per violation: a
+/// report can hold hundreds of thousands of them.
 #[derive(Debug, Default)]
 pub(crate) struct SortKeys {
+    /// The last key, then the key being written.
     bytes: Vec<u8>,
-    /// Where each key ends in `bytes`.
-    ends: Vec<usize>,
+    /// Where the last key ends in `bytes`.
+    last_end: usize,
+    /// How many violations had their keys recorded.
+    recorded: usize,
+    /// Where each run after the first starts (an index into the violations).
+    runs: Vec<usize>,
+    /// Whether the report came in more than [`MAX_RUNS`] runs (the recording has stopped).
+    scattered: bool,
 }
 
 impl SortKeys {
     /// The buffer to write the key of the violation about to join `recorded` into (close it with
     /// [`end_key`](Self::end_key)); `None` for the first violation, which a report of one never sorts (a second one
-    /// writes the first one's key from its location).
+    /// writes the first one's key from its location), and once the report is too scattered to merge.
     pub(crate) fn start_key(&mut self, recorded: &[Violation]) -> Option<&mut Vec<u8>> {
+        if self.scattered {
+            return None;
+        }
         let first = recorded.first()?;
-        if self.ends.is_empty() {
+        if self.recorded == 0 {
             self.bytes.reserve(KEY_BYTES_AT_FIRST);
-            self.ends.reserve(KEYS_AT_FIRST);
-            self.push_location(&first.instance_location);
+            first.instance_location.push_sort_key(&mut self.bytes);
+            self.last_end = self.bytes.len();
+            self.recorded = 1;
         }
         Some(&mut self.bytes)
     }
 
-    /// Ends the key being written.
+    /// Ends the key being written: compares it with the last one and keeps it in that one's place.
     pub(crate) fn end_key(&mut self) {
-        self.ends.push(self.bytes.len());
+        let (last, new) = self.bytes.split_at(self.last_end.min(self.bytes.len()));
+        if new < last {
+            if self.runs.len() + 1 >= MAX_RUNS {
+                self.scattered = true;
+                self.bytes = Vec::new();
+                self.runs = Vec::new();
+                return;
+            }
+            self.runs.push(self.recorded);
+        }
+        let new_len = new.len();
+        self.bytes.copy_within(self.last_end.., 0);
+        self.bytes.truncate(new_len);
+        self.last_end = new_len;
+        self.recorded += 1;
     }
 
     /// Records the key of a violation at `location` about to join `recorded` (see [`start_key`](Self::start_key)).
@@ -331,10 +361,39 @@ impl SortKeys {
         }
     }
 
-    /// Appends a location's whole key.
-    pub(crate) fn push_location(&mut self, location: &Location) {
-        location.push_sort_key(&mut self.bytes);
-        self.end_key();
+    /// The runs of a report of `n` violations, as index ranges in order, when every key was recorded (else `None`).
+    fn runs(&self, n: usize) -> Option<Vec<std::ops::Range<usize>>> {
+        if self.scattered || self.recorded != n {
+            return None;
+        }
+        let mut ranges = Vec::with_capacity(self.runs.len() + 1);
+        let mut start = 0;
+        for &next in self.runs.iter().chain(std::iter::once(&n)) {
+            ranges.push(start..next);
+            start = next;
+        }
+        Some(ranges)
+    }
+}
+
+/// Every violation's key in one buffer, for sorting a report that was not recorded in a few runs.
+struct KeyTable {
+    bytes: Vec<u8>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl KeyTable {
+    fn of(items: &[Violation]) -> Self {
+        let mut table = Self {
+            bytes: Vec::new(),
+            ends: Vec::with_capacity(items.len()),
+        };
+        for violation in items {
+            violation.instance_location.push_sort_key(&mut table.bytes);
+            table.ends.push(table.bytes.len());
+        }
+        table
     }
 
     fn key(&self, idx: usize) -> &[u8] {
@@ -345,6 +404,65 @@ impl SortKeys {
         let end = self.ends.get(idx).copied().unwrap_or_default();
         self.bytes.get(start..end).unwrap_or_default()
     }
+}
+
+/// The head of a run being merged: its next violation and that violation's key.
+struct Head {
+    next: usize,
+    end: usize,
+    key: Vec<u8>,
+}
+
+impl Head {
+    /// Moves to the run's next violation, writing its key; false when the run is spent.
+    fn load(&mut self, items: &[Violation]) -> bool {
+        self.key.clear();
+        match items.get(self.next).filter(|_| self.next < self.end) {
+            Some(violation) => {
+                violation.instance_location.push_sort_key(&mut self.key);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The sorted order of runs that are each in order, as a stable sort would give it: position to source index.
+fn merge_runs(items: &[Violation], runs: Vec<std::ops::Range<usize>>) -> Vec<usize> {
+    let mut heads: Vec<Head> = runs
+        .into_iter()
+        .map(|run| Head {
+            next: run.start,
+            end: run.end,
+            key: Vec::new(),
+        })
+        .collect();
+    heads.retain_mut(|head| head.load(items));
+    let mut order = Vec::with_capacity(items.len());
+    // A few runs (at most `MAX_RUNS`): the smallest head is found by looking at each.
+    while !heads.is_empty() {
+        let mut best = 0;
+        for (head_idx, head) in heads.iter().enumerate().skip(1) {
+            let Some(current) = heads.get(best) else { break };
+            let ordering = head.key.cmp(&current.key).then_with(|| {
+                match (items.get(head.next), items.get(current.next)) {
+                    (Some(a), Some(b)) => report_order(a, b),
+                    _ => std::cmp::Ordering::Equal,
+                }
+            });
+            // Ties go to the earlier run, whose violations come first in the list: the order a stable sort keeps.
+            if ordering.is_lt() {
+                best = head_idx;
+            }
+        }
+        let Some(head) = heads.get_mut(best) else { break };
+        order.push(head.next);
+        head.next += 1;
+        if !head.load(items) {
+            heads.remove(best);
+        }
+    }
+    order
 }
 
 /// Every violation of one validation, non-empty.
@@ -363,39 +481,50 @@ impl Violations {
     /// Sorts and deduplicates; `items` must be non-empty.
     #[cfg(test)]
     pub(crate) fn new(items: Vec<Violation>) -> Self {
-        let mut keys = SortKeys::default();
-        for violation in &items {
-            keys.push_location(&violation.instance_location);
-        }
-        Self::sorted(items, &keys)
+        Self::sorted(items, &SortKeys::default())
     }
 
-    /// Sorts and deduplicates; `items` must be non-empty, and `keys` hold one key per item, in order (else they
-    /// are rebuilt from the locations).
+    /// Sorts and deduplicates; `items` must be non-empty. `keys` say how the items were recorded: in order, as a
+    /// few runs in order (merged here), or else (every key is then built from the locations and sorted).
     pub(crate) fn sorted(items: Vec<Violation>, keys: &SortKeys) -> Self {
         if items.len() < 2 {
             return Self { items, omitted: 0 };
         }
-        if keys.ends.len() != items.len() {
-            let mut rebuilt = SortKeys::default();
-            for violation in &items {
-                rebuilt.push_location(&violation.instance_location);
+        let runs = keys.runs(items.len()).filter(|runs| {
+            // Keys order locations; violations at the same location must also be in report order in each run.
+            runs.iter().all(|run| {
+                items
+                    .get(run.clone())
+                    .unwrap_or_default()
+                    .windows(2)
+                    .all(|pair| match pair {
+                        [a, b] => a.instance_location != b.instance_location || report_order(a, b).is_le(),
+                        _ => true,
+                    })
+            })
+        });
+        let order = match runs {
+            // Recorded in order (the collecting walk's usual case): nothing moves.
+            Some(runs) if runs.len() == 1 => return Self::deduplicated(items),
+            Some(runs) => merge_runs(&items, runs),
+            None => {
+                // Decorate-sort: each location is one byte key ordered as the location (one buffer for all),
+                // rather than split and decoded at every comparison.
+                let keys = KeyTable::of(&items);
+                let compare = |a: usize, b: usize| {
+                    keys.key(a)
+                        .cmp(keys.key(b))
+                        .then_with(|| report_order(&items[a], &items[b]))
+                };
+                if (1..items.len()).all(|idx| compare(idx - 1, idx).is_le()) {
+                    return Self::deduplicated(items);
+                }
+                let mut order: Vec<usize> = (0..items.len()).collect();
+                order.sort_by(|&a, &b| compare(a, b));
+                order
             }
-            return Self::sorted(items, &rebuilt);
-        }
-        // Decorate-sort: each location is one byte key ordered as the location (one buffer for all), rather than
-        // split and decoded at every comparison (a report can hold hundreds of thousands of violations).
-        let compare = |a: usize, b: usize| {
-            keys.key(a)
-                .cmp(keys.key(b))
-                .then_with(|| report_order(&items[a], &items[b]))
         };
-        // The collecting walk records most reports in order already: then nothing moves.
-        if (1..items.len()).all(|idx| compare(idx - 1, idx).is_le()) {
-            return Self::deduplicated(items);
-        }
-        let mut order: Vec<usize> = (0..items.len()).collect();
-        order.sort_by(|&a, &b| compare(a, b));
+        let mut order = order;
         // Apply the order in place, one cycle at a time, instead of moving every violation into a second list: a
         // report of hundreds of thousands of violations would otherwise be held twice while it is sorted. A placed
         // position is marked by pointing at itself.
@@ -530,6 +659,44 @@ mod tests {
             if !items.is_empty() {
                 prop_assert_eq!(Violations::new(items).items, expected);
             }
+        }
+
+        /// A report recorded as the evaluator records it (each key against the one before) comes out as a plain
+        /// sort gives it, whether it came in order, in a few runs each in order (merged), or scattered (sorted
+        /// whole). Entries are cut into `pieces` runs, each sorted, some of them only by location.
+        #[test]
+        fn recorded_runs_merge_as_a_plain_sort(
+            entries in prop::collection::vec(
+                ("(/0|/1|/10|/a|/b|/~0|/01){0,3}", "#/(x|y|z)", "(m|n)", prop::option::of("(p|q)")),
+                1..60,
+            ),
+            pieces in 1..24_usize,
+            by_location_only in any::<bool>(),
+        ) {
+            let mut items: Vec<Violation> = entries
+                .iter()
+                .map(|(at, absolute, message, missing)| violation_with(at, absolute, message, missing.as_deref()))
+                .collect();
+            let piece_len = items.len().div_ceil(pieces);
+            for piece in items.chunks_mut(piece_len) {
+                if by_location_only {
+                    piece.sort_by(|a, b| a.instance_location.cmp(&b.instance_location));
+                } else {
+                    piece.sort_by(|a, b| a.instance_location.cmp(&b.instance_location).then_with(|| report_order(a, b)));
+                }
+            }
+            let mut keys = SortKeys::default();
+            for idx in 0..items.len() {
+                keys.record(&items[..idx], &items[idx].instance_location);
+            }
+            let mut expected = items.clone();
+            expected.sort_by(|a, b| {
+                a.instance_location
+                    .cmp(&b.instance_location)
+                    .then_with(|| report_order(a, b))
+            });
+            expected.dedup_by(|b, a| a == b);
+            prop_assert_eq!(Violations::sorted(items, &keys).items, expected);
         }
 
         /// The keys the evaluator writes from its steps order a report as keys rebuilt from the locations do.
