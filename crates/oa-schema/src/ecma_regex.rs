@@ -6,9 +6,14 @@
 //! U+FEFF and every Zs), `.` matches any code point but a line terminator, `^`/`$` match only at the ends of the
 //! string (no final-newline exception), and characters are code points (`\u{1F432}` and `\uD83D\uDC32` alike).
 //!
-//! Two engines:
-//! - patterns without lookaround or backreferences run on the `regex` crate: time linear in the string for a given
-//!   pattern, never over budget;
+//! Two routes without an engine, then two engines:
+//! - anchored sequences of ASCII classes for which greedy matching is exact (`^ORD-[0-9]{6}$`) are matched by a
+//!   loop over the string (see [`anchored`]);
+//! - other sequences of ASCII classes and `.`, with any quantifiers and optional `^` and `$`, that expand to at
+//!   most 63 positions (`f.*o`, `A[0-9]{2}Z`) run on a bit-parallel automaton of one `u64` (see [`sequence`]): a
+//!   few hundred bytes per pattern, where the `regex` crate's first match allocates about 29 KiB;
+//! - other patterns without lookaround or backreferences run on the `regex` crate: time linear in the string for
+//!   a given pattern, never over budget;
 //! - patterns with lookaround or backreferences run on fancy-regex, under a budget of two parts. Before matching,
 //!   a string too long for the pattern is refused: fancy-regex's own limit does not count the scans it runs inside
 //!   lookarounds, so a match can cost a power of the string's length. We bound that power by the pattern's shape
@@ -28,6 +33,7 @@
 mod anchored;
 mod ast;
 mod parse;
+mod sequence;
 mod translate;
 mod utf8;
 
@@ -55,6 +61,9 @@ pub(crate) struct EcmaRegex {
 enum Compiled {
     /// An anchored pattern of ASCII classes, matched without an engine (see [`anchored`]).
     Anchored(anchored::Anchored),
+    /// A sequence of classes and `.`, matched without an engine by a bit-parallel automaton (see [`sequence`]).
+    /// Boxed: its ASCII table would make every other variant as large.
+    Sequence(Box<sequence::Sequence>),
     /// The `regex` crate's byte engine, on the string's UTF-8 (see [`utf8`] for why bytes).
     Linear(regex::bytes::Regex),
     /// A linear pattern whose engine is built on first use. Building the automaton is most of a small schema's
@@ -141,6 +150,8 @@ impl EcmaRegex {
         let compiled = if let Some(anchored) = anchored::Anchored::parse(pattern) {
             // Checked by the parser above like any pattern; matched without an engine.
             Compiled::Anchored(anchored)
+        } else if let Some(sequence) = sequence::Sequence::parse(pattern) {
+            Compiled::Sequence(Box::new(sequence))
         } else if node.needs_backtracking() {
             let text = translate::translate(&node, Engine::Backtracking);
             let regex = fancy_regex::RegexBuilder::new(&text)
@@ -174,6 +185,7 @@ impl EcmaRegex {
     pub(crate) fn first_bytes(&self) -> Option<ByteSet> {
         match &*self.inner {
             Compiled::Anchored(anchored) => anchored.first_bytes(),
+            Compiled::Sequence(sequence) => sequence.first_bytes(),
             _ => None,
         }
     }
@@ -182,6 +194,7 @@ impl EcmaRegex {
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
             Compiled::Anchored(anchored) => Ok(anchored.is_match(haystack)),
+            Compiled::Sequence(sequence) => Ok(sequence.is_match(haystack)),
             Compiled::Linear(regex) => Ok(regex.is_match(haystack.as_bytes())),
             // A deferred translation always builds (pinned by tests); should that ever fail, the match reports the
             // budget rather than panicking.

@@ -7,8 +7,9 @@
 //! bracketed classes of them and ASCII characters, each with an optional greedy quantifier, and optionally ends with
 //! `$`; and when greedy matching is exact for it: a repeated atom shares no character with the atoms that could
 //! take characters it gives back. FHIR's `^[ \r\n\t\S]+$` and `^\S*$` qualify. Anything else (groups,
-//! alternation, `.`, lazy quantifiers, non-ASCII literals) returns `None` and the regex engine decides, so this is
-//! only ever a faster route to the same answer (checked against the engine by a property test).
+//! alternation, `.`, lazy quantifiers, non-ASCII literals) returns `None` and the next route decides (the
+//! bit-parallel [`sequence`](super::sequence) matcher, else the regex engine), so this is only ever a faster route
+//! to the same answer (checked against the engine by a property test).
 
 /// A compiled anchored pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,24 +77,26 @@ impl Atom {
     }
 }
 
-/// A set of characters: the ASCII ones as bits, and the non-ASCII ones in two parts (`\s`'s and the rest), which
-/// is all that `\s`, `\S` and negated classes can tell apart.
+/// A set of characters: the ASCII ones as bits, and the non-ASCII ones in three parts (line terminators, the rest
+/// of `\s`, everything else), which is all that `\s`, `\S`, `.` and negated classes can tell apart. Shared with
+/// [`super::sequence`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Class {
+pub(super) struct Class {
     ascii: u128,
-    /// Whether the non-ASCII characters of ECMA-262's `\s` (no-break and other Unicode spaces, line and
-    /// paragraph separators, the byte order mark) are in.
-    space: bool,
+    /// Whether U+2028 and U+2029 (ECMA-262's non-ASCII line terminators, which `.` excludes) are in.
+    pub(super) line: bool,
+    /// Whether the other non-ASCII characters of ECMA-262's `\s` (no-break and other Unicode spaces, the byte
+    /// order mark) are in.
+    pub(super) space: bool,
     /// Whether every other non-ASCII character is in.
-    other: bool,
+    pub(super) other: bool,
 }
 
 impl Class {
     fn byte(byte: u8) -> Self {
         Self {
             ascii: 1 << byte,
-            space: false,
-            other: false,
+            ..Self::default()
         }
     }
 
@@ -108,6 +111,7 @@ impl Class {
     fn union(self, other: Self) -> Self {
         Self {
             ascii: self.ascii | other.ascii,
+            line: self.line || other.line,
             space: self.space || other.space,
             other: self.other || other.other,
         }
@@ -116,19 +120,39 @@ impl Class {
     fn negated(self) -> Self {
         Self {
             ascii: !self.ascii,
+            line: !self.line,
             space: !self.space,
             other: !self.other,
         }
     }
 
     fn overlaps(self, other: Self) -> bool {
-        self.ascii & other.ascii != 0 || (self.space && other.space) || (self.other && other.other)
+        self.ascii & other.ascii != 0
+            || (self.line && other.line)
+            || (self.space && other.space)
+            || (self.other && other.other)
+    }
+
+    /// `.`: any code point but a line terminator (`\n`, `\r`, U+2028, U+2029), as in the engine's translation.
+    pub(super) fn dot() -> Self {
+        Self {
+            ascii: !((1 << b'\n') | (1 << b'\r')),
+            line: false,
+            space: true,
+            other: true,
+        }
+    }
+
+    /// Whether the class admits any non-ASCII character.
+    pub(super) fn has_non_ascii(self) -> bool {
+        self.line || self.space || self.other
     }
 
     #[inline]
     fn contains(self, c: char) -> bool {
         match u8::try_from(c) {
             Ok(byte) if byte.is_ascii() => self.has_ascii(byte),
+            _ if is_ecma_line_terminator(c) => self.line,
             _ if is_ecma_space(c) => self.space,
             _ => self.other,
         }
@@ -137,7 +161,7 @@ impl Class {
     /// Whether `byte` is an ASCII character in the class (never for bytes above 127). The set is read as two
     /// 64-bit halves: a variable shift of a `u128` costs several instructions a byte.
     #[inline(always)]
-    fn has_ascii(self, byte: u8) -> bool {
+    pub(super) fn has_ascii(self, byte: u8) -> bool {
         let half = if byte < 64 {
             self.ascii as u64
         } else {
@@ -158,12 +182,19 @@ fn space() -> Class {
     for byte in [b'\t', b'\n', 0x0b, 0x0c, b'\r', b' '] {
         class = class.union(Class::byte(byte));
     }
+    class.line = true;
     class.space = true;
     class
 }
 
-/// Whether a non-ASCII character is in ECMA-262's `\s` (the same set as the engine's translation).
-fn is_ecma_space(c: char) -> bool {
+/// Whether a non-ASCII character is one of ECMA-262's line terminators (U+2028, U+2029).
+pub(super) fn is_ecma_line_terminator(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Whether a non-ASCII character is in ECMA-262's `\s` (the same set as the engine's translation; line
+/// terminators included).
+pub(super) fn is_ecma_space(c: char) -> bool {
     matches!(
         c,
         '\u{A0}' | '\u{1680}' | '\u{2000}'
@@ -208,11 +239,15 @@ impl Anchored {
         let mut pos = 0;
         while pos < bytes.len() {
             let (class, next) = class_at(bytes, pos)?;
-            let (min, max, next) = quantifier_at(bytes, next)?;
+            let (min, max, lazy, next) = quantifier_at(bytes, next)?;
+            // Lazy quantifiers are left to the sequence route, whose property test covers them.
+            if lazy {
+                return None;
+            }
             atoms.push(Atom::new(class, min, max));
             pos = next;
         }
-        let ascii_only = atoms.iter().all(|atom| !atom.class.space && !atom.class.other);
+        let ascii_only = atoms.iter().all(|atom| !atom.class.has_non_ascii());
         let anchored = Self {
             atoms: atoms.into_boxed_slice(),
             to_end,
@@ -247,7 +282,7 @@ impl Anchored {
         let first = self.atoms.first().filter(|atom| atom.min >= 1)?;
         let mut set = super::ByteSet::default();
         for byte in 0..=u8::MAX {
-            if first.class.has_ascii(byte) || (byte >= 0x80 && (first.class.space || first.class.other)) {
+            if first.class.has_ascii(byte) || (byte >= 0x80 && first.class.has_non_ascii()) {
                 set.insert(byte);
             }
         }
@@ -318,7 +353,8 @@ impl Anchored {
     }
 }
 
-fn ends_with_odd_backslashes(text: &str) -> bool {
+/// Whether `text` ends in an escaping backslash (so a `$` after it is a literal).
+pub(super) fn ends_with_odd_backslashes(text: &str) -> bool {
     text.bytes().rev().take_while(|byte| *byte == b'\\').count() % 2 == 1
 }
 
@@ -335,8 +371,9 @@ fn is_syntax(byte: u8) -> bool {
     )
 }
 
-/// The atom starting at `pos`: a literal, an escape or a bracketed class.
-fn class_at(bytes: &[u8], pos: usize) -> Option<(Class, usize)> {
+/// The atom starting at `pos`: a literal, an escape or a bracketed class (not `.`, which [`Anchored`] leaves to
+/// the engine).
+pub(super) fn class_at(bytes: &[u8], pos: usize) -> Option<(Class, usize)> {
     let byte = *bytes.get(pos)?;
     match byte {
         b'\\' => escape_at(bytes, pos + 1),
@@ -426,15 +463,16 @@ fn bracket_at(bytes: &[u8], mut pos: usize) -> Option<(Class, usize)> {
     Some((if negated { class.negated() } else { class }, pos))
 }
 
-/// An optional greedy quantifier at `pos`: `?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`.
-fn quantifier_at(bytes: &[u8], pos: usize) -> Option<(u32, u32, usize)> {
+/// An optional quantifier at `pos`: `?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`, each possibly lazy (a trailing `?`).
+/// Returns `(min, max, lazy, next)`, `max` being `u32::MAX` for no upper bound.
+pub(super) fn quantifier_at(bytes: &[u8], pos: usize) -> Option<(u32, u32, bool, usize)> {
     let (min, max, next) = match bytes.get(pos) {
         Some(b'?') => (0, 1, pos + 1),
         Some(b'*') => (0, u32::MAX, pos + 1),
         Some(b'+') => (1, u32::MAX, pos + 1),
         Some(b'{') => {
-            let close = pos + bytes[pos..].iter().position(|byte| *byte == b'}')?;
-            let inner = std::str::from_utf8(&bytes[pos + 1..close]).ok()?;
+            let close = pos + bytes.get(pos..)?.iter().position(|byte| *byte == b'}')?;
+            let inner = std::str::from_utf8(bytes.get(pos + 1..close)?).ok()?;
             let number = |text: &str| -> Option<u32> {
                 (!text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit()))
                     .then(|| text.parse().ok())
@@ -454,13 +492,15 @@ fn quantifier_at(bytes: &[u8], pos: usize) -> Option<(u32, u32, usize)> {
             }
             (min, max, close + 1)
         }
-        _ => return Some((1, 1, pos)),
+        _ => return Some((1, 1, false, pos)),
     };
-    // A lazy quantifier (`+?`) matches the same strings when anchored at both ends, but not otherwise: leave it.
+    let lazy = bytes.get(next) == Some(&b'?');
+    let next = if lazy { next + 1 } else { next };
+    // A quantifier after a quantifier is a syntax error, or Annex B text the engine reads better.
     if matches!(bytes.get(next), Some(b'?' | b'*' | b'+' | b'{')) {
         return None;
     }
-    Some((min, max, next))
+    Some((min, max, lazy, next))
 }
 
 #[cfg(test)]
