@@ -7,7 +7,7 @@ use crate::dialect::{self, Vocabulary};
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::keywords::{self, Keyword};
-use crate::node::{Body, CompiledSchema, Location, Node, NodeId, Resource, ResourceId};
+use crate::node::{Annotations, Body, CompiledSchema, Node, NodeId, Resource, ResourceId};
 use crate::registry::{
     DocId, Place, Registry, ResolveError, child_value, display_base, escape_token, redact, value_key,
 };
@@ -39,11 +39,13 @@ pub(crate) fn compile(
         values: Vec::with_capacity(n_expected),
         ids: HashMap::with_capacity(n_expected),
         queue: Vec::new(),
-        resources: Vec::new(),
+        // Most schemas are one resource: room for more is made when a second comes.
+        resources: Vec::with_capacity(1),
         resource_ids: HashMap::new(),
         last_resource: None,
-        resolved: HashMap::new(),
+        resolved: Vec::new(),
         regexes: HashMap::new(),
+        annotations: Vec::new(),
     };
     let root = compiler.node_for(doc_id, String::new(), None);
     while let Some(pending) = compiler.queue.pop() {
@@ -53,6 +55,7 @@ pub(crate) fn compile(
     // built, so that the compile's peak is not the compiled form and the indexes together.
     let nodes = std::mem::take(&mut compiler.nodes);
     let mut resources = std::mem::take(&mut compiler.resources);
+    let mut annotations = std::mem::take(&mut compiler.annotations);
     resources.shrink_to_fit();
     drop(compiler);
     // Collected in place: `Option<Node>` is as large as `Node`, so the compiled nodes reuse the slots' buffer.
@@ -81,6 +84,10 @@ pub(crate) fn compile(
     });
     Ok(CompiledSchema {
         plans: crate::keywords::plans(&nodes, dynamic_scope_matters),
+        annotations: {
+            annotations.sort_by_key(|(id, _)| *id);
+            annotations.into_boxed_slice()
+        },
         nodes,
         resources,
         root,
@@ -105,11 +112,14 @@ struct Compiler<'a> {
     resource_ids: HashMap<String, ResourceId>,
     /// The base of the last node compiled and its resource: neighbouring nodes mostly share it.
     last_resource: Option<(Arc<Url>, ResourceId)>,
-    /// Nodes that references resolved to, by base URI and reference text: large schemas repeat the same few
-    /// references thousands of times (FHIR's `#/definitions/Extension`), and resolving one parses a URI.
-    resolved: HashMap<Box<str>, HashMap<Box<str>, NodeId>>,
+    /// Nodes that references resolved to, by the resource whose base they resolve against (its id) and reference
+    /// text: large schemas repeat the same few references thousands of times (FHIR's `#/definitions/Extension`),
+    /// and resolving one parses a URI.
+    resolved: Vec<HashMap<Box<str>, NodeId>>,
     /// Compiled regexes by pattern, shared by every keyword that uses the same pattern.
     regexes: HashMap<String, EcmaRegex>,
+    /// The values of each node's annotation-only keywords, for the nodes that have some.
+    annotations: Vec<(NodeId, Annotations)>,
 }
 
 /// A node waiting to be compiled: its document and the JSON Pointer of its schema there.
@@ -192,19 +202,17 @@ impl<'a> Compiler<'a> {
             });
         };
         let node = match value {
-            Value::Bool(flag) => Node {
-                body: Body::Bool(*flag),
+            Value::Bool(flag) => Node::new(
+                Body::Bool(*flag),
                 resource,
-                location: Location::new(fragment_of(absolute, base_len), relative),
-                own_type: None,
-                only_type: None,
-                tracks_evaluated: false,
-                annotations: None,
-            },
+                fragment_of(absolute, base_len),
+                relative,
+            ),
             Value::Object(object) => {
                 let mut cx = NodeCompiler {
                     compiler: self,
                     doc_id,
+                    resource,
                     pointer: &pointer,
                     schema: value,
                     place: &place,
@@ -232,15 +240,19 @@ impl<'a> Compiler<'a> {
                         Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_)
                     )
                 });
-                Node {
-                    body: Body::Keywords(compiled.into_boxed_slice()),
-                    resource,
-                    location: Location::new(fragment_of(absolute, base_len), relative),
-                    own_type,
-                    only_type,
-                    tracks_evaluated,
-                    annotations: annotations_of(object, self.registry.vocabularies(doc_id)),
+                if let Some(values) = annotations_of(object, self.registry.vocabularies(doc_id)) {
+                    self.annotations.push((id, values));
                 }
+                let mut node = Node::new(
+                    Body::Keywords(compiled.into_boxed_slice()),
+                    resource,
+                    fragment_of(absolute, base_len),
+                    relative,
+                );
+                node.own_type = own_type;
+                node.only_type = only_type;
+                node.tracks_evaluated = tracks_evaluated;
+                node
             }
             _ => {
                 return Err(SchemaError::InvalidKeyword {
@@ -259,6 +271,8 @@ impl<'a> Compiler<'a> {
 pub(crate) struct NodeCompiler<'c, 'a> {
     compiler: &'c mut Compiler<'a>,
     doc_id: DocId,
+    /// The resource of the schema (that of `place.base`).
+    resource: ResourceId,
     pointer: &'c str,
     /// The schema being compiled.
     schema: &'a Value,
@@ -342,7 +356,7 @@ impl<'a> NodeCompiler<'_, 'a> {
         if let Some(id) = self
             .compiler
             .resolved
-            .get(base.as_str())
+            .get(self.resource as usize)
             .and_then(|by_reference| by_reference.get(reference))
         {
             return Ok(*id);
@@ -350,11 +364,14 @@ impl<'a> NodeCompiler<'_, 'a> {
         match self.compiler.registry.resolve(&base, reference) {
             Ok(Some((doc_id, pointer))) => {
                 let id = self.compiler.node_for(doc_id, pointer, None);
-                self.compiler
-                    .resolved
-                    .entry(base.as_str().into())
-                    .or_default()
-                    .insert(reference.into(), id);
+                let resolved = &mut self.compiler.resolved;
+                let slot = self.resource as usize;
+                if resolved.len() <= slot {
+                    resolved.resize_with(slot + 1, HashMap::new);
+                }
+                if let Some(by_reference) = resolved.get_mut(slot) {
+                    by_reference.insert(reference.into(), id);
+                }
                 Ok(id)
             }
             Ok(None) => Err(SchemaError::UnresolvedReference {
@@ -538,7 +555,7 @@ const ANNOTATION_KEYWORDS: &[&str] = &[
 fn annotations_of(
     object: &Map<String, Value>,
     vocabularies: crate::dialect::VocabularySet,
-) -> Option<Box<[(&'static str, Value)]>> {
+) -> Option<Annotations> {
     // One pass over the members (usually fewer than the list), kept in the list's order.
     let mut found: Vec<(usize, &'static str, Value)> = Vec::new();
     for (key, value) in object {

@@ -74,12 +74,17 @@ enum Compiled {
         text: Box<str>,
         regex: OnceLock<Option<regex::bytes::Regex>>,
     },
-    /// `degree` and `weight` price a match before it runs (see the module docs).
-    Backtracking {
-        regex: fancy_regex::Regex,
-        degree: u32,
-        weight: u64,
-    },
+    /// fancy-regex, for lookaround and backreferences. Boxed: the engine is large and such patterns are rare, so
+    /// the common routes' patterns stay small.
+    Backtracking(Box<Backtracking>),
+}
+
+/// A backtracking pattern; `degree` and `weight` price a match before it runs (see the module docs).
+#[derive(Debug)]
+struct Backtracking {
+    regex: fancy_regex::Regex,
+    degree: u32,
+    weight: u64,
 }
 
 /// Why a pattern could not be compiled.
@@ -160,11 +165,11 @@ impl EcmaRegex {
                 .build()
                 .map_err(|e| RegexError::new(format!("unsupported by the backtracking engine: {e}")))?;
             let weight = 1 + u64::try_from(pattern.len()).unwrap_or(u64::MAX) / 32;
-            Compiled::Backtracking {
+            Compiled::Backtracking(Box::new(Backtracking {
                 regex,
                 degree: node.work_degree(),
                 weight,
-            }
+            }))
         } else if is_sure_to_build(&node) {
             Compiled::Deferred {
                 text: translate::translate(&node, Engine::Linear).into(),
@@ -202,16 +207,19 @@ impl EcmaRegex {
                 Some(regex) => Ok(regex.is_match(haystack.as_bytes())),
                 None => Err(RegexBudgetExceeded),
             },
-            Compiled::Backtracking {
-                regex,
-                degree,
-                weight,
-            } => {
+            Compiled::Backtracking(backtracking) => {
                 let len = u64::try_from(haystack.len()).unwrap_or(u64::MAX);
-                if len.saturating_pow(*degree).saturating_mul(*weight) > MAX_BACKTRACKING_WORK {
+                if len
+                    .saturating_pow(backtracking.degree)
+                    .saturating_mul(backtracking.weight)
+                    > MAX_BACKTRACKING_WORK
+                {
                     return Err(RegexBudgetExceeded);
                 }
-                regex.is_match(haystack).map_err(|_| RegexBudgetExceeded)
+                backtracking
+                    .regex
+                    .is_match(haystack)
+                    .map_err(|_| RegexBudgetExceeded)
             }
         }
     }

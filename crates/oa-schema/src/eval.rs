@@ -491,7 +491,7 @@ impl<'s> Evaluator<'s> {
             }
         }
         if let Some(mark) = mark {
-            self.settle_annotations(mark, valid, node, frame);
+            self.settle_annotations(mark, valid, id, frame);
         }
         if valid && let (Some(want), Some(local)) = (want, local) {
             want.merge(local);
@@ -501,7 +501,7 @@ impl<'s> Evaluator<'s> {
 
     /// Keeps a valid node's annotations (its own and its subschemas'), drops a failed one's.
     #[cold]
-    fn settle_annotations(&mut self, mark: usize, valid: bool, node: &Node, frame: &Frame<'_, '_>) {
+    fn settle_annotations(&mut self, mark: usize, valid: bool, id: NodeId, frame: &Frame<'_, '_>) {
         let Some(annotations) = self.annotations.as_mut() else {
             return;
         };
@@ -509,14 +509,18 @@ impl<'s> Evaluator<'s> {
             annotations.truncate(mark);
             return;
         }
-        let Some(own) = &node.annotations else { return };
+        let schema = self.schema;
+        let Some(own) = schema.annotations_of(id) else {
+            return;
+        };
+        let node = &schema.nodes[id as usize];
         let instance_location = frame.instance_location();
         let keyword_path = frame.keyword_path();
         for (keyword, value) in own.iter() {
             annotations.push(Annotation {
                 instance_location: instance_location.clone(),
                 keyword_path: format!("{keyword_path}/{keyword}"),
-                absolute: format!("{}/{keyword}", self.schema.absolute(node)),
+                absolute: format!("{}/{keyword}", schema.absolute(node)),
                 value: value.clone(),
             });
         }

@@ -13,6 +13,9 @@ pub(crate) type NodeId = u32;
 /// Index of a schema resource (a document root or a subschema with `$id`) in [`CompiledSchema::resources`].
 pub(crate) type ResourceId = u32;
 
+/// The values of one node's annotation-only keywords, by keyword name.
+pub(crate) type Annotations = Box<[(&'static str, Value)]>;
+
 /// A schema ready to run.
 #[derive(Debug)]
 pub(crate) struct CompiledSchema {
@@ -24,6 +27,10 @@ pub(crate) struct CompiledSchema {
     pub(crate) root: NodeId,
     /// Every node laid out for the yes/no evaluator (indices match `nodes`).
     pub(crate) plans: Box<[crate::keywords::Plan]>,
+    /// Values of the annotation-only keywords (meta-data, `format` when not asserted, content) of the nodes that
+    /// have some, by node id (sorted), for the "basic" output format. Kept beside the nodes rather than in each:
+    /// most nodes have none, and every byte of a node counts in a small schema's compiled size.
+    pub(crate) annotations: Box<[(NodeId, Annotations)]>,
     /// Whether some `$dynamicRef` really depends on the dynamic scope, so the same node over the same instance can
     /// give different outcomes (which rules out memoizing them).
     pub(crate) dynamic_scope_matters: bool,
@@ -34,6 +41,15 @@ pub(crate) struct CompiledSchema {
 }
 
 impl CompiledSchema {
+    /// The values of a node's annotation-only keywords, if it has any.
+    pub(crate) fn annotations_of(&self, id: NodeId) -> Option<&[(&'static str, Value)]> {
+        let found = self
+            .annotations
+            .binary_search_by_key(&id, |(node, _)| *node)
+            .ok()?;
+        self.annotations.get(found).map(|(_, values)| &**values)
+    }
+
     /// A node's absolute location: its resource's base URI, then `#` and the JSON Pointer from the resource root.
     pub(crate) fn absolute<'s>(&'s self, node: &'s Node) -> Absolute<'s> {
         Absolute {
@@ -82,15 +98,18 @@ pub(crate) fn maps_iterate_sorted() -> bool {
     })
 }
 
-/// One compiled subschema.
+/// One compiled subschema (48 bytes: a small schema is mostly nodes).
 #[derive(Debug)]
 pub(crate) struct Node {
     /// What the node does.
     pub(crate) body: Body,
+    /// The node's two locations in one string: read through [`Node::fragment`] and [`Node::relative`] (see
+    /// [`location`]).
+    location: Box<str>,
+    /// Where the relative path starts in `location`, and whether it follows the fragment (see [`location`]).
+    location_cut: u32,
     /// The resource the node belongs to; entering it puts this resource on the dynamic scope.
     pub(crate) resource: ResourceId,
-    /// Where the node is: read through [`Node::absolute`] and [`Node::relative`].
-    pub(crate) location: Location,
     /// The node's own `type` keyword, used to pick the members of a failed `anyOf`/`oneOf` that admit the instance.
     pub(crate) own_type: Option<TypeSet>,
     /// The node's `type` when that is its only keyword (`{"type": "number"}`, the usual array item), which the
@@ -98,71 +117,73 @@ pub(crate) struct Node {
     pub(crate) only_type: Option<TypeSet>,
     /// Whether the node has `unevaluatedProperties`/`unevaluatedItems`, so it must track what its siblings evaluate.
     pub(crate) tracks_evaluated: bool,
-    /// Values of the annotation-only keywords (meta-data, `format` when not asserted, content), reported by the
-    /// "basic" output format; `None` when the node has none.
-    pub(crate) annotations: Option<Box<[(&'static str, Value)]>>,
 }
 
 impl Node {
+    /// A node at `fragment` (`#` and the JSON Pointer from its resource's root), `relative` to its lexical parent.
+    pub(crate) fn new(body: Body, resource: ResourceId, fragment: String, relative: &str) -> Self {
+        let (location, location_cut) = location::join(fragment, relative);
+        Self {
+            body,
+            location,
+            location_cut,
+            resource,
+            own_type: None,
+            only_type: None,
+            tracks_evaluated: false,
+        }
+    }
+
     /// The fragment of the node's absolute location: `#` and the JSON Pointer from its resource's root, which
     /// [`CompiledSchema::absolute`] puts after the resource's base.
     pub(crate) fn fragment(&self) -> &str {
-        self.location.fragment()
+        location::fragment(&self.location, self.location_cut)
     }
 
     /// The path from its lexical parent schema (`/properties/a`), used to build evaluation paths lazily.
     pub(crate) fn relative(&self) -> &str {
-        self.location.relative()
+        location::relative(&self.location, self.location_cut)
     }
 }
 
 /// A node's two locations in one allocation: the fragment of its absolute location (the resource keeps the base),
 /// then the path from the lexical parent schema unless the fragment already ends with it (as it does for every
-/// node but resource roots and names that need percent-encoding). Small schemas are mostly small nodes, so one
-/// string instead of two is a good part of their compiled size.
-#[derive(Debug)]
-pub(crate) struct Location {
-    text: Box<str>,
-    /// Where the fragment ends in `text`.
-    fragment_len: u32,
-    /// Where the relative path starts in `text`.
-    relative_start: u32,
-}
+/// node but resource roots and names that need percent-encoding). One string instead of two, and a 32-bit cut
+/// whose top bit says whether the relative path was appended, keep a node small.
+mod location {
+    /// The top bit of a cut: the relative path was appended after the fragment.
+    const APPENDED: u32 = 1 << 31;
 
-impl Location {
-    /// Both locations of a node; `fragment` is reused as the buffer.
-    pub(crate) fn new(mut fragment: String, relative: &str) -> Self {
+    /// Both locations in one string, and the cut that reads them back.
+    pub(super) fn join(mut fragment: String, relative: &str) -> (Box<str>, u32) {
         let fragment_len = fragment.len();
-        let relative_start = if fragment.ends_with(relative) {
-            fragment_len - relative.len()
+        let (start, appended) = if fragment.ends_with(relative) {
+            (fragment_len - relative.len(), 0)
         } else {
             fragment.push_str(relative);
-            fragment_len
+            (fragment_len, APPENDED)
         };
-        // Locations are JSON Pointers within one document, far below 4 GiB; should one not fit, it is kept whole
+        // Locations are JSON Pointers within one document, far below 2 GiB; should one not fit, it is kept whole
         // and the relative path reads as empty rather than wrong.
-        match (u32::try_from(fragment_len), u32::try_from(relative_start)) {
-            (Ok(fragment_len), Ok(relative_start)) => Self {
-                text: fragment.into_boxed_str(),
-                fragment_len,
-                relative_start,
-            },
-            _ => Self {
-                fragment_len: u32::MAX,
-                relative_start: u32::MAX,
-                text: fragment.into_boxed_str(),
-            },
+        let cut = match u32::try_from(start) {
+            Ok(start) if start < APPENDED => start | appended,
+            _ => u32::MAX,
+        };
+        (fragment.into_boxed_str(), cut)
+    }
+
+    /// The fragment.
+    pub(super) fn fragment(text: &str, cut: u32) -> &str {
+        if cut & APPENDED == 0 {
+            text
+        } else {
+            text.get(..(cut & !APPENDED) as usize).unwrap_or(text)
         }
     }
 
-    /// The fragment of the absolute location (`#` and the JSON Pointer from the resource root).
-    pub(crate) fn fragment(&self) -> &str {
-        self.text.get(..self.fragment_len as usize).unwrap_or(&self.text)
-    }
-
     /// The path from the lexical parent schema.
-    pub(crate) fn relative(&self) -> &str {
-        self.text.get(self.relative_start as usize..).unwrap_or_default()
+    pub(super) fn relative(text: &str, cut: u32) -> &str {
+        text.get((cut & !APPENDED) as usize..).unwrap_or_default()
     }
 }
 
@@ -368,28 +389,38 @@ pub(crate) fn is_integer(number: &serde_json::Number) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Location, TypeSet};
+    use super::{Body, Node, TypeSet};
+
+    fn node_at(fragment: &str, relative: &str) -> Node {
+        Node::new(Body::Bool(true), 0, fragment.to_owned(), relative)
+    }
 
     #[test]
     fn a_relative_path_that_ends_the_fragment_is_not_stored_twice() {
-        let location = Location::new("#/properties/a".to_owned(), "/properties/a");
-        assert_eq!(location.fragment(), "#/properties/a");
-        assert_eq!(location.relative(), "/properties/a");
-        assert_eq!(location.text.len(), "#/properties/a".len());
+        let node = node_at("#/properties/a", "/properties/a");
+        assert_eq!(node.fragment(), "#/properties/a");
+        assert_eq!(node.relative(), "/properties/a");
+        assert_eq!(node.location.len(), "#/properties/a".len());
     }
 
     #[test]
     fn other_relative_paths_follow_the_fragment() {
         // A resource root (its fragment starts over at `#`) and a name that needed percent-encoding.
-        let root = Location::new("#".to_owned(), "/items");
+        let root = node_at("#", "/items");
         assert_eq!(root.fragment(), "#");
         assert_eq!(root.relative(), "/items");
-        let encoded = Location::new("#/properties/a%20b".to_owned(), "/properties/a b");
+        let encoded = node_at("#/properties/a%20b", "/properties/a b");
         assert_eq!(encoded.fragment(), "#/properties/a%20b");
         assert_eq!(encoded.relative(), "/properties/a b");
-        let document_root = Location::new("#".to_owned(), "");
+        let document_root = node_at("#", "");
         assert_eq!(document_root.fragment(), "#");
         assert_eq!(document_root.relative(), "");
+    }
+
+    #[test]
+    fn a_node_is_48_bytes() {
+        // The compiled size of small schemas (issue 5's memory bound) rests on it.
+        assert_eq!(std::mem::size_of::<Node>(), 48);
     }
 
     #[test]

@@ -118,12 +118,13 @@ impl<'a> Registry<'a> {
     /// An empty registry that may load `available` resources on demand.
     pub(crate) fn new(available: &'a std::collections::HashMap<String, Value>) -> Self {
         Self {
-            documents: Vec::new(),
+            // Most compilations read one document: room for more is made when a reference loads another.
+            documents: Vec::with_capacity(1),
             available,
             by_uri: HashMap::new(),
             anchors: HashMap::new(),
             dynamic_anchors: HashMap::new(),
-            places: Vec::new(),
+            places: Vec::with_capacity(1),
         }
     }
 

@@ -395,3 +395,14 @@ fn optional_ends_are_dropped_without_changing_any_answer() {
     // An unknown property is still a compile error, wherever it stands.
     assert!(EcmaRegex::new(r"a\p{NoSuchProperty}*").is_err());
 }
+
+#[test]
+fn a_compiled_pattern_stays_small() {
+    // Every pattern of a schema is one `Arc<Compiled>`: the rare routes' large parts are boxed so that the common
+    // ones (anchored, deferred) do not pay for them in a small schema's compiled size (issue 5's memory bound).
+    assert!(
+        std::mem::size_of::<Compiled>() <= 64,
+        "{}",
+        std::mem::size_of::<Compiled>()
+    );
+}

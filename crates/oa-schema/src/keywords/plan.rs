@@ -95,8 +95,9 @@ pub(crate) struct Plan {
     /// Whether the node is the `true` schema, which holds even past the depth limit (the collecting evaluator
     /// answers it before counting depth).
     pub(crate) always: bool,
-    /// Per kind of instance, the range of `checks` to run.
-    ranges: [(u16, u16); KINDS],
+    /// Per kind of instance, the range of `checks` to run (8 bits: a plan is 32 bytes; a node with more than 255
+    /// checks is handed back whole).
+    ranges: [(u8, u8); KINDS],
     checks: Box<[Check]>,
 }
 
@@ -273,7 +274,7 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
         laid_out.push((Check::HandBack, ALL_KINDS));
     }
     let mut checks: Vec<Check> = Vec::new();
-    let mut ranges = [(0_u16, 0_u16); KINDS];
+    let mut ranges = [(0_u8, 0_u8); KINDS];
     // Each kind's checks, as positions in `laid_out`.
     let mut lists: Vec<Vec<usize>> = Vec::with_capacity(KINDS);
     for kind in 0..KINDS {
@@ -293,9 +294,17 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
                         .filter_map(|position| laid_out.get(*position))
                         .map(|(check, _)| check.clone()),
                 );
-                match (u16::try_from(start), u16::try_from(checks.len())) {
+                match (u8::try_from(start), u8::try_from(checks.len())) {
                     (Ok(start), Ok(end)) => (start, end),
-                    _ => (0, 0),
+                    // Past 255 checks (no real schema comes near): the collecting evaluator runs the node.
+                    _ => {
+                        return Plan {
+                            types: Kinds::of(types),
+                            always: false,
+                            ranges: [(0, 1); KINDS],
+                            checks: Box::new([Check::HandBack]),
+                        };
+                    }
                 }
             }
         };
@@ -396,5 +405,32 @@ fn nullable_value(ids: &[NodeId], nodes: &[Node]) -> Option<NodeId> {
     match ids {
         [value, other] | [other, value] if is_null(other) && !is_null(value) => Some(*value),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Check, KINDS, Plan, plans};
+    use crate::keywords::Keyword;
+    use crate::node::{Body, Node};
+
+    #[test]
+    fn a_plan_is_32_bytes() {
+        // The compiled size of small schemas (issue 5's memory bound) rests on it.
+        assert_eq!(std::mem::size_of::<Plan>(), 32);
+    }
+
+    #[test]
+    fn a_node_with_more_checks_than_a_plan_counts_is_handed_back_whole() {
+        let node = |keywords: Vec<Keyword>| Node::new(Body::Keywords(keywords.into()), 0, "#".to_owned(), "");
+        let many = node((0..300).map(|_| Keyword::Ref(1)).collect());
+        let few = node((0..255).map(|_| Keyword::Ref(1)).collect());
+        let nodes = [many, few, Node::new(Body::Bool(true), 0, "#/x".to_owned(), "/x")];
+        let laid_out = plans(&nodes, false);
+        for kind in 0..KINDS {
+            assert!(matches!(laid_out[0].checks_for(kind), [Check::HandBack]));
+            assert_eq!(laid_out[1].checks_for(kind).len(), 255);
+            assert!(matches!(laid_out[1].checks_for(kind)[0], Check::Ref(1)));
+        }
     }
 }
