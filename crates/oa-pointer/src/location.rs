@@ -431,21 +431,58 @@ impl PartialOrd for Location {
 }
 
 impl Ord for Location {
+    /// Token by token, as the tokens' decoded forms order ([`order::compare_escaped`]). Only the token where the
+    /// two texts first differ is compared: the tokens before it are the same bytes, and two tokens with different
+    /// bytes never compare equal (escaping and canonical indices are one-to-one). So a report's neighbouring
+    /// locations, which share long prefixes, compare at the cost of a `memcmp` and one pair of tokens.
     fn cmp(&self, other: &Self) -> Ordering {
-        let mut left = self.escaped_tokens();
-        let mut right = other.escaped_tokens();
-        loop {
-            match (left.next(), right.next()) {
-                (Some(left), Some(right)) => match order::compare_escaped(left, right) {
-                    Ordering::Equal => {}
-                    unequal => return unequal,
-                },
-                (None, Some(_)) => return Ordering::Less,
-                (Some(_), None) => return Ordering::Greater,
-                (None, None) => return Ordering::Equal,
-            }
+        let (left, right) = (self.text.as_str(), other.text.as_str());
+        let common = common_prefix_len(left.as_bytes(), right.as_bytes());
+        if common == left.len() && common == right.len() {
+            return Ordering::Equal;
         }
+        // Every text but the root's starts with `/`: sharing no byte, one of them is the root, which comes first.
+        let Some(slash) = left
+            .as_bytes()
+            .get(..common)
+            .and_then(|shared| shared.iter().rposition(|&byte| byte == b'/'))
+        else {
+            return left.len().cmp(&right.len());
+        };
+        let (left_token, right_token) = (token_at(left, slash + 1), token_at(right, slash + 1));
+        if left_token == right_token {
+            // The same token, then one location ends where the other goes on: the parent comes first.
+            return left.len().cmp(&right.len());
+        }
+        order::compare_escaped(left_token, right_token)
     }
+}
+
+/// The escaped token of a plain-form text that starts at byte `start`.
+fn token_at(text: &str, start: usize) -> &str {
+    let rest = text.get(start..).unwrap_or_default();
+    // Tokens are short: a byte loop beats a searcher call.
+    rest.bytes()
+        .position(|byte| byte == b'/')
+        .and_then(|end| rest.get(..end))
+        .unwrap_or(rest)
+}
+
+/// How many leading bytes two texts share, compared eight at a time as words.
+fn common_prefix_len(left: &[u8], right: &[u8]) -> usize {
+    let mut common = 0;
+    for (left, right) in left.chunks_exact(8).zip(right.chunks_exact(8)) {
+        let word = |chunk: &[u8]| u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
+        let differ = word(left) ^ word(right);
+        if differ != 0 {
+            // Little-endian: the lowest set bit is in the first byte that differs.
+            return common + (differ.trailing_zeros() / 8) as usize;
+        }
+        common += 8;
+    }
+    let rest = left.get(common..).unwrap_or_default();
+    let other = right.get(common..).unwrap_or_default();
+    common + rest.iter().zip(other).take_while(|(a, b)| a == b).count()
 }
 
 impl Serialize for Location {

@@ -314,6 +314,25 @@ proptest! {
         }
     }
 
+    /// Locations that share a long prefix (as a report's neighbours do) and part anywhere, even inside a token
+    /// (`/ab` and `/a~1`, `/1` and `/10`), order as their pointers do token by token.
+    #[test]
+    fn locations_with_a_shared_prefix_order_as_pointers_do(
+        shared in prop::collection::vec(step(), 0..12),
+        a in small_location(),
+        b in small_location(),
+    ) {
+        let (mut left, mut right) = (location_of(&shared), location_of(&shared));
+        for token in a.to_pointer().tokens() {
+            left.push(Segment::Key(token));
+        }
+        for token in b.to_pointer().tokens() {
+            right.push(Segment::Key(token));
+        }
+        prop_assert_eq!(left.cmp(&right), left.to_pointer().cmp(&right.to_pointer()), "{} vs {}", left, right);
+        prop_assert_eq!(sort_key(&left).cmp(&sort_key(&right)), left.cmp(&right), "{} vs {}", left, right);
+    }
+
     #[test]
     fn sort_keys_order_as_locations_do(a in small_location(), b in small_location()) {
         prop_assert_eq!(sort_key(&a).cmp(&sort_key(&b)), a.cmp(&b), "{} vs {}", a, b);

@@ -6,7 +6,7 @@
 
 use crate::evaluated::Evaluated;
 use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId, TypeSet};
-use crate::violation::{SortKeys, Violation, ViolationText};
+use crate::violation::{Violation, ViolationText};
 use oa_pointer::Location;
 use oa_pointer::Segment;
 use serde_json::Value;
@@ -74,7 +74,7 @@ impl<'f, 'v> Frame<'f, 'v> {
     fn instance_location(&self) -> Location {
         let (location_bytes, _) = self.path_lengths();
         let mut location = Location::with_capacity(location_bytes);
-        self.write_paths(&mut location, None, None);
+        self.write_paths(&mut location, None);
         location
     }
 
@@ -82,7 +82,7 @@ impl<'f, 'v> Frame<'f, 'v> {
         let (_, keyword_path_bytes) = self.path_lengths();
         let mut location = Location::root();
         let mut keyword_path = String::with_capacity(keyword_path_bytes);
-        self.write_paths(&mut location, Some(&mut keyword_path), None);
+        self.write_paths(&mut location, Some(&mut keyword_path));
         keyword_path
     }
 
@@ -102,27 +102,17 @@ impl<'f, 'v> Frame<'f, 'v> {
         (location_bytes, keyword_path_bytes)
     }
 
-    /// Appends the instance steps, and (when asked) the keyword path segments and the location's sort key,
-    /// outermost first. Recursion as deep as the chain, which [`MAX_DEPTH`] bounds (and which the evaluation that
+    /// Appends the instance steps, and (when asked) the keyword path segments, outermost first. Recursion as deep as the chain, which [`MAX_DEPTH`] bounds (and which the evaluation that
     /// built it already went through).
-    fn write_paths(
-        &self,
-        location: &mut Location,
-        mut keyword_path: Option<&mut String>,
-        mut sort_key: Option<&mut Vec<u8>>,
-    ) {
+    fn write_paths(&self, location: &mut Location, mut keyword_path: Option<&mut String>) {
         if let Some(parent) = self.parent {
-            parent.write_paths(location, keyword_path.as_deref_mut(), sort_key.as_deref_mut());
+            parent.write_paths(location, keyword_path.as_deref_mut());
         }
         if let Some(step) = self.step {
-            let segment = match step {
+            location.push(match step {
                 Step::Key(key) => Segment::Key(key),
                 Step::Index(idx) => Segment::Index(idx),
-            };
-            location.push(segment);
-            if let Some(sort_key) = sort_key {
-                segment.push_sort_key(sort_key);
-            }
+            });
         }
         if let Some(keyword_path) = keyword_path {
             keyword_path.push_str(self.schema_step);
@@ -204,8 +194,6 @@ pub(crate) struct Evaluator<'s> {
     /// Collect every violation (`validate`) rather than stop at the first failure (`is_valid`).
     pub(crate) collect: bool,
     pub(crate) violations: Vec<Violation>,
-    /// The violations' instance locations as sort keys, written alongside them (see [`SortKeys`]).
-    pub(crate) sort_keys: SortKeys,
     /// Outcomes of `$ref` targets per (node, instance address, collecting), once a union has had to try more than
     /// one member. A node is reached by two paths only through references, so memoizing reference hops keeps
     /// unions whose members recurse into the same children polynomial instead of exponential. In collecting mode a
@@ -255,7 +243,6 @@ impl<'s> Evaluator<'s> {
             schema,
             collect,
             violations: Vec::new(),
-            sort_keys: SortKeys::default(),
             memo: HashMap::default(),
             memo_enabled: false,
             memo_suspended: 0,
@@ -346,8 +333,6 @@ impl<'s> Evaluator<'s> {
         {
             // The limit was reached where nothing was being recorded (inside a union member, `not`, `if`): the
             // report still names it.
-            self.sort_keys
-                .record(&self.violations, violation.instance_location());
             self.violations.push(violation);
         }
         valid
@@ -443,8 +428,6 @@ impl<'s> Evaluator<'s> {
             &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
         );
         if self.collect {
-            self.sort_keys
-                .record(&self.violations, violation.instance_location());
             self.violations.push(violation);
         } else {
             self.first_too_deep = Some(violation);
@@ -592,25 +575,11 @@ impl<'s> Evaluator<'s> {
                 + detail.message.len()
                 + missing.len(),
         );
-        let mut sort_key = self.sort_keys.start_key(&self.violations);
-        frame.write_paths(
-            &mut instance_location,
-            Some(text.buffer()),
-            sort_key.as_deref_mut(),
-        );
-        let extra = match detail.extra {
-            Some(Extra::Key(key)) => Some(Segment::Key(key)),
-            Some(Extra::Index(idx)) => Some(Segment::Index(idx)),
-            None => None,
-        };
-        if let Some(segment) = extra {
-            instance_location.push(segment);
-            if let Some(sort_key) = sort_key.as_deref_mut() {
-                segment.push_sort_key(sort_key);
-            }
-        }
-        if sort_key.is_some() {
-            self.sort_keys.end_key();
+        frame.write_paths(&mut instance_location, Some(text.buffer()));
+        match detail.extra {
+            Some(Extra::Key(key)) => instance_location.push(Segment::Key(key)),
+            Some(Extra::Index(idx)) => instance_location.push(Segment::Index(idx)),
+            None => {}
         }
         if keyword_step > 0 {
             text.push("/");

@@ -77,7 +77,6 @@ impl Validator {
         if collected_valid || violations.is_empty() {
             // Every failing path records a violation, and both evaluators give the same verdict; this only keeps
             // the "non-empty when invalid" promise if an internal bug ever breaks that (the tests look for it).
-            evaluator.sort_keys.record(&violations, &Location::root());
             violations.push(Violation::without_keyword(
                 Location::root(),
                 "",
@@ -85,7 +84,7 @@ impl Validator {
                 "invalid (internal error: no violation was recorded)",
             ));
         }
-        let violations = Violations::sorted(violations, &evaluator.sort_keys);
+        let violations = Violations::sorted(violations);
         Err(match options.max_violations {
             Some(max) => violations.capped(max),
             None => violations,

@@ -289,94 +289,21 @@ fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
         })
 }
 
-/// Room for the keys of a small report, reserved when its second violation comes.
-const KEY_BYTES_AT_FIRST: usize = 256;
+/// The largest report sorted where it lies, by insertion.
+const INSERTION_SORT_MAX: usize = 16;
 
-/// The most runs (stretches of violations recorded in order) a report is merged from; one recorded in more
-/// pieces is sorted whole.
-const MAX_RUNS: usize = 16;
-
-/// The order of a report while it is being collected. Each violation's instance location is written as a byte
-/// key ordered as the location itself ([`Location::push_sort_key`]) and compared with the one before: only the
-/// last key is kept, and where a key is smaller than the one before a new run starts. The collecting walk records
-/// most reports in order, or as a few runs (a failed union reports each member's violations in turn), so the
-/// report is put in order by merging the runs ([`Violations::sorted`]) without holding a key per violation: a
-/// report can hold hundreds of thousands of them.
-#[derive(Debug, Default)]
-pub(crate) struct SortKeys {
-    /// The last key, then the key being written.
-    bytes: Vec<u8>,
-    /// Where the last key ends in `bytes`.
-    last_end: usize,
-    /// How many violations had their keys recorded.
-    recorded: usize,
-    /// Where each run after the first starts (an index into the violations).
-    runs: Vec<usize>,
-    /// Whether the report came in more than [`MAX_RUNS`] runs (the recording has stopped).
-    scattered: bool,
+/// The report's order: by instance location, then [`report_order`].
+fn location_then_report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
+    a.instance_location
+        .cmp(&b.instance_location)
+        .then_with(|| report_order(a, b))
 }
 
-impl SortKeys {
-    /// The buffer to write the key of the violation about to join `recorded` into (close it with
-    /// [`end_key`](Self::end_key)); `None` for the first violation, which a report of one never sorts (a second one
-    /// writes the first one's key from its location), and once the report is too scattered to merge.
-    pub(crate) fn start_key(&mut self, recorded: &[Violation]) -> Option<&mut Vec<u8>> {
-        if self.scattered {
-            return None;
-        }
-        let first = recorded.first()?;
-        if self.recorded == 0 {
-            self.bytes.reserve(KEY_BYTES_AT_FIRST);
-            first.instance_location.push_sort_key(&mut self.bytes);
-            self.last_end = self.bytes.len();
-            self.recorded = 1;
-        }
-        Some(&mut self.bytes)
-    }
+/// The largest report sorted on byte keys (one buffer of every location's key, about the size of the locations
+/// themselves); a larger one is sorted by comparing locations, so that its order costs no memory per violation.
+const KEYED_SORT_MAX: usize = 4096;
 
-    /// Ends the key being written: compares it with the last one and keeps it in that one's place.
-    pub(crate) fn end_key(&mut self) {
-        let (last, new) = self.bytes.split_at(self.last_end.min(self.bytes.len()));
-        if new < last {
-            if self.runs.len() + 1 >= MAX_RUNS {
-                self.scattered = true;
-                self.bytes = Vec::new();
-                self.runs = Vec::new();
-                return;
-            }
-            self.runs.push(self.recorded);
-        }
-        let new_len = new.len();
-        self.bytes.copy_within(self.last_end.., 0);
-        self.bytes.truncate(new_len);
-        self.last_end = new_len;
-        self.recorded += 1;
-    }
-
-    /// Records the key of a violation at `location` about to join `recorded` (see [`start_key`](Self::start_key)).
-    pub(crate) fn record(&mut self, recorded: &[Violation], location: &Location) {
-        if let Some(buffer) = self.start_key(recorded) {
-            location.push_sort_key(buffer);
-            self.end_key();
-        }
-    }
-
-    /// The runs of a report of `n` violations, as index ranges in order, when every key was recorded (else `None`).
-    fn runs(&self, n: usize) -> Option<Vec<std::ops::Range<usize>>> {
-        if self.scattered || self.recorded != n {
-            return None;
-        }
-        let mut ranges = Vec::with_capacity(self.runs.len() + 1);
-        let mut start = 0;
-        for &next in self.runs.iter().chain(std::iter::once(&n)) {
-            ranges.push(start..next);
-            start = next;
-        }
-        Some(ranges)
-    }
-}
-
-/// Every violation's key in one buffer, for sorting a report that was not recorded in a few runs.
+/// Every violation's key in one buffer ([`Location::push_sort_key`]), for sorting a report out of order.
 struct KeyTable {
     bytes: Vec<u8>,
     /// Where each key ends in `bytes`.
@@ -385,8 +312,13 @@ struct KeyTable {
 
 impl KeyTable {
     fn of(items: &[Violation]) -> Self {
+        // A key is about as long as its location's text, plus a tag and terminator per token: sized once.
+        let bytes = items
+            .iter()
+            .map(|violation| violation.instance_location.as_str().len() + 16)
+            .sum();
         let mut table = Self {
-            bytes: Vec::new(),
+            bytes: Vec::with_capacity(bytes),
             ends: Vec::with_capacity(items.len()),
         };
         for violation in items {
@@ -406,65 +338,6 @@ impl KeyTable {
     }
 }
 
-/// The head of a run being merged: its next violation and that violation's key.
-struct Head {
-    next: usize,
-    end: usize,
-    key: Vec<u8>,
-}
-
-impl Head {
-    /// Moves to the run's next violation, writing its key; false when the run is spent.
-    fn load(&mut self, items: &[Violation]) -> bool {
-        self.key.clear();
-        match items.get(self.next).filter(|_| self.next < self.end) {
-            Some(violation) => {
-                violation.instance_location.push_sort_key(&mut self.key);
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-/// The sorted order of runs that are each in order, as a stable sort would give it: position to source index.
-fn merge_runs(items: &[Violation], runs: Vec<std::ops::Range<usize>>) -> Vec<usize> {
-    let mut heads: Vec<Head> = runs
-        .into_iter()
-        .map(|run| Head {
-            next: run.start,
-            end: run.end,
-            key: Vec::new(),
-        })
-        .collect();
-    heads.retain_mut(|head| head.load(items));
-    let mut order = Vec::with_capacity(items.len());
-    // A few runs (at most `MAX_RUNS`): the smallest head is found by looking at each.
-    while !heads.is_empty() {
-        let mut best = 0;
-        for (head_idx, head) in heads.iter().enumerate().skip(1) {
-            let Some(current) = heads.get(best) else { break };
-            let ordering = head.key.cmp(&current.key).then_with(|| {
-                match (items.get(head.next), items.get(current.next)) {
-                    (Some(a), Some(b)) => report_order(a, b),
-                    _ => std::cmp::Ordering::Equal,
-                }
-            });
-            // Ties go to the earlier run, whose violations come first in the list: the order a stable sort keeps.
-            if ordering.is_lt() {
-                best = head_idx;
-            }
-        }
-        let Some(head) = heads.get_mut(best) else { break };
-        order.push(head.next);
-        head.next += 1;
-        if !head.load(items) {
-            heads.remove(best);
-        }
-    }
-    order
-}
-
 /// Every violation of one validation, non-empty.
 ///
 /// Order: by instance location (token by token, array indices numerically, a parent before its children), then by
@@ -481,50 +354,61 @@ impl Violations {
     /// Sorts and deduplicates; `items` must be non-empty.
     #[cfg(test)]
     pub(crate) fn new(items: Vec<Violation>) -> Self {
-        Self::sorted(items, &SortKeys::default())
+        Self::sorted(items)
     }
 
-    /// Sorts and deduplicates; `items` must be non-empty. `keys` say how the items were recorded: in order, as a
-    /// few runs in order (merged here), or else (every key is then built from the locations and sorted).
-    pub(crate) fn sorted(items: Vec<Violation>, keys: &SortKeys) -> Self {
+    /// Sorts and deduplicates; `items` must be non-empty. The collecting walk records most reports in order, or as
+    /// a few runs in order (a failed union reports each member in turn): the order is checked pair by pair, and a
+    /// report out of order is sorted by index (a stable sort finds and merges the runs), so that no key or second
+    /// copy is held per violation (a report can hold hundreds of thousands of them).
+    pub(crate) fn sorted(items: Vec<Violation>) -> Self {
         if items.len() < 2 {
             return Self { items, omitted: 0 };
         }
-        let runs = keys.runs(items.len()).filter(|runs| {
-            // Keys order locations; violations at the same location must also be in report order in each run.
-            runs.iter().all(|run| {
-                items
-                    .get(run.clone())
-                    .unwrap_or_default()
-                    .windows(2)
-                    .all(|pair| match pair {
-                        [a, b] => a.instance_location != b.instance_location || report_order(a, b).is_le(),
-                        _ => true,
-                    })
-            })
-        });
-        let order = match runs {
-            // Recorded in order (the collecting walk's usual case): nothing moves.
-            Some(runs) if runs.len() == 1 => return Self::deduplicated(items),
-            Some(runs) => merge_runs(&items, runs),
-            None => {
-                // Decorate-sort: each location is one byte key ordered as the location (one buffer for all),
-                // rather than split and decoded at every comparison.
-                let keys = KeyTable::of(&items);
-                let compare = |a: usize, b: usize| {
-                    keys.key(a)
-                        .cmp(keys.key(b))
-                        .then_with(|| report_order(&items[a], &items[b]))
-                };
-                if (1..items.len()).all(|idx| compare(idx - 1, idx).is_le()) {
-                    return Self::deduplicated(items);
+        if items.len() <= INSERTION_SORT_MAX {
+            // A small report, nearly always in order or one violation out of place (a missing property reported
+            // after the members): sorted where it lies, without a key or an allocation.
+            let mut items = items;
+            for idx in 1..items.len() {
+                let mut at = idx;
+                while at > 0
+                    && match (items.get(at - 1), items.get(at)) {
+                        (Some(a), Some(b)) => location_then_report_order(a, b).is_gt(),
+                        _ => false,
+                    }
+                {
+                    items.swap(at - 1, at);
+                    at -= 1;
                 }
-                let mut order: Vec<usize> = (0..items.len()).collect();
-                order.sort_by(|&a, &b| compare(a, b));
-                order
             }
-        };
-        let mut order = order;
+            return Self::deduplicated(items);
+        }
+        if items.windows(2).all(|pair| match pair {
+            [a, b] => location_then_report_order(a, b).is_le(),
+            _ => true,
+        }) {
+            return Self::deduplicated(items);
+        }
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        if items.len() <= KEYED_SORT_MAX {
+            // Decorate-sort: each location as one byte key ordered as the location, all in one buffer, so that
+            // comparisons are `memcmp`s.
+            let keys = KeyTable::of(&items);
+            order.sort_by(|&a, &b| {
+                keys.key(a)
+                    .cmp(keys.key(b))
+                    .then_with(|| match (items.get(a), items.get(b)) {
+                        (Some(a), Some(b)) => report_order(a, b),
+                        _ => std::cmp::Ordering::Equal,
+                    })
+            });
+        } else {
+            // No key per violation: locations compare from the token where they part.
+            order.sort_by(|&a, &b| match (items.get(a), items.get(b)) {
+                (Some(a), Some(b)) => location_then_report_order(a, b),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
         // Apply the order in place, one cycle at a time, instead of moving every violation into a second list: a
         // report of hundreds of thousands of violations would otherwise be held twice while it is sorted. A placed
         // position is marked by pointing at itself.
@@ -661,11 +545,11 @@ mod tests {
             }
         }
 
-        /// A report recorded as the evaluator records it (each key against the one before) comes out as a plain
-        /// sort gives it, whether it came in order, in a few runs each in order (merged), or scattered (sorted
-        /// whole). Entries are cut into `pieces` runs, each sorted, some of them only by location.
+        /// A report comes out as a plain sort gives it whether it was recorded in order, in a few runs each in
+        /// order (as failed unions record them), or scattered. Entries are cut into `pieces` runs, each sorted, some
+        /// of them only by location (violations at one location out of report order).
         #[test]
-        fn recorded_runs_merge_as_a_plain_sort(
+        fn reports_in_runs_come_out_as_a_plain_sort(
             entries in prop::collection::vec(
                 ("(/0|/1|/10|/a|/b|/~0|/01){0,3}", "#/(x|y|z)", "(m|n)", prop::option::of("(p|q)")),
                 1..60,
@@ -685,10 +569,6 @@ mod tests {
                     piece.sort_by(|a, b| a.instance_location.cmp(&b.instance_location).then_with(|| report_order(a, b)));
                 }
             }
-            let mut keys = SortKeys::default();
-            for idx in 0..items.len() {
-                keys.record(&items[..idx], &items[idx].instance_location);
-            }
             let mut expected = items.clone();
             expected.sort_by(|a, b| {
                 a.instance_location
@@ -696,12 +576,12 @@ mod tests {
                     .then_with(|| report_order(a, b))
             });
             expected.dedup_by(|b, a| a == b);
-            prop_assert_eq!(Violations::sorted(items, &keys).items, expected);
+            prop_assert_eq!(Violations::sorted(items).items, expected);
         }
 
-        /// The keys the evaluator writes from its steps order a report as keys rebuilt from the locations do.
+        /// The evaluator's reports come out sorted and deduplicated (a report sorted again does not change).
         #[test]
-        fn evaluator_keys_order_as_location_keys(instance in nested_instance()) {
+        fn evaluator_reports_are_in_location_order(instance in nested_instance()) {
             let schema = serde_json::json!({
                 "$defs": {"n": {
                     "type": ["object", "array", "string"],
@@ -781,6 +661,51 @@ mod tests {
 
     fn violation(location: &str, absolute: &str) -> Violation {
         violation_with(location, absolute, "m", None)
+    }
+
+    /// Reports past `KEYED_SORT_MAX` are sorted without keys; each size class agrees with a plain sort, whether
+    /// the report came in a few runs (as failed unions record them) or scattered.
+    #[test]
+    fn reports_of_every_size_class_sort_as_a_plain_sort() {
+        let tokens = ["/0", "/1", "/10", "/a", "/b", "/~0", "/01", "/features", "/2"];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |bound: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % bound
+        };
+        for len in [
+            INSERTION_SORT_MAX + 1,
+            KEYED_SORT_MAX,
+            KEYED_SORT_MAX + 1,
+            3 * KEYED_SORT_MAX,
+        ] {
+            for runs in [1, 3, len] {
+                let mut items: Vec<Violation> = (0..len)
+                    .map(|_| {
+                        let depth = 1 + next(4);
+                        let location: String = (0..depth).map(|_| tokens[next(tokens.len())]).collect();
+                        let absolute = ["#/x", "#/y", "#/z"][next(3)];
+                        violation_with(&location, absolute, ["m", "n"][next(2)], None)
+                    })
+                    .collect();
+                for run in items.chunks_mut(len.div_ceil(runs)) {
+                    run.sort_by(location_then_report_order);
+                }
+                let mut expected = items.clone();
+                expected.sort_by(|a, b| {
+                    a.instance_location
+                        .cmp(&b.instance_location)
+                        .then_with(|| report_order(a, b))
+                });
+                expected.dedup_by(|b, a| a == b);
+                assert!(
+                    Violations::sorted(items).items == expected,
+                    "{len} violations in {runs} runs"
+                );
+            }
+        }
     }
 
     #[test]
