@@ -431,10 +431,11 @@ impl PartialOrd for Location {
 }
 
 impl Ord for Location {
-    /// Token by token, as the tokens' decoded forms order ([`order::compare_escaped`]). Only the token where the
-    /// two texts first differ is compared: the tokens before it are the same bytes, and two tokens with different
-    /// bytes never compare equal (escaping and canonical indices are one-to-one). So a report's neighbouring
-    /// locations, which share long prefixes, compare at the cost of a `memcmp` and one pair of tokens.
+    /// Token by token, as the tokens' decoded forms order (indices numerically, names by their decoded bytes).
+    /// Only the token where the two texts first differ is compared: the tokens before it are the same bytes, and
+    /// two tokens with different bytes never compare equal (escaping and canonical indices are one-to-one). So a
+    /// report's neighbouring locations, which share long prefixes, compare at the cost of a `memcmp` and one pair
+    /// of tokens.
     fn cmp(&self, other: &Self) -> Ordering {
         let (left, right) = (self.text.as_str(), other.text.as_str());
         let common = common_prefix_len(left.as_bytes(), right.as_bytes());
