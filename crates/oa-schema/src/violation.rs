@@ -533,13 +533,7 @@ mod tests {
                 .iter()
                 .map(|(at, absolute, message, missing)| violation_with(at, absolute, message, missing.as_deref()))
                 .collect();
-            let mut expected = items.clone();
-            expected.sort_by(|a, b| {
-                a.instance_location
-                    .cmp(&b.instance_location)
-                    .then_with(|| report_order(a, b))
-            });
-            expected.dedup_by(|b, a| a == b);
+            let expected = plain_sort(&items);
             if !items.is_empty() {
                 prop_assert_eq!(Violations::new(items).items, expected);
             }
@@ -569,13 +563,7 @@ mod tests {
                     piece.sort_by(|a, b| a.instance_location.cmp(&b.instance_location).then_with(|| report_order(a, b)));
                 }
             }
-            let mut expected = items.clone();
-            expected.sort_by(|a, b| {
-                a.instance_location
-                    .cmp(&b.instance_location)
-                    .then_with(|| report_order(a, b))
-            });
-            expected.dedup_by(|b, a| a == b);
+            let expected = plain_sort(&items);
             prop_assert_eq!(Violations::sorted(items).items, expected);
         }
 
@@ -659,6 +647,14 @@ mod tests {
         violation
     }
 
+    /// The report order by a plain sort of a copy (the reference the sorting paths are checked against).
+    fn plain_sort(items: &[Violation]) -> Vec<Violation> {
+        let mut sorted = items.to_vec();
+        sorted.sort_by(location_then_report_order);
+        sorted.dedup_by(|b, a| a == b);
+        sorted
+    }
+
     fn violation(location: &str, absolute: &str) -> Violation {
         violation_with(location, absolute, "m", None)
     }
@@ -693,13 +689,7 @@ mod tests {
                 for run in items.chunks_mut(len.div_ceil(runs)) {
                     run.sort_by(location_then_report_order);
                 }
-                let mut expected = items.clone();
-                expected.sort_by(|a, b| {
-                    a.instance_location
-                        .cmp(&b.instance_location)
-                        .then_with(|| report_order(a, b))
-                });
-                expected.dedup_by(|b, a| a == b);
+                let expected = plain_sort(&items);
                 assert!(
                     Violations::sorted(items).items == expected,
                     "{len} violations in {runs} runs"
