@@ -234,8 +234,9 @@ pub(super) fn evaluate_dependent_required(
     valid
 }
 
+/// Records a missing property (`required`, `dependentRequired`, `dependencies`; the fused shape for `required`).
 #[cold]
-fn missing(
+pub(super) fn missing(
     ev: &mut Evaluator<'_>,
     keyword: &'static str,
     name: &str,

@@ -244,12 +244,18 @@ impl<'t> Lookup<'t> {
     /// The slot of member `key`, if the shape names it. Inlined: a call's set-up costs as much as the usual step.
     #[inline(always)]
     pub(super) fn find(&mut self, key: &str) -> Option<&'t Slot> {
+        self.find_indexed(key).map(|(_, slot)| slot)
+    }
+
+    /// The slot of member `key` and its index in the table, if the shape names it.
+    #[inline(always)]
+    pub(super) fn find_indexed(&mut self, key: &str) -> Option<(usize, &'t Slot)> {
         if !self.sorted {
             return self
                 .table
                 .binary_search_by(|slot| cmp_names(&slot.name, key))
                 .ok()
-                .and_then(|found| self.table.get(found));
+                .and_then(|found| self.table.get(found).map(|slot| (found, slot)));
         }
         // The key's prefix is only needed when a step ties on the first byte: computed then, once.
         let mut prefix = None;
@@ -257,7 +263,7 @@ impl<'t> Lookup<'t> {
             // Members usually are the next name: test for that first, without a call.
             if super::same_name(&slot.name, key) {
                 self.cursor += 1;
-                return Some(slot);
+                return Some((self.cursor - 1, slot));
             }
             let order = match (slot.name.as_bytes().first(), key.as_bytes().first()) {
                 (Some(ours), Some(theirs)) if ours != theirs => ours.cmp(theirs),
@@ -271,7 +277,7 @@ impl<'t> Lookup<'t> {
                 Ordering::Less => self.cursor += 1,
                 Ordering::Equal => {
                     self.cursor += 1;
-                    return Some(slot);
+                    return Some((self.cursor - 1, slot));
                 }
                 Ordering::Greater => return None,
             }
@@ -356,12 +362,17 @@ fn first_pass<'v>(
     let schema = ev.schema;
     let mut lookup = Lookup::new(&shape.table, schema.sorted_maps);
     let mut n_present = 0;
+    // The required slots met, by index (the first 64), so that a report names the missing ones from the table.
+    let mut present: u64 = 0;
     let mut valid = true;
     let in_order = ev.collect;
     for (key, value) in object {
-        let member_valid = match lookup.find(key) {
-            Some(slot) => {
+        let member_valid = match lookup.find_indexed(key) {
+            Some((index, slot)) => {
                 n_present += usize::from(slot.required);
+                if slot.required && index < 64 {
+                    present |= 1 << index;
+                }
                 match slot.node {
                     Some(id) if slot.cheap || in_order => {
                         let relative = schema.nodes[id as usize].relative();
@@ -384,7 +395,16 @@ fn first_pass<'v>(
     if n_present < shape.n_required {
         valid = false;
         if ev.collect {
-            report_missing(ev, shape, node, object, frame);
+            if shape.table.len() <= 64 {
+                // In name order, as `required` (its names sorted) reports them.
+                for (index, slot) in shape.table.iter().enumerate() {
+                    if slot.required && present & (1 << index) == 0 {
+                        super::object::missing(ev, "required", &slot.name, None, node, frame);
+                    }
+                }
+            } else {
+                report_missing(ev, shape, node, object, frame);
+            }
         }
     }
     valid
@@ -465,6 +485,57 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// A fused shape names exactly the missing required properties, each once, with `required`'s violation,
+        /// whether it names them from its table (up to 64 names) or lets `required` walk the object (more).
+        #[test]
+        fn missing_required_properties_are_each_named_once(
+            n_names in 1..90_usize,
+            present in prop::collection::vec(any::<bool>(), 90),
+            with_schemas in any::<bool>(),
+        ) {
+            let names: Vec<String> = (0..n_names).map(|idx| format!("p{idx:02}")).collect();
+            let properties: serde_json::Map<String, serde_json::Value> = names
+                .iter()
+                .filter(|_| with_schemas)
+                .map(|name| (name.clone(), serde_json::json!({"type": "integer"})))
+                .collect();
+            // Without property schemas, `additionalProperties: false` would reject every member: `true` then.
+            let schema = serde_json::json!({
+                "type": "object",
+                "required": names,
+                "properties": properties,
+                "additionalProperties": !with_schemas
+            });
+            let instance: serde_json::Map<String, serde_json::Value> = names
+                .iter()
+                .zip(&present)
+                .filter(|(_, here)| **here)
+                .map(|(name, _)| (name.clone(), serde_json::json!(1)))
+                .collect();
+            let expected: Vec<&str> = names
+                .iter()
+                .zip(&present)
+                .filter(|(_, here)| !**here)
+                .map(|(name, _)| name.as_str())
+                .collect();
+            let validator = crate::Validator::new(&schema).unwrap();
+            match validator.validate(&serde_json::Value::Object(instance)) {
+                Ok(()) => prop_assert!(expected.is_empty()),
+                Err(report) => {
+                    let named: Vec<&str> = report.iter().filter_map(|violation| violation.missing_property()).collect();
+                    prop_assert_eq!(&named, &expected);
+                    for violation in report.iter() {
+                        prop_assert_eq!(violation.keyword(), Some("required"));
+                        prop_assert_eq!(violation.schema_location().keyword_path(), "/required");
+                        prop_assert_eq!(
+                            violation.instance_location().as_str(),
+                            format!("/{}", violation.missing_property().unwrap_or_default())
+                        );
+                    }
+                }
+            }
+        }
+
         /// Unequal prefix keys order as the names do (names drawn so that shared prefixes, NULs, non-ASCII and
         /// lengths around eight bytes are common).
         #[test]
