@@ -225,6 +225,15 @@ impl EcmaRegex {
     }
 }
 
+/// The `regex` crate engine a pattern would have without the engine-free routes: the reference those routes'
+/// property tests compare with.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // Test patterns are generated valid and linear.
+pub(super) fn reference_engine(pattern: &str) -> regex::bytes::Regex {
+    let node = parse::parse(pattern).unwrap();
+    build_linear(&translate::translate(&node, Engine::Linear)).unwrap()
+}
+
 /// The `regex` crate engine for a linear translation: the byte engine, since classes are written as UTF-8 byte
 /// sequences (Unicode mode stays on for the rest: a `\x{E9}` literal is the code point's UTF-8).
 fn build_linear(text: &str) -> Result<regex::bytes::Regex, regex::Error> {

@@ -240,7 +240,7 @@ fn positions(classes: &[Class], has: impl Fn(&Class) -> bool) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{MAX_POSITIONS, Sequence};
-    use crate::ecma_regex::{Compiled, EcmaRegex, build_linear, translate};
+    use crate::ecma_regex::{Compiled, EcmaRegex};
     use proptest::prelude::*;
 
     #[test]
@@ -412,8 +412,7 @@ mod tests {
         #[test]
         fn agrees_with_the_regex_engine(pattern in any_pattern(), text in TEXT) {
             // The answer of the engine the pattern would have had without this route.
-            let node = crate::ecma_regex::parse::parse(&pattern).unwrap();
-            let regex = build_linear(&translate::translate(&node, translate::Engine::Linear)).unwrap();
+            let regex = crate::ecma_regex::reference_engine(&pattern);
             let sequence = Sequence::parse(&pattern);
             prop_assert!(sequence.is_some(), "{} should qualify", pattern);
             if let Some(sequence) = sequence {
