@@ -4,7 +4,7 @@ use crate::cli::CompleteArgs;
 use crate::diagnostics::{self, Diagnostic};
 use crate::exit::Exit;
 use oa_provider::{
-    AttemptRecord, CallObserver, Capabilities, CompletionRequest, DeltaKind, Message, OpenAiProvider,
+    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, Message, OpenAiProvider,
     Provider, ProviderError, Reask, Response, RetryConfig, RuntimeConfig, TokenDelta,
 };
 use serde_json::{Value, json};
@@ -43,7 +43,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         attempts: AtomicU32::new(0),
         echo_tokens: args.stream && !args.json,
     });
-    let request = request.with_observer(observer.clone());
+    let request = request.with_hook(observer.clone());
     // The current-thread runtime keeps the whole call on this thread, where the collector listens.
     let (outcome, diagnostics) = diagnostics::collect(|| runtime.block_on(provider.complete(&request)));
     let attempts = observer.attempts.load(Ordering::SeqCst);
@@ -115,7 +115,7 @@ struct CliObserver {
     echo_tokens: bool,
 }
 
-impl CallObserver for CliObserver {
+impl AttemptHook for CliObserver {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         if self.echo_tokens && delta.kind == DeltaKind::Content {
             let mut stdout = std::io::stdout().lock();

@@ -74,7 +74,7 @@ fn a_valid_structured_answer() {
     assert_eq!(report["finish_reason"], json!("stop"));
     assert_eq!(report["usage"]["total_tokens"], json!(16));
     assert_eq!(report["structured_output_path"], json!("native"));
-    assert_eq!(report["schema_mode"], json!("enforced"));
+    assert_eq!(report["schema_mode"], json!("unverified"));
     assert_eq!(report["schema_version"].as_str().unwrap().len(), 64);
     assert_eq!(report["attempts"], json!(1));
     assert_eq!(report["error"], Value::Null);
@@ -176,7 +176,7 @@ fn a_reask_recovers_on_the_second_attempt() {
     );
     let report = json_of(&output);
     assert_eq!(report["attempts"], json!(2));
-    assert_eq!(report["schema_mode"], json!("enforced_repaired"));
+    assert_eq!(report["schema_mode"], json!("unverified_repaired"));
     assert_eq!(report["parsed"], json!({"answer": 42}));
     // The second request carries the model's first output and the violation at its pointer.
     let second = &endpoint.requests()[1];

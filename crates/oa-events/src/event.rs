@@ -4,7 +4,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use oa_provider::{RetryReason, StructuredOutputPath, Usage};
+use oa_provider::{
+    Category, DeltaKind, Diagnostic, FailureClass, FinishReason, RetryReason, SchemaMode,
+    StructuredOutputPath, Usage,
+};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -100,7 +103,7 @@ pub struct NodeEvent {
     /// On completion with an error: its text; `None` otherwise.
     pub error: Option<String>,
     /// On completion with an error: the §7 category of the provider error that caused it, when one did.
-    pub error_category: Option<String>,
+    pub error_category: Option<Category>,
     /// When this happened.
     #[serde(skip)]
     pub at: SystemTime,
@@ -125,6 +128,11 @@ pub struct LlmRequest {
     pub request_extras: Map<String, Value>,
     /// The structured-output path of the request (0126); `None` without a schema or when nothing was sent.
     pub structured_output_path: Option<StructuredOutputPath>,
+    /// How the schema constrained the attempt (the enforcement chapter's marker); `None` without a schema or when
+    /// nothing was sent.
+    pub schema_mode: Option<SchemaMode>,
+    /// SHA-256 (hex) of the canonical schema sent; `None` without a schema.
+    pub schema_version: Option<String>,
     /// The active prompt's identity; always `None` (oa has no prompt-management layer yet).
     pub active_prompt: Option<Value>,
     /// The active prompt group; always `None`.
@@ -143,7 +151,7 @@ pub struct LlmResponseFields {
     /// Token usage.
     pub usage: Option<Usage>,
     /// The normalized finish reason.
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<FinishReason>,
     /// The assistant content verbatim; `None` for a tool-call-only message.
     pub output_content: Option<String>,
     /// The output tool calls as `{id, name, arguments}`; `None` when there were none.
@@ -178,8 +186,8 @@ pub struct LlmFailedEvent {
     /// The response-side surface; every field `None` except for `structured_output_invalid`.
     #[serde(flatten)]
     pub response: LlmResponseFields,
-    /// The §7 category, e.g. `"structured_output_invalid"`.
-    pub error_category: String,
+    /// The §7 category (serialised as the spec's name, e.g. `"structured_output_invalid"`).
+    pub error_category: Category,
     /// The vendor's error code or type ([`oa_provider::ProviderError::vendor_code`]); `None` when the provider
     /// named none (the category is then the only classification).
     pub error_type: Option<String>,
@@ -203,8 +211,8 @@ pub struct LlmTokenEvent {
     pub call_id: String,
     /// Monotonic per call, from 0.
     pub chunk_index: u64,
-    /// `"content"` or `"reasoning"`.
-    pub delta_kind: String,
+    /// Content or reasoning (serialised `"content"` / `"reasoning"`).
+    pub delta_kind: DeltaKind,
     /// The delta text.
     pub delta: String,
 }
@@ -219,7 +227,9 @@ pub struct LlmAttempt {
     /// The wire attempt's index (0 for the first), as on its span.
     pub wire_attempt_index: u32,
     /// Why the attempt was made (`None` on attempt 0).
-    pub retry_reason: Option<String>,
+    pub retry_reason: Option<RetryReason>,
+    /// Whether an earlier attempt of the call failed validation and was reasked.
+    pub repair: bool,
     /// Whether a request body was built and sent (false when rejected before sending).
     pub sent: bool,
     /// Whether the attempt streamed.
@@ -227,20 +237,19 @@ pub struct LlmAttempt {
     /// The response-side fields when a response was received (success or `structured_output_invalid`).
     pub response: Option<LlmResponseFields>,
     /// The §7 category when the attempt failed.
-    pub error_category: Option<String>,
+    pub error_category: Option<Category>,
     /// The error message when the attempt failed.
     pub error_message: Option<String>,
-    /// For a `structured_output_invalid` attempt, its failure class (`not_json`, `fenced_json`, `non_object`,
-    /// `extra_key`, `enum_violation`, `type_mismatch`, `missing_required`, `other`).
-    pub failure_class: Option<String>,
+    /// For a `structured_output_invalid` attempt, its failure class, as the provider computed it where it
+    /// validated (`not_json`, `fenced_json`, `non_object`, `extra_key`, `enum_violation`, `type_mismatch`,
+    /// `missing_required`, `other`).
+    pub failure_class: Option<FailureClass>,
+    /// The diagnostics the provider raised about this attempt (e.g. `schema_not_honored`).
+    pub diagnostics: Vec<Diagnostic>,
     /// When the attempt started.
     #[serde(skip)]
     pub started_at: SystemTime,
     /// How long it took.
     #[serde(skip)]
     pub duration: Duration,
-}
-
-pub(crate) fn retry_reason_str(reason: Option<RetryReason>) -> Option<String> {
-    reason.map(|reason| reason.as_str().to_owned())
 }

@@ -9,7 +9,8 @@
 //!   [`EventBus::drain_events_for`] wait for delivery with a timeout.
 //! - [`complete`] wraps `Provider::complete` under the ambient [`CallContext`]: token events as deltas stream, an
 //!   [`LlmAttempt`] record per wire attempt (what spans and metrics render), then one terminal event describing the
-//!   request of the attempt whose outcome it reports.
+//!   request of the attempt whose outcome it reports. [`ObservedProvider`] does the same for calls made outside a
+//!   graph, so a provider call with a bus attached is never silently unreported.
 //! - [`Graph`] runs named async nodes in a line over JSON state and sets the [`CallContext`] around each node.
 //!
 //! # Example
@@ -36,12 +37,13 @@
 mod context;
 mod delivery;
 mod event;
+mod ids;
 #[cfg(feature = "testing")]
 pub mod mock;
 mod render;
 mod runtime;
 
-pub use context::{CallContext, complete};
+pub use context::{CallContext, ObservedProvider, complete};
 pub use delivery::{DrainTimeout, EventBus, Observer, ObserverError};
 pub use event::{
     Event, InvocationEvent, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest, LlmResponseFields,

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use crate::context::CallContext;
 use crate::delivery::EventBus;
 use crate::event::{Event, InvocationEvent, NodeEvent, Scope};
+use crate::ids::random_id;
 
 type NodeFuture = Pin<Box<dyn Future<Output = Result<Value, NodeError>> + Send>>;
 type NodeFn = Arc<dyn Fn(Value) -> NodeFuture + Send + Sync>;
@@ -183,9 +184,9 @@ impl Graph {
         state: Value,
         options: InvokeOptions,
     ) -> Result<Value, InvocationError> {
-        let invocation_id = uuid_v4();
+        let invocation_id = random_id();
         // Auto-generated as a UUIDv4 when the caller supplies none (observability §3.1).
-        let correlation_id = options.correlation_id.clone().unwrap_or_else(uuid_v4);
+        let correlation_id = options.correlation_id.clone().unwrap_or_else(random_id);
         let invocation = InvocationEvent {
             invocation_id: invocation_id.clone(),
             correlation_id: Some(correlation_id.clone()),
@@ -243,9 +244,7 @@ impl Graph {
                 Ok(_) => (None, None),
                 Err(error) => (
                     Some(error.to_string()),
-                    error
-                        .provider_error()
-                        .map(|provider| provider.category().as_str().to_owned()),
+                    error.provider_error().map(ProviderError::category),
                 ),
             };
             bus.dispatch(Event::NodeCompleted(NodeEvent {
@@ -275,45 +274,4 @@ fn merge(state: &mut Value, update: Value) -> Result<(), ()> {
         state.extend(update);
     }
     Ok(())
-}
-
-/// A random UUIDv4 in canonical hyphenated form, from the provider's 128-bit call-id randomness.
-fn uuid_v4() -> String {
-    let minted = oa_provider::mint_call_id();
-    let hex: Vec<u8> = minted
-        .trim_start_matches("call_")
-        .bytes()
-        .map(|digit| (digit as char).to_digit(16).unwrap_or(0) as u8)
-        .collect();
-    let mut digits: Vec<u8> = hex.into_iter().chain(std::iter::repeat(0)).take(32).collect();
-    digits[12] = 4; // version 4
-    digits[16] = 8 | (digits[16] & 3); // RFC 4122 variant
-    let text: String = digits
-        .iter()
-        .map(|digit| char::from_digit(u32::from(*digit), 16).unwrap_or('0'))
-        .collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &text[..8],
-        &text[8..12],
-        &text[12..16],
-        &text[16..20],
-        &text[20..]
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn invocation_ids_are_distinct_uuid_v4s() {
-        let first = uuid_v4();
-        let second = uuid_v4();
-        assert_ne!(first, second);
-        assert_eq!(first.len(), 36);
-        assert_eq!(&first[14..15], "4");
-        assert!(matches!(&first[19..20], "8" | "9" | "a" | "b"));
-        assert_eq!(first.matches('-').count(), 4);
-    }
 }

@@ -15,7 +15,7 @@ use oa_events::{
     DrainTimeout, Event, EventBus, Graph, GraphError, InvocationError, InvokeOptions, NodeError,
 };
 use oa_events::{Observer, ObserverError};
-use oa_provider::{Category, CompletionRequest, Message};
+use oa_provider::{Category, CompletionRequest, DeltaKind, FinishReason, Message};
 use serde_json::{Value, json};
 use support::{Collect, provider, strict_schema};
 
@@ -184,7 +184,7 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
             _ => None,
         })
         .unwrap();
-    assert_eq!(failed.error_category, "provider_authentication");
+    assert_eq!(failed.error_category, Category::Authentication);
     assert_eq!(
         failed.response.usage, None,
         "no response-side surface outside structured_output_invalid"
@@ -200,10 +200,7 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
             _ => None,
         })
         .unwrap();
-    assert_eq!(
-        completed.error_category.as_deref(),
-        Some("provider_authentication")
-    );
+    assert_eq!(completed.error_category, Some(Category::Authentication));
 }
 
 /// Fixture 161 case 17's shape: a streamed refusal arrives as content token events and maps to content_filter.
@@ -249,7 +246,7 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
         .collect();
     assert_eq!(tokens.len(), 2);
     assert_eq!((tokens[0].chunk_index, tokens[0].delta.as_str()), (0, "I can"));
-    assert_eq!(tokens[1].delta_kind, "content");
+    assert_eq!(tokens[1].delta_kind, DeltaKind::Content);
     assert_eq!(tokens[0].model, "gpt-test");
     let terminal_idx = events
         .iter()
@@ -261,14 +258,11 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
         .unwrap();
     assert!(last_token_idx < terminal_idx);
     let (finish_reason, call_id) = match &events[terminal_idx] {
-        Event::LlmFailed(failed) => (
-            failed.response.finish_reason.clone(),
-            failed.request.call_id.clone(),
-        ),
-        Event::LlmCompletion(done) => (done.response.finish_reason.clone(), done.request.call_id.clone()),
+        Event::LlmFailed(failed) => (failed.response.finish_reason, failed.request.call_id.clone()),
+        Event::LlmCompletion(done) => (done.response.finish_reason, done.request.call_id.clone()),
         _ => unreachable!(),
     };
-    assert_eq!(finish_reason.as_deref(), Some("content_filter"));
+    assert_eq!(finish_reason, Some(FinishReason::ContentFilter));
     assert_eq!(tokens[0].call_id, call_id);
 }
 

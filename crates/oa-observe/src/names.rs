@@ -39,6 +39,11 @@ pub const LLM_ATTEMPT_INDEX: &str = "openarmature.llm.attempt_index";
 pub const LLM_STRUCTURED_OUTPUT_PATH: &str = "openarmature.llm.structured_output.path";
 /// Why the attempt was made (llm-provider §7.1).
 pub const LLM_RETRY_REASON: &str = "openarmature.llm.retry_reason";
+/// How the schema constrained the attempt (the enforcement chapter's marker: `enforced`, `unverified`,
+/// `unenforced`, `prompted`, each optionally `_repaired`); on spans, log records and every metric sample.
+pub const LLM_SCHEMA_MODE: &str = "openarmature.llm.schema_mode";
+/// SHA-256 (hex) of the canonical schema the call sent; beside the schema_mode wherever it goes.
+pub const LLM_SCHEMA_VERSION: &str = "openarmature.llm.schema_version";
 /// The call's identifier, joining spans, records and typed events (0126).
 pub const LLM_CALL_ID: &str = "openarmature.llm.call_id";
 /// The provider identifier on diagnostics (0126).

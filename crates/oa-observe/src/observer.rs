@@ -7,13 +7,16 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 use oa_events::{Event, InvocationEvent, LlmAttempt, NodeEvent, Observer, ObserverError};
+use opentelemetry::logs::LoggerProvider;
 use opentelemetry::trace::{Span, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::logs::{SdkLogger, SdkLoggerProvider};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
 use crate::attributes::{llm_span_attributes, otel_value, scope_attributes};
 use crate::config::ObserverConfig;
+use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
 
@@ -24,6 +27,7 @@ pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
 pub struct OtelObserver {
     tracer: SdkTracer,
     metrics: Option<Metrics>,
+    logger: Option<SdkLogger>,
     config: ObserverConfig,
     open: Mutex<OpenSpans>,
 }
@@ -33,6 +37,7 @@ impl std::fmt::Debug for OtelObserver {
         f.debug_struct("OtelObserver")
             .field("config", &self.config)
             .field("metrics", &self.metrics.is_some())
+            .field("logs", &self.logger.is_some())
             .finish()
     }
 }
@@ -58,9 +63,19 @@ impl OtelObserver {
         Self {
             tracer: tracer_provider.tracer(INSTRUMENTATION_SCOPE),
             metrics,
+            logger: None,
             config,
             open: Mutex::new(OpenSpans::default()),
         }
+    }
+
+    /// Also writes the provider's typed diagnostics (e.g. `schema_not_honored`) as log records through
+    /// `logger_provider`, each with the attempt's identity, its schema_mode and schema_version, and the §7
+    /// correlation fields (default: no log records from this observer). Use this or [`LogBridge`](crate::LogBridge),
+    /// not both, or each diagnostic is logged twice.
+    pub fn with_logger_provider(mut self, logger_provider: &SdkLoggerProvider) -> Self {
+        self.logger = Some(logger_provider.logger(INSTRUMENTATION_SCOPE));
+        self
     }
 
     fn open(&self) -> Result<std::sync::MutexGuard<'_, OpenSpans>, ObserverError> {
@@ -148,8 +163,8 @@ impl OtelObserver {
         };
         let span = context.span();
         if let Some(error) = &event.error {
-            if let Some(category) = &event.error_category {
-                span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category.clone()));
+            if let Some(category) = event.error_category {
+                span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category.as_str()));
             }
             span.set_status(Status::error(error.clone()));
         } else {
@@ -162,6 +177,11 @@ impl OtelObserver {
     fn llm_attempt(&self, attempt: &LlmAttempt) -> Result<(), ObserverError> {
         if let Some(metrics) = &self.metrics {
             metrics.record_attempt(attempt);
+        }
+        if let Some(logger) = &self.logger {
+            for diagnostic in &attempt.diagnostics {
+                emit_diagnostic(logger, attempt, *diagnostic);
+            }
         }
         if self.config.disable_llm_spans {
             return Ok(());
@@ -182,21 +202,21 @@ impl OtelObserver {
             .with_start_time(attempt.started_at)
             .with_attributes(llm_span_attributes(attempt, &self.config))
             .start_with_context(&self.tracer, &parent);
-        match &attempt.error_category {
+        match attempt.error_category {
             Some(category) => {
                 // §4.2: an ERROR span records the exception (type and message) as an OTel exception event.
                 span.add_event_with_timestamp(
                     "exception",
                     attempt.started_at + attempt.duration,
                     vec![
-                        KeyValue::new("exception.type", category.clone()),
+                        KeyValue::new("exception.type", category.as_str()),
                         KeyValue::new(
                             "exception.message",
                             attempt.error_message.clone().unwrap_or_default(),
                         ),
                     ],
                 );
-                span.set_status(Status::error(category.clone()));
+                span.set_status(Status::error(category.as_str()));
             }
             None => span.set_status(Status::Ok),
         }

@@ -371,7 +371,7 @@ async fn each_attempt_describes_its_own_request() {
         .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].request.request_params["stop_sequences"], json!(["END"]));
-    assert_eq!(failed[0].error_category, "structured_output_invalid");
+    assert_eq!(failed[0].error_category.as_str(), "structured_output_invalid");
     let logs = telemetry.logs.get_emitted_logs().unwrap();
     let indices: Vec<String> = logs
         .iter()

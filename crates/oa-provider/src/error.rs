@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::response::{FinishReason, StructuredOutputPath, Usage};
+use crate::model::{FinishReason, StructuredOutputPath, Usage};
+use crate::structured::output::Surface;
+use crate::structured::{FailureClass, OutputProblem};
 
 /// The §7 category of a [`ProviderError`]; the strings are the spec's names.
 ///
@@ -68,6 +70,13 @@ impl Category {
     ];
 }
 
+impl serde::Serialize for Category {
+    /// As the spec's identifier, e.g. `"provider_rate_limit"`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -75,6 +84,10 @@ impl fmt::Display for Category {
 }
 
 /// What a `structured_output_invalid` error carries (§7 as amended by proposal 0126).
+///
+/// Built once, where the content is checked: the typed [`OutputProblem`] (the parse error, or every violation)
+/// and its [`FailureClass`] travel with it, and `error_message` is rendered from them, so nothing downstream
+/// parses the output or compiles the schema again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructuredOutputFailure {
     /// The schema the call asked for, as supplied.
@@ -91,6 +104,45 @@ pub struct StructuredOutputFailure {
     pub model: Option<String>,
     /// The parsed provider response, verbatim.
     pub raw: Value,
+    problem: OutputProblem,
+    failure_class: FailureClass,
+}
+
+impl StructuredOutputFailure {
+    pub(crate) fn new(
+        response_schema: Value,
+        output_content: String,
+        problem: OutputProblem,
+        failure_class: FailureClass,
+        surface: Surface<'_>,
+    ) -> Self {
+        Self {
+            response_schema,
+            output_content,
+            error_message: problem.error_message(),
+            finish_reason: surface.finish_reason,
+            usage: surface.usage,
+            model: surface.model.map(str::to_owned),
+            raw: surface.raw.clone(),
+            problem,
+            failure_class,
+        }
+    }
+
+    /// What was wrong: the parse failure, or every violation.
+    pub fn problem(&self) -> &OutputProblem {
+        &self.problem
+    }
+
+    /// Every violation, when the content was JSON (`None` when it did not parse).
+    pub fn violations(&self) -> Option<&oa_schema::Violations> {
+        self.problem.violations()
+    }
+
+    /// The failure class, the dimension of the structured-output failure counter.
+    pub fn failure_class(&self) -> FailureClass {
+        self.failure_class
+    }
 }
 
 /// What had arrived when a stream failed part-way (§8.1.6): content so far, for diagnosis.

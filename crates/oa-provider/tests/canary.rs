@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    ApiKey, AttemptRecord, Backoff, CallObserver, CompletionRequest, Message, OpenAiProvider, Provider,
+    ApiKey, AttemptHook, AttemptRecord, Backoff, CompletionRequest, Message, OpenAiProvider, Provider,
     RetryConfig, RuntimeConfig,
 };
 use serde_json::json;
@@ -22,7 +22,7 @@ const HEADER_CANARY: &str = "hdr-CANARY-44e1";
 #[derive(Default)]
 struct Recorder(Mutex<Vec<String>>);
 
-impl CallObserver for Recorder {
+impl AttemptHook for Recorder {
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         let mut texts = self.0.lock().unwrap();
         texts.push(format!("{record:?}"));
@@ -55,7 +55,7 @@ async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) {
     let provider = provider_at(server.base_url());
     assert_clean(&format!("{provider:?}"), name);
     let recorder = Arc::new(Recorder::default());
-    let outcome = provider.complete(&request.with_observer(recorder.clone())).await;
+    let outcome = provider.complete(&request.with_hook(recorder.clone())).await;
     let error = outcome.expect_err(name);
     assert_clean(&format!("{error}"), name);
     assert_clean(&format!("{error:?}"), name);

@@ -14,10 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use gateway::Gateway;
+use oa_provider::enforcement::canary_schema;
 use oa_provider::{
     Backoff, Capabilities, Category, CompletionRequest, FailureClass, FinishReason, Message, OpenAiProvider,
     ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED, SchemaMode,
-    StructuredOutputPath, canary_schema, classify_failure, probe_canary, probe_keywords, schema_version,
+    StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
 use serde_json::{Value, json};
 
@@ -136,7 +137,7 @@ async fn a_native_call_through_the_gateway_gives_exactly_one_schema_not_honored(
         "the prompt must let the model stop on its own; it said {:?}",
         failure.output_content
     );
-    assert_eq!(classify_failure(failure), FailureClass::NotJson);
+    assert_eq!(failure.failure_class(), FailureClass::NotJson);
     assert_eq!(n_records.load(Ordering::SeqCst), 1);
 }
 

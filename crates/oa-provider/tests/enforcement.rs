@@ -9,16 +9,16 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::{
-    Backoff, Capabilities, Capability, CapabilityKey, CapabilityRegistry, Category, CompletionRequest,
-    FailureClass, Message, OpenAiProvider, ProbeKind, ProbeOutcome, Provider, Reask, RetryConfig,
-    RoutedProvider, SchemaMode, StructuredOutputPath, classify_failure, keyword_probe, probe_canary,
-    probe_keywords, schema_version,
+    Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category, CompletionRequest, FailureClass,
+    Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RetryConfig,
+    RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
 use serde_json::{Value, json};
 use support::{MockServer, Reply, text_completion};
 
-fn provider_at(server: &MockServer, native: bool) -> OpenAiProvider {
+fn provider_builder_at(server: &MockServer, native: bool) -> OpenAiProviderBuilder {
     OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -26,8 +26,10 @@ fn provider_at(server: &MockServer, native: bool) -> OpenAiProvider {
             native_response_format: native,
             ..Default::default()
         })
-        .build()
-        .unwrap()
+}
+
+fn provider_at(server: &MockServer, native: bool) -> OpenAiProvider {
+    provider_builder_at(server, native).build().unwrap()
 }
 
 fn strict_schema() -> Value {
@@ -50,8 +52,24 @@ fn with_reask(request: CompletionRequest) -> CompletionRequest {
     )
 }
 
+/// A registry holding a fresh canary verdict (`enforces`) for the route of `server`'s provider.
+fn registry_with(server: &MockServer, enforces: bool) -> Arc<CapabilityRegistry> {
+    let registry = Arc::new(CapabilityRegistry::new());
+    let key = CapabilityKey::new("openai", "test-model", server.base_url());
+    let capability = Capability {
+        enforces,
+        checked_at: SystemTime::now(),
+        probe: ProbeKind::Canary,
+    };
+    registry.record(key, capability).unwrap();
+    registry
+}
+
+/// The schema_mode and schema_version of one call: `native` declares the native capability, `verdict` puts a
+/// fresh registry verdict for the route in a registry the provider reads (`None`: no registry).
 async fn mode_of(
     native: bool,
+    verdict: Option<bool>,
     schema: Value,
     replies: Vec<&str>,
     reask: bool,
@@ -63,7 +81,14 @@ async fn mode_of(
     let server = MockServer::start(replies).await;
     let request = ask(schema.clone());
     let request = if reask { with_reask(request) } else { request };
-    let response = provider_at(&server, native).complete(&request).await.unwrap();
+    let provider = match verdict {
+        None => provider_at(&server, native),
+        Some(enforces) => provider_builder_at(&server, native)
+            .registry(registry_with(&server, enforces))
+            .build()
+            .unwrap(),
+    };
+    let response = provider.complete(&request).await.unwrap();
     assert_eq!(
         response.schema_version.as_deref(),
         Some(schema_version(&schema).as_str())
@@ -72,10 +97,30 @@ async fn mode_of(
 }
 
 #[tokio::test]
-async fn schema_mode_names_the_path_and_the_repair() {
+async fn schema_mode_names_the_path_the_verdict_and_the_repair() {
+    let repaired = vec!["{\"value\":\"x\"}", "{\"value\":1}"];
     let cases = [
+        // Native strict: enforced only on a fresh enforcing verdict; no registry, or a negative verdict, is
+        // unverified.
         (
             true,
+            None,
+            strict_schema(),
+            vec!["{\"value\":1}"],
+            false,
+            SchemaMode::Unverified,
+        ),
+        (
+            true,
+            None,
+            strict_schema(),
+            repaired.clone(),
+            true,
+            SchemaMode::UnverifiedRepaired,
+        ),
+        (
+            true,
+            Some(true),
             strict_schema(),
             vec!["{\"value\":1}"],
             false,
@@ -83,13 +128,24 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             true,
+            Some(true),
             strict_schema(),
-            vec!["{\"value\":\"x\"}", "{\"value\":1}"],
+            repaired.clone(),
             true,
             SchemaMode::EnforcedRepaired,
         ),
         (
             true,
+            Some(false),
+            strict_schema(),
+            vec!["{\"value\":1}"],
+            false,
+            SchemaMode::Unverified,
+        ),
+        // Native loose (strict: false) never asked for enforcement, whatever the registry says.
+        (
+            true,
+            Some(true),
             loose_schema(),
             vec!["{\"value\":1}"],
             false,
@@ -97,6 +153,7 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             true,
+            None,
             loose_schema(),
             vec!["nope", "{\"value\":1}"],
             true,
@@ -104,6 +161,7 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             false,
+            Some(true),
             strict_schema(),
             vec!["{\"value\":1}"],
             false,
@@ -111,6 +169,7 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             false,
+            None,
             strict_schema(),
             vec!["```json\n{\"value\":1}\n```", "{\"value\":1}"],
             true,
@@ -119,15 +178,20 @@ async fn schema_mode_names_the_path_and_the_repair() {
         // Reask configured but not needed: not a repair.
         (
             false,
+            None,
             strict_schema(),
             vec!["{\"value\":1}"],
             true,
             SchemaMode::Prompted,
         ),
     ];
-    for (native, schema, replies, reask, want) in cases {
-        let (mode, _) = mode_of(native, schema, replies, reask).await;
-        assert_eq!(mode, Some(want));
+    for (native, verdict, schema, replies, reask, want) in cases {
+        let (mode, _) = mode_of(native, verdict, schema, replies, reask).await;
+        assert_eq!(
+            mode,
+            Some(want),
+            "native {native}, verdict {verdict:?}, reask {reask}"
+        );
     }
 }
 
@@ -150,7 +214,7 @@ async fn schema_version_ignores_key_order_and_matches_the_schema_sent() {
         r#"{"properties":{"value":{"type":"integer"}},"additionalProperties":false,"type":"object","required":["value"]}"#,
     )
     .unwrap();
-    let (_, version_one) = mode_of(true, one, vec!["{\"value\":1}"], false).await;
+    let (_, version_one) = mode_of(true, None, one, vec!["{\"value\":1}"], false).await;
     let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).await;
     let response = provider_at(&server, true).complete(&ask(two)).await.unwrap();
     assert_eq!(response.schema_version.as_deref(), Some(version_one.as_str()));
@@ -276,13 +340,18 @@ async fn real_failures_classify_by_their_content() {
             .await
             .unwrap_err();
         let failure = error.structured_output().expect("a structured-output failure");
-        assert_eq!(classify_failure(failure), want, "content {content:?}");
+        assert_eq!(failure.failure_class(), want, "content {content:?}");
     }
 }
 
+/// A router whose native provider reads the same registry the router routes on.
 fn router(native: &MockServer, prompted: &MockServer, registry: &Arc<CapabilityRegistry>) -> RoutedProvider {
+    let native_provider = provider_builder_at(native, true)
+        .registry(Arc::clone(registry))
+        .build()
+        .unwrap();
     RoutedProvider::new(
-        Arc::new(provider_at(native, true)),
+        Arc::new(native_provider),
         Arc::new(provider_at(prompted, false)),
         Arc::clone(registry),
         CapabilityKey::new("openai", "test-model", native.base_url()),
@@ -302,12 +371,12 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
     ])
     .await;
     let registry = Arc::new(CapabilityRegistry::new());
-    // Routing off: native, whatever the registry says.
+    // Routing off: native, whatever the registry says; with no verdict, unverified.
     let response = router(&native, &prompted, &registry)
         .complete(&ask(strict_schema()))
         .await
         .unwrap();
-    assert_eq!(response.schema_mode, Some(SchemaMode::Enforced));
+    assert_eq!(response.schema_mode, Some(SchemaMode::Unverified));
     // Routing on, no entry: the prompt path, at temperature 0, repaired once.
     let routed = router(&native, &prompted, &registry).with_routing(true);
     assert!(!routed.routes_natively());

@@ -285,7 +285,7 @@ async fn retry_after_is_read_clamped_or_ignored() {
     for (header, expected) in [
         ("30", Some(Duration::from_secs(30))),
         ("0.5", Some(Duration::from_millis(500))),
-        ("1e12", Some(oa_provider::openai::MAX_RETRY_AFTER)),
+        ("1e12", Some(oa_provider::MAX_RETRY_AFTER)),
         ("-5", None),
         ("soon", None),
         ("NaN", None),
@@ -293,7 +293,7 @@ async fn retry_after_is_read_clamped_or_ignored() {
         ("Wed, 21 Oct 2015 07:28:00 GMT", Some(Duration::ZERO)),
         (
             "Fri, 01 Jan 2100 00:00:00 GMT",
-            Some(oa_provider::openai::MAX_RETRY_AFTER),
+            Some(oa_provider::MAX_RETRY_AFTER),
         ),
         ("Wed, 21 Oct 2015 07:28:00 PST", None),
     ] {

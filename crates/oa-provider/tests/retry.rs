@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    AttemptRecord, Backoff, CallObserver, Category, CompletionRequest, Message, OpenAiProvider, Provider,
+    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, OpenAiProvider, Provider,
     Reask, RetryConfig, RetryReason, RuntimeConfig, StructuredOutputPath,
 };
 use serde_json::{Value, json};
@@ -31,7 +31,7 @@ struct Seen {
 #[derive(Default)]
 struct Attempts(Mutex<Vec<Seen>>);
 
-impl CallObserver for Attempts {
+impl AttemptHook for Attempts {
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         self.0.lock().unwrap().push(Seen {
             index: record.attempt_index,
@@ -68,7 +68,7 @@ async fn run(
         .build()
         .unwrap();
     let attempts = Arc::new(Attempts::default());
-    let outcome = provider.complete(&request.with_observer(attempts.clone())).await;
+    let outcome = provider.complete(&request.with_hook(attempts.clone())).await;
     let seen = attempts.0.lock().unwrap().clone();
     (outcome, seen, server.requests().len())
 }
@@ -240,7 +240,7 @@ async fn reask_appends_the_model_output_and_the_callers_correction() {
         .unwrap();
     let attempts = Arc::new(Attempts::default());
     let response = provider
-        .complete(&request.clone().with_observer(attempts.clone()))
+        .complete(&request.clone().with_hook(attempts.clone()))
         .await
         .unwrap();
     assert_eq!(response.parsed, Some(json!({"name": "Alice", "age": 30})));

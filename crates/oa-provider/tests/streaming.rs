@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    CallObserver, Category, CompletionRequest, Content, ContentBlock, DeltaKind, FinishReason, Message,
+    AttemptHook, Category, CompletionRequest, Content, ContentBlock, DeltaKind, FinishReason, Message,
     OpenAiProvider, Provider, Response, TokenDelta, Tool,
 };
 use serde_json::{Value, json};
@@ -19,7 +19,7 @@ use support::{MockServer, Reply, sse_bytes};
 #[derive(Default)]
 struct Tokens(Mutex<Vec<(DeltaKind, String)>>);
 
-impl CallObserver for Tokens {
+impl AttemptHook for Tokens {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         self.0.lock().unwrap().push((delta.kind, delta.text.to_owned()));
     }
@@ -60,7 +60,7 @@ async fn stream_call(
 ) {
     let server = MockServer::start(vec![reply]).await;
     let tokens = Arc::new(Tokens::default());
-    let request = request.with_stream(true).with_observer(tokens.clone());
+    let request = request.with_stream(true).with_hook(tokens.clone());
     let outcome = provider_at(&server).complete(&request).await;
     let tokens = tokens.0.lock().unwrap().clone();
     (outcome, tokens)
@@ -339,7 +339,7 @@ async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
         .unwrap();
     let tokens = Arc::new(Tokens::default());
     let error = provider
-        .complete(&hi().with_stream(true).with_observer(tokens.clone()))
+        .complete(&hi().with_stream(true).with_hook(tokens.clone()))
         .await
         .unwrap_err();
     assert_eq!(error.category(), Category::InvalidRequest);

@@ -19,7 +19,7 @@ use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer, ObserverError};
 use oa_observe::{ObserverConfig, OtelObserver};
 use oa_provider::{
     Backoff, CompletionRequest, Message, OpenAiProvider, ProbeOutcome, ProviderError, Reask, Response,
-    RetryConfig, RuntimeConfig, canary_schema, probe_canary,
+    RetryConfig, RuntimeConfig, probe_canary,
 };
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
@@ -220,7 +220,7 @@ fn print_attempts(events: &[Event]) {
                 "{}. Attempt {index} ({}) appended that answer and one correction naming every violation. \
                  The model answered:",
                 index + 1,
-                attempt.retry_reason.as_deref().unwrap_or("retry")
+                attempt.retry_reason.map_or("retry", |value| value.as_str())
             ),
         }
         println!("{}", indent(content));
@@ -228,7 +228,7 @@ fn print_attempts(events: &[Event]) {
             (Some(category), Some(message)) => {
                 println!(
                     "   -> {category} (failure class {}), every violation at its JSON Pointer:",
-                    attempt.failure_class.as_deref().unwrap_or("other"),
+                    attempt.failure_class.map_or("other", |value| value.as_str()),
                 );
                 println!("{}\n", indent(message));
             }
@@ -290,17 +290,19 @@ fn print_events(events: &[Event]) {
                 attempt.wire_attempt_index,
                 attempt
                     .retry_reason
-                    .as_deref()
-                    .map(|reason| format!(" ({reason})"))
+                    .map(|reason| format!(" ({})", reason.as_str()))
                     .unwrap_or_default(),
-                attempt.error_category.as_deref().unwrap_or("ok")
+                attempt.error_category.map_or("ok", |value| value.as_str())
             ),
             Event::LlmToken(token) => format!("llm_token             {:?}", token.delta),
             Event::LlmCompletion(completion) => format!(
                 "llm_completion        {} {} finish_reason {} path {}",
                 completion.request.provider,
                 completion.request.call_id,
-                completion.response.finish_reason.as_deref().unwrap_or("none"),
+                completion
+                    .response
+                    .finish_reason
+                    .map_or("none", |value| value.as_str()),
                 completion
                     .request
                     .structured_output_path
@@ -321,7 +323,7 @@ fn print_gateway(verdict: &ProbeOutcome, diagnostics: &[Diagnostic]) {
     println!("The same route behind a gateway that silently deletes response_format:");
     println!(
         "   canary probe (only {:?} is legal; the true answer is 4): {}",
-        canary_schema()["properties"]["answer"]["enum"][0]
+        oa_provider::enforcement::canary_schema()["properties"]["answer"]["enum"][0]
             .as_str()
             .unwrap_or_default(),
         verdict.verdict().replace('_', " ")

@@ -317,8 +317,8 @@ fn build_request(
             .with_on_retry(move |attempt, _, delay| observer.record_retry(attempt, delay));
         request = request.with_retry(retry);
     }
-    let observer: Arc<dyn oa_provider::CallObserver> = recorder.clone();
-    Ok(Ok(request.with_observer(observer)))
+    let observer: Arc<dyn oa_provider::AttemptHook> = recorder.clone();
+    Ok(Ok(request.with_hook(observer)))
 }
 
 fn attempts_of(retry: &Node) -> Result<u32, String> {

@@ -4,7 +4,7 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use oa_provider::{AttemptRecord, CallObserver, TokenDelta};
+use oa_provider::{AttemptHook, AttemptRecord, TokenDelta};
 use serde_json::Value;
 
 use crate::mock_server::CapturedRequest;
@@ -69,7 +69,7 @@ impl Recorder {
     }
 }
 
-impl CallObserver for Recorder {
+impl AttemptHook for Recorder {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         let view = TokenView {
             attempt_index: delta.attempt_index,

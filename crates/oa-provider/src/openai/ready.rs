@@ -3,12 +3,12 @@
 
 use serde_json::Value;
 
+use crate::endpoint::Endpoint;
 use crate::error::{Category, ProviderError};
-use crate::openai::OpenAiProvider;
 use crate::openai::status::error_for_status;
 
-pub(crate) async fn probe(provider: &OpenAiProvider) -> Result<(), ProviderError> {
-    let transport = &provider.transport;
+pub(crate) async fn probe(endpoint: &Endpoint) -> Result<(), ProviderError> {
+    let transport = &endpoint.transport;
     let mut reply = transport.get("/models").await?;
     let body = transport.read_body(&mut reply).await?;
     if !(200..300).contains(&reply.status) {
@@ -27,7 +27,7 @@ pub(crate) async fn probe(provider: &OpenAiProvider) -> Result<(), ProviderError
         .ok_or_else(|| ProviderError::invalid_response("model listing has no data array"))?;
     let entry = models
         .iter()
-        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(provider.model.as_str()))
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(endpoint.model.as_str()))
         .ok_or_else(|| {
             ProviderError::new(
                 Category::InvalidModel,

@@ -3,24 +3,13 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::call::wire::WireRequest;
 use crate::canonical::json_equal;
-use crate::config::RuntimeConfig;
 use crate::error::ProviderError;
-use crate::message::{Content, ContentBlock, ImageSource, Message, Role, ToolCall};
-use crate::tool::{Tool, ToolChoice};
-
-/// What one attempt's body is built from.
-#[derive(Debug)]
-pub(crate) struct WireInputs<'a> {
-    pub(crate) model: &'a str,
-    pub(crate) messages: &'a [Message],
-    pub(crate) tools: &'a [Tool],
-    pub(crate) tool_choice: Option<&'a ToolChoice>,
-    pub(crate) config: &'a RuntimeConfig,
-    /// The native `response_format`, when the call takes the native path.
-    pub(crate) response_format: Option<Value>,
-    pub(crate) stream: bool,
-}
+use crate::model::{
+    Content, ContentBlock, ImageSource, Message, Role, StructuredOutputPath, Tool, ToolCall, ToolChoice,
+};
+use crate::openai::strict::response_format;
 
 /// The wire keys this mapping manages, with what it sends for them (`None`: managed but not emitted, as
 /// `stream: false` on a unary call).
@@ -42,7 +31,7 @@ impl Managed {
 /// # Errors
 ///
 /// `provider_invalid_request` when an extras key conflicts with a field the mapping manages.
-pub(crate) fn build_body(inputs: &WireInputs<'_>) -> Result<Value, ProviderError> {
+pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderError> {
     let managed = managed_fields(inputs)?;
     let mut root = Map::new();
     let mut stop = inputs.config.stop_sequences.clone();
@@ -81,7 +70,7 @@ pub(crate) fn build_body(inputs: &WireInputs<'_>) -> Result<Value, ProviderError
     Ok(Value::Object(root))
 }
 
-fn managed_fields(inputs: &WireInputs<'_>) -> Result<Managed, ProviderError> {
+fn managed_fields(inputs: &WireRequest<'_>) -> Result<Managed, ProviderError> {
     let mut entries = vec![
         ("model", Value::from(inputs.model), true),
         (
@@ -107,8 +96,14 @@ fn managed_fields(inputs: &WireInputs<'_>) -> Result<Managed, ProviderError> {
     if let Some(tool_choice) = inputs.tool_choice {
         entries.push(("tool_choice", wire_tool_choice(tool_choice), true));
     }
-    if let Some(response_format) = &inputs.response_format {
-        entries.push(("response_format", response_format.clone(), true));
+    // The native constraint goes on the native paths only; the fallback paths carry no response_format.
+    let strict = match inputs.structured {
+        Some((StructuredOutputPath::Native, schema)) => Some((true, schema)),
+        Some((StructuredOutputPath::NativeUnenforced, schema)) => Some((false, schema)),
+        _ => None,
+    };
+    if let Some((strict, schema)) = strict {
+        entries.push(("response_format", response_format(&schema.schema, strict), true));
     }
     if inputs.stream {
         entries.push(("stream_options", json!({"include_usage": true}), true));
@@ -242,12 +237,4 @@ fn wire_tool_choice(tool_choice: &ToolChoice) -> Value {
         ToolChoice::None => Value::from("none"),
         ToolChoice::Tool { name } => json!({"type": "function", "function": {"name": name}}),
     }
-}
-
-/// The native `response_format` for `schema` (§8.1.5).
-pub(crate) fn response_format(schema: &Value, strict: bool) -> Value {
-    json!({
-        "type": "json_schema",
-        "json_schema": {"name": crate::structured::schema_name(schema), "schema": schema, "strict": strict},
-    })
 }

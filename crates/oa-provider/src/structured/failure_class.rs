@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::StructuredOutputFailure;
+use crate::structured::output::OutputProblem;
 
 /// Why a structured-output answer failed, as a counter dimension (`class`).
 ///
@@ -58,6 +58,11 @@ impl FailureClass {
         }
     }
 
+    /// Whether the content was a JSON object (every class but `not_json`, `fenced_json` and `non_object`).
+    pub fn is_json_object(self) -> bool {
+        !matches!(self, Self::NotJson | Self::FencedJson | Self::NonObject)
+    }
+
     /// Whether a grammar-bound decoder cannot produce this class: a fence, a non-object, an extra key, an
     /// out-of-enum value, a wrong type or a missing key. `not_json` is not one (a grammar-bound answer cut off by
     /// `max_tokens` is not JSON either), nor is `other` (grammar engines skip some keywords, such as `pattern`).
@@ -74,51 +79,43 @@ impl FailureClass {
     }
 }
 
-/// Classifies a `structured_output_invalid` failure by its content and the schema it was checked against.
-///
-/// Content that is not JSON is `fenced_json` when a Markdown fence holds a JSON value, else `not_json`. JSON that
-/// is not an object is `non_object`. Otherwise the violations' keywords decide, the first of these present winning
-/// (the structural ones first, since a wrong type also breaks the `enum` beside it):
-/// `additionalProperties`/`unevaluatedProperties` → `extra_key`, `required` → `missing_required`, `type` →
-/// `type_mismatch`, `enum`/`const` → `enum_violation`; none of them → `other`.
-pub fn classify_failure(failure: &StructuredOutputFailure) -> FailureClass {
-    classify(&failure.output_content, &failure.response_schema)
-}
-
-/// [`classify_failure`] on raw parts: the answer's text and the schema it had to meet.
-pub fn classify(content: &str, schema: &Value) -> FailureClass {
-    let value: Value = match serde_json::from_str(content) {
-        Ok(value) => value,
-        Err(_) if fenced_json(content) => return FailureClass::FencedJson,
-        Err(_) => return FailureClass::NotJson,
-    };
-    if !value.is_object() {
-        return FailureClass::NonObject;
-    }
-    // A schema that does not compile cannot have produced this failure; `other` is the honest answer.
-    let Ok(validator) = oa_schema::Validator::new(schema) else {
-        return FailureClass::Other;
-    };
-    let Err(violations) = validator.validate(&value) else {
-        return FailureClass::Other;
-    };
-    let has = |keywords: &[&str]| {
-        violations.iter().any(|violation| {
-            violation
-                .keyword()
-                .is_some_and(|keyword| keywords.contains(&keyword))
-        })
-    };
-    if has(&["additionalProperties", "unevaluatedProperties"]) {
-        FailureClass::ExtraKey
-    } else if has(&["required"]) {
-        FailureClass::MissingRequired
-    } else if has(&["type"]) {
-        FailureClass::TypeMismatch
-    } else if has(&["enum", "const"]) {
-        FailureClass::EnumViolation
-    } else {
-        FailureClass::Other
+impl FailureClass {
+    /// The class of a content check's problem. Content that is not JSON is `fenced_json` when a Markdown fence
+    /// holds a JSON value, else `not_json`. JSON that is not an object is `non_object`. Otherwise the violations'
+    /// keywords decide, the first of these present winning (the structural ones first, since a wrong type also
+    /// breaks the `enum` beside it): `additionalProperties`/`unevaluatedProperties` → `extra_key`, `required` →
+    /// `missing_required`, `type` → `type_mismatch`, `enum`/`const` → `enum_violation`; none of them → `other`.
+    pub(crate) fn of(content: &str, problem: &OutputProblem) -> Self {
+        let violations = match problem {
+            OutputProblem::Malformed(_) if fenced_json(content) => return Self::FencedJson,
+            OutputProblem::Malformed(_) => return Self::NotJson,
+            OutputProblem::Violations(violations) => violations,
+        };
+        // The top of every response_schema is an object, so a non-object answer fails `type` at the root.
+        let at_root_type = violations
+            .iter()
+            .any(|violation| violation.keyword() == Some("type") && violation.instance_location().is_root());
+        if at_root_type {
+            return Self::NonObject;
+        }
+        let has = |keywords: &[&str]| {
+            violations.iter().any(|violation| {
+                violation
+                    .keyword()
+                    .is_some_and(|keyword| keywords.contains(&keyword))
+            })
+        };
+        if has(&["additionalProperties", "unevaluatedProperties"]) {
+            Self::ExtraKey
+        } else if has(&["required"]) {
+            Self::MissingRequired
+        } else if has(&["type"]) {
+            Self::TypeMismatch
+        } else if has(&["enum", "const"]) {
+            Self::EnumViolation
+        } else {
+            Self::Other
+        }
     }
 }
 
@@ -144,6 +141,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::model::{FinishReason, Usage};
+    use crate::structured::ResponseSchema;
+    use crate::structured::output::Surface;
 
     fn schema() -> Value {
         json!({
@@ -155,6 +155,20 @@ mod tests {
             "required": ["answer"],
             "additionalProperties": false
         })
+    }
+
+    /// The class a real content check gives `content` against [`schema`].
+    fn classify(content: &str) -> FailureClass {
+        let schema = ResponseSchema::check(&schema()).unwrap();
+        let raw = Value::Null;
+        let surface = Surface {
+            finish_reason: FinishReason::Stop,
+            usage: Usage::default(),
+            model: None,
+            raw: &raw,
+        };
+        let error = schema.check_content(content, surface).unwrap_err();
+        error.structured_output().unwrap().failure_class()
     }
 
     #[test]
@@ -182,7 +196,7 @@ mod tests {
             ("{\"answer\": \"seventeen\", \"count\": 9}", FailureClass::Other),
         ];
         for (content, want) in cases {
-            assert_eq!(classify(content, &schema()), want, "content {content:?}");
+            assert_eq!(classify(content), want, "content {content:?}");
         }
     }
 
@@ -222,7 +236,7 @@ mod tests {
 
     #[test]
     fn an_unterminated_fence_is_not_json() {
-        assert_eq!(classify("```json\n{\"a\": 1}", &schema()), FailureClass::NotJson);
-        assert_eq!(classify("```", &schema()), FailureClass::NotJson);
+        assert_eq!(classify("```json\n{\"a\": 1}"), FailureClass::NotJson);
+        assert_eq!(classify("```"), FailureClass::NotJson);
     }
 }

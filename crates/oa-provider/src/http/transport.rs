@@ -1,4 +1,4 @@
-//! HTTP for the OpenAI mapping: one reqwest client with redirects off, the key as a sensitive header, every read
+//! HTTP for every wire format: one reqwest client with redirects off, the key as a sensitive header, every read
 //! bounded by an idle gap and a total deadline, bodies capped in size, and transport errors scrubbed of URLs
 //! and the key.
 
@@ -10,9 +10,10 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::time::Instant;
 
+use crate::endpoint::BuildError;
 use crate::error::{Category, ProviderError, ScrubbedCause};
 
-/// Timeouts and size caps for one provider (documented defaults in [`super::OpenAiProviderBuilder`]).
+/// Timeouts and size caps for one provider (documented defaults on each provider's builder).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub(crate) connect_timeout: Duration,
@@ -199,28 +200,38 @@ impl Transport {
     }
 }
 
-/// Builds the header map: extra headers first, then the key as `Authorization: Bearer`, marked sensitive.
+/// How a wire format sends its API key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyHeader {
+    /// `Authorization: Bearer KEY` (OpenAI).
+    Bearer,
+}
+
+/// Builds the header map: extra headers first, then the key in the wire format's header, every value marked
+/// sensitive so no Debug prints it.
 pub(crate) fn build_headers(
     extra: &[(String, String)],
     secret: Option<&str>,
-) -> Result<HeaderMap, super::BuildError> {
+    key_header: KeyHeader,
+) -> Result<HeaderMap, BuildError> {
     let mut headers = HeaderMap::new();
     for (name, value) in extra {
         let header_name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| super::BuildError::InvalidHeader { name: name.clone() })?;
-        let mut header_value = HeaderValue::from_str(value)
-            .map_err(|_| super::BuildError::InvalidHeader { name: name.clone() })?;
+            .map_err(|_| BuildError::InvalidHeader { name: name.clone() })?;
+        let mut header_value =
+            HeaderValue::from_str(value).map_err(|_| BuildError::InvalidHeader { name: name.clone() })?;
         header_value.set_sensitive(true);
         headers.insert(header_name, header_value);
     }
     if let Some(secret) = secret {
-        let mut value = HeaderValue::from_str(&format!("Bearer {secret}")).map_err(|_| {
-            super::BuildError::InvalidHeader {
-                name: "authorization".to_owned(),
-            }
+        let (name, value) = match key_header {
+            KeyHeader::Bearer => (reqwest::header::AUTHORIZATION, format!("Bearer {secret}")),
+        };
+        let mut value = HeaderValue::from_str(&value).map_err(|_| BuildError::InvalidHeader {
+            name: name.as_str().to_owned(),
         })?;
         value.set_sensitive(true);
-        headers.insert(reqwest::header::AUTHORIZATION, value);
+        headers.insert(name, value);
     }
     Ok(headers)
 }

@@ -6,11 +6,10 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::config::RuntimeConfig;
 use crate::error::{Category, ProviderError};
-use crate::message::Message;
-use crate::provider::{CompletionRequest, Provider};
-use crate::response::{FinishReason, Response, StructuredOutputPath};
+use crate::model::{
+    CompletionRequest, FinishReason, Message, Provider, Response, RuntimeConfig, StructuredOutputPath,
+};
 
 /// The canary question: every model knows the answer, and the answer is not the one the schema allows.
 pub const CANARY_QUESTION: &str = "What is two plus two? Answer with the number.";
@@ -334,7 +333,7 @@ pub async fn probe_keywords(provider: &dyn Provider, schema: &Value) -> Enforcem
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::structured::is_strict_compatible;
+    use crate::openai::is_strict_compatible;
 
     #[test]
     fn every_probe_schema_is_strict_compatible_and_compiles() {

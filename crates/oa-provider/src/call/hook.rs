@@ -1,23 +1,27 @@
-//! The hook the events and observability layers subscribe to: a token event per streamed delta and a record per
-//! wire attempt. oa-provider depends on neither layer; they implement [`CallObserver`].
+//! The attempt hook the events and observability layers subscribe to: a token delta as it streams and a record
+//! per wire attempt, carrying every fact of that attempt as a typed value (path, schema_mode, schema_version,
+//! retry reason, the typed failure, diagnostics). oa-provider depends on neither layer; they implement
+//! [`AttemptHook`].
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime};
 
-use crate::config::RuntimeConfig;
+use serde::Serialize;
+
+use crate::call::diagnostic::Diagnostic;
+use crate::enforcement::SchemaMode;
 use crate::error::ProviderError;
-use crate::message::Message;
-use crate::response::{Response, StructuredOutputPath, Usage};
+use crate::model::{Message, Response, RuntimeConfig, StructuredOutputPath, Usage};
 
 /// Receives a call's token deltas and attempt records.
 ///
 /// Contract: methods are called on the task running `complete()`, in order, as things happen (a token as its
-/// chunk is decoded, a record when its attempt ends). They must return quickly and must not block; a slow
-/// observer slows the call. Both default to doing nothing. An observer sees message text and request bodies,
-/// never an API key or header (the key travels only in the HTTP header, which no record holds).
-pub trait CallObserver: Send + Sync {
+/// chunk is decoded, a record when its attempt ends). They must return quickly and must not block; a slow hook
+/// slows the call. Both default to doing nothing. A hook sees message text and request bodies, never an API key
+/// or header (the key travels only in the HTTP header, which no record holds).
+pub trait AttemptHook: Send + Sync {
     /// A streamed content or reasoning delta (graph-engine §6 `LlmTokenEvent`).
     fn on_token(&self, delta: &TokenDelta<'_>) {
         let _ = delta;
@@ -30,7 +34,8 @@ pub trait CallObserver: Send + Sync {
 }
 
 /// Which kind of delta a token event carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DeltaKind {
     /// Message content (a refusal's pieces count as content).
     Content,
@@ -55,6 +60,8 @@ pub struct TokenDelta<'a> {
     pub provider: &'a str,
     /// The bound model.
     pub model: &'a str,
+    /// The call's identifier, as on its attempt records.
+    pub call_id: &'a str,
     /// The wire attempt this delta belongs to.
     pub attempt_index: u32,
     /// Content or reasoning.
@@ -64,7 +71,8 @@ pub struct TokenDelta<'a> {
 }
 
 /// Why an attempt after the first was made (the prior attempt's failure class, §7.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RetryReason {
     /// The prior attempt failed with a transient-classified error.
     Transient,
@@ -95,12 +103,14 @@ pub struct AttemptRequest<'a> {
     pub stream: bool,
 }
 
-/// The record of one wire attempt, handed to [`CallObserver::on_attempt`].
+/// The record of one wire attempt, handed to [`AttemptHook::on_attempt`].
 pub struct AttemptRecord<'a> {
     /// 0 for the first attempt of the call.
     pub attempt_index: u32,
     /// Why this attempt was scheduled; `None` on attempt 0.
     pub retry_reason: Option<RetryReason>,
+    /// Whether an earlier attempt of the call failed validation and was reasked, so a success here is a repair.
+    pub repair: bool,
     /// The provider's identifier, e.g. `"openai"`.
     pub provider: &'a str,
     /// The bound model.
@@ -108,8 +118,13 @@ pub struct AttemptRecord<'a> {
     /// The call's identifier (graph-engine §6 `call_id`): the request's, or one minted for this `complete()`;
     /// the same on every attempt of the call.
     pub call_id: &'a str,
-    /// The structured-output path; `None` without a schema.
+    /// The structured-output path; `None` without a schema or when nothing was sent.
     pub structured_output_path: Option<StructuredOutputPath>,
+    /// How the schema constrained this attempt (path, registry verdict, repair); `None` without a schema or when
+    /// nothing was sent. A dimension of every span, log record and metric sample of the attempt.
+    pub schema_mode: Option<SchemaMode>,
+    /// SHA-256 (hex) of the canonical schema the call sent; `None` without a schema.
+    pub schema_version: Option<&'a str>,
     /// What was sent.
     pub request: AttemptRequest<'a>,
     /// What came back.
@@ -118,6 +133,8 @@ pub struct AttemptRecord<'a> {
     pub started_at: SystemTime,
     /// How long it took.
     pub duration: Duration,
+    /// The diagnostics this attempt earned (e.g. `schema_not_honored`), also emitted through `tracing`.
+    pub diagnostics: &'a [Diagnostic],
 }
 
 impl AttemptRecord<'_> {
@@ -138,7 +155,10 @@ impl fmt::Debug for AttemptRecord<'_> {
             .field("provider", &self.provider)
             .field("model", &self.model)
             .field("call_id", &self.call_id)
+            .field("repair", &self.repair)
             .field("structured_output_path", &self.structured_output_path)
+            .field("schema_mode", &self.schema_mode)
+            .field("n_diagnostics", &self.diagnostics.len())
             .field("n_messages", &self.request.messages.len())
             .field(
                 "outcome",
@@ -153,8 +173,9 @@ impl fmt::Debug for AttemptRecord<'_> {
 }
 
 /// Mints a fresh call identifier (graph-engine §6 `call_id`): 128 bits from the standard library's per-instance
-/// random hasher keys, so identifiers are unique within a run without any global counter of ours.
-pub fn mint_call_id() -> String {
+/// random hasher keys, so identifiers are unique within a run without any global counter of ours. The call driver
+/// is the one place that mints, for a request that carries none.
+pub(crate) fn mint_call_id() -> String {
     let draw = |salt: u64| {
         let mut hasher = RandomState::new().build_hasher();
         hasher.write_u64(salt);

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::message::Message;
-use crate::schema_mode::SchemaMode;
+use crate::enforcement::SchemaMode;
+use crate::model::Message;
 
 /// Why the model stopped (§6); the spec closes the set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

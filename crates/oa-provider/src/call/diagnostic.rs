@@ -1,15 +1,63 @@
-//! Diagnostics the provider emits where the call is made (observability §5.5.7 as proposal 0126 amends it), through
-//! the `tracing` facade, so they exist whether or not any observer is attached.
+//! Diagnostics the provider raises where the call is made (observability §5.5.7 as proposal 0126 amends it). Each
+//! is a typed [`Diagnostic`] on the attempt's record (so the attempt hook, and through it the event and
+//! observability layers, receive it) and is also emitted through the `tracing` facade, so it exists whether or
+//! not anything is attached.
 //!
 //! No subscriber is installed here: an application (or oa-observe's bridge into OpenTelemetry logs) chooses where
-//! the records go. Without a subscriber the record is emitted and dropped, as a log call with no handler is.
+//! the `tracing` records go.
 
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::RuntimeConfig;
+use crate::call::hook::AttemptRecord;
+use crate::enforcement::SchemaMode;
 use crate::error::Category;
-use crate::observe::AttemptRecord;
-use crate::response::{FinishReason, StructuredOutputPath};
+use crate::model::{FinishReason, RuntimeConfig, StructuredOutputPath};
+
+/// A diagnostic raised about one attempt. The attempt's record carries the identity (provider, model, call,
+/// attempt index) that the log record pairs with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Diagnostic {
+    /// `openarmature.structured_output.schema_not_honored`: a native-path attempt that finished with `stop`
+    /// returned content that is not a JSON object (see [`is_schema_not_honored`]).
+    SchemaNotHonored,
+}
+
+/// The severity of a diagnostic's log record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Severity {
+    /// Something is probably wrong with the route, not with this call alone.
+    Warning,
+}
+
+impl Diagnostic {
+    /// The event name (observability §7 *Diagnostic event names*).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SchemaNotHonored => SCHEMA_NOT_HONORED,
+        }
+    }
+
+    /// The log record's severity.
+    pub fn severity(self) -> Severity {
+        match self {
+            Self::SchemaNotHonored => Severity::Warning,
+        }
+    }
+
+    /// The log record's body.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::SchemaNotHonored => {
+                "structured output schema not honored: a native-path attempt that finished with stop returned \
+                 content that is not a JSON object"
+            }
+        }
+    }
+}
 
 /// The event name of the schema_not_honored diagnostic (observability §7 *Diagnostic event names*).
 pub const SCHEMA_NOT_HONORED: &str = "openarmature.structured_output.schema_not_honored";
@@ -32,15 +80,20 @@ pub fn is_schema_not_honored(record: &AttemptRecord<'_>) -> bool {
         && record.structured_output_path == Some(StructuredOutputPath::Native)
         && failure.finish_reason == FinishReason::Stop
         && !carries_stop_sequence(record.request.config)
-        && !is_json_object(&failure.output_content)
+        && !failure.failure_class().is_json_object()
 }
 
-/// Emits the schema_not_honored WARNING record for `record` when [`is_schema_not_honored`] holds; once per call
-/// of this function, which the provider makes once per attempt. Never changes the request or the outcome.
-pub(crate) fn check_schema_not_honored(record: &AttemptRecord<'_>) {
+/// The diagnostics `record` earns, each emitted through `tracing` once; the driver calls this once per attempt and
+/// puts the result on the record. Never changes the request or the outcome.
+pub(crate) fn raise(record: &AttemptRecord<'_>) -> Vec<Diagnostic> {
     if !is_schema_not_honored(record) {
-        return;
+        return Vec::new();
     }
+    emit_schema_not_honored(record);
+    vec![Diagnostic::SchemaNotHonored]
+}
+
+fn emit_schema_not_honored(record: &AttemptRecord<'_>) {
     tracing::warn!(
         name: "openarmature.structured_output.schema_not_honored",
         target: "openarmature",
@@ -49,9 +102,11 @@ pub(crate) fn check_schema_not_honored(record: &AttemptRecord<'_>) {
             openarmature.llm.model = record.model,
             openarmature.llm.call_id = record.call_id,
             openarmature.llm.attempt_index = u64::from(record.attempt_index),
+            openarmature.llm.schema_mode = record.schema_mode.map(SchemaMode::as_str),
+            openarmature.llm.schema_version = record.schema_version,
         },
-        "structured output schema not honored: a native-path attempt that finished with stop returned content \
-         that is not a JSON object"
+        "{}",
+        Diagnostic::SchemaNotHonored.message()
     );
 }
 
@@ -67,11 +122,6 @@ fn carries_stop_sequence(config: &RuntimeConfig) -> bool {
         Some(_) => true,
     };
     declared || in_extras
-}
-
-/// Whether `content` parses (with the same parser structured output validates with) to a JSON object.
-fn is_json_object(content: &str) -> bool {
-    matches!(serde_json::from_str::<Value>(content), Ok(Value::Object(_)))
 }
 
 #[cfg(test)]
@@ -102,14 +152,5 @@ mod tests {
         config.extras.clear();
         config.stop_sequences = Some(vec!["END".into()]);
         assert!(carries_stop_sequence(&config));
-    }
-
-    #[test]
-    fn only_objects_count_as_honored_shapes() {
-        assert!(is_json_object(r#"{"a": 1}"#));
-        assert!(!is_json_object("[1, 2]"));
-        assert!(!is_json_object("\"text\""));
-        assert!(!is_json_object("```json\n{\"a\": 1}\n```"));
-        assert!(!is_json_object(""));
     }
 }

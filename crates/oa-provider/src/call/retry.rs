@@ -8,10 +8,9 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::RuntimeConfig;
+use crate::call::hook::RetryReason;
 use crate::error::{ProviderError, StructuredOutputFailure};
-use crate::message::Message;
-use crate::observe::RetryReason;
+use crate::model::{Message, RuntimeConfig};
 
 /// How long to wait before retry number `attempt_index + 1` (the §6.1 `backoff(attempt_index) -> seconds`).
 #[derive(Clone)]
@@ -235,11 +234,14 @@ impl fmt::Debug for RetryConfig {
     }
 }
 
-/// What one attempt is to send: its index, the working transcript, and its merged config.
+/// What one attempt is to send: its index, why it was scheduled, whether it is a repair, the working transcript,
+/// and its merged config.
 #[derive(Debug, Clone)]
 pub(crate) struct AttemptPlan {
     pub(crate) index: u32,
     pub(crate) retry_reason: Option<RetryReason>,
+    /// An earlier attempt of this call failed validation and was reasked (a success now is `*_repaired`).
+    pub(crate) repair: bool,
     pub(crate) messages: Vec<Message>,
     pub(crate) config: RuntimeConfig,
 }
@@ -260,6 +262,7 @@ where
         let plan = AttemptPlan {
             index: 0,
             retry_reason: None,
+            repair: false,
             messages: messages.to_vec(),
             config: config.clone(),
         };
@@ -268,11 +271,13 @@ where
     let max_attempts = retry.max_attempts.max(1);
     let mut transcript = messages.to_vec();
     let mut retry_reason = None;
+    let mut repair = false;
     let mut attempt_index = 0;
     loop {
         let plan = AttemptPlan {
             index: attempt_index,
             retry_reason,
+            repair,
             messages: transcript.clone(),
             config: retry.config_for(config, attempt_index),
         };
@@ -289,6 +294,7 @@ where
                 transcript.push(Message::assistant(failure.output_content.clone()));
                 transcript.push(Message::user(correction));
                 retry_reason = Some(RetryReason::Reask);
+                repair = true;
             }
             _ if retry.is_retryable(&error) => retry_reason = Some(RetryReason::Transient),
             _ => return Err(error),

@@ -11,12 +11,11 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
+use crate::call::{Backoff, Reask, RetryConfig};
+use crate::enforcement::probe::{ProbeOutcome, probe_canary};
+use crate::enforcement::registry::{Capability, CapabilityKey, CapabilityRegistry, ProbeKind};
 use crate::error::ProviderError;
-use crate::probe::{ProbeOutcome, probe_canary};
-use crate::provider::{CompletionRequest, Provider};
-use crate::registry::{Capability, CapabilityKey, CapabilityRegistry, ProbeKind};
-use crate::response::Response;
-use crate::retry::{Backoff, Reask, RetryConfig};
+use crate::model::{CompletionRequest, Provider, Response};
 
 /// Decides which calls carry a canary: one per `every` calls per route, the first call of a route included (so a
 /// fresh process verifies a route on its first use rather than after `every` unverified calls).
@@ -118,7 +117,7 @@ impl RoutedProvider {
     /// # Errors
     ///
     /// Only a registry file that cannot be written; the verdict is returned inside `Ok`.
-    pub async fn probe_now(&self) -> Result<ProbeOutcome, crate::registry::RegistryError> {
+    pub async fn probe_now(&self) -> Result<ProbeOutcome, crate::enforcement::RegistryError> {
         let outcome = probe_canary(self.native.as_ref()).await;
         let enforces = match &outcome {
             ProbeOutcome::Enforced => true,

@@ -1,4 +1,4 @@
-//! The §5 provider interface every wire mapping implements, and the request record `complete()` takes.
+//! The §5 provider interface every wire format implements, and the request record `complete()` takes.
 
 use std::fmt;
 use std::sync::Arc;
@@ -6,13 +6,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::config::RuntimeConfig;
+use crate::call::{AttemptHook, RetryConfig};
+use crate::enforcement::CapabilityKey;
 use crate::error::ProviderError;
-use crate::message::Message;
-use crate::observe::CallObserver;
-use crate::response::Response;
-use crate::retry::RetryConfig;
-use crate::tool::{Tool, ToolChoice};
+use crate::model::{Message, Response, RuntimeConfig, Tool, ToolChoice};
 
 /// An LLM provider bound to one model (§5).
 ///
@@ -37,6 +34,13 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// A [`ProviderError`] of one of the §7 categories; `provider_invalid_request` for anything rejected before
     /// sending, `structured_output_invalid` with its carries when the content fails the response_schema.
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError>;
+
+    /// The route this provider serves, as the capability registry keys it (provider name, model, base URL);
+    /// `None` for a provider that is not one route (a router, a test double). Probes record their verdicts under
+    /// it, and a provider built with a registry reads its verdict under it.
+    fn capability_key(&self) -> Option<CapabilityKey> {
+        None
+    }
 }
 
 /// Everything one `complete()` call takes (§5), built with [`CompletionRequest::new`] and `with_*` setters.
@@ -56,10 +60,10 @@ pub struct CompletionRequest {
     pub retry: Option<RetryConfig>,
     /// Consume the streaming wire response and emit token events; the result is the same `Response`.
     pub stream: bool,
-    /// Receives token deltas and attempt records.
-    pub observer: Option<Arc<dyn CallObserver>>,
-    /// The call's identifier (graph-engine §6 `call_id`); `None` mints a fresh one per `complete()`. An event
-    /// layer sets it so the call's typed events and diagnostics name the same call.
+    /// Receives token deltas and attempt records as the call runs.
+    pub hook: Option<Arc<dyn AttemptHook>>,
+    /// The call's identifier (graph-engine §6 `call_id`); `None` lets the provider mint one per `complete()`.
+    /// Every attempt record and token delta of the call carries it, so a listener reads it there.
     pub call_id: Option<String>,
 }
 
@@ -114,9 +118,9 @@ impl CompletionRequest {
         self
     }
 
-    /// Attaches an observer (default: none).
-    pub fn with_observer(mut self, observer: Arc<dyn CallObserver>) -> Self {
-        self.observer = Some(observer);
+    /// Attaches the attempt hook (default: none).
+    pub fn with_hook(mut self, hook: Arc<dyn AttemptHook>) -> Self {
+        self.hook = Some(hook);
         self
     }
 }
@@ -131,7 +135,7 @@ impl fmt::Debug for CompletionRequest {
             .field("response_schema", &self.response_schema.is_some())
             .field("retry", &self.retry)
             .field("stream", &self.stream)
-            .field("observer", &self.observer.is_some())
+            .field("hook", &self.hook.is_some())
             .field("call_id", &self.call_id)
             .finish()
     }

@@ -1,11 +1,10 @@
-//! Pre-send validation at the `complete()` boundary (§3, §4, §5): message shapes and order, tool-call id
+//! Pre-send checks at the `complete()` boundary (§3, §4, §5): message shapes and order, tool-call id
 //! matching, tool names, and `tool_choice` against `tools`. Nothing invalid reaches the wire.
 
 use std::collections::HashSet;
 
 use crate::error::{Category, ProviderError};
-use crate::message::{Content, ContentBlock, ImageSource, Message, Role};
-use crate::tool::{Tool, ToolChoice};
+use crate::model::{Content, ContentBlock, ImageSource, Message, Role, Tool, ToolChoice};
 
 /// Media types an inline image may declare (§3.1.2 requires the first three; OpenAI also accepts GIF).
 pub const SUPPORTED_MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];

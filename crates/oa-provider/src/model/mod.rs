@@ -1,0 +1,14 @@
+//! The llm-provider model, vendor-neutral (§3–§6): messages and content blocks, tools, the runtime config, the
+//! request `complete()` takes, the §5 [`Provider`] interface, and the response it returns.
+
+mod config;
+mod message;
+mod request;
+mod response;
+mod tool;
+
+pub use config::{DECLARED_FIELDS, RuntimeConfig};
+pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
+pub use request::{CompletionRequest, Provider};
+pub use response::{FinishReason, Response, StructuredOutputPath, Usage};
+pub use tool::{Tool, ToolChoice};
