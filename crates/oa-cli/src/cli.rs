@@ -37,6 +37,11 @@ pub(crate) enum Command {
     /// Prints the content or parsed value, finish_reason, usage, structured_output_path, schema_mode, attempts and
     /// diagnostics (as warnings); with --json exactly one JSON object. Exit 0 when ok, 1 when the call failed, 2 for
     /// usage errors.
+    ///
+    /// schema_mode says how the schema constrained the answer: `enforced` (native strict request, and the
+    /// --registry file holds a fresh probe verdict that this route enforces), `unverified` (native strict request
+    /// without such a verdict), `unenforced` (native request with strict: false: the schema cannot go strict),
+    /// `prompted` (the schema went into the prompt); each with `_repaired` when a reask was needed.
     Complete(CompleteArgs),
     /// Show what oa does on an embedded example: no API key, no network.
     ///
@@ -96,6 +101,10 @@ pub(crate) struct ProbeArgs {
     /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix.
     #[arg(long)]
     pub(crate) schema: Option<PathBuf>,
+    /// Record the verdict in this capability registry file (created if absent), keyed by mapping, model and base
+    /// URL, for `oa complete --registry` to read. An error verdict records nothing.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) registry: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -153,6 +162,21 @@ pub(crate) struct CompleteArgs {
     /// A stop sequence (repeatable).
     #[arg(long, value_name = "SEQ")]
     pub(crate) stop: Vec<String>,
+    /// Read enforcement verdicts from this capability registry file (written by `oa probe --registry`): a native
+    /// strict call is `enforced` only when the file holds a fresh verdict (six hours) that this route enforces.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) registry: Option<PathBuf>,
+    /// Route on the registry (needs --registry): send the schema natively only on a route with a fresh enforcing
+    /// verdict; otherwise (unverified, stale or not enforcing) put it in the prompt at temperature 0 with one repair.
+    #[arg(long, requires = "registry")]
+    pub(crate) route: bool,
+    /// Print the call's OpenTelemetry span tree (one span per attempt) and its log records to stderr.
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// Export the call's spans, log records and metrics over OTLP/HTTP (protobuf) to URL/v1/traces, /v1/logs and
+    /// /v1/metrics, flushed before exit [default: $OTEL_EXPORTER_OTLP_ENDPOINT when set].
+    #[arg(long, value_name = "URL")]
+    pub(crate) otlp: Option<String>,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub(crate) json: bool,

@@ -1,32 +1,48 @@
-//! `oa complete`: one (structured) completion through the real provider, with everything the stack knows about it.
+//! `oa complete`: one (structured) completion through the real provider, reported through the event and
+//! observability layers like any application's call: typed events on a bus, spans, log records and metrics through
+//! oa-observe (printed with `--trace`, exported with `--otlp`), and the enforcement marker read from a registry.
 
-use crate::cli::CompleteArgs;
-use crate::diagnostics::{self, Diagnostic};
-use crate::exit::Exit;
+use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use oa_events::{EventBus, ObservedProvider, Observer};
+use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
-    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, Message, OpenAiProvider,
-    Provider, ProviderError, Reask, Response, RetryConfig, RuntimeConfig, TokenDelta,
+    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, Message, Provider, ProviderError,
+    Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig, TokenDelta,
 };
 use serde_json::{Value, json};
-use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::cli::CompleteArgs;
+use crate::endpoint::open_registry;
+use crate::exit::Exit;
+use crate::tap::Diagnostic;
 
 /// The correction a reask appends after the model's own output (the caller owns every word of it, §7.1).
 const REASK_TEMPLATE: &str = "Your previous answer did not match the required JSON Schema. Every problem, each at \
 its JSON Pointer:\n{error_message}\nAnswer again with only the corrected JSON.";
 
+/// The standard variable naming an OTLP collector's base URL, read when `--otlp` is not given.
+const OTLP_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+
+/// How long the event bus may take to hand the call's events to the observers before exit.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Runs `oa complete` and reports how it ended.
 pub(crate) fn run(args: &CompleteArgs) -> Exit {
-    let request = match build_request(args) {
-        Ok(request) => request,
+    let prepared = build_request(args).and_then(|request| Ok((request, build_provider(args)?)));
+    let (request, provider) = match prepared {
+        Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("oa complete: {message}");
             return Exit::Usage;
         }
     };
-    let provider = match build_provider(args) {
-        Ok(provider) => provider,
+    // Built outside the async runtime: OTLP exports run on the SDK's threads with a blocking HTTP client.
+    let telemetry = match telemetry_for(args) {
+        Ok(telemetry) => telemetry,
         Err(message) => {
             eprintln!("oa complete: {message}");
             return Exit::Usage;
@@ -39,15 +55,32 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let observer = Arc::new(CliObserver {
+    let hook = Arc::new(CliHook {
         attempts: AtomicU32::new(0),
         echo_tokens: args.stream && !args.json,
+        diagnostics: Mutex::default(),
     });
-    let request = request.with_hook(observer.clone());
-    // The current-thread runtime keeps the whole call on this thread, where the collector listens.
-    let (outcome, diagnostics) = diagnostics::collect(|| runtime.block_on(provider.complete(&request)));
-    let attempts = observer.attempts.load(Ordering::SeqCst);
-    if observer.echo_tokens {
+    let request = request.with_hook(hook.clone());
+    let outcome = runtime.block_on(async {
+        let observers: Vec<Arc<dyn Observer>> = match &telemetry {
+            Some(telemetry) => vec![Arc::new(telemetry.observer(observer_config()))],
+            None => Vec::new(),
+        };
+        let bus = EventBus::new(observers);
+        let observed = ObservedProvider::new(provider, bus.clone(), "complete");
+        let outcome = observed.complete(&request).await;
+        if let Err(error) = bus.drain(DRAIN_TIMEOUT).await {
+            eprintln!("oa complete: warning: {error}");
+        }
+        outcome
+    });
+    drop(runtime);
+    if let Some(telemetry) = &telemetry {
+        finish_telemetry(telemetry, args.trace);
+    }
+    let attempts = hook.attempts.load(Ordering::SeqCst);
+    let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
+    if hook.echo_tokens {
         println!();
     }
     let ok = outcome.is_ok();
@@ -59,16 +92,94 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     if ok { Exit::Ok } else { Exit::Finding }
 }
 
-fn build_provider(args: &CompleteArgs) -> Result<OpenAiProvider, String> {
-    let capabilities = Capabilities {
+/// Metrics on; payload attributes stay off (the default), so prompts and answers never leave through telemetry
+/// unless an application asks for it.
+fn observer_config() -> ObserverConfig {
+    ObserverConfig::builder()
+        .enable_metrics(true)
+        .build()
+        .unwrap_or_default()
+}
+
+/// In memory for `--trace`, OTLP for `--otlp` (or the standard variable), nothing otherwise.
+fn telemetry_for(args: &CompleteArgs) -> Result<Option<Telemetry>, String> {
+    if args.trace {
+        return Ok(Some(Telemetry::in_memory()));
+    }
+    let endpoint = args.otlp.clone().or_else(|| {
+        std::env::var(OTLP_ENDPOINT_ENV)
+            .ok()
+            .filter(|value| !value.is_empty())
+    });
+    endpoint
+        .map(|endpoint| Telemetry::otlp_http(&endpoint).map_err(|error| format!("--otlp: {error}")))
+        .transpose()
+}
+
+/// Flushes the telemetry; with `--trace`, prints the span tree and log records to stderr.
+fn finish_telemetry(telemetry: &Telemetry, trace: bool) {
+    if let Err(error) = telemetry.shutdown() {
+        eprintln!("oa complete: warning: {error}");
+    }
+    if !trace {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "trace: spans");
+    for line in oa_observe::span_tree(&telemetry.spans()) {
+        let _ = writeln!(stderr, "  {line}");
+    }
+    let logs = telemetry.log_records();
+    let _ = writeln!(stderr, "trace: log records ({})", logs.len());
+    for log in logs {
+        let _ = writeln!(
+            stderr,
+            "  {} {}",
+            log.severity.as_deref().unwrap_or("-"),
+            log.event_name.as_deref().unwrap_or("-")
+        );
+        for (key, value) in &log.attributes {
+            let _ = writeln!(stderr, "     {key}={value}");
+        }
+    }
+}
+
+/// The provider the call goes through: the native route (reading the registry when given), or with `--route` a
+/// router over it and its prompt-path twin.
+fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
+    let registry = args.registry.as_deref().map(open_registry).transpose()?;
+    let native_capabilities = Capabilities {
         native_response_format: !args.no_native,
         ..Capabilities::default()
     };
-    args.endpoint
+    let mut builder = args
+        .endpoint
         .provider_builder()?
-        .capabilities(capabilities)
+        .capabilities(native_capabilities);
+    if let Some(registry) = &registry {
+        builder = builder.registry(Arc::clone(registry));
+    }
+    let native = builder
         .build()
-        .map_err(|error| format!("cannot build the provider: {error}"))
+        .map_err(|error| format!("cannot build the provider: {error}"))?;
+    let (true, Some(registry)) = (args.route, registry) else {
+        return Ok(Arc::new(native));
+    };
+    let prompted = args
+        .endpoint
+        .provider_builder()?
+        .capabilities(Capabilities {
+            native_response_format: false,
+            ..Capabilities::default()
+        })
+        .build()
+        .map_err(|error| format!("cannot build the provider: {error}"))?;
+    let key = native
+        .capability_key()
+        .ok_or("the provider names no route for the registry")?;
+    Ok(Arc::new(
+        RoutedProvider::new(Arc::new(native), Arc::new(prompted), registry, key).with_routing(true),
+    ))
 }
 
 fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
@@ -109,13 +220,14 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     Ok(request)
 }
 
-/// Counts wire attempts and, with `--stream`, echoes content deltas as they arrive.
-struct CliObserver {
+/// Counts wire attempts, keeps their diagnostics and, with `--stream`, echoes content deltas as they arrive.
+struct CliHook {
     attempts: AtomicU32,
     echo_tokens: bool,
+    diagnostics: Mutex<Vec<Diagnostic>>,
 }
 
-impl AttemptHook for CliObserver {
+impl AttemptHook for CliHook {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         if self.echo_tokens && delta.kind == DeltaKind::Content {
             let mut stdout = std::io::stdout().lock();
@@ -124,8 +236,12 @@ impl AttemptHook for CliObserver {
         }
     }
 
-    fn on_attempt(&self, _record: &AttemptRecord<'_>) {
+    fn on_attempt(&self, record: &AttemptRecord<'_>) {
         self.attempts.fetch_add(1, Ordering::SeqCst);
+        self.diagnostics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(Diagnostic::of_record(record));
     }
 }
 

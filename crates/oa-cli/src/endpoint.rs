@@ -2,7 +2,10 @@
 //! same way.
 
 use crate::cli::{EndpointArgs, Mapping};
-use oa_provider::{OpenAiProvider, OpenAiProviderBuilder};
+use std::path::Path;
+use std::sync::Arc;
+
+use oa_provider::{CapabilityRegistry, OpenAiProvider, OpenAiProviderBuilder};
 
 impl EndpointArgs {
     /// A provider builder for this endpoint: mapping, model, base URL and key. No key is sent unless
@@ -24,4 +27,11 @@ impl EndpointArgs {
             None => builder.no_api_key(),
         })
     }
+}
+
+/// Opens (or starts) a registry file; a malformed one is an input error.
+pub(crate) fn open_registry(path: &Path) -> Result<Arc<CapabilityRegistry>, String> {
+    CapabilityRegistry::with_file(path)
+        .map(Arc::new)
+        .map_err(|error| format!("--registry: {error}"))
 }

@@ -7,11 +7,11 @@ mod cli;
 mod complete;
 mod conformance;
 mod demo;
-mod diagnostics;
 mod endpoint;
 mod exit;
 mod probe;
 mod progress;
+mod tap;
 mod validate;
 
 pub use exit::Exit;

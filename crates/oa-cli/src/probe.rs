@@ -4,13 +4,17 @@
 //! Exit 0 enforced (every keyword, with `--schema`), 1 not enforced, 2 error (bad flags or schema, unreachable
 //! endpoint, rejected request).
 
+use std::time::SystemTime;
+
+use oa_provider::enforcement::{Capability, ProbeKind};
 use oa_provider::{
-    CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, OpenAiProvider, ProbeOutcome, StructuredOutputPath,
-    probe_canary, probe_keywords,
+    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, OpenAiProvider, ProbeOutcome,
+    Provider, StructuredOutputPath, probe_canary, probe_keywords,
 };
 use serde_json::{Value, json};
 
 use crate::cli::ProbeArgs;
+use crate::endpoint::open_registry;
 use crate::exit::Exit;
 
 /// Runs `oa probe`.
@@ -26,6 +30,7 @@ pub(crate) fn run(args: &ProbeArgs) -> Exit {
 
 fn probe(args: &ProbeArgs) -> Result<Exit, String> {
     let schema = args.schema.as_deref().map(read_schema).transpose()?;
+    let registry = args.registry.as_deref().map(open_registry).transpose()?;
     let provider = build_provider(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -34,6 +39,9 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
     match schema {
         None => {
             let outcome = runtime.block_on(probe_canary(&provider));
+            if let (Some(registry), Some(enforces)) = (&registry, verdict_of(&outcome)) {
+                record(registry, &provider, enforces, ProbeKind::Canary)?;
+            }
             print_canary(&outcome, args.json);
             Ok(exit_of(&outcome))
         }
@@ -45,6 +53,14 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                      minimum, maximum, required, additionalProperties: false, minItems, maxItems, type)"
                         .to_owned(),
                 );
+            }
+            if let (Some(registry), false) = (&registry, matrix.has_error()) {
+                record(
+                    registry,
+                    &provider,
+                    matrix.is_all_enforced(),
+                    ProbeKind::ProductionSchema,
+                )?;
             }
             print_matrix(&matrix, args.json);
             Ok(if matrix.has_error() {
@@ -63,6 +79,35 @@ fn build_provider(args: &ProbeArgs) -> Result<OpenAiProvider, String> {
         .provider_builder()?
         .build()
         .map_err(|e| format!("cannot build the provider: {e}"))
+}
+
+/// Whether a probe outcome says the route enforces; `None` for an error (not evidence either way).
+fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
+    match outcome {
+        ProbeOutcome::Enforced => Some(true),
+        ProbeOutcome::NotEnforced { .. } => Some(false),
+        ProbeOutcome::Error { .. } => None,
+    }
+}
+
+/// Writes a verdict for the provider's route into the registry file.
+fn record(
+    registry: &CapabilityRegistry,
+    provider: &OpenAiProvider,
+    enforces: bool,
+    probe: ProbeKind,
+) -> Result<(), String> {
+    let key = provider
+        .capability_key()
+        .ok_or("the provider names no route for the registry")?;
+    let capability = Capability {
+        enforces,
+        checked_at: SystemTime::now(),
+        probe,
+    };
+    registry
+        .record(key, capability)
+        .map_err(|error| format!("--registry: {error}"))
 }
 
 fn read_schema(path: &std::path::Path) -> Result<Value, String> {

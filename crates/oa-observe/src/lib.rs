@@ -30,7 +30,10 @@
 //! # }
 //! ```
 //!
-//! No optional features.
+//! - [`Telemetry`] builds the three providers for two destinations (in memory, with [`span_tree`] to print the
+//!   call's spans; OTLP over HTTP/protobuf with feature `otlp`) and flushes them before exit.
+//!
+//! Feature `otlp` (default): [`Telemetry::otlp_http`], through the maintained `opentelemetry-otlp` exporter.
 
 mod attributes;
 mod config;
@@ -38,11 +41,13 @@ mod logs;
 mod metrics;
 pub mod names;
 mod observer;
+mod telemetry;
 mod truncate;
 
 pub use config::{ConfigError, ObserverConfig, ObserverConfigBuilder};
 pub use logs::LogBridge;
 pub use observer::{INSTRUMENTATION_SCOPE, OtelObserver};
+pub use telemetry::{CapturedLog, LogCapture, SpanCapture, Telemetry, TelemetryError, span_tree};
 pub use truncate::{DEFAULT_PAYLOAD_CAP, MIN_PAYLOAD_CAP, truncate};
 
 // The README's example runs as a doc test, so it stays true.

@@ -9,7 +9,6 @@
 mod gateway;
 mod http;
 mod mock;
-mod spans;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -25,8 +24,8 @@ use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
 
 use crate::cli::DemoArgs;
-use crate::diagnostics::{self, Diagnostic};
 use crate::exit::Exit;
+use crate::tap::{Diagnostic, DiagnosticTap};
 
 const SCHEMA: &str = include_str!("schema.json");
 const FIRST_ANSWER: &str = include_str!("first_answer.json");
@@ -93,18 +92,21 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
     print_outcome(&outcome);
     print_events(&events);
     println!("The OpenTelemetry span tree oa-observe drew from those events:");
-    for line in spans::tree_lines(&spans) {
+    for line in oa_observe::span_tree(&spans) {
         println!("   {line}");
     }
     println!();
 
     let gateway = gateway::Gateway::start(&base_url)?;
-    let behind_gateway = OpenAiProvider::builder(&model)
-        .base_url(gateway.base_url())
-        .no_api_key()
-        .build()
-        .map_err(|e| format!("cannot build the provider: {e}"))?;
-    let (verdict, diagnostics) = diagnostics::collect(|| runtime.block_on(probe_canary(&behind_gateway)));
+    let behind_gateway = DiagnosticTap::new(
+        OpenAiProvider::builder(&model)
+            .base_url(gateway.base_url())
+            .no_api_key()
+            .build()
+            .map_err(|e| format!("cannot build the provider: {e}"))?,
+    );
+    let verdict = runtime.block_on(probe_canary(&behind_gateway));
+    let diagnostics = behind_gateway.take();
     print_gateway(&verdict, &diagnostics);
     Ok(())
 }
@@ -119,7 +121,7 @@ async fn structured_call(
     schema: Value,
 ) -> Result<(Outcome, Vec<Event>, Vec<SpanData>), String> {
     let recorder = Arc::new(Recorder::default());
-    let collector = spans::SpanCollector::default();
+    let collector = oa_observe::SpanCapture::default();
     let tracer_provider = SdkTracerProvider::builder()
         .with_simple_exporter(collector.clone())
         .build();
@@ -176,7 +178,7 @@ async fn structured_call(
         .take()
         .ok_or("the demo node did not run")?;
     let _ = tracer_provider.force_flush();
-    Ok((outcome, recorder.take(), collector.take()))
+    Ok((outcome, recorder.take(), collector.spans()))
 }
 
 /// An observer that keeps every event, to print them after delivery.
