@@ -47,6 +47,7 @@ mod truncate;
 pub use config::{ConfigError, ObserverConfig, ObserverConfigBuilder};
 pub use logs::LogBridge;
 pub use observer::{INSTRUMENTATION_SCOPE, OtelObserver};
+pub use opentelemetry_sdk::trace::SpanData;
 pub use telemetry::{CapturedLog, LogCapture, SpanCapture, Telemetry, TelemetryError, span_tree};
 pub use truncate::{DEFAULT_PAYLOAD_CAP, MIN_PAYLOAD_CAP, truncate};
 

@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer, ObserverError};
-use oa_observe::{ObserverConfig, OtelObserver};
+use oa_observe::SpanData;
+use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
     Backoff, CompletionRequest, Message, OpenAiProvider, ProbeOutcome, ProviderError, Reask, Response,
     RetryConfig, RuntimeConfig, probe_canary,
 };
-use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
 
 use crate::cli::DemoArgs;
@@ -121,14 +121,11 @@ async fn structured_call(
     schema: Value,
 ) -> Result<(Outcome, Vec<Event>, Vec<SpanData>), String> {
     let recorder = Arc::new(Recorder::default());
-    let collector = oa_observe::SpanCapture::default();
-    let tracer_provider = SdkTracerProvider::builder()
-        .with_simple_exporter(collector.clone())
-        .build();
+    let telemetry = Telemetry::in_memory();
     let config = ObserverConfig::builder()
         .build()
         .map_err(|e| format!("observer config: {e}"))?;
-    let otel = OtelObserver::new(&tracer_provider, None, config);
+    let otel = telemetry.observer(config);
     let bus = EventBus::new(vec![
         Arc::clone(&recorder) as Arc<dyn Observer>,
         Arc::new(otel) as Arc<dyn Observer>,
@@ -177,8 +174,8 @@ async fn structured_call(
         .unwrap_or_else(PoisonError::into_inner)
         .take()
         .ok_or("the demo node did not run")?;
-    let _ = tracer_provider.force_flush();
-    Ok((outcome, recorder.take(), collector.spans()))
+    let _ = telemetry.tracer_provider().force_flush();
+    Ok((outcome, recorder.take(), telemetry.spans()))
 }
 
 /// An observer that keeps every event, to print them after delivery.
