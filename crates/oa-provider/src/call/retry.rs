@@ -380,4 +380,52 @@ mod tests {
         .await;
         assert_eq!(*n_attempts.lock().unwrap(), 1);
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_repair_stays_a_repair_through_a_later_transient_retry() {
+        let retry = RetryConfig::new(4)
+            .with_backoff(Backoff::Fixed(Duration::ZERO))
+            .with_reask(Reask::template("fix: {error_message}"));
+        let plans = Mutex::new(Vec::new());
+        let outcome: Result<(), ProviderError> = run(Some(&retry), &[], &RuntimeConfig::default(), |plan| {
+            plans
+                .lock()
+                .unwrap()
+                .push((plan.index, plan.retry_reason, plan.repair, plan.messages.len()));
+            async move {
+                match plan.index {
+                    0 => Err(transient()),
+                    1 => Err(invalid_output()),
+                    2 => Err(transient()),
+                    _ => Ok(()),
+                }
+            }
+        })
+        .await;
+        assert!(outcome.is_ok());
+        assert_eq!(
+            *plans.lock().unwrap(),
+            [
+                (0, None, false, 0),
+                (1, Some(RetryReason::Transient), false, 0),
+                // The reask appends the model's output and the correction.
+                (2, Some(RetryReason::Reask), true, 2),
+                (3, Some(RetryReason::Transient), true, 2),
+            ]
+        );
+    }
+
+    /// A `structured_output_invalid` error as a content check makes it.
+    fn invalid_output() -> ProviderError {
+        let schema =
+            crate::structured::ResponseSchema::check(&serde_json::json!({"type": "object"})).unwrap();
+        let raw = serde_json::Value::Null;
+        let surface = crate::structured::output::Surface {
+            finish_reason: crate::model::FinishReason::Stop,
+            usage: crate::model::Usage::default(),
+            model: None,
+            raw: &raw,
+        };
+        schema.check_content("not json", surface).unwrap_err()
+    }
 }

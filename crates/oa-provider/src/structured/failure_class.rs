@@ -196,7 +196,10 @@ mod tests {
             ("{\"answer\": \"seventeen\", \"count\": 9}", FailureClass::Other),
         ];
         for (content, want) in cases {
-            assert_eq!(classify(content), want, "content {content:?}");
+            let class = classify(content);
+            assert_eq!(class, want, "content {content:?}");
+            let is_object = content.starts_with('{') && serde_json::from_str::<Value>(content).is_ok();
+            assert_eq!(class.is_json_object(), is_object, "content {content:?}");
         }
     }
 
