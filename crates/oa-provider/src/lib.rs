@@ -52,7 +52,8 @@
 //! # }
 //! ```
 //!
-//! No optional features.
+//! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
+//! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
 
 mod call;
 mod canonical;
@@ -83,4 +84,6 @@ pub use model::{
     Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
-pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem};
+pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError};
+#[cfg(feature = "schemars")]
+pub use structured::{StrictOutput, output_schema};

@@ -100,6 +100,15 @@ impl CompletionRequest {
         self
     }
 
+    /// Asks for output of type `T`: sets the response schema to T's schema (schemars, draft 2020-12) made
+    /// strict-compatible where that keeps its meaning (see [`output_schema`](crate::output_schema)); read the
+    /// result back with [`Response::parsed_as`]. A schema that cannot go strict (a map with free keys) is sent as
+    /// derived, on the `native_unenforced` path.
+    #[cfg(feature = "schemars")]
+    pub fn with_output<T: schemars::JsonSchema>(self) -> Self {
+        self.with_response_schema(crate::structured::output_schema::<T>().schema)
+    }
+
     /// Sets the retry configuration (default: none).
     pub fn with_retry(mut self, retry: RetryConfig) -> Self {
         self.retry = Some(retry);

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::enforcement::SchemaMode;
 use crate::model::Message;
+use crate::structured::{ParsedAsError, deserialize_as};
 
 /// Why the model stopped (§6); the spec closes the set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,6 +74,20 @@ impl StructuredOutputPath {
             Self::NativeUnenforced => "native_unenforced",
             Self::PromptAugmentation => "prompt_augmentation",
         }
+    }
+}
+
+impl Response {
+    /// The validated structured value as `T`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParsedAsError::NoValue`] when there is no validated value; [`ParsedAsError::Deserialize`] naming the
+    /// location and serde's message when the value passed the schema but does not fit `T` (the schema said less
+    /// than the type).
+    pub fn parsed_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, ParsedAsError> {
+        let value = self.parsed.as_ref().ok_or(ParsedAsError::NoValue)?;
+        deserialize_as(value)
     }
 }
 

@@ -100,17 +100,28 @@ fn subschemas(map: &Map<String, Value>) -> impl Iterator<Item = &Value> {
     in_maps.chain(in_lists).chain(single)
 }
 
-/// The name OpenAI requires on `json_schema`: the schema's `title` when it is a safe identifier, else a stable
-/// digest of the canonical schema bytes, so identical schemas always get the same name.
+/// The name OpenAI requires on `json_schema` (`^[a-zA-Z0-9_-]{1,64}$`): the schema's `title` made to fit (every
+/// other character replaced by `_`, cut at 64 characters), so a type's schema is sent under the type's name; a
+/// schema without a usable title gets a stable digest of its canonical bytes, so identical schemas always get the
+/// same name.
 pub(crate) fn schema_name(schema: &Value) -> String {
-    if let Some(title) = schema.get("title").and_then(Value::as_str)
-        && !title.is_empty()
-        && title.len() <= 64
-        && title
+    let title = schema
+        .get("title")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .trim();
+    if title.chars().any(|c| c.is_ascii_alphanumeric()) {
+        return title
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return title.to_owned();
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(64)
+            .collect();
     }
     format!("schema_{:016x}", fnv1a(&canonical::to_vec(schema)))
 }
@@ -123,4 +134,25 @@ fn fnv1a(bytes: &[u8]) -> u64 {
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
     hash
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_name_is_the_title_made_to_fit_or_a_stable_digest() {
+        let named = |title: &str| schema_name(&json!({"type": "object", "title": title}));
+        assert_eq!(named("Event"), "Event");
+        assert_eq!(named("Wrapper_for_Event"), "Wrapper_for_Event");
+        assert_eq!(named("Event<Item>"), "Event_Item_");
+        assert_eq!(named("my event.v2"), "my_event_v2");
+        assert_eq!(named(&"x".repeat(80)).len(), 64);
+        let untitled = json!({"type": "object", "title": "???"});
+        assert!(schema_name(&untitled).starts_with("schema_"));
+        assert_eq!(schema_name(&untitled), schema_name(&untitled.clone()));
+        assert_ne!(schema_name(&json!({"type": "object"})), schema_name(&untitled));
+    }
 }

@@ -7,6 +7,7 @@ mod augment;
 mod failure_class;
 pub(crate) mod output;
 mod tools;
+mod typed;
 
 use std::sync::Arc;
 
@@ -16,6 +17,10 @@ pub(crate) use augment::augment_messages;
 pub use failure_class::FailureClass;
 pub use output::OutputProblem;
 pub(crate) use tools::{CheckedTools, WireToolCall};
+pub use typed::ParsedAsError;
+pub(crate) use typed::deserialize_as;
+#[cfg(feature = "schemars")]
+pub use typed::{StrictOutput, output_schema};
 
 use crate::enforcement::schema_version;
 use crate::error::ProviderError;
