@@ -145,6 +145,44 @@ impl StructuredOutputFailure {
     }
 }
 
+/// What failed below HTTP when a call could not reach its endpoint or the exchange broke (`provider_unavailable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportCause {
+    /// Nothing listens at the host and port.
+    ConnectionRefused,
+    /// The host name did not resolve.
+    NameNotResolved,
+    /// The TLS handshake failed (certificate, protocol).
+    Tls,
+    /// The connection was closed or reset before the answer completed.
+    ConnectionReset,
+    /// Connecting took longer than the connect timeout.
+    ConnectTimeout,
+    /// The endpoint sent nothing for longer than the idle timeout (for a non-streamed call, the whole generation).
+    IdleTimeout,
+    /// One attempt took longer than the total timeout.
+    TotalTimeout,
+    /// Anything else below HTTP; the error's source holds the text.
+    Other,
+}
+
+impl TransportCause {
+    /// A short name, e.g. `"connection_refused"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ConnectionRefused => "connection_refused",
+            Self::NameNotResolved => "name_not_resolved",
+            Self::Tls => "tls",
+            Self::ConnectionReset => "connection_reset",
+            Self::ConnectTimeout => "connect_timeout",
+            Self::IdleTimeout => "idle_timeout",
+            Self::TotalTimeout => "total_timeout",
+            Self::Other => "other",
+        }
+    }
+}
+
 /// What had arrived when a stream failed part-way (§8.1.6): content so far, for diagnosis.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PartialStream {
@@ -174,6 +212,7 @@ struct ErrorImpl {
     partial: Option<PartialStream>,
     path: Option<StructuredOutputPath>,
     vendor_code: Option<String>,
+    transport: Option<TransportCause>,
     source: Option<Box<dyn StdError + Send + Sync>>,
 }
 
@@ -192,6 +231,7 @@ impl ProviderError {
                 partial: None,
                 path: None,
                 vendor_code: None,
+                transport: None,
                 source: None,
             }),
         }
@@ -248,6 +288,11 @@ impl ProviderError {
         self
     }
 
+    pub(crate) fn with_transport_cause(mut self, cause: TransportCause) -> Self {
+        self.inner.transport = Some(cause);
+        self
+    }
+
     pub(crate) fn with_source(mut self, source: impl StdError + Send + Sync + 'static) -> Self {
         self.inner.source = Some(Box::new(source));
         self
@@ -281,6 +326,11 @@ impl ProviderError {
     /// Whether a connect, idle or total deadline expired.
     pub fn is_timeout(&self) -> bool {
         self.inner.timeout
+    }
+
+    /// What failed below HTTP, for an error that never got (or lost) an HTTP answer.
+    pub fn transport_cause(&self) -> Option<TransportCause> {
+        self.inner.transport
     }
 
     /// Whether the category is `provider_authentication`.
@@ -359,6 +409,9 @@ impl fmt::Debug for ProviderError {
         }
         if self.inner.timeout {
             debug.field("timeout", &true);
+        }
+        if let Some(cause) = self.inner.transport {
+            debug.field("transport_cause", &cause.as_str());
         }
         if let Some(code) = &self.inner.vendor_code {
             debug.field("vendor_code", code);

@@ -76,7 +76,7 @@ pub use enforcement::{
     CANARY_ANSWER, CANARY_QUESTION, CapabilityKey, CapabilityRegistry, EnforcementMatrix, ProbeOutcome,
     RoutedProvider, SchemaMode, probe_canary, probe_keywords, schema_version,
 };
-pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure};
+pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure, TransportCause};
 pub use http::sse;
 pub use http::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
 pub use model::{

@@ -11,7 +11,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::time::Instant;
 
 use crate::endpoint::BuildError;
-use crate::error::{Category, ProviderError, ScrubbedCause};
+use crate::error::{Category, ProviderError, ScrubbedCause, TransportCause};
 
 /// Timeouts and size caps for one provider (documented defaults on each provider's builder).
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +27,8 @@ pub(crate) struct Limits {
 pub(crate) struct Transport {
     client: reqwest::Client,
     base_url: String,
+    /// `host:port` of the base URL: what an error may name (never the path or a query).
+    authority: String,
     headers: HeaderMap,
     /// The key and every extra header value: text scrubbed from anything the provider echoes back.
     secrets: Vec<String>,
@@ -65,9 +67,17 @@ impl Transport {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(limits.connect_timeout)
             .build()?;
+        let authority = reqwest::Url::parse(&base_url)
+            .ok()
+            .and_then(|url| {
+                let host = url.host_str()?.to_owned();
+                Some(format!("{host}:{}", url.port_or_known_default()?))
+            })
+            .unwrap_or_else(|| "the endpoint".to_owned());
         Ok(Self {
             client,
             base_url,
+            authority,
             headers,
             secrets,
             limits,
@@ -170,33 +180,117 @@ impl Transport {
         match tokio::time::timeout_at(idle_end.min(deadline), future).await {
             Ok(value) => Ok(value),
             Err(_) => {
-                let what = if total_hit { "total deadline" } else { "idle gap" };
-                Err(
-                    ProviderError::new(Category::Unavailable, format!("timed out: {what} exceeded"))
-                        .with_timeout(),
-                )
+                let (cause, message) = if total_hit {
+                    (
+                        TransportCause::TotalTimeout,
+                        format!(
+                            "timed out: {} gave no complete answer within the total timeout of {}",
+                            self.authority,
+                            seconds(self.limits.total_timeout)
+                        ),
+                    )
+                } else {
+                    (
+                        TransportCause::IdleTimeout,
+                        format!(
+                            "timed out: {} sent nothing for {} (the idle timeout)",
+                            self.authority,
+                            seconds(self.limits.idle_timeout)
+                        ),
+                    )
+                };
+                Err(ProviderError::new(Category::Unavailable, message)
+                    .with_timeout()
+                    .with_transport_cause(cause))
             }
         }
     }
 
     fn transport_error(&self, error: reqwest::Error) -> ProviderError {
         let timeout = error.is_timeout();
+        let connecting = error.is_connect();
         // reqwest's Display names the URL; drop it and keep the causes' text, scrubbed again for good measure.
         let error = error.without_url();
         let mut text = error.to_string();
+        let mut io_kind = None;
         let mut source: Option<&(dyn StdError + 'static)> = error.source();
         while let Some(cause) = source {
             text.push_str(": ");
             text.push_str(&cause.to_string());
+            if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+                io_kind.get_or_insert(io.kind());
+            }
             source = cause.source();
         }
         let text = self.scrub(&text);
-        let mut provider_error =
-            ProviderError::new(Category::Unavailable, "transport error").with_source(ScrubbedCause(text));
+        let cause = TransportCause::classify(timeout, connecting, io_kind, &text);
+        let message = cause.describe(&self.authority, self.limits.connect_timeout);
+        let mut provider_error = ProviderError::new(Category::Unavailable, message)
+            .with_source(ScrubbedCause(text))
+            .with_transport_cause(cause);
         if timeout {
             provider_error = provider_error.with_timeout();
         }
         provider_error
+    }
+}
+
+/// Whole seconds, or milliseconds below one second, for messages.
+fn seconds(duration: Duration) -> String {
+    if duration >= Duration::from_secs(1) {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}
+
+impl TransportCause {
+    /// Reads a transport failure: reqwest's flags, the first I/O error kind in the chain, and the chain's text
+    /// (DNS and TLS failures are recognised only there).
+    fn classify(timeout: bool, connecting: bool, io_kind: Option<std::io::ErrorKind>, text: &str) -> Self {
+        let lower = text.to_ascii_lowercase();
+        if timeout && connecting {
+            Self::ConnectTimeout
+        } else if timeout {
+            Self::IdleTimeout
+        } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
+            Self::NameNotResolved
+        } else if io_kind == Some(std::io::ErrorKind::ConnectionRefused) {
+            Self::ConnectionRefused
+        } else if lower.contains("tls") || lower.contains("certificate") || lower.contains("handshake") {
+            Self::Tls
+        } else if matches!(
+            io_kind,
+            Some(
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+            )
+        ) || lower.contains("connection closed")
+            || lower.contains("incomplete message")
+        {
+            Self::ConnectionReset
+        } else {
+            Self::Other
+        }
+    }
+
+    /// The error's message: the cause, the endpoint's `host:port`, and for a timeout which one and how long.
+    fn describe(self, authority: &str, connect_timeout: Duration) -> String {
+        match self {
+            Self::ConnectionRefused => format!("connection refused by {authority} (is the server running?)"),
+            Self::NameNotResolved => format!("name not resolved: {authority}"),
+            Self::Tls => format!("TLS handshake with {authority} failed"),
+            Self::ConnectionReset => {
+                format!("connection to {authority} was closed or reset before the answer completed")
+            }
+            Self::ConnectTimeout => format!(
+                "timed out connecting to {authority} after {} (the connect timeout)",
+                seconds(connect_timeout)
+            ),
+            Self::IdleTimeout | Self::TotalTimeout => format!("timed out talking to {authority}"),
+            Self::Other => format!("transport error talking to {authority}"),
+        }
     }
 }
 
