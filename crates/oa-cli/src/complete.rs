@@ -60,6 +60,10 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         echo_tokens: args.stream && !args.json,
         diagnostics: Mutex::default(),
     });
+    let obstacle = request
+        .response_schema
+        .as_ref()
+        .and_then(oa_provider::openai::strict_mode_obstacle);
     let request = request.with_hook(hook.clone());
     let outcome = runtime.block_on(async {
         let observers: Vec<Arc<dyn Observer>> = match &telemetry {
@@ -88,6 +92,13 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         println!("{}", to_json(&outcome, attempts, &diagnostics));
     } else {
         print_summary(&outcome, attempts, &diagnostics, args.stream);
+        let path = match &outcome {
+            Ok(response) => response.structured_output_path,
+            Err(error) => error.structured_output_path(),
+        };
+        if let (Some(oa_provider::StructuredOutputPath::NativeUnenforced), Some(obstacle)) = (path, obstacle) {
+            println!("native_unenforced because: {obstacle}");
+        }
     }
     if ok { Exit::Ok } else { Exit::Finding }
 }

@@ -19,7 +19,7 @@ use oa_observe::SpanData;
 use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
     Backoff, CompletionRequest, Message, OpenAiProvider, ProbeOutcome, ProviderError, Reask, Response,
-    RetryConfig, RuntimeConfig, probe_canary,
+    RetryConfig, RuntimeConfig, StructuredOutputPath, probe_canary,
 };
 use serde_json::{Value, json};
 
@@ -87,9 +87,10 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
         "One call, with reask on: `complete()` returns a validated value or a report of every violation.\n"
     );
 
+    let obstacle = oa_provider::openai::strict_mode_obstacle(&schema);
     let (outcome, events, spans) = runtime.block_on(structured_call(Arc::clone(&provider), schema))?;
     print_attempts(&events);
-    print_outcome(&outcome);
+    print_outcome(&outcome, obstacle.as_ref());
     print_events(&events);
     println!("The OpenTelemetry span tree oa-observe drew from those events:");
     for line in oa_observe::span_tree(&spans) {
@@ -236,7 +237,7 @@ fn print_attempts(events: &[Event]) {
     }
 }
 
-fn print_outcome(outcome: &Outcome) {
+fn print_outcome(outcome: &Outcome, obstacle: Option<&oa_provider::openai::StrictObstacle>) {
     match outcome {
         Ok(response) => {
             println!("The caller gets the validated value, stamped with how it was produced:");
@@ -248,14 +249,14 @@ fn print_outcome(outcome: &Outcome) {
                 "   schema_version: {}  (SHA-256 of the canonical schema sent)",
                 response.schema_version.as_deref().unwrap_or("none")
             );
-            if response.structured_output_path.map(|path| path.as_str()) == Some("native_unenforced") {
+            if let (Some(StructuredOutputPath::NativeUnenforced), Some(obstacle)) =
+                (response.structured_output_path, obstacle)
+            {
+                println!("   (unenforced: the strict-mode predicate stopped at {obstacle},");
                 println!(
-                    "   (unenforced: this schema uses keywords OpenAI strict mode rejects, such as `format` and"
+                    "   so it went with strict: false and only oa's validation stood between the model and"
                 );
-                println!(
-                    "   `anyOf`, so it went with strict: false and only oa's validation stood between the model"
-                );
-                println!("   and the caller.)");
+                println!("   the caller.)");
             }
             println!();
         }

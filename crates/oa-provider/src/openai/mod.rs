@@ -13,7 +13,7 @@ use std::fmt;
 use async_trait::async_trait;
 use serde_json::Value;
 
-pub use strict::is_strict_compatible;
+pub use strict::{StrictObstacle, StrictRule, is_strict_compatible, strict_mode_obstacle};
 
 use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
 use crate::endpoint::{Endpoint, Settings, shared_builder_setters};
