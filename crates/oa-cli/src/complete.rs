@@ -200,12 +200,11 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     }
     messages.push(Message::user(&args.message));
     let mut request = CompletionRequest::new(messages).with_stream(args.stream);
+    if args.message.trim().is_empty() {
+        return Err("the message is empty: nothing was sent".to_owned());
+    }
     if let Some(path) = &args.schema {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let schema: Value = oa_schema::parse_json(&text)
-            .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
-        request = request.with_response_schema(schema);
+        request = request.with_response_schema(read_response_schema(path)?);
     }
     if !args.stop.is_empty() {
         let config = RuntimeConfig {
@@ -229,6 +228,19 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
         request = request.with_retry(retry);
     }
     Ok(request)
+}
+
+/// Reads a `--schema` file and refuses, before anything is sent, what `complete()` would refuse: text that is not
+/// JSON or not a valid schema (in the words `oa validate` uses), or a schema of the wrong shape for structured
+/// output.
+pub(crate) fn read_response_schema(path: &std::path::Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let schema: Value = oa_schema::parse_json(&text)
+        .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
+    oa_schema::Validator::new(&schema).map_err(|e| format!("{}: invalid schema: {e}", path.display()))?;
+    oa_provider::check_response_schema(&schema)
+        .map_err(|error| format!("{}: {}", path.display(), error.message()))?;
+    Ok(schema)
 }
 
 /// Counts wire attempts, keeps their diagnostics and, with `--stream`, echoes content deltas as they arrive.

@@ -29,7 +29,11 @@ pub(crate) fn run(args: &ProbeArgs) -> Exit {
 }
 
 fn probe(args: &ProbeArgs) -> Result<Exit, String> {
-    let schema = args.schema.as_deref().map(read_schema).transpose()?;
+    let schema = args
+        .schema
+        .as_deref()
+        .map(crate::complete::read_response_schema)
+        .transpose()?;
     let registry = args.registry.as_deref().map(open_registry).transpose()?;
     let provider = build_provider(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -108,11 +112,6 @@ fn record(
     registry
         .record(key, capability)
         .map_err(|error| format!("--registry: {error}"))
-}
-
-fn read_schema(path: &std::path::Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    oa_schema::parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn exit_of(outcome: &ProbeOutcome) -> Exit {

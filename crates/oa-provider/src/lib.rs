@@ -84,6 +84,6 @@ pub use model::{
     Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
-pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError};
+pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, check_response_schema};
 #[cfg(feature = "schemars")]
 pub use structured::{StrictOutput, output_schema};

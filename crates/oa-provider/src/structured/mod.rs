@@ -29,6 +29,16 @@ pub(crate) use crate::model::StructuredOutputPath;
 /// The only `$schema` a response_schema may declare; absent means this one (0126 on §5).
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
+/// Runs the checks `complete()` makes on a response_schema before anything is sent (a JSON object, draft 2020-12,
+/// a valid schema, `type: "object"` at the top), so a caller can refuse a bad schema up front with the same words.
+///
+/// # Errors
+///
+/// The `provider_invalid_request` error `complete()` would return.
+pub fn check_response_schema(schema: &Value) -> Result<(), ProviderError> {
+    ResponseSchema::check(schema).map(|_| ())
+}
+
 /// A response_schema that passed the call-time checks: compiled once, with its `schema_version`, shared by every
 /// attempt of the call.
 #[derive(Debug)]
