@@ -319,12 +319,22 @@ impl EnforcementMatrix {
     }
 }
 
-/// Probes every keyword of [`PROBED_KEYWORDS`] that `schema` uses, one request each, in order, through `provider`.
+/// Probes every keyword of [`PROBED_KEYWORDS`] that `schema` uses, one request each, in order, through `provider`;
+/// an authentication failure or an unreachable route ends the run at that row (every later probe would fail alike).
 pub async fn probe_keywords(provider: &dyn Provider, schema: &Value) -> EnforcementMatrix {
     let mut rows = Vec::new();
     for keyword in keywords_used(schema) {
         if let Some(probe) = keyword_probe(keyword) {
-            rows.push((keyword.to_owned(), probe.run(provider).await));
+            let outcome = probe.run(provider).await;
+            // A route that rejects the key or cannot be reached answers every later probe the same way: stop.
+            let stop = matches!(
+                &outcome,
+                ProbeOutcome::Error { category: Category::Authentication | Category::Unavailable, .. }
+            );
+            rows.push((keyword.to_owned(), outcome));
+            if stop {
+                break;
+            }
         }
     }
     EnforcementMatrix { rows }
