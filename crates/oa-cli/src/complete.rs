@@ -10,8 +10,9 @@ use std::time::Duration;
 use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
-    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, Message, Provider, ProviderError,
-    Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig, TokenDelta,
+    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
+    Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
+    TokenDelta,
 };
 use serde_json::{Value, json};
 
@@ -96,7 +97,8 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
             Ok(response) => response.structured_output_path,
             Err(error) => error.structured_output_path(),
         };
-        if let (Some(oa_provider::StructuredOutputPath::NativeUnenforced), Some(obstacle)) = (path, obstacle) {
+        if let (Some(oa_provider::StructuredOutputPath::NativeUnenforced), Some(obstacle)) = (path, obstacle)
+        {
             println!("native_unenforced because: {obstacle}");
         }
     }
@@ -315,6 +317,7 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
                 "attempts": attempts,
                 "error": {
                     "category": error.category().as_str(),
+                    "failure_class": failure.map(|f| f.failure_class().as_str()),
                     "error_message": failure.map_or_else(|| error.to_string(), |f| f.error_message.clone()),
                     "output_content": failure.map(|f| f.output_content.clone()),
                 },
@@ -362,8 +365,16 @@ fn print_summary(
             println!("error: {}", error.category().as_str());
             match error.structured_output() {
                 Some(failure) => {
-                    println!("output_content: {}", failure.output_content);
+                    if failure.finish_reason == FinishReason::ContentFilter {
+                        println!("refusal: the model refused to answer: {}", failure.output_content);
+                    } else {
+                        println!("output_content: {}", failure.output_content);
+                    }
                     println!("finish_reason: {}", failure.finish_reason.as_str());
+                    println!("failure_class: {}", failure.failure_class().as_str());
+                    if let Some(hint) = hint_for(failure.failure_class()) {
+                        println!("hint: {hint}");
+                    }
                     println!("usage: {}", usage_line(&failure.usage));
                     println!("error_message:");
                     for line in failure.error_message.lines() {
@@ -378,6 +389,18 @@ fn print_summary(
             );
             println!("attempts: {attempts}");
         }
+    }
+}
+
+/// One line of advice for the failure classes that have a known cause.
+fn hint_for(class: FailureClass) -> Option<&'static str> {
+    match class {
+        FailureClass::FencedJson => Some(
+            "the answer is JSON inside a Markdown code fence; a route that enforces the schema never fences it \
+             (check `oa probe`), and a reask (--reask) usually gets it bare",
+        ),
+        FailureClass::NotJson => Some("the answer is not JSON at all (prose, or cut off by max_tokens)"),
+        _ => None,
     }
 }
 

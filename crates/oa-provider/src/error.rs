@@ -119,7 +119,7 @@ impl StructuredOutputFailure {
         Self {
             response_schema,
             output_content,
-            error_message: problem.error_message(),
+            error_message: render_error_message(&problem, failure_class, surface.finish_reason),
             finish_reason: surface.finish_reason,
             usage: surface.usage,
             model: surface.model.map(str::to_owned),
@@ -181,6 +181,19 @@ impl TransportCause {
             Self::Other => "other",
         }
     }
+}
+
+/// The every-violation description, with what the class and finish reason add: a refusal and a fenced answer are
+/// named as such before the parse error, which alone would read the same for both.
+fn render_error_message(problem: &OutputProblem, class: FailureClass, finish_reason: FinishReason) -> String {
+    let base = problem.error_message();
+    if finish_reason == FinishReason::ContentFilter && !class.is_json_object() {
+        return format!("the model refused (finish_reason content_filter); {base}");
+    }
+    if class == FailureClass::FencedJson {
+        return format!("content is JSON inside a Markdown code fence, not bare JSON; {base}");
+    }
+    base
 }
 
 /// What had arrived when a stream failed part-way (§8.1.6): content so far, for diagnosis.

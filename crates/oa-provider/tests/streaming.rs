@@ -267,8 +267,12 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
         .unwrap();
     let error = provider.complete(&hi().with_stream(true)).await.unwrap_err();
     assert!(
-        error.is_timeout() && error.message().contains("total deadline"),
+        error.is_timeout() && error.message().contains("total timeout of 400 ms"),
         "{error:?}"
+    );
+    assert_eq!(
+        error.transport_cause(),
+        Some(oa_provider::TransportCause::TotalTimeout)
     );
 }
 

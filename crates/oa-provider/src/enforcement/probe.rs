@@ -93,6 +93,11 @@ impl ProbeOutcome {
                         ),
                     }
                 }
+                // A refusal says nothing about the decoder: the model declined before any grammar applied.
+                Some(failure) if failure.finish_reason == FinishReason::ContentFilter => Self::Error {
+                    category: error.category(),
+                    message: format!("inconclusive: the model refused: {}", failure.output_content),
+                },
                 Some(failure) => Self::NotEnforced {
                     content: failure.output_content.clone(),
                     path: error.structured_output_path(),
@@ -329,7 +334,10 @@ pub async fn probe_keywords(provider: &dyn Provider, schema: &Value) -> Enforcem
             // A route that rejects the key or cannot be reached answers every later probe the same way: stop.
             let stop = matches!(
                 &outcome,
-                ProbeOutcome::Error { category: Category::Authentication | Category::Unavailable, .. }
+                ProbeOutcome::Error {
+                    category: Category::Authentication | Category::Unavailable,
+                    ..
+                }
             );
             rows.push((keyword.to_owned(), outcome));
             if stop {
