@@ -1,7 +1,8 @@
 //! oa-testkit: the one test-support crate of oa. A scripted loopback HTTP/1.1 server on 127.0.0.1 (replies in
 //! order, streams written in pieces, stalls, hangs, dropped connections, every request captured), the same server
 //! as a gateway relay that deletes `response_format`, a closed-port helper, a `tracing` capture layer, and (feature
-//! `otel`) the real OpenTelemetry SDK with in-memory exporters.
+//! `otel`) the real OpenTelemetry SDK with in-memory exporters. [`openai`] holds the canned Chat Completions bodies
+//! most tests script.
 //!
 //! # Example
 //!
@@ -23,6 +24,7 @@
 //! ```
 
 mod http;
+pub mod openai;
 mod relay;
 mod reply;
 mod server;
