@@ -61,7 +61,7 @@ fn event_names(report: &Value) -> Vec<String> {
 fn a_valid_structured_answer() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Server::start_blocking(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
+    let endpoint = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
     assert_eq!(
         output.status.code(),
@@ -87,7 +87,7 @@ fn a_valid_structured_answer() {
 
 #[test]
 fn a_refusal_is_content_filter_with_the_refusal_text() {
-    let endpoint = Server::start_blocking(vec![refusal("I can't help with that.")]).unwrap();
+    let endpoint = Server::start(vec![refusal("I can't help with that.")]).unwrap();
     let report = json_of(&complete(&endpoint, &["--json"]));
     assert_eq!(report["ok"], json!(true), "{report}");
     assert_eq!(report["finish_reason"], json!("content_filter"));
@@ -96,7 +96,7 @@ fn a_refusal_is_content_filter_with_the_refusal_text() {
 
 #[test]
 fn a_streamed_refusal_is_content_filter_with_the_refusal_text() {
-    let endpoint = Server::start_blocking(vec![streamed_refusal("I can't ", "help with that.")]).unwrap();
+    let endpoint = Server::start(vec![streamed_refusal("I can't ", "help with that.")]).unwrap();
     let report = json_of(&complete(&endpoint, &["--stream", "--json"]));
     assert_eq!(report["ok"], json!(true), "{report}");
     assert_eq!(report["finish_reason"], json!("content_filter"));
@@ -108,7 +108,7 @@ fn a_streamed_refusal_is_content_filter_with_the_refusal_text() {
 fn prose_on_the_native_path_with_stop_shows_one_schema_not_honored() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Server::start_blocking(vec![chat("The answer is 42.", "stop")]).unwrap();
+    let endpoint = Server::start(vec![chat("The answer is 42.", "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(1));
     let report = json_of(&output);
@@ -132,7 +132,7 @@ fn prose_on_the_native_path_with_stop_shows_one_schema_not_honored() {
 fn the_same_prose_cut_off_by_length_shows_no_diagnostic() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Server::start_blocking(vec![chat("The answer is", "length")]).unwrap();
+    let endpoint = Server::start(vec![chat("The answer is", "length")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(1));
     let report = json_of(&output);
@@ -144,7 +144,7 @@ fn the_same_prose_cut_off_by_length_shows_no_diagnostic() {
 fn the_readable_summary_prints_the_diagnostic_as_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Server::start_blocking(vec![chat("The answer is 42.", "stop")]).unwrap();
+    let endpoint = Server::start(vec![chat("The answer is 42.", "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -161,7 +161,7 @@ fn the_readable_summary_prints_the_diagnostic_as_a_warning() {
 fn a_reask_recovers_on_the_second_attempt() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Server::start_blocking(vec![
+    let endpoint = Server::start(vec![
         chat(r#"{"answer": "42"}"#, "stop"),
         chat(r#"{"answer": 42}"#, "stop"),
     ])
@@ -191,7 +191,7 @@ fn a_reask_recovers_on_the_second_attempt() {
 fn no_native_takes_the_prompt_augmentation_path() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Server::start_blocking(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
+    let endpoint = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let output = complete(
         &endpoint,
         &["--schema", schema.to_str().unwrap(), "--no-native", "--json"],
@@ -211,7 +211,7 @@ fn no_native_takes_the_prompt_augmentation_path() {
 
 #[test]
 fn stop_sequences_are_sent() {
-    let endpoint = Server::start_blocking(vec![chat("forty-two", "stop")]).unwrap();
+    let endpoint = Server::start(vec![chat("forty-two", "stop")]).unwrap();
     let output = complete(&endpoint, &["--stop", "END", "--stop", "###", "--json"]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
@@ -222,7 +222,7 @@ fn stop_sequences_are_sent() {
 
 #[test]
 fn a_missing_key_variable_is_a_usage_error() {
-    let endpoint = Server::start_blocking(vec![]).unwrap();
+    let endpoint = Server::start(vec![]).unwrap();
     let output = complete(&endpoint, &["--api-key-env", "OA_TEST_SURELY_UNSET_VARIABLE"]);
     assert_eq!(output.status.code(), Some(2));
 }
@@ -252,7 +252,7 @@ fn the_failure_error_message_is_what_oa_validate_prints() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
     let content = r#"{"answer": "forty-two", "unit": "none"}"#;
-    let endpoint = Server::start_blocking(vec![chat(content, "stop")]).unwrap();
+    let endpoint = Server::start(vec![chat(content, "stop")]).unwrap();
     let report = json_of(&complete(
         &endpoint,
         &["--schema", schema.to_str().unwrap(), "--json"],

@@ -51,7 +51,7 @@ fn probe_reports_enforced_with_exit_0() {
 #[test]
 fn probe_through_a_dropping_gateway_reports_not_enforced_with_exit_1() {
     let Some(base_url) = peer() else { return };
-    let gateway = Server::start_blocking(Responder::Relay(base_url.clone())).unwrap();
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let output = oa(&[
         "probe",
         "--base-url",

@@ -60,16 +60,16 @@ pub(crate) fn sse(status: u16, mut headers: Vec<(String, String)>, chunks: &[Val
     }
 }
 
-/// Starts the mock on the current runtime: `replies` in order, and `health` (path, reply) for every request to
+/// Starts the mock: `replies` in order, and `health` (path, reply) for every request to
 /// that path. A request after the replies run out is answered 599, so the client sees a failure, and counted
 /// (`n_defaulted`).
-pub(crate) async fn start(replies: Vec<Reply>, health: Option<(String, Reply)>) -> std::io::Result<Server> {
+pub(crate) fn start(replies: Vec<Reply>, health: Option<(String, Reply)>) -> std::io::Result<Server> {
     let exhausted = serde_json::json!({"error": {"message": "mock provider: no canned response left"}});
     let mut script = Script::new(replies).with_default(Reply::json(599, exhausted));
     if let Some((path, reply)) = health {
         script = script.with_route(path, reply);
     }
-    Server::start(script).await
+    Server::start(script)
 }
 
 #[cfg(test)]
@@ -77,8 +77,8 @@ mod tests {
     use super::*;
 
     /// A raw HTTP/1.1 exchange over a fresh connection: returns the whole response as text.
-    async fn exchange(server: &Server, request: &str) -> String {
-        let response = oa_testkit::exchange(server.address(), request.as_bytes()).await;
+    fn exchange(server: &Server, request: &str) -> String {
+        let response = oa_testkit::exchange(server.address(), request.as_bytes());
         String::from_utf8(response.unwrap()).unwrap()
     }
 
@@ -86,26 +86,26 @@ mod tests {
         reply_from_node(&Node::from_yaml_str(yaml).unwrap()).unwrap()
     }
 
-    #[tokio::test]
-    async fn serves_in_order_and_captures_bytes() {
+    #[test]
+    fn serves_in_order_and_captures_bytes() {
         let replies = vec![
             reply("{status: 503, body: {error: {message: down}}, headers: {Retry-After: 2}}"),
             reply("{status: 200, body: {id: x}}"),
         ];
-        let server = start(replies, None).await.unwrap();
+        let server = start(replies, None).unwrap();
         let body = r#"{"b":1,"a":2}"#;
         let request = format!(
             "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         );
-        let first = exchange(&server, &request).await;
+        let first = exchange(&server, &request);
         assert!(first.starts_with("HTTP/1.1 503 "), "{first}");
         assert!(first.contains("Retry-After: 2\r\n"), "{first}");
         assert!(first.ends_with(r#"{"error":{"message":"down"}}"#), "{first}");
-        let second = exchange(&server, &request).await;
+        let second = exchange(&server, &request);
         assert!(second.starts_with("HTTP/1.1 200 "), "{second}");
         assert_eq!(server.n_unconsumed(), 0);
-        let third = exchange(&server, &request).await;
+        let third = exchange(&server, &request);
         assert!(third.starts_with("HTTP/1.1 599 "), "{third}");
         assert_eq!(server.n_defaulted(), 1);
         let captured = server.requests();
@@ -115,15 +115,15 @@ mod tests {
         assert_eq!(captured[0].body, body.as_bytes());
     }
 
-    #[tokio::test]
-    async fn streams_sse_and_serves_health() {
+    #[test]
+    fn streams_sse_and_serves_health() {
         let replies = vec![reply("{status: 200, stream_body: [{a: 1}, '[DONE]']}")];
         let health = Some((
             "/v1/models".to_owned(),
             reply("{status: 200, body: {object: list}}"),
         ));
-        let server = start(replies, health).await.unwrap();
-        let health_response = exchange(&server, "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n").await;
+        let server = start(replies, health).unwrap();
+        let health_response = exchange(&server, "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n");
         assert!(
             health_response.ends_with(r#"{"object":"list"}"#),
             "{health_response}"
@@ -136,8 +136,7 @@ mod tests {
         let streamed = exchange(
             &server,
             "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
-        )
-        .await;
+        );
         assert!(streamed.contains("content-type: text/event-stream"), "{streamed}");
         assert!(
             streamed.ends_with("data: {\"a\":1}\n\ndata: [DONE]\n\n"),
@@ -145,16 +144,13 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn connection_failure_closes_without_a_response() {
-        let server = start(vec![reply("{connection_failure: true}")], None)
-            .await
-            .unwrap();
+    #[test]
+    fn connection_failure_closes_without_a_response() {
+        let server = start(vec![reply("{connection_failure: true}")], None).unwrap();
         let response = exchange(
             &server,
             "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
-        )
-        .await;
+        );
         assert_eq!(response, "");
         assert_eq!(server.requests().len(), 1);
     }

@@ -139,9 +139,7 @@ async fn graph_building_rejects_duplicates_and_empty_graphs() {
 #[tokio::test]
 async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatched() {
     // A 401 is not retried; the node's error keeps it as its source.
-    let server = Server::start(vec![Reply::json(401, json!({"error": {"message": "bad key"}}))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(401, json!({"error": {"message": "bad key"}}))]).unwrap();
     let provider = Arc::new(provider(&server.base_url()));
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
@@ -214,7 +212,6 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
         chunk(json!({}), json!("stop")),
         json!("[DONE]"),
     ])])
-    .await
     .unwrap();
     let provider = Arc::new(provider(&server.base_url()));
     let collect = Arc::new(Collect::default());
@@ -272,7 +269,7 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
 
 #[tokio::test]
 async fn without_an_ambient_context_complete_is_the_plain_call() {
-    let server = Server::start(vec![text_reply("hello", "stop")]).await.unwrap();
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
     let provider = provider(&server.base_url());
     let response = oa_events::complete(&provider, CompletionRequest::new(vec![Message::user("hi")]))
         .await

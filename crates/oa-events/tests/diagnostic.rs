@@ -26,7 +26,7 @@ fn structured() -> CompletionRequest {
 /// Runs one call with no observer of any kind, straight on the provider, and returns the records it emitted.
 async fn records_for(replies: Vec<Reply>, request: CompletionRequest, native: bool) -> Vec<Traced> {
     let capture = TracingCapture::default();
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let provider = if native {
         provider(&server.base_url())
     } else {
@@ -169,9 +169,7 @@ fn reask() -> RetryConfig {
 #[tokio::test]
 async fn one_record_per_qualifying_attempt_with_two_observers_attached() {
     let capture = TracingCapture::default();
-    let server = Server::start(vec![text_reply("nope", "stop"), text_reply("still no", "stop")])
-        .await
-        .unwrap();
+    let server = Server::start(vec![text_reply("nope", "stop"), text_reply("still no", "stop")]).unwrap();
     let provider = Arc::new(provider(&server.base_url()));
     let first = Arc::new(Collect::default());
     let second = Arc::new(Collect::default());

@@ -193,7 +193,7 @@ fn assert_captured(scenario: &str, captured: &Captured, expect_llm_span: bool) {
 }
 
 async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let captured = run(server.base_url(), request).await;
     assert_captured(name, &captured, true);
     assert_clean(name, &captured);
@@ -349,7 +349,7 @@ async fn refused_connections_and_keyed_base_urls_do_not_leak_the_key_upwards() {
 
     // A base URL with the key in its query is refused at build time; the node reports that as its failure.
     let name = "base url with ?api_key=";
-    let server = Server::start(vec![]).await.unwrap();
+    let server = Server::start(vec![]).unwrap();
     let keyed = format!("{}?api_key={CANARY}", server.base_url());
     let captured = run(keyed, hi()).await;
     assert_captured(name, &captured, false);

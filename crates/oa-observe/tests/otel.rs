@@ -99,7 +99,7 @@ async fn run(
     replies: Vec<Reply>,
     request: CompletionRequest,
 ) -> Vec<Event> {
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let provider = Arc::new(
         OpenAiProvider::builder("gpt-test")
             .base_url(server.base_url())

@@ -50,7 +50,7 @@ fn provider_at(base_url: String) -> OpenAiProvider {
 }
 
 async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) {
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let provider = provider_at(server.base_url());
     assert_clean(&format!("{provider:?}"), name);
     let recorder = Arc::new(Recorder::default());
@@ -180,9 +180,7 @@ async fn connection_refused_and_ready_do_not_leak() {
     );
     let error = provider.ready().await.unwrap_err();
     assert_clean(&format!("{error} {error:?}"), "ready refused");
-    let server = Server::start(vec![Reply::json(401, json!({"error": {"message": CANARY}}))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(401, json!({"error": {"message": CANARY}}))]).unwrap();
     let error = provider_at(server.base_url()).ready().await.unwrap_err();
     assert_clean(&format!("{error} {error:?}"), "ready 401");
 }

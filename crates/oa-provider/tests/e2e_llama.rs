@@ -72,7 +72,7 @@ async fn canary_through_the_openai_mapping_is_enforced() {
 #[tokio::test]
 async fn canary_through_a_gateway_that_drops_response_format_is_not_enforced() {
     let Some((base_url, model)) = peer() else { return };
-    let gateway = Server::start(Responder::Relay(base_url.clone())).await.unwrap();
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let outcome = probe_canary(&provider(&gateway.base_url(), &model, true)).await;
     match &outcome {
         ProbeOutcome::NotEnforced { content, path } => {
@@ -90,7 +90,7 @@ async fn canary_through_a_gateway_that_drops_response_format_is_not_enforced() {
 #[tokio::test]
 async fn a_native_call_through_the_gateway_gives_exactly_one_schema_not_honored() {
     let Some((base_url, model)) = peer() else { return };
-    let gateway = Server::start(Responder::Relay(base_url.clone())).await.unwrap();
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let capture = TracingCapture::default();
     // The test runtime is single-threaded, so the call's records reach this thread's subscriber.
     let _guard = tracing::dispatcher::set_default(&capture.dispatch());
@@ -151,7 +151,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
         .with_backoff(Backoff::Fixed(Duration::ZERO))
         .with_reask(Reask::template("Invalid: {error_message}. Reply with JSON only."))
         .with_per_attempt_override(vec![with_server_grammar(&schema)]);
-    let gateway = Server::start(Responder::Relay(base_url.clone())).await.unwrap();
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let repaired = CompletionRequest::new(question())
         .with_response_schema(schema.clone())
         .with_config(small_config())
@@ -211,7 +211,7 @@ async fn the_keyword_matrix_runs_every_probe_to_a_verdict() {
     // llama.cpp's grammar covers each of these clauses.
     assert!(matrix.is_all_enforced(), "{matrix:?}");
     // And the same probes through the dropping gateway enforce nothing.
-    let gateway = Server::start(Responder::Relay(base_url.clone())).await.unwrap();
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let dropped = probe_keywords(&provider(&gateway.base_url(), &model, true), &schema).await;
     assert!(
         dropped.rows.iter().all(|(_, outcome)| !outcome.is_enforced()),

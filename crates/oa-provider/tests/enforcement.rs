@@ -59,7 +59,7 @@ async fn mode_of(
         .into_iter()
         .map(|text| Reply::json(200, text_completion(text)))
         .collect::<Vec<_>>();
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let request = ask(schema.clone());
     let request = if reask { with_reask(request) } else { request };
     let response = provider_at(&server, native).complete(&request).await.unwrap();
@@ -132,9 +132,7 @@ async fn schema_mode_names_the_path_and_the_repair() {
 
 #[tokio::test]
 async fn no_schema_no_marker() {
-    let server = Server::start(vec![Reply::json(200, text_completion("hello"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("hello"))]).unwrap();
     let request = CompletionRequest::new(vec![Message::user("Hi.")]);
     let response = provider_at(&server, true).complete(&request).await.unwrap();
     assert_eq!(response.schema_mode, None);
@@ -152,9 +150,7 @@ async fn schema_version_ignores_key_order_and_matches_the_schema_sent() {
     )
     .unwrap();
     let (_, version_one) = mode_of(true, one, vec!["{\"value\":1}"], false).await;
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let response = provider_at(&server, true).complete(&ask(two)).await.unwrap();
     assert_eq!(response.schema_version.as_deref(), Some(version_one.as_str()));
     // The digest is of the schema in the wire body.
@@ -170,7 +166,6 @@ async fn canary_verdicts_from_each_kind_of_answer() {
         Reply::json(200, text_completion("{\"answer\":\"four\"}")),
         Reply::json(401, json!({"error": {"message": "bad key"}})),
     ])
-    .await
     .unwrap();
     let provider = provider_at(&server, true);
     assert_eq!(probe_canary(&provider).await, ProbeOutcome::Enforced);
@@ -210,7 +205,6 @@ async fn a_valid_canary_on_the_prompt_path_is_not_enforcement() {
         200,
         text_completion("{\"answer\":\"seventeen\"}"),
     )])
-    .await
     .unwrap();
     let outcome = probe_canary(&provider_at(&server, false)).await;
     assert_eq!(
@@ -238,7 +232,6 @@ async fn the_keyword_matrix_has_a_row_per_keyword_used() {
         Reply::json(200, text_completion("{\"answer\":4,\"explanation\":\"x\"}")),
         Reply::json(200, text_completion("{\"answer\":1}")),
     ])
-    .await
     .unwrap();
     let matrix = probe_keywords(&provider_at(&server, true), &schema).await;
     let rows: Vec<(&str, &str)> = matrix
@@ -280,9 +273,7 @@ async fn real_failures_classify_by_their_content() {
         ("{}", FailureClass::MissingRequired),
     ];
     for (content, want) in cases {
-        let server = Server::start(vec![Reply::json(200, text_completion(content))])
-            .await
-            .unwrap();
+        let server = Server::start(vec![Reply::json(200, text_completion(content))]).unwrap();
         let error = provider_at(&server, true)
             .complete(&ask(strict_schema()))
             .await
@@ -307,13 +298,11 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
         Reply::json(200, text_completion("{\"value\":1}")),
         Reply::json(200, text_completion("{\"value\":2}")),
     ])
-    .await
     .unwrap();
     let prompted = Server::start(vec![
         Reply::json(200, text_completion("oops")),
         Reply::json(200, text_completion("{\"value\":3}")),
     ])
-    .await
     .unwrap();
     let registry = Arc::new(CapabilityRegistry::new());
     // Routing off: native, whatever the registry says.
@@ -357,11 +346,8 @@ async fn sampled_canaries_feed_the_registry() {
         Reply::json(200, text_completion("4")),
         Reply::json(200, text_completion("{\"value\":3}")),
     ])
-    .await
     .unwrap();
-    let prompted = Server::start(vec![Reply::json(200, text_completion("{\"value\":9}"))])
-        .await
-        .unwrap();
+    let prompted = Server::start(vec![Reply::json(200, text_completion("{\"value\":9}"))]).unwrap();
     let registry = Arc::new(CapabilityRegistry::new());
     let routed = router(&native, &prompted, &registry)
         .with_routing(true)

@@ -37,7 +37,7 @@ async fn complete_with(
     reply: Reply,
     request: CompletionRequest,
 ) -> Result<oa_provider::Response, oa_provider::ProviderError> {
-    let server = Server::start(vec![reply]).await.unwrap();
+    let server = Server::start(vec![reply]).unwrap();
     provider_at(server.base_url()).complete(&request).await
 }
 
@@ -311,7 +311,6 @@ async fn redirects_are_not_followed() {
         headers: vec![("Location".into(), "http://127.0.0.1:1/v1/chat/completions".into())],
         body: json!({}),
     }])
-    .await
     .unwrap();
     let error = provider_at(server.base_url()).complete(&hi()).await.unwrap_err();
     assert_eq!(
@@ -338,9 +337,7 @@ async fn connection_failures_are_unavailable() {
 
 #[tokio::test]
 async fn bodies_past_the_cap_are_refused() {
-    let server = Server::start(vec![Reply::json(200, text_completion(&"x".repeat(4096)))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion(&"x".repeat(4096)))]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -354,9 +351,7 @@ async fn bodies_past_the_cap_are_refused() {
 
 #[tokio::test]
 async fn a_server_that_never_answers_hits_the_idle_gap() {
-    let server = Server::start(vec![Reply::StallAfter { pieces: vec![] }])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::StallAfter { pieces: vec![] }]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -389,7 +384,7 @@ async fn ready_checks_listing_and_load_state() {
         ),
     ];
     for (reply, expected) in cases {
-        let server = Server::start(vec![reply]).await.unwrap();
+        let server = Server::start(vec![reply]).unwrap();
         let outcome = provider_at(server.base_url()).ready().await;
         assert_eq!(
             outcome.as_ref().err().map(|error| error.category()),
@@ -408,9 +403,7 @@ async fn ready_checks_listing_and_load_state() {
 
 #[tokio::test]
 async fn api_key_and_extra_headers_are_sent() {
-    let server = Server::start(vec![Reply::json(200, text_completion("ok"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("ok"))]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .api_key(oa_provider::ApiKey::new("sk-test"))
@@ -431,7 +424,6 @@ async fn api_key_is_read_from_the_named_environment_variable() {
         Reply::json(200, text_completion("ok")),
         Reply::json(200, text_completion("ok")),
     ])
-    .await
     .unwrap();
     // SAFETY-free: edition 2024 makes set_var unsafe, and unsafe code is forbidden; so read an unset variable.
     let provider = OpenAiProvider::builder("test-model")

@@ -60,7 +60,7 @@ async fn run(
     Vec<Seen>,
     usize,
 ) {
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -184,7 +184,7 @@ async fn per_attempt_override_applies_to_retries_only_and_carries_forward() {
         unavailable(),
         Reply::json(200, text_completion("ok")),
     ];
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -231,7 +231,6 @@ async fn reask_appends_the_model_output_and_the_callers_correction() {
         person("{\"name\":\"Alice\"}"),
         person("{\"name\":\"Alice\",\"age\":30}"),
     ])
-    .await
     .unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())

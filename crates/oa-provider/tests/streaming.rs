@@ -56,7 +56,7 @@ async fn stream_call(
     Result<Response, oa_provider::ProviderError>,
     Vec<(DeltaKind, String)>,
 ) {
-    let server = Server::start(vec![reply]).await.unwrap();
+    let server = Server::start(vec![reply]).unwrap();
     let tokens = Arc::new(Tokens::default());
     let request = request.with_stream(true).with_observer(tokens.clone());
     let outcome = provider_at(&server).complete(&request).await;
@@ -102,7 +102,7 @@ async fn every_byte_split_gives_the_same_response() {
         })
         .collect();
     let n_splits = replies.len();
-    let server = Server::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let provider = provider_at(&server);
     for offset in 1..=n_splits {
         let response = provider.complete(&hi().with_stream(true)).await.unwrap();
@@ -235,9 +235,7 @@ async fn malformed_terminal_usage_is_nulled_and_kept_verbatim_on_raw() {
 #[tokio::test]
 async fn a_stream_that_stalls_fails_on_the_idle_gap_with_what_arrived() {
     let first = sse_bytes(&[chunk(json!({"content": "partial"}), Value::Null)]);
-    let server = Server::start(vec![Reply::StallAfter { pieces: vec![first] }])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::StallAfter { pieces: vec![first] }]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -257,7 +255,6 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
         pieces,
         pause: Duration::from_millis(50),
     }])
-    .await
     .unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
@@ -297,7 +294,6 @@ async fn an_sse_line_past_the_cap_is_refused() {
         pieces: vec![format!("data: {}\n\n", "x".repeat(5000)).into_bytes()],
         pause: Duration::ZERO,
     }])
-    .await
     .unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
@@ -329,7 +325,7 @@ async fn a_stream_cut_before_its_finish_is_unavailable_with_what_arrived() {
 
 #[tokio::test]
 async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
-    let server = Server::start(vec![]).await.unwrap();
+    let server = Server::start(vec![]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()

@@ -33,9 +33,7 @@ fn generate(schema: Value) -> CompletionRequest {
 
 #[tokio::test]
 async fn native_path_sends_strict_response_format_and_parses() {
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":42}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":42}"))]).unwrap();
     let response = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await
@@ -65,9 +63,7 @@ async fn native_path_sends_strict_response_format_and_parses() {
 #[tokio::test]
 async fn a_schema_outside_strict_mode_goes_native_unenforced() {
     let schema = json!({"type": "object", "properties": {"value": {"type": "integer"}, "note": {"type": "string"}}, "required": ["value"]});
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let response = provider_at(&server, true)
         .complete(&generate(schema))
         .await
@@ -84,9 +80,7 @@ async fn a_schema_outside_strict_mode_goes_native_unenforced() {
 
 #[tokio::test]
 async fn without_native_support_the_schema_goes_in_a_system_directive() {
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":42}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":42}"))]).unwrap();
     let request = generate(value_schema());
     let caller_messages = request.messages.clone();
     let response = provider_at(&server, false).complete(&request).await.unwrap();
@@ -113,9 +107,7 @@ async fn without_native_support_the_schema_goes_in_a_system_directive() {
 
 #[tokio::test]
 async fn an_existing_system_message_is_extended_not_duplicated() {
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let request = CompletionRequest::new(vec![Message::system("Be terse."), Message::user("Go.")])
         .with_response_schema(value_schema());
     provider_at(&server, false).complete(&request).await.unwrap();
@@ -140,7 +132,6 @@ async fn a_rejected_native_request_falls_back_to_prompt_augmentation() {
         Reply::json(200, text_completion("{\"value\":7}")),
         Reply::json(200, text_completion("{\"value\":8}")),
     ])
-    .await
     .unwrap();
     let provider = provider_at(&server, true);
     let response = provider.complete(&generate(value_schema())).await.unwrap();
@@ -173,7 +164,7 @@ async fn schemas_are_checked_before_sending() {
         json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
         json!({"type": "object", "properties": {"a": {"type": 12}}}),
     ] {
-        let server = Server::start(vec![]).await.unwrap();
+        let server = Server::start(vec![]).unwrap();
         let error = provider_at(&server, true)
             .complete(&generate(schema.clone()))
             .await
@@ -183,9 +174,7 @@ async fn schemas_are_checked_before_sending() {
         assert!(server.requests().is_empty());
     }
     // Declaring draft 2020-12 explicitly is fine.
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let mut schema = value_schema();
     schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
     provider_at(&server, true)
@@ -204,7 +193,7 @@ async fn invalid_content_reports_every_violation_with_its_carries() {
     });
     let content = "{\"age\":\"old\",\"site\":{},\"zulu\":1}";
     let body = completion(json!({"role": "assistant", "content": content}), "stop");
-    let server = Server::start(vec![Reply::json(200, body.clone())]).await.unwrap();
+    let server = Server::start(vec![Reply::json(200, body.clone())]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(schema.clone()))
         .await
@@ -232,9 +221,7 @@ async fn invalid_content_reports_every_violation_with_its_carries() {
 
 #[tokio::test]
 async fn unparseable_content_is_structured_output_invalid() {
-    let server = Server::start(vec![Reply::json(200, text_completion("Sure! Here is JSON: {"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("Sure! Here is JSON: {"))]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await
@@ -254,7 +241,7 @@ async fn a_refusal_with_a_schema_fails_with_the_refusal_as_output() {
         json!({"role": "assistant", "content": null, "refusal": "I won't."}),
         "stop",
     );
-    let server = Server::start(vec![Reply::json(200, body)]).await.unwrap();
+    let server = Server::start(vec![Reply::json(200, body)]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await
@@ -273,7 +260,7 @@ async fn tool_calls_leave_parsed_absent() {
         json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}),
         "tool_calls",
     );
-    let server = Server::start(vec![Reply::json(200, body)]).await.unwrap();
+    let server = Server::start(vec![Reply::json(200, body)]).unwrap();
     let tool = oa_provider::Tool::new("lookup", "Look up.", json!({"type": "object", "properties": {}}));
     let request = generate(value_schema()).with_tools(vec![tool]);
     let response = provider_at(&server, true).complete(&request).await.unwrap();
@@ -289,16 +276,14 @@ async fn response_format_in_extras_conflicts_on_the_native_path_and_rides_on_aug
         extras: [("response_format".to_owned(), json!({"type": "json_object"}))].into(),
         ..Default::default()
     };
-    let server = Server::start(vec![]).await.unwrap();
+    let server = Server::start(vec![]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(value_schema()).with_config(extras.clone()))
         .await
         .unwrap_err();
     assert_eq!(error.category(), Category::InvalidRequest);
     assert!(server.requests().is_empty());
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":3}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":3}"))]).unwrap();
     provider_at(&server, false)
         .complete(&generate(value_schema()).with_config(extras))
         .await
@@ -334,9 +319,7 @@ fn strict_predicate_follows_openai_rules() {
 
 #[tokio::test]
 async fn assistant_role_is_always_set() {
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let response = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await

@@ -32,7 +32,7 @@ async fn rejection(
     if let Some(tool_choice) = tool_choice {
         request = request.with_tool_choice(ToolChoice::from_json(&tool_choice).unwrap());
     }
-    let server = Server::start(vec![]).await.unwrap();
+    let server = Server::start(vec![]).unwrap();
     let provider = OpenAiProvider::builder("m")
         .base_url(server.base_url())
         .no_api_key()

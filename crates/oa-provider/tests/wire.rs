@@ -42,9 +42,7 @@ fn request_from(call: &Value) -> CompletionRequest {
 
 /// Sends `call` and returns the captured body bytes.
 async fn sent_bytes(call: Value) -> Vec<u8> {
-    let server = Server::start(vec![Reply::json(200, text_completion("ok"))])
-        .await
-        .unwrap();
+    let server = Server::start(vec![Reply::json(200, text_completion("ok"))]).unwrap();
     let provider = provider_for(&server);
     provider.complete(&request_from(&call)).await.unwrap();
     let requests = server.requests();
@@ -60,7 +58,7 @@ async fn check(call: Value, expected: Value) {
 }
 
 async fn check_rejected(call: Value) {
-    let server = Server::start(vec![]).await.unwrap();
+    let server = Server::start(vec![]).unwrap();
     let error = provider_for(&server)
         .complete(&request_from(&call))
         .await
@@ -181,7 +179,6 @@ async fn streaming_request_sets_stream_and_include_usage() {
         json!({"id": "c", "choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}]}),
         json!("[DONE]"),
     ])])
-    .await
     .unwrap();
     let request = request_from(&json!({"messages": [{"role": "user", "content": "hi"}], "stream": true}));
     provider_for(&server).complete(&request).await.unwrap();

@@ -118,7 +118,8 @@ pub(crate) fn head(
     content_type: &str,
     length: Option<usize>,
 ) -> String {
-    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    let reason = if status == 200 { "OK" } else { "Status" };
+    let mut head = format!("HTTP/1.1 {status} {reason}\r\n");
     if !headers
         .iter()
         .any(|(name, _)| name.eq_ignore_ascii_case("content-type"))
@@ -134,15 +135,6 @@ pub(crate) fn head(
     }
     head.push_str("\r\n");
     head
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        413 => "Payload Too Large",
-        431 => "Request Header Fields Too Large",
-        _ => "Status",
-    }
 }
 
 /// The first index of `needle` in `haystack`.

@@ -10,17 +10,14 @@
 //! use oa_testkit::{Reply, Server};
 //! use serde_json::json;
 //!
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> std::io::Result<()> {
-//! let server = Server::start(vec![Reply::json(200, json!({"id": "first"})), Reply::Drop]).await?;
+//! let server = Server::start(vec![Reply::json(200, json!({"id": "first"})), Reply::Drop])?;
 //! let request = b"POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}";
-//! let first = oa_testkit::exchange(server.address(), request).await?;
+//! let first = oa_testkit::exchange(server.address(), request)?;
 //! assert!(first.ends_with(br#"{"id":"first"}"#));
-//! let second = oa_testkit::exchange(server.address(), request).await?;
+//! let second = oa_testkit::exchange(server.address(), request)?;
 //! assert!(second.is_empty(), "dropped without an answer");
 //! assert_eq!(server.n_requests(), 2);
-//! # Ok(())
-//! # }
+//! # Ok::<(), std::io::Error>(())
 //! ```
 
 mod http;
@@ -35,11 +32,11 @@ mod tracing_capture;
 use std::io;
 use std::net::SocketAddr;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::io::{Read, Write};
 
 pub use http::{MAX_BODY_BYTES, MAX_HEAD_BYTES, Request};
 pub use reply::{Reply, sse_bytes};
-pub use server::{ReplyFn, Responder, Script, Server};
+pub use server::{Responder, Script, Server};
 #[cfg(feature = "otel")]
 pub use telemetry::{Point, PointValue, Telemetry, attribute};
 pub use tracing_capture::{Traced, TracedKind, TracingCapture};
@@ -67,11 +64,11 @@ pub fn closed_base_url() -> io::Result<String> {
 /// # Errors
 ///
 /// The connection's.
-pub async fn exchange(address: SocketAddr, request: &[u8]) -> io::Result<Vec<u8>> {
-    let mut stream = tokio::net::TcpStream::connect(address).await?;
-    stream.write_all(request).await?;
+pub fn exchange(address: SocketAddr, request: &[u8]) -> io::Result<Vec<u8>> {
+    let mut stream = std::net::TcpStream::connect(address)?;
+    stream.write_all(request)?;
     let mut response = Vec::new();
-    stream.read_to_end(&mut response).await?;
+    stream.read_to_end(&mut response)?;
     Ok(response)
 }
 

@@ -1,8 +1,7 @@
-//! The gateway relay: forwards one request upstream with `response_format` deleted from its JSON body, and sends the
-//! upstream's reply back verbatim except that the connection closes after it.
+//! The gateway relay: deletes `response_format` from a request's JSON body, forwards the request upstream, and sends
+//! the upstream's reply back verbatim except that the connection closes after it.
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -15,28 +14,23 @@ pub(crate) fn split_base_url(base_url: &str) -> io::Result<(String, String)> {
     let rest = base_url
         .strip_prefix("http://")
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the relay forwards plain http only"))?;
-    Ok(match rest.find('/') {
-        Some(slash) => (
-            rest[..slash].to_owned(),
-            rest[slash..].trim_end_matches('/').to_owned(),
-        ),
-        None => (rest.to_owned(), String::new()),
-    })
+    let (upstream, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    Ok((upstream.to_owned(), prefix.trim_end_matches('/').to_owned()))
 }
 
-pub(crate) async fn forward(
-    mut client: TcpStream,
-    upstream: &str,
-    request: Request,
-    n_stripped: &AtomicUsize,
-) -> io::Result<()> {
-    let mut body = request.body;
-    if let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(&body)
-        && map.remove("response_format").is_some()
-    {
-        n_stripped.fetch_add(1, Ordering::SeqCst);
-        body = Value::Object(map).to_string().into_bytes();
+/// Deletes `response_format` from a JSON object body; whether there was one.
+pub(crate) fn strip_response_format(body: &mut Vec<u8>) -> bool {
+    let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(body) else {
+        return false;
+    };
+    let stripped = map.remove("response_format").is_some();
+    if stripped {
+        *body = Value::Object(map).to_string().into_bytes();
     }
+    stripped
+}
+
+pub(crate) async fn forward(mut client: TcpStream, upstream: &str, request: &Request) -> io::Result<()> {
     let mut head = format!(
         "{} {} HTTP/1.1\r\nhost: {upstream}\r\n",
         request.method, request.path
@@ -48,11 +42,11 @@ pub(crate) async fn forward(
     }
     head.push_str(&format!(
         "content-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
+        request.body.len()
     ));
     let mut server = TcpStream::connect(upstream).await?;
     server.write_all(head.as_bytes()).await?;
-    server.write_all(&body).await?;
+    server.write_all(&request.body).await?;
     let mut reply = Vec::new();
     server.read_to_end(&mut reply).await?;
     let split = find(&reply, b"\r\n\r\n").map_or(reply.len(), |at| at + 4);

@@ -90,27 +90,38 @@ impl Reply {
         }
     }
 
-    /// Writes this reply on `socket`; write errors end the exchange (the client hung up).
+    /// Writes this reply on `socket`; a write error ends the exchange (the client hung up).
     pub(crate) async fn send(self, mut socket: TcpStream) {
-        let _ = match self {
+        let _ = self.write(&mut socket).await;
+    }
+
+    async fn write(self, socket: &mut TcpStream) -> std::io::Result<()> {
+        let (status, headers, body) = match self {
             Self::Json {
                 status,
                 headers,
                 body,
-            } => full(&mut socket, status, &headers, &body.to_string().into_bytes()).await,
+            } => (status, headers, body.to_string().into_bytes()),
             Self::Raw {
                 status,
                 headers,
                 body,
-            } => full(&mut socket, status, &headers, &body).await,
-            Self::Stream { pieces, pause } => stream(&mut socket, &pieces, pause).await,
-            Self::StallAfter { pieces } => {
-                let _ = stream_pieces(&mut socket, &pieces, Duration::ZERO).await;
-                std::future::pending().await
+            } => (status, headers, body),
+            Self::Stream { pieces, pause } => {
+                write_stream(socket, &pieces, pause).await?;
+                return socket.shutdown().await;
             }
-            Self::Hang => std::future::pending().await,
-            Self::Drop => socket.shutdown().await,
+            Self::StallAfter { pieces } => {
+                write_stream(socket, &pieces, Duration::ZERO).await?;
+                return std::future::pending().await;
+            }
+            Self::Hang => return std::future::pending().await,
+            Self::Drop => return socket.shutdown().await,
         };
+        let head = head(status, &headers, "application/json", Some(body.len()));
+        socket.write_all(head.as_bytes()).await?;
+        socket.write_all(&body).await?;
+        socket.shutdown().await
     }
 }
 
@@ -133,26 +144,11 @@ pub fn sse_bytes(chunks: &[Value]) -> Vec<u8> {
     bytes
 }
 
-async fn full(
-    socket: &mut TcpStream,
-    status: u16,
-    headers: &[(String, String)],
-    body: &[u8],
-) -> std::io::Result<()> {
-    let head = head(status, headers, "application/json", Some(body.len()));
-    socket.write_all(head.as_bytes()).await?;
-    socket.write_all(body).await?;
-    socket.shutdown().await
-}
-
-async fn stream(socket: &mut TcpStream, pieces: &[Vec<u8>], pause: Duration) -> std::io::Result<()> {
-    stream_pieces(socket, pieces, pause).await?;
-    socket.shutdown().await
-}
-
-async fn stream_pieces(socket: &mut TcpStream, pieces: &[Vec<u8>], pause: Duration) -> std::io::Result<()> {
-    let head = head(200, &[], "text/event-stream", None);
-    socket.write_all(head.as_bytes()).await?;
+/// The head of a 200 event stream, then each piece after `pause`, flushed.
+async fn write_stream(socket: &mut TcpStream, pieces: &[Vec<u8>], pause: Duration) -> std::io::Result<()> {
+    socket
+        .write_all(head(200, &[], "text/event-stream", None).as_bytes())
+        .await?;
     for piece in pieces {
         if !pause.is_zero() {
             tokio::time::sleep(pause).await;

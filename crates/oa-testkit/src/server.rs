@@ -1,17 +1,16 @@
-//! The loopback server: binds 127.0.0.1 on a free port, captures every request, and answers each from its
-//! responder (a script, a function, or a relay), on the caller's tokio runtime or on a runtime thread of its own.
+//! The loopback server: binds 127.0.0.1 on a free port, runs on a tokio runtime thread of its own (so async tests,
+//! blocking tests and product code use it alike), captures every request, and answers each from its responder.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinSet;
 
 use crate::http::{Request, read_request};
 use crate::relay;
@@ -38,10 +37,11 @@ pub struct Script {
 impl Script {
     /// These replies in order; past the end, a 500 JSON error.
     pub fn new(replies: impl IntoIterator<Item = Reply>) -> Self {
+        let default = Reply::json(500, json!({"error": {"message": "oa-testkit: no reply left"}}));
         Self {
             replies: replies.into_iter().collect(),
             routes: Vec::new(),
-            default: Reply::json(500, json!({"error": {"message": "oa-testkit: no reply left"}})),
+            default,
         }
     }
 
@@ -58,22 +58,12 @@ impl Script {
     }
 }
 
-impl From<Vec<Reply>> for Script {
-    fn from(replies: Vec<Reply>) -> Self {
-        Self::new(replies)
-    }
-}
-
-/// A reply chosen from the request itself.
-pub type ReplyFn = Box<dyn Fn(&Request) -> Reply + Send + Sync>;
-
 /// How the server answers.
 ///
 /// ```
 /// use oa_testkit::{Reply, Responder};
-/// use serde_json::json;
 ///
-/// let echo_path = Responder::function(|request| Reply::json(200, json!({"path": request.path})));
+/// let echo_path = Responder::function(|request| Reply::json(200, request.path.clone().into()));
 /// let gateway = Responder::Relay("http://127.0.0.1:8080/v1".into());
 /// # let _ = (echo_path, gateway);
 /// ```
@@ -81,7 +71,7 @@ pub enum Responder {
     /// A script of replies.
     Script(Script),
     /// A function of the request.
-    Function(ReplyFn),
+    Function(Box<dyn Fn(&Request) -> Reply + Send + Sync>),
     /// A gateway in front of this upstream base URL (`http://HOST:PORT/PREFIX`, plain http): each request is
     /// forwarded with `response_format` deleted from its JSON body, as a gateway whose API model predates structured
     /// output does, and the upstream's reply comes back verbatim (with `connection: close`).
@@ -117,119 +107,59 @@ impl From<Script> for Responder {
     }
 }
 
-enum Handler {
-    Script(Mutex<ScriptState>),
-    Function(ReplyFn),
-    Relay { upstream: String },
-}
-
-struct ScriptState {
-    script: Script,
+#[derive(Debug, Default)]
+struct State {
+    requests: Vec<Request>,
     n_defaulted: usize,
+    n_stripped: usize,
 }
 
+#[derive(Debug)]
 struct Shared {
-    handler: Handler,
-    captured: Mutex<Vec<Request>>,
-    n_stripped: AtomicUsize,
-}
-
-impl Shared {
-    /// The reply for a request that is not relayed.
-    fn reply(&self, request: &Request) -> Reply {
-        match &self.handler {
-            Handler::Function(reply) => reply(request),
-            Handler::Script(state) => {
-                let mut state = lock(state);
-                let path = request.path.split('?').next().unwrap_or_default();
-                let route = state.script.routes.iter().find(|(route, _)| route == path);
-                if let Some((_, reply)) = route {
-                    return reply.clone();
-                }
-                match state.script.replies.pop_front() {
-                    Some(reply) => reply,
-                    None => {
-                        state.n_defaulted += 1;
-                        state.script.default.clone()
-                    }
-                }
-            }
-            Handler::Relay { .. } => Reply::Drop,
-        }
-    }
-}
-
-enum Running {
-    /// The accept loop is a task on the caller's runtime.
-    Task(JoinHandle<()>),
-    /// The accept loop runs on a runtime thread of its own, stopped through `stop`.
-    Thread {
-        stop: Option<oneshot::Sender<()>>,
-        thread: Option<std::thread::JoinHandle<()>>,
-    },
+    responder: Mutex<Responder>,
+    /// A relay's upstream, `HOST:PORT`.
+    upstream: String,
+    state: Mutex<State>,
 }
 
 /// A running loopback server on 127.0.0.1; dropping it stops it and closes every connection it holds.
 ///
 /// ```
 /// use oa_testkit::{Reply, Server};
-/// use serde_json::json;
 ///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> std::io::Result<()> {
-/// let server = Server::start(vec![Reply::json(200, json!({"ok": true}))]).await?;
-/// let address = server.address();
-/// let request = "POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}";
-/// let response = oa_testkit::exchange(address, request.as_bytes()).await?;
+/// let server = Server::start(vec![Reply::json(200, serde_json::json!({"ok": true}))])?;
+/// let request = b"POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}";
+/// let response = oa_testkit::exchange(server.address(), request)?;
 /// assert!(response.starts_with(b"HTTP/1.1 200 OK\r\n"));
 /// assert_eq!(server.requests()[0].path, "/v1/chat/completions");
-/// assert_eq!(server.n_requests(), 1);
+/// assert_eq!((server.n_requests(), server.n_unconsumed()), (1, 0));
 /// assert!(server.base_url().ends_with("/v1"));
-/// # Ok(())
-/// # }
+/// # Ok::<(), std::io::Error>(())
 /// ```
+#[derive(Debug)]
 pub struct Server {
     address: SocketAddr,
     prefix: String,
     shared: Arc<Shared>,
-    running: Running,
-}
-
-impl fmt::Debug for Server {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Server")
-            .field("base_url", &self.base_url())
-            .field("n_requests", &self.n_requests())
-            .finish_non_exhaustive()
-    }
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Server {
-    /// Starts a server whose accept loop is a task on the current tokio runtime (call it inside one).
+    /// Binds 127.0.0.1 on a free port and serves on a runtime thread of its own until dropped.
     ///
     /// # Errors
     ///
-    /// The bind error, or a relay upstream that is not a plain `http://` URL.
-    pub async fn start(responder: impl Into<Responder>) -> io::Result<Self> {
-        let (listener, address, prefix, shared) = bind(responder.into())?;
-        let listener = TcpListener::from_std(listener)?;
-        let task = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
-        Ok(Self {
-            address,
-            prefix,
-            shared,
-            running: Running::Task(task),
-        })
-    }
-
-    /// Starts a server on a runtime thread of its own, for tests with no runtime (say, ones running the built
-    /// binary) and for callers whose runtime runs only now and then.
-    ///
-    /// # Errors
-    ///
-    /// The bind or runtime error, or a relay upstream that is not a plain `http://` URL.
-    pub fn start_blocking(responder: impl Into<Responder>) -> io::Result<Self> {
-        let (listener, address, prefix, shared) = bind(responder.into())?;
+    /// The bind, runtime or thread error, or a relay upstream that is not a plain `http://` URL.
+    pub fn start(responder: impl Into<Responder>) -> io::Result<Self> {
+        let responder = responder.into();
+        let (upstream, prefix) = match &responder {
+            Responder::Relay(base_url) => relay::split_base_url(base_url)?,
+            _ => (String::new(), "/v1".to_owned()),
+        };
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
+        let address = listener.local_addr()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -237,6 +167,11 @@ impl Server {
             let _entered = runtime.enter();
             TcpListener::from_std(listener)?
         };
+        let shared = Arc::new(Shared {
+            responder: Mutex::new(responder),
+            upstream,
+            state: Mutex::default(),
+        });
         let (stop, stopped) = oneshot::channel();
         let loop_shared = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
@@ -253,10 +188,8 @@ impl Server {
             address,
             prefix,
             shared,
-            running: Running::Thread {
-                stop: Some(stop),
-                thread: Some(thread),
-            },
+            stop: Some(stop),
+            thread: Some(thread),
         })
     }
 
@@ -272,78 +205,42 @@ impl Server {
 
     /// Every request received so far, in arrival order (those refused 431 or 413 excepted).
     pub fn requests(&self) -> Vec<Request> {
-        lock(&self.shared.captured).clone()
+        lock(&self.shared.state).requests.clone()
     }
 
     /// How many requests were received (and captured) so far.
     pub fn n_requests(&self) -> usize {
-        lock(&self.shared.captured).len()
+        lock(&self.shared.state).requests.len()
     }
 
     /// How many scripted replies are still unserved (0 for a function or a relay).
     pub fn n_unconsumed(&self) -> usize {
-        match &self.shared.handler {
-            Handler::Script(state) => lock(state).script.replies.len(),
+        match &*lock(&self.shared.responder) {
+            Responder::Script(script) => script.replies.len(),
             _ => 0,
         }
     }
 
     /// How many requests arrived after the script ran out and got its default reply.
     pub fn n_defaulted(&self) -> usize {
-        match &self.shared.handler {
-            Handler::Script(state) => lock(state).n_defaulted,
-            _ => 0,
-        }
+        lock(&self.shared.state).n_defaulted
     }
 
     /// For a relay: how many forwarded requests had a `response_format` it deleted.
     pub fn n_stripped(&self) -> usize {
-        self.shared.n_stripped.load(Ordering::SeqCst)
+        lock(&self.shared.state).n_stripped
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        match &mut self.running {
-            Running::Task(task) => task.abort(),
-            Running::Thread { stop, thread } => {
-                if let Some(stop) = stop.take() {
-                    let _ = stop.send(());
-                }
-                if let Some(thread) = thread.take() {
-                    let _ = thread.join();
-                }
-            }
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
-}
-
-type Bound = (std::net::TcpListener, SocketAddr, String, Arc<Shared>);
-
-fn bind(responder: Responder) -> io::Result<Bound> {
-    let (handler, prefix) = match responder {
-        Responder::Script(script) => (
-            Handler::Script(Mutex::new(ScriptState {
-                script,
-                n_defaulted: 0,
-            })),
-            "/v1".to_owned(),
-        ),
-        Responder::Function(reply) => (Handler::Function(reply), "/v1".to_owned()),
-        Responder::Relay(base_url) => {
-            let (upstream, prefix) = relay::split_base_url(&base_url)?;
-            (Handler::Relay { upstream }, prefix)
-        }
-    };
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    listener.set_nonblocking(true)?;
-    let address = listener.local_addr()?;
-    let shared = Arc::new(Shared {
-        handler,
-        captured: Mutex::new(Vec::new()),
-        n_stripped: AtomicUsize::new(0),
-    });
-    Ok((listener, address, prefix, shared))
 }
 
 /// Accepts until the listener fails or the loop is dropped; dropping it aborts every connection task.
@@ -356,15 +253,36 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 }
 
 async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
-    let Ok(Some(request)) = read_request(&mut socket).await else {
+    let Ok(Some(mut request)) = read_request(&mut socket).await else {
         return;
     };
-    lock(&shared.captured).push(request.clone());
-    if let Handler::Relay { upstream } = &shared.handler {
+    match answer(&shared, &mut request) {
+        Some(reply) => reply.send(socket).await,
         // An upstream that fails closes the client's connection unanswered, as a broken gateway would.
-        let _ = relay::forward(socket, upstream, request, &shared.n_stripped).await;
-    } else {
-        shared.reply(&request).send(socket).await;
+        None => drop(relay::forward(socket, &shared.upstream, &request).await),
+    }
+}
+
+/// Captures the request and picks its reply; `None` for a relay, after deleting `response_format` from the body.
+fn answer(shared: &Shared, request: &mut Request) -> Option<Reply> {
+    let mut state = lock(&shared.state);
+    state.requests.push(request.clone());
+    match &mut *lock(&shared.responder) {
+        Responder::Script(script) => {
+            let path = request.path.split('?').next().unwrap_or_default();
+            if let Some((_, reply)) = script.routes.iter().find(|(route, _)| route == path) {
+                return Some(reply.clone());
+            }
+            Some(script.replies.pop_front().unwrap_or_else(|| {
+                state.n_defaulted += 1;
+                script.default.clone()
+            }))
+        }
+        Responder::Function(reply) => Some(reply(request)),
+        Responder::Relay(_) => {
+            state.n_stripped += usize::from(relay::strip_response_format(&mut request.body));
+            None
+        }
     }
 }
 

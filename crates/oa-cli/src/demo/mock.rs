@@ -16,7 +16,7 @@ pub(super) const PROSE: &str = "The meetup is on 3 December in Hall B; Ada speak
 /// requests (the last repeats). It serves until dropped.
 pub(super) fn start(answers: Vec<String>) -> std::io::Result<Server> {
     let n_answered = Mutex::new(0_usize);
-    Server::start_blocking(Responder::function(move |request| {
+    Server::start(Responder::function(move |request| {
         reply(request, &answers, &n_answered)
     }))
 }

@@ -100,7 +100,7 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
     println!();
 
     // A gateway that deletes `response_format`, as one whose API model predates structured output does, silently.
-    let gateway = Server::start_blocking(Responder::Relay(base_url.clone()))
+    let gateway = Server::start(Responder::Relay(base_url.clone()))
         .map_err(|e| format!("cannot start the gateway: {e}"))?;
     let behind_gateway = OpenAiProvider::builder(&model)
         .base_url(gateway.base_url())

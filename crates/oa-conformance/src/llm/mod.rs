@@ -94,9 +94,8 @@ pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, O
         }
         None => None,
     };
-    let server = mock_server::start(replies, health)
-        .await
-        .map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
+    let server =
+        mock_server::start(replies, health).map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
     let provider = OpenAiProvider::builder(bound_model(body))
         .base_url(server.base_url())
         .no_api_key()

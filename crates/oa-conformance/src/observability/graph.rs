@@ -34,7 +34,6 @@ const DEFAULT_STREAM_MODEL: &str = "gpt-test";
 pub(crate) async fn build(body: &Node) -> Result<Built, String> {
     let (replies, capabilities) = mock_replies(body)?;
     let server = mock_server::start(replies, None)
-        .await
         .map_err(|error| format!("harness: cannot start the mock: {error}"))?;
     let (initial_state, append_fields) = state(body)?;
     let nodes = body
