@@ -1,8 +1,8 @@
 //! The mock provider: a fixture's canned responses as replies of oa-testkit's loopback server on 127.0.0.1, which
 //! serves them in order and captures every request's bytes (llm-provider fixture 001, 005, 007 and 059 headers).
 
-use oa_testkit::{Reply, Script, Server};
-use serde_json::Value;
+use oa_testkit::{Reply, Responder, Script, Server};
+use serde_json::{Value, json};
 
 use crate::node::Node;
 
@@ -36,11 +36,7 @@ pub(crate) fn reply_from_node(node: &Node) -> Result<Reply, String> {
                 headers,
                 &chunks.iter().map(Node::to_json).collect::<Vec<_>>(),
             ),
-            (None, Some(body)) => Reply::Json {
-                status,
-                headers,
-                body: body.to_json(),
-            },
+            (None, Some(body)) => Reply::json_with_headers(status, headers, body.to_json()),
             (None, None) => Reply::Raw {
                 status,
                 headers,
@@ -64,12 +60,13 @@ pub(crate) fn sse(status: u16, mut headers: Vec<(String, String)>, chunks: &[Val
 /// that path. A request after the replies run out is answered 599, so the client sees a failure, and counted
 /// (`n_defaulted`).
 pub(crate) fn start(replies: Vec<Reply>, health: Option<(String, Reply)>) -> std::io::Result<Server> {
-    let exhausted = serde_json::json!({"error": {"message": "mock provider: no canned response left"}});
-    let mut script = Script::new(replies).with_default(Reply::json(599, exhausted));
-    if let Some((path, reply)) = health {
-        script = script.with_route(path, reply);
-    }
-    Server::start(script)
+    let mut script = Script::new(replies);
+    script.default = Reply::json(
+        599,
+        json!({"error": {"message": "mock provider: no canned response left"}}),
+    );
+    script.routes.extend(health);
+    Server::start(Responder::Script(script))
 }
 
 #[cfg(test)]

@@ -244,11 +244,12 @@ async fn http_error_statuses_do_not_leak_the_key_upwards() {
     scenario(
         "429 with Retry-After, retried into a 500",
         vec![
-            Reply::Json {
-                status: 429,
-                headers: vec![("Retry-After".into(), "0".into())],
-                body: json!({"error": {"message": format!("slow down {CANARY}")}}),
-            },
+            Reply::json_with_header(
+                429,
+                "Retry-After",
+                "0",
+                json!({"error": {"message": format!("slow down {CANARY}")}}),
+            ),
             echo(500),
         ],
         hi().with_retry(retry(2)),
@@ -266,14 +267,12 @@ async fn http_error_statuses_do_not_leak_the_key_upwards() {
 async fn redirects_and_malformed_bodies_do_not_leak_the_key_upwards() {
     scenario(
         "302 whose Location carries the key",
-        vec![Reply::Json {
-            status: 302,
-            headers: vec![(
-                "Location".into(),
-                format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
-            )],
-            body: json!({}),
-        }],
+        vec![Reply::json_with_header(
+            302,
+            "Location",
+            &format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
+            json!({}),
+        )],
         hi(),
     )
     .await;

@@ -105,11 +105,12 @@ async fn no_failure_scenario_leaks_the_key() {
     .await;
     scenario(
         "redirect",
-        vec![Reply::Json {
-            status: 302,
-            headers: vec![("Location".into(), format!("http://127.0.0.1:1/?key={CANARY}"))],
-            body: json!({}),
-        }],
+        vec![Reply::json_with_header(
+            302,
+            "Location",
+            &format!("http://127.0.0.1:1/?key={CANARY}"),
+            json!({}),
+        )],
         hi(),
     )
     .await;

@@ -306,11 +306,12 @@ async fn retry_after_is_read_clamped_or_ignored() {
 
 #[tokio::test]
 async fn redirects_are_not_followed() {
-    let server = Server::start(vec![Reply::Json {
-        status: 307,
-        headers: vec![("Location".into(), "http://127.0.0.1:1/v1/chat/completions".into())],
-        body: json!({}),
-    }])
+    let server = Server::start(vec![Reply::json_with_header(
+        307,
+        "Location",
+        "http://127.0.0.1:1/v1/chat/completions",
+        json!({}),
+    )])
     .unwrap();
     let error = provider_at(server.base_url()).complete(&hi()).await.unwrap_err();
     assert_eq!(

@@ -36,7 +36,7 @@ pub fn text_completion(text: &str) -> Value {
 ///
 /// ```
 /// let reply = oa_testkit::openai::text_reply("hi", "length");
-/// assert!(matches!(reply, oa_testkit::Reply::Json { status: 200, .. }));
+/// assert!(matches!(reply, oa_testkit::Reply::Raw { status: 200, .. }));
 /// ```
 pub fn text_reply(text: &str, finish_reason: &str) -> Reply {
     Reply::json(

@@ -1,13 +1,13 @@
-//! The gateway relay: deletes `response_format` from a request's JSON body, forwards the request upstream, and sends
-//! the upstream's reply back verbatim except that the connection closes after it.
+//! The gateway relay: deletes `response_format` from a request's JSON body, forwards the request upstream with
+//! `connection: close`, and streams the upstream's reply back verbatim as it arrives.
 
 use std::io;
 
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::http::{Request, find};
+use crate::http::Request;
 
 /// `http://HOST:PORT/PREFIX` as (`HOST:PORT`, `/PREFIX` without a trailing slash).
 pub(crate) fn split_base_url(base_url: &str) -> io::Result<(String, String)> {
@@ -47,17 +47,6 @@ pub(crate) async fn forward(mut client: TcpStream, upstream: &str, request: &Req
     let mut server = TcpStream::connect(upstream).await?;
     server.write_all(head.as_bytes()).await?;
     server.write_all(&request.body).await?;
-    let mut reply = Vec::new();
-    server.read_to_end(&mut reply).await?;
-    let split = find(&reply, b"\r\n\r\n").map_or(reply.len(), |at| at + 4);
-    let mut reply_head: String = String::from_utf8_lossy(&reply[..split])
-        .trim_end()
-        .split("\r\n")
-        .filter(|line| !line.to_ascii_lowercase().starts_with("connection:"))
-        .map(|line| format!("{line}\r\n"))
-        .collect();
-    reply_head.push_str("connection: close\r\n\r\n");
-    client.write_all(reply_head.as_bytes()).await?;
-    client.write_all(&reply[split..]).await?;
+    tokio::io::copy(&mut server, &mut client).await?;
     client.shutdown().await
 }

@@ -25,16 +25,8 @@ use crate::http::head;
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// A complete response with a JSON body (`content-type: application/json`).
-    Json {
-        /// The status code.
-        status: u16,
-        /// Extra headers.
-        headers: Vec<(String, String)>,
-        /// The body.
-        body: Value,
-    },
-    /// A complete response with these body bytes; `content-type` is `application/json` unless `headers` name one.
+    /// A complete response with these body bytes; `content-type` is `application/json` unless `headers` name one
+    /// (the `json` constructors build it from a JSON value).
     Raw {
         /// The status code.
         status: u16,
@@ -66,18 +58,20 @@ pub enum Reply {
 impl Reply {
     /// A JSON response with no extra header.
     pub fn json(status: u16, body: Value) -> Self {
-        Self::Json {
-            status,
-            headers: Vec::new(),
-            body,
-        }
+        Self::json_with_headers(status, Vec::new(), body)
     }
 
     /// A JSON response with one extra header.
     pub fn json_with_header(status: u16, name: &str, value: &str, body: Value) -> Self {
-        Self::Json {
+        Self::json_with_headers(status, vec![(name.to_owned(), value.to_owned())], body)
+    }
+
+    /// A JSON response with these extra headers.
+    pub fn json_with_headers(status: u16, headers: Vec<(String, String)>, body: Value) -> Self {
+        let body = body.to_string().into_bytes();
+        Self::Raw {
             status,
-            headers: vec![(name.to_owned(), value.to_owned())],
+            headers,
             body,
         }
     }
@@ -97,11 +91,6 @@ impl Reply {
 
     async fn write(self, socket: &mut TcpStream) -> std::io::Result<()> {
         let (status, headers, body) = match self {
-            Self::Json {
-                status,
-                headers,
-                body,
-            } => (status, headers, body.to_string().into_bytes()),
             Self::Raw {
                 status,
                 headers,

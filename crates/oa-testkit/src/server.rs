@@ -22,16 +22,18 @@ use crate::reply::Reply;
 /// use oa_testkit::{Reply, Script};
 /// use serde_json::json;
 ///
-/// let script = Script::new(vec![Reply::json(200, json!({"id": "x"}))])
-///     .with_route("/v1/models", Reply::json(200, json!({"object": "list"})))
-///     .with_default(Reply::json(599, json!({"error": {"message": "nothing left"}})));
-/// # let _ = script;
+/// let mut script = Script::new(vec![Reply::json(200, json!({"id": "x"}))]);
+/// script.routes.push(("/v1/models".into(), Reply::json(200, json!({"object": "list"}))));
+/// script.default = Reply::json(599, json!({"error": {"message": "nothing left"}}));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Script {
-    replies: VecDeque<Reply>,
-    routes: Vec<(String, Reply)>,
-    default: Reply,
+    /// Served in order, one per request.
+    pub replies: VecDeque<Reply>,
+    /// Every request to one of these paths (query ignored) gets its reply, consuming nothing from `replies`.
+    pub routes: Vec<(String, Reply)>,
+    /// The reply for every request after `replies` have run out; [`Script::new`] sets a 500 JSON error.
+    pub default: Reply,
 }
 
 impl Script {
@@ -43,18 +45,6 @@ impl Script {
             routes: Vec::new(),
             default,
         }
-    }
-
-    /// Every request to `path` (query ignored) gets `reply`, consuming nothing from the script.
-    pub fn with_route(mut self, path: impl Into<String>, reply: Reply) -> Self {
-        self.routes.push((path.into(), reply));
-        self
-    }
-
-    /// The reply for every request after the script has run out.
-    pub fn with_default(mut self, reply: Reply) -> Self {
-        self.default = reply;
-        self
     }
 }
 
@@ -74,7 +64,7 @@ pub enum Responder {
     Function(Box<dyn Fn(&Request) -> Reply + Send + Sync>),
     /// A gateway in front of this upstream base URL (`http://HOST:PORT/PREFIX`, plain http): each request is
     /// forwarded with `response_format` deleted from its JSON body, as a gateway whose API model predates structured
-    /// output does, and the upstream's reply comes back verbatim (with `connection: close`).
+    /// output does, and with `connection: close`; the upstream's reply streams back verbatim as it arrives.
     Relay(String),
 }
 
@@ -98,12 +88,6 @@ impl fmt::Debug for Responder {
 impl From<Vec<Reply>> for Responder {
     fn from(replies: Vec<Reply>) -> Self {
         Self::Script(Script::new(replies))
-    }
-}
-
-impl From<Script> for Responder {
-    fn from(script: Script) -> Self {
-        Self::Script(script)
     }
 }
 

@@ -35,17 +35,19 @@ fn open(server: &Server, wait: Duration) -> (TcpStream, Vec<u8>) {
 
 #[test]
 fn replies_in_order_then_the_default_and_every_request_is_captured() {
-    let script = Script::new(vec![
+    let mut script = Script::new(vec![
         Reply::json_with_header(503, "Retry-After", "2", json!({"error": {"message": "down"}})),
         Reply::Raw {
             status: 200,
             headers: vec![("content-type".into(), "text/plain".into())],
             body: b"plain".to_vec(),
         },
-    ])
-    .with_route("/v1/models", Reply::json(200, json!({"object": "list"})))
-    .with_default(Reply::json(599, json!({"error": {"message": "none left"}})));
-    let server = Server::start(script).unwrap();
+    ]);
+    script
+        .routes
+        .push(("/v1/models".into(), Reply::json(200, json!({"object": "list"}))));
+    script.default = Reply::json(599, json!({"error": {"message": "none left"}}));
+    let server = Server::start(Responder::Script(script)).unwrap();
     let first = text(&exchange(server.address(), POST).unwrap());
     assert!(first.starts_with("HTTP/1.1 503 "), "{first}");
     assert!(first.contains("Retry-After: 2\r\n"), "{first}");
