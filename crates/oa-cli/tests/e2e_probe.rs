@@ -6,13 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../oa-provider/tests/gateway/mod.rs"]
-mod gateway;
 mod support;
 
 use std::process::{Command, Output};
 
-use gateway::Gateway;
+use oa_testkit::{Responder, Server};
 
 fn oa(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_oa"))
@@ -53,7 +51,7 @@ fn probe_reports_enforced_with_exit_0() {
 #[test]
 fn probe_through_a_dropping_gateway_reports_not_enforced_with_exit_1() {
     let Some(base_url) = peer() else { return };
-    let gateway = Gateway::start(&base_url);
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let output = oa(&[
         "probe",
         "--base-url",
@@ -72,7 +70,7 @@ fn probe_through_a_dropping_gateway_reports_not_enforced_with_exit_1() {
             .is_some_and(|content| !content.contains("seventeen")),
         "{line}"
     );
-    assert_eq!(gateway.n_dropped(), 1);
+    assert_eq!(gateway.n_stripped(), 1);
 }
 
 #[test]
@@ -110,12 +108,7 @@ fn probe_with_a_schema_prints_the_keyword_matrix() {
 #[test]
 fn probe_of_an_unreachable_endpoint_is_an_error_with_exit_2() {
     // A port that was just free: nothing listens, so the connection is refused at once.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let base_url = format!("http://127.0.0.1:{port}/v1");
+    let base_url = oa_testkit::closed_base_url().unwrap();
     let output = oa(&["probe", "--base-url", &base_url, "--model", MODEL, "--json"]);
     assert_eq!(output.status.code(), Some(2));
     let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();

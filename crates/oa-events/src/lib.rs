@@ -31,15 +31,11 @@
 //! # Ok(())
 //! # }
 //! ```
-//!
-//! Feature `testing`: the `mock` module, a scripted OpenAI-compatible server on 127.0.0.1 for tests.
 
 mod context;
 mod delivery;
 mod event;
 mod ids;
-#[cfg(feature = "testing")]
-pub mod mock;
 mod render;
 mod runtime;
 

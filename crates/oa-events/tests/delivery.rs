@@ -10,12 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use oa_events::mock::{MockLlm, MockReply};
 use oa_events::{
     DrainTimeout, Event, EventBus, Graph, GraphError, InvocationError, InvokeOptions, NodeError,
 };
 use oa_events::{Observer, ObserverError};
 use oa_provider::{Category, CompletionRequest, DeltaKind, FinishReason, Message};
+use oa_testkit::openai::text_reply;
+use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
 use support::{Collect, provider, strict_schema};
 
@@ -138,13 +139,8 @@ async fn graph_building_rejects_duplicates_and_empty_graphs() {
 #[tokio::test]
 async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatched() {
     // A 401 is not retried; the node's error keeps it as its source.
-    let server = MockLlm::start(vec![MockReply::Json {
-        status: 401,
-        body: json!({"error": {"message": "bad key"}}),
-    }])
-    .await
-    .unwrap();
-    let provider = Arc::new(provider(server.base_url()));
+    let server = Server::start(vec![Reply::json(401, json!({"error": {"message": "bad key"}}))]).unwrap();
+    let provider = Arc::new(provider(&server.base_url()));
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
     let graph = Graph::builder()
@@ -207,15 +203,14 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
 #[tokio::test]
 async fn streamed_deltas_become_token_events_before_the_terminal_event() {
     let chunk = |delta: Value, finish: Value| json!({"id": "s", "model": "gpt-test", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-    let server = MockLlm::start(vec![MockReply::Sse(vec![
+    let server = Server::start(vec![Reply::sse(&[
         chunk(json!({"role": "assistant", "refusal": "I can"}), Value::Null),
         chunk(json!({"refusal": "'t help"}), Value::Null),
         chunk(json!({}), json!("stop")),
         json!("[DONE]"),
     ])])
-    .await
     .unwrap();
-    let provider = Arc::new(provider(server.base_url()));
+    let provider = Arc::new(provider(&server.base_url()));
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
     let graph = Graph::builder()
@@ -268,10 +263,8 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
 
 #[tokio::test]
 async fn without_an_ambient_context_complete_is_the_plain_call() {
-    let server = MockLlm::start(vec![MockReply::content("hello", "stop")])
-        .await
-        .unwrap();
-    let provider = provider(server.base_url());
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
+    let provider = provider(&server.base_url());
     let response = oa_events::complete(&provider, CompletionRequest::new(vec![Message::user("hi")]))
         .await
         .unwrap();

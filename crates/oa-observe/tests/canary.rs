@@ -5,10 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-// The provider's scripted HTTP server (statuses, headers, raw bodies, streams, drops), shared rather than copied.
-#[path = "../../oa-provider/tests/support/mod.rs"]
-mod support;
-
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,85 +13,15 @@ use async_trait::async_trait;
 use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::{ApiKey, Backoff, CompletionRequest, Message, OpenAiProvider, Reask, RetryConfig};
-use opentelemetry_sdk::logs::{InMemoryLogExporter, SdkLoggerProvider};
-use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
-use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+use oa_testkit::openai::text_completion;
+use oa_testkit::{Reply, Server, Telemetry, TracingCapture, closed_base_url, sse_bytes};
 use serde_json::json;
-use support::{MockServer, Reply, closed_base_url, text_completion};
-use tracing::field::{Field, Visit};
 use tracing::instrument::WithSubscriber;
-use tracing_subscriber::Layer;
-use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::layer::SubscriberExt;
 
 const CANARY: &str = "sk-CANARY-7f3a9c1e5b2d";
 const HEADER_CANARY: &str = "hdr-CANARY-44e1";
 const MODEL: &str = "canary-model";
-
-/// Every tracing event and span (any target, not only the bridged `openarmature` one), as text.
-#[derive(Clone, Default)]
-struct TracingText(Arc<Mutex<Vec<String>>>);
-
-struct Fields(String);
-
-impl Visit for Fields {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        let _ = write!(self.0, " {}={value:?}", field.name());
-    }
-}
-
-impl<S: tracing::Subscriber> Layer<S> for TracingText {
-    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
-        let mut fields = Fields(format!("event {}:", event.metadata().target()));
-        event.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
-    }
-
-    fn on_new_span(&self, attrs: &tracing::span::Attributes<'_>, _: &tracing::span::Id, _: Context<'_, S>) {
-        let mut fields = Fields(format!("span {}:", attrs.metadata().name()));
-        attrs.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
-    }
-
-    fn on_record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>, _: Context<'_, S>) {
-        let mut fields = Fields("span record:".to_owned());
-        values.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
-    }
-}
-
-struct Telemetry {
-    spans: InMemorySpanExporter,
-    tracer_provider: SdkTracerProvider,
-    logs: InMemoryLogExporter,
-    logger_provider: SdkLoggerProvider,
-    metrics: InMemoryMetricExporter,
-    meter_provider: SdkMeterProvider,
-    tracing: TracingText,
-}
-
-impl Telemetry {
-    fn new() -> Self {
-        let spans = InMemorySpanExporter::default();
-        let logs = InMemoryLogExporter::default();
-        let metrics = InMemoryMetricExporter::default();
-        Self {
-            tracer_provider: SdkTracerProvider::builder()
-                .with_simple_exporter(spans.clone())
-                .build(),
-            logger_provider: SdkLoggerProvider::builder()
-                .with_simple_exporter(logs.clone())
-                .build(),
-            meter_provider: SdkMeterProvider::builder()
-                .with_reader(PeriodicReader::builder(metrics.clone()).build())
-                .build(),
-            spans,
-            logs,
-            metrics,
-            tracing: TracingText::default(),
-        }
-    }
-}
 
 #[derive(Default)]
 struct Collect(Mutex<Vec<Event>>);
@@ -138,6 +64,8 @@ fn provider_at(base_url: &str) -> Result<OpenAiProvider, NodeError> {
 /// most that can be emitted), a collector and both tracing layers installed, and renders all that was captured.
 async fn run(base_url: String, request: CompletionRequest) -> Captured {
     let telemetry = Telemetry::new();
+    // Every tracing event and span, of any target (not only the bridged `openarmature` one).
+    let tracing_capture = TracingCapture::default();
     let config = ObserverConfig::builder()
         .enable_metrics(true)
         .disable_provider_payload(false)
@@ -167,7 +95,7 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         .unwrap();
     let subscriber = tracing_subscriber::registry()
         .with(LogBridge::new(&telemetry.logger_provider))
-        .with(telemetry.tracing.clone());
+        .with(tracing_capture.clone());
     let options = InvokeOptions {
         correlation_id: Some("corr-canary".into()),
         metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
@@ -190,7 +118,7 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         captured.push((format!("event {kind} (Debug)"), format!("{event:?}")));
         captured.push((format!("event {kind} (JSON)"), json.to_string()));
     }
-    for span in telemetry.spans.get_finished_spans().unwrap() {
+    for span in telemetry.spans().unwrap() {
         let mut text = format!("{} {:?}", span.name, span.status);
         for kv in &span.attributes {
             let _ = write!(text, " {}={}", kv.key, kv.value);
@@ -205,8 +133,7 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         let _ = write!(text, " {span:?}");
         captured.push((format!("span {}", span.name), text));
     }
-    for (index, log) in telemetry.logs.get_emitted_logs().unwrap().iter().enumerate() {
-        let record = &log.record;
+    for (index, record) in telemetry.logs().unwrap().iter().enumerate() {
         let mut text = format!("{:?} {:?}", record.event_name(), record.body());
         for (key, value) in record.attributes_iter() {
             let _ = write!(text, " {key}={value:?}");
@@ -214,54 +141,17 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         let _ = write!(text, " {record:?}");
         captured.push((format!("log record {index} {:?}", record.event_name()), text));
     }
-    telemetry.meter_provider.force_flush().unwrap();
-    for resource in telemetry.metrics.get_finished_metrics().unwrap() {
-        for scope in resource.scope_metrics() {
-            for metric in scope.metrics() {
-                captured.push((format!("metric {}", metric.name()), metric_points(metric.data())));
-            }
+    for point in telemetry.points().unwrap() {
+        let mut text = String::new();
+        for kv in &point.attributes {
+            let _ = write!(text, " {}={}", kv.key, kv.value);
         }
+        captured.push((format!("metric {}", point.instrument), text));
     }
-    for text in telemetry.tracing.0.lock().unwrap().iter() {
-        captured.push(("tracing".to_owned(), text.clone()));
+    for traced in tracing_capture.all() {
+        captured.push(("tracing".to_owned(), format!("{traced:?}")));
     }
     Captured(captured)
-}
-
-/// The attributes of every data point of one metric, as text.
-fn metric_points(data: &AggregatedMetrics) -> String {
-    let mut attributes: Vec<String> = Vec::new();
-    let mut push = |points: &mut dyn Iterator<Item = &opentelemetry::KeyValue>| {
-        attributes.push(
-            points
-                .map(|kv| format!("{}={}", kv.key, kv.value))
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
-    };
-    match data {
-        AggregatedMetrics::F64(MetricData::Histogram(histogram)) => {
-            histogram
-                .data_points()
-                .for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::U64(MetricData::Histogram(histogram)) => {
-            histogram
-                .data_points()
-                .for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::U64(MetricData::Sum(sum)) => {
-            sum.data_points().for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::I64(MetricData::Sum(sum)) => {
-            sum.data_points().for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::F64(MetricData::Sum(sum)) => {
-            sum.data_points().for_each(|point| push(&mut point.attributes()));
-        }
-        other => attributes.push(format!("{other:?}")),
-    }
-    attributes.join(" | ")
 }
 
 fn assert_clean(scenario: &str, captured: &Captured) {
@@ -303,7 +193,7 @@ fn assert_captured(scenario: &str, captured: &Captured, expect_llm_span: bool) {
 }
 
 async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {
-    let server = MockServer::start(replies).await;
+    let server = Server::start(replies).unwrap();
     let captured = run(server.base_url(), request).await;
     assert_captured(name, &captured, true);
     assert_clean(name, &captured);
@@ -354,11 +244,12 @@ async fn http_error_statuses_do_not_leak_the_key_upwards() {
     scenario(
         "429 with Retry-After, retried into a 500",
         vec![
-            Reply::Json {
-                status: 429,
-                headers: vec![("Retry-After".into(), "0".into())],
-                body: json!({"error": {"message": format!("slow down {CANARY}")}}),
-            },
+            Reply::json_with_header(
+                429,
+                "Retry-After",
+                "0",
+                json!({"error": {"message": format!("slow down {CANARY}")}}),
+            ),
             echo(500),
         ],
         hi().with_retry(retry(2)),
@@ -376,14 +267,12 @@ async fn http_error_statuses_do_not_leak_the_key_upwards() {
 async fn redirects_and_malformed_bodies_do_not_leak_the_key_upwards() {
     scenario(
         "302 whose Location carries the key",
-        vec![Reply::Json {
-            status: 302,
-            headers: vec![(
-                "Location".into(),
-                format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
-            )],
-            body: json!({}),
-        }],
+        vec![Reply::json_with_header(
+            302,
+            "Location",
+            &format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
+            json!({}),
+        )],
         hi(),
     )
     .await;
@@ -406,7 +295,7 @@ async fn mid_stream_failures_do_not_leak_the_key_upwards() {
         "error event mid-stream echoing the key",
         vec![Reply::Stream {
             pieces: vec![
-                support::sse_bytes(std::slice::from_ref(&delta)),
+                sse_bytes(std::slice::from_ref(&delta)),
                 format!("data: {{\"error\": {{\"message\": \"bad key {CANARY}\"}}}}\n\n").into_bytes(),
             ],
             pause: Duration::ZERO,
@@ -417,7 +306,7 @@ async fn mid_stream_failures_do_not_leak_the_key_upwards() {
     scenario(
         "stream stalls after a delta",
         vec![Reply::StallAfter {
-            pieces: vec![support::sse_bytes(&[delta])],
+            pieces: vec![sse_bytes(&[delta])],
         }],
         hi().with_stream(true),
     )
@@ -453,13 +342,13 @@ async fn schema_not_honored_does_not_leak_the_key_and_is_captured() {
 #[tokio::test]
 async fn refused_connections_and_keyed_base_urls_do_not_leak_the_key_upwards() {
     let name = "connection refused";
-    let captured = run(closed_base_url().await, hi()).await;
+    let captured = run(closed_base_url().unwrap(), hi()).await;
     assert_captured(name, &captured, true);
     assert_clean(name, &captured);
 
     // A base URL with the key in its query is refused at build time; the node reports that as its failure.
     let name = "base url with ?api_key=";
-    let server = MockServer::start(vec![]).await;
+    let server = Server::start(vec![]).unwrap();
     let keyed = format!("{}?api_key={CANARY}", server.base_url());
     let captured = run(keyed, hi()).await;
     assert_captured(name, &captured, false);

@@ -3,8 +3,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::error::Error as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,8 +11,9 @@ use oa_provider::{
     ApiKey, AttemptHook, AttemptRecord, Backoff, CompletionRequest, Message, OpenAiProvider, Provider,
     RetryConfig, RuntimeConfig,
 };
+use oa_testkit::openai::text_completion;
+use oa_testkit::{Reply, Server, closed_base_url};
 use serde_json::json;
-use support::{MockServer, Reply, closed_base_url, text_completion};
 
 const CANARY: &str = "sk-CANARY-7f3a9c1e5b2d";
 const HEADER_CANARY: &str = "hdr-CANARY-44e1";
@@ -51,7 +50,7 @@ fn provider_at(base_url: String) -> OpenAiProvider {
 }
 
 async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) {
-    let server = MockServer::start(replies).await;
+    let server = Server::start(replies).unwrap();
     let provider = provider_at(server.base_url());
     assert_clean(&format!("{provider:?}"), name);
     let recorder = Arc::new(Recorder::default());
@@ -106,11 +105,12 @@ async fn no_failure_scenario_leaks_the_key() {
     .await;
     scenario(
         "redirect",
-        vec![Reply::Json {
-            status: 302,
-            headers: vec![("Location".into(), format!("http://127.0.0.1:1/?key={CANARY}"))],
-            body: json!({}),
-        }],
+        vec![Reply::json_with_header(
+            302,
+            "Location",
+            &format!("http://127.0.0.1:1/?key={CANARY}"),
+            json!({}),
+        )],
         hi(),
     )
     .await;
@@ -173,7 +173,7 @@ async fn no_failure_scenario_leaks_the_key() {
 
 #[tokio::test]
 async fn connection_refused_and_ready_do_not_leak() {
-    let provider = provider_at(closed_base_url().await);
+    let provider = provider_at(closed_base_url().unwrap());
     let error = provider.complete(&hi()).await.unwrap_err();
     assert_clean(
         &format!("{error} {error:?} {:?}", error.source().map(ToString::to_string)),
@@ -181,7 +181,7 @@ async fn connection_refused_and_ready_do_not_leak() {
     );
     let error = provider.ready().await.unwrap_err();
     assert_clean(&format!("{error} {error:?}"), "ready refused");
-    let server = MockServer::start(vec![Reply::json(401, json!({"error": {"message": CANARY}}))]).await;
+    let server = Server::start(vec![Reply::json(401, json!({"error": {"message": CANARY}}))]).unwrap();
     let error = provider_at(server.base_url()).ready().await.unwrap_err();
     assert_clean(&format!("{error} {error:?}"), "ready 401");
 }

@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -15,10 +13,11 @@ use oa_provider::{
     Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RetryConfig,
     RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
+use oa_testkit::openai::text_completion;
+use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, text_completion};
 
-fn provider_builder_at(server: &MockServer, native: bool) -> OpenAiProviderBuilder {
+fn provider_builder_at(server: &Server, native: bool) -> OpenAiProviderBuilder {
     OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -28,7 +27,7 @@ fn provider_builder_at(server: &MockServer, native: bool) -> OpenAiProviderBuild
         })
 }
 
-fn provider_at(server: &MockServer, native: bool) -> OpenAiProvider {
+fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
     provider_builder_at(server, native).build().unwrap()
 }
 
@@ -53,7 +52,7 @@ fn with_reask(request: CompletionRequest) -> CompletionRequest {
 }
 
 /// A registry holding a fresh canary verdict (`enforces`) for the route of `server`'s provider.
-fn registry_with(server: &MockServer, enforces: bool) -> Arc<CapabilityRegistry> {
+fn registry_with(server: &Server, enforces: bool) -> Arc<CapabilityRegistry> {
     let registry = Arc::new(CapabilityRegistry::new());
     let key = CapabilityKey::new("openai", "test-model", server.base_url());
     let capability = Capability {
@@ -77,8 +76,8 @@ async fn mode_of(
     let replies = replies
         .into_iter()
         .map(|text| Reply::json(200, text_completion(text)))
-        .collect();
-    let server = MockServer::start(replies).await;
+        .collect::<Vec<_>>();
+    let server = Server::start(replies).unwrap();
     let request = ask(schema.clone());
     let request = if reask { with_reask(request) } else { request };
     let provider = match verdict {
@@ -197,7 +196,7 @@ async fn schema_mode_names_the_path_the_verdict_and_the_repair() {
 
 #[tokio::test]
 async fn no_schema_no_marker() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("hello"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("hello"))]).unwrap();
     let request = CompletionRequest::new(vec![Message::user("Hi.")]);
     let response = provider_at(&server, true).complete(&request).await.unwrap();
     assert_eq!(response.schema_mode, None);
@@ -215,26 +214,26 @@ async fn schema_version_ignores_key_order_and_matches_the_schema_sent() {
     )
     .unwrap();
     let (_, version_one) = mode_of(true, None, one, vec!["{\"value\":1}"], false).await;
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let response = provider_at(&server, true).complete(&ask(two)).await.unwrap();
     assert_eq!(response.schema_version.as_deref(), Some(version_one.as_str()));
     // The digest is of the schema in the wire body.
-    let sent = &server.requests()[0].json()["response_format"]["json_schema"]["schema"];
+    let sent = &server.requests()[0].json().unwrap()["response_format"]["json_schema"]["schema"];
     assert_eq!(schema_version(sent), version_one);
 }
 
 #[tokio::test]
 async fn canary_verdicts_from_each_kind_of_answer() {
-    let server = MockServer::start(vec![
+    let server = Server::start(vec![
         Reply::json(200, text_completion("{\"answer\":\"seventeen\"}")),
         Reply::json(200, text_completion("4")),
         Reply::json(200, text_completion("{\"answer\":\"four\"}")),
         Reply::json(401, json!({"error": {"message": "bad key"}})),
     ])
-    .await;
+    .unwrap();
     let provider = provider_at(&server, true);
     assert_eq!(probe_canary(&provider).await, ProbeOutcome::Enforced);
-    let sent = server.requests()[0].json();
+    let sent = server.requests()[0].json().unwrap();
     assert_eq!(sent["response_format"]["json_schema"]["strict"], json!(true));
     assert_eq!(sent["max_tokens"], json!(48));
     assert_eq!(
@@ -266,11 +265,11 @@ async fn canary_verdicts_from_each_kind_of_answer() {
 
 #[tokio::test]
 async fn a_valid_canary_on_the_prompt_path_is_not_enforcement() {
-    let server = MockServer::start(vec![Reply::json(
+    let server = Server::start(vec![Reply::json(
         200,
         text_completion("{\"answer\":\"seventeen\"}"),
     )])
-    .await;
+    .unwrap();
     let outcome = probe_canary(&provider_at(&server, false)).await;
     assert_eq!(
         outcome,
@@ -290,14 +289,14 @@ async fn the_keyword_matrix_has_a_row_per_keyword_used() {
         "additionalProperties": false
     });
     // enum, maximum, required, additionalProperties, type: enforced, broken, enforced, broken, enforced.
-    let server = MockServer::start(vec![
+    let server = Server::start(vec![
         Reply::json(200, text_completion("{\"answer\":\"seventeen\"}")),
         Reply::json(200, text_completion("{\"answer\":4}")),
         Reply::json(200, text_completion("{\"answer\":4,\"zebra\":\"z\"}")),
         Reply::json(200, text_completion("{\"answer\":4,\"explanation\":\"x\"}")),
         Reply::json(200, text_completion("{\"answer\":1}")),
     ])
-    .await;
+    .unwrap();
     let matrix = probe_keywords(&provider_at(&server, true), &schema).await;
     let rows: Vec<(&str, &str)> = matrix
         .rows
@@ -316,7 +315,11 @@ async fn the_keyword_matrix_has_a_row_per_keyword_used() {
     );
     assert!(!matrix.is_all_enforced());
     assert!(!matrix.has_error());
-    let sent: Vec<Value> = server.requests().iter().map(|captured| captured.json()).collect();
+    let sent: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|captured| captured.json().unwrap())
+        .collect();
     assert_eq!(
         sent[1]["response_format"]["json_schema"]["schema"],
         keyword_probe("maximum").unwrap().schema
@@ -334,7 +337,7 @@ async fn real_failures_classify_by_their_content() {
         ("{}", FailureClass::MissingRequired),
     ];
     for (content, want) in cases {
-        let server = MockServer::start(vec![Reply::json(200, text_completion(content))]).await;
+        let server = Server::start(vec![Reply::json(200, text_completion(content))]).unwrap();
         let error = provider_at(&server, true)
             .complete(&ask(strict_schema()))
             .await
@@ -345,7 +348,7 @@ async fn real_failures_classify_by_their_content() {
 }
 
 /// A router whose native provider reads the same registry the router routes on.
-fn router(native: &MockServer, prompted: &MockServer, registry: &Arc<CapabilityRegistry>) -> RoutedProvider {
+fn router(native: &Server, prompted: &Server, registry: &Arc<CapabilityRegistry>) -> RoutedProvider {
     let native_provider = provider_builder_at(native, true)
         .registry(Arc::clone(registry))
         .build()
@@ -360,16 +363,16 @@ fn router(native: &MockServer, prompted: &MockServer, registry: &Arc<CapabilityR
 
 #[tokio::test]
 async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
-    let native = MockServer::start(vec![
+    let native = Server::start(vec![
         Reply::json(200, text_completion("{\"value\":1}")),
         Reply::json(200, text_completion("{\"value\":2}")),
     ])
-    .await;
-    let prompted = MockServer::start(vec![
+    .unwrap();
+    let prompted = Server::start(vec![
         Reply::json(200, text_completion("oops")),
         Reply::json(200, text_completion("{\"value\":3}")),
     ])
-    .await;
+    .unwrap();
     let registry = Arc::new(CapabilityRegistry::new());
     // Routing off: native, whatever the registry says; with no verdict, unverified.
     let response = router(&native, &prompted, &registry)
@@ -383,7 +386,7 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
     let response = routed.complete(&ask(strict_schema())).await.unwrap();
     assert_eq!(response.parsed, Some(json!({"value": 3})));
     assert_eq!(response.schema_mode, Some(SchemaMode::PromptedRepaired));
-    let first = prompted.requests()[0].json();
+    let first = prompted.requests()[0].json().unwrap();
     assert_eq!(first["temperature"], json!(0.0));
     assert!(first.get("response_format").is_none());
     // A fresh positive entry sends it natively.
@@ -405,15 +408,15 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
 #[tokio::test]
 async fn sampled_canaries_feed_the_registry() {
     // Call 1 carries a canary (enforced), call 2 does not, call 3 carries one again (not enforced).
-    let native = MockServer::start(vec![
+    let native = Server::start(vec![
         Reply::json(200, text_completion("{\"answer\":\"seventeen\"}")),
         Reply::json(200, text_completion("{\"value\":1}")),
         Reply::json(200, text_completion("{\"value\":2}")),
         Reply::json(200, text_completion("4")),
         Reply::json(200, text_completion("{\"value\":3}")),
     ])
-    .await;
-    let prompted = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":9}"))]).await;
+    .unwrap();
+    let prompted = Server::start(vec![Reply::json(200, text_completion("{\"value\":9}"))]).unwrap();
     let registry = Arc::new(CapabilityRegistry::new());
     let routed = router(&native, &prompted, &registry)
         .with_routing(true)

@@ -6,8 +6,6 @@
 //! printed in delivery order, then the same route behind a gateway that drops `response_format` shows the canary
 //! verdict and the `schema_not_honored` diagnostic. `--base-url` sends all of it to a real server instead.
 
-mod gateway;
-mod http;
 mod mock;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,6 +19,7 @@ use oa_provider::{
     Backoff, CompletionRequest, Message, OpenAiProvider, ProbeOutcome, ProviderError, Reask, Response,
     RetryConfig, RuntimeConfig, StructuredOutputPath, probe_canary,
 };
+use oa_testkit::{Responder, Server};
 use serde_json::{Value, json};
 
 use crate::cli::DemoArgs;
@@ -56,6 +55,8 @@ pub(crate) fn run(args: &DemoArgs) -> Exit {
 
 fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String> {
     let schema: Value = serde_json::from_str(SCHEMA).map_err(|e| format!("embedded schema: {e}"))?;
+    // The mock model, when there is one, serves until the demo ends.
+    let mut mock = None;
     let (base_url, model, where_) = match &args.base_url {
         Some(base_url) => (
             base_url.clone(),
@@ -63,10 +64,10 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
             format!("the server at {base_url}"),
         ),
         None => {
-            let mock = mock::MockModel::start(vec![FIRST_ANSWER.to_owned(), SECOND_ANSWER.to_owned()])
-                .map_err(|e| format!("cannot start the mock model: {e}"))?;
+            let answers = vec![FIRST_ANSWER.to_owned(), SECOND_ANSWER.to_owned()];
+            let started = mock::start(answers).map_err(|e| format!("cannot start the mock model: {e}"))?;
             (
-                mock.base_url(),
+                mock.insert(started).base_url(),
                 "demo-model".to_owned(),
                 "an in-process mock model on 127.0.0.1 (no key, no network)".to_owned(),
             )
@@ -98,7 +99,9 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
     }
     println!();
 
-    let gateway = gateway::Gateway::start(&base_url)?;
+    // A gateway that deletes `response_format`, as one whose API model predates structured output does, silently.
+    let gateway = Server::start(Responder::Relay(base_url.clone()))
+        .map_err(|e| format!("cannot start the gateway: {e}"))?;
     let behind_gateway = DiagnosticTap::new(
         OpenAiProvider::builder(&model)
             .base_url(gateway.base_url())

@@ -17,7 +17,9 @@ use oa_provider::{
 use serde_json::Value;
 
 use crate::fixture::Case;
-use crate::mock_server::{MockReply, MockServer};
+use oa_testkit::{Reply, Server};
+
+use crate::mock_server;
 use crate::node::Node;
 use record::{CallRun, CaseRun, Recorder};
 
@@ -52,10 +54,7 @@ fn run_case_blocking(case: &Case) -> Result<(), String> {
 }
 
 /// A provider bound to a fresh mock serving `replies`.
-pub(crate) async fn start(
-    body: &Node,
-    replies: Vec<MockReply>,
-) -> Result<(MockServer, OpenAiProvider), String> {
+pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, OpenAiProvider), String> {
     let mapping = body.get("mapping").and_then(Node::as_str).unwrap_or("openai");
     let mut capabilities = Capabilities::default();
     match mapping {
@@ -90,14 +89,13 @@ pub(crate) async fn start(
                 .to_owned();
             Some((
                 path,
-                MockReply::from_node(endpoint).map_err(|e| format!("fixture_schema_invalid: {e}"))?,
+                mock_server::reply_from_node(endpoint).map_err(|e| format!("fixture_schema_invalid: {e}"))?,
             ))
         }
         None => None,
     };
-    let server = MockServer::start(replies, health)
-        .await
-        .map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
+    let server =
+        mock_server::start(replies, health).map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
     let provider = OpenAiProvider::builder(bound_model(body))
         .base_url(server.base_url())
         .no_api_key()
@@ -115,7 +113,7 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
         .and_then(Node::as_seq)
         .unwrap_or_default()
         .iter()
-        .map(MockReply::from_node)
+        .map(mock_server::reply_from_node)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("fixture_schema_invalid: {e}"))?;
     let (server, provider) = start(body, replies).await?;
@@ -139,7 +137,7 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
     let mut runs = Vec::with_capacity(calls.len());
     for call in calls {
         let n_replies_before = server
-            .captured()
+            .requests()
             .iter()
             .filter(|r| Some(r.path.as_str()) != health_path.as_deref())
             .count();
@@ -154,17 +152,17 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
         case: body.clone(),
         calls: runs,
         n_unconsumed: server.n_unconsumed(),
-        n_unanswered: server.n_unanswered(),
+        n_unanswered: server.n_defaulted(),
     })
 }
 
-async fn run_call(provider: &OpenAiProvider, server: &MockServer, call: &Node) -> Result<CallRun, String> {
+async fn run_call(provider: &OpenAiProvider, server: &Server, call: &Node) -> Result<CallRun, String> {
     let operation = call
         .get("operation")
         .and_then(Node::as_str)
         .unwrap_or("complete")
         .to_owned();
-    let n_before = server.captured().len();
+    let n_before = server.requests().len();
     let recorder = Arc::new(Recorder::default());
     let (result, caller_before, caller_after) = match operation.as_str() {
         "ready" => {
@@ -193,7 +191,7 @@ async fn run_call(provider: &OpenAiProvider, server: &MockServer, call: &Node) -
         },
         other => return Err(format!("harness_primitive_missing: operation `{other}`")),
     };
-    let requests = server.captured().split_off(n_before);
+    let requests = server.requests().split_off(n_before);
     Ok(CallRun {
         input: call.clone(),
         result,
@@ -231,11 +229,7 @@ async fn non_streamed_equivalent(
     let Some(atomic) = stream_equivalent::atomic_body(&chunks) else {
         return Ok(None);
     };
-    let reply = MockReply::Http {
-        status: 200,
-        headers: Vec::new(),
-        body: crate::mock_server::MockBody::Json(Some(atomic)),
-    };
+    let reply = Reply::json(200, atomic);
     let (_server, provider) = start(body, vec![reply]).await?;
     let recorder = Arc::new(Recorder::default());
     let Ok(request) = build_request(call, &recorder)? else {

@@ -5,9 +5,9 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use oa_provider::{AttemptHook, AttemptRecord, TokenDelta};
+use oa_testkit::Request;
 use serde_json::Value;
 
-use crate::mock_server::CapturedRequest;
 use crate::node::Node;
 
 /// One token delta as the observer received it.
@@ -108,7 +108,7 @@ pub(crate) struct CallRun {
     /// `Ok(response view)` / `Err(error view)`; `ready()` success is `Ok(null)`.
     pub(crate) result: Result<Value, Value>,
     /// The non-health requests the mock received during this call, in order.
-    pub(crate) requests: Vec<CapturedRequest>,
+    pub(crate) requests: Vec<Request>,
     /// Attempt records, token events and retry announcements from the observer.
     pub(crate) attempts: Vec<AttemptView>,
     pub(crate) tokens: Vec<TokenView>,
@@ -126,7 +126,7 @@ pub(crate) struct CallRun {
 impl CallRun {
     /// Request `idx` of this call as JSON.
     pub(crate) fn wire(&self, idx: usize) -> Option<Value> {
-        self.requests.get(idx).and_then(CapturedRequest::json)
+        self.requests.get(idx).and_then(Request::json)
     }
 
     /// The error view when the call failed.

@@ -11,7 +11,9 @@ use oa_provider::{
 };
 use serde_json::{Map, Value};
 
-use crate::mock_server::{MockBody, MockReply, MockServer};
+use oa_testkit::{Reply, Server};
+
+use crate::mock_server;
 use crate::node::Node;
 
 /// The graph, its initial state, and the mock it calls (kept alive for the run).
@@ -21,7 +23,7 @@ pub(crate) struct Built {
     /// Every `Response` the graph's calls returned, in order: invariants over the terminal response (its thinking
     /// block, 118) read it.
     pub(crate) responses: Arc<Mutex<Vec<Response>>>,
-    _server: MockServer,
+    _server: Server,
 }
 
 /// The fallback models when a case names none and its mock names none: `test-model` (the llm-provider
@@ -31,8 +33,7 @@ const DEFAULT_STREAM_MODEL: &str = "gpt-test";
 
 pub(crate) async fn build(body: &Node) -> Result<Built, String> {
     let (replies, capabilities) = mock_replies(body)?;
-    let server = MockServer::start(replies, None)
-        .await
+    let server = mock_server::start(replies, None)
         .map_err(|error| format!("harness: cannot start the mock: {error}"))?;
     let (initial_state, append_fields) = state(body)?;
     let nodes = body
@@ -128,7 +129,7 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
 }
 
 /// `mock_llm` (list or 0126's mapping form) or `mock_llm_stream`, as the mock's replies in wire order.
-fn mock_replies(body: &Node) -> Result<(Vec<MockReply>, Capabilities), String> {
+fn mock_replies(body: &Node) -> Result<(Vec<Reply>, Capabilities), String> {
     let mut capabilities = Capabilities::default();
     let mut replies = Vec::new();
     if let Some(mock) = body.get("mock_llm") {
@@ -150,7 +151,7 @@ fn mock_replies(body: &Node) -> Result<(Vec<MockReply>, Capabilities), String> {
             _ => return Err("fixture_schema_invalid: mock_llm".to_owned()),
         };
         for entry in entries {
-            replies.push(MockReply::from_node(entry)?);
+            replies.push(mock_server::reply_from_node(entry)?);
         }
     }
     for entry in body
@@ -172,16 +173,15 @@ fn mock_replies(body: &Node) -> Result<(Vec<MockReply>, Capabilities), String> {
                 .and_then(|error| error.get("status"))
                 .and_then(Node::as_i64);
             replies.push(match error_status {
-                Some(status) => MockReply::Http {
-                    status: u16::try_from(status).map_err(|_| "fixture_schema_invalid: status")?,
-                    headers: Vec::new(),
-                    body: MockBody::Json(Some(serde_json::json!({"error": {"message": "mocked"}}))),
-                },
-                None => MockReply::Http {
-                    status: 200,
-                    headers: Vec::new(),
-                    body: MockBody::Sse(chunks.iter().map(Node::to_json).collect()),
-                },
+                Some(status) => Reply::json(
+                    u16::try_from(status).map_err(|_| "fixture_schema_invalid: status")?,
+                    serde_json::json!({"error": {"message": "mocked"}}),
+                ),
+                None => mock_server::sse(
+                    200,
+                    Vec::new(),
+                    &chunks.iter().map(Node::to_json).collect::<Vec<_>>(),
+                ),
             });
         }
     }

@@ -129,7 +129,7 @@ struct Captured {
 
 /// Builds and runs the case's graph with its observers, and collects what they saw.
 async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
-    let telemetry = capture::Telemetry::new();
+    let telemetry = oa_testkit::Telemetry::new();
     let built = graph::build(body).await?;
     let mut observers: Vec<Arc<dyn Observer>> = Vec::new();
     let attached = body
