@@ -34,6 +34,7 @@ fn complete(endpoint: &Server, extra: &[&str]) -> Output {
         .args(extra)
         .arg("What is six times seven?")
         .env_remove("OPENAI_API_KEY")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .output()
         .unwrap()
 }
