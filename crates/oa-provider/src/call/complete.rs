@@ -120,3 +120,42 @@ fn report_rejection(endpoint: &Endpoint, request: &CompletionRequest, call_id: &
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use oa_testkit::Server;
+    use oa_testkit::openai::text_reply;
+    use serde_json::json;
+
+    use crate::structured::output::validations;
+    use crate::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
+
+    /// Each attempt's content is checked exactly once, where it arrives, and nothing downstream checks it again:
+    /// a call of two failed attempts runs two content checks, however many hooks, events and errors carry them.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_failed_structured_attempt_validates_once() {
+        let server = Server::start(vec![
+            text_reply("prose", "stop"),
+            text_reply(r#"{"a": "x"}"#, "stop"),
+        ])
+        .unwrap();
+        let provider = OpenAiProvider::builder("test-model")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap();
+        let request = CompletionRequest::new(vec![Message::user("hi")])
+            .with_response_schema(json!({"type": "object", "properties": {"a": {"type": "integer"}},
+                                         "required": ["a"], "additionalProperties": false}))
+            .with_retry(
+                RetryConfig::new(2)
+                    .with_backoff(Backoff::Fixed(std::time::Duration::ZERO))
+                    .with_reask(Reask::template("{error_message}")),
+            );
+        let before = validations();
+        let error = provider.complete(&request).await.unwrap_err();
+        let failure = error.structured_output().unwrap();
+        assert_eq!(failure.violations().map(oa_schema::Violations::len), Some(1));
+        assert_eq!(validations() - before, 2, "two attempts, one content check each");
+    }
+}

@@ -72,7 +72,6 @@ impl ResponseSchema {
 }
 
 /// How many content checks this thread has run (tests pin "a failed attempt validates once").
-#[allow(dead_code)] // read by the call test that lands with the shared loopback server
 #[cfg(test)]
 pub(crate) fn validations() -> usize {
     counter::get()
