@@ -7,13 +7,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
-use oa_provider::enforcement::canary_schema;
+use oa_provider::enforcement::{Capability, ProbeKind, canary_schema};
 use oa_provider::{
-    Backoff, Capabilities, Category, CompletionRequest, FailureClass, FinishReason, Message, OpenAiProvider,
-    ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED, SchemaMode,
-    StructuredOutputPath, probe_canary, probe_keywords, schema_version,
+    Backoff, Capabilities, CapabilityRegistry, Category, CompletionRequest, FailureClass, FinishReason,
+    Message, OpenAiProvider, ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
+    SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
 use oa_testkit::{Responder, Server, TracingCapture};
 use serde_json::{Value, json};
@@ -123,11 +124,33 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
     let question = || vec![Message::user("What is two plus two? Answer with the number.")];
     let expected = json!({"answer": "seventeen"});
 
-    // Native, enforced by the server's grammar.
+    // Native, bound by the server's grammar; nothing verified the route, so unverified ...
     let native = CompletionRequest::new(question())
         .with_response_schema(schema.clone())
         .with_config(small_config());
     let response = provider(&base_url, &model, true).complete(&native).await.unwrap();
+    assert_eq!(response.parsed.as_ref(), Some(&expected));
+    assert_eq!(response.schema_mode, Some(SchemaMode::Unverified));
+    // ... and enforced once the canary, run through the same provider, is in the registry it reads.
+    let registry = Arc::new(CapabilityRegistry::new());
+    let verified = OpenAiProvider::builder(&model)
+        .base_url(&base_url)
+        .no_api_key()
+        .registry(Arc::clone(&registry))
+        .build()
+        .unwrap();
+    assert_eq!(probe_canary(&verified).await, ProbeOutcome::Enforced);
+    registry
+        .record(
+            verified.capability_key().unwrap(),
+            Capability {
+                enforces: true,
+                checked_at: SystemTime::now(),
+                probe: ProbeKind::Canary,
+            },
+        )
+        .unwrap();
+    let response = verified.complete(&native).await.unwrap();
     assert_eq!(response.parsed.as_ref(), Some(&expected));
     assert_eq!(response.schema_mode, Some(SchemaMode::Enforced));
 
@@ -162,7 +185,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
         .await
         .unwrap();
     assert_eq!(response.parsed.as_ref(), Some(&expected));
-    assert_eq!(response.schema_mode, Some(SchemaMode::EnforcedRepaired));
+    assert_eq!(response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
     let response = provider(&base_url, &model, false)
         .complete(&repaired)
         .await
