@@ -57,7 +57,7 @@ pub(crate) async fn read_request(socket: &mut TcpStream) -> io::Result<Option<Re
     let mut buffer = Vec::with_capacity(4096);
     let mut chunk = [0_u8; 8192];
     let head_end = loop {
-        if let Some(at) = find(&buffer, b"\r\n\r\n") {
+        if let Some(at) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
             break at;
         }
         if buffer.len() > MAX_HEAD_BYTES {
@@ -135,9 +135,4 @@ pub(crate) fn head(
     }
     head.push_str("\r\n");
     head
-}
-
-/// The first index of `needle` in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|window| window == needle)
 }

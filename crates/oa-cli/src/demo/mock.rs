@@ -31,7 +31,7 @@ fn reply(request: &Request, answers: &[String], n_answered: &Mutex<usize>) -> Re
         let answer = answers.get(*next).or(answers.last()).cloned().unwrap_or_default();
         *next += 1;
         answer
-    } else if request_text(&body).contains("two plus two") {
+    } else if body.to_string().to_lowercase().contains("two plus two") {
         CANARY_PROSE.to_owned()
     } else {
         PROSE.to_owned()
@@ -46,19 +46,4 @@ fn reply(request: &Request, answers: &[String], n_answered: &Mutex<usize>) -> Re
             "usage": {"prompt_tokens": 120, "completion_tokens": 60, "total_tokens": 180}
         }),
     )
-}
-
-/// The request's message texts, joined, lowercased.
-fn request_text(body: &Value) -> String {
-    body.get("messages")
-        .and_then(Value::as_array)
-        .map(|messages| {
-            messages
-                .iter()
-                .filter_map(|message| message.get("content").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n")
-                .to_lowercase()
-        })
-        .unwrap_or_default()
 }
