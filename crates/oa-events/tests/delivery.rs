@@ -13,8 +13,11 @@ use async_trait::async_trait;
 use oa_events::{
     DrainTimeout, Event, EventBus, Graph, GraphError, InvocationError, InvokeOptions, NodeError,
 };
-use oa_events::{Observer, ObserverError};
-use oa_provider::{Category, CompletionRequest, DeltaKind, FinishReason, Message};
+use oa_events::{LlmAttempt, ObservedProvider, Observer, ObserverError};
+use oa_provider::{
+    Backoff, Category, CompletionRequest, DeltaKind, FailureClass, FinishReason, Message, Provider, Reask,
+    RetryConfig, RetryReason, SchemaMode,
+};
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
@@ -269,4 +272,53 @@ async fn without_an_ambient_context_complete_is_the_plain_call() {
         .await
         .unwrap();
     assert_eq!(response.message.text().as_deref(), Some("hello"));
+}
+
+/// Outside a graph, a provider wrapped in `ObservedProvider` still reports every attempt and the terminal event
+/// (with the typed marker and failure class), under a scope of its own: nothing is silently dropped.
+#[tokio::test]
+async fn an_observed_provider_reports_calls_made_outside_a_graph() {
+    let server = Server::start(vec![
+        text_reply("prose, not JSON", "stop"),
+        text_reply(r#"{"answer": "yes"}"#, "stop"),
+    ])
+    .unwrap();
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
+    let request = CompletionRequest::new(vec![Message::user("hi")])
+        .with_response_schema(strict_schema())
+        .with_retry(
+            RetryConfig::new(2)
+                .with_backoff(Backoff::Fixed(Duration::ZERO))
+                .with_reask(Reask::template("{error_message}")),
+        );
+    let response = observed.complete(&request).await.unwrap();
+    assert_eq!(response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let events = collect.events();
+    let kinds: Vec<String> = events.iter().map(kind).collect();
+    assert_eq!(kinds, ["llm_attempt", "llm_attempt", "llm_completion"]);
+    let attempts: Vec<&LlmAttempt> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::LlmAttempt(attempt) => Some(attempt),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(attempts[0].scope.node_name, "standalone");
+    assert_eq!(attempts[0].failure_class, Some(FailureClass::NotJson));
+    assert_eq!(attempts[0].request.schema_mode, Some(SchemaMode::Unverified));
+    assert_eq!(attempts[1].retry_reason, Some(RetryReason::Reask));
+    assert!(attempts[1].repair);
+    assert_eq!(
+        attempts[0].request.call_id, attempts[1].request.call_id,
+        "one call id, minted once"
+    );
+    assert_eq!(attempts[0].scope.invocation_id, attempts[1].scope.invocation_id);
+    let Event::LlmCompletion(done) = &events[2] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(done.request.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+    assert_eq!(done.request.call_id, attempts[0].request.call_id);
 }
