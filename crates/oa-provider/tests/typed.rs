@@ -239,3 +239,67 @@ fn a_value_the_schema_passed_but_the_type_rejects_is_a_typed_error_at_its_locati
         ParsedAsError::NoValue
     );
 }
+
+/// Against a local server: the body carries T's derived strict schema with `strict: true` under T's name; an
+/// answer missing a required field fails naming that field at its pointer; the reask's answer comes back as T.
+#[tokio::test]
+async fn with_output_sends_the_strict_schema_and_returns_the_type_after_a_reask() {
+    use oa_provider::{Backoff, CompletionRequest, OpenAiProvider, Provider, Reask, RetryConfig};
+    use oa_testkit::Server;
+    use oa_testkit::openai::text_reply;
+
+    let server = Server::start(vec![
+        text_reply(r#"{"name": "Hall B"}"#, "stop"),
+        text_reply(r#"{"name": "Hall B", "floor": 2}"#, "stop"),
+    ])
+    .unwrap();
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .build()
+        .unwrap();
+    let request = CompletionRequest::new(vec![Message::user("Where?")]).with_output::<Site>();
+    let error = provider.complete(&request).await.unwrap_err();
+    let failure = error.structured_output().expect("structured_output_invalid");
+    let missing: Vec<String> = failure
+        .violations()
+        .unwrap()
+        .iter()
+        .map(|violation| violation.instance_location().to_fragment())
+        .collect();
+    assert_eq!(missing, ["#/floor"], "{}", failure.error_message);
+    assert!(
+        failure.error_message.contains("\"floor\""),
+        "{}",
+        failure.error_message
+    );
+    let sent = server.requests()[0].json().unwrap();
+    let format = &sent["response_format"]["json_schema"];
+    assert_eq!(format["strict"], json!(true));
+    assert_eq!(format["name"], json!("Site"));
+    assert_eq!(format["schema"], output_schema::<Site>().schema);
+
+    let server = Server::start(vec![
+        text_reply(r#"{"name": "Hall B"}"#, "stop"),
+        text_reply(r#"{"name": "Hall B", "floor": 2}"#, "stop"),
+    ])
+    .unwrap();
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .build()
+        .unwrap();
+    let request = request.with_retry(
+        RetryConfig::new(2)
+            .with_backoff(Backoff::Fixed(std::time::Duration::ZERO))
+            .with_reask(Reask::template("{error_message}")),
+    );
+    let site: Site = provider.complete(&request).await.unwrap().parsed_as().unwrap();
+    assert_eq!(
+        site,
+        Site {
+            name: "Hall B".into(),
+            floor: Some(2)
+        }
+    );
+}
