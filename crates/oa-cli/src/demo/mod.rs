@@ -7,6 +7,7 @@
 //! verdict and the `schema_not_honored` diagnostic. `--base-url` sends all of it to a real server instead.
 
 mod mock;
+mod typed;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -243,7 +244,14 @@ fn print_attempts(events: &[Event]) {
 fn print_outcome(outcome: &Outcome, obstacle: Option<&oa_provider::openai::StrictObstacle>) {
     match outcome {
         Ok(response) => {
-            println!("The caller gets the validated value, stamped with how it was produced:");
+            println!(
+                "The caller gets the validated value, read back as a Rust type (`parsed_as::<Event>()`):"
+            );
+            match response.parsed_as::<typed::Event>() {
+                Ok(event) => println!("{}", indent(&format!("{event:#?}"))),
+                Err(error) => println!("   (not readable as the demo's type: {error})"),
+            }
+            println!("stamped with how it was produced:");
             println!(
                 "   schema_mode:    {}",
                 response.schema_mode.map_or("none", |mode| mode.as_str())
