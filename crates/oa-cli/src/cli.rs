@@ -127,6 +127,20 @@ pub(crate) struct EndpointArgs {
     /// accident).
     #[arg(long, value_name = "VAR")]
     pub(crate) api_key_env: Option<String>,
+    #[command(flatten)]
+    pub(crate) timeouts: TimeoutArgs,
+}
+
+/// How long to wait: shared by every subcommand that talks to an endpoint.
+#[derive(Debug, Clone, Copy, Args)]
+pub(crate) struct TimeoutArgs {
+    /// Give up on the whole call (every attempt and wait included) after SECS seconds; one attempt never runs past
+    /// it either. A server that accepts and never answers fails after this long.
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) timeout: u64,
+    /// Give up connecting to the endpoint after SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) connect_timeout: u64,
 }
 
 /// A provider wire mapping.
@@ -193,4 +207,6 @@ pub(crate) struct DemoArgs {
     /// The model name to send with --base-url.
     #[arg(long, default_value = "default", requires = "base_url")]
     pub(crate) model: String,
+    #[command(flatten)]
+    pub(crate) timeouts: TimeoutArgs,
 }

@@ -17,7 +17,7 @@ use oa_provider::{
 use serde_json::{Value, json};
 
 use crate::cli::CompleteArgs;
-use crate::endpoint::open_registry;
+use crate::endpoint::{open_registry, within};
 use crate::exit::Exit;
 use crate::tap::Diagnostic;
 
@@ -73,7 +73,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         };
         let bus = EventBus::new(observers);
         let observed = ObservedProvider::new(provider, bus.clone(), "complete");
-        let outcome = observed.complete(&request).await;
+        let outcome = within(args.endpoint.timeouts, observed.complete(&request)).await;
         if let Err(error) = bus.drain(DRAIN_TIMEOUT).await {
             eprintln!("oa complete: warning: {error}");
         }

@@ -1,11 +1,13 @@
 //! Turns the shared endpoint flags into a provider builder, so `oa probe` and `oa complete` reach an endpoint the
 //! same way.
 
-use crate::cli::{EndpointArgs, Mapping};
+use crate::cli::{EndpointArgs, Mapping, TimeoutArgs};
+use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
-use oa_provider::{CapabilityRegistry, OpenAiProvider, OpenAiProviderBuilder};
+use oa_provider::{CapabilityRegistry, Category, OpenAiProvider, OpenAiProviderBuilder, ProviderError};
 
 impl EndpointArgs {
     /// A provider builder for this endpoint: mapping, model, base URL and key. No key is sent unless
@@ -14,7 +16,9 @@ impl EndpointArgs {
         match self.mapping {
             Mapping::Openai => {}
         }
-        let builder = OpenAiProvider::builder(&self.model).base_url(&self.base_url);
+        let builder = self
+            .timeouts
+            .apply(OpenAiProvider::builder(&self.model).base_url(&self.base_url));
         Ok(match &self.api_key_env {
             Some(variable) => {
                 if std::env::var_os(variable).is_none() {
@@ -27,6 +31,38 @@ impl EndpointArgs {
             None => builder.no_api_key(),
         })
     }
+}
+
+impl TimeoutArgs {
+    /// The deadline of the whole call.
+    pub(crate) fn whole_call(&self) -> Duration {
+        Duration::from_secs(self.timeout)
+    }
+
+    /// The provider's connect timeout, and its per-attempt total no longer than the whole call's.
+    pub(crate) fn apply(&self, builder: OpenAiProviderBuilder) -> OpenAiProviderBuilder {
+        builder
+            .connect_timeout(Duration::from_secs(self.connect_timeout))
+            .total_timeout(self.whole_call())
+    }
+}
+
+/// Runs `call` under the whole-call deadline: past it, a `provider_unavailable` timeout naming the flag.
+pub(crate) async fn within<T>(
+    timeouts: TimeoutArgs,
+    call: impl Future<Output = Result<T, ProviderError>>,
+) -> Result<T, ProviderError> {
+    tokio::time::timeout(timeouts.whole_call(), call)
+        .await
+        .unwrap_or_else(|_| {
+            Err(ProviderError::new(
+                Category::Unavailable,
+                format!(
+                    "timed out: the call took longer than --timeout {} s",
+                    timeouts.timeout
+                ),
+            ))
+        })
 }
 
 /// Opens (or starts) a registry file; a malformed one is an input error.

@@ -14,7 +14,7 @@ use oa_provider::{
 use serde_json::{Value, json};
 
 use crate::cli::ProbeArgs;
-use crate::endpoint::open_registry;
+use crate::endpoint::{open_registry, within};
 use crate::exit::Exit;
 
 /// Runs `oa probe`.
@@ -42,7 +42,14 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     match schema {
         None => {
-            let outcome = runtime.block_on(probe_canary(&provider));
+            let outcome = runtime
+                .block_on(within(args.endpoint.timeouts, async {
+                    Ok(probe_canary(&provider).await)
+                }))
+                .unwrap_or_else(|error| ProbeOutcome::Error {
+                    category: error.category(),
+                    message: error.message().to_owned(),
+                });
             if let (Some(registry), Some(enforces)) = (&registry, verdict_of(&outcome)) {
                 record(registry, &provider, enforces, ProbeKind::Canary)?;
             }
@@ -50,7 +57,11 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
             Ok(exit_of(&outcome))
         }
         Some(schema) => {
-            let matrix = runtime.block_on(probe_keywords(&provider, &schema));
+            let matrix = runtime
+                .block_on(within(args.endpoint.timeouts, async {
+                    Ok(probe_keywords(&provider, &schema).await)
+                }))
+                .map_err(|error| error.to_string())?;
             if matrix.rows.is_empty() {
                 return Err(
                     "the schema uses none of the probed keywords (enum, const, maxLength, minLength, pattern, \
