@@ -381,7 +381,12 @@ fn print_summary(
                         println!("  {line}");
                     }
                 }
-                None => println!("message: {error}"),
+                None => {
+                    println!("message: {error}");
+                    if let Some(hint) = status_hint(error) {
+                        println!("hint: {hint}");
+                    }
+                }
             }
             println!(
                 "structured_output_path: {}",
@@ -390,6 +395,23 @@ fn print_summary(
             println!("attempts: {attempts}");
         }
     }
+}
+
+/// One line of advice for an error the provider answered with a status that has a known remedy.
+fn status_hint(error: &ProviderError) -> Option<String> {
+    if error.is_rate_limit() {
+        let wait = error.retry_after().map_or_else(
+            || "it sent no Retry-After".to_owned(),
+            |wait| format!("Retry-After: {} s", wait.as_secs()),
+        );
+        return Some(format!(
+            "the server is rate limiting ({wait}); --max-attempts N retries, waiting as it asks (up to 60 s)"
+        ));
+    }
+    if error.is_timeout() {
+        return Some("--timeout SECS and --connect-timeout SECS set how long to wait".to_owned());
+    }
+    None
 }
 
 /// One line of advice for the failure classes that have a known cause.

@@ -46,7 +46,7 @@ pub(crate) fn run(args: &DemoArgs) -> Exit {
         }
     };
     match demo(args, &runtime) {
-        Ok(()) => Exit::Ok,
+        Ok(exit) => exit,
         Err(message) => {
             eprintln!("oa demo: {message}");
             Exit::Usage
@@ -54,7 +54,7 @@ pub(crate) fn run(args: &DemoArgs) -> Exit {
     }
 }
 
-fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String> {
+fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<Exit, String> {
     let schema: Value = serde_json::from_str(SCHEMA).map_err(|e| format!("embedded schema: {e}"))?;
     // The mock model, when there is one, serves until the demo ends.
     let mut mock = None;
@@ -75,7 +75,8 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
         }
     };
     let provider = Arc::new(
-        OpenAiProvider::builder(&model)
+        args.timeouts
+            .apply(OpenAiProvider::builder(&model))
             .base_url(&base_url)
             .no_api_key()
             .build()
@@ -91,6 +92,15 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
 
     let obstacle = oa_provider::openai::strict_mode_obstacle(&schema);
     let (outcome, events, spans) = runtime.block_on(structured_call(Arc::clone(&provider), schema))?;
+    if let Err(error) = &outcome
+        && !error.is_structured_output_invalid()
+    {
+        // The endpoint itself failed (unreachable, refused, not serving): nothing after this would mean anything.
+        println!("The endpoint at {base_url} did not answer the call:");
+        println!("   {error}");
+        println!("   The rest of the demo needs an endpoint that answers; nothing more is shown.");
+        return Ok(Exit::Finding);
+    }
     print_attempts(&events);
     print_outcome(&outcome, obstacle.as_ref());
     print_events(&events);
@@ -113,7 +123,7 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
     let verdict = runtime.block_on(probe_canary(&behind_gateway));
     let diagnostics = behind_gateway.take();
     print_gateway(&verdict, &diagnostics);
-    Ok(())
+    Ok(Exit::Ok)
 }
 
 /// What the demo keeps of the call's result for printing.

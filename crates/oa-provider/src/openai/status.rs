@@ -57,8 +57,15 @@ pub(crate) fn error_for_status(
         }
         _ => Category::InvalidRequest,
     };
+    // A page where an API answer was expected: almost always a base URL that is not the API root.
+    let not_an_api =
+        parsed.is_none() && (String::from_utf8_lossy(body).trim_start().starts_with('<') || status == 404);
     let description = match status {
         300..=399 => format!("http status {status}: redirect not followed"),
+        _ if not_an_api => format!(
+            "http status {status}: the answer is not the API's (an HTML page or no JSON error); is the base URL the \
+             API root, e.g. ending in /v1?"
+        ),
         _ if message.is_empty() => format!("http status {status}"),
         _ => format!(
             "http status {status}: {}",
