@@ -76,6 +76,13 @@ fn ci() -> Result<(), String> {
     let totals = totals::cargo_test(&root, &["test", "--workspace", "--locked"], &peer_env);
     drop(peer);
     let totals = totals?;
+    // The README's main command and the typed-output example must run, not only compile.
+    cargo(&root, &["run", "--quiet", "--locked", "-p", "oa-cli", "--", "demo"], fresh)?;
+    cargo(
+        &root,
+        &["run", "--quiet", "--locked", "-p", "oa-provider", "--example", "typed"],
+        fresh,
+    )?;
     println!("xtask ci: every step passed");
     // The closing line: every test that ran, summed over all test binaries and the JSON Schema suite runner.
     println!("{}", totals.closing_line());
