@@ -77,10 +77,22 @@ fn ci() -> Result<(), String> {
     drop(peer);
     let totals = totals?;
     // The README's main command and the typed-output example must run, not only compile.
-    cargo(&root, &["run", "--quiet", "--locked", "-p", "oa-cli", "--", "demo"], fresh)?;
     cargo(
         &root,
-        &["run", "--quiet", "--locked", "-p", "oa-provider", "--example", "typed"],
+        &["run", "--quiet", "--locked", "-p", "oa-cli", "--", "demo"],
+        fresh,
+    )?;
+    cargo(
+        &root,
+        &[
+            "run",
+            "--quiet",
+            "--locked",
+            "-p",
+            "oa-provider",
+            "--example",
+            "typed",
+        ],
         fresh,
     )?;
     println!("xtask ci: every step passed");

@@ -173,6 +173,10 @@ pub(crate) struct CompleteArgs {
     /// Declare the endpoint without native structured output: the prompt-augmentation path is taken.
     #[arg(long)]
     pub(crate) no_native: bool,
+    /// When the server says its engine could not parse the model's output (LM Studio's "peg-native" failure,
+    /// failure_class provider_output_parse_failed), send the same bytes once more.
+    #[arg(long)]
+    pub(crate) retry_parse_failure: bool,
     /// A stop sequence (repeatable).
     #[arg(long, value_name = "SEQ")]
     pub(crate) stop: Vec<String>,

@@ -168,7 +168,8 @@ fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
     let mut builder = args
         .endpoint
         .provider_builder()?
-        .capabilities(native_capabilities);
+        .capabilities(native_capabilities)
+        .retry_parse_failure(args.retry_parse_failure);
     if let Some(registry) = &registry {
         builder = builder.registry(Arc::clone(registry));
     }
@@ -185,6 +186,7 @@ fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
             native_response_format: false,
             ..Capabilities::default()
         })
+        .retry_parse_failure(args.retry_parse_failure)
         .build()
         .map_err(|error| format!("cannot build the provider: {error}"))?;
     let key = native
@@ -317,7 +319,7 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
                 "attempts": attempts,
                 "error": {
                     "category": error.category().as_str(),
-                    "failure_class": failure.map(|f| f.failure_class().as_str()),
+                    "failure_class": error.failure_class().map(FailureClass::as_str),
                     "error_message": failure.map_or_else(|| error.to_string(), |f| f.error_message.clone()),
                     "output_content": failure.map(|f| f.output_content.clone()),
                 },
@@ -383,6 +385,9 @@ fn print_summary(
                 }
                 None => {
                     println!("message: {error}");
+                    if let Some(class) = error.failure_class() {
+                        println!("failure_class: {}", class.as_str());
+                    }
                     if let Some(hint) = status_hint(error) {
                         println!("hint: {hint}");
                     }

@@ -286,7 +286,7 @@ impl AttemptHook for Recorder {
                 error.structured_output().map(failure_fields),
                 Some(error.category()),
                 Some(error.message().to_owned()),
-                error.structured_output().map(|failure| failure.failure_class()),
+                error.failure_class(),
             ),
         };
         let latency_ms = record.duration.as_secs_f64() * 1000.0;

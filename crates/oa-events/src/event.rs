@@ -240,9 +240,10 @@ pub struct LlmAttempt {
     pub error_category: Option<Category>,
     /// The error message when the attempt failed.
     pub error_message: Option<String>,
-    /// For a `structured_output_invalid` attempt, its failure class, as the provider computed it where it
-    /// validated (`not_json`, `fenced_json`, `non_object`, `extra_key`, `enum_violation`, `type_mismatch`,
-    /// `missing_required`, `other`).
+    /// The attempt's failure class, as the provider computed it: a `structured_output_invalid` attempt's
+    /// (`not_json`, `fenced_json`, `non_object`, `extra_key`, `enum_violation`, `type_mismatch`,
+    /// `missing_required`, `other`), or a recognised server envelope's (`provider_output_parse_failed`,
+    /// `structured_output_unsupported`).
     pub failure_class: Option<FailureClass>,
     /// The diagnostics the provider raised about this attempt (e.g. `schema_not_honored`).
     pub diagnostics: Vec<Diagnostic>,

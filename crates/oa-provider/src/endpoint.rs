@@ -87,6 +87,7 @@ pub(crate) struct Settings {
     pub(crate) limits: Limits,
     pub(crate) system: String,
     pub(crate) registry: Option<Arc<CapabilityRegistry>>,
+    pub(crate) retry_parse_failure: bool,
 }
 
 impl fmt::Debug for Settings {
@@ -121,6 +122,7 @@ impl Settings {
             },
             system: system.to_owned(),
             registry: None,
+            retry_parse_failure: false,
         }
     }
 
@@ -154,6 +156,7 @@ impl Settings {
             transport,
             native_rejected: AtomicBool::new(false),
             registry: self.registry,
+            retry_parse_failure: self.retry_parse_failure,
         })
     }
 }
@@ -171,6 +174,8 @@ pub(crate) struct Endpoint {
     /// provider go straight to the fallback path.
     native_rejected: AtomicBool,
     registry: Option<Arc<CapabilityRegistry>>,
+    /// Resend once, with identical bytes, an attempt the server's engine failed to parse (opt-in).
+    pub(crate) retry_parse_failure: bool,
 }
 
 impl Endpoint {
@@ -264,6 +269,14 @@ macro_rules! shared_builder_setters {
         /// base URL) enforces; otherwise `unverified`.
         pub fn registry(mut self, registry: std::sync::Arc<$crate::CapabilityRegistry>) -> Self {
             self.settings.registry = Some(registry);
+            self
+        }
+
+        /// Sends an attempt once more, with identical bytes and outside the retry budget, when the server says its
+        /// engine could not parse the model's output (`provider_output_parse_failed`, LM Studio's "peg-native"
+        /// failure), at most once per call (default: off; the failure is returned as it came).
+        pub fn retry_parse_failure(mut self, retry: bool) -> Self {
+            self.settings.retry_parse_failure = retry;
             self
         }
 

@@ -226,6 +226,7 @@ struct ErrorImpl {
     path: Option<StructuredOutputPath>,
     vendor_code: Option<String>,
     transport: Option<TransportCause>,
+    failure_class: Option<FailureClass>,
     source: Option<Box<dyn StdError + Send + Sync>>,
 }
 
@@ -245,6 +246,7 @@ impl ProviderError {
                 path: None,
                 vendor_code: None,
                 transport: None,
+                failure_class: None,
                 source: None,
             }),
         }
@@ -306,6 +308,11 @@ impl ProviderError {
         self
     }
 
+    pub(crate) fn with_failure_class(mut self, class: FailureClass) -> Self {
+        self.inner.failure_class = Some(class);
+        self
+    }
+
     pub(crate) fn with_source(mut self, source: impl StdError + Send + Sync + 'static) -> Self {
         self.inner.source = Some(Box::new(source));
         self
@@ -339,6 +346,17 @@ impl ProviderError {
     /// Whether a connect, idle or total deadline expired.
     pub fn is_timeout(&self) -> bool {
         self.inner.timeout
+    }
+
+    /// The failure class, the dimension of the failure counter: a structured-output failure's (see
+    /// [`StructuredOutputFailure::failure_class`]), or a recognised provider envelope's
+    /// (`provider_output_parse_failed`, `structured_output_unsupported`); `None` for any other error.
+    pub fn failure_class(&self) -> Option<FailureClass> {
+        self.inner
+            .structured
+            .as_ref()
+            .map(StructuredOutputFailure::failure_class)
+            .or(self.inner.failure_class)
     }
 
     /// What failed below HTTP, for an error that never got (or lost) an HTTP answer.
@@ -425,6 +443,9 @@ impl fmt::Debug for ProviderError {
         }
         if let Some(cause) = self.inner.transport {
             debug.field("transport_cause", &cause.as_str());
+        }
+        if let Some(class) = self.inner.failure_class {
+            debug.field("failure_class", &class.as_str());
         }
         if let Some(code) = &self.inner.vendor_code {
             debug.field("vendor_code", code);

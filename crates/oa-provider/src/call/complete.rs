@@ -87,6 +87,7 @@ fn is_native(path: Option<StructuredOutputPath>) -> bool {
 async fn run(plan: &CallPlan<'_>, path: Option<StructuredOutputPath>) -> Result<Response, ProviderError> {
     retry::run(
         plan.request.retry.as_ref(),
+        plan.endpoint.retry_parse_failure,
         &plan.request.messages,
         &plan.request.config,
         |attempt_plan| Attempt { call: plan, path }.run(attempt_plan),

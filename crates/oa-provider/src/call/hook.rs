@@ -78,6 +78,9 @@ pub enum RetryReason {
     Transient,
     /// The prior attempt's structured output was invalid and a reask correction was appended.
     Reask,
+    /// The server's engine could not parse the prior attempt's model output; the same bytes were sent again (an
+    /// opt-in, once per call).
+    ParseFailure,
 }
 
 impl RetryReason {
@@ -86,6 +89,7 @@ impl RetryReason {
         match self {
             Self::Transient => "transient",
             Self::Reask => "reask",
+            Self::ParseFailure => "parse_failure",
         }
     }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::call::hook::RetryReason;
 use crate::error::{ProviderError, StructuredOutputFailure};
 use crate::model::{Message, RuntimeConfig};
+use crate::structured::FailureClass;
 
 /// How long to wait before retry number `attempt_index + 1` (the §6.1 `backoff(attempt_index) -> seconds`).
 #[derive(Clone)]
@@ -248,8 +249,13 @@ pub(crate) struct AttemptPlan {
 
 /// Runs `attempt` under `retry` (or once without it). Waits use `tokio::time::sleep`, so tests may pause time.
 /// Cancellation is dropping the future: nothing here catches it.
+///
+/// With `retry_parse_failure`, an attempt the server failed with `provider_output_parse_failed` (its engine could
+/// not parse the model's output) is sent once more with the same transcript and config, so with identical bytes,
+/// immediately and outside the `max_attempts` budget; at most once per call.
 pub(crate) async fn run<T, F, Fut>(
     retry: Option<&RetryConfig>,
+    retry_parse_failure: bool,
     messages: &[Message],
     config: &RuntimeConfig,
     mut attempt: F,
@@ -258,34 +264,38 @@ where
     F: FnMut(AttemptPlan) -> Fut,
     Fut: Future<Output = Result<T, ProviderError>>,
 {
-    let Some(retry) = retry else {
-        let plan = AttemptPlan {
-            index: 0,
-            retry_reason: None,
-            repair: false,
-            messages: messages.to_vec(),
-            config: config.clone(),
-        };
-        return attempt(plan).await;
-    };
+    let once = RetryConfig::new(1);
+    let retry = retry.unwrap_or(&once);
     let max_attempts = retry.max_attempts.max(1);
     let mut transcript = messages.to_vec();
+    let mut attempt_config = retry.config_for(config, 0);
     let mut retry_reason = None;
     let mut repair = false;
-    let mut attempt_index = 0;
+    let mut parse_retry_left = retry_parse_failure;
+    // Wire attempts made, and the ones counted against `max_attempts` (a parse-failure resend is not).
+    let mut n_sent: u32 = 0;
+    let mut n_counted: u32 = 0;
     loop {
         let plan = AttemptPlan {
-            index: attempt_index,
+            index: n_sent,
             retry_reason,
             repair,
             messages: transcript.clone(),
-            config: retry.config_for(config, attempt_index),
+            config: attempt_config.clone(),
         };
         let error = match attempt(plan).await {
             Ok(value) => return Ok(value),
             Err(error) => error,
         };
-        if attempt_index + 1 >= max_attempts {
+        let failed_index = n_sent;
+        n_sent += 1;
+        if parse_retry_left && error.failure_class() == Some(FailureClass::ProviderOutputParseFailed) {
+            parse_retry_left = false;
+            retry_reason = Some(RetryReason::ParseFailure);
+            continue;
+        }
+        n_counted += 1;
+        if n_counted >= max_attempts {
             return Err(error);
         }
         match (&retry.reask, error.structured_output()) {
@@ -299,12 +309,12 @@ where
             _ if retry.is_retryable(&error) => retry_reason = Some(RetryReason::Transient),
             _ => return Err(error),
         }
-        let wait = retry.wait_after(attempt_index, &error);
+        let wait = retry.wait_after(n_counted - 1, &error);
         if let Some(on_retry) = &retry.on_retry {
-            on_retry(attempt_index, &error, wait);
+            on_retry(failed_index, &error, wait);
         }
         tokio::time::sleep(wait).await;
-        attempt_index += 1;
+        attempt_config = retry.config_for(config, n_counted);
     }
 }
 
@@ -352,17 +362,18 @@ mod tests {
             .with_retry_after_cap(Duration::from_secs(10));
         let starts = Mutex::new(Vec::new());
         let clock = Instant::now();
-        let outcome: Result<(), ProviderError> = run(Some(&retry), &[], &RuntimeConfig::default(), |plan| {
-            starts.lock().unwrap().push(clock.elapsed());
-            async move {
-                match plan.index {
-                    // A huge Retry-After is honoured only up to the cap.
-                    1 => Err(transient().with_retry_after(Some(Duration::from_secs(3600)))),
-                    _ => Err(transient()),
+        let outcome: Result<(), ProviderError> =
+            run(Some(&retry), false, &[], &RuntimeConfig::default(), |plan| {
+                starts.lock().unwrap().push(clock.elapsed());
+                async move {
+                    match plan.index {
+                        // A huge Retry-After is honoured only up to the cap.
+                        1 => Err(transient().with_retry_after(Some(Duration::from_secs(3600)))),
+                        _ => Err(transient()),
+                    }
                 }
-            }
-        })
-        .await;
+            })
+            .await;
         assert!(outcome.is_err());
         let starts: Vec<u64> = starts.lock().unwrap().iter().map(Duration::as_secs).collect();
         // Attempt 0 at 0; wait 1 s; attempt 1 at 1; wait max(2, min(3600, 10)) = 10; attempt 2 at 11; wait 4.
@@ -373,7 +384,7 @@ mod tests {
     async fn zero_max_attempts_still_makes_one_attempt() {
         let retry = RetryConfig::new(0);
         let n_attempts = Mutex::new(0);
-        let _: Result<(), ProviderError> = run(Some(&retry), &[], &RuntimeConfig::default(), |_| {
+        let _: Result<(), ProviderError> = run(Some(&retry), false, &[], &RuntimeConfig::default(), |_| {
             *n_attempts.lock().unwrap() += 1;
             async { Err(transient()) }
         })
@@ -387,21 +398,22 @@ mod tests {
             .with_backoff(Backoff::Fixed(Duration::ZERO))
             .with_reask(Reask::template("fix: {error_message}"));
         let plans = Mutex::new(Vec::new());
-        let outcome: Result<(), ProviderError> = run(Some(&retry), &[], &RuntimeConfig::default(), |plan| {
-            plans
-                .lock()
-                .unwrap()
-                .push((plan.index, plan.retry_reason, plan.repair, plan.messages.len()));
-            async move {
-                match plan.index {
-                    0 => Err(transient()),
-                    1 => Err(invalid_output()),
-                    2 => Err(transient()),
-                    _ => Ok(()),
+        let outcome: Result<(), ProviderError> =
+            run(Some(&retry), false, &[], &RuntimeConfig::default(), |plan| {
+                plans
+                    .lock()
+                    .unwrap()
+                    .push((plan.index, plan.retry_reason, plan.repair, plan.messages.len()));
+                async move {
+                    match plan.index {
+                        0 => Err(transient()),
+                        1 => Err(invalid_output()),
+                        2 => Err(transient()),
+                        _ => Ok(()),
+                    }
                 }
-            }
-        })
-        .await;
+            })
+            .await;
         assert!(outcome.is_ok());
         assert_eq!(
             *plans.lock().unwrap(),

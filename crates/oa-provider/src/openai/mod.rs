@@ -1,6 +1,7 @@
 //! The §8.1 OpenAI-compatible Chat Completions wire format: [`OpenAiProvider`], its builder, and every rule that is
 //! OpenAI's own (request and response mapping, streaming chunks, status mapping, strict mode, schema names).
 
+mod lm_studio;
 mod ready;
 mod request;
 mod response;
@@ -21,7 +22,7 @@ use crate::enforcement::CapabilityKey;
 use crate::error::ProviderError;
 use crate::http::KeyHeader;
 use crate::model::{CompletionRequest, Provider, Response, StructuredOutputPath};
-use crate::structured::{CheckedTools, ResponseSchema};
+use crate::structured::{CheckedTools, FailureClass, ResponseSchema};
 use crate::{BuildError, Capabilities};
 
 /// The environment variable the API key is read from unless the builder says otherwise.
@@ -157,6 +158,9 @@ impl WireFormat for ChatCompletions {
     }
 
     fn is_native_rejection(&self, error: &ProviderError) -> bool {
+        if error.failure_class() == Some(FailureClass::StructuredOutputUnsupported) {
+            return true;
+        }
         let message = error.message().to_ascii_lowercase();
         error.is_invalid_request()
             && error.status() == Some(400)

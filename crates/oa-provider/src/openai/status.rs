@@ -5,6 +5,7 @@ use crate::http::parse_retry_after;
 use serde_json::Value;
 
 use crate::error::{Category, ProviderError};
+use crate::openai::lm_studio;
 
 /// Maps a non-success status (and its body, if JSON) to an error. `scrub` removes the API key from any text the
 /// provider echoed.
@@ -80,10 +81,14 @@ pub(crate) fn error_for_status(
     } else {
         None
     };
-    ProviderError::new(category, description)
+    let error = ProviderError::new(category, description)
         .with_status(status)
         .with_retry_after(retry_after)
-        .with_vendor_code(vendor_code(parsed.as_ref(), scrub))
+        .with_vendor_code(vendor_code(parsed.as_ref(), scrub));
+    match lm_studio::recognize(status, parsed.as_ref()) {
+        Some(class) => error.with_failure_class(class),
+        None => error,
+    }
 }
 
 /// The body's `error.code` (a string), else `error.type`: kept verbatim when it is a short token (1 to 64

@@ -29,11 +29,17 @@ pub enum FailureClass {
     MissingRequired,
     /// Any other violation (bounds, lengths, patterns, formats, combinators).
     Other,
+    /// The server's engine could not parse the model's own output into its conversation format (LM Studio's
+    /// "peg-native" failure): no content came back to check. A provider error, not a content check.
+    ProviderOutputParseFailed,
+    /// The server refused the native structured-output constraint it was sent (LM Studio's "cannot combine ...
+    /// with lazy grammar"): the mapping's fallback path runs. A provider error, not a content check.
+    StructuredOutputUnsupported,
 }
 
 impl FailureClass {
     /// Every class, in declaration order (for pre-registering counters).
-    pub const ALL: [FailureClass; 8] = [
+    pub const ALL: [FailureClass; 10] = [
         Self::NotJson,
         Self::FencedJson,
         Self::NonObject,
@@ -42,6 +48,8 @@ impl FailureClass {
         Self::TypeMismatch,
         Self::MissingRequired,
         Self::Other,
+        Self::ProviderOutputParseFailed,
+        Self::StructuredOutputUnsupported,
     ];
 
     /// The dimension value, e.g. `"fenced_json"`.
@@ -55,12 +63,18 @@ impl FailureClass {
             Self::TypeMismatch => "type_mismatch",
             Self::MissingRequired => "missing_required",
             Self::Other => "other",
+            Self::ProviderOutputParseFailed => "provider_output_parse_failed",
+            Self::StructuredOutputUnsupported => "structured_output_unsupported",
         }
     }
 
-    /// Whether the content was a JSON object (every class but `not_json`, `fenced_json` and `non_object`).
+    /// Whether the content was a JSON object that failed the schema (not `not_json`, `fenced_json`, `non_object`,
+    /// and not the two provider-error classes, which carry no content).
     pub fn is_json_object(self) -> bool {
-        !matches!(self, Self::NotJson | Self::FencedJson | Self::NonObject)
+        matches!(
+            self,
+            Self::ExtraKey | Self::EnumViolation | Self::TypeMismatch | Self::MissingRequired | Self::Other
+        )
     }
 
     /// Whether a grammar-bound decoder cannot produce this class: a fence, a non-object, an extra key, an
@@ -216,7 +230,9 @@ mod tests {
                 "enum_violation",
                 "type_mismatch",
                 "missing_required",
-                "other"
+                "other",
+                "provider_output_parse_failed",
+                "structured_output_unsupported"
             ]
         );
         let grammar: Vec<&str> = FailureClass::ALL
