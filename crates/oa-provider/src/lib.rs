@@ -25,8 +25,8 @@
 //!
 //! # Layout
 //!
-//! [`model`](crate::model) holds the vendor-neutral request/response model; `call` drives one call (pre-checks,
-//! retry and reask, attempts, records); `structured` checks schemas and content; [`enforcement`](crate::enforcement)
+//! [`model`] holds the vendor-neutral request/response model; `call` drives one call (pre-checks,
+//! retry and reask, attempts, records); `structured` checks schemas and content; [`enforcement`]
 //! holds the marker, probes, registry and routing; `http` the shared transport; and each wire format is one
 //! folder ([`openai`]).
 //!
