@@ -3,13 +3,16 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// Structured output you can trust: JSON Schema validation that names every violation.
+/// Structured output you can trust: validate JSON against a schema naming every violation, complete and probe LLM
+/// calls with structured output, run the spec's conformance fixtures.
 #[derive(Debug, Parser)]
 #[command(
     name = "oa",
     version,
     about,
-    after_help = "Exit codes: 0 ok, 1 a negative finding (invalid, not enforced, failed fixtures), 2 usage or input error."
+    after_help = "Exit codes: 0 ok, 1 a negative finding (invalid, not enforced, failed fixtures, a failed call), 2 usage \
+or input error.\n\nExamples:\n  oa demo\n  oa validate schema.json answer.json\n  \
+oa complete --base-url http://127.0.0.1:8080/v1 --model m --schema schema.json \"...\""
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -26,11 +29,20 @@ pub(crate) enum Command {
     /// Run OpenArmature conformance fixtures against the oa stack.
     ///
     /// Prints a line per fixture and the totals as `N passed, M failed, K skipped`; exit 1 when any case failed.
+    #[command(
+        after_help = "Examples:\n  oa conformance\n  oa conformance ../shared/openarmature-spec/spec --json\n  \
+oa conformance crates/oa-conformance/fixtures"
+    )]
     Conformance(ConformanceArgs),
     /// Check whether an endpoint enforces a strict JSON Schema: the canary probe, or one probe per keyword.
     ///
     /// Sends a question whose true answer the schema forbids, so only a schema-bound decoder answers validly.
     /// Exit 0 enforced, 1 not enforced, 2 error.
+    #[command(
+        after_help = "Examples:\n  oa probe --base-url http://127.0.0.1:8080/v1 --model m\n  \
+oa probe --base-url http://127.0.0.1:8080/v1 --model m --registry caps.json\n  \
+oa probe --base-url https://gw.example/v1 --model m --api-key-env GW_KEY --schema ticket.json --json"
+    )]
     Probe(ProbeArgs),
     /// Send one message through the real provider; with --schema, ask for structured output.
     ///
@@ -42,11 +54,19 @@ pub(crate) enum Command {
     /// --registry file holds a fresh probe verdict that this route enforces), `unverified` (native strict request
     /// without such a verdict), `unenforced` (native request with strict: false: the schema cannot go strict),
     /// `prompted` (the schema went into the prompt); each with `_repaired` when a reask was needed.
+    #[command(
+        after_help = "Examples:\n  oa complete --base-url http://127.0.0.1:8080/v1 --model m --schema answer.json \"What is 6 x 7?\"\n  \
+echo \"Summarize: ...\" | oa complete --base-url URL --model m --schema s.json --reask --json -\n  \
+oa complete --base-url URL --model m --schema s.json --registry caps.json --route --trace \"...\""
+    )]
     Complete(CompleteArgs),
     /// Show what oa does on an embedded example: no API key, no network.
     ///
     /// A mock model on 127.0.0.1 answers one structured call: every violation reported, one reask, the recovered
     /// value with schema_mode and schema_version, the typed events, and a gateway that drops the schema.
+    #[command(
+        after_help = "Examples:\n  oa demo\n  oa demo --base-url http://127.0.0.1:8080/v1 --model m --timeout 60"
+    )]
     Demo(DemoArgs),
 }
 
@@ -198,7 +218,7 @@ pub(crate) struct CompleteArgs {
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub(crate) json: bool,
-    /// The user message.
+    /// The user message; `-` reads it from standard input.
     pub(crate) message: String,
 }
 

@@ -202,11 +202,20 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     if let Some(system) = &args.system {
         messages.push(Message::system(system));
     }
-    messages.push(Message::user(&args.message));
-    let mut request = CompletionRequest::new(messages).with_stream(args.stream);
-    if args.message.trim().is_empty() {
+    // `-` reads the message from standard input, so model input can be piped in.
+    let message = if args.message == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|error| format!("cannot read the message from standard input: {error}"))?;
+        text
+    } else {
+        args.message.clone()
+    };
+    if message.trim().is_empty() {
         return Err("the message is empty: nothing was sent".to_owned());
     }
+    messages.push(Message::user(message));
+    let mut request = CompletionRequest::new(messages).with_stream(args.stream);
     if let Some(path) = &args.schema {
         request = request.with_response_schema(read_response_schema(path)?);
     }

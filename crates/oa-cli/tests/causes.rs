@@ -238,3 +238,34 @@ fn the_demo_against_a_dead_endpoint_says_so_and_exits_1() {
         "nothing after the failure: {text}"
     );
 }
+
+#[test]
+fn a_dash_reads_the_message_from_standard_input() {
+    use std::io::Write;
+    let server = Server::start(vec![chat("forty-two", "stop")]).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oa"))
+        .args([
+            "complete",
+            "--base-url",
+            &server.base_url(),
+            "--model",
+            "m",
+            "--json",
+            "-",
+        ])
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"piped question\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let sent = server.requests()[0].json().unwrap();
+    assert_eq!(sent["messages"][0]["content"], json!("piped question\n"));
+}
