@@ -121,10 +121,14 @@ pub(crate) struct ProbeArgs {
     /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix.
     #[arg(long)]
     pub(crate) schema: Option<PathBuf>,
-    /// Record the verdict in this capability registry file (created if absent), keyed by mapping, model and base
-    /// URL, for `oa complete --registry` to read. An error verdict records nothing.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) registry: Option<PathBuf>,
+    /// Record the verdict in this capability registry: a JSON file (created if absent), or a Redis server shared by
+    /// many instances (`redis://HOST:PORT/DB`, the verdict expiring after --stale-after), keyed by mapping, model
+    /// and base URL, for `oa complete --registry` to read. An error verdict records nothing.
+    #[arg(long, value_name = "FILE|redis://HOST:PORT/DB")]
+    pub(crate) registry: Option<String>,
+    /// How long a verdict stays fresh (seconds); older ones count as unverified.
+    #[arg(long, value_name = "SECS", default_value_t = 21_600)]
+    pub(crate) stale_after: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -200,10 +204,14 @@ pub(crate) struct CompleteArgs {
     /// A stop sequence (repeatable).
     #[arg(long, value_name = "SEQ")]
     pub(crate) stop: Vec<String>,
-    /// Read enforcement verdicts from this capability registry file (written by `oa probe --registry`): a native
-    /// strict call is `enforced` only when the file holds a fresh verdict (six hours) that this route enforces.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) registry: Option<PathBuf>,
+    /// Read enforcement verdicts from this capability registry (a file, or `redis://HOST:PORT/DB`, as written by
+    /// `oa probe --registry`): a native strict call is `enforced` only when it holds a fresh verdict that this route
+    /// enforces. Redis is read with a bounded timeout; unreachable, it reads as unverified and the call goes on.
+    #[arg(long, value_name = "FILE|redis://HOST:PORT/DB")]
+    pub(crate) registry: Option<String>,
+    /// How long a verdict stays fresh (seconds); older ones count as unverified.
+    #[arg(long, value_name = "SECS", default_value_t = 21_600)]
+    pub(crate) stale_after: u64,
     /// Route on the registry (needs --registry): send the schema natively only on a route with a fresh enforcing
     /// verdict; otherwise (unverified, stale or not enforcing) put it in the prompt at temperature 0 with one repair.
     #[arg(long, requires = "registry")]

@@ -160,7 +160,12 @@ fn finish_telemetry(telemetry: &Telemetry, trace: bool) {
 /// The provider the call goes through: the native route (reading the registry when given), or with `--route` a
 /// router over it and its prompt-path twin.
 fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
-    let registry = args.registry.as_deref().map(open_registry).transpose()?;
+    let stale_after = Duration::from_secs(args.stale_after);
+    let registry = args
+        .registry
+        .as_deref()
+        .map(|location| open_registry(location, stale_after))
+        .transpose()?;
     let native_capabilities = Capabilities {
         native_response_format: !args.no_native,
         ..Capabilities::default()

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use oa_provider::enforcement::RedisStore;
 use oa_provider::{CapabilityRegistry, Category, OpenAiProvider, OpenAiProviderBuilder, ProviderError};
 
 impl EndpointArgs {
@@ -65,9 +66,17 @@ pub(crate) async fn within<T>(
         })
 }
 
-/// Opens (or starts) a registry file; a malformed one is an input error.
-pub(crate) fn open_registry(path: &Path) -> Result<Arc<CapabilityRegistry>, String> {
-    CapabilityRegistry::with_file(path)
-        .map(Arc::new)
-        .map_err(|error| format!("--registry: {error}"))
+/// Opens the registry `--registry` names: a Redis server (`redis://`, `rediss://`) shared by every instance, or a
+/// JSON file (started when absent; a malformed one is an input error), with `stale_after` as the freshness window.
+pub(crate) fn open_registry(
+    location: &str,
+    stale_after: Duration,
+) -> Result<Arc<CapabilityRegistry>, String> {
+    let registry = if location.starts_with("redis://") || location.starts_with("rediss://") {
+        let store = RedisStore::open(location).map_err(|error| format!("--registry: {error}"))?;
+        CapabilityRegistry::with_store(Arc::new(store))
+    } else {
+        CapabilityRegistry::with_file(Path::new(location)).map_err(|error| format!("--registry: {error}"))?
+    };
+    Ok(Arc::new(registry.with_stale_after(stale_after)))
 }

@@ -34,7 +34,12 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         .as_deref()
         .map(crate::complete::read_response_schema)
         .transpose()?;
-    let registry = args.registry.as_deref().map(open_registry).transpose()?;
+    let stale_after = std::time::Duration::from_secs(args.stale_after);
+    let registry = args
+        .registry
+        .as_deref()
+        .map(|location| open_registry(location, stale_after))
+        .transpose()?;
     let provider = build_provider(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -51,7 +56,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                     message: error.message().to_owned(),
                 });
             if let (Some(registry), Some(enforces)) = (&registry, verdict_of(&outcome)) {
-                record(registry, &provider, enforces, ProbeKind::Canary)?;
+                runtime.block_on(record(registry, &provider, enforces, ProbeKind::Canary))?;
             }
             print_canary(&outcome, args.json);
             Ok(exit_of(&outcome))
@@ -70,12 +75,12 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                 );
             }
             if let (Some(registry), false) = (&registry, matrix.has_error()) {
-                record(
+                runtime.block_on(record(
                     registry,
                     &provider,
                     matrix.is_all_enforced(),
                     ProbeKind::ProductionSchema,
-                )?;
+                ))?;
             }
             print_matrix(&matrix, args.json);
             Ok(if matrix.has_error() {
@@ -105,8 +110,8 @@ fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
     }
 }
 
-/// Writes a verdict for the provider's route into the registry file.
-fn record(
+/// Writes a verdict for the provider's route into the registry (its file, or its shared store).
+async fn record(
     registry: &CapabilityRegistry,
     provider: &OpenAiProvider,
     enforces: bool,
@@ -121,7 +126,8 @@ fn record(
         probe,
     };
     registry
-        .record(key, capability)
+        .record_verdict(key, capability)
+        .await
         .map_err(|error| format!("--registry: {error}"))
 }
 

@@ -184,11 +184,13 @@ impl Endpoint {
         CapabilityKey::new(&self.system, &self.model, &self.base_url)
     }
 
-    /// Whether the registry holds a fresh verdict that this route enforces, read now.
-    pub(crate) fn is_verified_enforcing(&self) -> bool {
-        self.registry
-            .as_ref()
-            .is_some_and(|registry| registry.is_enforced(&self.capability_key()))
+    /// Whether the registry holds a fresh verdict that this route enforces, read now (from its store when it has
+    /// one, within the store's read timeout).
+    pub(crate) async fn is_verified_enforcing(&self) -> bool {
+        match &self.registry {
+            Some(registry) => registry.is_enforced_now(&self.capability_key()).await,
+            None => false,
+        }
     }
 
     /// Whether a native request may be tried: the capability is declared and no native request was rejected.

@@ -382,7 +382,7 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
     assert_eq!(response.schema_mode, Some(SchemaMode::Unverified));
     // Routing on, no entry: the prompt path, at temperature 0, repaired once.
     let routed = router(&native, &prompted, &registry).with_routing(true);
-    assert!(!routed.routes_natively());
+    assert!(!routed.routes_natively().await);
     let response = routed.complete(&ask(strict_schema())).await.unwrap();
     assert_eq!(response.parsed, Some(json!({"value": 3})));
     assert_eq!(response.schema_mode, Some(SchemaMode::PromptedRepaired));

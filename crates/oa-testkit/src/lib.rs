@@ -22,6 +22,7 @@
 
 mod http;
 pub mod openai;
+mod redis;
 mod relay;
 mod reply;
 mod server;
@@ -35,6 +36,7 @@ use std::net::SocketAddr;
 use std::io::{Read, Write};
 
 pub use http::{MAX_BODY_BYTES, MAX_HEAD_BYTES, Request};
+pub use redis::RedisServer;
 pub use reply::{Reply, sse_bytes};
 pub use server::{Responder, Script, Server};
 #[cfg(feature = "otel")]

@@ -43,7 +43,7 @@ pub(crate) async fn complete(
         schema: schema.as_ref(),
         tools: &tools,
         call_id: &call_id,
-        verified: schema.is_some() && endpoint.is_verified_enforcing(),
+        verified: schema.is_some() && endpoint.is_verified_enforcing().await,
     };
     match run(&plan, path).await {
         // Dynamic detection: the server rejected the native constraint itself, so this call (and later ones on

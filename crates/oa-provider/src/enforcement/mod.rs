@@ -4,6 +4,8 @@
 //! routing on it.
 
 mod probe;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod registry;
 mod routing;
 mod schema_mode;
@@ -12,8 +14,11 @@ pub use probe::{
     CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, PROBE_MAX_TOKENS, PROBED_KEYWORDS, Probe,
     ProbeOutcome, canary_schema, keyword_probe, keywords_used, probe_canary, probe_keywords,
 };
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use registry::{
-    Capability, CapabilityKey, CapabilityRegistry, DEFAULT_STALE_AFTER, ProbeKind, RegistryError,
+    Capability, CapabilityKey, CapabilityRegistry, DEFAULT_STALE_AFTER, DEFAULT_STORE_READ_TIMEOUT,
+    ProbeKind, RegistryError, RegistryStore,
 };
 pub use routing::{CanarySampler, REPAIR_TEMPLATE, RoutedProvider};
 pub use schema_mode::{SchemaMode, schema_version};

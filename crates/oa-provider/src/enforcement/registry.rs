@@ -9,9 +9,11 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
+use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 /// The default staleness window: an entry older than this counts as absent.
@@ -73,6 +75,9 @@ pub enum RegistryError {
         /// The I/O failure.
         source: std::io::Error,
     },
+    /// A shared store could not be reached, or answered something that is not a verdict. Never names a password.
+    #[error("capability registry store: {0}")]
+    Store(String),
     /// The file is not a registry this version understands.
     #[error("capability registry file {path} is malformed: {reason}")]
     Malformed {
@@ -95,7 +100,41 @@ pub struct CapabilityRegistry {
     file: Option<PathBuf>,
     // Serialises file writes; held only while writing, never while reading entries.
     file_lock: Mutex<()>,
+    /// A store shared by many processes (Redis), read on the request path and written by probes.
+    store: Option<Arc<dyn RegistryStore>>,
+    /// How long a read of the store may take before the route counts as unverified.
+    read_timeout: Duration,
+    /// Set once an unreachable store has been reported, so the log says it once, not per call.
+    store_down_reported: AtomicBool,
 }
+
+/// Where verdicts are shared beyond one process: probes write them with the staleness window as their expiry,
+/// the request path reads them. The JSON file and the in-memory map are the registry's own; a store is the
+/// fleet's.
+#[async_trait]
+pub trait RegistryStore: Send + Sync + fmt::Debug {
+    /// The verdict held for `key`, if any (an expired one is absent).
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`] when the store cannot be reached or answers something that is not a verdict.
+    async fn read(&self, key: &CapabilityKey) -> Result<Option<Capability>, RegistryError>;
+
+    /// Writes `capability` for `key`, expiring after `ttl`; the last complete write wins, never a torn record.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`] when the store cannot be reached.
+    async fn write(
+        &self,
+        key: &CapabilityKey,
+        capability: &Capability,
+        ttl: Duration,
+    ) -> Result<(), RegistryError>;
+}
+
+/// The default bound on a store read on the request path.
+pub const DEFAULT_STORE_READ_TIMEOUT: Duration = Duration::from_millis(250);
 
 impl Default for CapabilityRegistry {
     fn default() -> Self {
@@ -110,6 +149,7 @@ impl fmt::Debug for CapabilityRegistry {
             .field("n_entries", &n_entries)
             .field("stale_after", &self.stale_after)
             .field("file", &self.file)
+            .field("store", &self.store)
             .finish()
     }
 }
@@ -122,7 +162,26 @@ impl CapabilityRegistry {
             stale_after: DEFAULT_STALE_AFTER,
             file: None,
             file_lock: Mutex::new(()),
+            store: None,
+            read_timeout: DEFAULT_STORE_READ_TIMEOUT,
+            store_down_reported: AtomicBool::new(false),
         }
+    }
+
+    /// An in-memory registry that reads and writes verdicts through `store`, shared by every process pointed at
+    /// it. A store that cannot be read within the read timeout counts as holding nothing: the route is unverified,
+    /// the call goes on, and a log record says so once.
+    pub fn with_store(store: Arc<dyn RegistryStore>) -> Self {
+        Self {
+            store: Some(store),
+            ..Self::new()
+        }
+    }
+
+    /// Sets the bound on a store read (default [`DEFAULT_STORE_READ_TIMEOUT`]).
+    pub fn with_read_timeout(mut self, read_timeout: Duration) -> Self {
+        self.read_timeout = read_timeout;
+        self
     }
 
     /// A registry persisted to `path`: loaded from it when the file exists, rewritten after every record.
@@ -139,9 +198,8 @@ impl CapabilityRegistry {
         };
         Ok(Self {
             entries: RwLock::new(entries),
-            stale_after: DEFAULT_STALE_AFTER,
             file: Some(path),
-            file_lock: Mutex::new(()),
+            ..Self::new()
         })
     }
 
@@ -196,6 +254,68 @@ impl CapabilityRegistry {
                 .unwrap_or(Duration::ZERO);
             capability.enforces && age <= self.stale_after
         })
+    }
+
+    /// The verdict for `key` now, from the store when there is one (bounded by the read timeout; unreachable
+    /// reads as absent, reported once), else from this process's entries.
+    pub async fn verdict(&self, key: &CapabilityKey) -> Option<Capability> {
+        let Some(store) = &self.store else {
+            return self.get(key);
+        };
+        let read = tokio::time::timeout(self.read_timeout, store.read(key)).await;
+        match read {
+            Ok(Ok(capability)) => capability,
+            Ok(Err(error)) => {
+                self.report_store_down(&error.to_string());
+                None
+            }
+            Err(_) => {
+                self.report_store_down("the read timed out");
+                None
+            }
+        }
+    }
+
+    /// Whether `key` counts as enforcing now, reading the store when there is one: a verdict exists, says it
+    /// enforces, and is no older than the staleness window.
+    pub async fn is_enforced_now(&self, key: &CapabilityKey) -> bool {
+        let now = SystemTime::now();
+        self.verdict(key).await.is_some_and(|capability| {
+            let age = now
+                .duration_since(capability.checked_at)
+                .unwrap_or(Duration::ZERO);
+            capability.enforces && age <= self.stale_after
+        })
+    }
+
+    /// Records a probe's verdict here and, when there is a store, in the store with the staleness window as its
+    /// expiry.
+    ///
+    /// # Errors
+    ///
+    /// As [`record`](Self::record), or [`RegistryError::Store`] when the store cannot be written.
+    pub async fn record_verdict(
+        &self,
+        key: CapabilityKey,
+        capability: Capability,
+    ) -> Result<(), RegistryError> {
+        self.record(key.clone(), capability)?;
+        if let Some(store) = &self.store {
+            let write = store.write(&key, &capability, self.stale_after);
+            tokio::time::timeout(self.read_timeout.max(Duration::from_secs(2)), write)
+                .await
+                .map_err(|_| RegistryError::Store("the write timed out".to_owned()))??;
+        }
+        Ok(())
+    }
+
+    fn report_store_down(&self, why: &str) {
+        if !self.store_down_reported.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                target: "openarmature",
+                "capability registry store unreachable ({why}): routes read as unverified until it answers"
+            );
+        }
     }
 
     /// Every entry, sorted by key.

@@ -129,13 +129,13 @@ impl RoutedProvider {
             checked_at: SystemTime::now(),
             probe: ProbeKind::Canary,
         };
-        self.registry.record(self.key.clone(), capability)?;
+        self.registry.record_verdict(self.key.clone(), capability).await?;
         Ok(outcome)
     }
 
-    /// Whether a structured call would go natively now.
-    pub fn routes_natively(&self) -> bool {
-        !self.routing || self.registry.is_enforced(&self.key)
+    /// Whether a structured call would go natively now (reading the registry's store when it has one).
+    pub async fn routes_natively(&self) -> bool {
+        !self.routing || self.registry.is_enforced_now(&self.key).await
     }
 }
 
@@ -165,7 +165,7 @@ impl Provider for RoutedProvider {
             // recorded regardless.
             let _ = self.probe_now().await;
         }
-        if request.response_schema.is_none() || self.routes_natively() {
+        if request.response_schema.is_none() || self.routes_natively().await {
             return self.native.complete(request).await;
         }
         self.prompted.complete(&degraded(request)).await
