@@ -124,8 +124,12 @@ impl Settings {
         }
     }
 
-    /// Builds the endpoint, sending the key the wire format's way.
-    pub(crate) fn build(self, key_header: KeyHeader) -> Result<Endpoint, BuildError> {
+    /// Builds the endpoint, sending the key the wire format's way and its fixed protocol headers on every request.
+    pub(crate) fn build(
+        self,
+        key_header: KeyHeader,
+        fixed_headers: &[(&'static str, &'static str)],
+    ) -> Result<Endpoint, BuildError> {
         let base_url = self.base_url.trim_end_matches('/').to_owned();
         let parsed = reqwest::Url::parse(&base_url).map_err(|_| BuildError::InvalidBaseUrl)?;
         if !matches!(parsed.scheme(), "http" | "https")
@@ -139,7 +143,7 @@ impl Settings {
             KeySource::Key(ApiKey(key)) => Some(key),
             KeySource::None => None,
         };
-        let headers = build_headers(&self.headers, secret.as_deref(), key_header)?;
+        let headers = build_headers(fixed_headers, &self.headers, secret.as_deref(), key_header)?;
         let secrets = secret
             .into_iter()
             .chain(self.headers.into_iter().map(|(_, value)| value))
@@ -210,12 +214,12 @@ impl fmt::Debug for Endpoint {
 }
 
 /// The setters every wire format's builder shares, written once. Used inside `impl XBuilder { … }` blocks whose
-/// type has a `settings: Settings` field.
+/// type has a `settings: Settings` field; the first three arguments are the defaults as Markdown.
 macro_rules! shared_builder_setters {
     ($default_system:literal, $default_base_url:literal, $default_key_env:literal, $paths:literal) => {
         /// Sets the provider identifier its attempt records and token deltas carry, which observers emit as
         /// `gen_ai.system` and `openarmature.llm.provider`, and which keys the capability registry (default
-        #[doc = concat!("`\"", $default_system, "\"`).")]
+        #[doc = concat!($default_system, ").")]
         /// Observability §5.5.3: a caller pointing this mapping at another server (vLLM, LM Studio, llama.cpp)
         /// names it here, e.g. `"vllm"`.
         pub fn system(mut self, system: impl Into<String>) -> Self {
@@ -223,13 +227,13 @@ macro_rules! shared_builder_setters {
             self
         }
 
-        #[doc = concat!("Sets the base URL (default `", $default_base_url, "`). ", $paths)]
+        #[doc = concat!("Sets the base URL (default ", $default_base_url, "). ", $paths)]
         pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
             self.settings.base_url = base_url.into();
             self
         }
 
-        #[doc = concat!("Uses this key (default: read from `", $default_key_env, "` at build time, none if unset).")]
+        #[doc = concat!("Uses this key (default: read from ", $default_key_env, " at build time, none if unset).")]
         pub fn api_key(mut self, key: $crate::ApiKey) -> Self {
             self.settings.key = $crate::endpoint::KeySource::Key(key);
             self
@@ -301,3 +305,55 @@ macro_rules! shared_builder_setters {
 }
 
 pub(crate) use shared_builder_setters;
+
+/// What every wire format's provider shares, written once: the accessors, the secret-free Debug, and the
+/// [`Provider`](crate::Provider) impl that runs calls through the vendor-neutral driver with `$wire` and answers
+/// `ready()` with the type's own `probe_ready`. Used at module level for a type with an `endpoint: Endpoint` field.
+macro_rules! provider_impls {
+    ($provider:ident, $wire:expr) => {
+        impl $provider {
+            /// The bound model.
+            pub fn model(&self) -> &str {
+                &self.endpoint.model
+            }
+
+            /// The static capabilities.
+            pub fn capabilities(&self) -> $crate::Capabilities {
+                self.endpoint.capabilities
+            }
+
+            /// The provider identifier on attempt records and token deltas (`gen_ai.system`).
+            pub fn system(&self) -> &str {
+                &self.endpoint.system
+            }
+        }
+
+        impl std::fmt::Debug for $provider {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($provider))
+                    .field("endpoint", &self.endpoint)
+                    .finish()
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl $crate::Provider for $provider {
+            async fn ready(&self) -> Result<(), $crate::ProviderError> {
+                self.probe_ready().await
+            }
+
+            async fn complete(
+                &self,
+                request: &$crate::CompletionRequest,
+            ) -> Result<$crate::Response, $crate::ProviderError> {
+                $crate::call::complete(&self.endpoint, &$wire, request).await
+            }
+
+            fn capability_key(&self) -> Option<$crate::CapabilityKey> {
+                Some(self.endpoint.capability_key())
+            }
+        }
+    };
+}
+
+pub(crate) use provider_impls;

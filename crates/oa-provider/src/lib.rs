@@ -55,16 +55,21 @@
 //! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
 //! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
 
+pub mod anthropic;
+mod builder;
 mod call;
 mod canonical;
 mod endpoint;
 pub mod enforcement;
 mod error;
+pub mod gemini;
 mod http;
 pub mod model;
 pub mod openai;
 mod structured;
 
+pub use anthropic::{AnthropicProvider, AnthropicProviderBuilder};
+pub use builder::ProviderBuilder;
 pub use call::{
     AttemptHook, AttemptRecord, AttemptRequest, Backoff, Classifier, DIAGNOSTIC_TARGET, DeltaKind,
     Diagnostic, OnRetry, Reask, RetryConfig, RetryReason, SCHEMA_NOT_HONORED, SUPPORTED_MEDIA_TYPES,
@@ -77,11 +82,13 @@ pub use enforcement::{
     RoutedProvider, SchemaMode, probe_canary, probe_keywords, schema_version,
 };
 pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure, TransportCause};
+pub use gemini::{GeminiProvider, GeminiProviderBuilder};
 pub use http::sse;
 pub use http::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
 pub use model::{
-    CompletionRequest, Content, ContentBlock, FinishReason, ImageDetail, ImageSource, Message, Provider,
-    Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice, Usage,
+    CompletionRequest, Content, ContentBlock, FinishReason, ImageDetail, ImageSource, Mapping, Message,
+    Provider, Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice,
+    UnknownMapping, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
 pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, check_response_schema};

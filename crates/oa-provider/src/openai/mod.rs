@@ -8,21 +8,17 @@ mod status;
 mod stream;
 mod strict;
 
-use std::fmt;
-
-use async_trait::async_trait;
 use serde_json::Value;
 
 pub use strict::{StrictObstacle, StrictRule, is_strict_compatible, strict_mode_obstacle};
 
+use crate::BuildError;
 use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
-use crate::endpoint::{Endpoint, Settings, shared_builder_setters};
-use crate::enforcement::CapabilityKey;
+use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
 use crate::error::ProviderError;
 use crate::http::KeyHeader;
-use crate::model::{CompletionRequest, Provider, Response, StructuredOutputPath};
+use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::{CheckedTools, ResponseSchema};
-use crate::{BuildError, Capabilities};
 
 /// The environment variable the API key is read from unless the builder says otherwise.
 pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
@@ -42,9 +38,9 @@ pub struct OpenAiProviderBuilder {
 
 impl OpenAiProviderBuilder {
     shared_builder_setters!(
-        "openai",
-        "https://api.openai.com/v1",
-        "OPENAI_API_KEY",
+        "`\"openai\"`",
+        "`https://api.openai.com/v1`",
+        "`OPENAI_API_KEY`",
         "Requests go to `{base}/chat/completions` and the `ready()` probe to `{base}/models`; a local server's \
          base URL ends in `/v1`, e.g. `http://127.0.0.1:8080/v1`."
     );
@@ -55,18 +51,16 @@ impl OpenAiProviderBuilder {
     ///
     /// [`BuildError`] for a malformed base URL or header, or when the HTTP client cannot start.
     pub fn build(self) -> Result<OpenAiProvider, BuildError> {
-        Ok(OpenAiProvider {
-            endpoint: self.settings.build(KeyHeader::Bearer)?,
-        })
+        OpenAiProvider::from_settings(self.settings)
     }
 }
 
 /// An OpenAI-compatible Chat Completions provider bound to one model (§8.1).
 ///
 /// Structured output takes the native path (`response_format` with `strict: true` when the schema meets
-/// strict mode, else `strict: false`) unless [`Capabilities::native_response_format`] is `false` or the server
+/// strict mode, else `strict: false`) unless [`Capabilities::native_response_format`](crate::Capabilities::native_response_format) is `false` or the server
 /// rejected a native request earlier; then it takes prompt augmentation. The path is on every response and
-/// error ([`Response::structured_output_path`]).
+/// error ([`Response::structured_output_path`](crate::Response::structured_output_path)).
 pub struct OpenAiProvider {
     endpoint: Endpoint,
 }
@@ -75,53 +69,36 @@ impl OpenAiProvider {
     /// A builder for a provider bound to `model`.
     pub fn builder(model: impl Into<String>) -> OpenAiProviderBuilder {
         OpenAiProviderBuilder {
-            settings: Settings::new(model.into(), DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME),
+            settings: settings(model.into()),
         }
     }
 
-    /// The bound model.
-    pub fn model(&self) -> &str {
-        &self.endpoint.model
+    pub(crate) fn from_settings(settings: Settings) -> Result<Self, BuildError> {
+        Ok(Self {
+            endpoint: settings.build(KeyHeader::Bearer, &[])?,
+        })
     }
 
-    /// The static capabilities.
-    pub fn capabilities(&self) -> Capabilities {
-        self.endpoint.capabilities
-    }
-
-    /// The provider identifier on attempt records and token deltas (`gen_ai.system`).
-    pub fn system(&self) -> &str {
-        &self.endpoint.system
-    }
-}
-
-impl fmt::Debug for OpenAiProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiProvider")
-            .field("endpoint", &self.endpoint)
-            .finish()
-    }
-}
-
-#[async_trait]
-impl Provider for OpenAiProvider {
-    async fn ready(&self) -> Result<(), ProviderError> {
+    async fn probe_ready(&self) -> Result<(), ProviderError> {
         ready::probe(&self.endpoint).await
     }
+}
 
-    async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        crate::call::complete(&self.endpoint, &ChatCompletions, request).await
-    }
+provider_impls!(OpenAiProvider, ChatCompletions);
 
-    fn capability_key(&self) -> Option<CapabilityKey> {
-        Some(self.endpoint.capability_key())
-    }
+/// The builder settings with this mapping's defaults.
+pub(crate) fn settings(model: String) -> Settings {
+    Settings::new(model, DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME)
 }
 
 /// The Chat Completions wire format.
 struct ChatCompletions;
 
 impl WireFormat for ChatCompletions {
+    fn mapping(&self) -> Mapping {
+        Mapping::OpenAi
+    }
+
     fn native_path(&self, schema: &ResponseSchema) -> StructuredOutputPath {
         if is_strict_compatible(&schema.schema) {
             StructuredOutputPath::Native
@@ -130,7 +107,7 @@ impl WireFormat for ChatCompletions {
         }
     }
 
-    fn completion_path(&self, _stream: bool) -> String {
+    fn completion_path(&self, _model: &str, _stream: bool) -> String {
         "/chat/completions".to_owned()
     }
 
@@ -142,8 +119,8 @@ impl WireFormat for ChatCompletions {
         response::map_body(raw, tools)
     }
 
-    fn stream_fold(&self) -> Box<dyn StreamFold> {
-        Box::new(stream::StreamAssembler::default())
+    fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {
+        Some(Box::new(stream::StreamAssembler::default()))
     }
 
     fn error_for_status(

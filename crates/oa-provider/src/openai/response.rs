@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::call::wire::Mapped;
 use crate::error::ProviderError;
+use crate::model::response::read_counter;
 use crate::model::{Content, ContentBlock, FinishReason, Message, Role, Usage};
 use crate::structured::CheckedTools;
 use crate::structured::WireToolCall;
@@ -169,6 +170,7 @@ fn read_wire_tool_call(value: &Value) -> Result<WireToolCall, ProviderError> {
             None | Some(Value::Null) => String::new(),
             Some(_) => return Err(malformed()),
         },
+        signature: None,
     })
 }
 
@@ -177,18 +179,14 @@ pub(crate) fn read_usage(usage: Option<&Value>) -> Usage {
     let Some(Value::Object(usage)) = usage else {
         return Usage::default();
     };
-    let counter = |value: Option<&Value>| match value {
-        Some(Value::Number(number)) => number.as_u64(),
-        _ => None,
-    };
     let cached = usage
         .get("prompt_tokens_details")
         .and_then(|details| details.get("cached_tokens"));
     Usage {
-        prompt_tokens: counter(usage.get("prompt_tokens")),
-        completion_tokens: counter(usage.get("completion_tokens")),
-        total_tokens: counter(usage.get("total_tokens")),
-        cached_tokens: counter(cached),
+        prompt_tokens: read_counter(usage.get("prompt_tokens")),
+        completion_tokens: read_counter(usage.get("completion_tokens")),
+        total_tokens: read_counter(usage.get("total_tokens")),
+        cached_tokens: read_counter(cached),
         cache_creation_tokens: None,
     }
 }

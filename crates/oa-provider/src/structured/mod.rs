@@ -4,6 +4,7 @@
 //! only how a schema travels natively.
 
 mod augment;
+pub(crate) mod coercion;
 mod failure_class;
 pub(crate) mod output;
 mod tools;
