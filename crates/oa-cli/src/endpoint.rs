@@ -1,20 +1,17 @@
 //! Turns the shared endpoint flags into a provider builder, so `oa probe` and `oa complete` reach an endpoint the
 //! same way.
 
-use crate::cli::{EndpointArgs, Mapping};
+use crate::cli::EndpointArgs;
 use std::path::Path;
 use std::sync::Arc;
 
-use oa_provider::{CapabilityRegistry, OpenAiProvider, OpenAiProviderBuilder};
+use oa_provider::{CapabilityRegistry, ProviderBuilder};
 
 impl EndpointArgs {
     /// A provider builder for this endpoint: mapping, model, base URL and key. No key is sent unless
     /// `--api-key-env` names a variable; the key is read from it at build and never printed (only the name is).
-    pub(crate) fn provider_builder(&self) -> Result<OpenAiProviderBuilder, String> {
-        match self.mapping {
-            Mapping::Openai => {}
-        }
-        let builder = OpenAiProvider::builder(&self.model).base_url(&self.base_url);
+    pub(crate) fn provider_builder(&self) -> Result<ProviderBuilder, String> {
+        let builder = ProviderBuilder::new(self.mapping.into(), &self.model).base_url(&self.base_url);
         Ok(match &self.api_key_env {
             Some(variable) => {
                 if std::env::var_os(variable).is_none() {

@@ -7,9 +7,11 @@
 use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, ProbeKind};
+use std::sync::Arc;
+
 use oa_provider::{
-    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, OpenAiProvider, ProbeOutcome,
-    Provider, StructuredOutputPath, probe_canary, probe_keywords,
+    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, ProbeOutcome, Provider,
+    StructuredOutputPath, probe_canary, probe_keywords,
 };
 use serde_json::{Value, json};
 
@@ -42,7 +44,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     match schema {
         None => {
-            let outcome = runtime.block_on(probe_canary(&provider));
+            let outcome = runtime.block_on(probe_canary(provider.as_ref()));
             if let (Some(registry), Some(enforces)) = (&registry, verdict_of(&outcome)) {
                 record(registry, &provider, enforces, ProbeKind::Canary)?;
             }
@@ -50,7 +52,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
             Ok(exit_of(&outcome))
         }
         Some(schema) => {
-            let matrix = runtime.block_on(probe_keywords(&provider, &schema));
+            let matrix = runtime.block_on(probe_keywords(provider.as_ref(), &schema));
             if matrix.rows.is_empty() {
                 return Err(
                     "the schema uses none of the probed keywords (enum, const, maxLength, minLength, pattern, \
@@ -78,7 +80,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
     }
 }
 
-fn build_provider(args: &ProbeArgs) -> Result<OpenAiProvider, String> {
+fn build_provider(args: &ProbeArgs) -> Result<Arc<dyn Provider>, String> {
     args.endpoint
         .provider_builder()?
         .build()
@@ -97,7 +99,7 @@ fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
 /// Writes a verdict for the provider's route into the registry file.
 fn record(
     registry: &CapabilityRegistry,
-    provider: &OpenAiProvider,
+    provider: &Arc<dyn Provider>,
     enforces: bool,
     probe: ProbeKind,
 ) -> Result<(), String> {
