@@ -5,6 +5,8 @@
 //! its Retry-After, and a key echoed back in an error body that appears nowhere.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -62,15 +64,7 @@ const WIRES: [Wire; 2] = [
 ];
 
 fn schema_file(dir: &tempfile::TempDir) -> String {
-    let path = dir.path().join("schema.json");
-    let schema = json!({
-        "type": "object",
-        "properties": {"answer": {"type": "integer"}},
-        "required": ["answer"],
-        "additionalProperties": false
-    });
-    std::fs::write(&path, schema.to_string()).unwrap();
-    path.to_str().unwrap().to_owned()
+    support::answer_schema_file(dir).to_str().unwrap().to_owned()
 }
 
 fn complete(wire: &Wire, server: &Server, extra: &[&str]) -> Output {

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use crate::BuildError;
 use crate::call::ready::look_up_model;
+use crate::call::status::ErrorBody;
 use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
 use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
-use crate::error::ProviderError;
-use crate::http::{KeyHeader, path_segment};
+use crate::error::{Category, ProviderError};
+use crate::http::KeyHeader;
 use crate::model::{CompletionRequest, Mapping, StructuredOutputPath, ToolChoice};
 use crate::structured::{CheckedTools, ResponseSchema};
 
@@ -94,8 +95,7 @@ impl AnthropicProvider {
     }
 
     async fn probe_ready(&self) -> Result<(), ProviderError> {
-        let path = format!("/models/{}", path_segment(&self.endpoint.model));
-        look_up_model(&self.endpoint, &Messages, &path).await
+        look_up_model(&self.endpoint, &Messages).await
     }
 }
 
@@ -144,20 +144,15 @@ impl WireFormat for Messages {
         None
     }
 
-    fn error_for_status(
-        &self,
-        status: u16,
-        body: &[u8],
-        retry_after: Option<&str>,
-        scrub: &dyn Fn(&str) -> String,
-    ) -> ProviderError {
-        status::error_for_status(status, body, retry_after, scrub)
+    fn error_code_fields(&self) -> &'static [&'static str] {
+        &["type"]
     }
 
-    fn is_native_rejection(&self, error: &ProviderError) -> bool {
-        let message = error.message().to_ascii_lowercase();
-        error.is_invalid_request()
-            && error.status() == Some(400)
-            && (message.contains("output_config") || message.contains("output_format"))
+    fn category(&self, status: u16, body: &ErrorBody) -> Category {
+        status::category(status, body)
+    }
+
+    fn native_fields(&self) -> &'static [&'static str] {
+        &["output_config", "output_format"]
     }
 }

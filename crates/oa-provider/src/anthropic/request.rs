@@ -35,15 +35,7 @@ pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderErro
     }
     // Atomic only: an extras `stream: true` would make the server answer with events the mapping does not read.
     managed.absorb("stream", Value::Bool(false));
-    if !inputs.tools.is_empty() {
-        managed.emit(
-            "tools",
-            Value::Array(inputs.tools.iter().map(wire_tool).collect()),
-        );
-    }
-    if let Some(tool_choice) = inputs.tool_choice {
-        managed.emit("tool_choice", wire_tool_choice(tool_choice));
-    }
+    managed.emit_tools(inputs.tools, inputs.tool_choice, wire_tool, wire_tool_choice);
     if let Some((StructuredOutputPath::Native, schema)) = inputs.structured {
         managed.emit(
             "output_config",

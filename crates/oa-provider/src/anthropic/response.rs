@@ -7,7 +7,7 @@ use crate::call::wire::Mapped;
 use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::response::read_counter;
-use crate::model::{Content, ContentBlock, FinishReason, Message, Role, Usage};
+use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
 /// Maps an atomic response body.
@@ -43,16 +43,7 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
     let usage = root.get("usage");
     let counter = |name: &str| read_counter(usage.and_then(|usage| usage.get(name)));
     Ok(Mapped {
-        message: Message {
-            role: Role::Assistant,
-            content: Content::from_blocks(blocks),
-            tool_calls: if tool_calls.is_empty() {
-                None
-            } else {
-                Some(tool_calls)
-            },
-            tool_call_id: None,
-        },
+        message: Message::reply(Content::from_blocks(blocks), tool_calls),
         finish_reason,
         usage: Usage::derived(counter("input_tokens"), counter("output_tokens")),
         model: root.get("model").and_then(Value::as_str).map(str::to_owned),

@@ -1,18 +1,12 @@
 //! §8.2.3 error mapping: an HTTP status and the `{"type": "error", "error": {"type", "message"}}` envelope to a
 //! §7 category; the description, Retry-After and vendor code (the error type) are the shared status builder's.
 
-use crate::call::status::{CONTENT_BLOCK_REJECTION, ErrorBody, status_error};
-use crate::error::{Category, ProviderError};
+use crate::call::status::{CONTENT_BLOCK_REJECTION, ErrorBody};
+use crate::error::Category;
 
-/// Maps a non-success status (and its body, if JSON) to an error. `scrub` removes secrets from echoed text.
-pub(crate) fn error_for_status(
-    status: u16,
-    body: &[u8],
-    retry_after: Option<&str>,
-    scrub: &dyn Fn(&str) -> String,
-) -> ProviderError {
-    let body = ErrorBody::read(body, &["type"]);
-    let category = match status {
+/// The §7 category of a non-success status with this error body.
+pub(crate) fn category(status: u16, body: &ErrorBody) -> Category {
+    match status {
         300..=399 => Category::InvalidResponse,
         // 402 billing_error: an account-level access failure.
         401..=403 => Category::Authentication,
@@ -22,6 +16,5 @@ pub(crate) fn error_for_status(
         408 | 500..=599 => Category::Unavailable,
         400 if body.mentions(&CONTENT_BLOCK_REJECTION) => Category::UnsupportedContentBlock,
         _ => Category::InvalidRequest,
-    };
-    status_error(status, category, &body, retry_after, scrub)
+    }
 }

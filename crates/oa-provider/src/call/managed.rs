@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::canonical::json_equal;
 use crate::error::ProviderError;
-use crate::model::Mapping;
+use crate::model::{Mapping, Tool, ToolChoice};
 
 /// The fields one request's mapping manages, with what it sends for each.
 #[derive(Debug)]
@@ -50,6 +50,22 @@ impl Managed {
     /// Manages `key` without sending it: an extras value equal to `value` is a no-op, any other is rejected.
     pub(crate) fn absorb(&mut self, key: &'static str, value: Value) {
         self.fields.push((key, value, false));
+    }
+
+    /// Manages the call's `tools` and `tool_choice`, each only when the call has it, in the mapping's wire form.
+    pub(crate) fn emit_tools(
+        &mut self,
+        tools: &[Tool],
+        tool_choice: Option<&ToolChoice>,
+        wire_tool: fn(&Tool) -> Value,
+        wire_choice: fn(&ToolChoice) -> Value,
+    ) {
+        if !tools.is_empty() {
+            self.emit("tools", Value::Array(tools.iter().map(wire_tool).collect()));
+        }
+        if let Some(tool_choice) = tool_choice {
+            self.emit("tool_choice", wire_choice(tool_choice));
+        }
     }
 
     fn get(&self, key: &str) -> Option<&Value> {

@@ -8,14 +8,12 @@ use serde_json::Value;
 use crate::call::wire::WireFormat;
 use crate::endpoint::Endpoint;
 use crate::error::ProviderError;
+use crate::http::path_segment;
 
-pub(crate) async fn look_up_model(
-    endpoint: &Endpoint,
-    wire: &dyn WireFormat,
-    path: &str,
-) -> Result<(), ProviderError> {
+pub(crate) async fn look_up_model(endpoint: &Endpoint, wire: &dyn WireFormat) -> Result<(), ProviderError> {
     let transport = &endpoint.transport;
-    let mut reply = transport.get(path).await?;
+    let path = format!("/models/{}", path_segment(&endpoint.model));
+    let mut reply = transport.get(&path).await?;
     let body = transport.read_body(&mut reply).await?;
     if !(200..300).contains(&reply.status) {
         return Err(

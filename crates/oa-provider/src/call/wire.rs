@@ -5,7 +5,8 @@
 use serde_json::Value;
 
 use crate::call::hook::DeltaKind;
-use crate::error::{PartialStream, ProviderError};
+use crate::call::status::{ErrorBody, status_error};
+use crate::error::{Category, PartialStream, ProviderError};
 use crate::model::{
     CompletionRequest, FinishReason, Mapping, Message, RuntimeConfig, Tool, ToolChoice, Usage,
 };
@@ -78,6 +79,13 @@ pub(crate) trait WireFormat: Send + Sync {
     /// is rejected before anything is sent.
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>>;
 
+    /// The fields of the `{"error": {…}}` envelope that name the error, in the order its vendor code is chosen
+    /// from.
+    fn error_code_fields(&self) -> &'static [&'static str];
+
+    /// The §7 category of a non-success `status` with this error body: the mapping's §8.x.3 table.
+    fn category(&self, status: u16, body: &ErrorBody) -> Category;
+
     /// Maps a non-success status and its body to a §7 error. `scrub` removes secrets from echoed text.
     fn error_for_status(
         &self,
@@ -85,11 +93,22 @@ pub(crate) trait WireFormat: Send + Sync {
         body: &[u8],
         retry_after: Option<&str>,
         scrub: &dyn Fn(&str) -> String,
-    ) -> ProviderError;
+    ) -> ProviderError {
+        let body = ErrorBody::read(body, self.error_code_fields());
+        status_error(status, self.category(status, &body), &body, retry_after, scrub)
+    }
+
+    /// The request fields of the native constraint: a 400 naming one is the server rejecting it.
+    fn native_fields(&self) -> &'static [&'static str];
 
     /// Whether `error` is the server rejecting the native structured-output constraint itself, so the call (and
     /// later calls on this provider) fall back (dynamic detection).
-    fn is_native_rejection(&self, error: &ProviderError) -> bool;
+    fn is_native_rejection(&self, error: &ProviderError) -> bool {
+        let message = error.message().to_ascii_lowercase();
+        error.is_invalid_request()
+            && error.status() == Some(400)
+            && self.native_fields().iter().any(|field| message.contains(field))
+    }
 }
 
 /// Folds the events of one streamed response into the pieces of an atomic one.

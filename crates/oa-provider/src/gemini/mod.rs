@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use crate::BuildError;
 use crate::call::ready::look_up_model;
+use crate::call::status::ErrorBody;
 use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
 use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
-use crate::error::ProviderError;
+use crate::error::{Category, ProviderError};
 use crate::http::{KeyHeader, path_segment};
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::{CheckedTools, ResponseSchema};
@@ -89,8 +90,7 @@ impl GeminiProvider {
     }
 
     async fn probe_ready(&self) -> Result<(), ProviderError> {
-        let path = format!("/models/{}", path_segment(&self.endpoint.model));
-        look_up_model(&self.endpoint, &GenerateContent, &path).await
+        look_up_model(&self.endpoint, &GenerateContent).await
     }
 }
 
@@ -130,27 +130,20 @@ impl WireFormat for GenerateContent {
         None
     }
 
-    fn error_for_status(
-        &self,
-        status: u16,
-        body: &[u8],
-        retry_after: Option<&str>,
-        scrub: &dyn Fn(&str) -> String,
-    ) -> ProviderError {
-        status::error_for_status(status, body, retry_after, scrub)
+    fn error_code_fields(&self) -> &'static [&'static str] {
+        &["status"]
     }
 
-    fn is_native_rejection(&self, error: &ProviderError) -> bool {
-        let message = error.message().to_ascii_lowercase();
-        error.is_invalid_request()
-            && error.status() == Some(400)
-            && [
-                "responsejsonschema",
-                "response_json_schema",
-                "responsemimetype",
-                "response_mime_type",
-            ]
-            .iter()
-            .any(|field| message.contains(field))
+    fn category(&self, status: u16, body: &ErrorBody) -> Category {
+        status::category(status, body)
+    }
+
+    fn native_fields(&self) -> &'static [&'static str] {
+        &[
+            "responsejsonschema",
+            "response_json_schema",
+            "responsemimetype",
+            "response_mime_type",
+        ]
     }
 }

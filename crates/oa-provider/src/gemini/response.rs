@@ -8,7 +8,7 @@ use crate::call::wire::Mapped;
 use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::response::read_counter;
-use crate::model::{Content, ContentBlock, FinishReason, Message, Role, Usage};
+use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
 /// Maps an atomic response body.
@@ -33,7 +33,7 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
             .is_some()
         {
             return Ok(Mapped {
-                message: assistant(None, Vec::new()),
+                message: Message::reply(None, Vec::new()),
                 finish_reason: FinishReason::ContentFilter,
                 usage,
                 model,
@@ -74,24 +74,11 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
         .map(|call| tools.check(call, degraded))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Mapped {
-        message: assistant(Content::from_blocks(blocks), tool_calls),
+        message: Message::reply(Content::from_blocks(blocks), tool_calls),
         finish_reason,
         usage,
         model,
     })
-}
-
-fn assistant(content: Option<Content>, tool_calls: Vec<crate::model::ToolCall>) -> Message {
-    Message {
-        role: Role::Assistant,
-        content,
-        tool_calls: if tool_calls.is_empty() {
-            None
-        } else {
-            Some(tool_calls)
-        },
-        tool_call_id: None,
-    }
 }
 
 /// Reads one part: text (a thought summary when `thought: true`) or a function call; any other part type

@@ -214,6 +214,20 @@ impl Message {
         }
     }
 
+    /// An assistant reply as a mapping reads one: its content, and its tool calls (`None` when there are none).
+    pub(crate) fn reply(content: Option<Content>, tool_calls: Vec<ToolCall>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content,
+            tool_calls: if tool_calls.is_empty() {
+                None
+            } else {
+                Some(tool_calls)
+            },
+            tool_call_id: None,
+        }
+    }
+
     fn with_text(role: Role, text: impl Into<String>) -> Self {
         Self {
             role,

@@ -13,9 +13,10 @@ use serde_json::Value;
 pub use strict::{StrictObstacle, StrictRule, is_strict_compatible, strict_mode_obstacle};
 
 use crate::BuildError;
+use crate::call::status::ErrorBody;
 use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
 use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
-use crate::error::ProviderError;
+use crate::error::{Category, ProviderError};
 use crate::http::KeyHeader;
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::{CheckedTools, ResponseSchema};
@@ -123,20 +124,15 @@ impl WireFormat for ChatCompletions {
         Some(Box::new(stream::StreamAssembler::default()))
     }
 
-    fn error_for_status(
-        &self,
-        status: u16,
-        body: &[u8],
-        retry_after: Option<&str>,
-        scrub: &dyn Fn(&str) -> String,
-    ) -> ProviderError {
-        status::error_for_status(status, body, retry_after, scrub)
+    fn error_code_fields(&self) -> &'static [&'static str] {
+        &["code", "type"]
     }
 
-    fn is_native_rejection(&self, error: &ProviderError) -> bool {
-        let message = error.message().to_ascii_lowercase();
-        error.is_invalid_request()
-            && error.status() == Some(400)
-            && (message.contains("response_format") || message.contains("json_schema"))
+    fn category(&self, status: u16, body: &ErrorBody) -> Category {
+        status::category(status, body)
+    }
+
+    fn native_fields(&self) -> &'static [&'static str] {
+        &["response_format", "json_schema"]
     }
 }

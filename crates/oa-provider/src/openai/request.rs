@@ -47,15 +47,7 @@ fn managed_fields(inputs: &WireRequest<'_>) -> Result<Managed, ProviderError> {
     } else {
         managed.absorb("stream", Value::Bool(false));
     }
-    if !inputs.tools.is_empty() {
-        managed.emit(
-            "tools",
-            Value::Array(inputs.tools.iter().map(wire_tool).collect()),
-        );
-    }
-    if let Some(tool_choice) = inputs.tool_choice {
-        managed.emit("tool_choice", wire_tool_choice(tool_choice));
-    }
+    managed.emit_tools(inputs.tools, inputs.tool_choice, wire_tool, wire_tool_choice);
     // The native constraint goes on the native paths only; the fallback paths carry no response_format.
     let strict = match inputs.structured {
         Some((StructuredOutputPath::Native, schema)) => Some((true, schema)),

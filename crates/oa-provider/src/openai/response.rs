@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::call::wire::Mapped;
 use crate::error::ProviderError;
 use crate::model::response::read_counter;
-use crate::model::{Content, ContentBlock, FinishReason, Message, Role, Usage};
+use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::CheckedTools;
 use crate::structured::WireToolCall;
 
@@ -120,18 +120,8 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &CheckedTools<'_>) -> Resu
         }
         (None, content) => content.map(Content::Text),
     };
-    let message = Message {
-        role: Role::Assistant,
-        content,
-        tool_calls: if tool_calls.is_empty() {
-            None
-        } else {
-            Some(tool_calls)
-        },
-        tool_call_id: None,
-    };
     Ok(Mapped {
-        message,
+        message: Message::reply(content, tool_calls),
         finish_reason,
         usage: read_usage(assembly.usage),
         model: None,

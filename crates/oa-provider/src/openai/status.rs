@@ -1,19 +1,12 @@
 //! §8.1.3 error mapping: an HTTP status and error body to a §7 category; the description, Retry-After and vendor
-//! code are the shared status builder's.
+//! code (`error.code`, else `error.type`) are the shared status builder's.
 
-use crate::call::status::{CONTENT_BLOCK_REJECTION, ErrorBody, status_error};
-use crate::error::{Category, ProviderError};
+use crate::call::status::{CONTENT_BLOCK_REJECTION, ErrorBody};
+use crate::error::Category;
 
-/// Maps a non-success status (and its body, if JSON) to an error. `scrub` removes the API key from any text the
-/// provider echoed.
-pub(crate) fn error_for_status(
-    status: u16,
-    body: &[u8],
-    retry_after: Option<&str>,
-    scrub: &dyn Fn(&str) -> String,
-) -> ProviderError {
-    let body = ErrorBody::read(body, &["code", "type"]);
-    let category = match status {
+/// The §7 category of a non-success status with this error body.
+pub(crate) fn category(status: u16, body: &ErrorBody) -> Category {
+    match status {
         300..=399 => Category::InvalidResponse,
         401 | 403 => Category::Authentication,
         404 if body.mentions(&["model_not_found", "model not found"])
@@ -28,20 +21,21 @@ pub(crate) fn error_for_status(
         408 | 500..=599 => Category::Unavailable,
         400 if body.mentions(&CONTENT_BLOCK_REJECTION) => Category::UnsupportedContentBlock,
         _ => Category::InvalidRequest,
-    };
-    status_error(status, category, &body, retry_after, scrub)
+    }
 }
 
 #[cfg(test)]
 mod vendor_code_tests {
-    use super::*;
+    use crate::call::wire::WireFormat;
+    use crate::openai::ChatCompletions;
 
     fn code_of(body: &str) -> Option<String> {
-        error_for_status(429, body.as_bytes(), None, &|text| {
-            text.replace("sk-secret", "[redacted]")
-        })
-        .vendor_code()
-        .map(str::to_owned)
+        ChatCompletions
+            .error_for_status(429, body.as_bytes(), None, &|text| {
+                text.replace("sk-secret", "[redacted]")
+            })
+            .vendor_code()
+            .map(str::to_owned)
     }
 
     #[test]
