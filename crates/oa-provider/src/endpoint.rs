@@ -14,14 +14,16 @@ use crate::http::{KeyHeader, Limits, Transport, build_headers};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Capabilities {
     /// The server honours the wire format's native structured-output constraint (OpenAI's
-    /// `response_format: {type: json_schema}`); when `false`, structured output takes the wire format's fallback
-    /// path (prompt augmentation on OpenAI, §8.1.5.1).
+    /// `response_format: {type: json_schema}`, Anthropic's `output_config.format`, Gemini's
+    /// `responseJsonSchema`); when `false`, structured output takes the wire format's fallback path (prompt
+    /// augmentation on OpenAI and Gemini; tool coercion, or the prompt when the call has tools, on Anthropic).
     pub native_response_format: bool,
     /// The model accepts image blocks; when `false`, a request with one is refused before sending with
     /// `provider_unsupported_content_block`.
     pub image_input: bool,
-    /// The mapping streams; when `false`, a `stream` call is refused before sending with
-    /// `provider_invalid_request` (§5 *Provider streaming support*).
+    /// The route streams; when `false`, a `stream` call is refused before sending with
+    /// `provider_invalid_request` (§5 *Provider streaming support*). A mapping that does not stream (Anthropic,
+    /// Gemini) refuses one whatever this says.
     pub streaming: bool,
 }
 
