@@ -12,7 +12,7 @@ use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
     AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
     Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
-    TokenDelta, Tool,
+    StructuredOutputFailure, TokenDelta, Tool,
 };
 use serde_json::{Value, json};
 
@@ -403,7 +403,7 @@ fn print_summary(
                     }
                     println!("finish_reason: {}", failure.finish_reason.as_str());
                     println!("failure_class: {}", failure.failure_class().as_str());
-                    if let Some(hint) = hint_for(failure.failure_class()) {
+                    if let Some(hint) = hint_for(failure) {
                         println!("hint: {hint}");
                     }
                     println!("usage: {}", usage_line(&failure.usage));
@@ -423,9 +423,15 @@ fn print_summary(
     }
 }
 
-/// One line of advice for the failure classes that have a known cause.
-fn hint_for(class: FailureClass) -> Option<&'static str> {
-    match class {
+/// One line of advice for the failures that have a known cause.
+fn hint_for(failure: &StructuredOutputFailure) -> Option<&'static str> {
+    if failure.differs_only_in_case() {
+        return Some(
+            "the answer differs from the schema only in the capitalization of enum or const values, which a native \
+             path does not guarantee (Anthropic documents it); it is reported as it came, never re-cased",
+        );
+    }
+    match failure.failure_class() {
         FailureClass::FencedJson => Some(
             "the answer is JSON inside a Markdown code fence; a route that enforces the schema never fences it \
              (check `oa probe`), and a reask (--reask) usually gets it bare",

@@ -388,3 +388,19 @@ fn the_canary_probe_goes_through_each_mappings_native_path() {
         assert_eq!(enum_sent, &json!(["seventeen"]), "{}: {body}", wire.mapping);
     }
 }
+
+#[test]
+fn an_answer_off_only_in_capitalization_fails_with_that_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("color.json");
+    let color =
+        json!({"type": "object", "properties": {"color": {"enum": ["Red", "Green"]}}, "required": ["color"]});
+    std::fs::write(&schema, color.to_string()).unwrap();
+    let server = Server::start(vec![anthropic::text_reply(r#"{"color": "red"}"#, "end_turn")]).unwrap();
+    let output = complete(&WIRES[0], &server, &["--schema", schema.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("failure_class: enum_violation"), "{stdout}");
+    assert!(stdout.contains("only in the capitalization"), "{stdout}");
+    assert!(stdout.contains(r#"output_content: {"color": "red"}"#), "{stdout}");
+}

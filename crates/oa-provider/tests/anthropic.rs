@@ -308,6 +308,7 @@ async fn the_capitalization_case_fails_validation_on_a_normal_finish_without_a_d
         failure.output_content, r#"{"color":"red"}"#,
         "surfaced verbatim, not re-cased"
     );
+    assert!(failure.differs_only_in_case());
     assert!(
         failure.error_message.contains("#/color"),
         "{}",

@@ -313,6 +313,7 @@ async fn a_keyword_outside_geminis_subset_fails_validation_without_a_diagnostic(
     let failure = error.structured_output().unwrap();
     assert_eq!(failure.finish_reason, FinishReason::Stop);
     assert_eq!(failure.failure_class(), FailureClass::Other);
+    assert!(!failure.differs_only_in_case());
     assert!(
         failure.error_message.contains("#/code"),
         "{}",
