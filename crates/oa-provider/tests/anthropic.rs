@@ -521,3 +521,25 @@ async fn ready_looks_the_model_up() {
     );
     assert_eq!(sent[0].header("x-api-key"), Some("sk-ant-test-key"));
 }
+
+#[tokio::test]
+async fn output_config_is_managed_on_the_native_path_only() {
+    let server = Server::start(vec![tool_use_reply("structured_output", json!({"value": 1}))]).unwrap();
+    let mut config = budget(64);
+    config
+        .extras
+        .insert("output_config".into(), json!({"effort": "low"}));
+    let request = ask("Generate.")
+        .with_config(config)
+        .with_response_schema(value_schema());
+    let error = provider(&server, true).complete(&request).await.unwrap_err();
+    assert_eq!(error.category(), Category::InvalidRequest);
+    assert!(error.message().contains("output_config"), "{}", error.message());
+    assert_eq!(server.n_requests(), 0);
+    // On the coercion path the mapping produces no output_config, so the extra rides untouched.
+    provider(&server, false).complete(&request).await.unwrap();
+    assert_eq!(
+        server.requests()[0].json().unwrap()["output_config"],
+        json!({"effort": "low"})
+    );
+}

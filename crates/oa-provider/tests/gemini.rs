@@ -382,3 +382,69 @@ async fn ready_looks_the_model_up() {
     assert_eq!(sent[0].path, "/v1beta/models/gemini-test");
     assert_eq!(sent[0].header("x-goog-api-key"), Some("AIza-test-key"));
 }
+
+#[tokio::test]
+async fn managed_generation_config_fields_refuse_a_conflicting_extra_and_let_the_rest_ride() {
+    let server = Server::start(vec![text_reply(r#"{"value":1}"#, "STOP")]).unwrap();
+    let with_extras = |pairs: &[(&str, Value)], temperature: Option<f64>| {
+        let mut config = RuntimeConfig {
+            temperature,
+            ..RuntimeConfig::default()
+        };
+        for (key, value) in pairs {
+            config.extras.insert((*key).to_owned(), value.clone());
+        }
+        ask("Generate.")
+            .with_response_schema(value_schema())
+            .with_config(config)
+    };
+    let native = provider(&server, true);
+    for request in [
+        with_extras(&[("temperature", json!(0.9))], Some(0.2)),
+        with_extras(&[("responseMimeType", json!("text/plain"))], None),
+    ] {
+        let error = native.complete(&request).await.unwrap_err();
+        assert_eq!(error.category(), Category::InvalidRequest, "{}", error.message());
+        assert!(error.message().contains("gemini mapping"), "{}", error.message());
+    }
+    assert_eq!(server.n_requests(), 0);
+    // Off the native path responseMimeType is not managed, and an undeclared temperature rides too.
+    let request = with_extras(
+        &[
+            ("responseMimeType", json!("text/plain")),
+            ("temperature", json!(0.9)),
+        ],
+        None,
+    );
+    provider(&server, false).complete(&request).await.unwrap();
+    assert_eq!(
+        server.requests()[0].json().unwrap()["generationConfig"],
+        json!({"responseMimeType": "text/plain", "temperature": 0.9})
+    );
+}
+
+#[tokio::test]
+async fn structurally_equal_requests_are_byte_identical() {
+    let server = Server::start(vec![text_reply("ok", "STOP"), text_reply("ok", "STOP")]).unwrap();
+    let provider = provider(&server, true);
+    let parameters_a: Value = serde_json::from_str(
+        r#"{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"integer"}}}"#,
+    )
+    .unwrap();
+    let parameters_b: Value = serde_json::from_str(
+        r#"{"properties":{"a":{"type":"integer"},"b":{"type":"string"}},"type":"object"}"#,
+    )
+    .unwrap();
+    for parameters in [parameters_a, parameters_b] {
+        let mut config = RuntimeConfig::default();
+        config.extras.insert("topK".into(), json!(3));
+        config.extras.insert("candidateCount".into(), json!(1));
+        let request = CompletionRequest::new(vec![Message::system("S."), Message::user("hi")])
+            .with_tools(vec![Tool::new("f", "F.", parameters)])
+            .with_config(config)
+            .with_response_schema(value_schema());
+        provider.complete(&request).await.unwrap_err();
+    }
+    let requests = server.requests();
+    assert_eq!(requests[0].body, requests[1].body);
+}
