@@ -308,12 +308,27 @@ macro_rules! shared_builder_setters {
 
 pub(crate) use shared_builder_setters;
 
-/// What every wire format's provider shares, written once: the accessors, the secret-free Debug, and the
-/// [`Provider`](crate::Provider) impl that runs calls through the vendor-neutral driver with `$wire` and answers
-/// `ready()` with the type's own `probe_ready`. Used at module level for a type with an `endpoint: Endpoint` field.
+/// What every wire format's provider shares, written once: construction from the shared settings (the key sent in
+/// `$key_header`, `$fixed_headers` on every request), the module's `settings(model)` with its `DEFAULT_*`
+/// constants, the accessors, the secret-free Debug, and the [`Provider`](crate::Provider) impl that runs calls
+/// through the vendor-neutral driver with `$wire` and answers `ready()` with the type's own `probe_ready`. Used at
+/// module level for a type with an `endpoint: Endpoint` field.
 macro_rules! provider_impls {
-    ($provider:ident, $wire:expr) => {
+    ($provider:ident, $wire:expr, $key_header:expr, $fixed_headers:expr) => {
+        /// The builder settings with this mapping's defaults.
+        pub(crate) fn settings(model: String) -> $crate::endpoint::Settings {
+            $crate::endpoint::Settings::new(model, DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME)
+        }
+
         impl $provider {
+            pub(crate) fn from_settings(
+                settings: $crate::endpoint::Settings,
+            ) -> Result<Self, $crate::BuildError> {
+                Ok(Self {
+                    endpoint: settings.build($key_header, $fixed_headers)?,
+                })
+            }
+
             /// The bound model.
             pub fn model(&self) -> &str {
                 &self.endpoint.model

@@ -88,23 +88,17 @@ impl AnthropicProvider {
         }
     }
 
-    pub(crate) fn from_settings(settings: Settings) -> Result<Self, BuildError> {
-        Ok(Self {
-            endpoint: settings.build(KeyHeader::XApiKey, &[("anthropic-version", API_VERSION)])?,
-        })
-    }
-
     async fn probe_ready(&self) -> Result<(), ProviderError> {
         look_up_model(&self.endpoint, &Messages).await
     }
 }
 
-provider_impls!(AnthropicProvider, Messages);
-
-/// The builder settings with this mapping's defaults.
-pub(crate) fn settings(model: String) -> Settings {
-    Settings::new(model, DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME)
-}
+provider_impls!(
+    AnthropicProvider,
+    Messages,
+    KeyHeader::XApiKey,
+    &[("anthropic-version", API_VERSION)]
+);
 
 /// The Messages wire format.
 struct Messages;

@@ -83,23 +83,12 @@ impl GeminiProvider {
         }
     }
 
-    pub(crate) fn from_settings(settings: Settings) -> Result<Self, BuildError> {
-        Ok(Self {
-            endpoint: settings.build(KeyHeader::XGoogApiKey, &[])?,
-        })
-    }
-
     async fn probe_ready(&self) -> Result<(), ProviderError> {
         look_up_model(&self.endpoint, &GenerateContent).await
     }
 }
 
-provider_impls!(GeminiProvider, GenerateContent);
-
-/// The builder settings with this mapping's defaults.
-pub(crate) fn settings(model: String) -> Settings {
-    Settings::new(model, DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME)
-}
+provider_impls!(GeminiProvider, GenerateContent, KeyHeader::XGoogApiKey, &[]);
 
 /// The `generateContent` wire format.
 struct GenerateContent;

@@ -74,23 +74,12 @@ impl OpenAiProvider {
         }
     }
 
-    pub(crate) fn from_settings(settings: Settings) -> Result<Self, BuildError> {
-        Ok(Self {
-            endpoint: settings.build(KeyHeader::Bearer, &[])?,
-        })
-    }
-
     async fn probe_ready(&self) -> Result<(), ProviderError> {
         ready::probe(&self.endpoint).await
     }
 }
 
-provider_impls!(OpenAiProvider, ChatCompletions);
-
-/// The builder settings with this mapping's defaults.
-pub(crate) fn settings(model: String) -> Settings {
-    Settings::new(model, DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME)
-}
+provider_impls!(OpenAiProvider, ChatCompletions, KeyHeader::Bearer, &[]);
 
 /// The Chat Completions wire format.
 struct ChatCompletions;
