@@ -543,3 +543,26 @@ async fn output_config_is_managed_on_the_native_path_only() {
         json!({"effort": "low"})
     );
 }
+
+#[tokio::test]
+async fn prose_on_the_coercion_path_is_never_schema_not_honored() {
+    // What the llama.cpp peer does: it ignores the forced tool and answers in prose, ending its turn.
+    let server = Server::start(vec![text_reply("Four.", "end_turn")]).unwrap();
+    let (request, records) = recorded(ask("Generate.").with_response_schema(value_schema()));
+    let error = provider(&server, false).complete(&request).await.unwrap_err();
+    let failure = error.structured_output().unwrap();
+    assert_eq!(
+        (failure.finish_reason, failure.failure_class()),
+        (FinishReason::Stop, FailureClass::NotJson)
+    );
+    assert_eq!(
+        records.0.lock().unwrap()[0],
+        (
+            Mapping::Anthropic,
+            Some(StructuredOutputPath::ToolCoercion),
+            Some(SchemaMode::Coerced),
+            0
+        ),
+        "0126 excludes tool_coercion from the diagnostic"
+    );
+}
