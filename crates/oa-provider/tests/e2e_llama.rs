@@ -129,7 +129,8 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
         .with_config(small_config());
     let response = provider(&base_url, &model, true).complete(&native).await.unwrap();
     assert_eq!(response.parsed.as_ref(), Some(&expected));
-    assert_eq!(response.schema_mode, Some(SchemaMode::Enforced));
+    // No registry holds a verdict for this route, so a native strict call is unverified, never assumed enforced.
+    assert_eq!(response.schema_mode, Some(SchemaMode::Unverified));
 
     // Prompt augmentation (no response_format), the server's grammar extension keeping the answer valid.
     let prompted = CompletionRequest::new(question())
@@ -162,7 +163,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
         .await
         .unwrap();
     assert_eq!(response.parsed.as_ref(), Some(&expected));
-    assert_eq!(response.schema_mode, Some(SchemaMode::EnforcedRepaired));
+    assert_eq!(response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
     let response = provider(&base_url, &model, false)
         .complete(&repaired)
         .await
