@@ -53,7 +53,8 @@ oa probe --base-url https://gw.example/v1 --model m --api-key-env GW_KEY --schem
     /// schema_mode says how the schema constrained the answer: `enforced` (native strict request, and the
     /// --registry file holds a fresh probe verdict that this route enforces), `unverified` (native strict request
     /// without such a verdict), `unenforced` (native request with strict: false: the schema cannot go strict),
-    /// `prompted` (the schema went into the prompt); each with `_repaired` when a reask was needed.
+    /// `coerced` (anthropic's tool coercion: the schema went as a forced tool's input schema, a path no probe
+    /// verifies), `prompted` (the schema went into the prompt); each with `_repaired` when a reask was needed.
     #[command(
         after_help = "Examples:\n  oa complete --base-url http://127.0.0.1:8080/v1 --model m --schema answer.json \"What is 6 x 7?\"\n  \
 echo \"Summarize: ...\" | oa complete --base-url URL --model m --schema s.json --reask --json -\n  \
@@ -138,17 +139,20 @@ pub(crate) struct ProbeArgs {
 #[derive(Debug, Args)]
 pub(crate) struct EndpointArgs {
     /// The endpoint's base URL including its version path, exactly as production traffic uses it (gateway
-    /// included), e.g. http://127.0.0.1:8080/v1.
+    /// included): for openai e.g. http://127.0.0.1:8080/v1 (requests go to {base}/chat/completions); for anthropic
+    /// the API root ending in /v1 (requests go to {base}/messages); for gemini the root ending in /v1beta
+    /// (requests go to {base}/models/{model}:generateContent).
     #[arg(long)]
     pub(crate) base_url: String,
-    /// The model name sent on the wire.
+    /// The model name sent on the wire (for gemini, in the URL path).
     #[arg(long)]
     pub(crate) model: String,
     /// The provider wire mapping.
     #[arg(long, value_enum, default_value_t = Mapping::Openai)]
     pub(crate) mapping: Mapping,
     /// The environment variable holding the API key (default: send none, so no key reaches an endpoint by
-    /// accident).
+    /// accident). It travels only in the mapping's header: Authorization: Bearer (openai), x-api-key (anthropic),
+    /// x-goog-api-key (gemini), never in the URL.
     #[arg(long, value_name = "VAR")]
     pub(crate) api_key_env: Option<String>,
     #[command(flatten)]
@@ -172,6 +176,20 @@ pub(crate) struct TimeoutArgs {
 pub(crate) enum Mapping {
     /// OpenAI-compatible Chat Completions (llm-provider §8.1).
     Openai,
+    /// Anthropic Messages (llm-provider §8.2); does not stream.
+    Anthropic,
+    /// Google Gemini generateContent (llm-provider §8.3); does not stream.
+    Gemini,
+}
+
+impl From<Mapping> for oa_provider::Mapping {
+    fn from(mapping: Mapping) -> Self {
+        match mapping {
+            Mapping::Openai => Self::OpenAi,
+            Mapping::Anthropic => Self::Anthropic,
+            Mapping::Gemini => Self::Gemini,
+        }
+    }
 }
 
 /// Flags of `oa complete`.
@@ -185,7 +203,19 @@ pub(crate) struct CompleteArgs {
     /// A system message sent before the user message.
     #[arg(long, value_name = "TEXT")]
     pub(crate) system: Option<String>,
-    /// Stream tokens to the terminal as they arrive.
+    /// Offer these tools: a JSON array of {name, description, parameters}. A call that answers with tool calls
+    /// prints them; with --schema and --no-native on anthropic, the schema then goes into the prompt instead of a
+    /// synthetic tool.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tools: Option<PathBuf>,
+    /// The output token budget (max_tokens). The anthropic mapping requires one, so it is sent as 1024 there
+    /// unless given; the other mappings send none unless given.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_tokens: Option<u64>,
+    /// The sampling temperature (default: the server's).
+    #[arg(long, value_name = "T")]
+    pub(crate) temperature: Option<f64>,
+    /// Stream tokens to the terminal as they arrive (openai only: the anthropic and gemini mappings do not stream).
     #[arg(long)]
     pub(crate) stream: bool,
     /// Total attempts including the first (call-level retry).
@@ -194,7 +224,9 @@ pub(crate) struct CompleteArgs {
     /// On a structured-output failure, send the model its output and every violation and ask again.
     #[arg(long)]
     pub(crate) reask: bool,
-    /// Declare the endpoint without native structured output: the prompt-augmentation path is taken.
+    /// Declare the endpoint without native structured output, so each mapping takes its own fallback: openai and
+    /// gemini put the schema in the prompt; anthropic forces a synthetic tool whose input schema is the schema (tool
+    /// coercion), or, with --tools, puts it in the prompt.
     #[arg(long)]
     pub(crate) no_native: bool,
     /// When the server says its engine could not parse the model's output (LM Studio's "peg-native" failure,

@@ -12,11 +12,11 @@ use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
     AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
     Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
-    TokenDelta,
+    StructuredOutputFailure, TokenDelta, Tool,
 };
 use serde_json::{Value, json};
 
-use crate::cli::CompleteArgs;
+use crate::cli::{CompleteArgs, Mapping};
 use crate::endpoint::{open_registry, within};
 use crate::exit::Exit;
 use crate::tap::Diagnostic;
@@ -24,6 +24,9 @@ use crate::tap::Diagnostic;
 /// The correction a reask appends after the model's own output (the caller owns every word of it, §7.1).
 const REASK_TEMPLATE: &str = "Your previous answer did not match the required JSON Schema. Every problem, each at \
 its JSON Pointer:\n{error_message}\nAnswer again with only the corrected JSON.";
+
+/// The max_tokens `oa complete` sends on the anthropic mapping, which requires one, when `--max-tokens` is not given.
+const ANTHROPIC_MAX_TOKENS: u64 = 1024;
 
 /// The standard variable naming an OTLP collector's base URL, read when `--otlp` is not given.
 const OTLP_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
@@ -182,7 +185,7 @@ fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
         .build()
         .map_err(|error| format!("cannot build the provider: {error}"))?;
     let (true, Some(registry)) = (args.route, registry) else {
-        return Ok(Arc::new(native));
+        return Ok(native);
     };
     let prompted = args
         .endpoint
@@ -198,7 +201,7 @@ fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
         .capability_key()
         .ok_or("the provider names no route for the registry")?;
     Ok(Arc::new(
-        RoutedProvider::new(Arc::new(native), Arc::new(prompted), registry, key).with_routing(true),
+        RoutedProvider::new(native, prompted, registry, key).with_routing(true),
     ))
 }
 
@@ -219,18 +222,30 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     if message.trim().is_empty() {
         return Err("the message is empty: nothing was sent".to_owned());
     }
+    let mapping = args.endpoint.mapping;
+    if args.stream && mapping != Mapping::Openai {
+        return Err(format!(
+            "--stream: the {} mapping does not stream (llm-provider §5); send without --stream",
+            oa_provider::Mapping::from(mapping)
+        ));
+    }
     messages.push(Message::user(message));
     let mut request = CompletionRequest::new(messages).with_stream(args.stream);
     if let Some(path) = &args.schema {
         request = request.with_response_schema(read_response_schema(path)?);
     }
-    if !args.stop.is_empty() {
-        let config = RuntimeConfig {
-            stop_sequences: Some(args.stop.clone()),
-            ..RuntimeConfig::default()
-        };
-        request = request.with_config(config);
+    if let Some(path) = &args.tools {
+        request = request.with_tools(read_tools(path)?);
     }
+    let config = RuntimeConfig {
+        stop_sequences: (!args.stop.is_empty()).then(|| args.stop.clone()),
+        max_tokens: args
+            .max_tokens
+            .or((mapping == Mapping::Anthropic).then_some(ANTHROPIC_MAX_TOKENS)),
+        temperature: args.temperature,
+        ..RuntimeConfig::default()
+    };
+    request = request.with_config(config);
     let max_attempts = match (args.max_attempts, args.reask) {
         (Some(0), _) => return Err("--max-attempts must be at least 1".to_owned()),
         (Some(n), _) => n,
@@ -246,6 +261,17 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
         request = request.with_retry(retry);
     }
     Ok(request)
+}
+
+/// Reads a `--tools` file: a JSON array of `{name, description, parameters}`.
+fn read_tools(path: &std::path::Path) -> Result<Vec<Tool>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: not a JSON array of {{name, description, parameters}} tools: {e}",
+            path.display()
+        )
+    })
 }
 
 /// Reads a `--schema` file and refuses, before anything is sent, what `complete()` would refuse: text that is not
@@ -309,6 +335,7 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
         Ok(response) => json!({
             "ok": true,
             "content": response.message.text(),
+            "tool_calls": response.message.tool_calls,
             "parsed": response.parsed,
             "finish_reason": response.finish_reason.as_str(),
             "usage": usage_json(&response.usage),
@@ -324,6 +351,7 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
             json!({
                 "ok": false,
                 "content": failure.map(|f| f.output_content.clone()),
+                "tool_calls": null,
                 "parsed": null,
                 "finish_reason": failure.map(|f| f.finish_reason.as_str()),
                 "usage": failure.map(|f| usage_json(&f.usage)),
@@ -364,6 +392,9 @@ fn print_summary(
                 None if !streamed => println!("content: {}", response.message.text().unwrap_or_default()),
                 None => {}
             }
+            for call in response.message.tool_calls.iter().flatten() {
+                println!("tool_call: {} {} {}", call.id, call.name, call.arguments);
+            }
             println!("finish_reason: {}", response.finish_reason.as_str());
             println!("usage: {}", usage_line(&response.usage));
             println!(
@@ -388,7 +419,7 @@ fn print_summary(
                     }
                     println!("finish_reason: {}", failure.finish_reason.as_str());
                     println!("failure_class: {}", failure.failure_class().as_str());
-                    if let Some(hint) = hint_for(failure.failure_class()) {
+                    if let Some(hint) = hint_for(failure) {
                         println!("hint: {hint}");
                     }
                     println!("usage: {}", usage_line(&failure.usage));
@@ -433,9 +464,15 @@ fn status_hint(error: &ProviderError) -> Option<String> {
     None
 }
 
-/// One line of advice for the failure classes that have a known cause.
-fn hint_for(class: FailureClass) -> Option<&'static str> {
-    match class {
+/// One line of advice for the failures that have a known cause.
+fn hint_for(failure: &StructuredOutputFailure) -> Option<&'static str> {
+    if failure.differs_only_in_case() {
+        return Some(
+            "the answer differs from the schema only in the capitalization of enum or const values, which a native \
+             path does not guarantee (Anthropic documents it); it is reported as it came, never re-cased",
+        );
+    }
+    match failure.failure_class() {
         FailureClass::FencedJson => Some(
             "the answer is JSON inside a Markdown code fence; a route that enforces the schema never fences it \
              (check `oa probe`), and a reask (--reask) usually gets it bare",

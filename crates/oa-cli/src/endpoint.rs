@@ -1,25 +1,22 @@
 //! Turns the shared endpoint flags into a provider builder, so `oa probe` and `oa complete` reach an endpoint the
 //! same way.
 
-use crate::cli::{EndpointArgs, Mapping, TimeoutArgs};
+use crate::cli::{EndpointArgs, TimeoutArgs};
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use oa_provider::enforcement::RedisStore;
-use oa_provider::{CapabilityRegistry, Category, OpenAiProvider, OpenAiProviderBuilder, ProviderError};
+use oa_provider::{CapabilityRegistry, Category, ProviderBuilder, ProviderError};
 
 impl EndpointArgs {
     /// A provider builder for this endpoint: mapping, model, base URL and key. No key is sent unless
     /// `--api-key-env` names a variable; the key is read from it at build and never printed (only the name is).
-    pub(crate) fn provider_builder(&self) -> Result<OpenAiProviderBuilder, String> {
-        match self.mapping {
-            Mapping::Openai => {}
-        }
+    pub(crate) fn provider_builder(&self) -> Result<ProviderBuilder, String> {
         let builder = self
             .timeouts
-            .apply(OpenAiProvider::builder(&self.model).base_url(&self.base_url));
+            .apply(ProviderBuilder::new(self.mapping.into(), &self.model).base_url(&self.base_url));
         Ok(match &self.api_key_env {
             Some(variable) => {
                 if std::env::var_os(variable).is_none() {
@@ -41,7 +38,7 @@ impl TimeoutArgs {
     }
 
     /// The provider's connect timeout, and its per-attempt total no longer than the whole call's.
-    pub(crate) fn apply(&self, builder: OpenAiProviderBuilder) -> OpenAiProviderBuilder {
+    pub(crate) fn apply(&self, builder: ProviderBuilder) -> ProviderBuilder {
         builder
             .connect_timeout(Duration::from_secs(self.connect_timeout))
             .total_timeout(self.whole_call())

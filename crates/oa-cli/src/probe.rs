@@ -7,9 +7,11 @@
 use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, ProbeKind};
+use std::sync::Arc;
+
 use oa_provider::{
-    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, OpenAiProvider, ProbeOutcome,
-    Provider, StructuredOutputPath, probe_canary, probe_keywords,
+    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, ProbeOutcome, Provider,
+    StructuredOutputPath, probe_canary, probe_keywords,
 };
 use serde_json::{Value, json};
 
@@ -49,7 +51,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         None => {
             let outcome = runtime
                 .block_on(within(args.endpoint.timeouts, async {
-                    Ok(probe_canary(&provider).await)
+                    Ok(probe_canary(provider.as_ref()).await)
                 }))
                 .unwrap_or_else(|error| ProbeOutcome::Error {
                     category: error.category(),
@@ -64,7 +66,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         Some(schema) => {
             let matrix = runtime
                 .block_on(within(args.endpoint.timeouts, async {
-                    Ok(probe_keywords(&provider, &schema).await)
+                    Ok(probe_keywords(provider.as_ref(), &schema).await)
                 }))
                 .map_err(|error| error.to_string())?;
             if matrix.rows.is_empty() {
@@ -94,7 +96,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
     }
 }
 
-fn build_provider(args: &ProbeArgs) -> Result<OpenAiProvider, String> {
+fn build_provider(args: &ProbeArgs) -> Result<Arc<dyn Provider>, String> {
     args.endpoint
         .provider_builder()?
         .build()
@@ -113,7 +115,7 @@ fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
 /// Writes a verdict for the provider's route into the registry (its file, or its shared store).
 async fn record(
     registry: &CapabilityRegistry,
-    provider: &OpenAiProvider,
+    provider: &Arc<dyn Provider>,
     enforces: bool,
     probe: ProbeKind,
 ) -> Result<(), String> {

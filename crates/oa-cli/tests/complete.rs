@@ -11,15 +11,7 @@ use support::{chat, refusal, streamed_refusal};
 const SCHEMA_NOT_HONORED: &str = "openarmature.structured_output.schema_not_honored";
 
 fn schema_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
-    let path = dir.path().join("schema.json");
-    let schema = json!({
-        "type": "object",
-        "properties": {"answer": {"type": "integer"}},
-        "required": ["answer"],
-        "additionalProperties": false
-    });
-    std::fs::write(&path, schema.to_string()).unwrap();
-    path
+    support::answer_schema_file(dir)
 }
 
 fn complete(endpoint: &Server, extra: &[&str]) -> Output {

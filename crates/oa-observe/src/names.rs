@@ -40,7 +40,7 @@ pub const LLM_STRUCTURED_OUTPUT_PATH: &str = "openarmature.llm.structured_output
 /// Why the attempt was made (llm-provider §7.1).
 pub const LLM_RETRY_REASON: &str = "openarmature.llm.retry_reason";
 /// How the schema constrained the attempt (the enforcement chapter's marker: `enforced`, `unverified`,
-/// `unenforced`, `prompted`, each optionally `_repaired`); on spans, log records and every metric sample.
+/// `unenforced`, `coerced`, `prompted`, each optionally `_repaired`); on spans, log records and every metric sample.
 pub const LLM_SCHEMA_MODE: &str = "openarmature.llm.schema_mode";
 /// SHA-256 (hex) of the canonical schema the call sent; beside the schema_mode wherever it goes.
 pub const LLM_SCHEMA_VERSION: &str = "openarmature.llm.schema_version";

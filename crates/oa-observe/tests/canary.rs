@@ -1,7 +1,7 @@
-//! The canary-key test through the upper layers (issue 6): every provider failure scenario runs with a recognizable
-//! API key and a secret extra header, called through oa-events' `complete` in a graph with the OTel observer and the
-//! log bridge installed; neither secret may appear in any span, log record, metric data point, tracing event or
-//! typed event (Debug and JSON).
+//! The canary-key test through the upper layers (issue 6), on every wire mapping: every provider failure scenario
+//! runs with a recognizable API key and a secret extra header, called through oa-events' `complete` in a graph with
+//! the OTel observer and the log bridge installed; neither secret may appear in any span, log record, metric data
+//! point, tracing event or typed event (Debug and JSON).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,9 +12,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
-use oa_provider::{ApiKey, Backoff, CompletionRequest, Message, OpenAiProvider, Reask, RetryConfig};
-use oa_testkit::openai::text_completion;
-use oa_testkit::{Reply, Server, Telemetry, TracingCapture, closed_base_url, sse_bytes};
+use oa_provider::{
+    ApiKey, Backoff, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask, RetryConfig,
+    RuntimeConfig,
+};
+use oa_testkit::{
+    Reply, Server, Telemetry, TracingCapture, anthropic, closed_base_url, gemini, openai, sse_bytes,
+};
 use serde_json::json;
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
@@ -49,8 +53,8 @@ impl Captured {
 
 /// The provider every scenario uses: the canary key and the canary header. Built inside the node, so a build error
 /// travels the node-failure path (node event and node span) like an application's would.
-fn provider_at(base_url: &str) -> Result<OpenAiProvider, NodeError> {
-    OpenAiProvider::builder(MODEL)
+fn provider_at(mapping: Mapping, base_url: &str) -> Result<Arc<dyn Provider>, NodeError> {
+    ProviderBuilder::new(mapping, MODEL)
         .base_url(base_url)
         .api_key(ApiKey::new(CANARY))
         .header("api-key", HEADER_CANARY)
@@ -62,7 +66,7 @@ fn provider_at(base_url: &str) -> Result<OpenAiProvider, NodeError> {
 
 /// Runs one node calling `complete(request)` against `base_url` with the observer (metrics and payloads on, the
 /// most that can be emitted), a collector and both tracing layers installed, and renders all that was captured.
-async fn run(base_url: String, request: CompletionRequest) -> Captured {
+async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> Captured {
     let telemetry = Telemetry::new();
     // Every tracing event and span, of any target (not only the bridged `openarmature` one).
     let tracing_capture = TracingCapture::default();
@@ -86,8 +90,8 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
             let base_url = base_url.clone();
             let request = request.clone();
             async move {
-                let provider = provider_at(&base_url)?;
-                oa_events::complete(&provider, request).await?;
+                let provider = provider_at(mapping, &base_url)?;
+                oa_events::complete(provider.as_ref(), request).await?;
                 Ok::<_, NodeError>(json!({"asked": true}))
             }
         })
@@ -192,27 +196,47 @@ fn assert_captured(scenario: &str, captured: &Captured, expect_llm_span: bool) {
     );
 }
 
-async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {
+async fn scenario(mapping: Mapping, name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {
+    let name = format!("{mapping}: {name}");
     let server = Server::start(replies).unwrap();
-    let captured = run(server.base_url(), request).await;
-    assert_captured(name, &captured, true);
-    assert_clean(name, &captured);
-    // The key did go out, in the header only: the scenario exercised a keyed request.
+    let captured = run(mapping, server.base_url(), request).await;
+    assert_captured(&name, &captured, true);
+    assert_clean(&name, &captured);
+    // The key did go out, in the mapping's header only: the scenario exercised a keyed request.
     let requests = server.requests();
     assert!(
         !requests.is_empty(),
         "scenario `{name}`: no request reached the mock"
     );
-    assert_eq!(
-        requests[0].header("authorization"),
-        Some(format!("Bearer {CANARY}").as_str())
-    );
+    let (header, value) = match mapping {
+        Mapping::OpenAi => ("authorization", format!("Bearer {CANARY}")),
+        Mapping::Anthropic => ("x-api-key", CANARY.to_owned()),
+        _ => ("x-goog-api-key", CANARY.to_owned()),
+    };
+    assert_eq!(requests[0].header(header), Some(value.as_str()), "{name}");
     assert_eq!(requests[0].header("api-key"), Some(HEADER_CANARY));
+    assert!(
+        !requests[0].path.contains("CANARY"),
+        "{name}: the key is in the URL"
+    );
     captured
 }
 
+/// One user message with a token budget (the Anthropic mapping requires one).
 fn hi() -> CompletionRequest {
-    CompletionRequest::new(vec![Message::user("hi")])
+    CompletionRequest::new(vec![Message::user("hi")]).with_config(RuntimeConfig {
+        max_tokens: Some(16),
+        ..RuntimeConfig::default()
+    })
+}
+
+/// A 200 reply whose answer is `text`, in `mapping`'s shape.
+fn text_reply(mapping: Mapping, text: &str) -> Reply {
+    match mapping {
+        Mapping::OpenAi => openai::text_reply(text, "stop"),
+        Mapping::Anthropic => anthropic::text_reply(text, "end_turn"),
+        _ => gemini::text_reply(text, "STOP"),
+    }
 }
 
 fn echo(status: u16) -> Reply {
@@ -229,69 +253,79 @@ fn retry(max_attempts: u32) -> RetryConfig {
 
 #[tokio::test]
 async fn http_error_statuses_do_not_leak_the_key_upwards() {
-    scenario("401 echoing the key", vec![echo(401)], hi()).await;
-    scenario("403 echoing the key", vec![echo(403)], hi()).await;
-    // The vendor code travels up as LlmFailedEvent.error_type: a key echoed there must not.
-    scenario(
-        "403 whose error code and type are the secrets",
-        vec![Reply::json(
-            403,
-            json!({"error": {"message": "denied", "code": CANARY, "type": HEADER_CANARY}}),
-        )],
-        hi(),
-    )
-    .await;
-    scenario(
-        "429 with Retry-After, retried into a 500",
-        vec![
-            Reply::json_with_header(
-                429,
-                "Retry-After",
-                "0",
-                json!({"error": {"message": format!("slow down {CANARY}")}}),
-            ),
-            echo(500),
-        ],
-        hi().with_retry(retry(2)),
-    )
-    .await;
-    scenario(
-        "503 then 500, retried",
-        vec![echo(503), echo(500)],
-        hi().with_retry(retry(2)),
-    )
-    .await;
+    for mapping in Mapping::ALL {
+        scenario(mapping, "401 echoing the key", vec![echo(401)], hi()).await;
+        scenario(mapping, "403 echoing the key", vec![echo(403)], hi()).await;
+        // The vendor code travels up as LlmFailedEvent.error_type: a key echoed there must not.
+        scenario(
+            mapping,
+            "403 whose error code and type are the secrets",
+            vec![Reply::json(
+                403,
+                json!({"error": {"message": "denied", "code": CANARY, "type": HEADER_CANARY}}),
+            )],
+            hi(),
+        )
+        .await;
+        scenario(
+            mapping,
+            "429 with Retry-After, retried into a 500",
+            vec![
+                Reply::json_with_header(
+                    429,
+                    "Retry-After",
+                    "0",
+                    json!({"error": {"message": format!("slow down {CANARY}")}}),
+                ),
+                echo(500),
+            ],
+            hi().with_retry(retry(2)),
+        )
+        .await;
+        scenario(
+            mapping,
+            "503 then 500, retried",
+            vec![echo(503), echo(500)],
+            hi().with_retry(retry(2)),
+        )
+        .await;
+    }
 }
 
 #[tokio::test]
 async fn redirects_and_malformed_bodies_do_not_leak_the_key_upwards() {
-    scenario(
-        "302 whose Location carries the key",
-        vec![Reply::json_with_header(
-            302,
-            "Location",
-            &format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
-            json!({}),
-        )],
-        hi(),
-    )
-    .await;
-    scenario(
-        "malformed body echoing the key",
-        vec![Reply::Raw {
-            status: 200,
-            headers: vec![],
-            body: format!("{{not json {CANARY}").into_bytes(),
-        }],
-        hi(),
-    )
-    .await;
+    for mapping in Mapping::ALL {
+        scenario(
+            mapping,
+            "302 whose Location carries the key",
+            vec![Reply::json_with_header(
+                302,
+                "Location",
+                &format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
+                json!({}),
+            )],
+            hi(),
+        )
+        .await;
+        scenario(
+            mapping,
+            "malformed body echoing the key",
+            vec![Reply::Raw {
+                status: 200,
+                headers: vec![],
+                body: format!("{{not json {CANARY}").into_bytes(),
+            }],
+            hi(),
+        )
+        .await;
+    }
 }
 
 #[tokio::test]
 async fn mid_stream_failures_do_not_leak_the_key_upwards() {
     let delta = json!({"choices": [{"index": 0, "delta": {"content": "par"}, "finish_reason": null}]});
     scenario(
+        Mapping::OpenAi,
         "error event mid-stream echoing the key",
         vec![Reply::Stream {
             pieces: vec![
@@ -304,6 +338,7 @@ async fn mid_stream_failures_do_not_leak_the_key_upwards() {
     )
     .await;
     scenario(
+        Mapping::OpenAi,
         "stream stalls after a delta",
         vec![Reply::StallAfter {
             pieces: vec![sse_bytes(&[delta])],
@@ -311,7 +346,18 @@ async fn mid_stream_failures_do_not_leak_the_key_upwards() {
         hi().with_stream(true),
     )
     .await;
-    scenario("connection dropped", vec![Reply::Drop], hi()).await;
+    for mapping in Mapping::ALL {
+        scenario(mapping, "connection dropped", vec![Reply::Drop], hi()).await;
+        scenario(
+            mapping,
+            "body stalls half way",
+            vec![Reply::StallAfter {
+                pieces: vec![b"{\"partial\": ".to_vec()],
+            }],
+            hi(),
+        )
+        .await;
+    }
 }
 
 #[tokio::test]
@@ -321,36 +367,42 @@ async fn schema_not_honored_does_not_leak_the_key_and_is_captured() {
     let request = hi()
         .with_response_schema(schema)
         .with_retry(retry(2).with_reask(Reask::template("fix it: {error_message}")));
-    let captured = scenario(
-        "structured output not honored twice",
-        vec![
-            Reply::json(200, text_completion("Sure! here you go")),
-            Reply::json(200, text_completion("{\"answer\": 7}")),
-        ],
-        request,
-    )
-    .await;
-    // Control: the diagnostic went through the log bridge and names the model, so the log check above was real.
-    let records = captured.texts_of(&format!("log record 0 {:?}", Some(names::SCHEMA_NOT_HONORED)));
-    assert!(
-        records.iter().any(|text| text.contains(MODEL)),
-        "the schema_not_honored record was not captured: {:?}",
-        captured.texts_of("log record")
-    );
+    for mapping in Mapping::ALL {
+        let captured = scenario(
+            mapping,
+            "structured output not honored twice",
+            vec![
+                text_reply(mapping, "Sure! here you go"),
+                text_reply(mapping, "{\"answer\": 7}"),
+            ],
+            request.clone(),
+        )
+        .await;
+        // Control: the diagnostic went through the log bridge and names the model, so the log check above was
+        // real.
+        let records = captured.texts_of(&format!("log record 0 {:?}", Some(names::SCHEMA_NOT_HONORED)));
+        assert!(
+            records.iter().any(|text| text.contains(MODEL)),
+            "{mapping}: the schema_not_honored record was not captured: {:?}",
+            captured.texts_of("log record")
+        );
+    }
 }
 
 #[tokio::test]
 async fn refused_connections_and_keyed_base_urls_do_not_leak_the_key_upwards() {
-    let name = "connection refused";
-    let captured = run(closed_base_url().unwrap(), hi()).await;
-    assert_captured(name, &captured, true);
-    assert_clean(name, &captured);
+    for mapping in Mapping::ALL {
+        let name = format!("{mapping}: connection refused");
+        let captured = run(mapping, closed_base_url().unwrap(), hi()).await;
+        assert_captured(&name, &captured, true);
+        assert_clean(&name, &captured);
+    }
 
     // A base URL with the key in its query is refused at build time; the node reports that as its failure.
     let name = "base url with ?api_key=";
     let server = Server::start(vec![]).unwrap();
     let keyed = format!("{}?api_key={CANARY}", server.base_url());
-    let captured = run(keyed, hi()).await;
+    let captured = run(Mapping::Gemini, keyed, hi()).await;
     assert_captured(name, &captured, false);
     assert!(
         captured

@@ -14,14 +14,16 @@ use crate::http::{KeyHeader, Limits, Transport, build_headers};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Capabilities {
     /// The server honours the wire format's native structured-output constraint (OpenAI's
-    /// `response_format: {type: json_schema}`); when `false`, structured output takes the wire format's fallback
-    /// path (prompt augmentation on OpenAI, §8.1.5.1).
+    /// `response_format: {type: json_schema}`, Anthropic's `output_config.format`, Gemini's
+    /// `responseJsonSchema`); when `false`, structured output takes the wire format's fallback path (prompt
+    /// augmentation on OpenAI and Gemini; tool coercion, or the prompt when the call has tools, on Anthropic).
     pub native_response_format: bool,
     /// The model accepts image blocks; when `false`, a request with one is refused before sending with
     /// `provider_unsupported_content_block`.
     pub image_input: bool,
-    /// The mapping streams; when `false`, a `stream` call is refused before sending with
-    /// `provider_invalid_request` (§5 *Provider streaming support*).
+    /// The route streams; when `false`, a `stream` call is refused before sending with
+    /// `provider_invalid_request` (§5 *Provider streaming support*). A mapping that does not stream (Anthropic,
+    /// Gemini) refuses one whatever this says.
     pub streaming: bool,
 }
 
@@ -126,8 +128,12 @@ impl Settings {
         }
     }
 
-    /// Builds the endpoint, sending the key the wire format's way.
-    pub(crate) fn build(self, key_header: KeyHeader) -> Result<Endpoint, BuildError> {
+    /// Builds the endpoint, sending the key the wire format's way and its fixed protocol headers on every request.
+    pub(crate) fn build(
+        self,
+        key_header: KeyHeader,
+        fixed_headers: &[(&'static str, &'static str)],
+    ) -> Result<Endpoint, BuildError> {
         let base_url = self.base_url.trim_end_matches('/').to_owned();
         let parsed = reqwest::Url::parse(&base_url).map_err(|_| BuildError::InvalidBaseUrl)?;
         if !matches!(parsed.scheme(), "http" | "https")
@@ -141,7 +147,7 @@ impl Settings {
             KeySource::Key(ApiKey(key)) => Some(key),
             KeySource::None => None,
         };
-        let headers = build_headers(&self.headers, secret.as_deref(), key_header)?;
+        let headers = build_headers(fixed_headers, &self.headers, secret.as_deref(), key_header)?;
         let secrets = secret
             .into_iter()
             .chain(self.headers.into_iter().map(|(_, value)| value))
@@ -217,12 +223,12 @@ impl fmt::Debug for Endpoint {
 }
 
 /// The setters every wire format's builder shares, written once. Used inside `impl XBuilder { … }` blocks whose
-/// type has a `settings: Settings` field.
+/// type has a `settings: Settings` field; the first three arguments are the defaults as Markdown.
 macro_rules! shared_builder_setters {
     ($default_system:literal, $default_base_url:literal, $default_key_env:literal, $paths:literal) => {
         /// Sets the provider identifier its attempt records and token deltas carry, which observers emit as
         /// `gen_ai.system` and `openarmature.llm.provider`, and which keys the capability registry (default
-        #[doc = concat!("`\"", $default_system, "\"`).")]
+        #[doc = concat!($default_system, ").")]
         /// Observability §5.5.3: a caller pointing this mapping at another server (vLLM, LM Studio, llama.cpp)
         /// names it here, e.g. `"vllm"`.
         pub fn system(mut self, system: impl Into<String>) -> Self {
@@ -230,13 +236,13 @@ macro_rules! shared_builder_setters {
             self
         }
 
-        #[doc = concat!("Sets the base URL (default `", $default_base_url, "`). ", $paths)]
+        #[doc = concat!("Sets the base URL (default ", $default_base_url, "). ", $paths)]
         pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
             self.settings.base_url = base_url.into();
             self
         }
 
-        #[doc = concat!("Uses this key (default: read from `", $default_key_env, "` at build time, none if unset).")]
+        #[doc = concat!("Uses this key (default: read from ", $default_key_env, " at build time, none if unset).")]
         pub fn api_key(mut self, key: $crate::ApiKey) -> Self {
             self.settings.key = $crate::endpoint::KeySource::Key(key);
             self
@@ -316,3 +322,70 @@ macro_rules! shared_builder_setters {
 }
 
 pub(crate) use shared_builder_setters;
+
+/// What every wire format's provider shares, written once: construction from the shared settings (the key sent in
+/// `$key_header`, `$fixed_headers` on every request), the module's `settings(model)` with its `DEFAULT_*`
+/// constants, the accessors, the secret-free Debug, and the [`Provider`](crate::Provider) impl that runs calls
+/// through the vendor-neutral driver with `$wire` and answers `ready()` with the type's own `probe_ready`. Used at
+/// module level for a type with an `endpoint: Endpoint` field.
+macro_rules! provider_impls {
+    ($provider:ident, $wire:expr, $key_header:expr, $fixed_headers:expr) => {
+        /// The builder settings with this mapping's defaults.
+        pub(crate) fn settings(model: String) -> $crate::endpoint::Settings {
+            $crate::endpoint::Settings::new(model, DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME)
+        }
+
+        impl $provider {
+            pub(crate) fn from_settings(
+                settings: $crate::endpoint::Settings,
+            ) -> Result<Self, $crate::BuildError> {
+                Ok(Self {
+                    endpoint: settings.build($key_header, $fixed_headers)?,
+                })
+            }
+
+            /// The bound model.
+            pub fn model(&self) -> &str {
+                &self.endpoint.model
+            }
+
+            /// The static capabilities.
+            pub fn capabilities(&self) -> $crate::Capabilities {
+                self.endpoint.capabilities
+            }
+
+            /// The provider identifier on attempt records and token deltas (`gen_ai.system`).
+            pub fn system(&self) -> &str {
+                &self.endpoint.system
+            }
+        }
+
+        impl std::fmt::Debug for $provider {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($provider))
+                    .field("endpoint", &self.endpoint)
+                    .finish()
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl $crate::Provider for $provider {
+            async fn ready(&self) -> Result<(), $crate::ProviderError> {
+                self.probe_ready().await
+            }
+
+            async fn complete(
+                &self,
+                request: &$crate::CompletionRequest,
+            ) -> Result<$crate::Response, $crate::ProviderError> {
+                $crate::call::complete(&self.endpoint, &$wire, request).await
+            }
+
+            fn capability_key(&self) -> Option<$crate::CapabilityKey> {
+                Some(self.endpoint.capability_key())
+            }
+        }
+    };
+}
+
+pub(crate) use provider_impls;

@@ -106,6 +106,7 @@ pub struct StructuredOutputFailure {
     pub raw: Value,
     problem: OutputProblem,
     failure_class: FailureClass,
+    case_only: bool,
 }
 
 impl StructuredOutputFailure {
@@ -126,7 +127,20 @@ impl StructuredOutputFailure {
             raw: surface.raw.clone(),
             problem,
             failure_class,
+            case_only: false,
         }
+    }
+
+    pub(crate) fn with_case_only(mut self, case_only: bool) -> Self {
+        self.case_only = case_only;
+        self
+    }
+
+    /// Whether the answer differs from the schema only in the capitalization of string enum or const values: the
+    /// exception Anthropic documents for its constrained decoding (0126 on §8.2.5). It is still a failure, with
+    /// every violation reported and the content verbatim; never re-cased into a conforming value.
+    pub fn differs_only_in_case(&self) -> bool {
+        self.case_only
     }
 
     /// What was wrong: the parse failure, or every violation.

@@ -1,11 +1,13 @@
 //! oa-provider: OpenArmature LLM providers — `complete()`, streaming and structured output you can trust, over
-//! the OpenAI-compatible Chat Completions wire format (llm-provider spec §3–§8.1, with proposal 0126).
+//! the OpenAI-compatible Chat Completions, Anthropic Messages and Google Gemini wire formats (llm-provider spec
+//! §3–§8.3, with proposal 0126).
 //!
 //! # Overview
 //!
 //! - [`Provider`] is the §5 interface: `ready()` and `complete()`. Callers and upper layers see only it.
-//! - [`OpenAiProvider`] implements it for §8.1, built with [`OpenAiProvider::builder`] (model, base URL, API key,
-//!   extra headers, [`Capabilities`], timeouts and size caps).
+//! - [`OpenAiProvider`] (§8.1), [`AnthropicProvider`] (§8.2) and [`GeminiProvider`] (§8.3) implement it, each
+//!   built with its `builder` (model, base URL, API key, extra headers, [`Capabilities`], timeouts and size caps);
+//!   [`ProviderBuilder`] builds the [`Mapping`] chosen at run time.
 //! - A call takes a [`CompletionRequest`]: [`Message`]s, [`Tool`]s, a [`ToolChoice`], a [`RuntimeConfig`],
 //!   an optional `response_schema` (JSON Schema draft 2020-12, object at the top), an optional
 //!   [`RetryConfig`] (backoff, `per_attempt_override`, [`Reask`]), `stream`, and an [`AttemptHook`].
@@ -28,7 +30,7 @@
 //! [`model`] holds the vendor-neutral request/response model; `call` drives one call (pre-checks,
 //! retry and reask, attempts, records); `structured` checks schemas and content; [`enforcement`]
 //! holds the marker, probes, registry and routing; `http` the shared transport; and each wire format is one
-//! folder ([`openai`]).
+//! folder ([`openai`], [`anthropic`], [`gemini`]).
 //!
 //! # Example
 //!
@@ -55,16 +57,21 @@
 //! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
 //! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
 
+pub mod anthropic;
+mod builder;
 mod call;
 mod canonical;
 mod endpoint;
 pub mod enforcement;
 mod error;
+pub mod gemini;
 mod http;
 pub mod model;
 pub mod openai;
 mod structured;
 
+pub use anthropic::{AnthropicProvider, AnthropicProviderBuilder};
+pub use builder::ProviderBuilder;
 pub use call::{
     AttemptHook, AttemptRecord, AttemptRequest, Backoff, Classifier, DIAGNOSTIC_TARGET, DeltaKind,
     Diagnostic, OnRetry, Reask, RetryConfig, RetryReason, SCHEMA_NOT_HONORED, SUPPORTED_MEDIA_TYPES,
@@ -77,13 +84,20 @@ pub use enforcement::{
     RoutedProvider, SchemaMode, probe_canary, probe_keywords, schema_version,
 };
 pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure, TransportCause};
+pub use gemini::{GeminiProvider, GeminiProviderBuilder};
 pub use http::sse;
 pub use http::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
 pub use model::{
-    CompletionRequest, Content, ContentBlock, FinishReason, ImageDetail, ImageSource, Message, Provider,
-    Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice, Usage,
+    CompletionRequest, Content, ContentBlock, FinishReason, ImageDetail, ImageSource, Mapping, Message,
+    Provider, Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice,
+    UnknownMapping, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
 pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, check_response_schema};
 #[cfg(feature = "schemars")]
 pub use structured::{StrictOutput, output_schema};
+
+// The README's examples compile as doc tests, so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,8 +1,8 @@
 //! oa-testkit: the one test-support crate of oa. A scripted loopback HTTP/1.1 server on 127.0.0.1 (replies in
 //! order, streams written in pieces, stalls, hangs, dropped connections, every request captured), the same server
 //! as a gateway relay that deletes `response_format`, a closed-port helper, a `tracing` capture layer, and (feature
-//! `otel`) the real OpenTelemetry SDK with in-memory exporters. [`openai`] holds the canned Chat Completions bodies
-//! most tests script.
+//! `otel`) the real OpenTelemetry SDK with in-memory exporters. [`openai`], [`anthropic`] and [`gemini`] hold the
+//! canned bodies of each wire mapping that tests script.
 //!
 //! # Example
 //!
@@ -20,6 +20,8 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+pub mod anthropic;
+pub mod gemini;
 mod http;
 pub mod openai;
 mod redis;

@@ -17,8 +17,8 @@ use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer, ObserverError};
 use oa_observe::SpanData;
 use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
-    Backoff, CompletionRequest, Message, OpenAiProvider, ProbeOutcome, ProviderError, Reask, Response,
-    RetryConfig, RuntimeConfig, StructuredOutputPath, probe_canary,
+    Backoff, CompletionRequest, Mapping, Message, OpenAiProvider, ProbeOutcome, ProviderBuilder,
+    ProviderError, Reask, Response, RetryConfig, RuntimeConfig, StructuredOutputPath, probe_canary,
 };
 use oa_testkit::{Responder, Server};
 use serde_json::{Value, json};
@@ -74,14 +74,13 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<Exit, Stri
             )
         }
     };
-    let provider = Arc::new(
-        args.timeouts
-            .apply(OpenAiProvider::builder(&model))
-            .base_url(&base_url)
-            .no_api_key()
-            .build()
-            .map_err(|e| format!("cannot build the provider: {e}"))?,
-    );
+    let provider = args
+        .timeouts
+        .apply(ProviderBuilder::new(Mapping::OpenAi, &model))
+        .base_url(&base_url)
+        .no_api_key()
+        .build()
+        .map_err(|e| format!("cannot build the provider: {e}"))?;
 
     println!("oa demo: structured output you can trust, against {where_}\n");
     println!("The schema asks for an event: title, starts_at (date-time), site {{name, lat, lon}},");
@@ -132,7 +131,7 @@ type Outcome = Result<Response, ProviderError>;
 /// Runs the structured call as the one node of a graph, so the event layer sees it, and returns its outcome and
 /// the events delivered.
 async fn structured_call(
-    provider: Arc<OpenAiProvider>,
+    provider: Arc<dyn oa_provider::Provider>,
     schema: Value,
 ) -> Result<(Outcome, Vec<Event>, Vec<SpanData>), String> {
     let recorder = Arc::new(Recorder::default());

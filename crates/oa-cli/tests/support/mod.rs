@@ -5,6 +5,19 @@
 use oa_testkit::Reply;
 use serde_json::{Value, json};
 
+/// Writes the schema most CLI tests ask for, `{"answer": integer}` (required, closed), into `dir`.
+pub fn answer_schema_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let path = dir.path().join("schema.json");
+    let schema = json!({
+        "type": "object",
+        "properties": {"answer": {"type": "integer"}},
+        "required": ["answer"],
+        "additionalProperties": false
+    });
+    std::fs::write(&path, schema.to_string()).unwrap();
+    path
+}
+
 /// A Chat Completions response with one choice.
 pub fn chat(content: &str, finish_reason: &str) -> Reply {
     Reply::json(

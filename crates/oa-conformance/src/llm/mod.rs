@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig,
-    RuntimeConfig, Tool, ToolChoice,
+    Backoff, Capabilities, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask,
+    RetryConfig, RuntimeConfig, Tool, ToolChoice,
 };
 use serde_json::Value;
 
@@ -53,20 +53,19 @@ fn run_case_blocking(case: &Case) -> Result<(), String> {
     expect::check_case(&run)
 }
 
-/// A provider bound to a fresh mock serving `replies`.
-pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, OpenAiProvider), String> {
-    let mapping = body.get("mapping").and_then(Node::as_str).unwrap_or("openai");
+/// The case's wire mapping (its `mapping:` key, §8.1 when absent) and the static capabilities it declares.
+fn mapping_of(body: &Node) -> Result<(Mapping, Capabilities), String> {
     let mut capabilities = Capabilities::default();
-    match mapping {
-        "openai" => {}
+    let mapping = match body.get("mapping").and_then(Node::as_str).unwrap_or("openai") {
         // 060 header: a synthetic mapping with atomic complete() and no streaming support.
-        "streaming_unsupported_stub" => capabilities.streaming = false,
-        other => {
-            return Err(format!(
-                "harness_primitive_missing: the `{other}` wire mapping is not implemented"
-            ));
+        "streaming_unsupported_stub" => {
+            capabilities.streaming = false;
+            Mapping::OpenAi
         }
-    }
+        name => name
+            .parse::<Mapping>()
+            .map_err(|error| format!("harness_primitive_missing: {error}"))?,
+    };
     let mock = body.get("mock_provider");
     if let Some(flags) = mock.and_then(|m| m.get("capabilities")).and_then(Node::as_map) {
         for (flag, value) in flags {
@@ -80,6 +79,16 @@ pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, O
             }
         }
     }
+    Ok((mapping, capabilities))
+}
+
+/// The case's mapping, and a provider of it bound to a fresh mock serving `replies`.
+pub(crate) async fn start(
+    body: &Node,
+    replies: Vec<Reply>,
+) -> Result<(Server, Arc<dyn Provider>, Mapping), String> {
+    let (mapping, capabilities) = mapping_of(body)?;
+    let mock = body.get("mock_provider");
     let health = match mock.and_then(|m| m.get("health_endpoint")) {
         Some(endpoint) => {
             let path = endpoint
@@ -96,14 +105,14 @@ pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, O
     };
     let server =
         mock_server::start(replies, health).map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
-    let provider = OpenAiProvider::builder(bound_model(body))
+    let provider = ProviderBuilder::new(mapping, bound_model(body))
         .base_url(server.base_url())
         .no_api_key()
         .capabilities(capabilities)
         .total_timeout(CALL_TOTAL_TIMEOUT)
         .build()
         .map_err(|error| format!("harness: cannot build the provider: {error}"))?;
-    Ok((server, provider))
+    Ok((server, provider, mapping))
 }
 
 pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
@@ -116,7 +125,7 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
         .map(mock_server::reply_from_node)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("fixture_schema_invalid: {e}"))?;
-    let (server, provider) = start(body, replies).await?;
+    let (server, provider, mapping) = start(body, replies).await?;
     let calls: Vec<&Node> = match (body.get("call"), body.get("calls").and_then(Node::as_seq)) {
         (Some(call), _) => vec![call],
         (None, Some(calls)) => calls.iter().collect(),
@@ -141,7 +150,7 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
             .iter()
             .filter(|r| Some(r.path.as_str()) != health_path.as_deref())
             .count();
-        let mut run = run_call(&provider, &server, call).await?;
+        let mut run = run_call(provider.as_ref(), mapping, &server, call).await?;
         run.first_reply_idx = n_replies_before;
         if call.get("stream").and_then(Node::as_bool) == Some(true) && run.result.is_ok() {
             run.non_streamed_equivalent = non_streamed_equivalent(body, call, n_replies_before).await?;
@@ -156,7 +165,12 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
     })
 }
 
-async fn run_call(provider: &OpenAiProvider, server: &Server, call: &Node) -> Result<CallRun, String> {
+async fn run_call(
+    provider: &dyn Provider,
+    mapping: Mapping,
+    server: &Server,
+    call: &Node,
+) -> Result<CallRun, String> {
     let operation = call
         .get("operation")
         .and_then(Node::as_str)
@@ -194,6 +208,7 @@ async fn run_call(provider: &OpenAiProvider, server: &Server, call: &Node) -> Re
     let requests = server.requests().split_off(n_before);
     Ok(CallRun {
         input: call.clone(),
+        mapping,
         result,
         requests,
         attempts: recorder.attempts(),
@@ -230,7 +245,7 @@ async fn non_streamed_equivalent(
         return Ok(None);
     };
     let reply = Reply::json(200, atomic);
-    let (_server, provider) = start(body, vec![reply]).await?;
+    let (_server, provider, _) = start(body, vec![reply]).await?;
     let recorder = Arc::new(Recorder::default());
     let Ok(request) = build_request(call, &recorder)? else {
         return Ok(None);

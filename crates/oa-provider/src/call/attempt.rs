@@ -18,7 +18,7 @@ use crate::model::{
     CompletionRequest, Content, ContentBlock, FinishReason, Message, Response, StructuredOutputPath,
 };
 use crate::structured::output::Surface;
-use crate::structured::{CheckedTools, ResponseSchema, augment_messages};
+use crate::structured::{CheckedTools, ResponseSchema, augment_messages, coercion};
 
 /// What every attempt of one call shares.
 pub(crate) struct CallPlan<'a> {
@@ -54,11 +54,26 @@ impl Attempt<'_> {
         let schema_mode = self
             .path
             .map(|path| SchemaMode::of(path, call.verified, plan.repair));
+        // On the tool-coercion path the synthetic tool and its forced choice replace the caller's (none), and its
+        // call is read unchecked: it is the answer the content check validates.
+        let coerced = match structured {
+            Some((StructuredOutputPath::ToolCoercion, schema)) => Some((
+                vec![coercion::synthetic_tool(&schema.schema)],
+                coercion::forced_choice(),
+            )),
+            _ => None,
+        };
+        let coerced_tools = coerced.as_ref().map(|(tools, _)| CheckedTools::unchecked(tools));
+        let checked_tools = coerced_tools.as_ref().unwrap_or(call.tools);
+        let (tools, tool_choice) = match &coerced {
+            Some((tools, choice)) => (tools.as_slice(), Some(choice)),
+            None => (call.request.tools.as_slice(), call.request.tool_choice.as_ref()),
+        };
         let wire_request = WireRequest {
             model: &call.endpoint.model,
             messages: &messages,
-            tools: &call.request.tools,
-            tool_choice: call.request.tool_choice.as_ref(),
+            tools,
+            tool_choice,
             config: &plan.config,
             structured,
             stream: call.request.stream,
@@ -71,20 +86,28 @@ impl Attempt<'_> {
                     endpoint: call.endpoint,
                     wire: call.wire,
                     request: call.request,
-                    tools: call.tools,
+                    tools: checked_tools,
                     call_id: call.call_id,
                     attempt_index: plan.index,
                 };
                 let outcome = exchange
                     .run(body_text.clone().into_bytes())
                     .await
-                    .and_then(|(mapped, raw)| self.finish(mapped, raw, schema_mode));
+                    .and_then(|(mapped, raw)| {
+                        let mapped = if coerced.is_some() {
+                            coercion::read_back(mapped)?
+                        } else {
+                            mapped
+                        };
+                        self.finish(mapped, raw, schema_mode)
+                    });
                 (outcome, Some(body_text))
             }
         };
         let outcome = outcome.map_err(|error| error.with_path(self.path));
         let sent = body_text.is_some();
         let mut record = AttemptRecord {
+            mapping: call.wire.mapping(),
             attempt_index: plan.index,
             retry_reason: plan.retry_reason,
             repair: plan.repair,

@@ -21,10 +21,10 @@ pub(crate) async fn complete(
     request: &CompletionRequest,
 ) -> Result<Response, ProviderError> {
     let call_id = request.call_id.clone().unwrap_or_else(mint_call_id);
-    let schema = match check_request(endpoint, request) {
+    let schema = match check_request(endpoint, wire, request) {
         Ok(schema) => schema,
         Err(error) => {
-            report_rejection(endpoint, request, &call_id, &error);
+            report_rejection(endpoint, wire, request, &call_id, &error);
             return Err(error);
         }
     };
@@ -60,11 +60,18 @@ pub(crate) async fn complete(
 /// and compiled once for the whole call).
 fn check_request(
     endpoint: &Endpoint,
+    wire: &dyn WireFormat,
     request: &CompletionRequest,
 ) -> Result<Option<ResponseSchema>, ProviderError> {
     precheck::check_messages(&request.messages)?;
     precheck::check_tools(&request.tools, request.tool_choice.as_ref())?;
     precheck::check_image_support(&request.messages, endpoint.capabilities.image_input)?;
+    if request.stream && wire.stream_fold().is_none() {
+        return Err(ProviderError::invalid_request(format!(
+            "the {} mapping does not support streaming (llm-provider §5): send the call without stream",
+            wire.mapping()
+        )));
+    }
     if request.stream && !endpoint.capabilities.streaming {
         return Err(ProviderError::invalid_request(
             "this provider mapping does not support streaming",
@@ -96,9 +103,16 @@ async fn run(plan: &CallPlan<'_>, path: Option<StructuredOutputPath>) -> Result<
 }
 
 /// A call rejected before its first attempt still gets a record (no body, no path), so hooks see it.
-fn report_rejection(endpoint: &Endpoint, request: &CompletionRequest, call_id: &str, error: &ProviderError) {
+fn report_rejection(
+    endpoint: &Endpoint,
+    wire: &dyn WireFormat,
+    request: &CompletionRequest,
+    call_id: &str,
+    error: &ProviderError,
+) {
     if let Some(hook) = &request.hook {
         hook.on_attempt(&AttemptRecord {
+            mapping: wire.mapping(),
             attempt_index: 0,
             retry_reason: None,
             repair: false,

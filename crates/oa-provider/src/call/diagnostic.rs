@@ -67,8 +67,9 @@ pub const DIAGNOSTIC_TARGET: &str = "openarmature";
 
 /// Whether `record` is an attempt the schema_not_honored diagnostic reports (0126 on observability §5.5.7): it
 /// failed with `structured_output_invalid` on content that is not well-formed JSON or not a JSON object, on the
-/// `native` path, with finish reason `stop`, and its request carried no stop sequence (declared, or under the
-/// OpenAI mapping's `stop` key in extras; an empty list or `null` carries none).
+/// `native` path, with finish reason `stop`, and its request carried no stop sequence (declared, or in extras under
+/// the key of the mapping that issued it, [`Mapping::stop_extras_key`](crate::Mapping::stop_extras_key); an empty
+/// list or `null` carries none).
 pub fn is_schema_not_honored(record: &AttemptRecord<'_>) -> bool {
     let Err(error) = record.outcome else {
         return false;
@@ -79,7 +80,7 @@ pub fn is_schema_not_honored(record: &AttemptRecord<'_>) -> bool {
     error.category() == Category::StructuredOutputInvalid
         && record.structured_output_path == Some(StructuredOutputPath::Native)
         && failure.finish_reason == FinishReason::Stop
-        && !carries_stop_sequence(record.request.config)
+        && !carries_stop_sequence(record.request.config, record.mapping.stop_extras_key())
         && !failure.failure_class().is_json_object()
 }
 
@@ -110,13 +111,14 @@ fn emit_schema_not_honored(record: &AttemptRecord<'_>) {
     );
 }
 
-/// Whether the config carries a stop sequence: a non-empty declared list, or a non-empty `stop` in extras.
-fn carries_stop_sequence(config: &RuntimeConfig) -> bool {
+/// Whether the config carries a stop sequence: a non-empty declared list, or a non-empty one in extras under
+/// `extras_key` (the mapping's wire key).
+fn carries_stop_sequence(config: &RuntimeConfig, extras_key: &str) -> bool {
     let declared = config
         .stop_sequences
         .as_ref()
         .is_some_and(|sequences| !sequences.is_empty());
-    let in_extras = match config.extras.get("stop") {
+    let in_extras = match config.extras.get(extras_key) {
         None | Some(Value::Null) => false,
         Some(Value::Array(sequences)) => !sequences.is_empty(),
         Some(_) => true,
@@ -131,26 +133,30 @@ mod tests {
     #[test]
     fn stop_sequences_are_read_from_declared_fields_and_extras() {
         let mut config = RuntimeConfig::default();
-        assert!(!carries_stop_sequence(&config));
+        assert!(!carries_stop_sequence(&config, "stop"));
         config.stop_sequences = Some(Vec::new());
         assert!(
-            !carries_stop_sequence(&config),
+            !carries_stop_sequence(&config, "stop"),
             "an empty declared list carries none"
         );
         config.extras.insert("stop".into(), Value::Array(Vec::new()));
         assert!(
-            !carries_stop_sequence(&config),
+            !carries_stop_sequence(&config, "stop"),
             "an empty extras list carries none"
         );
         config.extras.insert("stop".into(), Value::Null);
-        assert!(!carries_stop_sequence(&config));
+        assert!(!carries_stop_sequence(&config, "stop"));
         config.extras.insert("stop".into(), Value::from("END"));
         assert!(
-            carries_stop_sequence(&config),
+            carries_stop_sequence(&config, "stop"),
             "a single stop string is a sequence"
+        );
+        assert!(
+            !carries_stop_sequence(&config, "stopSequences"),
+            "another mapping's key is just an extra"
         );
         config.extras.clear();
         config.stop_sequences = Some(vec!["END".into()]);
-        assert!(carries_stop_sequence(&config));
+        assert!(carries_stop_sequence(&config, "stop"));
     }
 }

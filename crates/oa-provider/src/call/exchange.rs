@@ -26,7 +26,11 @@ impl Exchange<'_> {
         let transport = &self.endpoint.transport;
         let stream = self.request.stream;
         let mut reply = transport
-            .post(&self.wire.completion_path(stream), body, stream)
+            .post(
+                &self.wire.completion_path(&self.endpoint.model, stream),
+                body,
+                stream,
+            )
             .await?;
         if !(200..300).contains(&reply.status) {
             let body = transport.read_body(&mut reply).await.unwrap_or_default();
@@ -49,7 +53,12 @@ impl Exchange<'_> {
     async fn read_stream(&self, reply: &mut Reply) -> Result<(Mapped, Value), ProviderError> {
         let transport = &self.endpoint.transport;
         let mut decoder = SseDecoder::new(transport.limits.max_sse_line_bytes);
-        let mut fold = self.wire.stream_fold();
+        let Some(mut fold) = self.wire.stream_fold() else {
+            return Err(ProviderError::invalid_request(format!(
+                "the {} mapping does not support streaming",
+                self.wire.mapping()
+            )));
+        };
         let hook = self.request.hook.as_deref();
         let mut emit = |kind: DeltaKind, text: &str| {
             if let Some(hook) = hook {

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::call::diagnostic::Diagnostic;
 use crate::enforcement::SchemaMode;
 use crate::error::ProviderError;
-use crate::model::{Message, Response, RuntimeConfig, StructuredOutputPath, Usage};
+use crate::model::{Mapping, Message, Response, RuntimeConfig, StructuredOutputPath, Usage};
 
 /// Receives a call's token deltas and attempt records.
 ///
@@ -109,6 +109,8 @@ pub struct AttemptRequest<'a> {
 
 /// The record of one wire attempt, handed to [`AttemptHook::on_attempt`].
 pub struct AttemptRecord<'a> {
+    /// The §8 wire mapping the attempt spoke.
+    pub mapping: Mapping,
     /// 0 for the first attempt of the call.
     pub attempt_index: u32,
     /// Why this attempt was scheduled; `None` on attempt 0.
@@ -154,6 +156,7 @@ impl AttemptRecord<'_> {
 impl fmt::Debug for AttemptRecord<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AttemptRecord")
+            .field("mapping", &self.mapping)
             .field("attempt_index", &self.attempt_index)
             .field("retry_reason", &self.retry_reason)
             .field("provider", &self.provider)

@@ -7,8 +7,12 @@ mod complete;
 pub(crate) mod diagnostic;
 mod exchange;
 pub(crate) mod hook;
+pub(crate) mod managed;
 mod precheck;
+pub(crate) mod ready;
 mod retry;
+pub(crate) mod status;
+pub(crate) mod turns;
 pub(crate) mod wire;
 
 pub(crate) use complete::complete;

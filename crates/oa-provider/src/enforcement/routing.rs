@@ -76,8 +76,9 @@ pub struct RoutedProvider {
 }
 
 impl RoutedProvider {
-    /// A router for `key`: `native` asks for enforcement (native structured output on), `prompted` puts the schema in
-    /// the prompt (built with `Capabilities::native_response_format` off). Routing off, no sampler.
+    /// A router for `key`: `native` asks for enforcement (native structured output on), `prompted` takes the
+    /// mapping's fallback (built with `Capabilities::native_response_format` off: the prompt on OpenAI and Gemini,
+    /// tool coercion on Anthropic for a call without tools). Routing off, no sampler.
     pub fn new(
         native: Arc<dyn Provider>,
         prompted: Arc<dyn Provider>,

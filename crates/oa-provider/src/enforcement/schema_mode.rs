@@ -33,6 +33,12 @@ pub enum SchemaMode {
     Unenforced,
     /// The `native_unenforced` path, valid only after a reask.
     UnenforcedRepaired,
+    /// The schema went as a synthetic tool's input schema (`tool_coercion`, Anthropic's fallback); the first answer
+    /// validated. Never `enforced`: the probes test the native path, so no verdict speaks for this one, and the
+    /// mapping does not ask for strict tool use.
+    Coerced,
+    /// The tool-coercion path, valid only after a reask.
+    CoercedRepaired,
     /// The schema went into the prompt as text (`prompt_augmentation`); the first answer validated.
     Prompted,
     /// The prompt path, valid only after a reask.
@@ -41,13 +47,15 @@ pub enum SchemaMode {
 
 impl SchemaMode {
     /// Every mode, in declaration order (for pre-registering metric dimensions and documenting the set).
-    pub const ALL: [SchemaMode; 8] = [
+    pub const ALL: [SchemaMode; 10] = [
         Self::Enforced,
         Self::EnforcedRepaired,
         Self::Unverified,
         Self::UnverifiedRepaired,
         Self::Unenforced,
         Self::UnenforcedRepaired,
+        Self::Coerced,
+        Self::CoercedRepaired,
         Self::Prompted,
         Self::PromptedRepaired,
     ];
@@ -63,6 +71,8 @@ impl SchemaMode {
             (StructuredOutputPath::Native, false, true) => Self::UnverifiedRepaired,
             (StructuredOutputPath::NativeUnenforced, _, false) => Self::Unenforced,
             (StructuredOutputPath::NativeUnenforced, _, true) => Self::UnenforcedRepaired,
+            (StructuredOutputPath::ToolCoercion, _, false) => Self::Coerced,
+            (StructuredOutputPath::ToolCoercion, _, true) => Self::CoercedRepaired,
             (StructuredOutputPath::PromptAugmentation, _, false) => Self::Prompted,
             (StructuredOutputPath::PromptAugmentation, _, true) => Self::PromptedRepaired,
         }
@@ -77,6 +87,8 @@ impl SchemaMode {
             Self::UnverifiedRepaired => "unverified_repaired",
             Self::Unenforced => "unenforced",
             Self::UnenforcedRepaired => "unenforced_repaired",
+            Self::Coerced => "coerced",
+            Self::CoercedRepaired => "coerced_repaired",
             Self::Prompted => "prompted",
             Self::PromptedRepaired => "prompted_repaired",
         }
@@ -89,6 +101,7 @@ impl SchemaMode {
             Self::EnforcedRepaired
                 | Self::UnverifiedRepaired
                 | Self::UnenforcedRepaired
+                | Self::CoercedRepaired
                 | Self::PromptedRepaired
         )
     }
@@ -110,7 +123,7 @@ mod tests {
 
     #[test]
     fn every_mode_has_its_marker_string() {
-        use StructuredOutputPath::{Native, NativeUnenforced, PromptAugmentation};
+        use StructuredOutputPath::{Native, NativeUnenforced, PromptAugmentation, ToolCoercion};
         let cases = [
             (Native, true, false, "enforced"),
             (Native, true, true, "enforced_repaired"),
@@ -118,6 +131,8 @@ mod tests {
             (Native, false, true, "unverified_repaired"),
             (NativeUnenforced, false, false, "unenforced"),
             (NativeUnenforced, true, true, "unenforced_repaired"),
+            (ToolCoercion, true, false, "coerced"),
+            (ToolCoercion, false, true, "coerced_repaired"),
             (PromptAugmentation, true, false, "prompted"),
             (PromptAugmentation, false, true, "prompted_repaired"),
         ];
@@ -133,8 +148,9 @@ mod tests {
             SchemaMode::Unenforced
         );
         let names: Vec<&str> = SchemaMode::ALL.iter().map(|mode| mode.as_str()).collect();
-        assert_eq!(names.len(), 8);
-        assert!(names.windows(2).all(|pair| pair[0] != pair[1]));
+        assert_eq!(names.len(), 10);
+        let distinct: std::collections::HashSet<&str> = names.iter().copied().collect();
+        assert_eq!(distinct.len(), names.len());
     }
 
     #[test]

@@ -294,21 +294,41 @@ impl TransportCause {
     }
 }
 
-/// How a wire format sends its API key.
+/// How a wire format sends its API key: always in a header, never in the URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum KeyHeader {
     /// `Authorization: Bearer KEY` (OpenAI).
     Bearer,
+    /// `x-api-key: KEY` (Anthropic).
+    XApiKey,
+    /// `x-goog-api-key: KEY` (Gemini; the key is never put in a `?key=` query).
+    XGoogApiKey,
 }
 
-/// Builds the header map: extra headers first, then the key in the wire format's header, every value marked
-/// sensitive so no Debug prints it.
+impl KeyHeader {
+    /// The header name and value that carry `secret`.
+    fn carrying(self, secret: &str) -> (HeaderName, String) {
+        match self {
+            Self::Bearer => (reqwest::header::AUTHORIZATION, format!("Bearer {secret}")),
+            Self::XApiKey => (HeaderName::from_static("x-api-key"), secret.to_owned()),
+            Self::XGoogApiKey => (HeaderName::from_static("x-goog-api-key"), secret.to_owned()),
+        }
+    }
+}
+
+/// Builds the header map: the wire format's fixed protocol headers (not secret, e.g. `anthropic-version`), then
+/// the caller's extra headers (which may replace a fixed one), then the key in the wire format's header; extra
+/// and key values are marked sensitive so no Debug prints them.
 pub(crate) fn build_headers(
+    fixed: &[(&'static str, &'static str)],
     extra: &[(String, String)],
     secret: Option<&str>,
     key_header: KeyHeader,
 ) -> Result<HeaderMap, BuildError> {
     let mut headers = HeaderMap::new();
+    for (name, value) in fixed {
+        headers.insert(HeaderName::from_static(name), HeaderValue::from_static(value));
+    }
     for (name, value) in extra {
         let header_name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| BuildError::InvalidHeader { name: name.clone() })?;
@@ -318,9 +338,7 @@ pub(crate) fn build_headers(
         headers.insert(header_name, header_value);
     }
     if let Some(secret) = secret {
-        let (name, value) = match key_header {
-            KeyHeader::Bearer => (reqwest::header::AUTHORIZATION, format!("Bearer {secret}")),
-        };
+        let (name, value) = key_header.carrying(secret);
         let mut value = HeaderValue::from_str(&value).map_err(|_| BuildError::InvalidHeader {
             name: name.as_str().to_owned(),
         })?;

@@ -45,6 +45,21 @@ pub enum Content {
     Blocks(Vec<ContentBlock>),
 }
 
+impl Content {
+    /// The content a mapping reports for a response's blocks, in order: none for no block, the text itself for a
+    /// single text block without a signature (as a plain-text answer reads on every mapping), the blocks otherwise.
+    pub(crate) fn from_blocks(mut blocks: Vec<ContentBlock>) -> Option<Self> {
+        match blocks.as_slice() {
+            [] => None,
+            [ContentBlock::Text { signature: None, .. }] => match blocks.pop() {
+                Some(ContentBlock::Text { text, .. }) => Some(Self::Text(text)),
+                _ => None,
+            },
+            _ => Some(Self::Blocks(blocks)),
+        }
+    }
+}
+
 /// A typed content block (§3.1), discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -196,6 +211,20 @@ impl Message {
             content: Some(Content::Text(text.into())),
             tool_calls: None,
             tool_call_id: Some(tool_call_id.into()),
+        }
+    }
+
+    /// An assistant reply as a mapping reads one: its content, and its tool calls (`None` when there are none).
+    pub(crate) fn reply(content: Option<Content>, tool_calls: Vec<ToolCall>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content,
+            tool_calls: if tool_calls.is_empty() {
+                None
+            } else {
+                Some(tool_calls)
+            },
+            tool_call_id: None,
         }
     }
 

@@ -49,9 +49,33 @@ pub struct Usage {
     /// Input tokens served from a prefix cache (`0` is a reported miss); absent when not reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
-    /// Input tokens written to a cache; the OpenAI mapping never reports it.
+    /// Input tokens written to a cache; no mapping reports it (the §6 implicit-cache field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_creation_tokens: Option<u64>,
+}
+
+/// A usage counter read strictly (§7 *Malformed usage counter*): a non-negative integer, else not reported.
+pub(crate) fn read_counter(value: Option<&Value>) -> Option<u64> {
+    match value {
+        Some(Value::Number(number)) => number.as_u64(),
+        _ => None,
+    }
+}
+
+impl Usage {
+    /// Usage from the two counters a mapping reports without a total (§8.2): the total is their sum, and not
+    /// reported when either is not (never the surviving addend).
+    pub(crate) fn derived(prompt_tokens: Option<u64>, completion_tokens: Option<u64>) -> Self {
+        Self {
+            prompt_tokens,
+            completion_tokens,
+            total_tokens: prompt_tokens
+                .zip(completion_tokens)
+                .and_then(|(prompt, completion)| prompt.checked_add(completion)),
+            cached_tokens: None,
+            cache_creation_tokens: None,
+        }
+    }
 }
 
 /// Which way a structured-output call asked for its schema (graph-engine §6 `structured_output_path`, 0126).
@@ -62,7 +86,10 @@ pub enum StructuredOutputPath {
     Native,
     /// The schema went natively in a form that does not constrain decoding (`strict: false`).
     NativeUnenforced,
-    /// The schema went as a system directive in the prompt (§8.1.5.1 fallback).
+    /// The schema went as a synthetic tool's input schema, with `tool_choice` forcing that tool, and the answer was
+    /// read back from the tool call's input (§8.2.5.1 fallback, Anthropic only).
+    ToolCoercion,
+    /// The schema went as a system directive in the prompt (§8.1.5.1, §8.2.5.1, §8.3.5.1 fallback).
     PromptAugmentation,
 }
 
@@ -72,6 +99,7 @@ impl StructuredOutputPath {
         match self {
             Self::Native => "native",
             Self::NativeUnenforced => "native_unenforced",
+            Self::ToolCoercion => "tool_coercion",
             Self::PromptAugmentation => "prompt_augmentation",
         }
     }

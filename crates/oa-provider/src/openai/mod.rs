@@ -9,21 +9,18 @@ mod status;
 mod stream;
 mod strict;
 
-use std::fmt;
-
-use async_trait::async_trait;
 use serde_json::Value;
 
 pub use strict::{StrictObstacle, StrictRule, is_strict_compatible, strict_mode_obstacle};
 
+use crate::BuildError;
+use crate::call::status::{ErrorBody, status_error};
 use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
-use crate::endpoint::{Endpoint, Settings, shared_builder_setters};
-use crate::enforcement::CapabilityKey;
-use crate::error::ProviderError;
+use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
+use crate::error::{Category, ProviderError};
 use crate::http::KeyHeader;
-use crate::model::{CompletionRequest, Provider, Response, StructuredOutputPath};
-use crate::structured::{CheckedTools, FailureClass, ResponseSchema};
-use crate::{BuildError, Capabilities};
+use crate::model::{Mapping, StructuredOutputPath};
+use crate::structured::{CheckedTools, ResponseSchema};
 
 /// The environment variable the API key is read from unless the builder says otherwise.
 pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
@@ -43,9 +40,9 @@ pub struct OpenAiProviderBuilder {
 
 impl OpenAiProviderBuilder {
     shared_builder_setters!(
-        "openai",
-        "https://api.openai.com/v1",
-        "OPENAI_API_KEY",
+        "`\"openai\"`",
+        "`https://api.openai.com/v1`",
+        "`OPENAI_API_KEY`",
         "Requests go to `{base}/chat/completions` and the `ready()` probe to `{base}/models`; a local server's \
          base URL ends in `/v1`, e.g. `http://127.0.0.1:8080/v1`."
     );
@@ -56,18 +53,16 @@ impl OpenAiProviderBuilder {
     ///
     /// [`BuildError`] for a malformed base URL or header, or when the HTTP client cannot start.
     pub fn build(self) -> Result<OpenAiProvider, BuildError> {
-        Ok(OpenAiProvider {
-            endpoint: self.settings.build(KeyHeader::Bearer)?,
-        })
+        OpenAiProvider::from_settings(self.settings)
     }
 }
 
 /// An OpenAI-compatible Chat Completions provider bound to one model (§8.1).
 ///
 /// Structured output takes the native path (`response_format` with `strict: true` when the schema meets
-/// strict mode, else `strict: false`) unless [`Capabilities::native_response_format`] is `false` or the server
+/// strict mode, else `strict: false`) unless [`Capabilities::native_response_format`](crate::Capabilities::native_response_format) is `false` or the server
 /// rejected a native request earlier; then it takes prompt augmentation. The path is on every response and
-/// error ([`Response::structured_output_path`]).
+/// error ([`Response::structured_output_path`](crate::Response::structured_output_path)).
 pub struct OpenAiProvider {
     endpoint: Endpoint,
 }
@@ -76,53 +71,25 @@ impl OpenAiProvider {
     /// A builder for a provider bound to `model`.
     pub fn builder(model: impl Into<String>) -> OpenAiProviderBuilder {
         OpenAiProviderBuilder {
-            settings: Settings::new(model.into(), DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME),
+            settings: settings(model.into()),
         }
     }
 
-    /// The bound model.
-    pub fn model(&self) -> &str {
-        &self.endpoint.model
-    }
-
-    /// The static capabilities.
-    pub fn capabilities(&self) -> Capabilities {
-        self.endpoint.capabilities
-    }
-
-    /// The provider identifier on attempt records and token deltas (`gen_ai.system`).
-    pub fn system(&self) -> &str {
-        &self.endpoint.system
-    }
-}
-
-impl fmt::Debug for OpenAiProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiProvider")
-            .field("endpoint", &self.endpoint)
-            .finish()
-    }
-}
-
-#[async_trait]
-impl Provider for OpenAiProvider {
-    async fn ready(&self) -> Result<(), ProviderError> {
+    async fn probe_ready(&self) -> Result<(), ProviderError> {
         ready::probe(&self.endpoint).await
     }
-
-    async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        crate::call::complete(&self.endpoint, &ChatCompletions, request).await
-    }
-
-    fn capability_key(&self) -> Option<CapabilityKey> {
-        Some(self.endpoint.capability_key())
-    }
 }
+
+provider_impls!(OpenAiProvider, ChatCompletions, KeyHeader::Bearer, &[]);
 
 /// The Chat Completions wire format.
 struct ChatCompletions;
 
 impl WireFormat for ChatCompletions {
+    fn mapping(&self) -> Mapping {
+        Mapping::OpenAi
+    }
+
     fn native_path(&self, schema: &ResponseSchema) -> StructuredOutputPath {
         if is_strict_compatible(&schema.schema) {
             StructuredOutputPath::Native
@@ -131,7 +98,7 @@ impl WireFormat for ChatCompletions {
         }
     }
 
-    fn completion_path(&self, _stream: bool) -> String {
+    fn completion_path(&self, _model: &str, _stream: bool) -> String {
         "/chat/completions".to_owned()
     }
 
@@ -143,10 +110,19 @@ impl WireFormat for ChatCompletions {
         response::map_body(raw, tools)
     }
 
-    fn stream_fold(&self) -> Box<dyn StreamFold> {
-        Box::new(stream::StreamAssembler::default())
+    fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {
+        Some(Box::new(stream::StreamAssembler::default()))
     }
 
+    fn error_code_fields(&self) -> &'static [&'static str] {
+        &["code", "type"]
+    }
+
+    fn category(&self, status: u16, body: &ErrorBody) -> Category {
+        status::category(status, body)
+    }
+
+    /// The shared mapping, and LM Studio's two envelopes (an OpenAI-compatible server's) classed exactly.
     fn error_for_status(
         &self,
         status: u16,
@@ -154,16 +130,16 @@ impl WireFormat for ChatCompletions {
         retry_after: Option<&str>,
         scrub: &dyn Fn(&str) -> String,
     ) -> ProviderError {
-        status::error_for_status(status, body, retry_after, scrub)
+        let read = ErrorBody::read(body, self.error_code_fields());
+        let error = status_error(status, self.category(status, &read), &read, retry_after, scrub);
+        let parsed: Option<Value> = serde_json::from_slice(body).ok();
+        match lm_studio::recognize(status, parsed.as_ref()) {
+            Some(class) => error.with_failure_class(class),
+            None => error,
+        }
     }
 
-    fn is_native_rejection(&self, error: &ProviderError) -> bool {
-        if error.failure_class() == Some(FailureClass::StructuredOutputUnsupported) {
-            return true;
-        }
-        let message = error.message().to_ascii_lowercase();
-        error.is_invalid_request()
-            && error.status() == Some(400)
-            && (message.contains("response_format") || message.contains("json_schema"))
+    fn native_fields(&self) -> &'static [&'static str] {
+        &["response_format", "json_schema"]
     }
 }

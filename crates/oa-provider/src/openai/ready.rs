@@ -3,16 +3,17 @@
 
 use serde_json::Value;
 
+use crate::call::wire::WireFormat;
 use crate::endpoint::Endpoint;
 use crate::error::{Category, ProviderError};
-use crate::openai::status::error_for_status;
+use crate::openai::ChatCompletions;
 
 pub(crate) async fn probe(endpoint: &Endpoint) -> Result<(), ProviderError> {
     let transport = &endpoint.transport;
     let mut reply = transport.get("/models").await?;
     let body = transport.read_body(&mut reply).await?;
     if !(200..300).contains(&reply.status) {
-        return Err(error_for_status(
+        return Err(ChatCompletions.error_for_status(
             reply.status,
             &body,
             reply.retry_after.as_deref(),

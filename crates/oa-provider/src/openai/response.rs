@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::call::wire::Mapped;
 use crate::error::ProviderError;
-use crate::model::{Content, ContentBlock, FinishReason, Message, Role, Usage};
+use crate::model::response::read_counter;
+use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::CheckedTools;
 use crate::structured::WireToolCall;
 
@@ -119,18 +120,8 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &CheckedTools<'_>) -> Resu
         }
         (None, content) => content.map(Content::Text),
     };
-    let message = Message {
-        role: Role::Assistant,
-        content,
-        tool_calls: if tool_calls.is_empty() {
-            None
-        } else {
-            Some(tool_calls)
-        },
-        tool_call_id: None,
-    };
     Ok(Mapped {
-        message,
+        message: Message::reply(content, tool_calls),
         finish_reason,
         usage: read_usage(assembly.usage),
         model: None,
@@ -169,6 +160,7 @@ fn read_wire_tool_call(value: &Value) -> Result<WireToolCall, ProviderError> {
             None | Some(Value::Null) => String::new(),
             Some(_) => return Err(malformed()),
         },
+        signature: None,
     })
 }
 
@@ -177,18 +169,14 @@ pub(crate) fn read_usage(usage: Option<&Value>) -> Usage {
     let Some(Value::Object(usage)) = usage else {
         return Usage::default();
     };
-    let counter = |value: Option<&Value>| match value {
-        Some(Value::Number(number)) => number.as_u64(),
-        _ => None,
-    };
     let cached = usage
         .get("prompt_tokens_details")
         .and_then(|details| details.get("cached_tokens"));
     Usage {
-        prompt_tokens: counter(usage.get("prompt_tokens")),
-        completion_tokens: counter(usage.get("completion_tokens")),
-        total_tokens: counter(usage.get("total_tokens")),
-        cached_tokens: counter(cached),
+        prompt_tokens: read_counter(usage.get("prompt_tokens")),
+        completion_tokens: read_counter(usage.get("completion_tokens")),
+        total_tokens: read_counter(usage.get("total_tokens")),
+        cached_tokens: read_counter(cached),
         cache_creation_tokens: None,
     }
 }

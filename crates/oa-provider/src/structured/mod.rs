@@ -4,6 +4,8 @@
 //! only how a schema travels natively.
 
 mod augment;
+mod case_only;
+pub(crate) mod coercion;
 mod failure_class;
 pub(crate) mod output;
 mod tools;
@@ -14,6 +16,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub(crate) use augment::augment_messages;
+pub(crate) use case_only::differs_only_in_case;
 pub use failure_class::FailureClass;
 pub use output::OutputProblem;
 pub(crate) use tools::{CheckedTools, WireToolCall};

@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use crate::error::{ProviderError, StructuredOutputFailure};
 use crate::model::{FinishReason, Usage};
-use crate::structured::ResponseSchema;
 use crate::structured::failure_class::FailureClass;
+use crate::structured::{ResponseSchema, differs_only_in_case};
 
 /// What was wrong with a structured-output answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,11 +51,14 @@ impl ResponseSchema {
     pub(crate) fn check_content(&self, content: &str, surface: Surface<'_>) -> Result<Value, ProviderError> {
         #[cfg(test)]
         counter::count();
-        let problem = match oa_schema::parse_json(content) {
-            Err(malformed) => OutputProblem::Malformed(malformed),
+        let (problem, case_only) = match oa_schema::parse_json(content) {
+            Err(malformed) => (OutputProblem::Malformed(malformed), false),
             Ok(value) => match self.validator.validate(&value) {
                 Ok(()) => return Ok(value),
-                Err(violations) => OutputProblem::Violations(violations),
+                Err(violations) => {
+                    let case_only = differs_only_in_case(&value, &self.schema, &violations);
+                    (OutputProblem::Violations(violations), case_only)
+                }
             },
         };
         let failure_class = FailureClass::of(content, &problem);
@@ -66,7 +69,8 @@ impl ResponseSchema {
                 problem,
                 failure_class,
                 surface,
-            ),
+            )
+            .with_case_only(case_only),
         ))
     }
 }

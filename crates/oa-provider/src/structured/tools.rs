@@ -14,6 +14,9 @@ use crate::model::{Tool, ToolCall};
 pub(crate) struct CheckedTools<'a> {
     tools: &'a [Tool],
     compiled: Vec<OnceLock<Result<oa_schema::Validator, String>>>,
+    /// Calls are read as they came, unchecked: the tool-coercion path, whose one call is the answer the content
+    /// check validates (with every violation, as `structured_output_invalid`) rather than a tool call to vet.
+    unchecked: bool,
 }
 
 /// A tool call as read from the wire: the arguments still the provider's text.
@@ -22,6 +25,8 @@ pub(crate) struct WireToolCall {
     pub(crate) id: String,
     pub(crate) name: String,
     pub(crate) arguments: String,
+    /// A reasoning-continuity signature the provider put on the call (Gemini's `thoughtSignature`), kept opaque.
+    pub(crate) signature: Option<String>,
 }
 
 impl<'a> CheckedTools<'a> {
@@ -30,6 +35,15 @@ impl<'a> CheckedTools<'a> {
         Self {
             tools,
             compiled: tools.iter().map(|_| OnceLock::new()).collect(),
+            unchecked: false,
+        }
+    }
+
+    /// Tools whose calls are read unchecked (see the `unchecked` field).
+    pub(crate) fn unchecked(tools: &'a [Tool]) -> Self {
+        Self {
+            unchecked: true,
+            ..Self::new(tools)
         }
     }
 
@@ -41,7 +55,7 @@ impl<'a> CheckedTools<'a> {
         } else {
             serde_json::from_str(&call.arguments).ok()
         };
-        if !degraded {
+        if !degraded && !self.unchecked {
             let tool_idx = self
                 .tools
                 .iter()
@@ -67,7 +81,7 @@ impl<'a> CheckedTools<'a> {
             id: call.id,
             name: call.name,
             arguments: arguments.unwrap_or(Value::Null),
-            signature: None,
+            signature: call.signature,
         })
     }
 
@@ -132,6 +146,7 @@ mod tests {
             id: id.to_owned(),
             name: "lookup".to_owned(),
             arguments: arguments.to_owned(),
+            signature: None,
         }
     }
 
