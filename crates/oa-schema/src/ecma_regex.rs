@@ -195,6 +195,19 @@ impl EcmaRegex {
         }
     }
 
+    /// Which route matches this pattern (for the fuzz targets, which compare the engine-free routes with the
+    /// engine).
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn route(&self) -> &'static str {
+        match &*self.inner {
+            Compiled::Anchored(_) => "anchored",
+            Compiled::Sequence(_) => "sequence",
+            Compiled::Linear(_) => "linear",
+            Compiled::Deferred { .. } => "deferred",
+            Compiled::Backtracking(_) => "backtracking",
+        }
+    }
+
     /// Whether the pattern matches anywhere in `haystack` (patterns are not anchored).
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
@@ -226,12 +239,15 @@ impl EcmaRegex {
 }
 
 /// The `regex` crate engine a pattern would have without the engine-free routes: the reference those routes'
-/// property tests compare with.
-#[cfg(test)]
-#[allow(clippy::unwrap_used)] // Test patterns are generated valid and linear.
-pub(super) fn reference_engine(pattern: &str) -> regex::bytes::Regex {
-    let node = parse::parse(pattern).unwrap();
-    build_linear(&translate::translate(&node, Engine::Linear)).unwrap()
+/// property tests and the regex fuzz target compare with. `None` when the pattern does not parse, needs the
+/// backtracking engine, or does not build.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn reference_engine(pattern: &str) -> Option<regex::bytes::Regex> {
+    let node = parse::parse(pattern).ok()?;
+    if node.needs_backtracking() {
+        return None;
+    }
+    build_linear(&translate::translate(&node, Engine::Linear)).ok()
 }
 
 /// The `regex` crate engine for a linear translation: the byte engine, since classes are written as UTF-8 byte
