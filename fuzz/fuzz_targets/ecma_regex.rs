@@ -1,11 +1,13 @@
 //! Fuzz target: ECMA-262 pattern translation and matching. The input is a pattern, then optionally a NUL byte and
 //! a string to match. Checked: a pattern that compiles is a valid `format: regex`; the engine-free routes
 //! (`anchored`, `sequence`) answer what the `regex` crate answers on the pattern's translation; the `regex` crate
-//! routes never run out of budget; a match is never excluded by the pattern's first-byte filter.
+//! routes never run out of budget, and answer what fancy-regex answers on the backtracking translation (which
+//! writes classes as code points where the linear one writes UTF-8 byte sequences); a match is never excluded by
+//! the pattern's first-byte filter.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oa_schema::fuzzing::{Regex, is_valid_pattern, reference_is_match};
+use oa_schema::fuzzing::{Regex, backtracking_is_match, is_valid_pattern, reference_is_match};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -27,6 +29,16 @@ fuzz_target!(|data: &[u8]| {
         ),
         "linear" | "deferred" => assert!(answer.is_some(), "{pattern:?} ran out of budget on {haystack:?}"),
         _ => {}
+    }
+    if regex.route() != "backtracking"
+        && let Some(other) = backtracking_is_match(pattern, haystack)
+    {
+        assert_eq!(
+            answer,
+            Some(other),
+            "{pattern:?} on {haystack:?}: the {} route and the backtracking translation disagree",
+            regex.route()
+        );
     }
     if answer == Some(true) {
         assert!(

@@ -7,6 +7,8 @@
 use oa_schema::{OutputFormat, ReportOptions, Validator};
 use serde_json::{Value, json};
 
+pub mod synth;
+
 /// Compares every way the validator can answer whether `instance` is valid:
 ///
 /// - `is_valid` (the yes/no evaluator), the collecting evaluator run on its own (which `validate` only runs after a
@@ -73,10 +75,11 @@ pub fn check_verdicts(validator: &Validator, instance: &Value) {
 }
 
 /// The most instances taken from one schema's own `const`, `enum`, `default` and `examples`.
-const MAX_SCHEMA_INSTANCES: usize = 24;
+const MAX_SCHEMA_INSTANCES: usize = 32;
 
-/// Instances to try a compiled schema on: one of each JSON kind in a few shapes, the schema itself, and the values
-/// the schema names (`const`, `enum`, `default`, `examples`), which reach the valid paths a fixed list cannot.
+/// Instances to try a compiled schema on: one of each JSON kind in a few shapes, the schema itself, instances built
+/// from the schema's shape at the edges of its bounds (see [`synth`]), and the values the schema names (`const`,
+/// `enum`, `default`, `examples`): the last two reach the checks deep inside a schema that a fixed list cannot.
 pub fn instances_for(schema: &Value) -> Vec<Value> {
     let mut instances = vec![
         Value::Null,
@@ -94,8 +97,14 @@ pub fn instances_for(schema: &Value) -> Vec<Value> {
         json!({}),
         json!({ "a": 1, "b": "x", "c": [true], "d": { "e": null } }),
         json!([[[[[["deep"]]]]]]),
+        json!([[1, 2]]),
+        json!([["a"], ["b", "c"], []]),
+        json!({ "a": { "b": { "c": [1, { "d": "e" }] } } }),
         schema.clone(),
     ];
+    for edge in [synth::Edge::Low, synth::Edge::High, synth::Edge::Past] {
+        instances.push(synth::instance(schema, schema, edge));
+    }
     let limit = instances.len() + MAX_SCHEMA_INSTANCES;
     let mut stack = vec![schema];
     while let Some(value) = stack.pop() {

@@ -12,35 +12,36 @@ use std::process::{Command, Stdio};
 
 mod seeds;
 
-/// One fuzz target: its name (a `[[bin]]` of fuzz/Cargo.toml) and the seeds its corpus starts from.
+/// One fuzz target: its name (a `[[bin]]` of fuzz/Cargo.toml), the seeds its corpus starts from, and its libFuzzer
+/// dictionary (a file of fuzz/dictionaries/), if any.
 #[derive(Debug)]
 pub(crate) struct Target {
     pub(crate) name: &'static str,
     seeds: fn(&seeds::Shared) -> Vec<Vec<u8>>,
+    dictionary: Option<&'static str>,
+}
+
+impl Target {
+    const fn new(
+        name: &'static str,
+        seeds: fn(&seeds::Shared) -> Vec<Vec<u8>>,
+        dictionary: Option<&'static str>,
+    ) -> Self {
+        Self {
+            name,
+            seeds,
+            dictionary,
+        }
+    }
 }
 
 /// Every fuzz target, in the order they run.
 pub(crate) const TARGETS: &[Target] = &[
-    Target {
-        name: "schema_compile",
-        seeds: seeds::schemas,
-    },
-    Target {
-        name: "schema_validate",
-        seeds: seeds::validate_inputs,
-    },
-    Target {
-        name: "ecma_regex",
-        seeds: seeds::patterns,
-    },
-    Target {
-        name: "parse_json",
-        seeds: seeds::json_texts,
-    },
-    Target {
-        name: "pointer",
-        seeds: seeds::pointers,
-    },
+    Target::new("schema_compile", seeds::schemas, Some("json.dict")),
+    Target::new("schema_validate", seeds::validate_inputs, Some("json.dict")),
+    Target::new("ecma_regex", seeds::patterns, Some("ecma_regex.dict")),
+    Target::new("parse_json", seeds::json_texts, Some("json.dict")),
+    Target::new("pointer", seeds::pointers, Some("pointer.dict")),
 ];
 
 /// An input that runs longer than this many seconds is a timeout (libFuzzer's `-timeout`).
@@ -224,14 +225,16 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), String> {
             args.seconds,
             log_path.display()
         );
-        let outcome = run_target(
-            &fuzz_dir,
-            &target_dir,
-            target.name,
-            &[&corpus, &seed_dir],
-            args.seconds,
-            &log_path,
-        )?;
+        let run = Run {
+            name: target.name,
+            corpora: [corpus, seed_dir],
+            dictionary: target
+                .dictionary
+                .map(|file| fuzz_dir.join("dictionaries").join(file)),
+            seconds: args.seconds,
+            log: log_path,
+        };
+        let outcome = run.go(&fuzz_dir, &target_dir)?;
         println!("{}", outcome.line(target.name));
         outcomes.push(outcome);
     }
@@ -251,47 +254,57 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs one target for `seconds`, its output into `log_path`.
-fn run_target(
-    fuzz_dir: &Path,
-    target_dir: &Path,
-    name: &str,
-    corpora: &[&Path],
+/// One target's run: libFuzzer's output goes to `log`.
+struct Run {
+    name: &'static str,
+    /// The corpus libFuzzer adds to, then the generated seeds.
+    corpora: [PathBuf; 2],
+    dictionary: Option<PathBuf>,
     seconds: u32,
-    log_path: &Path,
-) -> Result<Outcome, String> {
-    let log = std::fs::File::create(log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
-    let log_err = log
-        .try_clone()
-        .map_err(|e| format!("{}: {e}", log_path.display()))?;
-    let status = nightly::cargo()
-        .current_dir(fuzz_dir)
-        .args(["fuzz", "run", "--sanitizer", SANITIZER, "--target-dir"])
-        .arg(target_dir)
-        .arg(name)
-        .args(corpora)
-        .arg("--")
-        .arg(format!("-max_total_time={seconds}"))
-        .arg(format!("-timeout={TIMEOUT_SECONDS}"))
-        .arg(format!("-rss_limit_mb={RSS_LIMIT_MB}"))
-        .arg("-print_final_stats=1")
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log_err)
-        .status()
-        .map_err(|e| format!("could not run cargo +nightly fuzz run {name}: {e}"))?;
-    let text = std::fs::read_to_string(log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
-    let mut outcome = Outcome::from_log(&text);
-    if !status.success() && outcome.crashes + outcome.timeouts == 0 {
-        // Neither a crash nor a timeout that libFuzzer named: count it, and show the end of the log.
-        outcome.crashes += 1;
-        let tail: Vec<&str> = text.lines().rev().take(20).collect();
-        eprintln!("fuzz {name} failed ({status}); the end of its log:");
-        for line in tail.iter().rev() {
-            eprintln!("  {line}");
+    log: PathBuf,
+}
+
+impl Run {
+    fn go(&self, fuzz_dir: &Path, target_dir: &Path) -> Result<Outcome, String> {
+        let (name, log_path) = (self.name, &self.log);
+        let log = std::fs::File::create(log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+        let log_err = log
+            .try_clone()
+            .map_err(|e| format!("{}: {e}", log_path.display()))?;
+        let mut command = nightly::cargo();
+        command
+            .current_dir(fuzz_dir)
+            .args(["fuzz", "run", "--sanitizer", SANITIZER, "--target-dir"])
+            .arg(target_dir)
+            .arg(name)
+            .args(&self.corpora)
+            .arg("--")
+            .arg(format!("-max_total_time={}", self.seconds))
+            .arg(format!("-timeout={TIMEOUT_SECONDS}"))
+            .arg(format!("-rss_limit_mb={RSS_LIMIT_MB}"))
+            .arg("-print_final_stats=1");
+        if let Some(dictionary) = &self.dictionary {
+            command.arg(format!("-dict={}", dictionary.display()));
         }
+        let status = command
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err)
+            .status()
+            .map_err(|e| format!("could not run cargo +nightly fuzz run {name}: {e}"))?;
+        let text = std::fs::read_to_string(log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+        let mut outcome = Outcome::from_log(&text);
+        if !status.success() && outcome.crashes + outcome.timeouts == 0 {
+            // Neither a crash nor a timeout that libFuzzer named: count it, and show the end of the log.
+            outcome.crashes += 1;
+            let tail: Vec<&str> = text.lines().rev().take(20).collect();
+            eprintln!("fuzz {name} failed ({status}); the end of its log:");
+            for line in tail.iter().rev() {
+                eprintln!("  {line}");
+            }
+        }
+        Ok(outcome)
     }
-    Ok(outcome)
 }
 
 /// The nightly fuzz builds live apart from the stable ones: `fuzz/` under the workspace's target directory.

@@ -72,6 +72,23 @@ fn ci() -> Result<(), String> {
         ],
         fresh,
     )?;
+    // oa-schema's `fuzzing` feature is built only by the fuzz targets (nightly): lint it here too.
+    cargo(
+        &root,
+        &[
+            "clippy",
+            "-p",
+            "oa-schema",
+            "--lib",
+            "--features",
+            "fuzzing",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        fresh,
+    )?;
     cargo(
         &root,
         &["doc", "--workspace", "--no-deps", "--locked"],

@@ -250,6 +250,21 @@ pub(crate) fn reference_engine(pattern: &str) -> Option<regex::bytes::Regex> {
     build_linear(&translate::translate(&node, Engine::Linear)).ok()
 }
 
+/// fancy-regex on the pattern's backtracking translation, with the matching budget's backtrack limit: for linear
+/// patterns, the other engine and the other translation (classes as code points, not UTF-8 byte sequences), which
+/// the regex fuzz target compares with the linear route. `None` when the pattern does not parse or build, or the
+/// match runs out of budget.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn backtracking_is_match(pattern: &str, haystack: &str) -> Option<bool> {
+    let node = parse::parse(pattern).ok()?;
+    let regex = fancy_regex::RegexBuilder::new(&translate::translate(&node, Engine::Backtracking))
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .delegate_size_limit(SIZE_LIMIT)
+        .build()
+        .ok()?;
+    regex.is_match(haystack).ok()
+}
+
 /// The `regex` crate engine for a linear translation: the byte engine, since classes are written as UTF-8 byte
 /// sequences (Unicode mode stays on for the rest: a `\x{E9}` literal is the code point's UTF-8).
 fn build_linear(text: &str) -> Result<regex::bytes::Regex, regex::Error> {

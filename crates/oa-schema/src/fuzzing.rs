@@ -47,6 +47,12 @@ pub fn reference_is_match(pattern: &str, haystack: &str) -> Option<bool> {
     ecma_regex::reference_engine(pattern).map(|regex| regex.is_match(haystack.as_bytes()))
 }
 
+/// fancy-regex's answer on the pattern's backtracking translation (classes written as code points rather than
+/// the linear translation's UTF-8 byte sequences); `None` when it does not build or runs out of budget.
+pub fn backtracking_is_match(pattern: &str, haystack: &str) -> Option<bool> {
+    ecma_regex::backtracking_is_match(pattern, haystack)
+}
+
 /// Whether `pattern` is a valid ECMA-262 pattern, as `format: regex` asks.
 pub fn is_valid_pattern(pattern: &str) -> bool {
     ecma_regex::is_valid_pattern(pattern)

@@ -114,11 +114,16 @@ impl Shared {
     }
 }
 
-/// `schema_compile`: every suite schema, the bench-data 2020-12 schemas, the smaller SchemaStore schemas (declared
-/// as 2020-12, whatever draft they were written for, so that they compile rather than stop at the dialect check),
-/// bench-data's per-keyword cases, and hostile schemas.
+/// `schema_compile`: every suite schema with its tests' instances as `examples` (the target validates a schema's
+/// `examples`, so the fuzzer mutates schemas and instances together), the bench-data 2020-12 schemas, the smaller
+/// SchemaStore schemas (declared as 2020-12, whatever draft they were written for, so that they compile rather
+/// than stop at the dialect check), bench-data's per-keyword cases with theirs, and hostile schemas.
 pub(crate) fn schemas(shared: &Shared) -> Vec<Vec<u8>> {
-    let mut seeds: Vec<Vec<u8>> = shared.suite.iter().map(|group| compact(&group.schema)).collect();
+    let mut seeds: Vec<Vec<u8>> = shared
+        .suite
+        .iter()
+        .map(|group| compact(&with_examples(&group.schema, group.data.iter())))
+        .collect();
     for name in [
         "fast_schema.2020-12.json",
         "citm_catalog_schema.2020-12.json",
@@ -132,7 +137,15 @@ pub(crate) fn schemas(shared: &Shared) -> Vec<Vec<u8>> {
         .bench("keywords.json")
         .and_then(|b| serde_json::from_slice(&b).ok())
     {
-        seeds.extend(cases.iter().filter_map(|case| case.get("schema")).map(compact));
+        for case in &cases {
+            let instances = ["valid", "invalid"]
+                .iter()
+                .filter_map(|kind| case.get(kind).and_then(Value::as_array))
+                .flatten();
+            if let Some(schema) = case.get("schema") {
+                seeds.push(compact(&with_examples(schema, instances)));
+            }
+        }
     }
     for file in json_files(&shared.store().join("schemas")) {
         if std::fs::metadata(&file).is_ok_and(|m| m.len() <= MAX_STORE_SCHEMA_BYTES)
@@ -243,6 +256,11 @@ pub(crate) fn patterns(shared: &Shared) -> Vec<Vec<u8>> {
     for (pattern, haystack) in HOSTILE_PATTERNS {
         pair(pattern, haystack);
     }
+    for pattern in CLASS_PATTERNS {
+        for c in EDGE_CHARS {
+            pair(pattern, &c.to_string());
+        }
+    }
     seeds
 }
 
@@ -315,6 +333,18 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// `schema` with `instances` as its root `examples` (an annotation: validation does not change), unless it is a
+/// boolean schema or has examples of its own.
+fn with_examples<'a>(schema: &Value, instances: impl Iterator<Item = &'a Value>) -> Value {
+    let mut schema = schema.clone();
+    if let Value::Object(members) = &mut schema
+        && !members.contains_key("examples")
+    {
+        members.insert("examples".to_owned(), Value::Array(instances.cloned().collect()));
+    }
+    schema
 }
 
 fn compact(value: &Value) -> Vec<u8> {
@@ -399,6 +429,11 @@ const HOSTILE_SCHEMAS: &[&str] = &[
     r#"{"$id":"http://example.com/root","$ref":"other#/$defs/x","$defs":{"x":{"$id":"other","$defs":{"x":true}}}}"#,
     r#"{"allOf":[{"allOf":[{"allOf":[{"allOf":[{"allOf":[{"allOf":[{"type":"integer"}]}]}]}]}]}]}"#,
     r#"{"oneOf":[{"type":"integer"},{"type":"number"},{"multipleOf":1}],"enum":[1,1.0,2.5]}"#,
+    // Shapes of structured-output schemas: bounded arrays of arrays and of objects, closed objects, tagged unions.
+    r#"{"type":"object","properties":{"rows":{"type":"array","maxItems":3,"items":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"number"}}}},"required":["rows"],"additionalProperties":false}"#,
+    r#"{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","maxLength":8},"tags":{"type":"array","items":{"enum":["a","b"]},"uniqueItems":true}},"required":["name"],"additionalProperties":false},"maxItems":4}"#,
+    r#"{"anyOf":[{"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number","exclusiveMinimum":0}},"required":["kind","r"]},{"type":"object","properties":{"kind":{"const":"square"},"side":{"type":"integer","minimum":1,"maximum":9}},"required":["kind","side"]}]}"#,
+    r#"{"type":"object","properties":{"a":{"type":["string","null"],"pattern":"^[A-Z]{2}-[0-9]{3}$"},"b":{"type":"array","prefixItems":[{"type":"boolean"}],"items":{"type":"string","format":"date"}}},"minProperties":1,"maxProperties":2}"#,
 ];
 
 /// Patterns (and strings) known to be hard on regex engines or on the translation.
@@ -427,6 +462,52 @@ const HOSTILE_PATTERNS: &[(&str, &str)] = &[
     ("^$", ""),
     ("(?:a?){30}a{30}", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
     ("[\\s\\S]{2,}?", "\u{2028}\u{feff}"),
+];
+
+/// One-character patterns over classes whose translations differ by engine (UTF-8 byte sequences for the linear
+/// one), each seeded with every [`EDGE_CHARS`] character.
+const CLASS_PATTERNS: &[&str] = &[
+    "^\\s$",
+    "^\\S$",
+    "^.$",
+    "^[^a]$",
+    "^[\\s\\d]$",
+    "^[^\\s]$",
+    "^[\\W]$",
+    "^[\\u0080-\\u07FF\\u{10000}-\\u{10FFFF}]$",
+    "^[^\\u0000-\\u007F\\u3000]$",
+    "\\b.\\B",
+];
+
+/// ECMA-262 WhiteSpace and LineTerminator characters, and the edges of UTF-8's encoded lengths and of the
+/// surrogates: where a class written as byte sequences can go wrong.
+const EDGE_CHARS: &[char] = &[
+    '\t',
+    '\n',
+    '\u{b}',
+    '\u{c}',
+    '\r',
+    ' ',
+    '\u{7f}',
+    '\u{80}',
+    '\u{a0}',
+    '\u{7ff}',
+    '\u{800}',
+    '\u{1680}',
+    '\u{2000}',
+    '\u{200a}',
+    '\u{200b}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{202f}',
+    '\u{205f}',
+    '\u{3000}',
+    '\u{d7ff}',
+    '\u{e000}',
+    '\u{feff}',
+    '\u{ffff}',
+    '\u{10000}',
+    '\u{10ffff}',
 ];
 
 /// Text that is almost JSON, or JSON that decoders disagree on.
