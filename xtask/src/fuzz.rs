@@ -8,7 +8,7 @@
 
 use crate::nightly;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 mod seeds;
 
@@ -168,22 +168,12 @@ pub(crate) fn ensure_cargo_fuzz() -> Result<(), String> {
         return Ok(());
     }
     println!("\n==> cargo-fuzz is absent: cargo install cargo-fuzz --locked --version {CARGO_FUZZ_VERSION}");
-    let installed = Command::new("cargo")
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .args([
-            "install",
-            "cargo-fuzz",
-            "--locked",
-            "--version",
-            CARGO_FUZZ_VERSION,
-        ])
-        .status()
-        .is_ok_and(|status| status.success());
-    if installed && nightly::answers(&["fuzz", "--version"]) {
+    crate::cargo_install("cargo-fuzz", CARGO_FUZZ_VERSION)?;
+    if nightly::answers(&["fuzz", "--version"]) {
         Ok(())
     } else {
         Err(format!(
-            "cargo-fuzz is absent and `cargo install cargo-fuzz@{CARGO_FUZZ_VERSION}` failed"
+            "cargo-fuzz {CARGO_FUZZ_VERSION} was installed but `cargo +nightly fuzz` does not answer"
         ))
     }
 }
@@ -191,7 +181,8 @@ pub(crate) fn ensure_cargo_fuzz() -> Result<(), String> {
 /// Runs the chosen targets; an error when a target crashed or timed out, or could not run.
 pub(crate) fn run(root: &Path, args: &Args) -> Result<(), String> {
     let fuzz_dir = root.join("fuzz");
-    let target_dir = target_dir(root);
+    // The nightly builds live apart from the stable ones.
+    let target_dir = crate::target_dir(root).join("fuzz");
     let shared = seeds::Shared::new(&root.join("..").join("shared"))?;
     let build = [
         "fuzz",
@@ -305,14 +296,6 @@ impl Run {
         }
         Ok(outcome)
     }
-}
-
-/// The nightly fuzz builds live apart from the stable ones: `fuzz/` under the workspace's target directory.
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("fuzz")
 }
 
 #[cfg(test)]

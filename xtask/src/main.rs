@@ -13,6 +13,7 @@ use std::process::{Command, ExitCode};
 
 mod fuzz;
 mod miri;
+mod mutants;
 mod nightly;
 mod peer;
 mod tidy;
@@ -31,9 +32,10 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::check(&workspace_root()).map_err(|problems| problems.join("\n")),
         Some("fuzz") => fuzz_task(&args[1..]),
         Some("miri") => miri_task(),
+        Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over oa-pointer or oa-schema-keywords, checked against the equivalents list"
             );
             return ExitCode::from(2);
         }
@@ -233,6 +235,27 @@ fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<(), String>
     } else {
         Err(format!("`cargo {}` failed ({status})", args.join(" ")))
     }
+}
+
+/// `cargo install CRATE --locked --version VERSION`, for the tools a task installs when they are missing.
+pub(crate) fn cargo_install(krate: &str, version: &str) -> Result<(), String> {
+    let status = Command::new("cargo")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .args(["install", krate, "--locked", "--version", version])
+        .status()
+        .map_err(|e| format!("could not run cargo install: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo install {krate} --locked --version {version}` failed ({status})"
+        ))
+    }
+}
+
+/// The workspace's target directory (`CARGO_TARGET_DIR`, else `target/`).
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
 fn workspace_root() -> PathBuf {
