@@ -54,9 +54,12 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let scope = SCOPES.iter().find(|scope| scope.name == name).ok_or(usage)?;
     ensure_cargo_mutants()?;
     let output = crate::target_dir(root).join("mutants").join(scope.name);
+    std::fs::create_dir_all(&output).map_err(|e| format!("{}: {e}", output.display()))?;
     let mut command = Command::new("cargo");
+    // cargo-mutants builds in its own copy of the tree; a shared CARGO_TARGET_DIR would mix mutated builds into it.
     command
         .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO_TARGET_DIR")
         .current_dir(root)
         .arg("mutants")
         .args(scope.args)
