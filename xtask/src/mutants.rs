@@ -55,11 +55,13 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
     ensure_cargo_mutants()?;
     let output = crate::target_dir(root).join("mutants").join(scope.name);
     std::fs::create_dir_all(&output).map_err(|e| format!("{}: {e}", output.display()))?;
+    let copies = copies_dir(root, &output)?;
     let mut command = Command::new("cargo");
     // cargo-mutants builds in its own copy of the tree; a shared CARGO_TARGET_DIR would mix mutated builds into it.
     command
         .env_remove("RUSTUP_TOOLCHAIN")
         .env_remove("CARGO_TARGET_DIR")
+        .env("TMPDIR", &copies)
         .current_dir(root)
         .arg("mutants")
         .args(scope.args)
@@ -116,6 +118,22 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Where cargo-mutants puts its copies of the tree (through `TMPDIR`): a folder beside which `shared` leads to
+/// `../shared`, since the tests that read it find it relative to the tree.
+fn copies_dir(root: &Path, output: &Path) -> Result<std::path::PathBuf, String> {
+    let copies = output.join("copies");
+    std::fs::create_dir_all(&copies).map_err(|e| format!("{}: {e}", copies.display()))?;
+    let link = copies.join("shared");
+    if !link.exists() {
+        let shared = root.join("..").join("shared");
+        let shared = shared
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", shared.display()))?;
+        std::os::unix::fs::symlink(&shared, &link).map_err(|e| format!("{}: {e}", link.display()))?;
+    }
+    Ok(copies)
 }
 
 /// The mutants a list names: each line's text before `  #`, blank lines and comments skipped.
