@@ -64,6 +64,8 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         .env("TMPDIR", &copies)
         .current_dir(root)
         .arg("mutants")
+        // Not the fuzz corpus and other ignored files, which a running fuzzer may be rewriting.
+        .arg("--gitignore=true")
         .args(scope.args)
         .arg("--output")
         .arg(&output)
