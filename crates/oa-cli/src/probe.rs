@@ -70,11 +70,10 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                 }))
                 .map_err(|error| error.to_string())?;
             if matrix.rows.is_empty() {
-                return Err(
-                    "the schema uses none of the probed keywords (enum, const, maxLength, minLength, pattern, \
-                     minimum, maximum, required, additionalProperties: false, minItems, maxItems, type)"
-                        .to_owned(),
-                );
+                return Err(format!(
+                    "the schema uses none of the probed keywords ({})",
+                    oa_provider::enforcement::PROBED_KEYWORDS.join(", ")
+                ));
             }
             if let (Some(registry), false) = (&registry, matrix.has_error()) {
                 runtime.block_on(record(
@@ -87,10 +86,12 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
             print_matrix(&matrix, args.json);
             Ok(if matrix.has_error() {
                 Exit::Usage
-            } else if matrix.is_all_enforced() {
-                Exit::Ok
-            } else {
+            } else if !matrix.is_all_enforced() {
                 Exit::Finding
+            } else if !matrix.is_complete() {
+                Exit::Partial
+            } else {
+                Exit::Ok
             })
         }
     }
@@ -181,10 +182,12 @@ fn print_canary(outcome: &ProbeOutcome, as_json: bool) {
 fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
     let verdict = if matrix.has_error() {
         "error"
-    } else if matrix.is_all_enforced() {
-        "enforced"
-    } else {
+    } else if !matrix.is_all_enforced() {
         "not_enforced"
+    } else if !matrix.is_complete() {
+        "enforced_partial"
+    } else {
+        "enforced"
     };
     if as_json {
         let rows: Vec<Value> = matrix
@@ -199,6 +202,12 @@ fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
                 }
                 row
             })
+            .chain(
+                matrix
+                    .not_probed
+                    .iter()
+                    .map(|keyword| json!({"keyword": keyword, "verdict": "not_probed"})),
+            )
             .collect();
         println!(
             "{}",
@@ -215,7 +224,16 @@ fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
         };
         println!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
     }
-    println!("{}", verdict.replace('_', " "));
+    for keyword in &matrix.not_probed {
+        println!("  {keyword:<22} not probed   no probe exists for it: its enforcement is unknown");
+    }
+    match verdict {
+        "enforced_partial" => println!(
+            "enforced for the probed keywords; {} not probed",
+            matrix.not_probed.len()
+        ),
+        other => println!("{}", other.replace('_', " ")),
+    }
 }
 
 /// The answer on one line, cut at 120 characters.

@@ -105,6 +105,64 @@ fn probe_with_a_schema_prints_the_keyword_matrix() {
     assert!(text.trim_end().ends_with("\nenforced"), "{text}");
 }
 
+/// Every keyword the schema uses is accounted for: `format: email` and `uniqueItems` get a verdict from their own
+/// probes, `format: ipv4` (no probe) is listed as not probed, and the overall verdict never says "enforced" for
+/// what was not asked.
+#[test]
+fn probe_lists_every_keyword_probed_or_not() {
+    let Some(base_url) = peer() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("ticket.json");
+    std::fs::write(
+        &schema,
+        serde_json::json!({"type": "object", "properties": {
+            "email": {"type": "string", "format": "email"},
+            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
+            "ip": {"type": "string", "format": "ipv4"}},
+            "required": ["email", "tags", "ip"], "additionalProperties": false})
+        .to_string(),
+    )
+    .unwrap();
+    let output = oa(&[
+        "probe",
+        "--base-url",
+        &base_url,
+        "--model",
+        MODEL,
+        "--json",
+        "--schema",
+        schema.to_str().unwrap(),
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let verdict_of = |keyword: &str| {
+        report["keywords"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["keyword"] == keyword)
+            .map(|row| row["verdict"].as_str().unwrap().to_owned())
+    };
+    for probed in ["format:email", "uniqueItems"] {
+        let verdict = verdict_of(probed).unwrap_or_else(|| panic!("{probed} missing: {report}"));
+        assert!(
+            verdict == "enforced" || verdict == "not_enforced",
+            "{probed}: {verdict}"
+        );
+    }
+    assert_eq!(
+        verdict_of("format:ipv4").as_deref(),
+        Some("not_probed"),
+        "{report}"
+    );
+    assert_ne!(report["verdict"], "enforced", "{report}");
+    let expected_exit = if report["verdict"] == "enforced_partial" {
+        3
+    } else {
+        1
+    };
+    assert_eq!(output.status.code(), Some(expected_exit), "{report}");
+}
+
 #[test]
 fn probe_of_an_unreachable_endpoint_is_an_error_with_exit_2() {
     // A port that was just free: nothing listens, so the connection is refused at once.
