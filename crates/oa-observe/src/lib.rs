@@ -37,6 +37,7 @@
 
 mod attributes;
 mod config;
+pub mod langfuse;
 mod logs;
 mod metrics;
 pub mod names;
@@ -45,6 +46,10 @@ mod telemetry;
 mod truncate;
 
 pub use config::{ConfigError, ObserverConfig, ObserverConfigBuilder};
+pub use langfuse::{
+    FlushReport, HttpLangfuseClient, HttpLimits, LangfuseClient, LangfuseConfig, LangfuseConfigBuilder,
+    LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder,
+};
 pub use logs::LogBridge;
 pub use observer::{INSTRUMENTATION_SCOPE, OtelObserver};
 pub use opentelemetry_sdk::trace::SpanData;

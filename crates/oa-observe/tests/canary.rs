@@ -99,6 +99,7 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
     let options = InvokeOptions {
         correlation_id: Some("corr-canary".into()),
         metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+        ..InvokeOptions::default()
     };
     let outcome = graph
         .invoke(&bus, json!({}), options)

@@ -101,21 +101,28 @@ pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
     Ok(())
 }
 
-/// `expected_error: {category, raised_from}`: the invocation failed in that node with that provider category.
-/// Without it nothing is asserted here (a case states success through its span statuses or events).
+/// `expected_error: {category, raised_from}`: the invocation failed in that node with that category (the provider's
+/// §7 category when a call caused it, else the graph-engine §4 one). Without it nothing is asserted here (a case
+/// states success through its span statuses or events).
 pub(crate) fn check_error(want: Option<&Node>, error: Option<&InvocationError>) -> Result<(), String> {
     match (want, error) {
         (None, _) => Ok(()),
         (Some(_), None) => Err("expected_error: the invocation succeeded".to_owned()),
         (Some(want), Some(error)) => {
-            let InvocationError::Node { node, source } = error else {
+            let Some(node) = error.node() else {
                 return Err(format!("expected_error: {error}"));
             };
-            let category = source.provider_error().map(|e| e.category().as_str());
+            let category = match error {
+                InvocationError::Node { source, .. } => {
+                    source.provider_error().map(|e| e.category().as_str())
+                }
+                _ => None,
+            }
+            .or_else(|| error.category().map(|c| c.as_str()));
             for (key, value) in want.as_map().unwrap_or_default() {
                 let ok = match key.as_str() {
                     "category" => value.as_str() == category,
-                    "raised_from" => value.as_str() == Some(node.as_str()),
+                    "raised_from" => value.as_str() == Some(node),
                     other => return Err(format!("harness_primitive_missing: expected_error.{other}")),
                 };
                 if !ok {

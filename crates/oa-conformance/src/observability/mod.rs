@@ -172,6 +172,7 @@ async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
             .map(|metadata| metadata.to_json())
             .and_then(|metadata| metadata.as_object().cloned())
             .unwrap_or_default(),
+        ..InvokeOptions::default()
     };
     let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
     let outcome = built
