@@ -29,8 +29,11 @@ mod report;
 mod run;
 mod vocabulary;
 
-pub use deferral::{DEFERRALS, Deferral, OBSERVABILITY_RUN, deferral_for};
-pub use discover::{DiscoverError, FixtureFile, discover};
+pub use deferral::{
+    DEFERRALS, Deferral, Position, VOCABULARY_DEFERRALS, VocabularyDeferral, deferral_for,
+    vocabulary_deferral,
+};
+pub use discover::{DiscoverError, FixtureFile, MAX_DEPTH, discover};
 pub use error::{FixtureError, FixtureErrorKind};
 pub use fixture::{ADAPTER_VERSION, Case, Fixture, FixtureId};
 pub use node::Node;

@@ -10,7 +10,8 @@ use crate::node::Node;
 
 const LLM_SPAN: &str = "openarmature.llm.complete";
 
-pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
+pub(crate) fn check(expected: &Node, captured: &super::Captured) -> Result<(), String> {
+    let run = &captured.run;
     let mut matcher = Matcher::default();
     let entries = expected.as_map().unwrap_or_default();
     // Typed events first: they bind `<call_id_X>` for the records and spans checked after them.
@@ -95,7 +96,7 @@ pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
             }
             // Checked by the invariant registry once the run's outcome is at hand.
             "invariants" => {}
-            other => return Err(format!("harness_primitive_missing: expected.{other}")),
+            other => super::outcome::check(other, want, captured, &mut matcher)?,
         }
     }
     Ok(())
@@ -344,7 +345,7 @@ fn check_absent(want: &Node, attributes: &Map<String, Value>, path: &str) -> Res
 }
 
 /// `span_tree`: roots and children matched in order by name, each with status, attributes and absences.
-fn check_span_tree(want: &Node, spans: &[SpanView], matcher: &mut Matcher) -> Result<(), String> {
+pub(super) fn check_span_tree(want: &Node, spans: &[SpanView], matcher: &mut Matcher) -> Result<(), String> {
     let roots: Vec<&SpanView> = spans
         .iter()
         .filter(|span| !spans.iter().any(|other| other.span_id == span.parent_id))

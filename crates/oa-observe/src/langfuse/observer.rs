@@ -50,8 +50,14 @@ use super::render::{
 pub struct LangfuseObserver {
     client: Arc<dyn LangfuseClient>,
     config: LangfuseConfig,
+    trace_input: Option<TraceHook>,
+    trace_output: Option<TraceHook>,
     open: Mutex<HashMap<String, OpenTrace>>,
 }
+
+/// §8.4.1's caller hooks: the trace's input (from the initial state) or output (from the final state); `None`
+/// falls through to the state or the stub.
+type TraceHook = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
 
 /// A trace whose invocation is running, and its open node spans by node name.
 struct OpenTrace {
@@ -64,6 +70,8 @@ impl std::fmt::Debug for LangfuseObserver {
         f.debug_struct("LangfuseObserver")
             .field("client", &self.client)
             .field("config", &self.config)
+            .field("trace_input_hook", &self.trace_input.is_some())
+            .field("trace_output_hook", &self.trace_output.is_some())
             .finish()
     }
 }
@@ -74,8 +82,29 @@ impl LangfuseObserver {
         Self {
             client,
             config,
+            trace_input: None,
+            trace_output: None,
             open: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// §8.4.1's `trace_input_from_state`: called once per invocation with the initial state; a `Some` becomes the
+    /// trace's input (capped), whatever `disable_state_payload` says; `None` falls through.
+    pub fn with_trace_input(
+        mut self,
+        hook: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
+    ) -> Self {
+        self.trace_input = Some(Arc::new(hook));
+        self
+    }
+
+    /// §8.4.1's `trace_output_from_state`: the same, with the final state (or the state at the failure).
+    pub fn with_trace_output(
+        mut self,
+        hook: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
+    ) -> Self {
+        self.trace_output = Some(Arc::new(hook));
+        self
     }
 
     /// An observer that builds and owns its client from credentials (§8.9 mode (b)): an [`HttpLangfuseClient`]
@@ -138,7 +167,7 @@ impl LangfuseObserver {
             timestamp: event.at,
             user_id: user_id(&metadata),
             metadata,
-            input: Some(self.state_or(&event.state, stub_input(event))),
+            input: Some(self.trace_io(self.trace_input.as_ref(), &event.state, stub_input(event))),
             output: None,
             session_id: None,
         };
@@ -163,7 +192,7 @@ impl LangfuseObserver {
         let (_, derived) = trace_id(&event.invocation_id);
         open.trace.metadata = trace_metadata(event, derived);
         open.trace.user_id = user_id(&open.trace.metadata);
-        open.trace.output = Some(self.state_or(&event.state, stub_output(event)));
+        open.trace.output = Some(self.trace_io(self.trace_output.as_ref(), &event.state, stub_output(event)));
         self.client.upsert_trace(&open.trace);
     }
 
@@ -290,8 +319,11 @@ impl LangfuseObserver {
         id
     }
 
-    /// The state (capped) when state payload is on, else the stub.
-    fn state_or(&self, state: &Value, stub: Value) -> Value {
+    /// §8.4.1's decision tree: the hook's value, else the state when state payload is on, else the stub; capped.
+    fn trace_io(&self, hook: Option<&TraceHook>, state: &Value, stub: Value) -> Value {
+        if let Some(value) = hook.and_then(|hook| hook(state)) {
+            return capped(&value, self.config.payload_cap);
+        }
         if self.config.disable_state_payload {
             stub
         } else {
