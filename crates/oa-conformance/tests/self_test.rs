@@ -259,6 +259,36 @@ fn a_missing_directory_is_an_error() {
     assert!(run(&[PathBuf::from("/nonexistent/oa-conformance/dir")]).is_err());
 }
 
+/// A streamed OpenAI refusal: its pieces arrive as `delta.refusal`, the last chunk says `stop`.
+const STREAMED_REFUSAL: &str = r#"
+mock_provider:
+  responses:
+    - status: 200
+      stream_body:
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {role: assistant, refusal: "I can"}, finish_reason: null}]}
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {refusal: "'t help"}, finish_reason: null}]}
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {}, finish_reason: stop}]}
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [], usage: {prompt_tokens: 3, completion_tokens: 2, total_tokens: 5}}
+call:
+  operation: complete
+  stream: true
+  messages: [{role: user, content: "Hi"}]
+expected:
+  response:
+    finish_reason: FINISH
+  invariants:
+    assembled_content_is_ordered_concatenation_of_deltas: true
+    usage_and_finish_reason_sourced_from_terminal_chunks: true
+"#;
+
+/// A correct refusal stream satisfies both invariants (reading only `delta.content` and the wire `stop`, as they
+/// once did, each failed it: no content deltas, and `stop` where the response says `content_filter`).
+#[test]
+fn the_streaming_invariants_count_refusal_pieces_as_content() {
+    let (outcome, reason) = run_one(STREAMED_REFUSAL.replace("FINISH", "content_filter"));
+    assert_eq!(outcome, Outcome::Passed, "{reason}");
+}
+
 #[test]
 fn a_tree_without_fixtures_is_an_error_naming_the_directory() {
     let root = tempfile::tempdir().unwrap();

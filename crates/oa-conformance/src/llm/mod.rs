@@ -54,7 +54,7 @@ fn run_case_blocking(case: &Case) -> Result<(), String> {
 }
 
 /// A provider bound to a fresh mock serving `replies`.
-pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, OpenAiProvider), String> {
+pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, Arc<OpenAiProvider>), String> {
     let mapping = body.get("mapping").and_then(Node::as_str).unwrap_or("openai");
     let mut capabilities = Capabilities::default();
     match mapping {
@@ -103,7 +103,7 @@ pub(crate) async fn start(body: &Node, replies: Vec<Reply>) -> Result<(Server, O
         .total_timeout(CALL_TOTAL_TIMEOUT)
         .build()
         .map_err(|error| format!("harness: cannot build the provider: {error}"))?;
-    Ok((server, provider))
+    Ok((server, Arc::new(provider)))
 }
 
 pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
@@ -156,7 +156,7 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
     })
 }
 
-async fn run_call(provider: &OpenAiProvider, server: &Server, call: &Node) -> Result<CallRun, String> {
+async fn run_call(provider: &Arc<OpenAiProvider>, server: &Server, call: &Node) -> Result<CallRun, String> {
     let operation = call
         .get("operation")
         .and_then(Node::as_str)
@@ -164,6 +164,7 @@ async fn run_call(provider: &OpenAiProvider, server: &Server, call: &Node) -> Re
         .to_owned();
     let n_before = server.requests().len();
     let recorder = Arc::new(Recorder::default());
+    let spans = crate::observability::SpanRecorder::new();
     let (result, caller_before, caller_after) = match operation.as_str() {
         "ready" => {
             let result = provider
@@ -181,7 +182,7 @@ async fn run_call(provider: &OpenAiProvider, server: &Server, call: &Node) -> Re
             ),
             Ok(request) => {
                 let before = caller_snapshot(&request);
-                let result = provider.complete(&request).await;
+                let result = spans.complete(provider, &request).await;
                 let after = caller_snapshot(&request);
                 let result = result
                     .map(|response| view::response_json(&response))
@@ -197,6 +198,7 @@ async fn run_call(provider: &OpenAiProvider, server: &Server, call: &Node) -> Re
         result,
         requests,
         attempts: recorder.attempts(),
+        spans: spans.llm_spans().await?,
         tokens: recorder.tokens(),
         retries: recorder.retries(),
         caller_before,
@@ -363,7 +365,8 @@ fn retry_config(
     })))
 }
 
-/// The model the harness binds: the `model` the case's wire expectations name, else `test-model`.
+/// The model the harness binds: the `model` the case's wire expectations name, else the mocked responses' model
+/// (see [`mock_server::mocked_model`]), else `test-model`.
 fn bound_model(body: &Node) -> String {
     let from_wire = |node: &Node| {
         node.get("expected_wire_request")
@@ -376,6 +379,10 @@ fn bound_model(body: &Node) -> String {
             body.get("calls")
                 .and_then(Node::as_seq)
                 .and_then(|calls| calls.iter().find_map(from_wire))
+        })
+        .or_else(|| {
+            let responses = body.get("mock_provider").and_then(|m| m.get("responses"));
+            mock_server::mocked_model(responses.and_then(Node::as_seq).unwrap_or_default())
         })
         .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
 }

@@ -12,7 +12,10 @@ mod graph;
 mod invariants;
 mod langfuse;
 mod outcome;
+mod spans;
 pub(crate) mod support;
+
+pub(crate) use spans::SpanRecorder;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -132,32 +132,11 @@ pub(super) fn default_model(body: &Node) -> String {
             Node::Seq(entries) => entries.as_slice(),
             _ => mock.get("responses").and_then(Node::as_seq)?,
         };
-        entries.iter().find_map(|entry| {
-            entry
-                .get("body")
-                .and_then(|b| b.get("model"))
-                .and_then(Node::as_str)
-        })
+        mock_server::mocked_model(entries)
     });
     match mocked {
-        Some(model) => strip_release_date(model).to_owned(),
+        Some(model) => model,
         None if body.get("mock_llm_stream").is_some() => DEFAULT_STREAM_MODEL.to_owned(),
         None => DEFAULT_MODEL.to_owned(),
     }
-}
-
-fn strip_release_date(model: &str) -> &str {
-    let bytes = model.as_bytes();
-    if bytes.len() > 11 {
-        let (head, tail) = model.split_at(model.len() - 11);
-        let t = tail.as_bytes();
-        let dated = t[0] == b'-'
-            && t[5] == b'-'
-            && t[8] == b'-'
-            && [1, 2, 3, 4, 6, 7, 9, 10].iter().all(|&i| t[i].is_ascii_digit());
-        if dated {
-            return head;
-        }
-    }
-    model
 }
