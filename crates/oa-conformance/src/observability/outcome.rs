@@ -195,7 +195,7 @@ fn check_trace(want: &Node, trace: &Value, matcher: &mut Matcher, path: &str) ->
 }
 
 /// An observation list: the same count, in start order, each by its listed keys; `children` recursively;
-/// `input_parses_as_messages` (the input is the structured message list) and `input_is_raw_string_with_marker`
+/// `metadata_absent` (keys the metadata must not carry); `input_parses_as_messages` (the input is the structured message list) and `input_is_raw_string_with_marker`
 /// (the input is §5.5.5's truncated text).
 fn check_observations(
     want: &Node,
@@ -235,6 +235,13 @@ fn check_observations(
                             Keys::Subset,
                         )
                         .map_err(|mismatch| format!("{at}: {mismatch}"))?;
+                }
+                "metadata_absent" => {
+                    for absent in value.as_seq().unwrap_or_default().iter().filter_map(Node::as_str) {
+                        if observation["metadata"].get(absent).is_some() {
+                            return Err(format!("{at}: metadata.{absent} is present, expected absent"));
+                        }
+                    }
                 }
                 "input_is_raw_string_with_marker" => {
                     let text = observation["input"].as_str().unwrap_or_default();
