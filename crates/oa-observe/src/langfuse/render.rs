@@ -237,6 +237,70 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_generations_error_message_is_payload_capped_and_its_type_is_not() {
+        let scope = Scope {
+            invocation_id: "i".into(),
+            correlation_id: None,
+            node_name: "ask".into(),
+            namespace: vec!["ask".into()],
+            attempt_index: 0,
+            fan_out_index: None,
+            branch_name: None,
+            fan_out_index_chain: Vec::new(),
+            branch_name_chain: Vec::new(),
+            caller_invocation_metadata: None,
+        };
+        let request = LlmRequest {
+            provider: "openai".into(),
+            model: "m".into(),
+            call_id: "c".into(),
+            input_messages: Vec::new(),
+            request_params: Map::new(),
+            request_extras: Map::new(),
+            structured_output_path: None,
+            schema_mode: None,
+            schema_version: None,
+            active_prompt: None,
+            active_prompt_group: None,
+            token_budget: None,
+        };
+        let response = LlmResponseFields {
+            response_model: None,
+            response_id: None,
+            usage: None,
+            finish_reason: None,
+            output_content: None,
+            output_tool_calls: None,
+        };
+        let message = "v".repeat(1000);
+        let outcome = CallOutcome {
+            scope: &scope,
+            request: &request,
+            response: &response,
+            latency_ms: Some(5.0),
+            failure: Some(("provider_unavailable", Some("server_error"), &message)),
+        };
+        let ids = || ("o".to_owned(), "t".to_owned(), None);
+        let now = SystemTime::now();
+        let off = generation(&outcome, &LangfuseConfig::default(), ids(), now);
+        assert_eq!(off.metadata["error_type"], "server_error");
+        assert!(!off.metadata.contains_key("error_message"));
+        assert_eq!(off.status_message.as_deref(), Some("provider_unavailable"));
+        assert_eq!(off.start_time + Duration::from_millis(5), now);
+        let on = LangfuseConfig::builder()
+            .disable_provider_payload(false)
+            .payload_cap(300)
+            .build()
+            .unwrap();
+        let on = generation(&outcome, &on, ids(), now);
+        let capped = on.metadata["error_message"].as_str().unwrap();
+        assert!(
+            capped.len() <= 300 && capped.ends_with("[truncated, 1000 bytes total]"),
+            "{capped}"
+        );
+    }
+
+    #[test]
     fn a_payload_over_the_cap_becomes_its_truncated_text() {
         let small = json!([{"role": "user", "content": "hi"}]);
         assert_eq!(capped(&small, 256), small);
