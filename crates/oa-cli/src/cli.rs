@@ -191,6 +191,11 @@ pub(crate) struct CompleteArgs {
     /// /v1/metrics, flushed before exit [default: $OTEL_EXPORTER_OTLP_ENDPOINT when set].
     #[arg(long, value_name = "URL")]
     pub(crate) otlp: Option<String>,
+    /// Send the call's trace to Langfuse (one trace, one generation for the call carrying its structured-output
+    /// path), flushed before exit. Keys and host from LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST
+    /// (default https://cloud.langfuse.com); prompts and answers are not sent.
+    #[arg(long)]
+    pub(crate) langfuse: bool,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub(crate) json: bool,

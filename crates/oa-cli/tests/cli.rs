@@ -307,7 +307,7 @@ fn conformance_on_a_directory_without_fixtures_exits_2_naming_it() {
     std::fs::write(empty.join("observability/conformance/notes.md"), "not a fixture").unwrap();
     let output = oa(&[&"conformance", &empty]);
     assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8(output.stderr).unwrap();
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
     assert!(stderr.contains("EMPTYDIR"), "{stderr}");
     assert!(stdout(&output).is_empty(), "nothing was run");
 }

@@ -53,6 +53,9 @@ pub struct LangfuseObserver {
     trace_input: Option<TraceHook>,
     trace_output: Option<TraceHook>,
     open: Mutex<HashMap<String, OpenTrace>>,
+    /// What the observer's own flushes (at an invocation's end) reported, until [`LangfuseObserver::flush`] hands
+    /// it to the caller.
+    unreported: Mutex<(FlushReport, Option<LangfuseError>)>,
 }
 
 /// §8.4.1's caller hooks: the trace's input (from the initial state) or output (from the final state); `None`
@@ -85,6 +88,7 @@ impl LangfuseObserver {
             trace_input: None,
             trace_output: None,
             open: Mutex::new(HashMap::new()),
+            unreported: Mutex::new((FlushReport::default(), None)),
         }
     }
 
@@ -144,13 +148,25 @@ impl LangfuseObserver {
         Ok(Self::new(client, config))
     }
 
-    /// Sends what the client has queued (the observer also flushes when an invocation ends).
+    /// Sends what the client has queued (the observer also flushes when an invocation, or a call made outside a
+    /// graph, ends). The report adds up everything since the last call, the observer's own flushes included.
     ///
     /// # Errors
     ///
-    /// The client's [`LangfuseError`].
+    /// The client's [`LangfuseError`], or the first one the observer's own flushes met since the last call.
     pub async fn flush(&self) -> Result<FlushReport, LangfuseError> {
-        self.client.flush().await
+        let now = self.client.flush().await;
+        let (mut report, earlier) = std::mem::take(&mut *self.lock_unreported());
+        let now = now?;
+        if let Some(error) = earlier {
+            return Err(error);
+        }
+        add(&mut report, now);
+        Ok(report)
+    }
+
+    fn lock_unreported(&self) -> MutexGuard<'_, (FlushReport, Option<LangfuseError>)> {
+        self.unreported.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn open(&self) -> MutexGuard<'_, HashMap<String, OpenTrace>> {
@@ -332,13 +348,22 @@ impl LangfuseObserver {
     }
 
     async fn flush_if(&self, ended: bool) -> Result<(), ObserverError> {
-        if ended || self.client.wants_flush() {
-            self.client
-                .flush()
-                .await
-                .map_err(|error| ObserverError::new(error.to_string()))?;
+        if !(ended || self.client.wants_flush()) {
+            return Ok(());
         }
-        Ok(())
+        let outcome = self.client.flush().await;
+        let mut unreported = self.lock_unreported();
+        match outcome {
+            Ok(report) => {
+                add(&mut unreported.0, report);
+                Ok(())
+            }
+            Err(error) => {
+                let message = error.to_string();
+                unreported.1.get_or_insert(error);
+                Err(ObserverError::new(message))
+            }
+        }
     }
 }
 
@@ -348,6 +373,18 @@ fn user_id(metadata: &serde_json::Map<String, Value>) -> Option<String> {
         Value::String(text) => text.clone(),
         other => other.to_string(),
     })
+}
+
+/// Adds `more` to `report` (the rejection messages up to the report's bound).
+fn add(report: &mut FlushReport, more: FlushReport) {
+    report.n_sent += more.n_sent;
+    report.n_rejected += more.n_rejected;
+    report.n_dropped += more.n_dropped;
+    for rejection in more.rejections {
+        if report.rejections.len() < 5 {
+            report.rejections.push(rejection);
+        }
+    }
 }
 
 /// A fresh observation id: 16 lowercase hex characters.
