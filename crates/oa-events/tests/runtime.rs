@@ -265,7 +265,7 @@ async fn a_node_augments_and_reads_the_metadata_and_observers_hear_of_it() {
     assert_eq!(augmented[0].entries, entries(&[("requestId", json!("req-xyz"))]));
     assert_eq!(augmented[0].scope.node_name, "augment");
     // Delivered between the node's started and completed events.
-    let position = |wanted: &dyn Fn(&Event) -> bool| events.iter().position(|e| wanted(e)).unwrap();
+    let position = |wanted: &dyn Fn(&Event) -> bool| events.iter().position(wanted).unwrap();
     let started = position(&|e| matches!(e, Event::NodeStarted(n) if n.scope.node_name == "augment"));
     let completed = position(&|e| matches!(e, Event::NodeCompleted(n) if n.scope.node_name == "augment"));
     let aug = position(&|e| matches!(e, Event::MetadataAugmented(_)));
