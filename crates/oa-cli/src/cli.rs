@@ -85,8 +85,9 @@ pub(crate) enum Output {
 /// Flags of `oa conformance`.
 #[derive(Debug, Args)]
 pub(crate) struct ConformanceArgs {
-    /// Fixture directories (a `conformance/` directory, a capability directory or a spec's `spec/`). Default: the
-    /// llm-provider and observability fixtures in ../shared and the project's own, found from the current directory.
+    /// Fixture directories: a `conformance/` directory, or any directory with `<capability>/conformance/` folders
+    /// below it (a directory with no fixture exits 2). Default: the llm-provider and observability fixtures in
+    /// ../shared and the project's own, found from the current directory.
     pub(crate) dirs: Vec<PathBuf>,
     /// Print one JSON object per case instead of the per-fixture lines.
     #[arg(long)]

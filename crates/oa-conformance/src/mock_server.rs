@@ -189,4 +189,3 @@ mod tests {
         assert!(reply_from_node(&Node::from_yaml_str("{status: 70000}").unwrap()).is_err());
     }
 }
-

@@ -65,6 +65,25 @@ pub enum NodePhase {
 /// an accumulator that lives across many invocations holds every bucket nobody dropped.
 ///
 /// [`drop_invocation`]: InvocationAccumulator::drop_invocation
+///
+/// ```
+/// use std::sync::Arc;
+/// use oa_events::{EventBus, Graph, InvocationAccumulator, InvokeOptions, Observer};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let accumulator = Arc::new(InvocationAccumulator::default());
+/// let bus = EventBus::new(vec![accumulator.clone() as Arc<dyn Observer>]);
+/// let graph = Graph::builder().node("a", |_| async { Ok(serde_json::json!({})) }).build()?;
+/// let options = InvokeOptions { invocation_id: Some("run-1".into()), ..InvokeOptions::default() };
+/// graph.invoke(&bus, serde_json::json!({}), options).await?;
+/// bus.drain(std::time::Duration::from_secs(1)).await?;
+/// assert_eq!(accumulator.bucket("run-1").map(|bucket| bucket.len()), Some(2), "kept after completion");
+/// assert!(accumulator.drop_invocation("run-1"));
+/// assert!(accumulator.bucket("run-1").is_none());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Default)]
 pub struct InvocationAccumulator {
     buckets: Mutex<BTreeMap<String, Vec<(NodePhase, NodeEvent)>>>,

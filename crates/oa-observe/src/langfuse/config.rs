@@ -5,6 +5,16 @@ use crate::truncate::{DEFAULT_PAYLOAD_CAP, MIN_PAYLOAD_CAP};
 
 /// What a [`LangfuseObserver`](crate::LangfuseObserver) emits. Build with [`LangfuseConfig::builder`]; the
 /// default is the privacy-safe posture (no payload, no state).
+///
+/// ```
+/// use oa_observe::LangfuseConfig;
+///
+/// assert!(!LangfuseConfig::default().provider_payload());
+/// let config = LangfuseConfig::builder().disable_provider_payload(false).payload_cap(4096).build()?;
+/// assert!(config.provider_payload());
+/// assert!(LangfuseConfig::builder().payload_cap(100).build().is_err(), "below §5.5.5's minimum");
+/// # Ok::<(), oa_observe::ConfigError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LangfuseConfig {
     pub(crate) disable_llm_spans: bool,
