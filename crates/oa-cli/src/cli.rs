@@ -106,8 +106,9 @@ pub(crate) enum Output {
 /// Flags of `oa conformance`.
 #[derive(Debug, Args)]
 pub(crate) struct ConformanceArgs {
-    /// Fixture directories (a `conformance/` directory, a capability directory or a spec's `spec/`). Default: the
-    /// llm-provider and observability fixtures in ../shared and the project's own, found from the current directory.
+    /// Fixture directories: a `conformance/` directory, or any directory with `<capability>/conformance/` folders
+    /// below it (a directory with no fixture exits 2). Default: the llm-provider and observability fixtures in
+    /// ../shared and the project's own, found from the current directory.
     pub(crate) dirs: Vec<PathBuf>,
     /// Print one JSON object per case instead of the per-fixture lines.
     #[arg(long)]
@@ -255,6 +256,11 @@ pub(crate) struct CompleteArgs {
     /// /v1/metrics, flushed before exit [default: $OTEL_EXPORTER_OTLP_ENDPOINT when set].
     #[arg(long, value_name = "URL")]
     pub(crate) otlp: Option<String>,
+    /// Send the call's trace to Langfuse (one trace, one generation for the call carrying its structured-output
+    /// path), flushed before exit. Keys and host from LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST
+    /// (default https://cloud.langfuse.com); prompts and answers are not sent.
+    #[arg(long)]
+    pub(crate) langfuse: bool,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub(crate) json: bool,

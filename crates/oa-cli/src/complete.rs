@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use oa_events::{EventBus, ObservedProvider, Observer};
-use oa_observe::{ObserverConfig, Telemetry};
+use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
 use oa_provider::{
     AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
     Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
@@ -34,6 +34,9 @@ const OTLP_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 /// How long the event bus may take to hand the call's events to the observers before exit.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long sending the call's trace to Langfuse may take before exit (the client bounds each request too).
+const LANGFUSE_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Runs `oa complete` and reports how it ended.
 pub(crate) fn run(args: &CompleteArgs) -> Exit {
     let prepared = build_request(args).and_then(|request| Ok((request, build_provider(args)?)));
@@ -47,6 +50,13 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     // Built outside the async runtime: OTLP exports run on the SDK's threads with a blocking HTTP client.
     let telemetry = match telemetry_for(args) {
         Ok(telemetry) => telemetry,
+        Err(message) => {
+            eprintln!("oa complete: {message}");
+            return Exit::Usage;
+        }
+    };
+    let langfuse = match langfuse_for(args) {
+        Ok(langfuse) => langfuse,
         Err(message) => {
             eprintln!("oa complete: {message}");
             return Exit::Usage;
@@ -70,15 +80,21 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         .and_then(oa_provider::openai::strict_mode_obstacle);
     let request = request.with_hook(hook.clone());
     let outcome = runtime.block_on(async {
-        let observers: Vec<Arc<dyn Observer>> = match &telemetry {
+        let mut observers: Vec<Arc<dyn Observer>> = match &telemetry {
             Some(telemetry) => vec![Arc::new(telemetry.observer(observer_config()))],
             None => Vec::new(),
         };
+        if let Some(langfuse) = &langfuse {
+            observers.push(Arc::clone(langfuse) as Arc<dyn Observer>);
+        }
         let bus = EventBus::new(observers);
         let observed = ObservedProvider::new(provider, bus.clone(), "complete");
         let outcome = within(args.endpoint.timeouts, observed.complete(&request)).await;
         if let Err(error) = bus.drain(DRAIN_TIMEOUT).await {
             eprintln!("oa complete: warning: {error}");
+        }
+        if let Some(langfuse) = &langfuse {
+            flush_langfuse(langfuse).await;
         }
         outcome
     });
@@ -115,6 +131,36 @@ fn observer_config() -> ObserverConfig {
         .enable_metrics(true)
         .build()
         .unwrap_or_default()
+}
+
+/// With `--langfuse`, an observer owning an HTTP client built from Langfuse's standard variables (§8.9 mode (b));
+/// payload stays off, as for OpenTelemetry.
+fn langfuse_for(args: &CompleteArgs) -> Result<Option<Arc<LangfuseObserver>>, String> {
+    if !args.langfuse {
+        return Ok(None);
+    }
+    let credentials = LangfuseCredentials::from_env().map_err(|error| format!("--langfuse: {error}"))?;
+    let observer = LangfuseObserver::from_credentials(credentials, LangfuseConfig::default())
+        .map_err(|error| format!("--langfuse: {error}"))?;
+    Ok(Some(Arc::new(observer)))
+}
+
+/// Sends what is still queued for Langfuse; a failure is a warning (the call's own outcome stands), and names
+/// what failed, never a key.
+async fn flush_langfuse(langfuse: &LangfuseObserver) {
+    match tokio::time::timeout(LANGFUSE_FLUSH_TIMEOUT, langfuse.flush()).await {
+        Ok(Ok(report)) if report.n_rejected > 0 || report.n_dropped > 0 => eprintln!(
+            "oa complete: warning: Langfuse rejected {} and dropped {} events: {}",
+            report.n_rejected,
+            report.n_dropped,
+            report.rejections.join("; ")
+        ),
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => eprintln!("oa complete: warning: {error}"),
+        Err(_) => eprintln!(
+            "oa complete: warning: sending the trace to Langfuse took longer than {LANGFUSE_FLUSH_TIMEOUT:?}"
+        ),
+    }
 }
 
 /// In memory for `--trace`, OTLP for `--otlp` (or the standard variable), nothing otherwise.

@@ -300,6 +300,44 @@ fn conformance_on_a_missing_directory_is_an_input_error() {
 }
 
 #[test]
+fn conformance_on_a_directory_without_fixtures_exits_2_naming_it() {
+    let scratch = Scratch::new();
+    let empty = scratch.dir.path().join("EMPTYDIR");
+    std::fs::create_dir_all(empty.join("observability/conformance")).unwrap();
+    std::fs::write(empty.join("observability/conformance/notes.md"), "not a fixture").unwrap();
+    let output = oa(&[&"conformance", &empty]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    assert!(stderr.contains("EMPTYDIR"), "{stderr}");
+    assert!(stdout(&output).is_empty(), "nothing was run");
+}
+
+/// A fixture the runner has never seen, under a new name and a new directory: it runs (by its vocabulary, not its
+/// name) and passes, found through the capability folders below the directory given.
+#[test]
+fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
+    let scratch = Scratch::new();
+    let root = scratch.dir.path().join("X");
+    let suite = root.join("observability/conformance");
+    std::fs::create_dir_all(&suite).unwrap();
+    let own =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/observability/conformance");
+    std::fs::copy(
+        own.join("161-structured-output-schema-not-honored.yaml"),
+        suite.join("999-copy.yaml"),
+    )
+    .unwrap();
+    let output = oa(&[&"conformance", &root]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("passed  observability/999-copy (19 passed, 0 failed, 0 skipped)"),
+        "{text}"
+    );
+    assert_eq!(text.lines().last(), Some("19 passed, 0 failed, 0 skipped"));
+}
+
+#[test]
 fn basic_and_flag_outputs_follow_the_2020_12_formats() {
     let scratch = Scratch::new();
     let schema = scratch.file("schema.json", &person_schema().to_string());
