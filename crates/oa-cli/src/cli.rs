@@ -131,6 +131,11 @@ pub(crate) struct ProbeArgs {
     /// How long a verdict stays fresh (seconds); older ones count as unverified.
     #[arg(long, value_name = "SECS", default_value_t = 21_600)]
     pub(crate) stale_after: u64,
+    /// Probe every pair this file lists (a JSON array, or TOML `[[pair]]` tables, of `mapping`, `base_url`, `model`
+    /// and `api_key_env`), record each verdict with --registry, print one line per pair, and exit 1 when any pair
+    /// is not verified enforcing, so adding a provider without verifying it fails the build.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["base_url", "model", "api_key_env"])]
+    pub(crate) pairs: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -142,12 +147,12 @@ pub(crate) struct EndpointArgs {
     /// The endpoint's base URL including its version path, exactly as production traffic uses it (gateway
     /// included): for openai e.g. http://127.0.0.1:8080/v1 (requests go to {base}/chat/completions); for anthropic
     /// the API root ending in /v1 (requests go to {base}/messages); for gemini the root ending in /v1beta
-    /// (requests go to {base}/models/{model}:generateContent).
+    /// (requests go to {base}/models/{model}:generateContent). Required (with oa probe, unless --pairs is given).
     #[arg(long)]
-    pub(crate) base_url: String,
-    /// The model name sent on the wire (for gemini, in the URL path).
+    pub(crate) base_url: Option<String>,
+    /// The model name sent on the wire (for gemini, in the URL path). Required (with oa probe, unless --pairs).
     #[arg(long)]
-    pub(crate) model: String,
+    pub(crate) model: Option<String>,
     /// The provider wire mapping.
     #[arg(long, value_enum, default_value_t = Mapping::Openai)]
     pub(crate) mapping: Mapping,

@@ -9,6 +9,7 @@ mod conformance;
 mod demo;
 mod endpoint;
 mod exit;
+mod pairs;
 mod probe;
 mod progress;
 mod tap;

@@ -42,11 +42,14 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         .as_deref()
         .map(|location| open_registry(location, stale_after))
         .transpose()?;
-    let provider = build_provider(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    if let Some(path) = &args.pairs {
+        return crate::pairs::run(args, path, schema.as_ref(), registry.as_ref(), &runtime);
+    }
+    let provider = build_provider(args)?;
     match schema {
         None => {
             let outcome = runtime
@@ -114,7 +117,7 @@ fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
 }
 
 /// Writes a verdict for the provider's route into the registry (its file, or its shared store).
-async fn record(
+pub(crate) async fn record(
     registry: &CapabilityRegistry,
     provider: &Arc<dyn Provider>,
     enforces: bool,
