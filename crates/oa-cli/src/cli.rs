@@ -37,7 +37,9 @@ oa conformance crates/oa-conformance/fixtures"
     /// Check whether an endpoint enforces a strict JSON Schema: the canary probe, or one probe per keyword.
     ///
     /// Sends a question whose true answer the schema forbids, so only a schema-bound decoder answers validly.
-    /// Exit 0 enforced, 1 not enforced, 2 error.
+    /// With --schema, every keyword the schema uses is listed: probed ones with their verdict, the rest as not
+    /// probed. Exit 0 enforced (with --schema: every keyword probed and enforced), 1 not enforced, 2 error or
+    /// inconclusive, 3 enforced for the probed keywords while some were not probed.
     #[command(
         after_help = "Examples:\n  oa probe --base-url http://127.0.0.1:8080/v1 --model m\n  \
 oa probe --base-url http://127.0.0.1:8080/v1 --model m --registry caps.json\n  \
