@@ -25,6 +25,9 @@ pub(crate) enum Command {
     ///
     /// Exit 0 when valid, 1 when invalid (including an instance that is not well-formed JSON), 2 when the schema
     /// is invalid or a file cannot be read.
+    #[command(after_help = "Examples:\n  oa validate schema.json answer.json\n  \
+llm-tool ... | oa validate schema.json - --json\n  \
+oa validate schema.json --batch answers.jsonl --jobs 2 --output json > results.jsonl")]
     Validate(ValidateArgs),
     /// Run OpenArmature conformance fixtures against the oa stack.
     ///
@@ -76,20 +79,43 @@ oa complete --base-url URL --model m --schema s.json --registry caps.json --rout
 /// Flags of `oa validate`.
 #[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
-    /// The schema file (JSON).
+    /// The schema file (JSON); `-` reads it from standard input.
     pub(crate) schema: PathBuf,
-    /// The instance file (JSON). Required unless --batch is given.
+    /// The instance file (JSON); `-` reads it from standard input. Required unless --batch is given.
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]
     pub(crate) instance: Option<PathBuf>,
-    /// Validate one JSON instance per line of this JSONL file; prints one result per line, in input order.
+    /// Validate one JSON instance per line of this JSONL file (`-`: standard input); prints one result per line,
+    /// in input order, a line that cannot be read as its own error, and a summary on stderr
+    /// (`N valid, M invalid, K unreadable`).
     #[arg(long, value_name = "INSTANCES.jsonl")]
     pub(crate) batch: Option<PathBuf>,
+    /// Threads for --batch, sharing one compiled validator [default: the number of cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
     /// Treat `format` as an assertion (it is an annotation by default, as draft 2020-12 says).
     #[arg(long)]
     pub(crate) format_assertion: bool,
     /// How to print the result.
     #[arg(long, value_enum, default_value_t = Output::Text)]
     pub(crate) output: Output,
+    /// Short for --output json.
+    #[arg(long, conflicts_with = "output")]
+    pub(crate) json: bool,
+}
+
+impl ValidateArgs {
+    /// The output style, `--json` read as `--output json`.
+    pub(crate) fn output(&self) -> Output {
+        if self.json { Output::Json } else { self.output }
+    }
+
+    /// The --batch threads: the flag, else the number of cores.
+    pub(crate) fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            usize::from,
+        )
+    }
 }
 
 /// Output styles of `oa validate`.

@@ -105,11 +105,11 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     let attempts = hook.attempts.load(Ordering::SeqCst);
     let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
     if hook.echo_tokens {
-        println!();
+        outln!();
     }
     let ok = outcome.is_ok();
     if args.json {
-        println!("{}", to_json(&outcome, attempts, &diagnostics));
+        outln!("{}", to_json(&outcome, attempts, &diagnostics));
     } else {
         print_summary(&outcome, attempts, &diagnostics, args.stream);
         let path = match &outcome {
@@ -118,7 +118,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         };
         if let (Some(oa_provider::StructuredOutputPath::NativeUnenforced), Some(obstacle)) = (path, obstacle)
         {
-            println!("native_unenforced because: {obstacle}");
+            outln!("native_unenforced because: {obstacle}");
         }
     }
     if ok { Exit::Ok } else { Exit::Finding }
@@ -431,64 +431,64 @@ fn print_summary(
     match outcome {
         Ok(response) => {
             match &response.parsed {
-                Some(parsed) => println!(
+                Some(parsed) => outln!(
                     "parsed: {}",
                     serde_json::to_string_pretty(parsed).unwrap_or_else(|_| parsed.to_string())
                 ),
-                None if !streamed => println!("content: {}", response.message.text().unwrap_or_default()),
+                None if !streamed => outln!("content: {}", response.message.text().unwrap_or_default()),
                 None => {}
             }
             for call in response.message.tool_calls.iter().flatten() {
-                println!("tool_call: {} {} {}", call.id, call.name, call.arguments);
+                outln!("tool_call: {} {} {}", call.id, call.name, call.arguments);
             }
-            println!("finish_reason: {}", response.finish_reason.as_str());
-            println!("usage: {}", usage_line(&response.usage));
-            println!(
+            outln!("finish_reason: {}", response.finish_reason.as_str());
+            outln!("usage: {}", usage_line(&response.usage));
+            outln!(
                 "structured_output_path: {}",
                 or_none(response.structured_output_path.map(|p| p.as_str()))
             );
-            println!(
+            outln!(
                 "schema_mode: {}",
                 or_none(response.schema_mode.map(|m| m.as_str()))
             );
-            println!("schema_version: {}", or_none(response.schema_version.as_deref()));
-            println!("attempts: {attempts}");
+            outln!("schema_version: {}", or_none(response.schema_version.as_deref()));
+            outln!("attempts: {attempts}");
         }
         Err(error) => {
-            println!("error: {}", error.category().as_str());
+            outln!("error: {}", error.category().as_str());
             match error.structured_output() {
                 Some(failure) => {
                     if failure.finish_reason == FinishReason::ContentFilter {
-                        println!("refusal: the model refused to answer: {}", failure.output_content);
+                        outln!("refusal: the model refused to answer: {}", failure.output_content);
                     } else {
-                        println!("output_content: {}", failure.output_content);
+                        outln!("output_content: {}", failure.output_content);
                     }
-                    println!("finish_reason: {}", failure.finish_reason.as_str());
-                    println!("failure_class: {}", failure.failure_class().as_str());
+                    outln!("finish_reason: {}", failure.finish_reason.as_str());
+                    outln!("failure_class: {}", failure.failure_class().as_str());
                     if let Some(hint) = hint_for(failure) {
-                        println!("hint: {hint}");
+                        outln!("hint: {hint}");
                     }
-                    println!("usage: {}", usage_line(&failure.usage));
-                    println!("error_message:");
+                    outln!("usage: {}", usage_line(&failure.usage));
+                    outln!("error_message:");
                     for line in failure.error_message.lines() {
-                        println!("  {line}");
+                        outln!("  {line}");
                     }
                 }
                 None => {
-                    println!("message: {error}");
+                    outln!("message: {error}");
                     if let Some(class) = error.failure_class() {
-                        println!("failure_class: {}", class.as_str());
+                        outln!("failure_class: {}", class.as_str());
                     }
                     if let Some(hint) = status_hint(error) {
-                        println!("hint: {hint}");
+                        outln!("hint: {hint}");
                     }
                 }
             }
-            println!(
+            outln!(
                 "structured_output_path: {}",
                 or_none(error.structured_output_path().map(|p| p.as_str()))
             );
-            println!("attempts: {attempts}");
+            outln!("attempts: {attempts}");
         }
     }
 }

@@ -174,13 +174,13 @@ fn print_line(pair: &Pair, finding: &Finding, as_json: bool) {
         Finding::Canary(ProbeOutcome::Enforced) => String::new(),
     };
     if as_json {
-        println!(
+        outln!(
             "{}",
             json!({"mapping": mapping, "base_url": pair.base_url, "model": pair.model,
                    "verdict": finding.verdict(), "detail": detail})
         );
     } else {
-        println!(
+        outln!(
             "{:<17}{mapping:<10}{}  {}  {detail}",
             finding.verdict(),
             pair.base_url,

@@ -151,33 +151,31 @@ fn print_canary(outcome: &ProbeOutcome, as_json: bool) {
         if let (Value::Object(line), Ok(Value::Object(fields))) = (&mut line, serde_json::to_value(outcome)) {
             line.extend(fields);
         }
-        println!("{line}");
+        outln!("{line}");
         return;
     }
-    println!(
+    outln!(
         "canary: asked {CANARY_QUESTION:?} with a strict schema whose only legal answer is {CANARY_ANSWER:?}"
     );
     match outcome {
         ProbeOutcome::Enforced => {
-            println!(
-                "enforced: the answer was {CANARY_ANSWER:?}, which only a schema-bound decoder produces"
-            );
+            outln!("enforced: the answer was {CANARY_ANSWER:?}, which only a schema-bound decoder produces");
         }
         ProbeOutcome::NotEnforced { content, path } => {
-            println!("not enforced: the model answered {}", shorten(content));
+            outln!("not enforced: the model answered {}", shorten(content));
             if let Some(path) = path.filter(|path| *path != StructuredOutputPath::Native) {
-                println!(
+                outln!(
                     "  (the request went on the {} path, which never asks for enforcement)",
                     path.as_str()
                 );
             } else {
-                println!(
+                outln!(
                     "  the schema was sent strict, and something on the route (provider, model or a gateway) ignored it"
                 );
             }
         }
         ProbeOutcome::Error { category, message } => {
-            println!("error: {category}: {message}");
+            outln!("error: {category}: {message}");
         }
     }
 }
@@ -212,30 +210,30 @@ fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
                     .map(|keyword| json!({"keyword": keyword, "verdict": "not_probed"})),
             )
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({"probe": "keywords", "verdict": verdict, "keywords": rows})
         );
         return;
     }
-    println!("enforcement matrix (one probe per keyword the schema uses):");
+    outln!("enforcement matrix (one probe per keyword the schema uses):");
     for (keyword, outcome) in &matrix.rows {
         let detail = match outcome {
             ProbeOutcome::Enforced => String::new(),
             ProbeOutcome::NotEnforced { content, .. } => format!("  answered {}", shorten(content)),
             ProbeOutcome::Error { category, message } => format!("  {category}: {message}"),
         };
-        println!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
+        outln!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
     }
     for keyword in &matrix.not_probed {
-        println!("  {keyword:<22} not probed   no probe exists for it: its enforcement is unknown");
+        outln!("  {keyword:<22} not probed   no probe exists for it: its enforcement is unknown");
     }
     match verdict {
-        "enforced_partial" => println!(
+        "enforced_partial" => outln!(
             "enforced for the probed keywords; {} not probed",
             matrix.not_probed.len()
         ),
-        other => println!("{}", other.replace('_', " ")),
+        other => outln!("{}", other.replace('_', " ")),
     }
 }
 
