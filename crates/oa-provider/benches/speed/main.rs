@@ -1,0 +1,167 @@
+//! Provider speed against what users would pick instead (issue 24): the bare reqwest + serde_json floor,
+//! async-openai, rig, and oa with no observer and with the oa-events and OpenTelemetry observers, over one loopback
+//! server with prepared replies, on four workloads at concurrency 1 and 64, in one process and one run; then oa's
+//! SSE decoder against eventsource-stream on the same byte streams.
+//!
+//! Criterion times each call (wall time per call; at concurrency 64, a batch of 64 spawned calls divided by 64);
+//! a second pass measures the client's CPU time per call (every thread's schedstat run time except the server's)
+//! and the peak heap per in-flight call (a counting global allocator). The ratio tables to the floor are printed
+//! at the end (see `report.rs`) and written to `<criterion dir>/oa-provider-speed.md`.
+//!
+//! Before anything is timed, every client makes every call once and its answer is compared with the expected one;
+//! a wrong answer is a loud panic, never a skipped row.
+//!
+//! Run: `CARGO_TARGET_DIR=... cargo bench -p oa-provider --bench speed` (criterion filters work after `--`).
+
+mod clients;
+mod report;
+mod server;
+mod sse;
+mod usage;
+mod workloads;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use peak_alloc::PeakAlloc;
+use serde_json::Value;
+
+use clients::{Answer, Caller, Client};
+use server::BenchServer;
+use workloads::Workload;
+
+#[global_allocator]
+static PEAK: PeakAlloc = PeakAlloc;
+
+/// The two concurrencies of the issue.
+const CONCURRENCIES: [usize; 2] = [1, 64];
+
+/// Every caller, by workload and client.
+type Callers = BTreeMap<(Workload, Client), Arc<Caller>>;
+
+fn main() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => panic!("client runtime: {error}"),
+    };
+    let server = match BenchServer::start(workloads::replies()) {
+        Ok(server) => server,
+        Err(error) => panic!("loopback server: {error}"),
+    };
+    let callers = runtime.block_on(prepare(&server));
+
+    let mut criterion = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1500))
+        .without_plots()
+        .configure_from_args();
+    let started = std::time::SystemTime::now();
+    for workload in Workload::ALL {
+        for concurrency in CONCURRENCIES {
+            let mut group = criterion.benchmark_group(format!("{}-c{concurrency}", workload.name()));
+            for client in Client::ALL {
+                let caller = &callers[&(workload, client)];
+                group.bench_function(client.name(), |bencher| {
+                    bencher.iter_custom(|iters| {
+                        runtime.block_on(async {
+                            let start = Instant::now();
+                            for _ in 0..iters {
+                                batch(caller, concurrency).await;
+                            }
+                            start.elapsed() / u32::try_from(concurrency).unwrap_or(1)
+                        })
+                    });
+                });
+            }
+            group.finish();
+        }
+    }
+    let usage = usage::measure(&runtime, &server, &callers, &CONCURRENCIES, &PEAK);
+    let sse = sse::bench(&mut criterion, &PEAK);
+    criterion.final_summary();
+
+    let criterion_dir = report::criterion_dir();
+    let markdown = report::render(&criterion_dir, started, &usage, &sse);
+    println!("\n{markdown}");
+    let path = criterion_dir.join("oa-provider-speed.md");
+    if let Err(error) = std::fs::write(&path, &markdown) {
+        eprintln!("oa-provider speed: could not write {}: {error}", path.display());
+    }
+}
+
+/// One timed unit: a call at concurrency 1, or `concurrency` calls spawned at once and all awaited.
+async fn batch(caller: &Arc<Caller>, concurrency: usize) {
+    if concurrency == 1 {
+        if let Err(error) = caller.call().await {
+            panic!("a call failed after the pre-check passed: {error}");
+        }
+        return;
+    }
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..concurrency {
+        let caller = Arc::clone(caller);
+        calls.spawn(async move { caller.call().await });
+    }
+    while let Some(result) = calls.join_next().await {
+        match result {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => panic!("a call failed after the pre-check passed: {error}"),
+            Err(error) => panic!("a call panicked: {error}"),
+        }
+    }
+}
+
+/// Prepares every client for every workload and checks each one's answer once; the floor sends oa's exact request
+/// bytes, captured from oa's pre-check call.
+async fn prepare(server: &BenchServer) -> Callers {
+    let mut callers = Callers::new();
+    for workload in Workload::ALL {
+        let base_url = server.base_url(workload.name());
+        let oa = clients::oa_provider(&base_url);
+        server.capture_next();
+        if let Err(error) = oa.complete(&clients::oa_request(workload)).await {
+            panic!("oa's first {} call failed: {error}", workload.name());
+        }
+        let floor_body: Value = match server.captured().map(|body| serde_json::from_slice(&body)) {
+            Some(Ok(body)) => body,
+            other => panic!("no request body captured from oa: {other:?}"),
+        };
+        for client in Client::ALL {
+            let caller = Caller::new(client, workload, &base_url, &floor_body);
+            let answer = caller.call().await;
+            check(workload, client, answer);
+            callers.insert((workload, client), Arc::new(caller));
+        }
+    }
+    callers
+}
+
+/// Panics loudly unless `answer` is the workload's expected answer, in the client's form.
+fn check(workload: Workload, client: Client, answer: Result<Answer, String>) {
+    let content = workload.content();
+    let expected = match (workload, client) {
+        (Workload::Plain | Workload::Stream, _) => Ok(Answer::Text(content)),
+        (Workload::StructuredSmall, Client::AsyncOpenAi | Client::Rig) => {
+            serde_json::from_str(&content).map(Answer::Small)
+        }
+        (Workload::StructuredLarge, Client::AsyncOpenAi | Client::Rig) => {
+            serde_json::from_str(&content).map(|order| Answer::Large(Box::new(order)))
+        }
+        _ => serde_json::from_str(&content).map(Answer::Json),
+    };
+    match (answer, expected) {
+        (Ok(answer), Ok(expected)) if answer == expected => {}
+        (answer, expected) => panic!(
+            "pre-check: {} on {} answered {answer:?}, expected {expected:?}",
+            client.name(),
+            workload.name()
+        ),
+    }
+}
