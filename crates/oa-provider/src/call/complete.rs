@@ -142,6 +142,7 @@ mod tests {
     use oa_testkit::openai::text_reply;
     use serde_json::json;
 
+    use crate::structured::compilations;
     use crate::structured::output::validations;
     use crate::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
 
@@ -172,5 +173,36 @@ mod tests {
         let failure = error.structured_output().unwrap();
         assert_eq!(failure.violations().map(oa_schema::Violations::len), Some(1));
         assert_eq!(validations() - before, 2, "two attempts, one content check each");
+    }
+
+    /// A response schema is compiled once per distinct schema, however many calls send it: repeated calls (and the
+    /// same schema with its keys in another order, which has the same schema_version) reuse the compiled one.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_repeated_schema_is_compiled_once() {
+        let answer = r#"{"compiled_once_probe": 1}"#;
+        let server = Server::start(vec![text_reply(answer, "stop"); 4]).unwrap();
+        let provider = OpenAiProvider::builder("test-model")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap();
+        // A property name no other test uses, so no other test can have compiled this schema first.
+        let schema = json!({"type": "object", "properties": {"compiled_once_probe": {"type": "integer"}},
+                            "required": ["compiled_once_probe"], "additionalProperties": false});
+        let reordered = json!({"additionalProperties": false, "required": ["compiled_once_probe"],
+                               "properties": {"compiled_once_probe": {"type": "integer"}}, "type": "object"});
+        let before = compilations();
+        for schema in [&schema, &schema, &reordered] {
+            let request = CompletionRequest::new(vec![Message::user("hi")]).with_response_schema(schema.clone());
+            let response = provider.complete(&request).await.unwrap();
+            assert_eq!(response.parsed, Some(json!({"compiled_once_probe": 1})));
+            assert_eq!(response.schema_version.as_deref(), Some(crate::schema_version(&schema).as_str()));
+        }
+        assert_eq!(compilations() - before, 1, "three calls, one schema_version, one compilation");
+        let other = json!({"type": "object", "properties": {"compiled_once_probe": {"type": "number"}},
+                           "required": ["compiled_once_probe"], "additionalProperties": false});
+        let request = CompletionRequest::new(vec![Message::user("hi")]).with_response_schema(other);
+        provider.complete(&request).await.unwrap();
+        assert_eq!(compilations() - before, 2, "a different schema compiles once more");
     }
 }

@@ -91,7 +91,10 @@ impl WireFormat for ChatCompletions {
     }
 
     fn native_path(&self, schema: &ResponseSchema) -> StructuredOutputPath {
-        if is_strict_compatible(&schema.schema) {
+        if *schema
+            .strict_compatible
+            .get_or_init(|| is_strict_compatible(&schema.schema))
+        {
             StructuredOutputPath::Native
         } else {
             StructuredOutputPath::NativeUnenforced

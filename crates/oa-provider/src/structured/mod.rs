@@ -1,4 +1,5 @@
-//! Structured output, vendor-neutral (§5, §7, 0126): the response_schema checked and compiled once per call, a
+//! Structured output, vendor-neutral (§5, §7, 0126): the response_schema checked and compiled once per distinct
+//! schema (see `schema_cache`), a
 //! response's content checked into `parsed` or a typed failure (every violation, its failure class), tool
 //! arguments checked against their parameters, and the prompt-augmentation directive. The wire formats decide
 //! only how a schema travels natively.
@@ -8,10 +9,12 @@ mod case_only;
 pub(crate) mod coercion;
 mod failure_class;
 pub(crate) mod output;
+mod schema_cache;
 mod tools;
 mod typed;
 
-use std::sync::Arc;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -42,19 +45,51 @@ pub fn check_response_schema(schema: &Value) -> Result<(), ProviderError> {
     ResponseSchema::check(schema).map(|_| ())
 }
 
-/// A response_schema that passed the call-time checks: compiled once, with its `schema_version`, shared by every
-/// attempt of the call.
+/// A response_schema that passed the call-time checks, compiled: shared by every attempt of the call and by every
+/// later call with the same schema (the process-wide cache in `schema_cache`, keyed by schema_version).
+#[derive(Debug, Clone)]
+pub(crate) struct ResponseSchema(Arc<CompiledSchema>);
+
+/// What a schema compiles to, once.
 #[derive(Debug)]
-pub(crate) struct ResponseSchema {
+pub(crate) struct CompiledSchema {
     pub(crate) schema: Value,
-    pub(crate) validator: Arc<oa_schema::Validator>,
+    pub(crate) validator: oa_schema::Validator,
     /// SHA-256 of the canonical schema (see [`schema_version`]), computed once.
     pub(crate) version: String,
+    /// Whether OpenAI's strict mode accepts the schema, decided on first use.
+    pub(crate) strict_compatible: OnceLock<bool>,
 }
 
+impl Deref for ResponseSchema {
+    type Target = CompiledSchema;
+
+    fn deref(&self) -> &CompiledSchema {
+        &self.0
+    }
+}
+
+impl schema_cache::Entry for CompiledSchema {
+    fn schema(&self) -> &Value {
+        &self.schema
+    }
+}
+
+/// Every response schema compiled in this process, by schema_version.
+static COMPILED: schema_cache::SchemaCache<CompiledSchema> = schema_cache::SchemaCache::new();
+
 impl ResponseSchema {
-    /// Checks the schema at the call, before anything is sent, and compiles it.
+    /// Checks the schema at the call, before anything is sent, and compiles it — or finds it already checked and
+    /// compiled by an earlier call.
     pub(crate) fn check(schema: &Value) -> Result<Self, ProviderError> {
+        COMPILED
+            .get_or_build(schema, schema_version, |version| CompiledSchema::check(schema, version))
+            .map(Self)
+    }
+}
+
+impl CompiledSchema {
+    fn check(schema: &Value, version: String) -> Result<Self, ProviderError> {
         let Value::Object(map) = schema else {
             return Err(ProviderError::invalid_request(
                 "response_schema must be a JSON object schema",
@@ -68,6 +103,8 @@ impl ResponseSchema {
                 ));
             }
         }
+        #[cfg(test)]
+        compile_counter::count();
         let validator = oa_schema::Validator::new(schema).map_err(|error| {
             ProviderError::invalid_request(format!("response_schema is not a valid schema: {error}"))
         })?;
@@ -79,8 +116,32 @@ impl ResponseSchema {
         }
         Ok(Self {
             schema: schema.clone(),
-            validator: Arc::new(validator),
-            version: schema_version(schema),
+            validator,
+            version,
+            strict_compatible: OnceLock::new(),
         })
+    }
+}
+
+/// How many response schemas this thread has compiled (tests pin "once per distinct schema").
+#[cfg(test)]
+pub(crate) fn compilations() -> usize {
+    compile_counter::get()
+}
+
+#[cfg(test)]
+mod compile_counter {
+    use std::cell::Cell;
+
+    thread_local! {
+        static N_COMPILES: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn count() {
+        N_COMPILES.with(|n| n.set(n.get() + 1));
+    }
+
+    pub(super) fn get() -> usize {
+        N_COMPILES.with(Cell::get)
     }
 }
