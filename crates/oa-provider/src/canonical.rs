@@ -15,7 +15,8 @@ pub(crate) fn to_vec(value: &Value) -> Vec<u8> {
 
 /// The canonical serialization of `value`, as text (JSON is UTF-8).
 pub fn to_string(value: &Value) -> String {
-    String::from_utf8_lossy(&to_vec(value)).into_owned()
+    // serde_json writes UTF-8, so the lossy branch never runs; taking the bytes saves a copy of the whole text.
+    String::from_utf8(to_vec(value)).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
 fn write(value: &Value, out: &mut Vec<u8>) {
@@ -28,7 +29,7 @@ fn write(value: &Value, out: &mut Vec<u8>) {
                 if entry_idx > 0 {
                     out.push(b',');
                 }
-                write_scalar(&Value::String(key.clone()), out);
+                write_key(key, out);
                 out.push(b':');
                 write(member, out);
             }
@@ -45,6 +46,13 @@ fn write(value: &Value, out: &mut Vec<u8>) {
             out.push(b']');
         }
         scalar => write_scalar(scalar, out),
+    }
+}
+
+fn write_key(key: &str, out: &mut Vec<u8>) {
+    // A `&str` serializes as a JSON string, escaped exactly as a `Value::String` is, without cloning the key.
+    if serde_json::to_writer(&mut *out, key).is_err() {
+        out.extend_from_slice(b"\"\"");
     }
 }
 

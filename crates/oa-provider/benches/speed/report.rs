@@ -53,7 +53,7 @@ fn cell(value: Option<f64>) -> String {
 pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseResults) -> String {
     let mut out = String::new();
     let header = Client::ALL.iter().map(|client| client.name()).collect::<Vec<_>>().join(" | ");
-    let rule = "|---".repeat(Client::ALL.len() + 2);
+    let rule = "|---".repeat(Client::ALL.len() + 3);
     let mut checks: Vec<(String, bool)> = Vec::new();
 
     let _ = writeln!(out, "### Time per call, ratio to the floor (criterion medians; floor in µs)\n");

@@ -1,6 +1,8 @@
 //! One wire attempt: the messages and body it sends, the exchange, the content check, the schema_mode it earns,
 //! its diagnostics, and the record handed to the hook.
 
+use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use tokio::time::Instant;
@@ -81,7 +83,8 @@ impl Attempt<'_> {
         let (outcome, body_text) = match call.wire.body(&wire_request) {
             Err(error) => (Err(error), None),
             Ok(body) => {
-                let body_text = canonical::to_string(&body);
+                // One text for the wire and the record: the bytes sent share it, nothing is copied per attempt.
+                let body_text = SharedBody(Arc::new(canonical::to_string(&body)));
                 let exchange = Exchange {
                     endpoint: call.endpoint,
                     wire: call.wire,
@@ -91,7 +94,7 @@ impl Attempt<'_> {
                     attempt_index: plan.index,
                 };
                 let outcome = exchange
-                    .run(body_text.clone().into_bytes())
+                    .run(bytes::Bytes::from_owner(body_text.clone()))
                     .await
                     .and_then(|(mapped, raw)| {
                         let mapped = if coerced.is_some() {
@@ -120,7 +123,7 @@ impl Attempt<'_> {
             request: AttemptRequest {
                 messages: &messages,
                 config: &plan.config,
-                body: body_text.as_deref(),
+                body: body_text.as_ref().map(|text| text.0.as_str()),
                 stream: call.request.stream,
             },
             outcome: outcome.as_ref(),
@@ -178,18 +181,29 @@ impl Attempt<'_> {
     }
 }
 
+/// The request body as sent: the record reads it as text, the transport sends it as bytes, from one allocation.
+#[derive(Clone)]
+struct SharedBody(Arc<String>);
+
+impl AsRef<[u8]> for SharedBody {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
 /// The text a structured-output response is validated from: the string content, or the text blocks joined
 /// (reasoning blocks are not output).
-fn content_text(message: &Message) -> String {
+fn content_text(message: &Message) -> Cow<'_, str> {
     match &message.content {
-        Some(Content::Text(text)) => text.clone(),
+        Some(Content::Text(text)) => Cow::Borrowed(text),
         Some(Content::Blocks(blocks)) => blocks
             .iter()
             .filter_map(|block| match block {
                 ContentBlock::Text { text, .. } => Some(text.as_str()),
                 _ => None,
             })
-            .collect(),
-        None => String::new(),
+            .collect::<String>()
+            .into(),
+        None => Cow::Borrowed(""),
     }
 }

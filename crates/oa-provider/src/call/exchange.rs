@@ -22,7 +22,7 @@ pub(crate) struct Exchange<'a> {
 }
 
 impl Exchange<'_> {
-    pub(crate) async fn run(&self, body: Vec<u8>) -> Result<(Mapped, Value), ProviderError> {
+    pub(crate) async fn run(&self, body: bytes::Bytes) -> Result<(Mapped, Value), ProviderError> {
         let transport = &self.endpoint.transport;
         let stream = self.request.stream;
         let mut reply = transport
@@ -73,18 +73,20 @@ impl Exchange<'_> {
             }
         };
         let scrub = |text: &str| transport.scrub(text);
+        // One buffer for the events of every chunk, drained as they are folded.
+        let mut events = Vec::new();
         while !fold.is_done() {
             let chunk = match transport.next_chunk(reply).await {
                 Ok(chunk) => chunk,
                 Err(error) => return Err(error.with_partial(fold.partial())),
             };
-            let mut events = Vec::new();
+            events.clear();
             let decoded = match &chunk {
                 Some(bytes) => decoder.push(bytes, &mut events),
                 None => decoder.finish(&mut events),
             };
             // Events completed before a bad line are folded in first, so the error carries what arrived.
-            for event in events {
+            for event in events.drain(..) {
                 fold.on_data(&event.data, &mut emit, &scrub)?;
                 if fold.is_done() {
                     break;

@@ -99,10 +99,21 @@ impl SseDecoder {
             self.after_cr = false;
             match rest.iter().position(|byte| *byte == b'\n' || *byte == b'\r') {
                 Some(end) => {
-                    self.extend_line(&rest[..end])?;
-                    self.after_cr = rest[end] == b'\r';
+                    let after_cr = rest[end] == b'\r';
+                    if self.line.is_empty() {
+                        // The whole line is in this chunk: read it in place, without copying it into `line`.
+                        if end > self.max_line_bytes.saturating_add(BOM.len()) {
+                            return Err(SseError::LineTooLong {
+                                limit: self.max_line_bytes,
+                            });
+                        }
+                        self.read_line(&rest[..end], events)?;
+                    } else {
+                        self.extend_line(&rest[..end])?;
+                        self.end_line(events)?;
+                    }
+                    self.after_cr = after_cr;
                     rest = &rest[end + 1..];
-                    self.end_line(events)?;
                 }
                 None => {
                     self.extend_line(rest)?;
@@ -137,12 +148,22 @@ impl SseDecoder {
     }
 
     fn end_line(&mut self, events: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        self.line_number += 1;
         let mut line = std::mem::take(&mut self.line);
+        let read = self.read_line(&line, events);
+        // Reuse the line's allocation for the next line.
+        line.clear();
+        self.line = line;
+        read
+    }
+
+    /// Interprets one complete line (without its end-of-line bytes).
+    fn read_line(&mut self, line: &[u8], events: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        self.line_number += 1;
+        let mut line = line;
         if !self.started {
             self.started = true;
-            if line.starts_with(BOM) {
-                line.drain(..BOM.len());
+            if let Some(rest) = line.strip_prefix(BOM) {
+                line = rest;
             }
         }
         if line.len() > self.max_line_bytes {
@@ -150,7 +171,7 @@ impl SseDecoder {
                 limit: self.max_line_bytes,
             });
         }
-        let text = std::str::from_utf8(&line).map_err(|_| SseError::InvalidUtf8 {
+        let text = std::str::from_utf8(line).map_err(|_| SseError::InvalidUtf8 {
             line_number: self.line_number,
         })?;
         if text.is_empty() {
@@ -178,9 +199,6 @@ impl SseDecoder {
                 _ => {}
             }
         }
-        // Reuse the line's allocation for the next line.
-        line.clear();
-        self.line = line;
         Ok(())
     }
 

@@ -98,7 +98,7 @@ impl Transport {
     pub(crate) async fn post(
         &self,
         path: &str,
-        body: Vec<u8>,
+        body: bytes::Bytes,
         accept_sse: bool,
     ) -> Result<Reply, ProviderError> {
         let deadline = Instant::now() + self.limits.total_timeout;
@@ -146,19 +146,35 @@ impl Transport {
         })
     }
 
-    /// Reads the whole body, failing past the size cap.
-    pub(crate) async fn read_body(&self, reply: &mut Reply) -> Result<Vec<u8>, ProviderError> {
-        let mut body = Vec::new();
-        while let Some(chunk) = self.next_chunk(reply).await? {
-            if body.len() + chunk.len() > self.limits.max_body_bytes {
-                return Err(ProviderError::invalid_response(format!(
-                    "response body exceeds {} bytes",
-                    self.limits.max_body_bytes
-                )));
-            }
-            body.extend_from_slice(&chunk);
+    /// Reads the whole body, failing past the size cap. A body that arrives in one chunk (the usual case for a
+    /// completion) is returned as that chunk, not copied.
+    pub(crate) async fn read_body(&self, reply: &mut Reply) -> Result<bytes::Bytes, ProviderError> {
+        let too_large = || {
+            ProviderError::invalid_response(format!(
+                "response body exceeds {} bytes",
+                self.limits.max_body_bytes
+            ))
+        };
+        let Some(first) = self.next_chunk(reply).await? else {
+            return Ok(bytes::Bytes::new());
+        };
+        if first.len() > self.limits.max_body_bytes {
+            return Err(too_large());
         }
-        Ok(body)
+        let Some(second) = self.next_chunk(reply).await? else {
+            return Ok(first);
+        };
+        let mut body = Vec::with_capacity(first.len() + second.len());
+        body.extend_from_slice(&first);
+        let mut chunk = Some(second);
+        while let Some(next) = chunk {
+            if body.len() + next.len() > self.limits.max_body_bytes {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&next);
+            chunk = self.next_chunk(reply).await?;
+        }
+        Ok(bytes::Bytes::from(body))
     }
 
     /// The next body chunk, within the idle gap and the total deadline; `None` at the end.

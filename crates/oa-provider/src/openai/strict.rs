@@ -10,7 +10,8 @@ use crate::canonical;
 pub(crate) fn response_format(schema: &Value, strict: bool) -> Value {
     json!({
         "type": "json_schema",
-        "json_schema": {"name": schema_name(schema), "schema": schema, "strict": strict},
+        // A clone, not `json!`'s serialisation of the `&Value` into a new one.
+        "json_schema": {"name": schema_name(schema), "schema": schema.clone(), "strict": strict},
     })
 }
 
