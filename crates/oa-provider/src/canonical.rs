@@ -16,7 +16,8 @@ pub(crate) fn to_vec(value: &Value) -> Vec<u8> {
 /// The canonical serialization of `value`, as text (JSON is UTF-8).
 pub fn to_string(value: &Value) -> String {
     // serde_json writes UTF-8, so the lossy branch never runs; taking the bytes saves a copy of the whole text.
-    String::from_utf8(to_vec(value)).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+    String::from_utf8(to_vec(value))
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
 fn write(value: &Value, out: &mut Vec<u8>) {

@@ -201,7 +201,10 @@ impl Caller {
                 request,
                 workload,
             } => {
-                let response = provider.complete(request).await.map_err(|error| error.to_string())?;
+                let response = provider
+                    .complete(request)
+                    .await
+                    .map_err(|error| error.to_string())?;
                 match (workload, response.parsed) {
                     (Workload::StructuredSmall | Workload::StructuredLarge, Some(parsed)) => {
                         Ok(Answer::Json(parsed))
@@ -218,7 +221,12 @@ impl Caller {
 
 /// The floor: serde_json writes the request, reqwest posts it, serde_json reads the reply (and, for structured
 /// output, the content; nothing is validated); a stream is split at blank lines and each `data:` read as JSON.
-async fn floor(http: &reqwest::Client, url: &str, body: &Value, workload: Workload) -> Result<Answer, String> {
+async fn floor(
+    http: &reqwest::Client,
+    url: &str,
+    body: &Value,
+    workload: Workload,
+) -> Result<Answer, String> {
     let bytes = serde_json::to_vec(body).map_err(|error| error.to_string())?;
     let response = http
         .post(url)
@@ -313,7 +321,11 @@ async fn async_openai_call(
         let mut text = String::new();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|error| error.to_string())?;
-            if let Some(token) = chunk.choices.first().and_then(|choice| choice.delta.content.as_deref()) {
+            if let Some(token) = chunk
+                .choices
+                .first()
+                .and_then(|choice| choice.delta.content.as_deref())
+            {
                 text.push_str(token);
             }
         }
@@ -343,15 +355,20 @@ async fn rig_call(
         let mut stream = model.stream(request.clone()).map_err(|error| error.to_string())?;
         let mut text = String::new();
         while let Some(item) = stream.next().await {
-            if let rig_core::streaming::Item::Event(rig_core::streaming::StreamEvent::Text { text: token, .. }) =
-                item.map_err(|error| error.to_string())?
+            if let rig_core::streaming::Item::Event(rig_core::streaming::StreamEvent::Text {
+                text: token,
+                ..
+            }) = item.map_err(|error| error.to_string())?
             {
                 text.push_str(&token);
             }
         }
         return Ok(Answer::Text(text));
     }
-    let response = model.call(request.clone()).await.map_err(|error| error.to_string())?;
+    let response = model
+        .call(request.clone())
+        .await
+        .map_err(|error| error.to_string())?;
     typed(&response.text(), workload)
 }
 

@@ -83,6 +83,11 @@ fn main() {
             group.finish();
         }
     }
+    // For profiling one criterion row: `OA_SPEED_TIMES_ONLY=1` leaves out the usage pass and the SSE part.
+    if std::env::var_os("OA_SPEED_TIMES_ONLY").is_some() {
+        criterion.final_summary();
+        return;
+    }
     let usage = usage::measure(&runtime, &server, &callers, &CONCURRENCIES, &PEAK);
     let sse = sse::bench(&mut criterion, &PEAK);
     criterion.final_summary();

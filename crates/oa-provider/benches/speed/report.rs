@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::CONCURRENCIES;
 use crate::clients::Client;
 use crate::sse::SseResults;
 use crate::usage::Usage;
 use crate::workloads::Workload;
-use crate::CONCURRENCIES;
 
 /// Issue 24's limits on oa (no observer) ÷ floor: plain and structured, and the stream; both observers attached.
 const LIMIT_OA: f64 = 1.10;
@@ -52,11 +52,18 @@ fn cell(value: Option<f64>) -> String {
 
 pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseResults) -> String {
     let mut out = String::new();
-    let header = Client::ALL.iter().map(|client| client.name()).collect::<Vec<_>>().join(" | ");
+    let header = Client::ALL
+        .iter()
+        .map(|client| client.name())
+        .collect::<Vec<_>>()
+        .join(" | ");
     let rule = "|---".repeat(Client::ALL.len() + 3);
     let mut checks: Vec<(String, bool)> = Vec::new();
 
-    let _ = writeln!(out, "### Time per call, ratio to the floor (criterion medians; floor in µs)\n");
+    let _ = writeln!(
+        out,
+        "### Time per call, ratio to the floor (criterion medians; floor in µs)\n"
+    );
     let _ = writeln!(out, "| workload | c | floor µs | {header} |\n{rule}|");
     for workload in Workload::ALL {
         for concurrency in CONCURRENCIES {
@@ -77,7 +84,11 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
             );
             let get = |client: Client| ratios[Client::ALL.iter().position(|c| *c == client).unwrap_or(0)];
             let (oa, observed) = (get(Client::Oa), get(Client::OaObserved));
-            let limit = if workload == Workload::Stream { LIMIT_OA_STREAM } else { LIMIT_OA };
+            let limit = if workload == Workload::Stream {
+                LIMIT_OA_STREAM
+            } else {
+                LIMIT_OA
+            };
             if let Some(oa) = oa {
                 checks.push((format!("{group}: oa {oa:.2} ≤ {limit:.2} × floor"), oa <= limit));
                 for peer in [Client::AsyncOpenAi, Client::Rig] {
@@ -112,8 +123,10 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
                         .map(|pair| if index == 0 { pair.0 } else { pair.1 })
                 };
                 let floor = value(Client::Floor);
-                let cells: Vec<String> =
-                    Client::ALL.iter().map(|client| cell(ratio(value(*client), floor))).collect();
+                let cells: Vec<String> = Client::ALL
+                    .iter()
+                    .map(|client| cell(ratio(value(*client), floor)))
+                    .collect();
                 let _ = writeln!(
                     out,
                     "| {} | {concurrency} | {} | {} |",
@@ -126,12 +139,14 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
     }
 
     let _ = writeln!(out, "\n### SSE decoding throughput (MB/s, criterion medians)\n");
-    let _ = writeln!(out, "| stream | bytes | oa | eventsource-stream | oa ÷ eventsource-stream |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| stream | bytes | oa | eventsource-stream | oa ÷ eventsource-stream |\n|---|---|---|---|---|"
+    );
     for (name, n_bytes) in &sse.streams {
         let group = format!("sse-{name}");
-        let mb_s = |function: &str| {
-            median(dir, &group, function, started).map(|ns| *n_bytes as f64 / ns * 1_000.0)
-        };
+        let mb_s =
+            |function: &str| median(dir, &group, function, started).map(|ns| *n_bytes as f64 / ns * 1_000.0);
         let (oa, eventsource) = (mb_s("oa"), mb_s("eventsource-stream"));
         let speedup = ratio(oa, eventsource);
         let _ = writeln!(
@@ -142,7 +157,10 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
             cell(speedup)
         );
         if let Some(speedup) = speedup {
-            checks.push((format!("sse {name}: oa {speedup:.2} × eventsource-stream ≥ 1"), speedup >= 1.0));
+            checks.push((
+                format!("sse {name}: oa {speedup:.2} × eventsource-stream ≥ 1"),
+                speedup >= 1.0,
+            ));
         }
     }
     let _ = writeln!(
@@ -160,7 +178,12 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
     ));
 
     let n_failed = checks.iter().filter(|(_, ok)| !ok).count();
-    let _ = writeln!(out, "\n### Acceptance (issue 24): {} of {} hold\n", checks.len() - n_failed, checks.len());
+    let _ = writeln!(
+        out,
+        "\n### Acceptance (issue 24): {} of {} hold\n",
+        checks.len() - n_failed,
+        checks.len()
+    );
     for (check, ok) in &checks {
         let _ = writeln!(out, "- {} {check}", if *ok { "holds:" } else { "FAILS:" });
     }

@@ -162,7 +162,11 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 fn not_found() -> Bytes {
-    response("404 Not Found", "application/json", br#"{"error":{"message":"no such workload"}}"#)
+    response(
+        "404 Not Found",
+        "application/json",
+        br#"{"error":{"message":"no such workload"}}"#,
+    )
 }
 
 /// A whole HTTP/1.1 response with a Content-Length, so the connection stays open after it.

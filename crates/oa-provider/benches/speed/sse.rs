@@ -67,13 +67,18 @@ pub(crate) fn streams() -> Vec<SseStream> {
     ]
 }
 
+/// A decoder run: events and data bytes yielded from the chunks, or the error that stopped it.
+type Decode = fn(&[Bytes]) -> Result<(usize, usize), String>;
+
 /// Events and data bytes oa's decoder yields from `chunks`.
 fn oa_decode(chunks: &[Bytes]) -> Result<(usize, usize), String> {
     let mut decoder = SseDecoder::new(LINE_CAP);
     let mut events = Vec::new();
     let (mut n_events, mut n_data) = (0, 0);
     for chunk in chunks {
-        decoder.push(chunk, &mut events).map_err(|error| error.to_string())?;
+        decoder
+            .push(chunk, &mut events)
+            .map_err(|error| error.to_string())?;
         n_events += events.len();
         n_data += events.drain(..).map(|event| event.data.len()).sum::<usize>();
     }
@@ -86,7 +91,8 @@ fn oa_decode(chunks: &[Bytes]) -> Result<(usize, usize), String> {
 /// Events and data bytes eventsource-stream yields from `chunks` (the source is always ready, so every poll
 /// completes at once).
 fn eventsource_decode(chunks: &[Bytes]) -> Result<(usize, usize), String> {
-    let mut events = futures_util::stream::iter(chunks.iter().cloned().map(Ok::<_, Infallible>)).eventsource();
+    let mut events =
+        futures_util::stream::iter(chunks.iter().cloned().map(Ok::<_, Infallible>)).eventsource();
     let (mut n_events, mut n_data) = (0, 0);
     while let Some(Some(event)) = events.next().now_or_never() {
         let event = event.map_err(|error| error.to_string())?;
@@ -117,7 +123,7 @@ pub(crate) fn bench(criterion: &mut Criterion, peak: &PeakAlloc) -> SseResults {
         group.finish();
     }
     let unending = chunked(&vec![b'x'; UNENDING_BYTES], 64 * 1024);
-    let peak_of = |decode: &dyn Fn(&[Bytes]) -> Result<(usize, usize), String>| {
+    let peak_of = |decode: Decode| {
         let before = peak.current_usage();
         peak.reset_peak_usage();
         let outcome = match decode(&unending) {
@@ -127,8 +133,11 @@ pub(crate) fn bench(criterion: &mut Criterion, peak: &PeakAlloc) -> SseResults {
         (peak.peak_usage().saturating_sub(before), outcome)
     };
     SseResults {
-        streams: streams.iter().map(|stream| (stream.name, stream.n_bytes())).collect(),
-        oa_unending: peak_of(&oa_decode),
-        eventsource_unending: peak_of(&eventsource_decode),
+        streams: streams
+            .iter()
+            .map(|stream| (stream.name, stream.n_bytes()))
+            .collect(),
+        oa_unending: peak_of(oa_decode),
+        eventsource_unending: peak_of(eventsource_decode),
     }
 }

@@ -29,7 +29,11 @@ pub(crate) fn measure(
     let mut usage = Usage::new();
     for (&(workload, client), caller) in callers {
         for &concurrency in concurrencies {
-            let calls = if workload == Workload::Stream { CALLS / 5 } else { CALLS };
+            let calls = if workload == Workload::Stream {
+                CALLS / 5
+            } else {
+                CALLS
+            };
             let n_batches = calls.div_ceil(concurrency).max(2);
             let cpu_before = client_cpu_ns(&server.thread_task);
             runtime.block_on(async {
@@ -58,13 +62,20 @@ fn client_cpu_ns(server_task: &str) -> f64 {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         panic!("/proc/self/task is unreadable: CPU time cannot be measured on this system");
     };
-    let total: u64 = tasks.flatten().map(|task| run_ns(&task.path().join("schedstat"))).sum();
+    let total: u64 = tasks
+        .flatten()
+        .map(|task| run_ns(&task.path().join("schedstat")))
+        .sum();
     let server = std::fs::read_link("/proc/self")
         .ok()
         .and_then(|pid| {
             let tid = server_task.rsplit('/').next()?;
             Some(run_ns(
-                &std::path::Path::new("/proc").join(pid).join("task").join(tid).join("schedstat"),
+                &std::path::Path::new("/proc")
+                    .join(pid)
+                    .join("task")
+                    .join(tid)
+                    .join("schedstat"),
             ))
         })
         .unwrap_or(0);

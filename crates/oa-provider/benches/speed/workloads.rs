@@ -180,7 +180,8 @@ fn large_answer() -> Value {
             })
         })
         .collect();
-    let address = json!({"street": "12 rue de Rivoli", "city": "Paris", "postcode": "75001", "country": "FR"});
+    let address =
+        json!({"street": "12 rue de Rivoli", "city": "Paris", "postcode": "75001", "country": "FR"});
     json!({
         "order_id": "PO-004217",
         "customer": {

@@ -193,16 +193,28 @@ mod tests {
                                "properties": {"compiled_once_probe": {"type": "integer"}}, "type": "object"});
         let before = compilations();
         for schema in [&schema, &schema, &reordered] {
-            let request = CompletionRequest::new(vec![Message::user("hi")]).with_response_schema(schema.clone());
+            let request =
+                CompletionRequest::new(vec![Message::user("hi")]).with_response_schema(schema.clone());
             let response = provider.complete(&request).await.unwrap();
             assert_eq!(response.parsed, Some(json!({"compiled_once_probe": 1})));
-            assert_eq!(response.schema_version.as_deref(), Some(crate::schema_version(&schema).as_str()));
+            assert_eq!(
+                response.schema_version.as_deref(),
+                Some(crate::schema_version(schema).as_str())
+            );
         }
-        assert_eq!(compilations() - before, 1, "three calls, one schema_version, one compilation");
+        assert_eq!(
+            compilations() - before,
+            1,
+            "three calls, one schema_version, one compilation"
+        );
         let other = json!({"type": "object", "properties": {"compiled_once_probe": {"type": "number"}},
                            "required": ["compiled_once_probe"], "additionalProperties": false});
         let request = CompletionRequest::new(vec![Message::user("hi")]).with_response_schema(other);
         provider.complete(&request).await.unwrap();
-        assert_eq!(compilations() - before, 2, "a different schema compiles once more");
+        assert_eq!(
+            compilations() - before,
+            2,
+            "a different schema compiles once more"
+        );
     }
 }

@@ -83,7 +83,9 @@ impl ResponseSchema {
     /// compiled by an earlier call.
     pub(crate) fn check(schema: &Value) -> Result<Self, ProviderError> {
         COMPILED
-            .get_or_build(schema, schema_version, |version| CompiledSchema::check(schema, version))
+            .get_or_build(schema, schema_version, |version| {
+                CompiledSchema::check(schema, version)
+            })
             .map(Self)
     }
 }

@@ -38,10 +38,12 @@ pub(crate) trait Entry {
 impl<T: Entry> SchemaCache<T> {
     pub(crate) const fn new() -> Self {
         Self {
-            cache: LazyLock::new(|| Mutex::new(Cache {
-                by_version: HashMap::new(),
-                by_hash: HashMap::new(),
-            })),
+            cache: LazyLock::new(|| {
+                Mutex::new(Cache {
+                    by_version: HashMap::new(),
+                    by_hash: HashMap::new(),
+                })
+            }),
         }
     }
 
@@ -56,12 +58,17 @@ impl<T: Entry> SchemaCache<T> {
         let hash = structural_hash(schema);
         {
             let cache = self.lock();
-            let found = cache.by_hash.get(&hash).into_iter().flatten().find_map(|version| {
-                cache
-                    .by_version
-                    .get(version)
-                    .filter(|entry| entry.schema() == schema)
-            });
+            let found = cache
+                .by_hash
+                .get(&hash)
+                .into_iter()
+                .flatten()
+                .find_map(|version| {
+                    cache
+                        .by_version
+                        .get(version)
+                        .filter(|entry| entry.schema() == schema)
+                });
             if let Some(entry) = found {
                 return Ok(Arc::clone(entry));
             }
