@@ -42,8 +42,9 @@ fn median(dir: &Path, group: &str, function: &str, started: SystemTime) -> Optio
     estimates["median"]["point_estimate"].as_f64()
 }
 
+/// `value ÷ floor`; none when either is missing or the floor is zero (a peak heap below the batch's start).
 fn ratio(value: Option<f64>, floor: Option<f64>) -> Option<f64> {
-    Some(value? / floor?)
+    Some(value? / floor?).filter(|ratio| ratio.is_finite())
 }
 
 fn cell(value: Option<f64>) -> String {
