@@ -3,7 +3,7 @@
 //! Nodes are compiled from a work queue, never by recursion: a keyword that holds a subschema asks for its node id,
 //! which is allocated at once and compiled later, so `$ref` cycles simply point back at nodes already allocated.
 
-use crate::dialect::{self, Vocabulary};
+use crate::dialect::{Dialect, Vocabulary};
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::keywords::{self, Keyword};
@@ -209,6 +209,7 @@ impl<'a> Compiler<'a> {
                 relative,
             ),
             Value::Object(object) => {
+                let dialect = self.registry.dialect(doc_id);
                 let mut cx = NodeCompiler {
                     compiler: self,
                     doc_id,
@@ -218,11 +219,21 @@ impl<'a> Compiler<'a> {
                     place: &place,
                     absolute: &absolute,
                 };
+                // Before 2019-09, `$ref` makes its siblings ignored.
+                let only_ref = match object.get("$ref") {
+                    Some(reference) if dialect.draft.ref_overrides_siblings() => Some(reference),
+                    _ => None,
+                };
                 // At most one keyword per member: sized once rather than grown by doubling.
-                let mut compiled = Vec::with_capacity(object.len());
-                for (name, value) in object {
-                    if let Some(keyword) = cx.keyword(name, value, object)? {
-                        compiled.push(keyword);
+                let mut compiled = Vec::with_capacity(if only_ref.is_some() { 1 } else { object.len() });
+                match only_ref {
+                    Some(reference) => compiled.extend(cx.keyword(dialect, "$ref", reference, object)?),
+                    None => {
+                        for (name, value) in object {
+                            if let Some(keyword) = cx.keyword(dialect, name, value, object)? {
+                                compiled.push(keyword);
+                            }
+                        }
                     }
                 }
                 compiled.sort_by_key(Keyword::order);
@@ -240,7 +251,9 @@ impl<'a> Compiler<'a> {
                         Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_)
                     )
                 });
-                if let Some(values) = annotations_of(object, self.registry.vocabularies(doc_id)) {
+                if only_ref.is_none()
+                    && let Some(values) = annotations_of(object, dialect)
+                {
                     self.annotations.push((id, values));
                 }
                 let mut node = Node::new(
@@ -291,25 +304,15 @@ impl std::fmt::Debug for NodeCompiler<'_, '_> {
 impl<'a> NodeCompiler<'_, 'a> {
     fn keyword(
         &mut self,
+        dialect: Dialect,
         name: &str,
         value: &'a Value,
         object: &'a Map<String, Value>,
     ) -> Result<Option<Keyword>, SchemaError> {
-        let Some(spec) = dialect::keyword(name) else {
-            return Ok(None);
-        };
-        let vocabularies = self.compiler.registry.vocabularies(self.doc_id);
-        let active = match spec.vocabulary {
-            Vocabulary::FormatAnnotation | Vocabulary::FormatAssertion => {
-                vocabularies.contains(Vocabulary::FormatAnnotation)
-                    || vocabularies.contains(Vocabulary::FormatAssertion)
-            }
-            vocabulary => vocabularies.contains(vocabulary),
-        };
-        if !active {
-            return Ok(None);
+        match dialect.keyword(name) {
+            Some(spec) => keywords::compile(self, spec, value, object),
+            None => Ok(None),
         }
-        keywords::compile(self, name, value, object)
     }
 
     /// Whether `format` is asserted for this schema.
@@ -318,7 +321,8 @@ impl<'a> NodeCompiler<'_, 'a> {
             || self
                 .compiler
                 .registry
-                .vocabularies(self.doc_id)
+                .dialect(self.doc_id)
+                .vocabularies
                 .contains(Vocabulary::FormatAssertion)
     }
 
@@ -387,15 +391,16 @@ impl<'a> NodeCompiler<'_, 'a> {
         }
     }
 
-    /// Whether the node a reference resolves to declares `$dynamicAnchor` with this name.
-    pub(crate) fn declares_dynamic_anchor(&self, target: NodeId, name: &str) -> bool {
+    /// Whether the node a reference resolves to has `member` with this value (`$dynamicAnchor` with the
+    /// reference's name, `$recursiveAnchor: true`).
+    pub(crate) fn target_declares(&self, target: NodeId, member: &str, value: &Value) -> bool {
         self.compiler
             .values
             .get(target as usize)
             .copied()
             .flatten()
-            .and_then(|value| value.get("$dynamicAnchor"))
-            .is_some_and(|anchor| anchor == name)
+            .and_then(|schema| schema.get(member))
+            .is_some_and(|declared| declared == value)
     }
 
     /// A compiled regex, shared by pattern.
@@ -551,11 +556,8 @@ const ANNOTATION_KEYWORDS: &[&str] = &[
     "contentMediaType",
 ];
 
-/// The annotation keywords of a schema object whose vocabulary is in force.
-fn annotations_of(
-    object: &Map<String, Value>,
-    vocabularies: crate::dialect::VocabularySet,
-) -> Option<Annotations> {
+/// The annotation keywords of a schema object that its dialect knows, with their vocabulary in force.
+fn annotations_of(object: &Map<String, Value>, dialect: Dialect) -> Option<Annotations> {
     // One pass over the members (usually fewer than the list), kept in the list's order.
     let mut found: Vec<(usize, &'static str, Value)> = Vec::new();
     for (key, value) in object {
@@ -566,13 +568,7 @@ fn annotations_of(
             continue;
         };
         let name = ANNOTATION_KEYWORDS[order];
-        let Some(spec) = dialect::keyword(name) else {
-            continue;
-        };
-        let active = vocabularies.contains(spec.vocabulary)
-            || (spec.vocabulary == Vocabulary::FormatAnnotation
-                && vocabularies.contains(Vocabulary::FormatAssertion));
-        if active {
+        if dialect.keyword(name).is_some() {
             found.push((order, name, value.clone()));
         }
     }
@@ -624,7 +620,7 @@ fn resolve_root_dynamic_anchors(nodes: &mut [Node], resources: &[Resource], root
             continue;
         };
         for keyword in keywords.iter_mut() {
-            if let Keyword::DynamicRef { target, anchor } = keyword
+            if let Keyword::DynamicRef { target, anchor, .. } = keyword
                 && let Some(name) = anchor.as_deref()
                 && let Some(found) = root_resource.dynamic_anchors.get(name)
             {

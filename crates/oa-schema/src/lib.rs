@@ -38,6 +38,7 @@
 mod compile;
 mod depth;
 mod dialect;
+mod draft;
 mod ecma_regex;
 mod equal;
 mod error;
@@ -54,6 +55,7 @@ mod registry;
 mod validator;
 mod violation;
 
+pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};

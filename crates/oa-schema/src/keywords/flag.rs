@@ -264,7 +264,7 @@ impl Flag<'_> {
                 _ => true,
             },
             Keyword::PrefixItems(ids) => self.prefix_items(ids, instance, depth),
-            Keyword::Items { node: id, skip } => self.items(*id, *skip, instance, depth),
+            Keyword::Items { node: id, skip, .. } => self.items(*id, *skip, instance, depth),
             Keyword::Contains {
                 node: id, min, max, ..
             } => self.contains(*id, *min, *max, instance, depth),

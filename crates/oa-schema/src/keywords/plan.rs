@@ -211,7 +211,7 @@ impl ArraysOf {
                 Keyword::Type(types) => of.types = Kinds::of(*types),
                 Keyword::MinItems(min) => of.min = *min,
                 Keyword::MaxItems(max) => of.max = *max,
-                Keyword::Items { node, skip } => {
+                Keyword::Items { node, skip, .. } => {
                     of.inner = Kinds::of(nodes.get(*node as usize)?.only_type?);
                     of.inner_skip = u32::try_from(*skip).ok()?;
                     has_items = true;
@@ -352,7 +352,7 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Format { .. } => (general, STRING),
         Keyword::MinItems(limit) => (Check::MinItems(*limit), ARRAY),
         Keyword::MaxItems(limit) => (Check::MaxItems(*limit), ARRAY),
-        Keyword::Items { node, skip } => {
+        Keyword::Items { node, skip, .. } => {
             let skip = u32::try_from(*skip).unwrap_or(u32::MAX);
             let item = nodes.get(*node as usize);
             let check = match item.and_then(|item| item.only_type) {
