@@ -6,7 +6,7 @@ use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Evaluator, Frame};
 use crate::evaluated::Evaluated;
-use crate::node::NodeId;
+use crate::node::{CompiledSchema, NodeId};
 use crate::registry::RECURSIVE_ANCHOR;
 use serde_json::Value;
 
@@ -76,25 +76,36 @@ pub(super) fn evaluate_dynamic_ref<'v>(
     frame: &Frame<'_, 'v>,
     evaluated: &mut Option<Evaluated<'v>>,
 ) -> bool {
+    let chosen = dynamic_target(ev.schema, frame, target, anchor);
+    ev.follow(frame, chosen, instance, keyword, evaluated.as_mut())
+}
+
+/// Where a dynamic reference lands from `frame`: the outermost resource in the dynamic scope that declares its
+/// anchor (or `target` itself, for a reference that is not dynamic).
+pub(super) fn dynamic_target(
+    schema: &CompiledSchema,
+    frame: &Frame<'_, '_>,
+    target: NodeId,
+    anchor: Option<&str>,
+) -> NodeId {
+    let Some(anchor) = anchor else {
+        return target;
+    };
+    // Ancestry runs innermost first, so the last match is the one. Neighbouring frames mostly share a resource:
+    // look each run of them up once.
     let mut chosen = target;
-    if let Some(anchor) = anchor {
-        // The outermost resource in the dynamic scope that declares the anchor wins; ancestry runs innermost first,
-        // so the last match is the one.
-        // Neighbouring frames mostly share a resource: look each run of them up once.
-        let schema = ev.schema;
-        let mut last = None;
-        for scope in frame.ancestry() {
-            if last == Some(scope.resource) {
-                continue;
-            }
-            last = Some(scope.resource);
-            if let Some(found) = schema.resources[scope.resource as usize]
-                .dynamic_anchors
-                .get(anchor)
-            {
-                chosen = *found;
-            }
+    let mut last = None;
+    for scope in frame.ancestry() {
+        if last == Some(scope.resource) {
+            continue;
+        }
+        last = Some(scope.resource);
+        if let Some(found) = schema.resources[scope.resource as usize]
+            .dynamic_anchors
+            .get(anchor)
+        {
+            chosen = *found;
         }
     }
-    ev.follow(frame, chosen, instance, keyword, evaluated.as_mut())
+    chosen
 }
