@@ -12,6 +12,7 @@ mod endpoint;
 mod exit;
 mod probe;
 mod progress;
+mod resources;
 mod validate;
 
 pub use exit::Exit;
