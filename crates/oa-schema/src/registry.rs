@@ -81,7 +81,7 @@ struct Document<'a> {
 pub(crate) struct Registry<'a> {
     documents: Vec<Document<'a>>,
     /// Registered resources not yet loaded, by normalized URI.
-    available: &'a std::collections::HashMap<String, Value>,
+    available: &'a std::collections::HashMap<String, Arc<Value>>,
     /// The draft of a document that declares no `$schema`.
     default_draft: Draft,
     by_uri: HashMap<String, (DocId, String)>,
@@ -127,7 +127,10 @@ pub(crate) fn normalize_uri(uri: &str) -> Result<Url, url::ParseError> {
 impl<'a> Registry<'a> {
     /// An empty registry that may load `available` resources on demand; documents without `$schema` are read as
     /// `default_draft`.
-    pub(crate) fn new(available: &'a std::collections::HashMap<String, Value>, default_draft: Draft) -> Self {
+    pub(crate) fn new(
+        available: &'a std::collections::HashMap<String, Arc<Value>>,
+        default_draft: Draft,
+    ) -> Self {
         Self {
             // Most compilations read one document: room for more is made when a reference loads another.
             documents: Vec::with_capacity(1),
@@ -237,7 +240,7 @@ impl<'a> Registry<'a> {
         }
         let available = self.available;
         let value = match available.get(url.as_str()) {
-            Some(value) => value,
+            Some(value) => &**value,
             None => match bundled_value(url.as_str()) {
                 Some(value) => value,
                 None => return Ok(None),

@@ -133,7 +133,7 @@ pub struct ValidatorOptions {
     /// Assert `format` (default false: `format` is an annotation, as 2020-12 says).
     format_assertion: bool,
     /// Documents for remote `$ref`, by fragment-free absolute URI.
-    resources: HashMap<String, Value>,
+    resources: HashMap<String, Arc<Value>>,
     /// The first registered URI that did not parse, reported by `build`.
     bad_resource: Option<(String, String)>,
     /// The draft of a document that declares no `$schema`.
@@ -172,7 +172,28 @@ impl ValidatorOptions {
     /// from a network: a reference to an unregistered URI is a [`SchemaError`]. An invalid `uri` is reported by
     /// [`build`](Self::build).
     #[must_use]
-    pub fn resource(mut self, uri: &str, document: Value) -> Self {
+    pub fn resource(self, uri: &str, document: Value) -> Self {
+        self.shared_resource(uri, Arc::new(document))
+    }
+
+    /// Registers a shared document, as [`resource`](Self::resource) does: one document can then be registered under
+    /// several URIs, or in many options, without a copy (a catalog of large schemas that refer to each other).
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    /// use std::sync::Arc;
+    ///
+    /// let address = Arc::new(json!({ "type": "object", "required": ["city"] }));
+    /// let validator = Validator::options()
+    ///     .shared_resource("https://json.example/address.json", Arc::clone(&address))
+    ///     .shared_resource("https://www.example/address.json", address)
+    ///     .build(&json!({ "$ref": "https://www.example/address.json" }))
+    ///     .unwrap();
+    /// assert!(!validator.is_valid(&json!({})));
+    /// ```
+    #[must_use]
+    pub fn shared_resource(mut self, uri: &str, document: Arc<Value>) -> Self {
         match normalize_uri(uri) {
             Ok(url) => {
                 self.resources.insert(url.as_str().to_owned(), document);
