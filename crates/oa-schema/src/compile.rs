@@ -220,9 +220,10 @@ impl<'a> Compiler<'a> {
                     absolute: &absolute,
                 };
                 // Before 2019-09, `$ref` makes its siblings ignored.
-                let only_ref = match object.get("$ref") {
-                    Some(reference) if dialect.draft.ref_overrides_siblings() => Some(reference),
-                    _ => None,
+                let only_ref = if dialect.draft.ref_overrides_siblings() {
+                    object.get("$ref")
+                } else {
+                    None
                 };
                 // At most one keyword per member: sized once rather than grown by doubling.
                 let mut compiled = Vec::with_capacity(if only_ref.is_some() { 1 } else { object.len() });
@@ -427,23 +428,44 @@ fn fragment_of(absolute: String, base_len: usize) -> String {
     }
 }
 
+/// The bytes a JSON Pointer escapes in a URI fragment (RFC 3986's fragment characters, `/` and `%`-escapes aside).
+const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'#')
+    .add(b'%')
+    .add(b'{')
+    .add(b'}')
+    .add(b'|')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'[')
+    .add(b']');
+
 /// Percent-encodes a JSON Pointer for use as a URI fragment, appending it to `out`.
 fn push_fragment_encoded(pointer: &str, out: &mut String) {
-    const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-        .add(b' ')
-        .add(b'"')
-        .add(b'<')
-        .add(b'>')
-        .add(b'`')
-        .add(b'#')
-        .add(b'%')
-        .add(b'{')
-        .add(b'}')
-        .add(b'|')
-        .add(b'\\')
-        .add(b'^')
-        .add(b'[')
-        .add(b']');
+    // Nearly every pointer needs no escape: one scan, one copy. Every byte `FRAGMENT` escapes (and every non-ASCII
+    // byte) is outside the printable range or one of those listed.
+    const PLAIN: [bool; 256] = {
+        let mut plain = [false; 256];
+        let mut byte = 0x21;
+        while byte < 0x7f {
+            plain[byte] = !matches!(
+                byte as u8,
+                b'"' | b'<' | b'>' | b'`' | b'#' | b'%' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'[' | b']'
+            );
+            byte += 1;
+        }
+        plain
+    };
+    let plain = |byte: u8| PLAIN[usize::from(byte)];
+    if pointer.bytes().all(plain) {
+        out.push_str(pointer);
+        return;
+    }
     for piece in percent_encoding::utf8_percent_encode(pointer, FRAGMENT) {
         out.push_str(piece);
     }
@@ -628,5 +650,26 @@ fn resolve_root_dynamic_anchors(nodes: &mut [Node], resources: &[Resource], root
                 *anchor = None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_fragment_encoded;
+
+    #[test]
+    fn pointers_without_escapes_are_copied_as_the_encoder_would_write_them() {
+        let encoded = |pointer: &str| {
+            let mut out = String::new();
+            push_fragment_encoded(pointer, &mut out);
+            out
+        };
+        for code in 0..=0x7f_u8 {
+            let pointer = format!("/a{}b", char::from(code));
+            let expected: String = percent_encoding::utf8_percent_encode(&pointer, super::FRAGMENT).collect();
+            assert_eq!(encoded(&pointer), expected, "byte {code:#x}");
+        }
+        assert_eq!(encoded("/properties/é x"), "/properties/%C3%A9%20x");
+        assert_eq!(encoded("/definitions/plain"), "/definitions/plain");
     }
 }

@@ -1,7 +1,9 @@
 //! Dialects as data: which keywords a dialect knows, the vocabulary each belongs to, and where its subschemas sit.
 //!
 //! Drafts 4, 6, 7, 2019-09 and 2020-12: one table of keywords, each entry naming the drafts that know it and, where
-//! its meaning changed, how it compiles there; the compiler reads a document's draft only through this table.
+//! its meaning changed, how it compiles there. Beyond this table the registry and the compiler ask a draft only the
+//! three questions `Draft` answers (does `$ref` override its siblings, which keyword is the identifier, do fragment
+//! ids declare anchors); the evaluators never ask.
 
 use crate::draft::Draft;
 
@@ -192,7 +194,7 @@ const BEFORE_2020: u8 = D4 | D6 | D7 | D2019;
 /// Every keyword of every draft, with the drafts that know it; a keyword whose meaning changed has one entry per
 /// meaning. A draft's keyword table is this one read through its bit, so every difference between drafts is here
 /// and the compiler never asks which draft it is in.
-const KEYWORDS: &[KeywordSpec] = &[
+static KEYWORDS: &[KeywordSpec] = &[
     kw("$schema", ALL, Vocabulary::Core, Shape::Plain),
     kw("id", D4, Vocabulary::Core, Shape::Plain),
     kw("$id", SINCE_6, Vocabulary::Core, Shape::Plain),
@@ -317,16 +319,46 @@ impl KeywordSpec {
     }
 }
 
-/// Looks a keyword up in a draft's table. Every member of every schema object goes through here, so entries are
-/// told apart by length and first byte before their text is compared.
+/// The longest keyword name (`unevaluatedProperties`).
+const MAX_KEYWORD_LEN: usize = 21;
+
+/// One draft's keywords, by name length: a lookup compares a name with the few keywords of its length only.
+type ByLength = [Vec<&'static KeywordSpec>; MAX_KEYWORD_LEN + 1];
+
+/// Every draft's keywords by name length, built once from [`KEYWORDS`] (a constant of the crate).
+fn by_length(draft: Draft) -> &'static ByLength {
+    static TABLES: std::sync::OnceLock<Vec<ByLength>> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        Draft::ALL
+            .iter()
+            .map(|draft| {
+                let mut table: ByLength = std::array::from_fn(|_| Vec::new());
+                for spec in KEYWORDS.iter().filter(|spec| spec.drafts.contains(*draft)) {
+                    if let Some(slot) = table.get_mut(spec.name.len()) {
+                        slot.push(spec);
+                    }
+                }
+                table
+            })
+            .collect()
+    });
+    // `Draft::ALL` lists every draft in declaration order, so a draft's index is its position there.
+    let index = Draft::ALL
+        .iter()
+        .position(|known| *known == draft)
+        .unwrap_or_default();
+    &tables[index]
+}
+
+/// Looks a keyword up in a draft's table. Every member of every schema object goes through here (when a document
+/// is indexed and when it compiles), so only the keywords of the name's length are compared, first byte first.
 pub(crate) fn keyword(draft: Draft, name: &str) -> Option<&'static KeywordSpec> {
     let first = name.as_bytes().first()?;
-    KEYWORDS.iter().find(|spec| {
-        spec.name.len() == name.len()
-            && spec.name.as_bytes().first() == Some(first)
-            && spec.drafts.contains(draft)
-            && spec.name == name
-    })
+    by_length(draft)
+        .get(name.len())?
+        .iter()
+        .copied()
+        .find(|spec| spec.name.as_bytes().first() == Some(first) && spec.name == name)
 }
 
 #[cfg(test)]
@@ -345,6 +377,19 @@ mod tests {
             }
             assert!(keyword(draft, "type").is_some(), "{draft}");
         }
+    }
+
+    #[test]
+    fn every_keyword_is_found_by_its_length() {
+        for spec in KEYWORDS {
+            assert!(spec.name.len() <= super::MAX_KEYWORD_LEN, "{}", spec.name);
+            for draft in Draft::ALL {
+                let found = keyword(draft, spec.name).is_some_and(|found| std::ptr::eq(found, spec));
+                assert_eq!(found, spec.drafts.contains(draft), "{} in {draft}", spec.name);
+            }
+        }
+        assert!(keyword(Draft::Draft7, "").is_none());
+        assert!(keyword(Draft::Draft7, "a-name-much-longer-than-any-keyword").is_none());
     }
 
     #[test]

@@ -163,6 +163,12 @@ impl Flag<'_> {
             Check::MaxProperties(limit) => object::holds_max_properties(limit, instance),
             Check::Pattern(ref regex) => string::holds_pattern(regex, instance),
             Check::Enum(ref options) => enum_::holds_enum(options, instance),
+            Check::Property { ref name, node } => match instance {
+                Value::Object(object) => object
+                    .get(&**name)
+                    .is_none_or(|value| self.child(node, value, depth)),
+                _ => true,
+            },
             Check::Shape(ref shape) => match instance {
                 Value::Object(object) => self.shape(shape, object, depth),
                 _ => true,
@@ -444,26 +450,54 @@ impl Flag<'_> {
                     .is_none_or(|value| self.child(*id, value, depth))
             });
         }
+        if super::properties::few_names_many_members(entries.len(), object.len()) {
+            return entries.iter().all(|(name, id)| {
+                object
+                    .get(name.as_ref())
+                    .is_none_or(|value| self.child(*id, value, depth))
+            });
+        }
         let (cheap, rest) = by_name.split_at(split.min(by_name.len()));
+        if super::properties::few_names_many_members(object.len(), by_name.len()) {
+            // A small object against a long list (a schema against its meta-schema): each member is looked up.
+            return [cheap, rest].into_iter().all(|group| {
+                object.iter().all(|(key, value)| {
+                    match group.binary_search_by(|(name, _)| super::cmp_names(name, key)) {
+                        Ok(found) => self.child(group[found].1, value, depth),
+                        Err(_) => true,
+                    }
+                })
+            });
+        }
         [cheap, rest].into_iter().all(|group| {
             let mut cursor = 0;
-            object.iter().all(|(key, value)| {
+            for (key, value) in object {
+                // Every name of the group is behind: the rest of the members have no schema here.
+                if cursor >= group.len() {
+                    break;
+                }
                 while let Some((name, id)) = group.get(cursor) {
                     if super::same_name(name, key) {
                         cursor += 1;
-                        return self.child(*id, value, depth);
+                        if !self.child(*id, value, depth) {
+                            return false;
+                        }
+                        break;
                     }
                     match super::cmp_names(name, key) {
                         std::cmp::Ordering::Less => cursor += 1,
                         std::cmp::Ordering::Equal => {
                             cursor += 1;
-                            return self.child(*id, value, depth);
+                            if !self.child(*id, value, depth) {
+                                return false;
+                            }
+                            break;
                         }
                         std::cmp::Ordering::Greater => break,
                     }
                 }
-                true
-            })
+            }
+            true
         })
     }
 

@@ -148,8 +148,11 @@ pub(crate) enum Check {
     IntBound { bound: Bound, limit: i64, index: u16 },
     /// `pattern`.
     Pattern(EcmaRegex),
-    /// `enum`.
+    /// `enum`, or a `const` as the one-value `enum` it is.
     Enum(Arc<[Value]>),
+    /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
+    /// member looked up, and its schema applied.
+    Property { name: Box<str>, node: NodeId },
     /// `properties`, `required` and `additionalProperties` fused.
     Shape(Arc<Shape>),
     /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
@@ -371,6 +374,13 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::PrefixItems(_)
         | Keyword::Contains { .. }
         | Keyword::UnevaluatedItems(_) => (general, ARRAY),
+        Keyword::Properties { entries, .. } if let [(name, node)] = &**entries => (
+            Check::Property {
+                name: name.clone(),
+                node: *node,
+            },
+            OBJECT,
+        ),
         Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
         Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
         Keyword::Required(_)
@@ -384,12 +394,12 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
         Keyword::Enum(options) => (Check::Enum(Arc::clone(options)), ALL_KINDS),
+        Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
         Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
             (Check::Nullable { value, index }, ALL_KINDS)
         }
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
-        | Keyword::Const(_)
         | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
@@ -413,6 +423,12 @@ mod tests {
     use super::{Check, KINDS, Plan, plans};
     use crate::keywords::Keyword;
     use crate::node::{Body, Node};
+
+    #[test]
+    fn a_check_is_24_bytes() {
+        // A plan's checks are a node's keywords again: each byte counts in a small schema's compiled size.
+        assert_eq!(std::mem::size_of::<Check>(), 24);
+    }
 
     #[test]
     fn a_plan_is_32_bytes() {
