@@ -246,6 +246,9 @@ impl<'a> Compiler<'a> {
                     [Keyword::Type(types)] => Some(*types),
                     _ => None,
                 };
+                let refers = compiled
+                    .iter()
+                    .any(|keyword| matches!(keyword, Keyword::Ref(_) | Keyword::DynamicRef { .. }));
                 let tracks_evaluated = compiled.iter().any(|keyword| {
                     matches!(
                         keyword,
@@ -266,6 +269,7 @@ impl<'a> Compiler<'a> {
                 node.own_type = own_type;
                 node.only_type = only_type;
                 node.tracks_evaluated = tracks_evaluated;
+                node.refers = refers;
                 node
             }
             _ => {

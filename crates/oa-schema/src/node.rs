@@ -117,6 +117,8 @@ pub(crate) struct Node {
     pub(crate) only_type: Option<TypeSet>,
     /// Whether the node has `unevaluatedProperties`/`unevaluatedItems`, so it must track what its siblings evaluate.
     pub(crate) tracks_evaluated: bool,
+    /// Whether the node has `$ref` or a dynamic reference: a failed union resolves its members' types through them.
+    pub(crate) refers: bool,
 }
 
 impl Node {
@@ -131,6 +133,7 @@ impl Node {
             own_type: None,
             only_type: None,
             tracks_evaluated: false,
+            refers: false,
         }
     }
 

@@ -191,17 +191,15 @@ fn report_union<'v>(
         return false;
     }
     let schema = ev.schema;
-    let types: Vec<Option<TypeSet>> = nodes.iter().map(|id| member_type(schema, frame, *id)).collect();
     let admitting: Vec<NodeId> = nodes
         .iter()
-        .zip(&types)
-        .filter(|(_, types)| types.is_none_or(|types| types.admits(instance)))
-        .map(|(id, _)| *id)
+        .copied()
+        .filter(|id| member_type(schema, frame, *id).is_none_or(|types| types.admits(instance)))
         .collect();
     if admitting.is_empty() {
-        let types = types
-            .into_iter()
-            .flatten()
+        let types = nodes
+            .iter()
+            .filter_map(|id| member_type(schema, frame, *id))
             .fold(TypeSet::default(), TypeSet::union);
         let mut message = ev.message_of(&["expected "]);
         types.push_description(&mut message);
@@ -240,10 +238,17 @@ const MAX_TYPE_HOPS: usize = 64;
 /// through chains of them. `None` when none of them has a `type`: such a member counts as matching. Other
 /// applicators are not looked into: a member that is a composite has no type of its own.
 fn member_type(schema: &CompiledSchema, frame: &Frame<'_, '_>, id: NodeId) -> Option<TypeSet> {
+    let member = &schema.nodes[id as usize];
+    if !member.refers {
+        return member.own_type;
+    }
     let mut found: Option<TypeSet> = None;
-    let mut pending = vec![id];
+    // A member refers to one schema at a time, nearly always: the next one is kept in hand, and only a schema with
+    // both `$ref` and `$dynamicRef` puts one aside (so a failed union allocates nothing here).
+    let mut next = Some(id);
+    let mut aside = Vec::new();
     let mut visited = 0;
-    while let Some(id) = pending.pop() {
+    while let Some(id) = next.take().or_else(|| aside.pop()) {
         visited += 1;
         if visited > MAX_TYPE_HOPS {
             break;
@@ -255,18 +260,20 @@ fn member_type(schema: &CompiledSchema, frame: &Frame<'_, '_>, id: NodeId) -> Op
         if let Some(own) = node.own_type {
             found = Some(found.map_or(own, |types| types.meet(own)));
         }
+        if !node.refers {
+            continue;
+        }
         for keyword in keywords.iter() {
-            match keyword {
-                Keyword::Ref(target) => pending.push(*target),
+            let target = match keyword {
+                Keyword::Ref(target) => *target,
                 Keyword::DynamicRef { target, anchor, .. } => {
-                    pending.push(super::ref_::dynamic_target(
-                        schema,
-                        frame,
-                        *target,
-                        anchor.as_deref(),
-                    ));
+                    super::ref_::dynamic_target(schema, frame, *target, anchor.as_deref())
                 }
-                _ => {}
+                _ => continue,
+            };
+            match next {
+                None => next = Some(target),
+                Some(_) => aside.push(target),
             }
         }
     }

@@ -184,6 +184,7 @@ pub(super) fn evaluate_multiple_of(
 /// rounded values is the exact answer; only ties (and values beyond `f64`) take the exact decimal path.
 /// A tie between two plain integers of at most 15 digits is equality (both are exact in `f64`), which settles the
 /// usual `maximum: 10` against `10` without it.
+#[inline]
 fn compare(
     instance: &serde_json::Number,
     (limit, approx, text): (&SchemaNumber, Option<f64>, &str),

@@ -153,11 +153,95 @@ pub(crate) enum Check {
     /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
     /// member looked up, and its schema applied.
     Property { name: Box<str>, node: NodeId },
+    /// An `allOf` of `if`/`then` clauses keyed by one property's string `const`: only the matching clauses' `then`.
+    IfChain(Arc<IfChain>),
     /// `properties`, `required` and `additionalProperties` fused.
     Shape(Arc<Shape>),
     /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
     /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
     Nullable { value: NodeId, index: u16 },
+}
+
+/// An `allOf` most of whose members are `{"if": {"properties": {P: {"const": "…"}}}, "then": …}` on one property
+/// P, as large schemas switch on a `type` tag (SchemaStore's cloudify has 125 such clauses): rather than evaluate
+/// every `if`, the instance's P is looked up once and only the `then`s whose string it is apply. Such an `if` holds
+/// for an object without P and for a non-object, so then every `then` applies.
+#[derive(Debug)]
+pub(crate) struct IfChain {
+    /// The `allOf` keyword's index in its node, run as compiled near the depth limit.
+    pub(crate) index: u16,
+    /// P.
+    pub(crate) property: Box<str>,
+    /// The clauses' `then`s by the string their `if` pins, in member order.
+    pub(crate) by_tag: foldhash::HashMap<Box<str>, Box<[NodeId]>>,
+    /// Every clause's `then`.
+    pub(crate) every_then: Box<[NodeId]>,
+    /// The other members, applied as `allOf` applies them.
+    pub(crate) others: Box<[NodeId]>,
+}
+
+impl IfChain {
+    /// The fewest clauses worth a chain.
+    const MIN_CLAUSES: usize = 3;
+
+    /// The chain of an `allOf` (keyword `index`) over `members`, if enough of them are clauses on one property.
+    fn of(index: u16, members: &[NodeId], nodes: &[Node]) -> Option<Arc<Self>> {
+        let clauses: Vec<Option<(&str, &str, NodeId)>> =
+            members.iter().map(|member| clause(*member, nodes)).collect();
+        let (property, _, _) = clauses.iter().flatten().next()?;
+        let mut by_tag: foldhash::HashMap<Box<str>, Vec<NodeId>> = foldhash::HashMap::default();
+        let mut every_then = Vec::new();
+        let mut others = Vec::new();
+        for (member, clause) in members.iter().zip(&clauses) {
+            match clause {
+                Some((name, tag, then)) if name == property => {
+                    by_tag.entry((*tag).into()).or_default().push(*then);
+                    every_then.push(*then);
+                }
+                _ => others.push(*member),
+            }
+        }
+        (every_then.len() >= Self::MIN_CLAUSES).then(|| {
+            Arc::new(Self {
+                index,
+                property: (*property).into(),
+                by_tag: by_tag
+                    .into_iter()
+                    .map(|(tag, thens)| (tag, thens.into_boxed_slice()))
+                    .collect(),
+                every_then: every_then.into_boxed_slice(),
+                others: others.into_boxed_slice(),
+            })
+        })
+    }
+}
+
+/// A member that is exactly `{"if": {"properties": {P: {"const": "…"}}}, "then": …}`: P, the string, the `then`.
+fn clause(member: NodeId, nodes: &[Node]) -> Option<(&str, &str, NodeId)> {
+    let keywords = |id: NodeId| match &nodes.get(id as usize)?.body {
+        Body::Keywords(keywords) => Some(&**keywords),
+        Body::Bool(_) => None,
+    };
+    let [
+        Keyword::If {
+            if_,
+            then: Some(then),
+            else_: None,
+        },
+    ] = keywords(member)?
+    else {
+        return None;
+    };
+    let [Keyword::Properties { entries, .. }] = keywords(*if_)? else {
+        return None;
+    };
+    let [(property, pinned)] = &**entries else {
+        return None;
+    };
+    let [Keyword::Const(Value::String(tag))] = keywords(*pinned)? else {
+        return None;
+    };
+    Some((property, tag, *then))
 }
 
 /// An `items` schema that only checks arrays of one item type (see [`Check::ItemsOfArrays`]).
@@ -397,6 +481,9 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
         Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
             (Check::Nullable { value, index }, ALL_KINDS)
+        }
+        Keyword::AllOf(ids) if let Some(chain) = IfChain::of(index, ids, nodes) => {
+            (Check::IfChain(chain), ALL_KINDS)
         }
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
