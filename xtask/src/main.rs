@@ -2,15 +2,26 @@
 //!
 //! `ci` is the one command CI runs (through `.ci/run`) and the one a newcomer runs on a fresh machine: it checks
 //! that the reference material is present, then formatting, lints with warnings denied, documentation with warnings
-//! denied, and every test in the workspace. Each step is an ordinary cargo command, printed before it runs, so any
-//! step can be repeated by hand.
+//! denied, every test in the workspace, and a short fuzz smoke when the nightly toolchain is here. Each step is an
+//! ordinary command, printed before it runs, so any step can be repeated by hand.
+//!
+//! `fuzz --seconds N` runs every fuzz target of `fuzz/` for N seconds, and `miri` the tests that finish under
+//! Miri; both need the nightly toolchain, and say loudly when it (or their tool) is absent.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod fuzz;
+mod miri;
+mod mutants;
+mod nightly;
 mod peer;
 mod tidy;
 mod totals;
+
+/// The seconds each fuzz target runs in `cargo xtask ci`: a smoke that the targets build, load their seeds and
+/// run, not a search (that is `cargo xtask fuzz --seconds 600`).
+const CI_FUZZ_SECONDS: u32 = 10;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,9 +30,12 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("peer") => with_peer(&args[1..]),
         Some("tidy") => tidy::check(&workspace_root()).map_err(|problems| problems.join("\n")),
+        Some("fuzz") => fuzz_task(&args[1..]),
+        Some("miri") => miri_task(),
+        Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over oa-pointer or oa-schema-keywords, checked against the equivalents list"
             );
             return ExitCode::from(2);
         }
@@ -60,6 +74,23 @@ fn ci() -> Result<(), String> {
         ],
         fresh,
     )?;
+    // oa-schema's `fuzzing` feature is built only by the fuzz targets (nightly): lint it here too.
+    cargo(
+        &root,
+        &[
+            "clippy",
+            "-p",
+            "oa-schema",
+            "--lib",
+            "--features",
+            "fuzzing",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        fresh,
+    )?;
     cargo(
         &root,
         &["doc", "--workspace", "--no-deps", "--locked"],
@@ -76,10 +107,77 @@ fn ci() -> Result<(), String> {
     let totals = totals::cargo_test(&root, &["test", "--workspace", "--locked"], &peer_env);
     drop(peer);
     let totals = totals?;
+    // The README's main command and the typed-output example must run, not only compile.
+    cargo(
+        &root,
+        &["run", "--quiet", "--locked", "-p", "oa-cli", "--", "demo"],
+        fresh,
+    )?;
+    cargo(
+        &root,
+        &[
+            "run",
+            "--quiet",
+            "--locked",
+            "-p",
+            "oa-provider",
+            "--example",
+            "typed",
+        ],
+        fresh,
+    )?;
+    fuzz_smoke(&root)?;
     println!("xtask ci: every step passed");
     // The closing line: every test that ran, summed over all test binaries and the JSON Schema suite runner.
     println!("{}", totals.closing_line());
     Ok(())
+}
+
+/// The fuzz smoke of `ci`: every target for [`CI_FUZZ_SECONDS`] when the nightly toolchain is here (cargo-fuzz is
+/// installed when missing). Without nightly, which the repository cannot install, a loud warning, not a failure.
+fn fuzz_smoke(root: &Path) -> Result<(), String> {
+    if !nightly::present() {
+        loud_warning("the nightly toolchain is absent: the fuzz smoke did not run");
+        return Ok(());
+    }
+    fuzz::ensure_cargo_fuzz()?;
+    let seconds = CI_FUZZ_SECONDS.to_string();
+    let args = fuzz::parse_args(&["--seconds".to_owned(), seconds])?;
+    fuzz::run(root, &args)
+}
+
+/// `cargo xtask fuzz --seconds N [TARGET...]`.
+fn fuzz_task(args: &[String]) -> Result<(), String> {
+    let args = fuzz::parse_args(args)?;
+    if !nightly::present() {
+        return missing_tool(
+            "the nightly toolchain is absent (`rustup toolchain list`): fuzzing did not run",
+        );
+    }
+    if let Err(message) = fuzz::ensure_cargo_fuzz() {
+        return missing_tool(&format!("{message}: fuzzing did not run"));
+    }
+    fuzz::run(&workspace_root(), &args)
+}
+
+/// `cargo xtask miri`.
+fn miri_task() -> Result<(), String> {
+    if let Some(message) = miri::missing() {
+        return missing_tool(&format!("{message}: Miri did not run"));
+    }
+    miri::run(&workspace_root())
+}
+
+/// A tool the task needs is absent: a loud warning, and a failure under CI.
+fn missing_tool(message: &str) -> Result<(), String> {
+    loud_warning(message);
+    if is_ci() { Err(message.to_owned()) } else { Ok(()) }
+}
+
+/// A warning nobody can scroll past.
+fn loud_warning(message: &str) {
+    let rule = "!".repeat(100);
+    eprintln!("\n{rule}\nWARNING: {message}\n{rule}\n");
 }
 
 /// `cargo xtask peer [--] COMMAND...`: runs one command (e.g. `cargo test -p oa-provider --test e2e_llama`) with the
@@ -156,6 +254,27 @@ fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<(), String>
     } else {
         Err(format!("`cargo {}` failed ({status})", args.join(" ")))
     }
+}
+
+/// `cargo install CRATE --locked --version VERSION`, for the tools a task installs when they are missing.
+pub(crate) fn cargo_install(krate: &str, version: &str) -> Result<(), String> {
+    let status = Command::new("cargo")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .args(["install", krate, "--locked", "--version", version])
+        .status()
+        .map_err(|e| format!("could not run cargo install: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo install {krate} --locked --version {version}` failed ({status})"
+        ))
+    }
+}
+
+/// The workspace's target directory (`CARGO_TARGET_DIR`, else `target/`).
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
 fn workspace_root() -> PathBuf {

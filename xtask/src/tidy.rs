@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// Returns every broken rule, one line each, or `Ok` when the tree is tidy.
 pub(crate) fn check(root: &Path) -> Result<(), Vec<String>> {
     let mut files = Vec::new();
-    for dir in ["crates", "xtask"] {
+    for dir in ["crates", "xtask", "fuzz"] {
         collect_rust_files(&root.join(dir), &mut files);
     }
     let mut problems = Vec::new();

@@ -18,10 +18,22 @@ pub(crate) struct Totals {
 impl Totals {
     /// `N passed, M failed, K skipped`, where skipped counts libtest's ignored cases (our conformance deferrals).
     pub(crate) fn closing_line(&self) -> String {
+        format!("tests: {}", self.counts())
+    }
+
+    /// `N passed, M failed, K skipped`.
+    pub(crate) fn counts(&self) -> String {
         format!(
-            "tests: {} passed, {} failed, {} skipped",
+            "{} passed, {} failed, {} skipped",
             self.passed, self.failed, self.skipped
         )
+    }
+
+    /// Adds another run's counts.
+    pub(crate) fn add(&mut self, other: Self) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.skipped += other.skipped;
     }
 
     /// Adds what one output line reports, if it is a summary line.
@@ -58,15 +70,20 @@ fn suite_line(line: &str) -> Option<(u64, u64)> {
 /// Runs cargo with `args`, passing its stdout through line by line, and returns the summed totals; an error when
 /// cargo fails.
 pub(crate) fn cargo_test(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Totals, String> {
-    println!("\n==> cargo {}", args.join(" "));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut child = Command::new(cargo)
-        .args(args)
-        .current_dir(root)
-        .envs(env.iter().copied())
+    let mut command = Command::new(cargo);
+    command.args(args).current_dir(root).envs(env.iter().copied());
+    run_counted(command, &format!("cargo {}", args.join(" ")))
+}
+
+/// Runs a test command (`shown` is how it is printed), passing its stdout through line by line, and returns the
+/// summed totals; an error when the command fails.
+pub(crate) fn run_counted(mut command: Command, shown: &str) -> Result<Totals, String> {
+    println!("\n==> {shown}");
+    let mut child = command
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("could not run cargo: {e}"))?;
+        .map_err(|e| format!("could not run {shown}: {e}"))?;
     let mut totals = Totals::default();
     if let Some(stdout) = child.stdout.take() {
         let mut out = std::io::stdout().lock();
@@ -78,12 +95,12 @@ pub(crate) fn cargo_test(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Re
     }
     let status = child
         .wait()
-        .map_err(|e| format!("could not wait for cargo: {e}"))?;
+        .map_err(|e| format!("could not wait for {shown}: {e}"))?;
     if status.success() {
         Ok(totals)
     } else {
         println!("{}", totals.closing_line());
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+        Err(format!("`{shown}` failed ({status})"))
     }
 }
 

@@ -3,13 +3,16 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// Structured output you can trust: JSON Schema validation that names every violation.
+/// Structured output you can trust: validate JSON against a schema naming every violation, complete and probe LLM
+/// calls with structured output, run the spec's conformance fixtures.
 #[derive(Debug, Parser)]
 #[command(
     name = "oa",
     version,
     about,
-    after_help = "Exit codes: 0 ok, 1 a negative finding (invalid, not enforced, failed fixtures), 2 usage or input error."
+    after_help = "Exit codes: 0 ok, 1 a negative finding (invalid, not enforced, failed fixtures, a failed call), 2 usage \
+or input error.\n\nExamples:\n  oa demo\n  oa validate schema.json answer.json\n  \
+oa complete --base-url http://127.0.0.1:8080/v1 --model m --schema schema.json \"...\""
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -24,40 +27,73 @@ pub(crate) enum Command {
     /// refers to are found among --resource files and --resource-dir folders; nothing is fetched over the network.
     /// Exit 0 when valid, 1 when invalid (including an instance that is not well-formed JSON), 2 when the schema
     /// is invalid or a file cannot be read.
+    #[command(after_help = "Examples:\n  oa validate schema.json answer.json\n  \
+llm-tool ... | oa validate schema.json - --json\n  \
+oa validate schema.json --batch answers.jsonl --jobs 2 --output json > results.jsonl")]
     Validate(ValidateArgs),
     /// Run OpenArmature conformance fixtures against the oa stack.
     ///
     /// Prints a line per fixture and the totals as `N passed, M failed, K skipped`; exit 1 when any case failed.
+    #[command(
+        after_help = "Examples:\n  oa conformance\n  oa conformance ../shared/openarmature-spec/spec --json\n  \
+oa conformance crates/oa-conformance/fixtures"
+    )]
     Conformance(ConformanceArgs),
     /// Check whether an endpoint enforces a strict JSON Schema: the canary probe, or one probe per keyword.
     ///
     /// Sends a question whose true answer the schema forbids, so only a schema-bound decoder answers validly.
-    /// Exit 0 enforced, 1 not enforced, 2 error.
+    /// With --schema, every keyword the schema uses is listed: probed ones with their verdict, the rest as not
+    /// probed. Exit 0 enforced (with --schema: every keyword probed and enforced), 1 not enforced, 2 error or
+    /// inconclusive, 3 enforced for the probed keywords while some were not probed.
+    #[command(
+        after_help = "Examples:\n  oa probe --base-url http://127.0.0.1:8080/v1 --model m\n  \
+oa probe --base-url http://127.0.0.1:8080/v1 --model m --registry caps.json\n  \
+oa probe --base-url https://gw.example/v1 --model m --api-key-env GW_KEY --schema ticket.json --json"
+    )]
     Probe(ProbeArgs),
     /// Send one message through the real provider; with --schema, ask for structured output.
     ///
     /// Prints the content or parsed value, finish_reason, usage, structured_output_path, schema_mode, attempts and
     /// diagnostics (as warnings); with --json exactly one JSON object. Exit 0 when ok, 1 when the call failed, 2 for
     /// usage errors.
+    ///
+    /// schema_mode says how the schema constrained the answer: `enforced` (native strict request, and the
+    /// --registry file holds a fresh probe verdict that this route enforces), `unverified` (native strict request
+    /// without such a verdict), `unenforced` (native request with strict: false: the schema cannot go strict),
+    /// `coerced` (anthropic's tool coercion: the schema went as a forced tool's input schema, a path no probe
+    /// verifies), `prompted` (the schema went into the prompt); each with `_repaired` when a reask was needed.
+    #[command(
+        after_help = "Examples:\n  oa complete --base-url http://127.0.0.1:8080/v1 --model m --schema answer.json \"What is 6 x 7?\"\n  \
+echo \"Summarize: ...\" | oa complete --base-url URL --model m --schema s.json --reask --json -\n  \
+oa complete --base-url URL --model m --schema s.json --registry caps.json --route --trace \"...\""
+    )]
     Complete(CompleteArgs),
     /// Show what oa does on an embedded example: no API key, no network.
     ///
     /// A mock model on 127.0.0.1 answers one structured call: every violation reported, one reask, the recovered
     /// value with schema_mode and schema_version, the typed events, and a gateway that drops the schema.
+    #[command(
+        after_help = "Examples:\n  oa demo\n  oa demo --base-url http://127.0.0.1:8080/v1 --model m --timeout 60"
+    )]
     Demo(DemoArgs),
 }
 
 /// Flags of `oa validate`.
 #[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
-    /// The schema file (JSON).
+    /// The schema file (JSON); `-` reads it from standard input.
     pub(crate) schema: PathBuf,
-    /// The instance file (JSON). Required unless --batch is given.
+    /// The instance file (JSON); `-` reads it from standard input. Required unless --batch is given.
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]
     pub(crate) instance: Option<PathBuf>,
-    /// Validate one JSON instance per line of this JSONL file; prints one result per line, in input order.
+    /// Validate one JSON instance per line of this JSONL file (`-`: standard input); prints one result per line,
+    /// in input order, a line that cannot be read as its own error, and a summary on stderr
+    /// (`N valid, M invalid, K unreadable`).
     #[arg(long, value_name = "INSTANCES.jsonl")]
     pub(crate) batch: Option<PathBuf>,
+    /// Threads for --batch, sharing one compiled validator [default: the number of cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
     /// Treat `format` as an assertion (it is an annotation by default, as draft 2020-12 says).
     #[arg(long)]
     pub(crate) format_assertion: bool,
@@ -74,6 +110,24 @@ pub(crate) struct ValidateArgs {
     /// How to print the result.
     #[arg(long, value_enum, default_value_t = Output::Text)]
     pub(crate) output: Output,
+    /// Short for --output json.
+    #[arg(long, conflicts_with = "output")]
+    pub(crate) json: bool,
+}
+
+impl ValidateArgs {
+    /// The output style, `--json` read as `--output json`.
+    pub(crate) fn output(&self) -> Output {
+        if self.json { Output::Json } else { self.output }
+    }
+
+    /// The --batch threads: the flag, else the number of cores.
+    pub(crate) fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            usize::from,
+        )
+    }
 }
 
 /// Output styles of `oa validate`.
@@ -92,8 +146,9 @@ pub(crate) enum Output {
 /// Flags of `oa conformance`.
 #[derive(Debug, Args)]
 pub(crate) struct ConformanceArgs {
-    /// Fixture directories (a `conformance/` directory, a capability directory or a spec's `spec/`). Default: the
-    /// llm-provider and observability fixtures in ../shared and the project's own, found from the current directory.
+    /// Fixture directories: a `conformance/` directory, or any directory with `<capability>/conformance/` folders
+    /// below it (a directory with no fixture exits 2). Default: the llm-provider and observability fixtures in
+    /// ../shared and the project's own, found from the current directory.
     pub(crate) dirs: Vec<PathBuf>,
     /// Print one JSON object per case instead of the per-fixture lines.
     #[arg(long)]
@@ -108,6 +163,19 @@ pub(crate) struct ProbeArgs {
     /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix.
     #[arg(long)]
     pub(crate) schema: Option<PathBuf>,
+    /// Record the verdict in this capability registry: a JSON file (created if absent), or a Redis server shared by
+    /// many instances (`redis://HOST:PORT/DB`, the verdict expiring after --stale-after), keyed by mapping, model
+    /// and base URL, for `oa complete --registry` to read. An error verdict records nothing.
+    #[arg(long, value_name = "FILE|redis://HOST:PORT/DB")]
+    pub(crate) registry: Option<String>,
+    /// How long a verdict stays fresh (seconds); older ones count as unverified.
+    #[arg(long, value_name = "SECS", default_value_t = 21_600)]
+    pub(crate) stale_after: u64,
+    /// Probe every pair this file lists (a JSON array, or TOML `[[pair]]` tables, of `mapping`, `base_url`, `model`
+    /// and `api_key_env`), record each verdict with --registry, print one line per pair, and exit 1 when any pair
+    /// is not verified enforcing, so adding a provider without verifying it fails the build.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["base_url", "model", "api_key_env"])]
+    pub(crate) pairs: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -117,19 +185,36 @@ pub(crate) struct ProbeArgs {
 #[derive(Debug, Args)]
 pub(crate) struct EndpointArgs {
     /// The endpoint's base URL including its version path, exactly as production traffic uses it (gateway
-    /// included), e.g. http://127.0.0.1:8080/v1.
+    /// included): for openai e.g. http://127.0.0.1:8080/v1 (requests go to {base}/chat/completions); for anthropic
+    /// the API root ending in /v1 (requests go to {base}/messages); for gemini the root ending in /v1beta
+    /// (requests go to {base}/models/{model}:generateContent). Required (with oa probe, unless --pairs is given).
     #[arg(long)]
-    pub(crate) base_url: String,
-    /// The model name sent on the wire.
+    pub(crate) base_url: Option<String>,
+    /// The model name sent on the wire (for gemini, in the URL path). Required (with oa probe, unless --pairs).
     #[arg(long)]
-    pub(crate) model: String,
+    pub(crate) model: Option<String>,
     /// The provider wire mapping.
     #[arg(long, value_enum, default_value_t = Mapping::Openai)]
     pub(crate) mapping: Mapping,
     /// The environment variable holding the API key (default: send none, so no key reaches an endpoint by
-    /// accident).
+    /// accident). It travels only in the mapping's header: Authorization: Bearer (openai), x-api-key (anthropic),
+    /// x-goog-api-key (gemini), never in the URL.
     #[arg(long, value_name = "VAR")]
     pub(crate) api_key_env: Option<String>,
+    #[command(flatten)]
+    pub(crate) timeouts: TimeoutArgs,
+}
+
+/// How long to wait: shared by every subcommand that talks to an endpoint.
+#[derive(Debug, Clone, Copy, Args)]
+pub(crate) struct TimeoutArgs {
+    /// Give up on the whole call (every attempt and wait included) after SECS seconds; one attempt never runs past
+    /// it either. A server that accepts and never answers fails after this long.
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) timeout: u64,
+    /// Give up connecting to the endpoint after SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) connect_timeout: u64,
 }
 
 /// A provider wire mapping.
@@ -137,6 +222,20 @@ pub(crate) struct EndpointArgs {
 pub(crate) enum Mapping {
     /// OpenAI-compatible Chat Completions (llm-provider §8.1).
     Openai,
+    /// Anthropic Messages (llm-provider §8.2); does not stream.
+    Anthropic,
+    /// Google Gemini generateContent (llm-provider §8.3); does not stream.
+    Gemini,
+}
+
+impl From<Mapping> for oa_provider::Mapping {
+    fn from(mapping: Mapping) -> Self {
+        match mapping {
+            Mapping::Openai => Self::OpenAi,
+            Mapping::Anthropic => Self::Anthropic,
+            Mapping::Gemini => Self::Gemini,
+        }
+    }
 }
 
 /// Flags of `oa complete`.
@@ -150,7 +249,19 @@ pub(crate) struct CompleteArgs {
     /// A system message sent before the user message.
     #[arg(long, value_name = "TEXT")]
     pub(crate) system: Option<String>,
-    /// Stream tokens to the terminal as they arrive.
+    /// Offer these tools: a JSON array of {name, description, parameters}. A call that answers with tool calls
+    /// prints them; with --schema and --no-native on anthropic, the schema then goes into the prompt instead of a
+    /// synthetic tool.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tools: Option<PathBuf>,
+    /// The output token budget (max_tokens). The anthropic mapping requires one, so it is sent as 1024 there
+    /// unless given; the other mappings send none unless given.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_tokens: Option<u64>,
+    /// The sampling temperature (default: the server's).
+    #[arg(long, value_name = "T")]
+    pub(crate) temperature: Option<f64>,
+    /// Stream tokens to the terminal as they arrive (openai only: the anthropic and gemini mappings do not stream).
     #[arg(long)]
     pub(crate) stream: bool,
     /// Total attempts including the first (call-level retry).
@@ -159,16 +270,46 @@ pub(crate) struct CompleteArgs {
     /// On a structured-output failure, send the model its output and every violation and ask again.
     #[arg(long)]
     pub(crate) reask: bool,
-    /// Declare the endpoint without native structured output: the prompt-augmentation path is taken.
+    /// Declare the endpoint without native structured output, so each mapping takes its own fallback: openai and
+    /// gemini put the schema in the prompt; anthropic forces a synthetic tool whose input schema is the schema (tool
+    /// coercion), or, with --tools, puts it in the prompt.
     #[arg(long)]
     pub(crate) no_native: bool,
+    /// When the server says its engine could not parse the model's output (LM Studio's "peg-native" failure,
+    /// failure_class provider_output_parse_failed), send the same bytes once more.
+    #[arg(long)]
+    pub(crate) retry_parse_failure: bool,
     /// A stop sequence (repeatable).
     #[arg(long, value_name = "SEQ")]
     pub(crate) stop: Vec<String>,
+    /// Read enforcement verdicts from this capability registry (a file, or `redis://HOST:PORT/DB`, as written by
+    /// `oa probe --registry`): a native strict call is `enforced` only when it holds a fresh verdict that this route
+    /// enforces. Redis is read with a bounded timeout; unreachable, it reads as unverified and the call goes on.
+    #[arg(long, value_name = "FILE|redis://HOST:PORT/DB")]
+    pub(crate) registry: Option<String>,
+    /// How long a verdict stays fresh (seconds); older ones count as unverified.
+    #[arg(long, value_name = "SECS", default_value_t = 21_600)]
+    pub(crate) stale_after: u64,
+    /// Route on the registry (needs --registry): send the schema natively only on a route with a fresh enforcing
+    /// verdict; otherwise (unverified, stale or not enforcing) put it in the prompt at temperature 0 with one repair.
+    #[arg(long, requires = "registry")]
+    pub(crate) route: bool,
+    /// Print the call's OpenTelemetry span tree (one span per attempt) and its log records to stderr.
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// Export the call's spans, log records and metrics over OTLP/HTTP (protobuf) to URL/v1/traces, /v1/logs and
+    /// /v1/metrics, flushed before exit [default: $OTEL_EXPORTER_OTLP_ENDPOINT when set].
+    #[arg(long, value_name = "URL")]
+    pub(crate) otlp: Option<String>,
+    /// Send the call's trace to Langfuse (one trace, one generation for the call carrying its structured-output
+    /// path), flushed before exit. Keys and host from LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST
+    /// (default https://cloud.langfuse.com); prompts and answers are not sent.
+    #[arg(long)]
+    pub(crate) langfuse: bool,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub(crate) json: bool,
-    /// The user message.
+    /// The user message; `-` reads it from standard input.
     pub(crate) message: String,
 }
 
@@ -181,4 +322,6 @@ pub(crate) struct DemoArgs {
     /// The model name to send with --base-url.
     #[arg(long, default_value = "default", requires = "base_url")]
     pub(crate) model: String,
+    #[command(flatten)]
+    pub(crate) timeouts: TimeoutArgs,
 }

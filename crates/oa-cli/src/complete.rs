@@ -1,32 +1,62 @@
-//! `oa complete`: one (structured) completion through the real provider, with everything the stack knows about it.
+//! `oa complete`: one (structured) completion through the real provider, reported through the event and
+//! observability layers like any application's call: typed events on a bus, spans, log records and metrics through
+//! oa-observe (printed with `--trace`, exported with `--otlp`), and the enforcement marker read from a registry.
 
-use crate::cli::CompleteArgs;
-use crate::diagnostics::{self, Diagnostic};
-use crate::exit::Exit;
+use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use oa_events::{EventBus, ObservedProvider, Observer};
+use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
 use oa_provider::{
-    AttemptRecord, CallObserver, Capabilities, CompletionRequest, DeltaKind, Message, OpenAiProvider,
-    Provider, ProviderError, Reask, Response, RetryConfig, RuntimeConfig, TokenDelta,
+    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
+    Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
+    StructuredOutputFailure, TokenDelta, Tool,
 };
 use serde_json::{Value, json};
-use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::cli::{CompleteArgs, Mapping};
+use crate::endpoint::{open_registry, within};
+use crate::exit::Exit;
+use crate::tap::Diagnostic;
 
 /// The correction a reask appends after the model's own output (the caller owns every word of it, §7.1).
 const REASK_TEMPLATE: &str = "Your previous answer did not match the required JSON Schema. Every problem, each at \
 its JSON Pointer:\n{error_message}\nAnswer again with only the corrected JSON.";
 
+/// The max_tokens `oa complete` sends on the anthropic mapping, which requires one, when `--max-tokens` is not given.
+const ANTHROPIC_MAX_TOKENS: u64 = 1024;
+
+/// The standard variable naming an OTLP collector's base URL, read when `--otlp` is not given.
+const OTLP_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+
+/// How long the event bus may take to hand the call's events to the observers before exit.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long sending the call's trace to Langfuse may take before exit (the client bounds each request too).
+const LANGFUSE_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Runs `oa complete` and reports how it ended.
 pub(crate) fn run(args: &CompleteArgs) -> Exit {
-    let request = match build_request(args) {
-        Ok(request) => request,
+    let prepared = build_request(args).and_then(|request| Ok((request, build_provider(args)?)));
+    let (request, provider) = match prepared {
+        Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("oa complete: {message}");
             return Exit::Usage;
         }
     };
-    let provider = match build_provider(args) {
-        Ok(provider) => provider,
+    // Built outside the async runtime: OTLP exports run on the SDK's threads with a blocking HTTP client.
+    let telemetry = match telemetry_for(args) {
+        Ok(telemetry) => telemetry,
+        Err(message) => {
+            eprintln!("oa complete: {message}");
+            return Exit::Usage;
+        }
+    };
+    let langfuse = match langfuse_for(args) {
+        Ok(langfuse) => langfuse,
         Err(message) => {
             eprintln!("oa complete: {message}");
             return Exit::Usage;
@@ -39,36 +69,186 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let observer = Arc::new(CliObserver {
+    let hook = Arc::new(CliHook {
         attempts: AtomicU32::new(0),
         echo_tokens: args.stream && !args.json,
+        diagnostics: Mutex::default(),
     });
-    let request = request.with_observer(observer.clone());
-    // The current-thread runtime keeps the whole call on this thread, where the collector listens.
-    let (outcome, diagnostics) = diagnostics::collect(|| runtime.block_on(provider.complete(&request)));
-    let attempts = observer.attempts.load(Ordering::SeqCst);
-    if observer.echo_tokens {
-        println!();
+    let obstacle = request
+        .response_schema
+        .as_ref()
+        .and_then(oa_provider::openai::strict_mode_obstacle);
+    let request = request.with_hook(hook.clone());
+    let outcome = runtime.block_on(async {
+        let mut observers: Vec<Arc<dyn Observer>> = match &telemetry {
+            Some(telemetry) => vec![Arc::new(telemetry.observer(observer_config()))],
+            None => Vec::new(),
+        };
+        if let Some(langfuse) = &langfuse {
+            observers.push(Arc::clone(langfuse) as Arc<dyn Observer>);
+        }
+        let bus = EventBus::new(observers);
+        let observed = ObservedProvider::new(provider, bus.clone(), "complete");
+        let outcome = within(args.endpoint.timeouts, observed.complete(&request)).await;
+        if let Err(error) = bus.drain(DRAIN_TIMEOUT).await {
+            eprintln!("oa complete: warning: {error}");
+        }
+        if let Some(langfuse) = &langfuse {
+            flush_langfuse(langfuse).await;
+        }
+        outcome
+    });
+    drop(runtime);
+    if let Some(telemetry) = &telemetry {
+        finish_telemetry(telemetry, args.trace);
+    }
+    let attempts = hook.attempts.load(Ordering::SeqCst);
+    let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
+    if hook.echo_tokens {
+        outln!();
     }
     let ok = outcome.is_ok();
     if args.json {
-        println!("{}", to_json(&outcome, attempts, &diagnostics));
+        outln!("{}", to_json(&outcome, attempts, &diagnostics));
     } else {
         print_summary(&outcome, attempts, &diagnostics, args.stream);
+        let path = match &outcome {
+            Ok(response) => response.structured_output_path,
+            Err(error) => error.structured_output_path(),
+        };
+        if let (Some(oa_provider::StructuredOutputPath::NativeUnenforced), Some(obstacle)) = (path, obstacle)
+        {
+            outln!("native_unenforced because: {obstacle}");
+        }
     }
     if ok { Exit::Ok } else { Exit::Finding }
 }
 
-fn build_provider(args: &CompleteArgs) -> Result<OpenAiProvider, String> {
-    let capabilities = Capabilities {
+/// Metrics on; payload attributes stay off (the default), so prompts and answers never leave through telemetry
+/// unless an application asks for it.
+fn observer_config() -> ObserverConfig {
+    ObserverConfig::builder()
+        .enable_metrics(true)
+        .build()
+        .unwrap_or_default()
+}
+
+/// With `--langfuse`, an observer owning an HTTP client built from Langfuse's standard variables (§8.9 mode (b));
+/// payload stays off, as for OpenTelemetry.
+fn langfuse_for(args: &CompleteArgs) -> Result<Option<Arc<LangfuseObserver>>, String> {
+    if !args.langfuse {
+        return Ok(None);
+    }
+    let credentials = LangfuseCredentials::from_env().map_err(|error| format!("--langfuse: {error}"))?;
+    let observer = LangfuseObserver::from_credentials(credentials, LangfuseConfig::default())
+        .map_err(|error| format!("--langfuse: {error}"))?;
+    Ok(Some(Arc::new(observer)))
+}
+
+/// Sends what is still queued for Langfuse; a failure is a warning (the call's own outcome stands), and names
+/// what failed, never a key.
+async fn flush_langfuse(langfuse: &LangfuseObserver) {
+    match tokio::time::timeout(LANGFUSE_FLUSH_TIMEOUT, langfuse.flush()).await {
+        Ok(Ok(report)) if report.n_rejected > 0 || report.n_dropped > 0 => eprintln!(
+            "oa complete: warning: Langfuse rejected {} and dropped {} events: {}",
+            report.n_rejected,
+            report.n_dropped,
+            report.rejections.join("; ")
+        ),
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => eprintln!("oa complete: warning: {error}"),
+        Err(_) => eprintln!(
+            "oa complete: warning: sending the trace to Langfuse took longer than {LANGFUSE_FLUSH_TIMEOUT:?}"
+        ),
+    }
+}
+
+/// In memory for `--trace`, OTLP for `--otlp` (or the standard variable), nothing otherwise.
+fn telemetry_for(args: &CompleteArgs) -> Result<Option<Telemetry>, String> {
+    if args.trace {
+        return Ok(Some(Telemetry::in_memory()));
+    }
+    let endpoint = args.otlp.clone().or_else(|| {
+        std::env::var(OTLP_ENDPOINT_ENV)
+            .ok()
+            .filter(|value| !value.is_empty())
+    });
+    endpoint
+        .map(|endpoint| Telemetry::otlp_http(&endpoint).map_err(|error| format!("--otlp: {error}")))
+        .transpose()
+}
+
+/// Flushes the telemetry; with `--trace`, prints the span tree and log records to stderr.
+fn finish_telemetry(telemetry: &Telemetry, trace: bool) {
+    if let Err(error) = telemetry.shutdown() {
+        eprintln!("oa complete: warning: {error}");
+    }
+    if !trace {
+        return;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "trace: spans");
+    for line in oa_observe::span_tree(&telemetry.spans()) {
+        let _ = writeln!(stderr, "  {line}");
+    }
+    let logs = telemetry.log_records();
+    let _ = writeln!(stderr, "trace: log records ({})", logs.len());
+    for log in logs {
+        let _ = writeln!(
+            stderr,
+            "  {} {}",
+            log.severity.as_deref().unwrap_or("-"),
+            log.event_name.as_deref().unwrap_or("-")
+        );
+        for (key, value) in &log.attributes {
+            let _ = writeln!(stderr, "     {key}={value}");
+        }
+    }
+}
+
+/// The provider the call goes through: the native route (reading the registry when given), or with `--route` a
+/// router over it and its prompt-path twin.
+fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
+    let stale_after = Duration::from_secs(args.stale_after);
+    let registry = args
+        .registry
+        .as_deref()
+        .map(|location| open_registry(location, stale_after))
+        .transpose()?;
+    let native_capabilities = Capabilities {
         native_response_format: !args.no_native,
         ..Capabilities::default()
     };
-    args.endpoint
+    let mut builder = args
+        .endpoint
         .provider_builder()?
-        .capabilities(capabilities)
+        .capabilities(native_capabilities)
+        .retry_parse_failure(args.retry_parse_failure);
+    if let Some(registry) = &registry {
+        builder = builder.registry(Arc::clone(registry));
+    }
+    let native = builder
         .build()
-        .map_err(|error| format!("cannot build the provider: {error}"))
+        .map_err(|error| format!("cannot build the provider: {error}"))?;
+    let (true, Some(registry)) = (args.route, registry) else {
+        return Ok(native);
+    };
+    let prompted = args
+        .endpoint
+        .provider_builder()?
+        .capabilities(Capabilities {
+            native_response_format: false,
+            ..Capabilities::default()
+        })
+        .retry_parse_failure(args.retry_parse_failure)
+        .build()
+        .map_err(|error| format!("cannot build the provider: {error}"))?;
+    let key = native
+        .capability_key()
+        .ok_or("the provider names no route for the registry")?;
+    Ok(Arc::new(
+        RoutedProvider::new(native, prompted, registry, key).with_routing(true),
+    ))
 }
 
 fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
@@ -76,22 +256,42 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     if let Some(system) = &args.system {
         messages.push(Message::system(system));
     }
-    messages.push(Message::user(&args.message));
+    // `-` reads the message from standard input, so model input can be piped in.
+    let message = if args.message == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|error| format!("cannot read the message from standard input: {error}"))?;
+        text
+    } else {
+        args.message.clone()
+    };
+    if message.trim().is_empty() {
+        return Err("the message is empty: nothing was sent".to_owned());
+    }
+    let mapping = args.endpoint.mapping;
+    if args.stream && mapping != Mapping::Openai {
+        return Err(format!(
+            "--stream: the {} mapping does not stream (llm-provider §5); send without --stream",
+            oa_provider::Mapping::from(mapping)
+        ));
+    }
+    messages.push(Message::user(message));
     let mut request = CompletionRequest::new(messages).with_stream(args.stream);
     if let Some(path) = &args.schema {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let schema: Value = oa_schema::parse_json(&text)
-            .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
-        request = request.with_response_schema(schema);
+        request = request.with_response_schema(read_response_schema(path)?);
     }
-    if !args.stop.is_empty() {
-        let config = RuntimeConfig {
-            stop_sequences: Some(args.stop.clone()),
-            ..RuntimeConfig::default()
-        };
-        request = request.with_config(config);
+    if let Some(path) = &args.tools {
+        request = request.with_tools(read_tools(path)?);
     }
+    let config = RuntimeConfig {
+        stop_sequences: (!args.stop.is_empty()).then(|| args.stop.clone()),
+        max_tokens: args
+            .max_tokens
+            .or((mapping == Mapping::Anthropic).then_some(ANTHROPIC_MAX_TOKENS)),
+        temperature: args.temperature,
+        ..RuntimeConfig::default()
+    };
+    request = request.with_config(config);
     let max_attempts = match (args.max_attempts, args.reask) {
         (Some(0), _) => return Err("--max-attempts must be at least 1".to_owned()),
         (Some(n), _) => n,
@@ -109,13 +309,38 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     Ok(request)
 }
 
-/// Counts wire attempts and, with `--stream`, echoes content deltas as they arrive.
-struct CliObserver {
-    attempts: AtomicU32,
-    echo_tokens: bool,
+/// Reads a `--tools` file: a JSON array of `{name, description, parameters}`.
+fn read_tools(path: &std::path::Path) -> Result<Vec<Tool>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: not a JSON array of {{name, description, parameters}} tools: {e}",
+            path.display()
+        )
+    })
 }
 
-impl CallObserver for CliObserver {
+/// Reads a `--schema` file and refuses, before anything is sent, what `complete()` would refuse: text that is not
+/// JSON or not a valid schema (in the words `oa validate` uses), or a schema of the wrong shape for structured
+/// output.
+pub(crate) fn read_response_schema(path: &std::path::Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let schema: Value = oa_schema::parse_json(&text)
+        .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
+    oa_schema::Validator::new(&schema).map_err(|e| format!("{}: invalid schema: {e}", path.display()))?;
+    oa_provider::check_response_schema(&schema)
+        .map_err(|error| format!("{}: {}", path.display(), error.message()))?;
+    Ok(schema)
+}
+
+/// Counts wire attempts, keeps their diagnostics and, with `--stream`, echoes content deltas as they arrive.
+struct CliHook {
+    attempts: AtomicU32,
+    echo_tokens: bool,
+    diagnostics: Mutex<Vec<Diagnostic>>,
+}
+
+impl AttemptHook for CliHook {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         if self.echo_tokens && delta.kind == DeltaKind::Content {
             let mut stdout = std::io::stdout().lock();
@@ -124,8 +349,12 @@ impl CallObserver for CliObserver {
         }
     }
 
-    fn on_attempt(&self, _record: &AttemptRecord<'_>) {
+    fn on_attempt(&self, record: &AttemptRecord<'_>) {
         self.attempts.fetch_add(1, Ordering::SeqCst);
+        self.diagnostics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(Diagnostic::of_record(record));
     }
 }
 
@@ -152,6 +381,7 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
         Ok(response) => json!({
             "ok": true,
             "content": response.message.text(),
+            "tool_calls": response.message.tool_calls,
             "parsed": response.parsed,
             "finish_reason": response.finish_reason.as_str(),
             "usage": usage_json(&response.usage),
@@ -167,6 +397,7 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
             json!({
                 "ok": false,
                 "content": failure.map(|f| f.output_content.clone()),
+                "tool_calls": null,
                 "parsed": null,
                 "finish_reason": failure.map(|f| f.finish_reason.as_str()),
                 "usage": failure.map(|f| usage_json(&f.usage)),
@@ -176,6 +407,7 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
                 "attempts": attempts,
                 "error": {
                     "category": error.category().as_str(),
+                    "failure_class": error.failure_class().map(FailureClass::as_str),
                     "error_message": failure.map_or_else(|| error.to_string(), |f| f.error_message.clone()),
                     "output_content": failure.map(|f| f.output_content.clone()),
                 },
@@ -199,46 +431,100 @@ fn print_summary(
     match outcome {
         Ok(response) => {
             match &response.parsed {
-                Some(parsed) => println!(
+                Some(parsed) => outln!(
                     "parsed: {}",
                     serde_json::to_string_pretty(parsed).unwrap_or_else(|_| parsed.to_string())
                 ),
-                None if !streamed => println!("content: {}", response.message.text().unwrap_or_default()),
+                None if !streamed => outln!("content: {}", response.message.text().unwrap_or_default()),
                 None => {}
             }
-            println!("finish_reason: {}", response.finish_reason.as_str());
-            println!("usage: {}", usage_line(&response.usage));
-            println!(
+            for call in response.message.tool_calls.iter().flatten() {
+                outln!("tool_call: {} {} {}", call.id, call.name, call.arguments);
+            }
+            outln!("finish_reason: {}", response.finish_reason.as_str());
+            outln!("usage: {}", usage_line(&response.usage));
+            outln!(
                 "structured_output_path: {}",
                 or_none(response.structured_output_path.map(|p| p.as_str()))
             );
-            println!(
+            outln!(
                 "schema_mode: {}",
                 or_none(response.schema_mode.map(|m| m.as_str()))
             );
-            println!("schema_version: {}", or_none(response.schema_version.as_deref()));
-            println!("attempts: {attempts}");
+            outln!("schema_version: {}", or_none(response.schema_version.as_deref()));
+            outln!("attempts: {attempts}");
         }
         Err(error) => {
-            println!("error: {}", error.category().as_str());
+            outln!("error: {}", error.category().as_str());
             match error.structured_output() {
                 Some(failure) => {
-                    println!("output_content: {}", failure.output_content);
-                    println!("finish_reason: {}", failure.finish_reason.as_str());
-                    println!("usage: {}", usage_line(&failure.usage));
-                    println!("error_message:");
+                    if failure.finish_reason == FinishReason::ContentFilter {
+                        outln!("refusal: the model refused to answer: {}", failure.output_content);
+                    } else {
+                        outln!("output_content: {}", failure.output_content);
+                    }
+                    outln!("finish_reason: {}", failure.finish_reason.as_str());
+                    outln!("failure_class: {}", failure.failure_class().as_str());
+                    if let Some(hint) = hint_for(failure) {
+                        outln!("hint: {hint}");
+                    }
+                    outln!("usage: {}", usage_line(&failure.usage));
+                    outln!("error_message:");
                     for line in failure.error_message.lines() {
-                        println!("  {line}");
+                        outln!("  {line}");
                     }
                 }
-                None => println!("message: {error}"),
+                None => {
+                    outln!("message: {error}");
+                    if let Some(class) = error.failure_class() {
+                        outln!("failure_class: {}", class.as_str());
+                    }
+                    if let Some(hint) = status_hint(error) {
+                        outln!("hint: {hint}");
+                    }
+                }
             }
-            println!(
+            outln!(
                 "structured_output_path: {}",
                 or_none(error.structured_output_path().map(|p| p.as_str()))
             );
-            println!("attempts: {attempts}");
+            outln!("attempts: {attempts}");
         }
+    }
+}
+
+/// One line of advice for an error the provider answered with a status that has a known remedy.
+fn status_hint(error: &ProviderError) -> Option<String> {
+    if error.is_rate_limit() {
+        let wait = error.retry_after().map_or_else(
+            || "it sent no Retry-After".to_owned(),
+            |wait| format!("Retry-After: {} s", wait.as_secs()),
+        );
+        return Some(format!(
+            "the server is rate limiting ({wait}); --max-attempts N retries, waiting as it asks (up to 60 s)"
+        ));
+    }
+    if error.is_timeout() {
+        return Some("--timeout SECS and --connect-timeout SECS set how long to wait".to_owned());
+    }
+    None
+}
+
+/// One line of advice for the failures that have a known cause.
+fn hint_for(failure: &StructuredOutputFailure) -> Option<&'static str> {
+    if failure.differs_only_in_case() {
+        return Some(
+            "the answer differs from the schema only in the capitalization of enum or const values, which a native \
+             path does not guarantee (Anthropic documents it); it is reported as it came, never re-cased",
+        );
+    }
+    match failure.failure_class() {
+        FailureClass::FencedJson => Some(
+            "the answer is JSON inside a Markdown code fence; a route that enforces the schema never fences it \
+             (check `oa probe`), and a reask (--reask) usually gets it bare",
+        ),
+        FailureClass::NotJson => Some("the answer is not JSON at all (prose, or cut off by max_tokens)"),
+        _ => None,
     }
 }
 

@@ -1,17 +1,25 @@
 //! Turns the shared endpoint flags into a provider builder, so `oa probe` and `oa complete` reach an endpoint the
 //! same way.
 
-use crate::cli::{EndpointArgs, Mapping};
-use oa_provider::{OpenAiProvider, OpenAiProviderBuilder};
+use crate::cli::{EndpointArgs, TimeoutArgs};
+use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use oa_provider::enforcement::RedisStore;
+use oa_provider::{CapabilityRegistry, Category, ProviderBuilder, ProviderError};
 
 impl EndpointArgs {
     /// A provider builder for this endpoint: mapping, model, base URL and key. No key is sent unless
     /// `--api-key-env` names a variable; the key is read from it at build and never printed (only the name is).
-    pub(crate) fn provider_builder(&self) -> Result<OpenAiProviderBuilder, String> {
-        match self.mapping {
-            Mapping::Openai => {}
-        }
-        let builder = OpenAiProvider::builder(&self.model).base_url(&self.base_url);
+    pub(crate) fn provider_builder(&self) -> Result<ProviderBuilder, String> {
+        let (Some(base_url), Some(model)) = (&self.base_url, &self.model) else {
+            return Err("--base-url URL and --model NAME are required".to_owned());
+        };
+        let builder = self
+            .timeouts
+            .apply(ProviderBuilder::new(self.mapping.into(), model).base_url(base_url));
         Ok(match &self.api_key_env {
             Some(variable) => {
                 if std::env::var_os(variable).is_none() {
@@ -24,4 +32,51 @@ impl EndpointArgs {
             None => builder.no_api_key(),
         })
     }
+}
+
+impl TimeoutArgs {
+    /// The deadline of the whole call.
+    pub(crate) fn whole_call(&self) -> Duration {
+        Duration::from_secs(self.timeout)
+    }
+
+    /// The provider's connect timeout, and its per-attempt total no longer than the whole call's.
+    pub(crate) fn apply(&self, builder: ProviderBuilder) -> ProviderBuilder {
+        builder
+            .connect_timeout(Duration::from_secs(self.connect_timeout))
+            .total_timeout(self.whole_call())
+    }
+}
+
+/// Runs `call` under the whole-call deadline: past it, a `provider_unavailable` timeout naming the flag.
+pub(crate) async fn within<T>(
+    timeouts: TimeoutArgs,
+    call: impl Future<Output = Result<T, ProviderError>>,
+) -> Result<T, ProviderError> {
+    tokio::time::timeout(timeouts.whole_call(), call)
+        .await
+        .unwrap_or_else(|_| {
+            Err(ProviderError::new(
+                Category::Unavailable,
+                format!(
+                    "timed out: the call took longer than --timeout {} s",
+                    timeouts.timeout
+                ),
+            ))
+        })
+}
+
+/// Opens the registry `--registry` names: a Redis server (`redis://`, `rediss://`) shared by every instance, or a
+/// JSON file (started when absent; a malformed one is an input error), with `stale_after` as the freshness window.
+pub(crate) fn open_registry(
+    location: &str,
+    stale_after: Duration,
+) -> Result<Arc<CapabilityRegistry>, String> {
+    let registry = if location.starts_with("redis://") || location.starts_with("rediss://") {
+        let store = RedisStore::open(location).map_err(|error| format!("--registry: {error}"))?;
+        CapabilityRegistry::with_store(Arc::new(store))
+    } else {
+        CapabilityRegistry::with_file(Path::new(location)).map_err(|error| format!("--registry: {error}"))?
+    };
+    Ok(Arc::new(registry.with_stale_after(stale_after)))
 }

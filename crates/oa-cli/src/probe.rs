@@ -4,13 +4,19 @@
 //! Exit 0 enforced (every keyword, with `--schema`), 1 not enforced, 2 error (bad flags or schema, unreachable
 //! endpoint, rejected request).
 
+use std::time::SystemTime;
+
+use oa_provider::enforcement::{Capability, ProbeKind};
+use std::sync::Arc;
+
 use oa_provider::{
-    CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, OpenAiProvider, ProbeOutcome, StructuredOutputPath,
-    probe_canary, probe_keywords,
+    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, ProbeOutcome, Provider,
+    StructuredOutputPath, probe_canary, probe_keywords,
 };
 use serde_json::{Value, json};
 
 use crate::cli::ProbeArgs;
+use crate::endpoint::{open_registry, within};
 use crate::exit::Exit;
 
 /// Runs `oa probe`.
@@ -25,49 +31,110 @@ pub(crate) fn run(args: &ProbeArgs) -> Exit {
 }
 
 fn probe(args: &ProbeArgs) -> Result<Exit, String> {
-    let schema = args.schema.as_deref().map(read_schema).transpose()?;
-    let provider = build_provider(args)?;
+    let schema = args
+        .schema
+        .as_deref()
+        .map(crate::complete::read_response_schema)
+        .transpose()?;
+    let stale_after = std::time::Duration::from_secs(args.stale_after);
+    let registry = args
+        .registry
+        .as_deref()
+        .map(|location| open_registry(location, stale_after))
+        .transpose()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    if let Some(path) = &args.pairs {
+        return crate::pairs::run(args, path, schema.as_ref(), registry.as_ref(), &runtime);
+    }
+    let provider = build_provider(args)?;
     match schema {
         None => {
-            let outcome = runtime.block_on(probe_canary(&provider));
+            let outcome = runtime
+                .block_on(within(args.endpoint.timeouts, async {
+                    Ok(probe_canary(provider.as_ref()).await)
+                }))
+                .unwrap_or_else(|error| ProbeOutcome::Error {
+                    category: error.category(),
+                    message: error.message().to_owned(),
+                });
+            if let (Some(registry), Some(enforces)) = (&registry, verdict_of(&outcome)) {
+                runtime.block_on(record(registry, &provider, enforces, ProbeKind::Canary))?;
+            }
             print_canary(&outcome, args.json);
             Ok(exit_of(&outcome))
         }
         Some(schema) => {
-            let matrix = runtime.block_on(probe_keywords(&provider, &schema));
+            let matrix = runtime
+                .block_on(within(args.endpoint.timeouts, async {
+                    Ok(probe_keywords(provider.as_ref(), &schema).await)
+                }))
+                .map_err(|error| error.to_string())?;
             if matrix.rows.is_empty() {
-                return Err(
-                    "the schema uses none of the probed keywords (enum, const, maxLength, minLength, pattern, \
-                     minimum, maximum, required, additionalProperties: false, minItems, maxItems, type)"
-                        .to_owned(),
-                );
+                return Err(format!(
+                    "the schema uses none of the probed keywords ({})",
+                    oa_provider::enforcement::PROBED_KEYWORDS.join(", ")
+                ));
+            }
+            if let (Some(registry), false) = (&registry, matrix.has_error()) {
+                runtime.block_on(record(
+                    registry,
+                    &provider,
+                    matrix.is_all_enforced(),
+                    ProbeKind::ProductionSchema,
+                ))?;
             }
             print_matrix(&matrix, args.json);
             Ok(if matrix.has_error() {
                 Exit::Usage
-            } else if matrix.is_all_enforced() {
-                Exit::Ok
-            } else {
+            } else if !matrix.is_all_enforced() {
                 Exit::Finding
+            } else if !matrix.is_complete() {
+                Exit::Partial
+            } else {
+                Exit::Ok
             })
         }
     }
 }
 
-fn build_provider(args: &ProbeArgs) -> Result<OpenAiProvider, String> {
+fn build_provider(args: &ProbeArgs) -> Result<Arc<dyn Provider>, String> {
     args.endpoint
         .provider_builder()?
         .build()
         .map_err(|e| format!("cannot build the provider: {e}"))
 }
 
-fn read_schema(path: &std::path::Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    oa_schema::parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// Whether a probe outcome says the route enforces; `None` for an error (not evidence either way).
+fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
+    match outcome {
+        ProbeOutcome::Enforced => Some(true),
+        ProbeOutcome::NotEnforced { .. } => Some(false),
+        ProbeOutcome::Error { .. } => None,
+    }
+}
+
+/// Writes a verdict for the provider's route into the registry (its file, or its shared store).
+pub(crate) async fn record(
+    registry: &CapabilityRegistry,
+    provider: &Arc<dyn Provider>,
+    enforces: bool,
+    probe: ProbeKind,
+) -> Result<(), String> {
+    let key = provider
+        .capability_key()
+        .ok_or("the provider names no route for the registry")?;
+    let capability = Capability {
+        enforces,
+        checked_at: SystemTime::now(),
+        probe,
+    };
+    registry
+        .record_verdict(key, capability)
+        .await
+        .map_err(|error| format!("--registry: {error}"))
 }
 
 fn exit_of(outcome: &ProbeOutcome) -> Exit {
@@ -84,33 +151,31 @@ fn print_canary(outcome: &ProbeOutcome, as_json: bool) {
         if let (Value::Object(line), Ok(Value::Object(fields))) = (&mut line, serde_json::to_value(outcome)) {
             line.extend(fields);
         }
-        println!("{line}");
+        outln!("{line}");
         return;
     }
-    println!(
+    outln!(
         "canary: asked {CANARY_QUESTION:?} with a strict schema whose only legal answer is {CANARY_ANSWER:?}"
     );
     match outcome {
         ProbeOutcome::Enforced => {
-            println!(
-                "enforced: the answer was {CANARY_ANSWER:?}, which only a schema-bound decoder produces"
-            );
+            outln!("enforced: the answer was {CANARY_ANSWER:?}, which only a schema-bound decoder produces");
         }
         ProbeOutcome::NotEnforced { content, path } => {
-            println!("not enforced: the model answered {}", shorten(content));
+            outln!("not enforced: the model answered {}", shorten(content));
             if let Some(path) = path.filter(|path| *path != StructuredOutputPath::Native) {
-                println!(
+                outln!(
                     "  (the request went on the {} path, which never asks for enforcement)",
                     path.as_str()
                 );
             } else {
-                println!(
+                outln!(
                     "  the schema was sent strict, and something on the route (provider, model or a gateway) ignored it"
                 );
             }
         }
         ProbeOutcome::Error { category, message } => {
-            println!("error: {category}: {message}");
+            outln!("error: {category}: {message}");
         }
     }
 }
@@ -118,10 +183,12 @@ fn print_canary(outcome: &ProbeOutcome, as_json: bool) {
 fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
     let verdict = if matrix.has_error() {
         "error"
-    } else if matrix.is_all_enforced() {
-        "enforced"
-    } else {
+    } else if !matrix.is_all_enforced() {
         "not_enforced"
+    } else if !matrix.is_complete() {
+        "enforced_partial"
+    } else {
+        "enforced"
     };
     if as_json {
         let rows: Vec<Value> = matrix
@@ -136,23 +203,38 @@ fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
                 }
                 row
             })
+            .chain(
+                matrix
+                    .not_probed
+                    .iter()
+                    .map(|keyword| json!({"keyword": keyword, "verdict": "not_probed"})),
+            )
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({"probe": "keywords", "verdict": verdict, "keywords": rows})
         );
         return;
     }
-    println!("enforcement matrix (one probe per keyword the schema uses):");
+    outln!("enforcement matrix (one probe per keyword the schema uses):");
     for (keyword, outcome) in &matrix.rows {
         let detail = match outcome {
             ProbeOutcome::Enforced => String::new(),
             ProbeOutcome::NotEnforced { content, .. } => format!("  answered {}", shorten(content)),
             ProbeOutcome::Error { category, message } => format!("  {category}: {message}"),
         };
-        println!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
+        outln!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
     }
-    println!("{}", verdict.replace('_', " "));
+    for keyword in &matrix.not_probed {
+        outln!("  {keyword:<22} not probed   no probe exists for it: its enforcement is unknown");
+    }
+    match verdict {
+        "enforced_partial" => outln!(
+            "enforced for the probed keywords; {} not probed",
+            matrix.not_probed.len()
+        ),
+        other => outln!("{}", other.replace('_', " ")),
+    }
 }
 
 /// The answer on one line, cut at 120 characters.

@@ -25,7 +25,7 @@ pub(crate) fn register(
     }
     let mut claimed: HashMap<String, PathBuf> = HashMap::new();
     for path in paths {
-        let text = crate::validate::read(&path)?;
+        let text = crate::validate::read_file(&path)?;
         let document: Value = serde_json::from_str(&text)
             .map_err(|e| format!("{}: the resource is not well-formed JSON: {e}", path.display()))?;
         let uri = match identifier(&document, draft) {

@@ -3,36 +3,30 @@
 
 mod support;
 
+use oa_testkit::Server;
 use serde_json::{Value, json};
 use std::process::{Command, Output};
-use support::{Endpoint, chat, refusal, streamed_refusal};
+use support::{chat, refusal, streamed_refusal};
 
 const SCHEMA_NOT_HONORED: &str = "openarmature.structured_output.schema_not_honored";
 
 fn schema_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
-    let path = dir.path().join("schema.json");
-    let schema = json!({
-        "type": "object",
-        "properties": {"answer": {"type": "integer"}},
-        "required": ["answer"],
-        "additionalProperties": false
-    });
-    std::fs::write(&path, schema.to_string()).unwrap();
-    path
+    support::answer_schema_file(dir)
 }
 
-fn complete(endpoint: &Endpoint, extra: &[&str]) -> Output {
+fn complete(endpoint: &Server, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_oa"))
         .args([
             "complete",
             "--base-url",
-            &endpoint.base_url,
+            &endpoint.base_url(),
             "--model",
             "test-model",
         ])
         .args(extra)
         .arg("What is six times seven?")
         .env_remove("OPENAI_API_KEY")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .output()
         .unwrap()
 }
@@ -60,7 +54,7 @@ fn event_names(report: &Value) -> Vec<String> {
 fn a_valid_structured_answer() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Endpoint::start(vec![chat(r#"{"answer": 42}"#, "stop")]);
+    let endpoint = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
     assert_eq!(
         output.status.code(),
@@ -74,19 +68,19 @@ fn a_valid_structured_answer() {
     assert_eq!(report["finish_reason"], json!("stop"));
     assert_eq!(report["usage"]["total_tokens"], json!(16));
     assert_eq!(report["structured_output_path"], json!("native"));
-    assert_eq!(report["schema_mode"], json!("enforced"));
+    assert_eq!(report["schema_mode"], json!("unverified"));
     assert_eq!(report["schema_version"].as_str().unwrap().len(), 64);
     assert_eq!(report["attempts"], json!(1));
     assert_eq!(report["error"], Value::Null);
     assert_eq!(report["diagnostics"], json!([]));
-    let sent = &endpoint.requests()[0];
+    let sent = &endpoint.requests()[0].json().unwrap();
     assert_eq!(sent["response_format"]["type"], json!("json_schema"));
     assert_eq!(sent["response_format"]["json_schema"]["strict"], json!(true));
 }
 
 #[test]
 fn a_refusal_is_content_filter_with_the_refusal_text() {
-    let endpoint = Endpoint::start(vec![refusal("I can't help with that.")]);
+    let endpoint = Server::start(vec![refusal("I can't help with that.")]).unwrap();
     let report = json_of(&complete(&endpoint, &["--json"]));
     assert_eq!(report["ok"], json!(true), "{report}");
     assert_eq!(report["finish_reason"], json!("content_filter"));
@@ -95,19 +89,19 @@ fn a_refusal_is_content_filter_with_the_refusal_text() {
 
 #[test]
 fn a_streamed_refusal_is_content_filter_with_the_refusal_text() {
-    let endpoint = Endpoint::start(vec![streamed_refusal("I can't ", "help with that.")]);
+    let endpoint = Server::start(vec![streamed_refusal("I can't ", "help with that.")]).unwrap();
     let report = json_of(&complete(&endpoint, &["--stream", "--json"]));
     assert_eq!(report["ok"], json!(true), "{report}");
     assert_eq!(report["finish_reason"], json!("content_filter"));
     assert_eq!(report["content"], json!("I can't help with that."));
-    assert_eq!(endpoint.requests()[0]["stream"], json!(true));
+    assert_eq!(endpoint.requests()[0].json().unwrap()["stream"], json!(true));
 }
 
 #[test]
 fn prose_on_the_native_path_with_stop_shows_one_schema_not_honored() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Endpoint::start(vec![chat("The answer is 42.", "stop")]);
+    let endpoint = Server::start(vec![chat("The answer is 42.", "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(1));
     let report = json_of(&output);
@@ -131,7 +125,7 @@ fn prose_on_the_native_path_with_stop_shows_one_schema_not_honored() {
 fn the_same_prose_cut_off_by_length_shows_no_diagnostic() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Endpoint::start(vec![chat("The answer is", "length")]);
+    let endpoint = Server::start(vec![chat("The answer is", "length")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(1));
     let report = json_of(&output);
@@ -143,7 +137,7 @@ fn the_same_prose_cut_off_by_length_shows_no_diagnostic() {
 fn the_readable_summary_prints_the_diagnostic_as_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Endpoint::start(vec![chat("The answer is 42.", "stop")]);
+    let endpoint = Server::start(vec![chat("The answer is 42.", "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -160,10 +154,11 @@ fn the_readable_summary_prints_the_diagnostic_as_a_warning() {
 fn a_reask_recovers_on_the_second_attempt() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Endpoint::start(vec![
+    let endpoint = Server::start(vec![
         chat(r#"{"answer": "42"}"#, "stop"),
         chat(r#"{"answer": 42}"#, "stop"),
-    ]);
+    ])
+    .unwrap();
     let output = complete(
         &endpoint,
         &["--schema", schema.to_str().unwrap(), "--reask", "--json"],
@@ -176,10 +171,10 @@ fn a_reask_recovers_on_the_second_attempt() {
     );
     let report = json_of(&output);
     assert_eq!(report["attempts"], json!(2));
-    assert_eq!(report["schema_mode"], json!("enforced_repaired"));
+    assert_eq!(report["schema_mode"], json!("unverified_repaired"));
     assert_eq!(report["parsed"], json!({"answer": 42}));
     // The second request carries the model's first output and the violation at its pointer.
-    let second = &endpoint.requests()[1];
+    let second = &endpoint.requests()[1].json().unwrap();
     let messages = second["messages"].as_array().unwrap();
     let correction = messages.last().unwrap()["content"].as_str().unwrap();
     assert!(correction.contains("#/answer"), "{correction}");
@@ -189,7 +184,7 @@ fn a_reask_recovers_on_the_second_attempt() {
 fn no_native_takes_the_prompt_augmentation_path() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let endpoint = Endpoint::start(vec![chat(r#"{"answer": 42}"#, "stop")]);
+    let endpoint = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let output = complete(
         &endpoint,
         &["--schema", schema.to_str().unwrap(), "--no-native", "--json"],
@@ -198,37 +193,40 @@ fn no_native_takes_the_prompt_augmentation_path() {
     let report = json_of(&output);
     assert_eq!(report["structured_output_path"], json!("prompt_augmentation"));
     assert_eq!(report["schema_mode"], json!("prompted"));
-    assert!(endpoint.requests()[0].get("response_format").is_none());
+    assert!(
+        endpoint.requests()[0]
+            .json()
+            .unwrap()
+            .get("response_format")
+            .is_none()
+    );
 }
 
 #[test]
 fn stop_sequences_are_sent() {
-    let endpoint = Endpoint::start(vec![chat("forty-two", "stop")]);
+    let endpoint = Server::start(vec![chat("forty-two", "stop")]).unwrap();
     let output = complete(&endpoint, &["--stop", "END", "--stop", "###", "--json"]);
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(endpoint.requests()[0]["stop"], json!(["END", "###"]));
+    assert_eq!(
+        endpoint.requests()[0].json().unwrap()["stop"],
+        json!(["END", "###"])
+    );
 }
 
 #[test]
 fn a_missing_key_variable_is_a_usage_error() {
-    let endpoint = Endpoint::start(vec![]);
+    let endpoint = Server::start(vec![]).unwrap();
     let output = complete(&endpoint, &["--api-key-env", "OA_TEST_SURELY_UNSET_VARIABLE"]);
     assert_eq!(output.status.code(), Some(2));
 }
 
 #[test]
 fn an_unreachable_endpoint_is_a_failed_call() {
-    // Bind and drop a listener so the port is (almost certainly) closed.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let output = Command::new(env!("CARGO_BIN_EXE_oa"))
         .args([
             "complete",
             "--base-url",
-            &format!("http://127.0.0.1:{port}/v1"),
+            &oa_testkit::closed_base_url().unwrap(),
             "--model",
             "m",
             "--json",
@@ -247,7 +245,7 @@ fn the_failure_error_message_is_what_oa_validate_prints() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
     let content = r#"{"answer": "forty-two", "unit": "none"}"#;
-    let endpoint = Endpoint::start(vec![chat(content, "stop")]);
+    let endpoint = Server::start(vec![chat(content, "stop")]).unwrap();
     let report = json_of(&complete(
         &endpoint,
         &["--schema", schema.to_str().unwrap(), "--json"],

@@ -1,21 +1,26 @@
 //! The ambient call context: who is running (invocation, node, correlation) and where events go, carried in a
 //! task-local value so that a node body's provider calls reach the event layer without threading it through.
 //!
-//! The invocation runtime sets it around each node; a fuller graph engine can set it the same way. Neither the
-//! provider nor observers know about it.
+//! The invocation runtime sets it around each node; a fuller graph engine can set it the same way. Outside a
+//! graph, [`ObservedProvider`] reports a provider's calls to a bus of its own. Neither the provider nor observers
+//! know about any of this.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
+use async_trait::async_trait;
 use oa_provider::{
-    AttemptRecord, CallObserver, CompletionRequest, Provider, ProviderError, Response, TokenDelta,
-    mint_call_id,
+    AttemptHook, AttemptRecord, CapabilityKey, CompletionRequest, Provider, ProviderError, Response,
+    TokenDelta,
 };
+
+use serde_json::{Map, Value};
 
 use crate::delivery::EventBus;
 use crate::event::{
     Event, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest, LlmResponseFields, LlmTokenEvent,
-    Scope, retry_reason_str,
+    Scope,
 };
+use crate::ids::random_uuid;
 use crate::render::{failure_fields, render_messages, request_extras, request_params, response_fields};
 
 tokio::task_local! {
@@ -25,13 +30,51 @@ tokio::task_local! {
 /// Who is running and where their events go.
 #[derive(Debug, Clone)]
 pub struct CallContext {
-    /// Identity and scope stamped on every event the node's calls produce.
+    /// Identity and scope stamped on every event the node's calls produce (its `caller_invocation_metadata` as
+    /// of the node's start; [`CallContext::current_scope`] has the metadata as it is now).
     pub scope: Scope,
     /// The queue the events go to.
     pub bus: EventBus,
+    /// The invocation metadata in scope, shared by the invocation's nodes (observability §3.4).
+    pub metadata: Arc<Mutex<Map<String, Value>>>,
 }
 
 impl CallContext {
+    /// A context for `scope` on `bus`, its metadata the scope's caller metadata.
+    pub fn new(scope: Scope, bus: EventBus) -> Self {
+        let metadata = scope.caller_invocation_metadata.clone().unwrap_or_default();
+        Self {
+            scope,
+            bus,
+            metadata: Arc::new(Mutex::new(metadata)),
+        }
+    }
+
+    /// The scope with the metadata in scope now (augmentations included), for an event about to be dispatched.
+    pub fn current_scope(&self) -> Scope {
+        let metadata = self.metadata_now();
+        Scope {
+            caller_invocation_metadata: (!metadata.is_empty()).then_some(metadata),
+            ..self.scope.clone()
+        }
+    }
+
+    /// A copy of the metadata in scope now.
+    pub(crate) fn metadata_now(&self) -> Map<String, Value> {
+        self.metadata
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Merges entries into the metadata in scope (same keys overwritten).
+    pub(crate) fn merge_metadata(&self, entries: &Map<String, Value>) {
+        let mut metadata = self.metadata.lock().unwrap_or_else(PoisonError::into_inner);
+        for (key, value) in entries {
+            metadata.insert(key.clone(), value.clone());
+        }
+    }
+
     /// The context of the running task, when one is set.
     pub fn current() -> Option<CallContext> {
         CALL_CONTEXT.try_with(Clone::clone).ok()
@@ -45,9 +88,10 @@ impl CallContext {
 
 /// Calls `provider.complete(request)` and reports it to the ambient context's queue: a token event per streamed
 /// delta, an attempt record per wire attempt, then exactly one terminal `LlmCompletionEvent` or `LlmFailedEvent`,
-/// all dispatched before this returns. Without an ambient context it is just `provider.complete(request)`.
+/// all dispatched before this returns. Without an ambient context it is just `provider.complete(request)`; wrap
+/// the provider in an [`ObservedProvider`] to report calls made outside a graph.
 ///
-/// The request's own observer, if any, still receives everything.
+/// The request's own hook, if any, still receives everything.
 ///
 /// # Errors
 ///
@@ -56,34 +100,124 @@ pub async fn complete(
     provider: &dyn Provider,
     request: CompletionRequest,
 ) -> Result<Response, ProviderError> {
-    let Some(context) = CallContext::current() else {
-        return provider.complete(&request).await;
-    };
-    let call_id = request.call_id.clone().unwrap_or_else(mint_call_id);
+    match CallContext::current() {
+        Some(context) => report(provider, request, context).await,
+        None => provider.complete(&request).await,
+    }
+}
+
+/// A provider whose calls are reported to an [`EventBus`] whether or not a graph is running: inside a node, to
+/// the ambient context (as [`complete`] does); outside one, under a scope of their own — a fresh invocation id
+/// per call and the node name given here — so nothing is silently dropped.
+///
+/// ```
+/// use std::sync::Arc;
+/// use oa_events::{EventBus, ObservedProvider};
+/// use oa_provider::{OpenAiProvider, Provider};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let provider = OpenAiProvider::builder("gpt-4o-mini").no_api_key().build()?;
+/// let bus = EventBus::new(Vec::new());
+/// let observed = ObservedProvider::new(Arc::new(provider), bus, "llm_call");
+/// assert_eq!(observed.node_name(), "llm_call");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ObservedProvider {
+    inner: Arc<dyn Provider>,
+    bus: EventBus,
+    node_name: String,
+}
+
+impl ObservedProvider {
+    /// Reports `provider`'s calls outside a graph to `bus`, under `node_name`.
+    pub fn new(provider: Arc<dyn Provider>, bus: EventBus, node_name: impl Into<String>) -> Self {
+        Self {
+            inner: provider,
+            bus,
+            node_name: node_name.into(),
+        }
+    }
+
+    /// The node name a call outside a graph is reported under.
+    pub fn node_name(&self) -> &str {
+        &self.node_name
+    }
+
+    /// The bus calls outside a graph are reported to.
+    pub fn bus(&self) -> &EventBus {
+        &self.bus
+    }
+
+    fn standalone_context(&self) -> CallContext {
+        CallContext::new(
+            Scope {
+                invocation_id: random_uuid(),
+                correlation_id: None,
+                node_name: self.node_name.clone(),
+                namespace: vec![self.node_name.clone()],
+                attempt_index: 0,
+                fan_out_index: None,
+                branch_name: None,
+                fan_out_index_chain: Vec::new(),
+                branch_name_chain: Vec::new(),
+                caller_invocation_metadata: None,
+            },
+            self.bus.clone(),
+        )
+    }
+}
+
+#[async_trait]
+impl Provider for ObservedProvider {
+    async fn ready(&self) -> Result<(), ProviderError> {
+        self.inner.ready().await
+    }
+
+    async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
+        let context = CallContext::current().unwrap_or_else(|| self.standalone_context());
+        report(self.inner.as_ref(), request.clone(), context).await
+    }
+
+    fn capability_key(&self) -> Option<CapabilityKey> {
+        self.inner.capability_key()
+    }
+}
+
+/// Runs the call with a recorder as its hook and dispatches the terminal event.
+async fn report(
+    provider: &dyn Provider,
+    request: CompletionRequest,
+    context: CallContext,
+) -> Result<Response, ProviderError> {
     let recorder = Arc::new(Recorder {
         context: context.clone(),
-        call_id: call_id.clone(),
-        inner: request.observer.clone(),
+        inner: request.hook.clone(),
         state: Mutex::new(RecorderState::default()),
     });
     let caller_messages = request.messages.clone();
     let caller_config = request.config.clone();
-    let mut request = request.with_call_id(call_id.clone());
-    request.observer = Some(Arc::clone(&recorder) as Arc<dyn CallObserver>);
+    let caller_call_id = request.call_id.clone();
+    let mut request = request;
+    request.hook = Some(Arc::clone(&recorder) as Arc<dyn AttemptHook>);
     let outcome = provider.complete(&request).await;
-    let last = recorder.take_last();
-    let (llm_request, latency_ms) = match last {
+    let (llm_request, latency_ms) = match recorder.take_last() {
         Some((llm_request, latency_ms)) => (llm_request, Some(latency_ms)),
-        // No attempt record (a provider that reports none): the caller's messages and config, no path.
+        // A provider that reports no attempt: the caller's messages and config, no path, and the call id the
+        // caller gave (or one minted here, the only identity such a call has).
         None => (
             LlmRequest {
                 provider: String::from("unknown"),
                 model: String::from("unknown"),
-                call_id: call_id.clone(),
+                call_id: caller_call_id.unwrap_or_else(|| format!("call_{}", random_uuid())),
                 input_messages: render_messages(&caller_messages),
                 request_params: request_params(&caller_config),
                 request_extras: request_extras(&caller_config),
                 structured_output_path: None,
+                schema_mode: None,
+                schema_version: None,
                 active_prompt: None,
                 active_prompt_group: None,
                 token_budget: None,
@@ -93,19 +227,19 @@ pub async fn complete(
     };
     let event = match &outcome {
         Ok(response) => Event::LlmCompletion(LlmCompletionEvent {
-            scope: context.scope.clone(),
+            scope: context.current_scope(),
             request: llm_request,
             response: response_fields(response),
             latency_ms,
         }),
         Err(error) => Event::LlmFailed(LlmFailedEvent {
-            scope: context.scope.clone(),
+            scope: context.current_scope(),
             request: llm_request,
             response: error
                 .structured_output()
                 .map(failure_fields)
                 .unwrap_or_else(empty_response),
-            error_category: error.category().as_str().to_owned(),
+            error_category: error.category(),
             error_type: error.vendor_code().map(str::to_owned),
             error_message: error.message().to_owned(),
             latency_ms,
@@ -132,11 +266,10 @@ struct RecorderState {
     last: Option<(LlmRequest, f64)>,
 }
 
-/// The per-call observer that turns the provider's hooks into events.
+/// The per-call hook that turns the provider's records into events.
 struct Recorder {
     context: CallContext,
-    call_id: String,
-    inner: Option<Arc<dyn CallObserver>>,
+    inner: Option<Arc<dyn AttemptHook>>,
     state: Mutex<RecorderState>,
 }
 
@@ -146,7 +279,7 @@ impl Recorder {
     }
 }
 
-impl CallObserver for Recorder {
+impl AttemptHook for Recorder {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         if let Some(inner) = &self.inner {
             inner.on_token(delta);
@@ -159,12 +292,12 @@ impl CallObserver for Recorder {
             Err(_) => return,
         };
         self.context.bus.dispatch(Event::LlmToken(LlmTokenEvent {
-            scope: self.context.scope.clone(),
+            scope: self.context.current_scope(),
             provider: delta.provider.to_owned(),
             model: delta.model.to_owned(),
-            call_id: self.call_id.clone(),
+            call_id: delta.call_id.to_owned(),
             chunk_index,
-            delta_kind: delta.kind.as_str().to_owned(),
+            delta_kind: delta.kind,
             delta: delta.text.to_owned(),
         }));
     }
@@ -173,7 +306,6 @@ impl CallObserver for Recorder {
         if let Some(inner) = &self.inner {
             inner.on_attempt(record);
         }
-        let sent = record.request.body.is_some();
         let request = LlmRequest {
             provider: record.provider.to_owned(),
             model: record.model.to_owned(),
@@ -181,39 +313,39 @@ impl CallObserver for Recorder {
             input_messages: render_messages(record.request.messages),
             request_params: request_params(record.request.config),
             request_extras: request_extras(record.request.config),
-            structured_output_path: if sent { record.structured_output_path } else { None },
+            structured_output_path: record.structured_output_path,
+            schema_mode: record.schema_mode,
+            schema_version: record.schema_version.map(str::to_owned),
             active_prompt: None,
             active_prompt_group: None,
             token_budget: None,
         };
-        let (response, error_category, error_message) = match record.outcome {
-            Ok(response) => (Some(response_fields(response)), None, None),
+        let (response, error_category, error_message, failure_class) = match record.outcome {
+            Ok(response) => (Some(response_fields(response)), None, None, None),
             Err(error) => (
                 error.structured_output().map(failure_fields),
-                Some(error.category().as_str().to_owned()),
+                Some(error.category()),
                 Some(error.message().to_owned()),
+                error.failure_class(),
             ),
         };
-        let failure_class = record
-            .outcome
-            .err()
-            .and_then(ProviderError::structured_output)
-            .map(|failure| oa_provider::classify_failure(failure).as_str().to_owned());
         let latency_ms = record.duration.as_secs_f64() * 1000.0;
         if let Ok(mut state) = self.state.lock() {
             state.last = Some((request.clone(), latency_ms));
         }
         self.context.bus.dispatch(Event::LlmAttempt(LlmAttempt {
-            scope: self.context.scope.clone(),
+            scope: self.context.current_scope(),
             request,
             wire_attempt_index: record.attempt_index,
-            retry_reason: retry_reason_str(record.retry_reason),
-            sent,
+            retry_reason: record.retry_reason,
+            repair: record.repair,
+            sent: record.request.body.is_some(),
             stream: record.request.stream,
             response,
             error_category,
             error_message,
             failure_class,
+            diagnostics: record.diagnostics.to_vec(),
             started_at: record.started_at,
             duration: record.duration,
         }));

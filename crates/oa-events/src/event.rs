@@ -4,7 +4,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use oa_provider::{RetryReason, StructuredOutputPath, Usage};
+use oa_provider::{
+    Category, DeltaKind, Diagnostic, FailureClass, FinishReason, RetryReason, SchemaMode,
+    StructuredOutputPath, Usage,
+};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -33,6 +36,9 @@ pub enum Event {
     LlmCompletion(LlmCompletionEvent),
     /// An LLM call raised a §7 error.
     LlmFailed(LlmFailedEvent),
+    /// A node body added entries to the invocation metadata (observability §3.4, §6's metadata-augmentation
+    /// event): observers update the spans still open in the augmenting context.
+    MetadataAugmented(MetadataEvent),
 }
 
 impl Event {
@@ -45,6 +51,7 @@ impl Event {
             Self::LlmToken(event) => &event.scope.invocation_id,
             Self::LlmCompletion(event) => &event.scope.invocation_id,
             Self::LlmFailed(event) => &event.scope.invocation_id,
+            Self::MetadataAugmented(event) => &event.scope.invocation_id,
         }
     }
 }
@@ -77,17 +84,66 @@ pub struct Scope {
 /// An invocation's start or end.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InvocationEvent {
-    /// The invocation's identifier.
+    /// The invocation's identifier (caller-supplied and used verbatim, or a minted UUIDv4; observability §5.1).
     pub invocation_id: String,
     /// The cross-backend correlation ID.
     pub correlation_id: Option<String>,
-    /// Caller-supplied invocation metadata.
+    /// The graph's entry node (`openarmature.graph.entry_node`).
+    pub entry_node: String,
+    /// The caller-supplied invocation label (observability §8.6), when one was given.
+    pub label: Option<String>,
+    /// The invocation metadata in scope: the caller's on start; on completion, with every augmentation applied.
     pub metadata: Map<String, Value>,
+    /// On start, the initial state; on completion, the final state (or the state at the point of failure).
+    pub state: Value,
+    /// On completion: the node whose execution preceded END, or that failed; `None` on start.
+    pub final_node: Option<String>,
     /// On completion: the error that ended the invocation, rendered as text; `None` on success and on start.
     pub error: Option<String>,
+    /// On completion with an error: its graph-engine §4 category.
+    pub error_category: Option<GraphErrorCategory>,
     /// When this happened.
     #[serde(skip)]
     pub at: SystemTime,
+}
+
+/// The graph-engine §4 category of a runtime error, as node and invocation events and spans report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GraphErrorCategory {
+    /// A node raised.
+    NodeException,
+    /// A conditional edge's function raised.
+    EdgeException,
+    /// A state update could not be merged.
+    ReducerError,
+    /// A conditional edge returned a destination that is neither a declared node nor END.
+    RoutingError,
+    /// State failed validation at a boundary (here: a node returned an update that is not a JSON object).
+    StateValidationError,
+}
+
+impl GraphErrorCategory {
+    /// The spec's identifier (`node_exception`, `routing_error`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NodeException => "node_exception",
+            Self::EdgeException => "edge_exception",
+            Self::ReducerError => "reducer_error",
+            Self::RoutingError => "routing_error",
+            Self::StateValidationError => "state_validation_error",
+        }
+    }
+}
+
+/// Entries a node body added to the invocation metadata (observability §3.4), with the augmenting context's
+/// scope; its `caller_invocation_metadata` is the whole mapping after the merge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetadataEvent {
+    /// The augmenting context.
+    pub scope: Scope,
+    /// The entries added (validated), as given.
+    pub entries: Map<String, Value>,
 }
 
 /// A node's start or completion.
@@ -99,8 +155,10 @@ pub struct NodeEvent {
     pub step: usize,
     /// On completion with an error: its text; `None` otherwise.
     pub error: Option<String>,
+    /// On completion with an error: its graph-engine §4 category (`node_exception`, `routing_error`, ...).
+    pub graph_error: Option<GraphErrorCategory>,
     /// On completion with an error: the §7 category of the provider error that caused it, when one did.
-    pub error_category: Option<String>,
+    pub error_category: Option<Category>,
     /// When this happened.
     #[serde(skip)]
     pub at: SystemTime,
@@ -125,6 +183,11 @@ pub struct LlmRequest {
     pub request_extras: Map<String, Value>,
     /// The structured-output path of the request (0126); `None` without a schema or when nothing was sent.
     pub structured_output_path: Option<StructuredOutputPath>,
+    /// How the schema constrained the attempt (the enforcement chapter's marker); `None` without a schema or when
+    /// nothing was sent.
+    pub schema_mode: Option<SchemaMode>,
+    /// SHA-256 (hex) of the canonical schema sent; `None` without a schema.
+    pub schema_version: Option<String>,
     /// The active prompt's identity; always `None` (oa has no prompt-management layer yet).
     pub active_prompt: Option<Value>,
     /// The active prompt group; always `None`.
@@ -143,7 +206,7 @@ pub struct LlmResponseFields {
     /// Token usage.
     pub usage: Option<Usage>,
     /// The normalized finish reason.
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<FinishReason>,
     /// The assistant content verbatim; `None` for a tool-call-only message.
     pub output_content: Option<String>,
     /// The output tool calls as `{id, name, arguments}`; `None` when there were none.
@@ -178,8 +241,8 @@ pub struct LlmFailedEvent {
     /// The response-side surface; every field `None` except for `structured_output_invalid`.
     #[serde(flatten)]
     pub response: LlmResponseFields,
-    /// The §7 category, e.g. `"structured_output_invalid"`.
-    pub error_category: String,
+    /// The §7 category (serialised as the spec's name, e.g. `"structured_output_invalid"`).
+    pub error_category: Category,
     /// The vendor's error code or type ([`oa_provider::ProviderError::vendor_code`]); `None` when the provider
     /// named none (the category is then the only classification).
     pub error_type: Option<String>,
@@ -203,8 +266,8 @@ pub struct LlmTokenEvent {
     pub call_id: String,
     /// Monotonic per call, from 0.
     pub chunk_index: u64,
-    /// `"content"` or `"reasoning"`.
-    pub delta_kind: String,
+    /// Content or reasoning (serialised `"content"` / `"reasoning"`).
+    pub delta_kind: DeltaKind,
     /// The delta text.
     pub delta: String,
 }
@@ -219,7 +282,9 @@ pub struct LlmAttempt {
     /// The wire attempt's index (0 for the first), as on its span.
     pub wire_attempt_index: u32,
     /// Why the attempt was made (`None` on attempt 0).
-    pub retry_reason: Option<String>,
+    pub retry_reason: Option<RetryReason>,
+    /// Whether an earlier attempt of the call failed validation and was reasked.
+    pub repair: bool,
     /// Whether a request body was built and sent (false when rejected before sending).
     pub sent: bool,
     /// Whether the attempt streamed.
@@ -227,20 +292,20 @@ pub struct LlmAttempt {
     /// The response-side fields when a response was received (success or `structured_output_invalid`).
     pub response: Option<LlmResponseFields>,
     /// The §7 category when the attempt failed.
-    pub error_category: Option<String>,
+    pub error_category: Option<Category>,
     /// The error message when the attempt failed.
     pub error_message: Option<String>,
-    /// For a `structured_output_invalid` attempt, its failure class (`not_json`, `fenced_json`, `non_object`,
-    /// `extra_key`, `enum_violation`, `type_mismatch`, `missing_required`, `other`).
-    pub failure_class: Option<String>,
+    /// The attempt's failure class, as the provider computed it: a `structured_output_invalid` attempt's
+    /// (`not_json`, `fenced_json`, `non_object`, `extra_key`, `enum_violation`, `type_mismatch`,
+    /// `missing_required`, `other`), or a recognised server envelope's (`provider_output_parse_failed`,
+    /// `structured_output_unsupported`).
+    pub failure_class: Option<FailureClass>,
+    /// The diagnostics the provider raised about this attempt (e.g. `schema_not_honored`).
+    pub diagnostics: Vec<Diagnostic>,
     /// When the attempt started.
     #[serde(skip)]
     pub started_at: SystemTime,
     /// How long it took.
     #[serde(skip)]
     pub duration: Duration,
-}
-
-pub(crate) fn retry_reason_str(reason: Option<RetryReason>) -> Option<String> {
-    reason.map(|reason| reason.as_str().to_owned())
 }

@@ -85,7 +85,7 @@ pub(crate) fn response_fields(response: &Response) -> LlmResponseFields {
         response_model: response.model.clone(),
         response_id: response_id(&response.raw),
         usage: Some(response.usage),
-        finish_reason: Some(response.finish_reason.as_str().to_owned()),
+        finish_reason: Some(response.finish_reason),
         output_content: content_text(response.message.content.as_ref()),
         output_tool_calls: response.message.tool_calls.as_deref().map(render_tool_calls),
     }
@@ -97,7 +97,7 @@ pub(crate) fn failure_fields(failure: &oa_provider::StructuredOutputFailure) -> 
         response_model: failure.model.clone(),
         response_id: response_id(&failure.raw),
         usage: Some(failure.usage),
-        finish_reason: Some(failure.finish_reason.as_str().to_owned()),
+        finish_reason: Some(failure.finish_reason),
         output_content: Some(failure.output_content.clone()),
         output_tool_calls: None,
     }

@@ -10,12 +10,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use oa_events::mock::{MockLlm, MockReply};
 use oa_events::{
     DrainTimeout, Event, EventBus, Graph, GraphError, InvocationError, InvokeOptions, NodeError,
 };
-use oa_events::{Observer, ObserverError};
-use oa_provider::{Category, CompletionRequest, Message};
+use oa_events::{LlmAttempt, ObservedProvider, Observer, ObserverError};
+use oa_provider::{
+    Backoff, Category, CompletionRequest, DeltaKind, FailureClass, FinishReason, Message, Provider, Reask,
+    RetryConfig, RetryReason, SchemaMode,
+};
+use oa_testkit::openai::text_reply;
+use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
 use support::{Collect, provider, strict_schema};
 
@@ -138,13 +142,8 @@ async fn graph_building_rejects_duplicates_and_empty_graphs() {
 #[tokio::test]
 async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatched() {
     // A 401 is not retried; the node's error keeps it as its source.
-    let server = MockLlm::start(vec![MockReply::Json {
-        status: 401,
-        body: json!({"error": {"message": "bad key"}}),
-    }])
-    .await
-    .unwrap();
-    let provider = Arc::new(provider(server.base_url()));
+    let server = Server::start(vec![Reply::json(401, json!({"error": {"message": "bad key"}}))]).unwrap();
+    let provider = Arc::new(provider(&server.base_url()));
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
     let graph = Graph::builder()
@@ -165,10 +164,15 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
         .invoke(&bus, json!({}), InvokeOptions::default())
         .await
         .unwrap_err();
-    let InvocationError::Node { node, source } = &error else {
+    let InvocationError::Node { node, source, state } = &error else {
         panic!("expected a node error, got {error:?}");
     };
     assert_eq!(node, "ask");
+    assert_eq!(*state, json!({}), "the state the failing node received");
+    assert_eq!(
+        error.category(),
+        Some(oa_events::GraphErrorCategory::NodeException)
+    );
     assert_eq!(
         source.provider_error().unwrap().category(),
         Category::Authentication
@@ -184,7 +188,7 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
             _ => None,
         })
         .unwrap();
-    assert_eq!(failed.error_category, "provider_authentication");
+    assert_eq!(failed.error_category, Category::Authentication);
     assert_eq!(
         failed.response.usage, None,
         "no response-side surface outside structured_output_invalid"
@@ -200,25 +204,21 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
             _ => None,
         })
         .unwrap();
-    assert_eq!(
-        completed.error_category.as_deref(),
-        Some("provider_authentication")
-    );
+    assert_eq!(completed.error_category, Some(Category::Authentication));
 }
 
 /// Fixture 161 case 17's shape: a streamed refusal arrives as content token events and maps to content_filter.
 #[tokio::test]
 async fn streamed_deltas_become_token_events_before_the_terminal_event() {
     let chunk = |delta: Value, finish: Value| json!({"id": "s", "model": "gpt-test", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-    let server = MockLlm::start(vec![MockReply::Sse(vec![
+    let server = Server::start(vec![Reply::sse(&[
         chunk(json!({"role": "assistant", "refusal": "I can"}), Value::Null),
         chunk(json!({"refusal": "'t help"}), Value::Null),
         chunk(json!({}), json!("stop")),
         json!("[DONE]"),
     ])])
-    .await
     .unwrap();
-    let provider = Arc::new(provider(server.base_url()));
+    let provider = Arc::new(provider(&server.base_url()));
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
     let graph = Graph::builder()
@@ -249,7 +249,7 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
         .collect();
     assert_eq!(tokens.len(), 2);
     assert_eq!((tokens[0].chunk_index, tokens[0].delta.as_str()), (0, "I can"));
-    assert_eq!(tokens[1].delta_kind, "content");
+    assert_eq!(tokens[1].delta_kind, DeltaKind::Content);
     assert_eq!(tokens[0].model, "gpt-test");
     let terminal_idx = events
         .iter()
@@ -261,25 +261,69 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
         .unwrap();
     assert!(last_token_idx < terminal_idx);
     let (finish_reason, call_id) = match &events[terminal_idx] {
-        Event::LlmFailed(failed) => (
-            failed.response.finish_reason.clone(),
-            failed.request.call_id.clone(),
-        ),
-        Event::LlmCompletion(done) => (done.response.finish_reason.clone(), done.request.call_id.clone()),
+        Event::LlmFailed(failed) => (failed.response.finish_reason, failed.request.call_id.clone()),
+        Event::LlmCompletion(done) => (done.response.finish_reason, done.request.call_id.clone()),
         _ => unreachable!(),
     };
-    assert_eq!(finish_reason.as_deref(), Some("content_filter"));
+    assert_eq!(finish_reason, Some(FinishReason::ContentFilter));
     assert_eq!(tokens[0].call_id, call_id);
 }
 
 #[tokio::test]
 async fn without_an_ambient_context_complete_is_the_plain_call() {
-    let server = MockLlm::start(vec![MockReply::content("hello", "stop")])
-        .await
-        .unwrap();
-    let provider = provider(server.base_url());
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
+    let provider = provider(&server.base_url());
     let response = oa_events::complete(&provider, CompletionRequest::new(vec![Message::user("hi")]))
         .await
         .unwrap();
     assert_eq!(response.message.text().as_deref(), Some("hello"));
+}
+
+/// Outside a graph, a provider wrapped in `ObservedProvider` still reports every attempt and the terminal event
+/// (with the typed marker and failure class), under a scope of its own: nothing is silently dropped.
+#[tokio::test]
+async fn an_observed_provider_reports_calls_made_outside_a_graph() {
+    let server = Server::start(vec![
+        text_reply("prose, not JSON", "stop"),
+        text_reply(r#"{"answer": "yes"}"#, "stop"),
+    ])
+    .unwrap();
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
+    let request = CompletionRequest::new(vec![Message::user("hi")])
+        .with_response_schema(strict_schema())
+        .with_retry(
+            RetryConfig::new(2)
+                .with_backoff(Backoff::Fixed(Duration::ZERO))
+                .with_reask(Reask::template("{error_message}")),
+        );
+    let response = observed.complete(&request).await.unwrap();
+    assert_eq!(response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let events = collect.events();
+    let kinds: Vec<String> = events.iter().map(kind).collect();
+    assert_eq!(kinds, ["llm_attempt", "llm_attempt", "llm_completion"]);
+    let attempts: Vec<&LlmAttempt> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::LlmAttempt(attempt) => Some(attempt),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(attempts[0].scope.node_name, "standalone");
+    assert_eq!(attempts[0].failure_class, Some(FailureClass::NotJson));
+    assert_eq!(attempts[0].request.schema_mode, Some(SchemaMode::Unverified));
+    assert_eq!(attempts[1].retry_reason, Some(RetryReason::Reask));
+    assert!(attempts[1].repair);
+    assert_eq!(
+        attempts[0].request.call_id, attempts[1].request.call_id,
+        "one call id, minted once"
+    );
+    assert_eq!(attempts[0].scope.invocation_id, attempts[1].scope.invocation_id);
+    let Event::LlmCompletion(done) = &events[2] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(done.request.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+    assert_eq!(done.request.call_id, attempts[0].request.call_id);
 }

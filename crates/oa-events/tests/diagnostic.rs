@@ -8,13 +8,15 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use oa_events::mock::{MockLlm, MockReply};
 use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer};
 use oa_provider::{
     Backoff, CompletionRequest, Message, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
 };
+use oa_testkit::openai::text_reply;
+use oa_testkit::{Reply, Server};
+use oa_testkit::{Traced, TracingCapture};
 use serde_json::{Value, json};
-use support::{Capture, Collect, provider, provider_without_native, strict_schema};
+use support::{Collect, provider, provider_without_native, strict_schema};
 use tracing::instrument::WithSubscriber;
 
 fn structured() -> CompletionRequest {
@@ -22,17 +24,13 @@ fn structured() -> CompletionRequest {
 }
 
 /// Runs one call with no observer of any kind, straight on the provider, and returns the records it emitted.
-async fn records_for(
-    replies: Vec<MockReply>,
-    request: CompletionRequest,
-    native: bool,
-) -> Vec<support::Captured> {
-    let capture = Capture::default();
-    let server = MockLlm::start(replies).await.unwrap();
+async fn records_for(replies: Vec<Reply>, request: CompletionRequest, native: bool) -> Vec<Traced> {
+    let capture = TracingCapture::default();
+    let server = Server::start(replies).unwrap();
     let provider = if native {
-        provider(server.base_url())
+        provider(&server.base_url())
     } else {
-        provider_without_native(server.base_url())
+        provider_without_native(&server.base_url())
     };
     let _ = provider
         .complete(&request)
@@ -47,12 +45,7 @@ fn config(value: Value) -> RuntimeConfig {
 
 #[tokio::test]
 async fn emitted_with_no_observer_attached_carrying_the_four_attributes() {
-    let records = records_for(
-        vec![MockReply::content("not json at all", "stop")],
-        structured(),
-        true,
-    )
-    .await;
+    let records = records_for(vec![text_reply("not json at all", "stop")], structured(), true).await;
     assert_eq!(records.len(), 1);
     let record = &records[0];
     assert_eq!(record.level, tracing::Level::WARN);
@@ -131,7 +124,7 @@ async fn the_table_of_fixture_161_through_the_real_provider() {
     ];
     for (case, content, finish_reason, config_json, native, expected) in cases {
         let request = structured().with_config(config(config_json));
-        let records = records_for(vec![MockReply::content(content, finish_reason)], request, native).await;
+        let records = records_for(vec![text_reply(content, finish_reason)], request, native).await;
         assert_eq!(records.len(), expected, "case {case}");
     }
 }
@@ -140,14 +133,14 @@ async fn the_table_of_fixture_161_through_the_real_provider() {
 async fn no_schema_and_a_call_rejected_before_sending_emit_nothing() {
     let plain = CompletionRequest::new(vec![Message::user("hi")]);
     assert!(
-        records_for(vec![MockReply::content("nope", "stop")], plain, true)
+        records_for(vec![text_reply("nope", "stop")], plain, true)
             .await
             .is_empty()
     );
     let conflicting =
         structured().with_config(config(json!({"extras": {"response_format": {"type": "text"}}})));
     assert!(
-        records_for(vec![MockReply::content("nope", "stop")], conflicting, true)
+        records_for(vec![text_reply("nope", "stop")], conflicting, true)
             .await
             .is_empty()
     );
@@ -155,14 +148,14 @@ async fn no_schema_and_a_call_rejected_before_sending_emit_nothing() {
 
 #[tokio::test]
 async fn an_openai_refusal_reported_as_stop_is_content_filter_and_emits_nothing() {
-    let refusal = MockReply::Json {
-        status: 200,
-        body: json!({
+    let refusal = Reply::json(
+        200,
+        json!({
             "id": "r", "model": "gpt-test",
             "choices": [{"index": 0, "finish_reason": "stop",
                          "message": {"role": "assistant", "content": null, "refusal": "I can't help"}}]
         }),
-    };
+    );
     assert!(records_for(vec![refusal], structured(), true).await.is_empty());
 }
 
@@ -175,14 +168,9 @@ fn reask() -> RetryConfig {
 /// Case 19 with two observers on the bus: one record per qualifying attempt, never one per observer.
 #[tokio::test]
 async fn one_record_per_qualifying_attempt_with_two_observers_attached() {
-    let capture = Capture::default();
-    let server = MockLlm::start(vec![
-        MockReply::content("nope", "stop"),
-        MockReply::content("still no", "stop"),
-    ])
-    .await
-    .unwrap();
-    let provider = Arc::new(provider(server.base_url()));
+    let capture = TracingCapture::default();
+    let server = Server::start(vec![text_reply("nope", "stop"), text_reply("still no", "stop")]).unwrap();
+    let provider = Arc::new(provider(&server.base_url()));
     let first = Arc::new(Collect::default());
     let second = Arc::new(Collect::default());
     let bus = EventBus::new(vec![

@@ -2,7 +2,7 @@
 //! the baseline, the structured-output path, the request parameters and `gen_ai.*` response attributes unless
 //! `disable_genai_semconv`, the §5.5.10 tool-call identity projections, and the payload only when `disable_provider_payload` is off, truncated to the cap.
 
-use oa_events::{LlmAttempt, Scope};
+use oa_events::{LlmAttempt, LlmRequest, Scope};
 use opentelemetry::{Array, KeyValue, StringValue, Value as OtelValue};
 use serde_json::Value;
 
@@ -24,15 +24,16 @@ pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig)
     if let (Some(path), true) = (request.structured_output_path, attempt.sent) {
         attributes.push(KeyValue::new(names::LLM_STRUCTURED_OUTPUT_PATH, path.as_str()));
     }
-    if let Some(reason) = &attempt.retry_reason {
-        attributes.push(KeyValue::new(names::LLM_RETRY_REASON, reason.clone()));
+    attributes.extend(marker_attributes(request));
+    if let Some(reason) = attempt.retry_reason {
+        attributes.push(KeyValue::new(names::LLM_RETRY_REASON, reason.as_str()));
     }
-    if let Some(category) = &attempt.error_category {
-        attributes.push(KeyValue::new(names::ERROR_CATEGORY, category.clone()));
+    if let Some(category) = attempt.error_category {
+        attributes.push(KeyValue::new(names::ERROR_CATEGORY, category.as_str()));
     }
     if let Some(response) = &attempt.response {
-        if let Some(finish_reason) = &response.finish_reason {
-            attributes.push(KeyValue::new(names::LLM_FINISH_REASON, finish_reason.clone()));
+        if let Some(finish_reason) = response.finish_reason {
+            attributes.push(KeyValue::new(names::LLM_FINISH_REASON, finish_reason.as_str()));
         }
         if let Some(usage) = &response.usage {
             push_count(&mut attributes, names::LLM_PROMPT_TOKENS, usage.prompt_tokens);
@@ -52,6 +53,19 @@ pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig)
     }
     if !config.disable_provider_payload {
         payload_attributes(attempt, config.payload_cap, &mut attributes);
+    }
+    attributes
+}
+
+/// The enforcement marker of a structured attempt: `schema_mode` and `schema_version`, on its span, its log
+/// records and every metric sample it produces (nothing for an unstructured or unsent attempt).
+pub(crate) fn marker_attributes(request: &LlmRequest) -> Vec<KeyValue> {
+    let mut attributes = Vec::new();
+    if let Some(mode) = request.schema_mode {
+        attributes.push(KeyValue::new(names::LLM_SCHEMA_MODE, mode.as_str()));
+    }
+    if let Some(version) = &request.schema_version {
+        attributes.push(KeyValue::new(names::LLM_SCHEMA_VERSION, version.clone()));
     }
     attributes
 }
@@ -92,10 +106,10 @@ fn genai_attributes(attempt: &LlmAttempt, attributes: &mut Vec<KeyValue>) {
     if let Some(id) = &response.response_id {
         attributes.push(KeyValue::new(names::GEN_AI_RESPONSE_ID, id.clone()));
     }
-    if let Some(finish_reason) = &response.finish_reason {
+    if let Some(finish_reason) = response.finish_reason {
         attributes.push(KeyValue::new(
             names::GEN_AI_FINISH_REASONS,
-            OtelValue::Array(Array::String(vec![StringValue::from(finish_reason.clone())])),
+            OtelValue::Array(Array::String(vec![StringValue::from(finish_reason.as_str())])),
         ));
     }
     if let Some(usage) = &response.usage {

@@ -5,13 +5,15 @@
 use std::borrow::Cow;
 use std::time::SystemTime;
 
-use oa_events::CallContext;
+use oa_events::{CallContext, LlmAttempt, Scope};
+use oa_provider::{Diagnostic, Severity as DiagnosticSeverity};
 use opentelemetry::logs::{AnyValue, LogRecord, Logger, LoggerProvider, Severity};
 use opentelemetry_sdk::logs::{SdkLogger, SdkLoggerProvider};
 use tracing::field::{Field, Visit};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::Context;
 
+use crate::attributes::marker_attributes;
 use crate::names;
 use crate::observer::INSTRUMENTATION_SCOPE;
 
@@ -56,18 +58,53 @@ impl<S: tracing::Subscriber> Layer<S> for LogBridge {
         record.set_severity_text(text);
         event.record(&mut Fields(&mut record));
         if let Some(context) = CallContext::current() {
-            let scope = &context.scope;
-            record.add_attribute(names::INVOCATION_ID, scope.invocation_id.clone());
-            if let Some(correlation_id) = &scope.correlation_id {
-                record.add_attribute(names::CORRELATION_ID, correlation_id.clone());
-            }
-            if let Some(metadata) = &scope.caller_invocation_metadata {
-                for (key, value) in metadata {
-                    record.add_attribute(format!("{}{key}", names::USER_PREFIX), any_value(value));
-                }
-            }
+            add_scope(&mut record, &context.scope);
         }
         self.logger.emit(record);
+    }
+}
+
+/// Emits the log record of a typed diagnostic the provider raised about `attempt` (the [`OtelObserver`]'s route,
+/// which needs no `tracing` subscriber): the diagnostic's name, severity and message, the attempt's identity
+/// (provider, model, call id, attempt index), its enforcement marker, and the §7 correlation fields of its scope.
+///
+/// [`OtelObserver`]: crate::OtelObserver
+pub(crate) fn emit_diagnostic(logger: &SdkLogger, attempt: &LlmAttempt, diagnostic: Diagnostic) {
+    let mut record = logger.create_log_record();
+    record.set_event_name(diagnostic.name());
+    record.set_target(Cow::Borrowed(oa_provider::DIAGNOSTIC_TARGET));
+    record.set_timestamp(attempt.started_at + attempt.duration);
+    let (number, text) = match diagnostic.severity() {
+        DiagnosticSeverity::Warning => (Severity::Warn, "WARNING"),
+    };
+    record.set_severity_number(number);
+    record.set_severity_text(text);
+    record.set_body(AnyValue::String(diagnostic.message().into()));
+    let request = &attempt.request;
+    record.add_attribute(names::LLM_PROVIDER, request.provider.clone());
+    record.add_attribute(names::LLM_MODEL, request.model.clone());
+    record.add_attribute(names::LLM_CALL_ID, request.call_id.clone());
+    record.add_attribute(names::LLM_ATTEMPT_INDEX, i64::from(attempt.wire_attempt_index));
+    for attribute in marker_attributes(request) {
+        record.add_attribute(
+            attribute.key,
+            AnyValue::from(attribute.value.as_str().into_owned()),
+        );
+    }
+    add_scope(&mut record, &attempt.scope);
+    logger.emit(record);
+}
+
+/// The §7 correlation fields of `scope`: invocation id, correlation id, caller metadata.
+fn add_scope<R: LogRecord>(record: &mut R, scope: &Scope) {
+    record.add_attribute(names::INVOCATION_ID, scope.invocation_id.clone());
+    if let Some(correlation_id) = &scope.correlation_id {
+        record.add_attribute(names::CORRELATION_ID, correlation_id.clone());
+    }
+    if let Some(metadata) = &scope.caller_invocation_metadata {
+        for (key, value) in metadata {
+            record.add_attribute(format!("{}{key}", names::USER_PREFIX), any_value(value));
+        }
     }
 }
 

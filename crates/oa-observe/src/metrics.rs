@@ -6,6 +6,7 @@ use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram, MeterProvider};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 
+use crate::attributes::marker_attributes;
 use crate::names;
 use crate::observer::INSTRUMENTATION_SCOPE;
 
@@ -39,14 +40,16 @@ impl Metrics {
 
     pub(crate) fn record_attempt(&self, attempt: &LlmAttempt) {
         let request = &attempt.request;
-        let base = vec![
+        let mut base = vec![
             KeyValue::new(names::DIM_OPERATION, "chat"),
             KeyValue::new(names::GEN_AI_REQUEST_MODEL, request.model.clone()),
             KeyValue::new(names::GEN_AI_SYSTEM, request.provider.clone()),
         ];
+        // The marker is a dimension on every metric (the enforcement chapter).
+        base.extend(marker_attributes(request));
         let mut duration_dims = base.clone();
-        if let Some(category) = &attempt.error_category {
-            duration_dims.push(KeyValue::new(names::DIM_ERROR_TYPE, category.clone()));
+        if let Some(category) = attempt.error_category {
+            duration_dims.push(KeyValue::new(names::DIM_ERROR_TYPE, category.as_str()));
         }
         self.duration
             .record(attempt.duration.as_secs_f64(), &duration_dims);
@@ -62,12 +65,12 @@ impl Metrics {
                 }
             }
         }
-        if let Some(class) = &attempt.failure_class {
+        if let Some(class) = attempt.failure_class {
             let mut dims = base;
             if let Some(path) = request.structured_output_path {
                 dims.push(KeyValue::new(names::LLM_STRUCTURED_OUTPUT_PATH, path.as_str()));
             }
-            dims.push(KeyValue::new(names::DIM_FAILURE_CLASS, class.clone()));
+            dims.push(KeyValue::new(names::DIM_FAILURE_CLASS, class.as_str()));
             self.failures.add(1, &dims);
         }
     }

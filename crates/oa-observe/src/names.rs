@@ -10,6 +10,14 @@ pub const LLM_SPAN: &str = "openarmature.llm.complete";
 pub const INVOCATION_ID: &str = "openarmature.invocation_id";
 /// The cross-backend correlation ID (§3, §5.6, §7).
 pub const CORRELATION_ID: &str = "openarmature.correlation_id";
+/// §5.1: the outermost graph's entry node.
+pub const GRAPH_ENTRY_NODE: &str = "openarmature.graph.entry_node";
+/// §5.1: the spec version the implementation targets.
+pub const GRAPH_SPEC_VERSION: &str = "openarmature.graph.spec_version";
+/// §5.1: the implementation's name.
+pub const IMPLEMENTATION_NAME: &str = "openarmature.implementation.name";
+/// §5.1: the implementation's version.
+pub const IMPLEMENTATION_VERSION: &str = "openarmature.implementation.version";
 /// Prefix of caller-supplied invocation metadata attributes (§3.4, §7).
 pub const USER_PREFIX: &str = "openarmature.user.";
 /// §5.2 node attributes.
@@ -39,6 +47,11 @@ pub const LLM_ATTEMPT_INDEX: &str = "openarmature.llm.attempt_index";
 pub const LLM_STRUCTURED_OUTPUT_PATH: &str = "openarmature.llm.structured_output.path";
 /// Why the attempt was made (llm-provider §7.1).
 pub const LLM_RETRY_REASON: &str = "openarmature.llm.retry_reason";
+/// How the schema constrained the attempt (the enforcement chapter's marker: `enforced`, `unverified`,
+/// `unenforced`, `coerced`, `prompted`, each optionally `_repaired`); on spans, log records and every metric sample.
+pub const LLM_SCHEMA_MODE: &str = "openarmature.llm.schema_mode";
+/// SHA-256 (hex) of the canonical schema the call sent; beside the schema_mode wherever it goes.
+pub const LLM_SCHEMA_VERSION: &str = "openarmature.llm.schema_version";
 /// The call's identifier, joining spans, records and typed events (0126).
 pub const LLM_CALL_ID: &str = "openarmature.llm.call_id";
 /// The provider identifier on diagnostics (0126).

@@ -6,14 +6,17 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use oa_events::{Event, InvocationEvent, LlmAttempt, NodeEvent, Observer, ObserverError};
+use oa_events::{Event, InvocationEvent, LlmAttempt, MetadataEvent, NodeEvent, Observer, ObserverError};
+use opentelemetry::logs::LoggerProvider;
 use opentelemetry::trace::{Span, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::logs::{SdkLogger, SdkLoggerProvider};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
 use crate::attributes::{llm_span_attributes, otel_value, scope_attributes};
 use crate::config::ObserverConfig;
+use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
 
@@ -24,6 +27,7 @@ pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
 pub struct OtelObserver {
     tracer: SdkTracer,
     metrics: Option<Metrics>,
+    logger: Option<SdkLogger>,
     config: ObserverConfig,
     open: Mutex<OpenSpans>,
 }
@@ -33,6 +37,7 @@ impl std::fmt::Debug for OtelObserver {
         f.debug_struct("OtelObserver")
             .field("config", &self.config)
             .field("metrics", &self.metrics.is_some())
+            .field("logs", &self.logger.is_some())
             .finish()
     }
 }
@@ -58,9 +63,19 @@ impl OtelObserver {
         Self {
             tracer: tracer_provider.tracer(INSTRUMENTATION_SCOPE),
             metrics,
+            logger: None,
             config,
             open: Mutex::new(OpenSpans::default()),
         }
+    }
+
+    /// Also writes the provider's typed diagnostics (e.g. `schema_not_honored`) as log records through
+    /// `logger_provider`, each with the attempt's identity, its schema_mode and schema_version, and the §7
+    /// correlation fields (default: no log records from this observer). Use this or [`LogBridge`](crate::LogBridge),
+    /// not both, or each diagnostic is logged twice.
+    pub fn with_logger_provider(mut self, logger_provider: &SdkLoggerProvider) -> Self {
+        self.logger = Some(logger_provider.logger(INSTRUMENTATION_SCOPE));
+        self
     }
 
     fn open(&self) -> Result<std::sync::MutexGuard<'_, OpenSpans>, ObserverError> {
@@ -70,7 +85,14 @@ impl OtelObserver {
     }
 
     fn invocation_started(&self, event: &InvocationEvent) -> Result<(), ObserverError> {
-        let mut attributes = vec![KeyValue::new(names::INVOCATION_ID, event.invocation_id.clone())];
+        // §5.1: identity and runtime-identity attributes, emitted whatever the privacy settings.
+        let mut attributes = vec![
+            KeyValue::new(names::INVOCATION_ID, event.invocation_id.clone()),
+            KeyValue::new(names::GRAPH_ENTRY_NODE, event.entry_node.clone()),
+            KeyValue::new(names::GRAPH_SPEC_VERSION, oa_events::SPEC_VERSION),
+            KeyValue::new(names::IMPLEMENTATION_NAME, oa_events::IMPLEMENTATION_NAME),
+            KeyValue::new(names::IMPLEMENTATION_VERSION, oa_events::IMPLEMENTATION_VERSION),
+        ];
         if let Some(correlation_id) = &event.correlation_id {
             attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
         }
@@ -99,7 +121,11 @@ impl OtelObserver {
         };
         let span = context.span();
         match &event.error {
-            Some(error) => span.set_status(Status::error(error.clone())),
+            Some(error) => {
+                let category = event.error_category.map_or("node_exception", |c| c.as_str());
+                record_exception(&span, category, error, event.at);
+                span.set_status(Status::error(category));
+            }
             None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(event.at);
@@ -148,10 +174,13 @@ impl OtelObserver {
         };
         let span = context.span();
         if let Some(error) = &event.error {
-            if let Some(category) = &event.error_category {
-                span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category.clone()));
-            }
-            span.set_status(Status::error(error.clone()));
+            // §4.2: the graph-engine §4 category is the status description and the error category; the provider's
+            // §7 category, when a call caused the failure, is on the LLM span and names the exception here.
+            let category = event.graph_error.map_or("node_exception", |c| c.as_str());
+            span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category));
+            let exception_type = event.error_category.map_or(category, |c| c.as_str());
+            record_exception(&span, exception_type, error, event.at);
+            span.set_status(Status::error(category));
         } else {
             span.set_status(Status::Ok);
         }
@@ -159,9 +188,36 @@ impl OtelObserver {
         Ok(())
     }
 
+    /// §3.4: the augmenting context's open spans (here the invocation span and the augmenting node's span; the
+    /// runtime is serial) take the added entries in place.
+    fn metadata_augmented(&self, event: &MetadataEvent) -> Result<(), ObserverError> {
+        let scope = &event.scope;
+        let open = self.open()?;
+        let spans = [
+            open.invocations.get(&scope.invocation_id),
+            open.nodes
+                .get(&(scope.invocation_id.clone(), scope.node_name.clone())),
+        ];
+        for context in spans.into_iter().flatten() {
+            let span = context.span();
+            for (key, value) in &event.entries {
+                span.set_attribute(KeyValue::new(
+                    format!("{}{key}", names::USER_PREFIX),
+                    otel_value(value),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn llm_attempt(&self, attempt: &LlmAttempt) -> Result<(), ObserverError> {
         if let Some(metrics) = &self.metrics {
             metrics.record_attempt(attempt);
+        }
+        if let Some(logger) = &self.logger {
+            for diagnostic in &attempt.diagnostics {
+                emit_diagnostic(logger, attempt, *diagnostic);
+            }
         }
         if self.config.disable_llm_spans {
             return Ok(());
@@ -182,27 +238,44 @@ impl OtelObserver {
             .with_start_time(attempt.started_at)
             .with_attributes(llm_span_attributes(attempt, &self.config))
             .start_with_context(&self.tracer, &parent);
-        match &attempt.error_category {
+        match attempt.error_category {
             Some(category) => {
                 // §4.2: an ERROR span records the exception (type and message) as an OTel exception event.
                 span.add_event_with_timestamp(
                     "exception",
                     attempt.started_at + attempt.duration,
                     vec![
-                        KeyValue::new("exception.type", category.clone()),
+                        KeyValue::new("exception.type", category.as_str()),
                         KeyValue::new(
                             "exception.message",
                             attempt.error_message.clone().unwrap_or_default(),
                         ),
                     ],
                 );
-                span.set_status(Status::error(category.clone()));
+                span.set_status(Status::error(category.as_str()));
             }
             None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(attempt.started_at + attempt.duration);
         Ok(())
     }
+}
+
+/// §4.2: an ERROR span records the exception (its type and message) as an OTel exception event.
+fn record_exception(
+    span: &opentelemetry::trace::SpanRef<'_>,
+    exception_type: &str,
+    message: &str,
+    at: std::time::SystemTime,
+) {
+    span.add_event_with_timestamp(
+        "exception",
+        at,
+        vec![
+            KeyValue::new("exception.type", exception_type.to_owned()),
+            KeyValue::new("exception.message", message.to_owned()),
+        ],
+    );
 }
 
 #[async_trait]
@@ -214,6 +287,7 @@ impl Observer for OtelObserver {
             Event::NodeStarted(event) => self.node_started(event),
             Event::NodeCompleted(event) => self.node_completed(event),
             Event::LlmAttempt(attempt) => self.llm_attempt(attempt),
+            Event::MetadataAugmented(event) => self.metadata_augmented(event),
             // The typed events carry what the attempt records already rendered; tokens are not rendered (§6).
             _ => Ok(()),
         }

@@ -1,13 +1,9 @@
-//! The canary-key test through the upper layers (issue 6): every provider failure scenario runs with a recognizable
-//! API key and a secret extra header, called through oa-events' `complete` in a graph with the OTel observer and the
-//! log bridge installed; neither secret may appear in any span, log record, metric data point, tracing event or
-//! typed event (Debug and JSON).
+//! The canary-key test through the upper layers (issue 6), on every wire mapping: every provider failure scenario
+//! runs with a recognizable API key and a secret extra header, called through oa-events' `complete` in a graph with
+//! the OTel observer and the log bridge installed; neither secret may appear in any span, log record, metric data
+//! point, tracing event or typed event (Debug and JSON).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-// The provider's scripted HTTP server (statuses, headers, raw bodies, streams, drops), shared rather than copied.
-#[path = "../../oa-provider/tests/support/mod.rs"]
-mod support;
 
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
@@ -16,86 +12,20 @@ use std::time::Duration;
 use async_trait::async_trait;
 use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
-use oa_provider::{ApiKey, Backoff, CompletionRequest, Message, OpenAiProvider, Reask, RetryConfig};
-use opentelemetry_sdk::logs::{InMemoryLogExporter, SdkLoggerProvider};
-use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
-use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+use oa_provider::{
+    ApiKey, Backoff, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask, RetryConfig,
+    RuntimeConfig,
+};
+use oa_testkit::{
+    Reply, Server, Telemetry, TracingCapture, anthropic, closed_base_url, gemini, openai, sse_bytes,
+};
 use serde_json::json;
-use support::{MockServer, Reply, closed_base_url, text_completion};
-use tracing::field::{Field, Visit};
 use tracing::instrument::WithSubscriber;
-use tracing_subscriber::Layer;
-use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::layer::SubscriberExt;
 
 const CANARY: &str = "sk-CANARY-7f3a9c1e5b2d";
 const HEADER_CANARY: &str = "hdr-CANARY-44e1";
 const MODEL: &str = "canary-model";
-
-/// Every tracing event and span (any target, not only the bridged `openarmature` one), as text.
-#[derive(Clone, Default)]
-struct TracingText(Arc<Mutex<Vec<String>>>);
-
-struct Fields(String);
-
-impl Visit for Fields {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        let _ = write!(self.0, " {}={value:?}", field.name());
-    }
-}
-
-impl<S: tracing::Subscriber> Layer<S> for TracingText {
-    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
-        let mut fields = Fields(format!("event {}:", event.metadata().target()));
-        event.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
-    }
-
-    fn on_new_span(&self, attrs: &tracing::span::Attributes<'_>, _: &tracing::span::Id, _: Context<'_, S>) {
-        let mut fields = Fields(format!("span {}:", attrs.metadata().name()));
-        attrs.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
-    }
-
-    fn on_record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>, _: Context<'_, S>) {
-        let mut fields = Fields("span record:".to_owned());
-        values.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
-    }
-}
-
-struct Telemetry {
-    spans: InMemorySpanExporter,
-    tracer_provider: SdkTracerProvider,
-    logs: InMemoryLogExporter,
-    logger_provider: SdkLoggerProvider,
-    metrics: InMemoryMetricExporter,
-    meter_provider: SdkMeterProvider,
-    tracing: TracingText,
-}
-
-impl Telemetry {
-    fn new() -> Self {
-        let spans = InMemorySpanExporter::default();
-        let logs = InMemoryLogExporter::default();
-        let metrics = InMemoryMetricExporter::default();
-        Self {
-            tracer_provider: SdkTracerProvider::builder()
-                .with_simple_exporter(spans.clone())
-                .build(),
-            logger_provider: SdkLoggerProvider::builder()
-                .with_simple_exporter(logs.clone())
-                .build(),
-            meter_provider: SdkMeterProvider::builder()
-                .with_reader(PeriodicReader::builder(metrics.clone()).build())
-                .build(),
-            spans,
-            logs,
-            metrics,
-            tracing: TracingText::default(),
-        }
-    }
-}
 
 #[derive(Default)]
 struct Collect(Mutex<Vec<Event>>);
@@ -123,8 +53,8 @@ impl Captured {
 
 /// The provider every scenario uses: the canary key and the canary header. Built inside the node, so a build error
 /// travels the node-failure path (node event and node span) like an application's would.
-fn provider_at(base_url: &str) -> Result<OpenAiProvider, NodeError> {
-    OpenAiProvider::builder(MODEL)
+fn provider_at(mapping: Mapping, base_url: &str) -> Result<Arc<dyn Provider>, NodeError> {
+    ProviderBuilder::new(mapping, MODEL)
         .base_url(base_url)
         .api_key(ApiKey::new(CANARY))
         .header("api-key", HEADER_CANARY)
@@ -136,8 +66,10 @@ fn provider_at(base_url: &str) -> Result<OpenAiProvider, NodeError> {
 
 /// Runs one node calling `complete(request)` against `base_url` with the observer (metrics and payloads on, the
 /// most that can be emitted), a collector and both tracing layers installed, and renders all that was captured.
-async fn run(base_url: String, request: CompletionRequest) -> Captured {
+async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> Captured {
     let telemetry = Telemetry::new();
+    // Every tracing event and span, of any target (not only the bridged `openarmature` one).
+    let tracing_capture = TracingCapture::default();
     let config = ObserverConfig::builder()
         .enable_metrics(true)
         .disable_provider_payload(false)
@@ -158,8 +90,8 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
             let base_url = base_url.clone();
             let request = request.clone();
             async move {
-                let provider = provider_at(&base_url)?;
-                oa_events::complete(&provider, request).await?;
+                let provider = provider_at(mapping, &base_url)?;
+                oa_events::complete(provider.as_ref(), request).await?;
                 Ok::<_, NodeError>(json!({"asked": true}))
             }
         })
@@ -167,10 +99,11 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         .unwrap();
     let subscriber = tracing_subscriber::registry()
         .with(LogBridge::new(&telemetry.logger_provider))
-        .with(telemetry.tracing.clone());
+        .with(tracing_capture.clone());
     let options = InvokeOptions {
         correlation_id: Some("corr-canary".into()),
         metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+        ..InvokeOptions::default()
     };
     let outcome = graph
         .invoke(&bus, json!({}), options)
@@ -190,7 +123,7 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         captured.push((format!("event {kind} (Debug)"), format!("{event:?}")));
         captured.push((format!("event {kind} (JSON)"), json.to_string()));
     }
-    for span in telemetry.spans.get_finished_spans().unwrap() {
+    for span in telemetry.spans().unwrap() {
         let mut text = format!("{} {:?}", span.name, span.status);
         for kv in &span.attributes {
             let _ = write!(text, " {}={}", kv.key, kv.value);
@@ -205,8 +138,7 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         let _ = write!(text, " {span:?}");
         captured.push((format!("span {}", span.name), text));
     }
-    for (index, log) in telemetry.logs.get_emitted_logs().unwrap().iter().enumerate() {
-        let record = &log.record;
+    for (index, record) in telemetry.logs().unwrap().iter().enumerate() {
         let mut text = format!("{:?} {:?}", record.event_name(), record.body());
         for (key, value) in record.attributes_iter() {
             let _ = write!(text, " {key}={value:?}");
@@ -214,54 +146,17 @@ async fn run(base_url: String, request: CompletionRequest) -> Captured {
         let _ = write!(text, " {record:?}");
         captured.push((format!("log record {index} {:?}", record.event_name()), text));
     }
-    telemetry.meter_provider.force_flush().unwrap();
-    for resource in telemetry.metrics.get_finished_metrics().unwrap() {
-        for scope in resource.scope_metrics() {
-            for metric in scope.metrics() {
-                captured.push((format!("metric {}", metric.name()), metric_points(metric.data())));
-            }
+    for point in telemetry.points().unwrap() {
+        let mut text = String::new();
+        for kv in &point.attributes {
+            let _ = write!(text, " {}={}", kv.key, kv.value);
         }
+        captured.push((format!("metric {}", point.instrument), text));
     }
-    for text in telemetry.tracing.0.lock().unwrap().iter() {
-        captured.push(("tracing".to_owned(), text.clone()));
+    for traced in tracing_capture.all() {
+        captured.push(("tracing".to_owned(), format!("{traced:?}")));
     }
     Captured(captured)
-}
-
-/// The attributes of every data point of one metric, as text.
-fn metric_points(data: &AggregatedMetrics) -> String {
-    let mut attributes: Vec<String> = Vec::new();
-    let mut push = |points: &mut dyn Iterator<Item = &opentelemetry::KeyValue>| {
-        attributes.push(
-            points
-                .map(|kv| format!("{}={}", kv.key, kv.value))
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
-    };
-    match data {
-        AggregatedMetrics::F64(MetricData::Histogram(histogram)) => {
-            histogram
-                .data_points()
-                .for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::U64(MetricData::Histogram(histogram)) => {
-            histogram
-                .data_points()
-                .for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::U64(MetricData::Sum(sum)) => {
-            sum.data_points().for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::I64(MetricData::Sum(sum)) => {
-            sum.data_points().for_each(|point| push(&mut point.attributes()));
-        }
-        AggregatedMetrics::F64(MetricData::Sum(sum)) => {
-            sum.data_points().for_each(|point| push(&mut point.attributes()));
-        }
-        other => attributes.push(format!("{other:?}")),
-    }
-    attributes.join(" | ")
 }
 
 fn assert_clean(scenario: &str, captured: &Captured) {
@@ -302,27 +197,47 @@ fn assert_captured(scenario: &str, captured: &Captured, expect_llm_span: bool) {
     );
 }
 
-async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {
-    let server = MockServer::start(replies).await;
-    let captured = run(server.base_url(), request).await;
-    assert_captured(name, &captured, true);
-    assert_clean(name, &captured);
-    // The key did go out, in the header only: the scenario exercised a keyed request.
+async fn scenario(mapping: Mapping, name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {
+    let name = format!("{mapping}: {name}");
+    let server = Server::start(replies).unwrap();
+    let captured = run(mapping, server.base_url(), request).await;
+    assert_captured(&name, &captured, true);
+    assert_clean(&name, &captured);
+    // The key did go out, in the mapping's header only: the scenario exercised a keyed request.
     let requests = server.requests();
     assert!(
         !requests.is_empty(),
         "scenario `{name}`: no request reached the mock"
     );
-    assert_eq!(
-        requests[0].header("authorization"),
-        Some(format!("Bearer {CANARY}").as_str())
-    );
+    let (header, value) = match mapping {
+        Mapping::OpenAi => ("authorization", format!("Bearer {CANARY}")),
+        Mapping::Anthropic => ("x-api-key", CANARY.to_owned()),
+        _ => ("x-goog-api-key", CANARY.to_owned()),
+    };
+    assert_eq!(requests[0].header(header), Some(value.as_str()), "{name}");
     assert_eq!(requests[0].header("api-key"), Some(HEADER_CANARY));
+    assert!(
+        !requests[0].path.contains("CANARY"),
+        "{name}: the key is in the URL"
+    );
     captured
 }
 
+/// One user message with a token budget (the Anthropic mapping requires one).
 fn hi() -> CompletionRequest {
-    CompletionRequest::new(vec![Message::user("hi")])
+    CompletionRequest::new(vec![Message::user("hi")]).with_config(RuntimeConfig {
+        max_tokens: Some(16),
+        ..RuntimeConfig::default()
+    })
+}
+
+/// A 200 reply whose answer is `text`, in `mapping`'s shape.
+fn text_reply(mapping: Mapping, text: &str) -> Reply {
+    match mapping {
+        Mapping::OpenAi => openai::text_reply(text, "stop"),
+        Mapping::Anthropic => anthropic::text_reply(text, "end_turn"),
+        _ => gemini::text_reply(text, "STOP"),
+    }
 }
 
 fn echo(status: u16) -> Reply {
@@ -339,74 +254,83 @@ fn retry(max_attempts: u32) -> RetryConfig {
 
 #[tokio::test]
 async fn http_error_statuses_do_not_leak_the_key_upwards() {
-    scenario("401 echoing the key", vec![echo(401)], hi()).await;
-    scenario("403 echoing the key", vec![echo(403)], hi()).await;
-    // The vendor code travels up as LlmFailedEvent.error_type: a key echoed there must not.
-    scenario(
-        "403 whose error code and type are the secrets",
-        vec![Reply::json(
-            403,
-            json!({"error": {"message": "denied", "code": CANARY, "type": HEADER_CANARY}}),
-        )],
-        hi(),
-    )
-    .await;
-    scenario(
-        "429 with Retry-After, retried into a 500",
-        vec![
-            Reply::Json {
-                status: 429,
-                headers: vec![("Retry-After".into(), "0".into())],
-                body: json!({"error": {"message": format!("slow down {CANARY}")}}),
-            },
-            echo(500),
-        ],
-        hi().with_retry(retry(2)),
-    )
-    .await;
-    scenario(
-        "503 then 500, retried",
-        vec![echo(503), echo(500)],
-        hi().with_retry(retry(2)),
-    )
-    .await;
+    for mapping in Mapping::ALL {
+        scenario(mapping, "401 echoing the key", vec![echo(401)], hi()).await;
+        scenario(mapping, "403 echoing the key", vec![echo(403)], hi()).await;
+        // The vendor code travels up as LlmFailedEvent.error_type: a key echoed there must not.
+        scenario(
+            mapping,
+            "403 whose error code and type are the secrets",
+            vec![Reply::json(
+                403,
+                json!({"error": {"message": "denied", "code": CANARY, "type": HEADER_CANARY}}),
+            )],
+            hi(),
+        )
+        .await;
+        scenario(
+            mapping,
+            "429 with Retry-After, retried into a 500",
+            vec![
+                Reply::json_with_header(
+                    429,
+                    "Retry-After",
+                    "0",
+                    json!({"error": {"message": format!("slow down {CANARY}")}}),
+                ),
+                echo(500),
+            ],
+            hi().with_retry(retry(2)),
+        )
+        .await;
+        scenario(
+            mapping,
+            "503 then 500, retried",
+            vec![echo(503), echo(500)],
+            hi().with_retry(retry(2)),
+        )
+        .await;
+    }
 }
 
 #[tokio::test]
 async fn redirects_and_malformed_bodies_do_not_leak_the_key_upwards() {
-    scenario(
-        "302 whose Location carries the key",
-        vec![Reply::Json {
-            status: 302,
-            headers: vec![(
-                "Location".into(),
-                format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
+    for mapping in Mapping::ALL {
+        scenario(
+            mapping,
+            "302 whose Location carries the key",
+            vec![Reply::json_with_header(
+                302,
+                "Location",
+                &format!("http://127.0.0.1:1/v1/chat/completions?api_key={CANARY}"),
+                json!({}),
             )],
-            body: json!({}),
-        }],
-        hi(),
-    )
-    .await;
-    scenario(
-        "malformed body echoing the key",
-        vec![Reply::Raw {
-            status: 200,
-            headers: vec![],
-            body: format!("{{not json {CANARY}").into_bytes(),
-        }],
-        hi(),
-    )
-    .await;
+            hi(),
+        )
+        .await;
+        scenario(
+            mapping,
+            "malformed body echoing the key",
+            vec![Reply::Raw {
+                status: 200,
+                headers: vec![],
+                body: format!("{{not json {CANARY}").into_bytes(),
+            }],
+            hi(),
+        )
+        .await;
+    }
 }
 
 #[tokio::test]
 async fn mid_stream_failures_do_not_leak_the_key_upwards() {
     let delta = json!({"choices": [{"index": 0, "delta": {"content": "par"}, "finish_reason": null}]});
     scenario(
+        Mapping::OpenAi,
         "error event mid-stream echoing the key",
         vec![Reply::Stream {
             pieces: vec![
-                support::sse_bytes(std::slice::from_ref(&delta)),
+                sse_bytes(std::slice::from_ref(&delta)),
                 format!("data: {{\"error\": {{\"message\": \"bad key {CANARY}\"}}}}\n\n").into_bytes(),
             ],
             pause: Duration::ZERO,
@@ -415,14 +339,26 @@ async fn mid_stream_failures_do_not_leak_the_key_upwards() {
     )
     .await;
     scenario(
+        Mapping::OpenAi,
         "stream stalls after a delta",
         vec![Reply::StallAfter {
-            pieces: vec![support::sse_bytes(&[delta])],
+            pieces: vec![sse_bytes(&[delta])],
         }],
         hi().with_stream(true),
     )
     .await;
-    scenario("connection dropped", vec![Reply::Drop], hi()).await;
+    for mapping in Mapping::ALL {
+        scenario(mapping, "connection dropped", vec![Reply::Drop], hi()).await;
+        scenario(
+            mapping,
+            "body stalls half way",
+            vec![Reply::StallAfter {
+                pieces: vec![b"{\"partial\": ".to_vec()],
+            }],
+            hi(),
+        )
+        .await;
+    }
 }
 
 #[tokio::test]
@@ -432,36 +368,42 @@ async fn schema_not_honored_does_not_leak_the_key_and_is_captured() {
     let request = hi()
         .with_response_schema(schema)
         .with_retry(retry(2).with_reask(Reask::template("fix it: {error_message}")));
-    let captured = scenario(
-        "structured output not honored twice",
-        vec![
-            Reply::json(200, text_completion("Sure! here you go")),
-            Reply::json(200, text_completion("{\"answer\": 7}")),
-        ],
-        request,
-    )
-    .await;
-    // Control: the diagnostic went through the log bridge and names the model, so the log check above was real.
-    let records = captured.texts_of(&format!("log record 0 {:?}", Some(names::SCHEMA_NOT_HONORED)));
-    assert!(
-        records.iter().any(|text| text.contains(MODEL)),
-        "the schema_not_honored record was not captured: {:?}",
-        captured.texts_of("log record")
-    );
+    for mapping in Mapping::ALL {
+        let captured = scenario(
+            mapping,
+            "structured output not honored twice",
+            vec![
+                text_reply(mapping, "Sure! here you go"),
+                text_reply(mapping, "{\"answer\": 7}"),
+            ],
+            request.clone(),
+        )
+        .await;
+        // Control: the diagnostic went through the log bridge and names the model, so the log check above was
+        // real.
+        let records = captured.texts_of(&format!("log record 0 {:?}", Some(names::SCHEMA_NOT_HONORED)));
+        assert!(
+            records.iter().any(|text| text.contains(MODEL)),
+            "{mapping}: the schema_not_honored record was not captured: {:?}",
+            captured.texts_of("log record")
+        );
+    }
 }
 
 #[tokio::test]
 async fn refused_connections_and_keyed_base_urls_do_not_leak_the_key_upwards() {
-    let name = "connection refused";
-    let captured = run(closed_base_url().await, hi()).await;
-    assert_captured(name, &captured, true);
-    assert_clean(name, &captured);
+    for mapping in Mapping::ALL {
+        let name = format!("{mapping}: connection refused");
+        let captured = run(mapping, closed_base_url().unwrap(), hi()).await;
+        assert_captured(&name, &captured, true);
+        assert_clean(&name, &captured);
+    }
 
     // A base URL with the key in its query is refused at build time; the node reports that as its failure.
     let name = "base url with ?api_key=";
-    let server = MockServer::start(vec![]).await;
+    let server = Server::start(vec![]).unwrap();
     let keyed = format!("{}?api_key={CANARY}", server.base_url());
-    let captured = run(keyed, hi()).await;
+    let captured = run(Mapping::Gemini, keyed, hi()).await;
     assert_captured(name, &captured, false);
     assert!(
         captured

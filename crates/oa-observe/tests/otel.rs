@@ -7,121 +7,66 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use oa_events::mock::{MockLlm, MockReply};
 use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::{
     Backoff, CompletionRequest, ContentBlock, ImageSource, Message, OpenAiProvider, Reask, RetryConfig,
     RuntimeConfig,
 };
+use oa_testkit::openai::text_reply;
+use oa_testkit::{PointValue, Reply, Server, Telemetry, attribute as attr};
+use opentelemetry::Value as OtelValue;
 use opentelemetry::logs::{AnyValue, Severity};
 use opentelemetry::trace::Status;
-use opentelemetry::{Key, Value as OtelValue};
-use opentelemetry_sdk::logs::{InMemoryLogExporter, SdkLoggerProvider};
-use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
-use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use opentelemetry_sdk::trace::SpanData;
 use serde_json::{Value, json};
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
-struct Telemetry {
-    spans: InMemorySpanExporter,
-    tracer_provider: SdkTracerProvider,
-    logs: InMemoryLogExporter,
-    logger_provider: SdkLoggerProvider,
-    metrics: InMemoryMetricExporter,
-    meter_provider: SdkMeterProvider,
+/// The LLM attempt spans, in attempt order.
+fn llm_spans(telemetry: &Telemetry) -> Vec<SpanData> {
+    let mut spans: Vec<SpanData> = telemetry
+        .spans()
+        .unwrap()
+        .into_iter()
+        .filter(|span| span.name == names::LLM_SPAN)
+        .collect();
+    spans.sort_by_key(|span| attr(span, names::LLM_ATTEMPT_INDEX).map(|v| v.to_string()));
+    spans
 }
 
-impl Telemetry {
-    fn new() -> Self {
-        let spans = InMemorySpanExporter::default();
-        let logs = InMemoryLogExporter::default();
-        let metrics = InMemoryMetricExporter::default();
-        Self {
-            tracer_provider: SdkTracerProvider::builder()
-                .with_simple_exporter(spans.clone())
-                .build(),
-            logger_provider: SdkLoggerProvider::builder()
-                .with_simple_exporter(logs.clone())
-                .build(),
-            meter_provider: SdkMeterProvider::builder()
-                .with_reader(PeriodicReader::builder(metrics.clone()).build())
-                .build(),
-            spans,
-            logs,
-            metrics,
-        }
-    }
+fn span_named(telemetry: &Telemetry, name: &str) -> SpanData {
+    telemetry
+        .spans()
+        .unwrap()
+        .into_iter()
+        .find(|span| span.name == name)
+        .unwrap_or_else(|| panic!("no span named {name}"))
+}
 
-    fn llm_spans(&self) -> Vec<SpanData> {
-        let mut spans: Vec<SpanData> = self
-            .spans
-            .get_finished_spans()
-            .unwrap()
-            .into_iter()
-            .filter(|span| span.name == names::LLM_SPAN)
+/// (count, dimensions) of every data point of the metric `name`: a histogram's count, a counter's value.
+fn points(telemetry: &Telemetry, name: &str) -> Vec<(u64, Vec<(String, String)>)> {
+    let mut points = Vec::new();
+    for point in telemetry
+        .points()
+        .unwrap()
+        .into_iter()
+        .filter(|point| point.instrument == name)
+    {
+        let count = match point.value {
+            PointValue::Histogram { count, .. } => count,
+            PointValue::Sum(value) => value as u64,
+            PointValue::Gauge(_) => continue,
+        };
+        let mut dims: Vec<(String, String)> = point
+            .attributes
+            .iter()
+            .map(|kv| (kv.key.to_string(), kv.value.to_string()))
             .collect();
-        spans.sort_by_key(|span| attr(span, names::LLM_ATTEMPT_INDEX).map(|v| v.to_string()));
-        spans
+        dims.sort();
+        points.push((count, dims));
     }
-
-    fn span_named(&self, name: &str) -> SpanData {
-        self.spans
-            .get_finished_spans()
-            .unwrap()
-            .into_iter()
-            .find(|span| span.name == name)
-            .unwrap_or_else(|| panic!("no span named {name}"))
-    }
-
-    /// (count, dimensions) of every data point of the metric `name`.
-    fn points(&self, name: &str) -> Vec<(u64, Vec<(String, String)>)> {
-        self.meter_provider.force_flush().unwrap();
-        let mut points = Vec::new();
-        for resource in self.metrics.get_finished_metrics().unwrap() {
-            for scope in resource.scope_metrics() {
-                for metric in scope.metrics().filter(|metric| metric.name() == name) {
-                    let dims = |attributes: &mut dyn Iterator<Item = &opentelemetry::KeyValue>| {
-                        let mut dims: Vec<(String, String)> = attributes
-                            .map(|kv| (kv.key.to_string(), kv.value.to_string()))
-                            .collect();
-                        dims.sort();
-                        dims
-                    };
-                    match metric.data() {
-                        AggregatedMetrics::F64(MetricData::Histogram(histogram)) => {
-                            for point in histogram.data_points() {
-                                points.push((point.count(), dims(&mut point.attributes())));
-                            }
-                        }
-                        AggregatedMetrics::U64(MetricData::Histogram(histogram)) => {
-                            for point in histogram.data_points() {
-                                points.push((point.count(), dims(&mut point.attributes())));
-                            }
-                        }
-                        AggregatedMetrics::U64(MetricData::Sum(sum)) => {
-                            for point in sum.data_points() {
-                                points.push((point.value(), dims(&mut point.attributes())));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        // Each flush exports the cumulative state again; start the next read from a clean exporter.
-        self.metrics.reset();
-        points
-    }
-}
-
-fn attr(span: &SpanData, key: &str) -> Option<OtelValue> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key == Key::from(key.to_owned()))
-        .map(|kv| kv.value.clone())
+    points
 }
 
 #[derive(Default)]
@@ -151,10 +96,10 @@ fn reask(max_attempts: u32) -> RetryConfig {
 async fn run(
     telemetry: &Telemetry,
     config: ObserverConfig,
-    replies: Vec<MockReply>,
+    replies: Vec<Reply>,
     request: CompletionRequest,
 ) -> Vec<Event> {
-    let server = MockLlm::start(replies).await.unwrap();
+    let server = Server::start(replies).unwrap();
     let provider = Arc::new(
         OpenAiProvider::builder("gpt-test")
             .base_url(server.base_url())
@@ -187,6 +132,7 @@ async fn run(
     let options = InvokeOptions {
         correlation_id: Some("corr-161".into()),
         metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+        ..InvokeOptions::default()
     };
     let _ = graph
         .invoke(&bus, json!({}), options)
@@ -212,18 +158,18 @@ async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_even
         &telemetry,
         defaults(),
         vec![
-            MockReply::content("Sure! here you go", "stop"),
-            MockReply::content(r#"{"answer": "yes"}"#, "stop"),
+            text_reply("Sure! here you go", "stop"),
+            text_reply(r#"{"answer": "yes"}"#, "stop"),
         ],
         request,
     )
     .await;
 
     // Spans: invocation > node > two LLM attempt spans.
-    let invocation = telemetry.span_named(names::INVOCATION_SPAN);
-    let node = telemetry.span_named("ask");
+    let invocation = span_named(&telemetry, names::INVOCATION_SPAN);
+    let node = span_named(&telemetry, "ask");
     assert_eq!(node.parent_span_id, invocation.span_context.span_id());
-    let llm = telemetry.llm_spans();
+    let llm = llm_spans(&telemetry);
     assert_eq!(llm.len(), 2);
     for (idx, span) in llm.iter().enumerate() {
         assert_eq!(span.parent_span_id, node.span_context.span_id());
@@ -254,13 +200,13 @@ async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_even
     assert_eq!(attr(&llm[1], names::LLM_RETRY_REASON), Some("reask".into()));
 
     // The diagnostic: exactly one WARNING record, for attempt 0, joined to the call's typed event.
-    let logs = telemetry.logs.get_emitted_logs().unwrap();
+    let logs = telemetry.logs().unwrap();
     let records: Vec<_> = logs
         .iter()
-        .filter(|log| log.record.event_name() == Some(names::SCHEMA_NOT_HONORED))
+        .filter(|record| record.event_name() == Some(names::SCHEMA_NOT_HONORED))
         .collect();
     assert_eq!(records.len(), 1);
-    let record = &records[0].record;
+    let record = records[0];
     assert_eq!(record.severity_number(), Some(Severity::Warn));
     let attributes: Vec<(String, AnyValue)> = record
         .attributes_iter()
@@ -310,12 +256,12 @@ async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_even
     assert!(messages[2]["content"].as_str().unwrap().starts_with("fix it: "));
 
     // Metrics: a duration sample per attempt, error.type on the failed one; the failure counted by class.
-    let durations = telemetry.points(names::METRIC_OPERATION_DURATION);
+    let durations = points(&telemetry, names::METRIC_OPERATION_DURATION);
     let total: u64 = durations.iter().map(|(count, _)| count).sum();
     assert_eq!(total, 2);
     assert!(durations.iter().any(|(count, dims)| *count == 1
         && dims.contains(&("error.type".into(), "structured_output_invalid".into()))));
-    let failures = telemetry.points(names::METRIC_STRUCTURED_OUTPUT_FAILURES);
+    let failures = points(&telemetry, names::METRIC_STRUCTURED_OUTPUT_FAILURES);
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0].0, 1);
     assert!(
@@ -328,7 +274,7 @@ async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_even
             .1
             .contains(&(names::LLM_STRUCTURED_OUTPUT_PATH.into(), "native".into()))
     );
-    let tokens = telemetry.points(names::METRIC_TOKEN_USAGE);
+    let tokens = points(&telemetry, names::METRIC_TOKEN_USAGE);
     let n_token_samples: u64 = tokens.iter().map(|(count, _)| count).sum();
     assert_eq!(
         n_token_samples, 4,
@@ -348,14 +294,11 @@ async fn each_attempt_describes_its_own_request() {
     let events = run(
         &telemetry,
         defaults(),
-        vec![
-            MockReply::content("nope", "stop"),
-            MockReply::content("nope again", "stop"),
-        ],
+        vec![text_reply("nope", "stop"), text_reply("nope again", "stop")],
         request,
     )
     .await;
-    let llm = telemetry.llm_spans();
+    let llm = llm_spans(&telemetry);
     assert_eq!(llm.len(), 2);
     assert_eq!(attr(&llm[0], "gen_ai.request.stop_sequences"), None);
     assert_eq!(
@@ -371,13 +314,13 @@ async fn each_attempt_describes_its_own_request() {
         .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].request.request_params["stop_sequences"], json!(["END"]));
-    assert_eq!(failed[0].error_category, "structured_output_invalid");
-    let logs = telemetry.logs.get_emitted_logs().unwrap();
+    assert_eq!(failed[0].error_category.as_str(), "structured_output_invalid");
+    let logs = telemetry.logs().unwrap();
     let indices: Vec<String> = logs
         .iter()
-        .filter(|log| log.record.event_name() == Some(names::SCHEMA_NOT_HONORED))
-        .flat_map(|log| {
-            log.record
+        .filter(|record| record.event_name() == Some(names::SCHEMA_NOT_HONORED))
+        .flat_map(|record| {
+            record
                 .attributes_iter()
                 .filter(|(key, _)| key.as_str() == "openarmature.llm.attempt_index")
                 .map(|(_, value)| format!("{value:?}"))
@@ -394,11 +337,11 @@ async fn no_schema_means_no_path() {
     let events = run(
         &telemetry,
         defaults(),
-        vec![MockReply::content("hello", "stop")],
+        vec![text_reply("hello", "stop")],
         CompletionRequest::new(vec![Message::user("hi")]),
     )
     .await;
-    let llm = telemetry.llm_spans();
+    let llm = llm_spans(&telemetry);
     assert_eq!(llm.len(), 1);
     assert_eq!(attr(&llm[0], names::LLM_STRUCTURED_OUTPUT_PATH), None);
     let completion = events
@@ -409,7 +352,7 @@ async fn no_schema_means_no_path() {
         })
         .unwrap();
     assert_eq!(completion.request.structured_output_path, None);
-    assert!(telemetry.logs.get_emitted_logs().unwrap().is_empty());
+    assert!(telemetry.logs().unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -431,11 +374,11 @@ async fn payload_is_emitted_when_enabled_redacted_and_truncated() {
     run(
         &telemetry,
         config,
-        vec![MockReply::content(&"long answer ".repeat(40), "stop")],
+        vec![text_reply(&"long answer ".repeat(40), "stop")],
         request,
     )
     .await;
-    let llm = telemetry.llm_spans();
+    let llm = llm_spans(&telemetry);
     let messages = attr(&llm[0], names::LLM_INPUT_MESSAGES).unwrap().to_string();
     assert!(messages.contains("inline_redacted"), "{messages}");
     assert!(!messages.contains("QUJD"));
@@ -454,11 +397,11 @@ async fn disabled_llm_spans_and_genai_semconv_are_honoured() {
     run(
         &telemetry,
         config,
-        vec![MockReply::content("hello", "stop")],
+        vec![text_reply("hello", "stop")],
         CompletionRequest::new(vec![Message::user("hi")]),
     )
     .await;
-    let llm = telemetry.llm_spans();
+    let llm = llm_spans(&telemetry);
     assert_eq!(attr(&llm[0], names::GEN_AI_SYSTEM), None);
     assert_eq!(attr(&llm[0], names::LLM_MODEL), Some("gpt-test".into()));
 
@@ -467,12 +410,12 @@ async fn disabled_llm_spans_and_genai_semconv_are_honoured() {
     run(
         &telemetry,
         config,
-        vec![MockReply::content("hello", "stop")],
+        vec![text_reply("hello", "stop")],
         CompletionRequest::new(vec![Message::user("hi")]),
     )
     .await;
-    assert!(telemetry.llm_spans().is_empty());
-    telemetry.span_named("ask");
+    assert!(llm_spans(&telemetry).is_empty());
+    span_named(&telemetry, "ask");
 }
 
 #[test]

@@ -56,7 +56,7 @@ mod tests {
         let max = usize::MAX.to_string();
         let beyond = format!("{max}0");
         for token in [
-            "", "0", "00", "01", "1", "10", "9", "123", "1a", "a1", "-1", "+1", " 1", "1 ", "١", &max,
+            "", "0", "00", "01", "1", "10", "9", "123", "1a", "a1", "-1", "+1", " 1", "1 ", "1:", "١", &max,
             &beyond,
         ] {
             let canonical = !token.is_empty()

@@ -169,3 +169,58 @@ fn push_index_writes_decimal_digits() {
         assert_eq!(location.as_str(), format!("/{index}"));
     }
 }
+
+#[test]
+fn only_the_root_is_the_root() {
+    assert!(Location::root().is_root());
+    assert!(!loc("/a").is_root());
+    assert!(
+        !loc("/").is_root(),
+        "\"/\" names the member with the empty name, not the document"
+    );
+}
+
+#[test]
+fn from_str_parses_as_parse_does() {
+    let parsed: Location = "/a~1b/0".parse().unwrap();
+    assert_eq!(parsed, loc("/a~1b/0"));
+    assert_eq!(parsed.as_str(), "/a~1b/0");
+    assert_eq!(
+        "a".parse::<Location>(),
+        Err(oa_pointer::ParseError::MissingLeadingSlash { offset: 0 })
+    );
+}
+
+#[test]
+fn hashes_as_its_plain_form() {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    let hasher = BuildHasherDefault::<DefaultHasher>::default();
+    for text in ["", "/a", "/a~1b/0", "/é/10"] {
+        assert_eq!(hasher.hash_one(loc(text)), hasher.hash_one(text), "{text:?}");
+    }
+    assert_ne!(hasher.hash_one(loc("/a")), hasher.hash_one(loc("/b")));
+}
+
+#[test]
+fn sort_keys_escape_nul_bytes_in_keys() {
+    // "" < "\0" as keys, so every location under "/" (the empty key) sorts before "/\0"; the sort key must say the
+    // same, which it can only if the NUL byte is escaped rather than read as the key's terminator.
+    let key = |location: &Location| {
+        let mut key = Vec::new();
+        location.push_sort_key(&mut key);
+        key
+    };
+    let (empty_then_x, nul) = (loc("//x"), Location::from_tokens(["\0"]));
+    assert!(empty_then_x < nul);
+    assert!(key(&empty_then_x) < key(&nul));
+    let mut by_segment = Vec::new();
+    Segment::Key("\0").push_sort_key(&mut by_segment);
+    assert_eq!(by_segment, [0x02, 0x00, 0xFF, 0x00, 0x00]);
+}
+
+#[test]
+fn a_digit_then_a_colon_is_a_key_not_an_index() {
+    // ':' follows '9' in ASCII: a token with it is not decimal, so it sorts after every index.
+    assert!(loc("/1:") > loc("/30"));
+    assert!(loc("/1:") > loc("/18446744073709551615"));
+}

@@ -166,3 +166,11 @@ fn fragment_form_decodes_lowercase_escapes_and_literal_characters() {
         );
     }
 }
+
+#[test]
+fn last_is_the_last_decoded_token() {
+    assert_eq!(JsonPointer::root().last(), None);
+    assert_eq!(JsonPointer::parse("/foo/0").unwrap().last(), Some("0"));
+    assert_eq!(JsonPointer::parse("/a~1b").unwrap().last(), Some("a/b"));
+    assert_eq!(JsonPointer::parse("/x/").unwrap().last(), Some(""));
+}

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use oa_provider::{
-    AttemptRecord, CallObserver, CompletionRequest, Message, OpenAiProvider, Provider, RuntimeConfig,
+    AttemptHook, AttemptRecord, CompletionRequest, Message, OpenAiProvider, Provider, RuntimeConfig,
     TokenDelta,
 };
 use serde_json::json;
@@ -13,7 +13,7 @@ use serde_json::json;
 #[derive(Debug)]
 struct Print;
 
-impl CallObserver for Print {
+impl AttemptHook for Print {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         eprint!("[{}:{}]", delta.kind.as_str(), delta.text);
     }
@@ -54,7 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )])
     .with_config(config.clone())
     .with_response_schema(schema)
-    .with_observer(Arc::new(Print));
+    .with_hook(Arc::new(Print));
     let response = provider.complete(&structured).await?;
     println!(
         "structured: parsed={:?} path={:?}",
@@ -64,7 +64,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let streamed = CompletionRequest::new(vec![Message::user("Say hello in five words.")])
         .with_config(config.clone())
         .with_stream(true)
-        .with_observer(Arc::new(Print));
+        .with_hook(Arc::new(Print));
     let response = provider.complete(&streamed).await?;
     println!(
         "\nstreamed: {:?} finish={:?} usage={:?}",

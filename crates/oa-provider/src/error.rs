@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::response::{FinishReason, StructuredOutputPath, Usage};
+use crate::model::{FinishReason, StructuredOutputPath, Usage};
+use crate::structured::output::Surface;
+use crate::structured::{FailureClass, OutputProblem};
 
 /// The §7 category of a [`ProviderError`]; the strings are the spec's names.
 ///
@@ -68,6 +70,13 @@ impl Category {
     ];
 }
 
+impl serde::Serialize for Category {
+    /// As the spec's identifier, e.g. `"provider_rate_limit"`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -75,6 +84,10 @@ impl fmt::Display for Category {
 }
 
 /// What a `structured_output_invalid` error carries (§7 as amended by proposal 0126).
+///
+/// Built once, where the content is checked: the typed [`OutputProblem`] (the parse error, or every violation)
+/// and its [`FailureClass`] travel with it, and `error_message` is rendered from them, so nothing downstream
+/// parses the output or compiles the schema again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructuredOutputFailure {
     /// The schema the call asked for, as supplied.
@@ -91,6 +104,110 @@ pub struct StructuredOutputFailure {
     pub model: Option<String>,
     /// The parsed provider response, verbatim.
     pub raw: Value,
+    problem: OutputProblem,
+    failure_class: FailureClass,
+    case_only: bool,
+}
+
+impl StructuredOutputFailure {
+    pub(crate) fn new(
+        response_schema: Value,
+        output_content: String,
+        problem: OutputProblem,
+        failure_class: FailureClass,
+        surface: Surface<'_>,
+    ) -> Self {
+        Self {
+            response_schema,
+            output_content,
+            error_message: render_error_message(&problem, failure_class, surface.finish_reason),
+            finish_reason: surface.finish_reason,
+            usage: surface.usage,
+            model: surface.model.map(str::to_owned),
+            raw: surface.raw.clone(),
+            problem,
+            failure_class,
+            case_only: false,
+        }
+    }
+
+    pub(crate) fn with_case_only(mut self, case_only: bool) -> Self {
+        self.case_only = case_only;
+        self
+    }
+
+    /// Whether the answer differs from the schema only in the capitalization of string enum or const values: the
+    /// exception Anthropic documents for its constrained decoding (0126 on §8.2.5). It is still a failure, with
+    /// every violation reported and the content verbatim; never re-cased into a conforming value.
+    pub fn differs_only_in_case(&self) -> bool {
+        self.case_only
+    }
+
+    /// What was wrong: the parse failure, or every violation.
+    pub fn problem(&self) -> &OutputProblem {
+        &self.problem
+    }
+
+    /// Every violation, when the content was JSON (`None` when it did not parse).
+    pub fn violations(&self) -> Option<&oa_schema::Violations> {
+        self.problem.violations()
+    }
+
+    /// The failure class, the dimension of the structured-output failure counter.
+    pub fn failure_class(&self) -> FailureClass {
+        self.failure_class
+    }
+}
+
+/// What failed below HTTP when a call could not reach its endpoint or the exchange broke (`provider_unavailable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportCause {
+    /// Nothing listens at the host and port.
+    ConnectionRefused,
+    /// The host name did not resolve.
+    NameNotResolved,
+    /// The TLS handshake failed (certificate, protocol).
+    Tls,
+    /// The connection was closed or reset before the answer completed.
+    ConnectionReset,
+    /// Connecting took longer than the connect timeout.
+    ConnectTimeout,
+    /// The endpoint sent nothing for longer than the idle timeout (for a non-streamed call, the whole generation).
+    IdleTimeout,
+    /// One attempt took longer than the total timeout.
+    TotalTimeout,
+    /// Anything else below HTTP; the error's source holds the text.
+    Other,
+}
+
+impl TransportCause {
+    /// A short name, e.g. `"connection_refused"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ConnectionRefused => "connection_refused",
+            Self::NameNotResolved => "name_not_resolved",
+            Self::Tls => "tls",
+            Self::ConnectionReset => "connection_reset",
+            Self::ConnectTimeout => "connect_timeout",
+            Self::IdleTimeout => "idle_timeout",
+            Self::TotalTimeout => "total_timeout",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// The every-violation description, with what the class and finish reason add: a refusal and a fenced answer are
+/// named as such before the parse error, which alone would read the same for both.
+fn render_error_message(problem: &OutputProblem, class: FailureClass, finish_reason: FinishReason) -> String {
+    let base = problem.error_message();
+    if finish_reason == FinishReason::ContentFilter && !class.is_json_object() {
+        return format!("the model refused (finish_reason content_filter); {base}");
+    }
+    if class == FailureClass::FencedJson {
+        return format!("content is JSON inside a Markdown code fence, not bare JSON; {base}");
+    }
+    base
 }
 
 /// What had arrived when a stream failed part-way (§8.1.6): content so far, for diagnosis.
@@ -122,6 +239,8 @@ struct ErrorImpl {
     partial: Option<PartialStream>,
     path: Option<StructuredOutputPath>,
     vendor_code: Option<String>,
+    transport: Option<TransportCause>,
+    failure_class: Option<FailureClass>,
     source: Option<Box<dyn StdError + Send + Sync>>,
 }
 
@@ -140,6 +259,8 @@ impl ProviderError {
                 partial: None,
                 path: None,
                 vendor_code: None,
+                transport: None,
+                failure_class: None,
                 source: None,
             }),
         }
@@ -196,6 +317,16 @@ impl ProviderError {
         self
     }
 
+    pub(crate) fn with_transport_cause(mut self, cause: TransportCause) -> Self {
+        self.inner.transport = Some(cause);
+        self
+    }
+
+    pub(crate) fn with_failure_class(mut self, class: FailureClass) -> Self {
+        self.inner.failure_class = Some(class);
+        self
+    }
+
     pub(crate) fn with_source(mut self, source: impl StdError + Send + Sync + 'static) -> Self {
         self.inner.source = Some(Box::new(source));
         self
@@ -229,6 +360,22 @@ impl ProviderError {
     /// Whether a connect, idle or total deadline expired.
     pub fn is_timeout(&self) -> bool {
         self.inner.timeout
+    }
+
+    /// The failure class, the dimension of the failure counter: a structured-output failure's (see
+    /// [`StructuredOutputFailure::failure_class`]), or a recognised provider envelope's
+    /// (`provider_output_parse_failed`, `structured_output_unsupported`); `None` for any other error.
+    pub fn failure_class(&self) -> Option<FailureClass> {
+        self.inner
+            .structured
+            .as_ref()
+            .map(StructuredOutputFailure::failure_class)
+            .or(self.inner.failure_class)
+    }
+
+    /// What failed below HTTP, for an error that never got (or lost) an HTTP answer.
+    pub fn transport_cause(&self) -> Option<TransportCause> {
+        self.inner.transport
     }
 
     /// Whether the category is `provider_authentication`.
@@ -307,6 +454,12 @@ impl fmt::Debug for ProviderError {
         }
         if self.inner.timeout {
             debug.field("timeout", &true);
+        }
+        if let Some(cause) = self.inner.transport {
+            debug.field("transport_cause", &cause.as_str());
+        }
+        if let Some(class) = self.inner.failure_class {
+            debug.field("failure_class", &class.as_str());
         }
         if let Some(code) = &self.inner.vendor_code {
             debug.field("vendor_code", code);

@@ -1,25 +1,36 @@
 //! oa-provider: OpenArmature LLM providers — `complete()`, streaming and structured output you can trust, over
-//! the OpenAI-compatible Chat Completions wire format (llm-provider spec §3–§8.1, with proposal 0126).
+//! the OpenAI-compatible Chat Completions, Anthropic Messages and Google Gemini wire formats (llm-provider spec
+//! §3–§8.3, with proposal 0126).
 //!
 //! # Overview
 //!
 //! - [`Provider`] is the §5 interface: `ready()` and `complete()`. Callers and upper layers see only it.
-//! - [`OpenAiProvider`] implements it for §8.1, built with [`OpenAiProvider::builder`] (model, base URL, API key,
-//!   extra headers, [`Capabilities`], timeouts and size caps).
+//! - [`OpenAiProvider`] (§8.1), [`AnthropicProvider`] (§8.2) and [`GeminiProvider`] (§8.3) implement it, each
+//!   built with its `builder` (model, base URL, API key, extra headers, [`Capabilities`], timeouts and size caps);
+//!   [`ProviderBuilder`] builds the [`Mapping`] chosen at run time.
 //! - A call takes a [`CompletionRequest`]: [`Message`]s, [`Tool`]s, a [`ToolChoice`], a [`RuntimeConfig`],
 //!   an optional `response_schema` (JSON Schema draft 2020-12, object at the top), an optional
-//!   [`RetryConfig`] (backoff, `per_attempt_override`, [`Reask`]), `stream`, and a [`CallObserver`].
+//!   [`RetryConfig`] (backoff, `per_attempt_override`, [`Reask`]), `stream`, and an [`AttemptHook`].
 //! - It returns a [`Response`] (message, finish reason, nullable [`Usage`], `parsed`, `raw`, model,
 //!   [`StructuredOutputPath`]) or a [`ProviderError`] whose [`Category`] is one of the nine §7 categories;
-//!   `structured_output_invalid` carries a [`StructuredOutputFailure`] whose `error_message` names every
-//!   violation at its JSON Pointer.
-//! - The [`CallObserver`] hook receives token deltas as they stream and an [`AttemptRecord`] per wire attempt
-//!   (the request exactly as sent, outcome, timing, usage); the events and observability crates subscribe here.
+//!   `structured_output_invalid` carries a [`StructuredOutputFailure`]: every violation as typed
+//!   [`oa_schema::Violations`] (or the parse error), its [`FailureClass`], and the `error_message` rendered from
+//!   them.
+//! - The [`AttemptHook`] receives token deltas as they stream and an [`AttemptRecord`] per wire attempt (the
+//!   request exactly as sent, outcome, timing, usage, path, [`SchemaMode`], [`Diagnostic`]s); the events and
+//!   observability crates subscribe here.
 //! - Verifying enforcement: every structured [`Response`] carries a [`SchemaMode`] and a [`schema_version`];
 //!   [`probe_canary`] and [`probe_keywords`] test a route with requests only a schema-bound decoder answers
-//!   validly; a [`CapabilityRegistry`] keyed by [`CapabilityKey`] holds the verdicts with a staleness window; a
-//!   [`RoutedProvider`] routes on it when asked to and samples canaries; [`classify_failure`] gives the
-//!   [`FailureClass`] a failure counter is dimensioned by.
+//!   validly; a [`CapabilityRegistry`] keyed by [`CapabilityKey`] holds the verdicts with a staleness window,
+//!   and a provider built with one marks a native strict call `enforced` only on a fresh enforcing verdict
+//!   (`unverified` otherwise); a [`RoutedProvider`] routes on it when asked to and samples canaries.
+//!
+//! # Layout
+//!
+//! [`model`] holds the vendor-neutral request/response model; `call` drives one call (pre-checks,
+//! retry and reask, attempts, records); `structured` checks schemas and content; [`enforcement`]
+//! holds the marker, probes, registry and routing; `http` the shared transport; and each wire format is one
+//! folder ([`openai`], [`anthropic`], [`gemini`]).
 //!
 //! # Example
 //!
@@ -43,52 +54,50 @@
 //! # }
 //! ```
 //!
-//! No optional features.
+//! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
+//! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
 
+pub mod anthropic;
+mod builder;
+mod call;
 mod canonical;
-mod config;
-mod diagnostic;
+mod endpoint;
+pub mod enforcement;
 mod error;
-mod failure_class;
-mod http_date;
-mod message;
-mod observe;
+pub mod gemini;
+mod http;
+pub mod model;
 pub mod openai;
-mod probe;
-mod provider;
-mod registry;
-mod response;
-mod retry;
-mod routing;
-mod schema_check;
-mod schema_mode;
-pub mod sse;
 mod structured;
-mod tool;
-mod validate;
 
+pub use anthropic::{AnthropicProvider, AnthropicProviderBuilder};
+pub use builder::ProviderBuilder;
+pub use call::{
+    AttemptHook, AttemptRecord, AttemptRequest, Backoff, Classifier, DIAGNOSTIC_TARGET, DeltaKind,
+    Diagnostic, OnRetry, Reask, RetryConfig, RetryReason, SCHEMA_NOT_HONORED, SUPPORTED_MEDIA_TYPES,
+    Severity, TokenDelta, is_schema_not_honored,
+};
 pub use canonical::{json_equal, to_string as canonical_json};
-pub use config::{DECLARED_FIELDS, RuntimeConfig};
-pub use diagnostic::{DIAGNOSTIC_TARGET, SCHEMA_NOT_HONORED, is_schema_not_honored};
-pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure};
-pub use failure_class::{FailureClass, classify, classify_failure};
-pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
-pub use observe::{
-    AttemptRecord, AttemptRequest, CallObserver, DeltaKind, RetryReason, TokenDelta, mint_call_id,
+pub use endpoint::{ApiKey, BuildError, Capabilities};
+pub use enforcement::{
+    CANARY_ANSWER, CANARY_QUESTION, CapabilityKey, CapabilityRegistry, EnforcementMatrix, ProbeOutcome,
+    RoutedProvider, SchemaMode, probe_canary, probe_keywords, schema_version,
 };
-pub use openai::{ApiKey, BuildError, Capabilities, OpenAiProvider, OpenAiProviderBuilder};
-pub use probe::{
-    CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, PROBE_MAX_TOKENS, PROBED_KEYWORDS, Probe,
-    ProbeOutcome, canary_schema, keyword_probe, keywords_used, probe_canary, probe_keywords,
+pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure, TransportCause};
+pub use gemini::{GeminiProvider, GeminiProviderBuilder};
+pub use http::sse;
+pub use http::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
+pub use model::{
+    CompletionRequest, Content, ContentBlock, FinishReason, ImageDetail, ImageSource, Mapping, Message,
+    Provider, Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice,
+    UnknownMapping, Usage,
 };
-pub use provider::{CompletionRequest, Provider};
-pub use registry::{
-    Capability, CapabilityKey, CapabilityRegistry, DEFAULT_STALE_AFTER, ProbeKind, RegistryError,
-};
-pub use response::{FinishReason, Response, StructuredOutputPath, Usage};
-pub use retry::{Backoff, Classifier, OnRetry, Reask, RetryConfig};
-pub use routing::{CanarySampler, REPAIR_TEMPLATE, RoutedProvider};
-pub use schema_mode::{SchemaMode, schema_version};
-pub use structured::{DRAFT_2020_12, is_strict_compatible};
-pub use tool::{Tool, ToolChoice};
-pub use validate::SUPPORTED_MEDIA_TYPES;
+pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
+pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, check_response_schema};
+#[cfg(feature = "schemars")]
+pub use structured::{StrictOutput, output_schema};
+
+// The README's examples compile as doc tests, so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

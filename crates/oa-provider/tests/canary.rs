@@ -1,20 +1,20 @@
-//! The canary-key test: every failure scenario runs with a recognizable API key (and a secret extra header),
-//! and neither appears in any Debug output, error Display, error source, or attempt record.
+//! The canary-key test, on every wire mapping: each failure scenario runs with a recognizable API key (and a secret
+//! extra header), and neither appears in any Debug output, error Display, error source, or attempt record; the key
+//! goes out only in the mapping's own header (`Authorization: Bearer`, `x-api-key`, `x-goog-api-key`), never in
+//! the URL or the body.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
 
 use std::error::Error as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    ApiKey, AttemptRecord, Backoff, CallObserver, CompletionRequest, Message, OpenAiProvider, Provider,
-    RetryConfig, RuntimeConfig,
+    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Backoff, CompletionRequest, GeminiProvider,
+    Mapping, Message, OpenAiProvider, Provider, ProviderBuilder, RetryConfig, RuntimeConfig,
 };
-use serde_json::json;
-use support::{MockServer, Reply, closed_base_url, text_completion};
+use oa_testkit::{Reply, Server, anthropic, closed_base_url, gemini, openai};
+use serde_json::{Value, json};
 
 const CANARY: &str = "sk-CANARY-7f3a9c1e5b2d";
 const HEADER_CANARY: &str = "hdr-CANARY-44e1";
@@ -22,7 +22,7 @@ const HEADER_CANARY: &str = "hdr-CANARY-44e1";
 #[derive(Default)]
 struct Recorder(Mutex<Vec<String>>);
 
-impl CallObserver for Recorder {
+impl AttemptHook for Recorder {
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         let mut texts = self.0.lock().unwrap();
         texts.push(format!("{record:?}"));
@@ -39,8 +39,8 @@ fn assert_clean(text: &str, context: &str) {
     assert!(!text.contains("CANARY"), "{context}: a canary leaked: {text}");
 }
 
-fn provider_at(base_url: String) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
+fn provider_at(mapping: Mapping, base_url: String) -> Arc<dyn Provider> {
+    ProviderBuilder::new(mapping, "test-model")
         .base_url(base_url)
         .api_key(ApiKey::new(CANARY))
         .header("api-key", HEADER_CANARY)
@@ -50,94 +50,170 @@ fn provider_at(base_url: String) -> OpenAiProvider {
         .unwrap()
 }
 
-async fn scenario(name: &str, replies: Vec<Reply>, request: CompletionRequest) {
-    let server = MockServer::start(replies).await;
-    let provider = provider_at(server.base_url());
-    assert_clean(&format!("{provider:?}"), name);
+/// The header the key must arrive in, with its exact value, on `mapping`.
+fn key_header(mapping: Mapping) -> (&'static str, String) {
+    match mapping {
+        Mapping::OpenAi => ("authorization", format!("Bearer {CANARY}")),
+        Mapping::Anthropic => ("x-api-key", CANARY.to_owned()),
+        _ => ("x-goog-api-key", CANARY.to_owned()),
+    }
+}
+
+/// A 200 reply whose answer is `text`, in `mapping`'s shape.
+fn text_reply(mapping: Mapping, text: &str) -> Reply {
+    match mapping {
+        Mapping::OpenAi => openai::text_reply(text, "stop"),
+        Mapping::Anthropic => anthropic::text_reply(text, "end_turn"),
+        _ => gemini::text_reply(text, "STOP"),
+    }
+}
+
+async fn scenario(mapping: Mapping, name: &str, replies: Vec<Reply>, request: CompletionRequest) {
+    let name = format!("{mapping}: {name}");
+    let server = Server::start(replies).unwrap();
+    let provider = provider_at(mapping, server.base_url());
+    assert_clean(&format!("{provider:?}"), &name);
     let recorder = Arc::new(Recorder::default());
-    let outcome = provider.complete(&request.with_observer(recorder.clone())).await;
-    let error = outcome.expect_err(name);
-    assert_clean(&format!("{error}"), name);
-    assert_clean(&format!("{error:?}"), name);
+    let outcome = provider.complete(&request.with_hook(recorder.clone())).await;
+    let error = outcome.expect_err(&name);
+    assert_clean(&format!("{error}"), &name);
+    assert_clean(&format!("{error:?}"), &name);
     let mut source = error.source();
     while let Some(cause) = source {
-        assert_clean(&format!("{cause} {cause:?}"), name);
+        assert_clean(&format!("{cause} {cause:?}"), &name);
         source = cause.source();
     }
     for text in recorder.0.lock().unwrap().iter() {
-        assert_clean(text, name);
+        assert_clean(text, &name);
     }
-    // The key did go out, in the header only.
+    // The key did go out, in the mapping's header only.
     if let Some(request) = server.requests().first() {
-        assert_eq!(
-            request.header("authorization"),
-            Some(format!("Bearer {CANARY}").as_str())
+        let (header, value) = key_header(mapping);
+        assert_eq!(request.header(header), Some(value.as_str()), "{name}");
+        for other in ["authorization", "x-api-key", "x-goog-api-key"]
+            .iter()
+            .filter(|other| **other != header)
+        {
+            assert_eq!(request.header(other), None, "{name}: the key went out in {other}");
+        }
+        assert!(!request.path.contains("CANARY"), "{name}: the key is in the URL");
+        assert!(
+            !String::from_utf8_lossy(&request.body).contains("CANARY"),
+            "{name}"
         );
-        assert!(!String::from_utf8_lossy(&request.body).contains("CANARY"));
     }
 }
 
+/// One user message with a token budget (the Anthropic mapping requires one).
 fn hi() -> CompletionRequest {
-    CompletionRequest::new(vec![Message::user("hi")])
+    CompletionRequest::new(vec![Message::user("hi")]).with_config(RuntimeConfig {
+        max_tokens: Some(16),
+        ..RuntimeConfig::default()
+    })
+}
+
+fn echo(status: u16) -> Reply {
+    // Every mapping's error envelope reads error.message; this one echoes both secrets.
+    Reply::json(
+        status,
+        json!({"error": {"message": format!("Incorrect API key provided: {CANARY} / {HEADER_CANARY}"),
+                         "type": CANARY, "status": HEADER_CANARY}}),
+    )
 }
 
 #[tokio::test]
-async fn no_failure_scenario_leaks_the_key() {
-    let echo = |status: u16| {
-        Reply::json(
-            status,
-            json!({"error": {"message": format!("Incorrect API key provided: {CANARY} / {HEADER_CANARY}")}}),
+async fn no_failure_scenario_leaks_the_key_on_any_mapping() {
+    for mapping in Mapping::ALL {
+        let retry = RetryConfig::new(2).with_backoff(Backoff::Fixed(Duration::ZERO));
+        scenario(mapping, "401 echoing the key", vec![echo(401)], hi()).await;
+        scenario(mapping, "404 echoing the key", vec![echo(404)], hi()).await;
+        scenario(
+            mapping,
+            "500 echoing the key, retried",
+            vec![echo(500), echo(500)],
+            hi().with_retry(retry.clone()),
         )
-    };
-    let retry = RetryConfig::new(2).with_backoff(Backoff::Fixed(Duration::ZERO));
-    scenario("401 echoing the key", vec![echo(401)], hi()).await;
-    scenario("404 echoing the key", vec![echo(404)], hi()).await;
+        .await;
+        scenario(
+            mapping,
+            "429 with garbage Retry-After",
+            vec![Reply::json_with_header(429, "Retry-After", "-1", json!({}))],
+            hi(),
+        )
+        .await;
+        scenario(
+            mapping,
+            "redirect",
+            vec![Reply::json_with_header(
+                302,
+                "Location",
+                &format!("http://127.0.0.1:1/?key={CANARY}"),
+                json!({}),
+            )],
+            hi(),
+        )
+        .await;
+        scenario(mapping, "dropped connection", vec![Reply::Drop], hi()).await;
+        scenario(
+            mapping,
+            "body past the cap",
+            vec![text_reply(mapping, &"x".repeat(100_000))],
+            hi(),
+        )
+        .await;
+        scenario(
+            mapping,
+            "not json",
+            vec![Reply::Raw {
+                status: 200,
+                headers: vec![],
+                body: CANARY.as_bytes().to_vec(),
+            }],
+            hi(),
+        )
+        .await;
+        scenario(
+            mapping,
+            "stalled body",
+            vec![Reply::StallAfter {
+                pieces: vec![b"{\"partial\": ".to_vec()],
+            }],
+            hi(),
+        )
+        .await;
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false});
+        scenario(
+            mapping,
+            "structured output invalid",
+            vec![text_reply(mapping, "{\"a\":\"x\"}")],
+            hi().with_response_schema(schema),
+        )
+        .await;
+        let collision_key = match mapping {
+            Mapping::Gemini => "maxOutputTokens",
+            _ => "max_tokens",
+        };
+        let mut collision = hi();
+        collision
+            .config
+            .extras
+            .insert(collision_key.to_owned(), json!(CANARY));
+        scenario(mapping, "managed-field collision", vec![], collision).await;
+        // Streaming: OpenAI's stream failures; the other mappings refuse a stream call before sending.
+        scenario(
+            mapping,
+            "stalled stream",
+            vec![Reply::StallAfter { pieces: vec![] }],
+            hi().with_stream(true),
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn openai_stream_failures_do_not_leak() {
     scenario(
-        "500 echoing the key, retried",
-        vec![echo(500), echo(500)],
-        hi().with_retry(retry.clone()),
-    )
-    .await;
-    scenario(
-        "429 with garbage Retry-After",
-        vec![Reply::json_with_header(429, "Retry-After", "-1", json!({}))],
-        hi(),
-    )
-    .await;
-    scenario(
-        "redirect",
-        vec![Reply::Json {
-            status: 302,
-            headers: vec![("Location".into(), format!("http://127.0.0.1:1/?key={CANARY}"))],
-            body: json!({}),
-        }],
-        hi(),
-    )
-    .await;
-    scenario("dropped connection", vec![Reply::Drop], hi()).await;
-    scenario(
-        "body past the cap",
-        vec![Reply::json(200, text_completion(&"x".repeat(100_000)))],
-        hi(),
-    )
-    .await;
-    scenario(
-        "not json",
-        vec![Reply::Raw {
-            status: 200,
-            headers: vec![],
-            body: CANARY.as_bytes().to_vec(),
-        }],
-        hi(),
-    )
-    .await;
-    scenario(
-        "stalled stream",
-        vec![Reply::StallAfter { pieces: vec![] }],
-        hi().with_stream(true),
-    )
-    .await;
-    scenario(
+        Mapping::OpenAi,
         "invalid utf-8 stream",
         vec![Reply::Stream {
             pieces: vec![b"data: \xff\n\n".to_vec()],
@@ -147,6 +223,7 @@ async fn no_failure_scenario_leaks_the_key() {
     )
     .await;
     scenario(
+        Mapping::OpenAi,
         "error event mid-stream",
         vec![Reply::Stream {
             pieces: vec![
@@ -157,45 +234,78 @@ async fn no_failure_scenario_leaks_the_key() {
         hi().with_stream(true),
     )
     .await;
-    let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false});
-    scenario(
-        "structured output invalid",
-        vec![Reply::json(200, text_completion("{\"a\":\"x\"}"))],
-        hi().with_response_schema(schema),
-    )
-    .await;
-    let collision = RuntimeConfig {
-        extras: [("model".to_owned(), json!("other"))].into(),
-        ..Default::default()
-    };
-    scenario("managed-field collision", vec![], hi().with_config(collision)).await;
 }
 
 #[tokio::test]
-async fn connection_refused_and_ready_do_not_leak() {
-    let provider = provider_at(closed_base_url().await);
-    let error = provider.complete(&hi()).await.unwrap_err();
-    assert_clean(
-        &format!("{error} {error:?} {:?}", error.source().map(ToString::to_string)),
-        "refused",
-    );
-    let error = provider.ready().await.unwrap_err();
-    assert_clean(&format!("{error} {error:?}"), "ready refused");
-    let server = MockServer::start(vec![Reply::json(401, json!({"error": {"message": CANARY}}))]).await;
-    let error = provider_at(server.base_url()).ready().await.unwrap_err();
-    assert_clean(&format!("{error} {error:?}"), "ready 401");
+async fn connection_refused_and_ready_do_not_leak_on_any_mapping() {
+    for mapping in Mapping::ALL {
+        let context = mapping.as_str();
+        let provider = provider_at(mapping, closed_base_url().unwrap());
+        let error = provider.complete(&hi()).await.unwrap_err();
+        assert_clean(
+            &format!("{error} {error:?} {:?}", error.source().map(ToString::to_string)),
+            context,
+        );
+        let error = provider.ready().await.unwrap_err();
+        assert_clean(&format!("{error} {error:?}"), context);
+        let server = Server::start(vec![Reply::json(401, json!({"error": {"message": CANARY}}))]).unwrap();
+        let error = provider_at(mapping, server.base_url()).ready().await.unwrap_err();
+        assert_clean(&format!("{error} {error:?}"), context);
+        let (header, value) = key_header(mapping);
+        assert_eq!(server.requests()[0].header(header), Some(value.as_str()));
+    }
 }
 
 #[test]
 fn builders_and_keys_do_not_print_secrets() {
-    let builder = OpenAiProvider::builder("m")
-        .api_key(ApiKey::new(CANARY))
-        .header("api-key", HEADER_CANARY);
-    assert_clean(&format!("{builder:?}"), "builder");
+    let builders = [
+        format!(
+            "{:?}",
+            OpenAiProvider::builder("m")
+                .api_key(ApiKey::new(CANARY))
+                .header("api-key", HEADER_CANARY)
+        ),
+        format!(
+            "{:?}",
+            AnthropicProvider::builder("m")
+                .api_key(ApiKey::new(CANARY))
+                .header("api-key", HEADER_CANARY)
+        ),
+        format!(
+            "{:?}",
+            GeminiProvider::builder("m")
+                .api_key(ApiKey::new(CANARY))
+                .header("api-key", HEADER_CANARY)
+        ),
+    ];
+    for builder in &builders {
+        assert_clean(builder, "builder");
+    }
     assert_clean(&format!("{:?}", ApiKey::new(CANARY)), "key");
-    let error = OpenAiProvider::builder("m")
-        .header("x-secret", format!("{CANARY}\n"))
-        .build()
-        .unwrap_err();
-    assert_clean(&format!("{error} {error:?}"), "build error");
+    for mapping in Mapping::ALL {
+        let error = ProviderBuilder::new(mapping, "m")
+            .header("x-secret", format!("{CANARY}\n"))
+            .build()
+            .unwrap_err();
+        assert_clean(&format!("{error} {error:?}"), "build error");
+        // A key that is not a valid header value is refused without naming it.
+        let error = ProviderBuilder::new(mapping, "m")
+            .api_key(ApiKey::new(format!("{CANARY}\r\n")))
+            .build()
+            .unwrap_err();
+        assert_clean(&format!("{error} {error:?}"), "bad key");
+        let keyed = ProviderBuilder::new(mapping, "m")
+            .base_url(format!("http://127.0.0.1:9/v1?key={CANARY}"))
+            .build()
+            .unwrap_err();
+        assert_clean(&format!("{keyed} {keyed:?}"), "keyed base url");
+    }
+}
+
+/// The check can fail: a response body the provider echoes verbatim would carry the canary, and is caught.
+#[test]
+fn the_check_catches_a_leak() {
+    let leaked: Value = json!({"message": CANARY});
+    let panic = std::panic::catch_unwind(|| assert_clean(&leaked.to_string(), "probe")).unwrap_err();
+    assert!(panic.downcast_ref::<String>().unwrap().contains("probe"));
 }

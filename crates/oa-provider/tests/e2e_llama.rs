@@ -7,18 +7,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
-use gateway::Gateway;
+use oa_provider::enforcement::{Capability, ProbeKind, canary_schema};
 use oa_provider::{
-    Backoff, Capabilities, Category, CompletionRequest, FailureClass, FinishReason, Message, OpenAiProvider,
-    ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED, SchemaMode,
-    StructuredOutputPath, canary_schema, classify_failure, probe_canary, probe_keywords, schema_version,
+    Backoff, Capabilities, CapabilityRegistry, Category, CompletionRequest, FailureClass, FinishReason,
+    Message, OpenAiProvider, ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
+    SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
+use oa_testkit::{Responder, Server, TracingCapture};
 use serde_json::{Value, json};
 
 /// The peer's base URL, or `None` after a loud message (a panic under `CI=true`).
@@ -76,7 +74,7 @@ async fn canary_through_the_openai_mapping_is_enforced() {
 #[tokio::test]
 async fn canary_through_a_gateway_that_drops_response_format_is_not_enforced() {
     let Some((base_url, model)) = peer() else { return };
-    let gateway = Gateway::start(&base_url);
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let outcome = probe_canary(&provider(&gateway.base_url(), &model, true)).await;
     match &outcome {
         ProbeOutcome::NotEnforced { content, path } => {
@@ -88,37 +86,16 @@ async fn canary_through_a_gateway_that_drops_response_format_is_not_enforced() {
         }
         other => panic!("expected not enforced, got {other:?}"),
     }
-    assert_eq!(gateway.n_dropped(), 1, "the gateway deleted the response_format");
-}
-
-/// Counts `schema_not_honored` records on the thread it is the default subscriber of.
-struct CountSchemaNotHonored(Arc<AtomicUsize>);
-
-impl tracing::Subscriber for CountSchemaNotHonored {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        if event.metadata().name() == SCHEMA_NOT_HONORED {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
+    assert_eq!(gateway.n_stripped(), 1, "the gateway deleted the response_format");
 }
 
 #[tokio::test]
 async fn a_native_call_through_the_gateway_gives_exactly_one_schema_not_honored() {
     let Some((base_url, model)) = peer() else { return };
-    let gateway = Gateway::start(&base_url);
-    let n_records = Arc::new(AtomicUsize::new(0));
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
+    let capture = TracingCapture::default();
     // The test runtime is single-threaded, so the call's records reach this thread's subscriber.
-    let _guard = tracing::subscriber::set_default(CountSchemaNotHonored(Arc::clone(&n_records)));
+    let _guard = tracing::dispatcher::set_default(&capture.dispatch());
     let request = CompletionRequest::new(vec![Message::user(
         "What is the capital of France? Answer in one word.",
     )])
@@ -136,8 +113,8 @@ async fn a_native_call_through_the_gateway_gives_exactly_one_schema_not_honored(
         "the prompt must let the model stop on its own; it said {:?}",
         failure.output_content
     );
-    assert_eq!(classify_failure(failure), FailureClass::NotJson);
-    assert_eq!(n_records.load(Ordering::SeqCst), 1);
+    assert_eq!(failure.failure_class(), FailureClass::NotJson);
+    assert_eq!(capture.named(SCHEMA_NOT_HONORED).len(), 1);
 }
 
 #[tokio::test]
@@ -147,11 +124,33 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
     let question = || vec![Message::user("What is two plus two? Answer with the number.")];
     let expected = json!({"answer": "seventeen"});
 
-    // Native, enforced by the server's grammar.
+    // Native, bound by the server's grammar; nothing verified the route, so unverified ...
     let native = CompletionRequest::new(question())
         .with_response_schema(schema.clone())
         .with_config(small_config());
     let response = provider(&base_url, &model, true).complete(&native).await.unwrap();
+    assert_eq!(response.parsed.as_ref(), Some(&expected));
+    assert_eq!(response.schema_mode, Some(SchemaMode::Unverified));
+    // ... and enforced once the canary, run through the same provider, is in the registry it reads.
+    let registry = Arc::new(CapabilityRegistry::new());
+    let verified = OpenAiProvider::builder(&model)
+        .base_url(&base_url)
+        .no_api_key()
+        .registry(Arc::clone(&registry))
+        .build()
+        .unwrap();
+    assert_eq!(probe_canary(&verified).await, ProbeOutcome::Enforced);
+    registry
+        .record(
+            verified.capability_key().unwrap(),
+            Capability {
+                enforces: true,
+                checked_at: SystemTime::now(),
+                probe: ProbeKind::Canary,
+            },
+        )
+        .unwrap();
+    let response = verified.complete(&native).await.unwrap();
     assert_eq!(response.parsed.as_ref(), Some(&expected));
     assert_eq!(response.schema_mode, Some(SchemaMode::Enforced));
 
@@ -176,7 +175,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
         .with_backoff(Backoff::Fixed(Duration::ZERO))
         .with_reask(Reask::template("Invalid: {error_message}. Reply with JSON only."))
         .with_per_attempt_override(vec![with_server_grammar(&schema)]);
-    let gateway = Gateway::start(&base_url);
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let repaired = CompletionRequest::new(question())
         .with_response_schema(schema.clone())
         .with_config(small_config())
@@ -186,7 +185,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
         .await
         .unwrap();
     assert_eq!(response.parsed.as_ref(), Some(&expected));
-    assert_eq!(response.schema_mode, Some(SchemaMode::EnforcedRepaired));
+    assert_eq!(response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
     let response = provider(&base_url, &model, false)
         .complete(&repaired)
         .await
@@ -236,7 +235,7 @@ async fn the_keyword_matrix_runs_every_probe_to_a_verdict() {
     // llama.cpp's grammar covers each of these clauses.
     assert!(matrix.is_all_enforced(), "{matrix:?}");
     // And the same probes through the dropping gateway enforce nothing.
-    let gateway = Gateway::start(&base_url);
+    let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();
     let dropped = probe_keywords(&provider(&gateway.base_url(), &model, true), &schema).await;
     assert!(
         dropped.rows.iter().all(|(_, outcome)| !outcome.is_enforced()),

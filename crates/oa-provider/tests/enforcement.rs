@@ -4,21 +4,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::{
-    Backoff, Capabilities, Capability, CapabilityKey, CapabilityRegistry, Category, CompletionRequest,
-    FailureClass, Message, OpenAiProvider, ProbeKind, ProbeOutcome, Provider, Reask, RetryConfig,
-    RoutedProvider, SchemaMode, StructuredOutputPath, classify_failure, keyword_probe, probe_canary,
-    probe_keywords, schema_version,
+    Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category, CompletionRequest, FailureClass,
+    Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RetryConfig,
+    RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
+use oa_testkit::openai::text_completion;
+use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, text_completion};
 
-fn provider_at(server: &MockServer, native: bool) -> OpenAiProvider {
+fn provider_builder_at(server: &Server, native: bool) -> OpenAiProviderBuilder {
     OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -26,8 +25,10 @@ fn provider_at(server: &MockServer, native: bool) -> OpenAiProvider {
             native_response_format: native,
             ..Default::default()
         })
-        .build()
-        .unwrap()
+}
+
+fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
+    provider_builder_at(server, native).build().unwrap()
 }
 
 fn strict_schema() -> Value {
@@ -50,8 +51,24 @@ fn with_reask(request: CompletionRequest) -> CompletionRequest {
     )
 }
 
+/// A registry holding a fresh canary verdict (`enforces`) for the route of `server`'s provider.
+fn registry_with(server: &Server, enforces: bool) -> Arc<CapabilityRegistry> {
+    let registry = Arc::new(CapabilityRegistry::new());
+    let key = CapabilityKey::new("openai", "test-model", server.base_url());
+    let capability = Capability {
+        enforces,
+        checked_at: SystemTime::now(),
+        probe: ProbeKind::Canary,
+    };
+    registry.record(key, capability).unwrap();
+    registry
+}
+
+/// The schema_mode and schema_version of one call: `native` declares the native capability, `verdict` puts a
+/// fresh registry verdict for the route in a registry the provider reads (`None`: no registry).
 async fn mode_of(
     native: bool,
+    verdict: Option<bool>,
     schema: Value,
     replies: Vec<&str>,
     reask: bool,
@@ -59,11 +76,18 @@ async fn mode_of(
     let replies = replies
         .into_iter()
         .map(|text| Reply::json(200, text_completion(text)))
-        .collect();
-    let server = MockServer::start(replies).await;
+        .collect::<Vec<_>>();
+    let server = Server::start(replies).unwrap();
     let request = ask(schema.clone());
     let request = if reask { with_reask(request) } else { request };
-    let response = provider_at(&server, native).complete(&request).await.unwrap();
+    let provider = match verdict {
+        None => provider_at(&server, native),
+        Some(enforces) => provider_builder_at(&server, native)
+            .registry(registry_with(&server, enforces))
+            .build()
+            .unwrap(),
+    };
+    let response = provider.complete(&request).await.unwrap();
     assert_eq!(
         response.schema_version.as_deref(),
         Some(schema_version(&schema).as_str())
@@ -72,10 +96,30 @@ async fn mode_of(
 }
 
 #[tokio::test]
-async fn schema_mode_names_the_path_and_the_repair() {
+async fn schema_mode_names_the_path_the_verdict_and_the_repair() {
+    let repaired = vec!["{\"value\":\"x\"}", "{\"value\":1}"];
     let cases = [
+        // Native strict: enforced only on a fresh enforcing verdict; no registry, or a negative verdict, is
+        // unverified.
         (
             true,
+            None,
+            strict_schema(),
+            vec!["{\"value\":1}"],
+            false,
+            SchemaMode::Unverified,
+        ),
+        (
+            true,
+            None,
+            strict_schema(),
+            repaired.clone(),
+            true,
+            SchemaMode::UnverifiedRepaired,
+        ),
+        (
+            true,
+            Some(true),
             strict_schema(),
             vec!["{\"value\":1}"],
             false,
@@ -83,13 +127,24 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             true,
+            Some(true),
             strict_schema(),
-            vec!["{\"value\":\"x\"}", "{\"value\":1}"],
+            repaired.clone(),
             true,
             SchemaMode::EnforcedRepaired,
         ),
         (
             true,
+            Some(false),
+            strict_schema(),
+            vec!["{\"value\":1}"],
+            false,
+            SchemaMode::Unverified,
+        ),
+        // Native loose (strict: false) never asked for enforcement, whatever the registry says.
+        (
+            true,
+            Some(true),
             loose_schema(),
             vec!["{\"value\":1}"],
             false,
@@ -97,6 +152,7 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             true,
+            None,
             loose_schema(),
             vec!["nope", "{\"value\":1}"],
             true,
@@ -104,6 +160,7 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             false,
+            Some(true),
             strict_schema(),
             vec!["{\"value\":1}"],
             false,
@@ -111,6 +168,7 @@ async fn schema_mode_names_the_path_and_the_repair() {
         ),
         (
             false,
+            None,
             strict_schema(),
             vec!["```json\n{\"value\":1}\n```", "{\"value\":1}"],
             true,
@@ -119,21 +177,26 @@ async fn schema_mode_names_the_path_and_the_repair() {
         // Reask configured but not needed: not a repair.
         (
             false,
+            None,
             strict_schema(),
             vec!["{\"value\":1}"],
             true,
             SchemaMode::Prompted,
         ),
     ];
-    for (native, schema, replies, reask, want) in cases {
-        let (mode, _) = mode_of(native, schema, replies, reask).await;
-        assert_eq!(mode, Some(want));
+    for (native, verdict, schema, replies, reask, want) in cases {
+        let (mode, _) = mode_of(native, verdict, schema, replies, reask).await;
+        assert_eq!(
+            mode,
+            Some(want),
+            "native {native}, verdict {verdict:?}, reask {reask}"
+        );
     }
 }
 
 #[tokio::test]
 async fn no_schema_no_marker() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("hello"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("hello"))]).unwrap();
     let request = CompletionRequest::new(vec![Message::user("Hi.")]);
     let response = provider_at(&server, true).complete(&request).await.unwrap();
     assert_eq!(response.schema_mode, None);
@@ -150,27 +213,27 @@ async fn schema_version_ignores_key_order_and_matches_the_schema_sent() {
         r#"{"properties":{"value":{"type":"integer"}},"additionalProperties":false,"type":"object","required":["value"]}"#,
     )
     .unwrap();
-    let (_, version_one) = mode_of(true, one, vec!["{\"value\":1}"], false).await;
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).await;
+    let (_, version_one) = mode_of(true, None, one, vec!["{\"value\":1}"], false).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let response = provider_at(&server, true).complete(&ask(two)).await.unwrap();
     assert_eq!(response.schema_version.as_deref(), Some(version_one.as_str()));
     // The digest is of the schema in the wire body.
-    let sent = &server.requests()[0].json()["response_format"]["json_schema"]["schema"];
+    let sent = &server.requests()[0].json().unwrap()["response_format"]["json_schema"]["schema"];
     assert_eq!(schema_version(sent), version_one);
 }
 
 #[tokio::test]
 async fn canary_verdicts_from_each_kind_of_answer() {
-    let server = MockServer::start(vec![
+    let server = Server::start(vec![
         Reply::json(200, text_completion("{\"answer\":\"seventeen\"}")),
         Reply::json(200, text_completion("4")),
         Reply::json(200, text_completion("{\"answer\":\"four\"}")),
         Reply::json(401, json!({"error": {"message": "bad key"}})),
     ])
-    .await;
+    .unwrap();
     let provider = provider_at(&server, true);
     assert_eq!(probe_canary(&provider).await, ProbeOutcome::Enforced);
-    let sent = server.requests()[0].json();
+    let sent = server.requests()[0].json().unwrap();
     assert_eq!(sent["response_format"]["json_schema"]["strict"], json!(true));
     assert_eq!(sent["max_tokens"], json!(48));
     assert_eq!(
@@ -202,11 +265,11 @@ async fn canary_verdicts_from_each_kind_of_answer() {
 
 #[tokio::test]
 async fn a_valid_canary_on_the_prompt_path_is_not_enforcement() {
-    let server = MockServer::start(vec![Reply::json(
+    let server = Server::start(vec![Reply::json(
         200,
         text_completion("{\"answer\":\"seventeen\"}"),
     )])
-    .await;
+    .unwrap();
     let outcome = probe_canary(&provider_at(&server, false)).await;
     assert_eq!(
         outcome,
@@ -226,14 +289,14 @@ async fn the_keyword_matrix_has_a_row_per_keyword_used() {
         "additionalProperties": false
     });
     // enum, maximum, required, additionalProperties, type: enforced, broken, enforced, broken, enforced.
-    let server = MockServer::start(vec![
+    let server = Server::start(vec![
         Reply::json(200, text_completion("{\"answer\":\"seventeen\"}")),
         Reply::json(200, text_completion("{\"answer\":4}")),
         Reply::json(200, text_completion("{\"answer\":4,\"zebra\":\"z\"}")),
         Reply::json(200, text_completion("{\"answer\":4,\"explanation\":\"x\"}")),
         Reply::json(200, text_completion("{\"answer\":1}")),
     ])
-    .await;
+    .unwrap();
     let matrix = probe_keywords(&provider_at(&server, true), &schema).await;
     let rows: Vec<(&str, &str)> = matrix
         .rows
@@ -252,7 +315,11 @@ async fn the_keyword_matrix_has_a_row_per_keyword_used() {
     );
     assert!(!matrix.is_all_enforced());
     assert!(!matrix.has_error());
-    let sent: Vec<Value> = server.requests().iter().map(|captured| captured.json()).collect();
+    let sent: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|captured| captured.json().unwrap())
+        .collect();
     assert_eq!(
         sent[1]["response_format"]["json_schema"]["schema"],
         keyword_probe("maximum").unwrap().schema
@@ -270,19 +337,24 @@ async fn real_failures_classify_by_their_content() {
         ("{}", FailureClass::MissingRequired),
     ];
     for (content, want) in cases {
-        let server = MockServer::start(vec![Reply::json(200, text_completion(content))]).await;
+        let server = Server::start(vec![Reply::json(200, text_completion(content))]).unwrap();
         let error = provider_at(&server, true)
             .complete(&ask(strict_schema()))
             .await
             .unwrap_err();
         let failure = error.structured_output().expect("a structured-output failure");
-        assert_eq!(classify_failure(failure), want, "content {content:?}");
+        assert_eq!(failure.failure_class(), want, "content {content:?}");
     }
 }
 
-fn router(native: &MockServer, prompted: &MockServer, registry: &Arc<CapabilityRegistry>) -> RoutedProvider {
+/// A router whose native provider reads the same registry the router routes on.
+fn router(native: &Server, prompted: &Server, registry: &Arc<CapabilityRegistry>) -> RoutedProvider {
+    let native_provider = provider_builder_at(native, true)
+        .registry(Arc::clone(registry))
+        .build()
+        .unwrap();
     RoutedProvider::new(
-        Arc::new(provider_at(native, true)),
+        Arc::new(native_provider),
         Arc::new(provider_at(prompted, false)),
         Arc::clone(registry),
         CapabilityKey::new("openai", "test-model", native.base_url()),
@@ -291,30 +363,30 @@ fn router(native: &MockServer, prompted: &MockServer, registry: &Arc<CapabilityR
 
 #[tokio::test]
 async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
-    let native = MockServer::start(vec![
+    let native = Server::start(vec![
         Reply::json(200, text_completion("{\"value\":1}")),
         Reply::json(200, text_completion("{\"value\":2}")),
     ])
-    .await;
-    let prompted = MockServer::start(vec![
+    .unwrap();
+    let prompted = Server::start(vec![
         Reply::json(200, text_completion("oops")),
         Reply::json(200, text_completion("{\"value\":3}")),
     ])
-    .await;
+    .unwrap();
     let registry = Arc::new(CapabilityRegistry::new());
-    // Routing off: native, whatever the registry says.
+    // Routing off: native, whatever the registry says; with no verdict, unverified.
     let response = router(&native, &prompted, &registry)
         .complete(&ask(strict_schema()))
         .await
         .unwrap();
-    assert_eq!(response.schema_mode, Some(SchemaMode::Enforced));
+    assert_eq!(response.schema_mode, Some(SchemaMode::Unverified));
     // Routing on, no entry: the prompt path, at temperature 0, repaired once.
     let routed = router(&native, &prompted, &registry).with_routing(true);
-    assert!(!routed.routes_natively());
+    assert!(!routed.routes_natively().await);
     let response = routed.complete(&ask(strict_schema())).await.unwrap();
     assert_eq!(response.parsed, Some(json!({"value": 3})));
     assert_eq!(response.schema_mode, Some(SchemaMode::PromptedRepaired));
-    let first = prompted.requests()[0].json();
+    let first = prompted.requests()[0].json().unwrap();
     assert_eq!(first["temperature"], json!(0.0));
     assert!(first.get("response_format").is_none());
     // A fresh positive entry sends it natively.
@@ -336,15 +408,15 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
 #[tokio::test]
 async fn sampled_canaries_feed_the_registry() {
     // Call 1 carries a canary (enforced), call 2 does not, call 3 carries one again (not enforced).
-    let native = MockServer::start(vec![
+    let native = Server::start(vec![
         Reply::json(200, text_completion("{\"answer\":\"seventeen\"}")),
         Reply::json(200, text_completion("{\"value\":1}")),
         Reply::json(200, text_completion("{\"value\":2}")),
         Reply::json(200, text_completion("4")),
         Reply::json(200, text_completion("{\"value\":3}")),
     ])
-    .await;
-    let prompted = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":9}"))]).await;
+    .unwrap();
+    let prompted = Server::start(vec![Reply::json(200, text_completion("{\"value\":9}"))]).unwrap();
     let registry = Arc::new(CapabilityRegistry::new());
     let routed = router(&native, &prompted, &registry)
         .with_routing(true)

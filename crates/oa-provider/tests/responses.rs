@@ -3,16 +3,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::Duration;
 
 use oa_provider::{
     Category, CompletionRequest, Content, ContentBlock, FinishReason, Message, OpenAiProvider, Provider,
     Tool, Usage,
 };
+use oa_testkit::openai::{completion, text_completion};
+use oa_testkit::{Reply, Server, closed_base_url};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, closed_base_url, completion, text_completion};
 
 fn provider_at(base_url: String) -> OpenAiProvider {
     OpenAiProvider::builder("test-model")
@@ -38,7 +37,7 @@ async fn complete_with(
     reply: Reply,
     request: CompletionRequest,
 ) -> Result<oa_provider::Response, oa_provider::ProviderError> {
-    let server = MockServer::start(vec![reply]).await;
+    let server = Server::start(vec![reply]).unwrap();
     provider_at(server.base_url()).complete(&request).await
 }
 
@@ -285,7 +284,7 @@ async fn retry_after_is_read_clamped_or_ignored() {
     for (header, expected) in [
         ("30", Some(Duration::from_secs(30))),
         ("0.5", Some(Duration::from_millis(500))),
-        ("1e12", Some(oa_provider::openai::MAX_RETRY_AFTER)),
+        ("1e12", Some(oa_provider::MAX_RETRY_AFTER)),
         ("-5", None),
         ("soon", None),
         ("NaN", None),
@@ -293,7 +292,7 @@ async fn retry_after_is_read_clamped_or_ignored() {
         ("Wed, 21 Oct 2015 07:28:00 GMT", Some(Duration::ZERO)),
         (
             "Fri, 01 Jan 2100 00:00:00 GMT",
-            Some(oa_provider::openai::MAX_RETRY_AFTER),
+            Some(oa_provider::MAX_RETRY_AFTER),
         ),
         ("Wed, 21 Oct 2015 07:28:00 PST", None),
     ] {
@@ -307,12 +306,13 @@ async fn retry_after_is_read_clamped_or_ignored() {
 
 #[tokio::test]
 async fn redirects_are_not_followed() {
-    let server = MockServer::start(vec![Reply::Json {
-        status: 307,
-        headers: vec![("Location".into(), "http://127.0.0.1:1/v1/chat/completions".into())],
-        body: json!({}),
-    }])
-    .await;
+    let server = Server::start(vec![Reply::json_with_header(
+        307,
+        "Location",
+        "http://127.0.0.1:1/v1/chat/completions",
+        json!({}),
+    )])
+    .unwrap();
     let error = provider_at(server.base_url()).complete(&hi()).await.unwrap_err();
     assert_eq!(
         (error.category(), error.status()),
@@ -327,7 +327,7 @@ async fn redirects_are_not_followed() {
 
 #[tokio::test]
 async fn connection_failures_are_unavailable() {
-    let error = provider_at(closed_base_url().await)
+    let error = provider_at(closed_base_url().unwrap())
         .complete(&hi())
         .await
         .unwrap_err();
@@ -338,7 +338,7 @@ async fn connection_failures_are_unavailable() {
 
 #[tokio::test]
 async fn bodies_past_the_cap_are_refused() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion(&"x".repeat(4096)))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion(&"x".repeat(4096)))]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -352,7 +352,7 @@ async fn bodies_past_the_cap_are_refused() {
 
 #[tokio::test]
 async fn a_server_that_never_answers_hits_the_idle_gap() {
-    let server = MockServer::start(vec![Reply::StallAfter { pieces: vec![] }]).await;
+    let server = Server::start(vec![Reply::StallAfter { pieces: vec![] }]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -385,7 +385,7 @@ async fn ready_checks_listing_and_load_state() {
         ),
     ];
     for (reply, expected) in cases {
-        let server = MockServer::start(vec![reply]).await;
+        let server = Server::start(vec![reply]).unwrap();
         let outcome = provider_at(server.base_url()).ready().await;
         assert_eq!(
             outcome.as_ref().err().map(|error| error.category()),
@@ -398,13 +398,13 @@ async fn ready_checks_listing_and_load_state() {
             ("GET", "/v1/models")
         );
     }
-    let error = provider_at(closed_base_url().await).ready().await.unwrap_err();
+    let error = provider_at(closed_base_url().unwrap()).ready().await.unwrap_err();
     assert_eq!(error.category(), Category::Unavailable);
 }
 
 #[tokio::test]
 async fn api_key_and_extra_headers_are_sent() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("ok"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("ok"))]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .api_key(oa_provider::ApiKey::new("sk-test"))
@@ -421,11 +421,11 @@ async fn api_key_and_extra_headers_are_sent() {
 #[tokio::test]
 async fn api_key_is_read_from_the_named_environment_variable() {
     // A variable name unique to this test, so no other test races on it.
-    let server = MockServer::start(vec![
+    let server = Server::start(vec![
         Reply::json(200, text_completion("ok")),
         Reply::json(200, text_completion("ok")),
     ])
-    .await;
+    .unwrap();
     // SAFETY-free: edition 2024 makes set_var unsafe, and unsafe code is forbidden; so read an unset variable.
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())

@@ -3,17 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    AttemptRecord, Backoff, CallObserver, Category, CompletionRequest, Message, OpenAiProvider, Provider,
+    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, OpenAiProvider, Provider,
     Reask, RetryConfig, RetryReason, RuntimeConfig, StructuredOutputPath,
 };
+use oa_testkit::openai::{completion, text_completion};
+use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, completion, text_completion};
 
 /// What the hook saw of one attempt.
 #[derive(Debug, Clone)]
@@ -31,7 +30,7 @@ struct Seen {
 #[derive(Default)]
 struct Attempts(Mutex<Vec<Seen>>);
 
-impl CallObserver for Attempts {
+impl AttemptHook for Attempts {
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         self.0.lock().unwrap().push(Seen {
             index: record.attempt_index,
@@ -61,14 +60,14 @@ async fn run(
     Vec<Seen>,
     usize,
 ) {
-    let server = MockServer::start(replies).await;
+    let server = Server::start(replies).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
         .build()
         .unwrap();
     let attempts = Arc::new(Attempts::default());
-    let outcome = provider.complete(&request.with_observer(attempts.clone())).await;
+    let outcome = provider.complete(&request.with_hook(attempts.clone())).await;
     let seen = attempts.0.lock().unwrap().clone();
     (outcome, seen, server.requests().len())
 }
@@ -185,7 +184,7 @@ async fn per_attempt_override_applies_to_retries_only_and_carries_forward() {
         unavailable(),
         Reply::json(200, text_completion("ok")),
     ];
-    let server = MockServer::start(replies).await;
+    let server = Server::start(replies).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -195,14 +194,14 @@ async fn per_attempt_override_applies_to_retries_only_and_carries_forward() {
     let temperatures: Vec<Value> = server
         .requests()
         .iter()
-        .map(|request| request.json()["temperature"].clone())
+        .map(|request| request.json().unwrap()["temperature"].clone())
         .collect();
     assert_eq!(temperatures, [json!(0.2), json!(0.7), json!(1.0), json!(1.0)]);
     assert!(
         server
             .requests()
             .iter()
-            .all(|request| request.json()["max_tokens"] == json!(50)),
+            .all(|request| request.json().unwrap()["max_tokens"] == json!(50)),
         "unset override fields inherit"
     );
     assert_eq!(request.config, base, "the caller's config is untouched");
@@ -228,11 +227,11 @@ async fn reask_appends_the_model_output_and_the_callers_correction() {
         .with_response_schema(person_schema())
         .with_retry(retry);
     let caller_messages = request.messages.clone();
-    let server = MockServer::start(vec![
+    let server = Server::start(vec![
         person("{\"name\":\"Alice\"}"),
         person("{\"name\":\"Alice\",\"age\":30}"),
     ])
-    .await;
+    .unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -240,12 +239,12 @@ async fn reask_appends_the_model_output_and_the_callers_correction() {
         .unwrap();
     let attempts = Arc::new(Attempts::default());
     let response = provider
-        .complete(&request.clone().with_observer(attempts.clone()))
+        .complete(&request.clone().with_hook(attempts.clone()))
         .await
         .unwrap();
     assert_eq!(response.parsed, Some(json!({"name": "Alice", "age": 30})));
     assert_eq!(request.messages, caller_messages);
-    let second = server.requests()[1].json();
+    let second = server.requests()[1].json().unwrap();
     assert_eq!(
         second["messages"],
         json!([

@@ -4,28 +4,26 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    CallObserver, Category, CompletionRequest, Content, ContentBlock, DeltaKind, FinishReason, Message,
+    AttemptHook, Category, CompletionRequest, Content, ContentBlock, DeltaKind, FinishReason, Message,
     OpenAiProvider, Provider, Response, TokenDelta, Tool,
 };
+use oa_testkit::{Reply, Server, sse_bytes};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, sse_bytes};
 
 #[derive(Default)]
 struct Tokens(Mutex<Vec<(DeltaKind, String)>>);
 
-impl CallObserver for Tokens {
+impl AttemptHook for Tokens {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         self.0.lock().unwrap().push((delta.kind, delta.text.to_owned()));
     }
 }
 
-fn provider_at(server: &MockServer) -> OpenAiProvider {
+fn provider_at(server: &Server) -> OpenAiProvider {
     OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -58,9 +56,9 @@ async fn stream_call(
     Result<Response, oa_provider::ProviderError>,
     Vec<(DeltaKind, String)>,
 ) {
-    let server = MockServer::start(vec![reply]).await;
+    let server = Server::start(vec![reply]).unwrap();
     let tokens = Arc::new(Tokens::default());
-    let request = request.with_stream(true).with_observer(tokens.clone());
+    let request = request.with_stream(true).with_hook(tokens.clone());
     let outcome = provider_at(&server).complete(&request).await;
     let tokens = tokens.0.lock().unwrap().clone();
     (outcome, tokens)
@@ -104,7 +102,7 @@ async fn every_byte_split_gives_the_same_response() {
         })
         .collect();
     let n_splits = replies.len();
-    let server = MockServer::start(replies).await;
+    let server = Server::start(replies).unwrap();
     let provider = provider_at(&server);
     for offset in 1..=n_splits {
         let response = provider.complete(&hi().with_stream(true)).await.unwrap();
@@ -237,7 +235,7 @@ async fn malformed_terminal_usage_is_nulled_and_kept_verbatim_on_raw() {
 #[tokio::test]
 async fn a_stream_that_stalls_fails_on_the_idle_gap_with_what_arrived() {
     let first = sse_bytes(&[chunk(json!({"content": "partial"}), Value::Null)]);
-    let server = MockServer::start(vec![Reply::StallAfter { pieces: vec![first] }]).await;
+    let server = Server::start(vec![Reply::StallAfter { pieces: vec![first] }]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -253,11 +251,11 @@ async fn a_stream_that_stalls_fails_on_the_idle_gap_with_what_arrived() {
 async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
     // A keep-alive comment every 50 ms keeps the idle gap satisfied; only the total deadline can stop it.
     let pieces = (0..200).map(|_| b": ping\n\n".to_vec()).collect();
-    let server = MockServer::start(vec![Reply::Stream {
+    let server = Server::start(vec![Reply::Stream {
         pieces,
         pause: Duration::from_millis(50),
     }])
-    .await;
+    .unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -267,8 +265,12 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
         .unwrap();
     let error = provider.complete(&hi().with_stream(true)).await.unwrap_err();
     assert!(
-        error.is_timeout() && error.message().contains("total deadline"),
+        error.is_timeout() && error.message().contains("total timeout of 400 ms"),
         "{error:?}"
+    );
+    assert_eq!(
+        error.transport_cause(),
+        Some(oa_provider::TransportCause::TotalTimeout)
     );
 }
 
@@ -292,11 +294,11 @@ async fn invalid_utf8_in_a_stream_is_a_typed_error() {
 
 #[tokio::test]
 async fn an_sse_line_past_the_cap_is_refused() {
-    let server = MockServer::start(vec![Reply::Stream {
+    let server = Server::start(vec![Reply::Stream {
         pieces: vec![format!("data: {}\n\n", "x".repeat(5000)).into_bytes()],
         pause: Duration::ZERO,
     }])
-    .await;
+    .unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -327,7 +329,7 @@ async fn a_stream_cut_before_its_finish_is_unavailable_with_what_arrived() {
 
 #[tokio::test]
 async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
-    let server = MockServer::start(vec![]).await;
+    let server = Server::start(vec![]).unwrap();
     let provider = OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -339,7 +341,7 @@ async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
         .unwrap();
     let tokens = Arc::new(Tokens::default());
     let error = provider
-        .complete(&hi().with_stream(true).with_observer(tokens.clone()))
+        .complete(&hi().with_stream(true).with_hook(tokens.clone()))
         .await
         .unwrap_err();
     assert_eq!(error.category(), Category::InvalidRequest);

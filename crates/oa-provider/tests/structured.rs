@@ -3,20 +3,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use oa_provider::{
     Capabilities, Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider,
     Role, RuntimeConfig, StructuredOutputPath, json_equal,
 };
+use oa_testkit::openai::{completion, text_completion};
+use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, completion, text_completion};
 
 fn value_schema() -> Value {
     json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
 }
 
-fn provider_at(server: &MockServer, native: bool) -> OpenAiProvider {
+fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
     OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -34,7 +33,7 @@ fn generate(schema: Value) -> CompletionRequest {
 
 #[tokio::test]
 async fn native_path_sends_strict_response_format_and_parses() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":42}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":42}"))]).unwrap();
     let response = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await
@@ -49,7 +48,7 @@ async fn native_path_sends_strict_response_format_and_parses() {
         response.structured_output_path,
         Some(StructuredOutputPath::Native)
     );
-    let body = server.requests()[0].json();
+    let body = server.requests()[0].json().unwrap();
     let format = &body["response_format"];
     assert_eq!(format["type"], json!("json_schema"));
     assert_eq!(format["json_schema"]["strict"], json!(true));
@@ -64,7 +63,7 @@ async fn native_path_sends_strict_response_format_and_parses() {
 #[tokio::test]
 async fn a_schema_outside_strict_mode_goes_native_unenforced() {
     let schema = json!({"type": "object", "properties": {"value": {"type": "integer"}, "note": {"type": "string"}}, "required": ["value"]});
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let response = provider_at(&server, true)
         .complete(&generate(schema))
         .await
@@ -74,14 +73,14 @@ async fn a_schema_outside_strict_mode_goes_native_unenforced() {
         Some(StructuredOutputPath::NativeUnenforced)
     );
     assert_eq!(
-        server.requests()[0].json()["response_format"]["json_schema"]["strict"],
+        server.requests()[0].json().unwrap()["response_format"]["json_schema"]["strict"],
         json!(false)
     );
 }
 
 #[tokio::test]
 async fn without_native_support_the_schema_goes_in_a_system_directive() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":42}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":42}"))]).unwrap();
     let request = generate(value_schema());
     let caller_messages = request.messages.clone();
     let response = provider_at(&server, false).complete(&request).await.unwrap();
@@ -94,7 +93,7 @@ async fn without_native_support_the_schema_goes_in_a_system_directive() {
         request.messages, caller_messages,
         "the caller's messages are untouched"
     );
-    let body = server.requests()[0].json();
+    let body = server.requests()[0].json().unwrap();
     assert!(body.get("response_format").is_none());
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 2);
@@ -108,11 +107,11 @@ async fn without_native_support_the_schema_goes_in_a_system_directive() {
 
 #[tokio::test]
 async fn an_existing_system_message_is_extended_not_duplicated() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let request = CompletionRequest::new(vec![Message::system("Be terse."), Message::user("Go.")])
         .with_response_schema(value_schema());
     provider_at(&server, false).complete(&request).await.unwrap();
-    let messages = server.requests()[0].json()["messages"]
+    let messages = server.requests()[0].json().unwrap()["messages"]
         .as_array()
         .unwrap()
         .clone();
@@ -128,12 +127,12 @@ async fn an_existing_system_message_is_extended_not_duplicated() {
 #[tokio::test]
 async fn a_rejected_native_request_falls_back_to_prompt_augmentation() {
     let rejection = json!({"error": {"type": "invalid_request_error", "message": "Unknown parameter: 'response_format'."}});
-    let server = MockServer::start(vec![
+    let server = Server::start(vec![
         Reply::json(400, rejection),
         Reply::json(200, text_completion("{\"value\":7}")),
         Reply::json(200, text_completion("{\"value\":8}")),
     ])
-    .await;
+    .unwrap();
     let provider = provider_at(&server, true);
     let response = provider.complete(&generate(value_schema())).await.unwrap();
     assert_eq!(
@@ -149,10 +148,10 @@ async fn a_rejected_native_request_falls_back_to_prompt_augmentation() {
     );
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
-    assert!(requests[0].json().get("response_format").is_some());
+    assert!(requests[0].json().unwrap().get("response_format").is_some());
     assert!(
-        requests[1].json().get("response_format").is_none()
-            && requests[2].json().get("response_format").is_none()
+        requests[1].json().unwrap().get("response_format").is_none()
+            && requests[2].json().unwrap().get("response_format").is_none()
     );
 }
 
@@ -165,7 +164,7 @@ async fn schemas_are_checked_before_sending() {
         json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
         json!({"type": "object", "properties": {"a": {"type": 12}}}),
     ] {
-        let server = MockServer::start(vec![]).await;
+        let server = Server::start(vec![]).unwrap();
         let error = provider_at(&server, true)
             .complete(&generate(schema.clone()))
             .await
@@ -175,7 +174,7 @@ async fn schemas_are_checked_before_sending() {
         assert!(server.requests().is_empty());
     }
     // Declaring draft 2020-12 explicitly is fine.
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let mut schema = value_schema();
     schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
     provider_at(&server, true)
@@ -194,7 +193,7 @@ async fn invalid_content_reports_every_violation_with_its_carries() {
     });
     let content = "{\"age\":\"old\",\"site\":{},\"zulu\":1}";
     let body = completion(json!({"role": "assistant", "content": content}), "stop");
-    let server = MockServer::start(vec![Reply::json(200, body.clone())]).await;
+    let server = Server::start(vec![Reply::json(200, body.clone())]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(schema.clone()))
         .await
@@ -222,7 +221,7 @@ async fn invalid_content_reports_every_violation_with_its_carries() {
 
 #[tokio::test]
 async fn unparseable_content_is_structured_output_invalid() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("Sure! Here is JSON: {"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("Sure! Here is JSON: {"))]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await
@@ -242,7 +241,7 @@ async fn a_refusal_with_a_schema_fails_with_the_refusal_as_output() {
         json!({"role": "assistant", "content": null, "refusal": "I won't."}),
         "stop",
     );
-    let server = MockServer::start(vec![Reply::json(200, body)]).await;
+    let server = Server::start(vec![Reply::json(200, body)]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await
@@ -261,7 +260,7 @@ async fn tool_calls_leave_parsed_absent() {
         json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}),
         "tool_calls",
     );
-    let server = MockServer::start(vec![Reply::json(200, body)]).await;
+    let server = Server::start(vec![Reply::json(200, body)]).unwrap();
     let tool = oa_provider::Tool::new("lookup", "Look up.", json!({"type": "object", "properties": {}}));
     let request = generate(value_schema()).with_tools(vec![tool]);
     let response = provider_at(&server, true).complete(&request).await.unwrap();
@@ -277,20 +276,20 @@ async fn response_format_in_extras_conflicts_on_the_native_path_and_rides_on_aug
         extras: [("response_format".to_owned(), json!({"type": "json_object"}))].into(),
         ..Default::default()
     };
-    let server = MockServer::start(vec![]).await;
+    let server = Server::start(vec![]).unwrap();
     let error = provider_at(&server, true)
         .complete(&generate(value_schema()).with_config(extras.clone()))
         .await
         .unwrap_err();
     assert_eq!(error.category(), Category::InvalidRequest);
     assert!(server.requests().is_empty());
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":3}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":3}"))]).unwrap();
     provider_at(&server, false)
         .complete(&generate(value_schema()).with_config(extras))
         .await
         .unwrap();
     assert_eq!(
-        server.requests()[0].json()["response_format"],
+        server.requests()[0].json().unwrap()["response_format"],
         json!({"type": "json_object"})
     );
 }
@@ -320,7 +319,7 @@ fn strict_predicate_follows_openai_rules() {
 
 #[tokio::test]
 async fn assistant_role_is_always_set() {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
     let response = provider_at(&server, true)
         .complete(&generate(value_schema()))
         .await

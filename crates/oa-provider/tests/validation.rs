@@ -3,13 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use oa_provider::{
     Capabilities, Category, CompletionRequest, Message, OpenAiProvider, Provider, Tool, ToolChoice,
 };
+use oa_testkit::Server;
 use serde_json::{Value, json};
-use support::MockServer;
 
 /// Builds the request from JSON (a malformed message is itself the rejection) and sends it to a server with no
 /// replies; returns the category and asserts nothing was sent.
@@ -34,7 +32,7 @@ async fn rejection(
     if let Some(tool_choice) = tool_choice {
         request = request.with_tool_choice(ToolChoice::from_json(&tool_choice).unwrap());
     }
-    let server = MockServer::start(vec![]).await;
+    let server = Server::start(vec![]).unwrap();
     let provider = OpenAiProvider::builder("m")
         .base_url(server.base_url())
         .no_api_key()

@@ -3,16 +3,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use oa_provider::{
     Category, CompletionRequest, Message, OpenAiProvider, Provider, RuntimeConfig, Tool, ToolChoice,
     json_equal,
 };
+use oa_testkit::openai::text_completion;
+use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
-use support::{MockServer, Reply, text_completion};
 
-fn provider_for(server: &MockServer) -> OpenAiProvider {
+fn provider_for(server: &Server) -> OpenAiProvider {
     OpenAiProvider::builder("test-model")
         .base_url(server.base_url())
         .no_api_key()
@@ -43,7 +42,7 @@ fn request_from(call: &Value) -> CompletionRequest {
 
 /// Sends `call` and returns the captured body bytes.
 async fn sent_bytes(call: Value) -> Vec<u8> {
-    let server = MockServer::start(vec![Reply::json(200, text_completion("ok"))]).await;
+    let server = Server::start(vec![Reply::json(200, text_completion("ok"))]).unwrap();
     let provider = provider_for(&server);
     provider.complete(&request_from(&call)).await.unwrap();
     let requests = server.requests();
@@ -59,7 +58,7 @@ async fn check(call: Value, expected: Value) {
 }
 
 async fn check_rejected(call: Value) {
-    let server = MockServer::start(vec![]).await;
+    let server = Server::start(vec![]).unwrap();
     let error = provider_for(&server)
         .complete(&request_from(&call))
         .await
@@ -176,14 +175,14 @@ async fn thinking_blocks_are_stripped_on_send() {
 
 #[tokio::test]
 async fn streaming_request_sets_stream_and_include_usage() {
-    let server = MockServer::start(vec![Reply::sse(&[
+    let server = Server::start(vec![Reply::sse(&[
         json!({"id": "c", "choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}]}),
         json!("[DONE]"),
     ])])
-    .await;
+    .unwrap();
     let request = request_from(&json!({"messages": [{"role": "user", "content": "hi"}], "stream": true}));
     provider_for(&server).complete(&request).await.unwrap();
-    let body = server.requests()[0].json();
+    let body = server.requests()[0].json().unwrap();
     let expected = json!({"model": "test-model", "messages": [{"role": "user", "content": "hi"}], "stream": true, "stream_options": {"include_usage": true}});
     assert!(json_equal(&body, &expected), "{body}");
 }

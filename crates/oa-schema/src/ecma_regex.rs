@@ -19,12 +19,13 @@
 //!   lookarounds, so a match can cost a power of the string's length. We bound that power by the pattern's shape
 //!   (its "work degree": 2 for a lookaround or backreference tried at every start position, plus 1 for each
 //!   repetition or lookaround around it) and refuse when `bytes^degree × (1 + pattern bytes / 32)` exceeds
-//!   [`MAX_BACKTRACKING_WORK`] (2^26): about 8 KiB for `(?=.*x)y`, about 400 bytes for `(?:(?=.*x).)*y`. During
+//!   [`MAX_BACKTRACKING_WORK`] (2^22): about 2 KiB for `(?=.*x)y`, about 160 bytes for `(?:(?=.*x).)*y`. During
 //!   matching, more than [`BACKTRACK_LIMIT`] backtracking steps stop it. Either way [`EcmaRegex::is_match`]
 //!   returns [`RegexBudgetExceeded`]: the caller reports a violation that names the budget, and nothing hangs.
-//!   Both limits are estimates, not proofs: the slowest adversarial patterns we measured (nested or lazy
-//!   alternations before a lookahead, lookaround inside repetition) stop within about half a second in release
-//!   builds.
+//!   Both limits are estimates, not proofs. The work limit was 2^26 until fuzzing found `.(?:(?=.*x).)*y` on a
+//!   204-byte string (8.5 million units, within that limit) taking about a second of CPU for the fuzz target's
+//!   16 or so matches of it in an optimized build: some 7 ns a unit, so 2^26 units allowed about half a second
+//!   per match, and a `validate` matches a string more than once. At 2^22 a match stays near 30 ms.
 //!
 //! Known differences from ECMA-262 (documented limits): a backreference to a group that did not take part in the
 //! match fails to match instead of matching the empty string, and inline modifier groups `(?i:...)` (ES2025) are
@@ -45,7 +46,7 @@ use translate::Engine;
 pub(crate) const BACKTRACK_LIMIT: usize = 1_000_000;
 
 /// The most work a backtracking match may be expected to do: `string bytes^degree × (1 + pattern bytes / 32)`.
-pub(crate) const MAX_BACKTRACKING_WORK: u64 = 1 << 26;
+pub(crate) const MAX_BACKTRACKING_WORK: u64 = 1 << 22;
 
 /// The compiled size the `regex` crate may use for one pattern (its own default); larger patterns (say
 /// `a{1000000}`) are compile errors rather than memory spikes.
@@ -195,6 +196,19 @@ impl EcmaRegex {
         }
     }
 
+    /// Which route matches this pattern (for the fuzz targets, which compare the engine-free routes with the
+    /// engine).
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn route(&self) -> &'static str {
+        match &*self.inner {
+            Compiled::Anchored(_) => "anchored",
+            Compiled::Sequence(_) => "sequence",
+            Compiled::Linear(_) => "linear",
+            Compiled::Deferred { .. } => "deferred",
+            Compiled::Backtracking(_) => "backtracking",
+        }
+    }
+
     /// Whether the pattern matches anywhere in `haystack` (patterns are not anchored).
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
@@ -226,12 +240,30 @@ impl EcmaRegex {
 }
 
 /// The `regex` crate engine a pattern would have without the engine-free routes: the reference those routes'
-/// property tests compare with.
-#[cfg(test)]
-#[allow(clippy::unwrap_used)] // Test patterns are generated valid and linear.
-pub(super) fn reference_engine(pattern: &str) -> regex::bytes::Regex {
-    let node = parse::parse(pattern).unwrap();
-    build_linear(&translate::translate(&node, Engine::Linear)).unwrap()
+/// property tests and the regex fuzz target compare with. `None` when the pattern does not parse, needs the
+/// backtracking engine, or does not build.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn reference_engine(pattern: &str) -> Option<regex::bytes::Regex> {
+    let node = parse::parse(pattern).ok()?;
+    if node.needs_backtracking() {
+        return None;
+    }
+    build_linear(&translate::translate(&node, Engine::Linear)).ok()
+}
+
+/// fancy-regex on the pattern's backtracking translation, with the matching budget's backtrack limit: for linear
+/// patterns, the other engine and the other translation (classes as code points, not UTF-8 byte sequences), which
+/// the regex fuzz target compares with the linear route. `None` when the pattern does not parse or build, or the
+/// match runs out of budget.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn backtracking_is_match(pattern: &str, haystack: &str) -> Option<bool> {
+    let node = parse::parse(pattern).ok()?;
+    let regex = fancy_regex::RegexBuilder::new(&translate::translate(&node, Engine::Backtracking))
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .delegate_size_limit(SIZE_LIMIT)
+        .build()
+        .ok()?;
+    regex.is_match(haystack).ok()
 }
 
 /// The `regex` crate engine for a linear translation: the byte engine, since classes are written as UTF-8 byte

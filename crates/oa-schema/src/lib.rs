@@ -37,7 +37,8 @@
 //! [`parse_json`] decodes model output strictly (RFC 8259), so text that is not JSON becomes one
 //! [`MalformedJson`] with line and column rather than a report.
 //!
-//! Features: `arbitrary_precision` (default) compares numbers exactly, beyond `f64`.
+//! Features: `arbitrary_precision` (default) compares numbers exactly, beyond `f64`; `fuzzing` exposes internal
+//! routes to the fuzz targets (not a supported API).
 
 mod compile;
 mod depth;
@@ -49,6 +50,9 @@ mod error;
 mod eval;
 mod evaluated;
 mod format;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod keywords;
 mod metaschemas;
 mod node;

@@ -158,6 +158,32 @@ fn backtracking_pattern_on_a_long_string_is_a_violation_naming_the_budget() {
     assert!(!validator.is_valid(&json!({ "s": "aa" })));
 }
 
+/// Found by the `schema_compile` fuzz target (a timeout: about a second of CPU for the target's matches of one
+/// string): lookaround inside a repetition is cubic in the string, and 204 bytes were within the old work limit.
+/// Now the string is refused before matching, while shorter ones still get an answer.
+#[test]
+fn lookaround_inside_repetition_on_a_204_byte_string_is_refused_by_the_budget() {
+    let text = format!(
+        "{}sx{}xxoxxxxx{}xxo{}",
+        "x".repeat(22),
+        "q".repeat(149),
+        "q".repeat(6),
+        "x".repeat(14)
+    );
+    assert_eq!(text.len(), 204);
+    let validator = Validator::new(&json!({ "pattern": ".(?:(?=.*x).)*y" })).unwrap();
+    let violations = validator.validate(&json!(text)).unwrap_err();
+    assert_eq!(violations.len(), 1, "{violations}");
+    let violation = violations.iter().next().unwrap();
+    assert_eq!(violation.keyword(), Some("pattern"));
+    assert!(violation.message().contains("regex budget"), "{violations}");
+    // A shorter string (no `y` either) is matched and judged on the pattern itself.
+    let short = validator.validate(&json!(&text[..100])).unwrap_err();
+    let message = short.iter().next().unwrap().message().to_owned();
+    assert!(!message.contains("regex budget"), "{message}");
+    assert!(validator.is_valid(&json!(format!("{}y", &text[..100]))));
+}
+
 /// The fastest of three runs, so a descheduled run does not count.
 fn fastest_of_three(validator: &Validator, instance: &Value) -> Duration {
     (0..3)

@@ -6,27 +6,26 @@
 //! printed in delivery order, then the same route behind a gateway that drops `response_format` shows the canary
 //! verdict and the `schema_not_honored` diagnostic. `--base-url` sends all of it to a real server instead.
 
-mod gateway;
-mod http;
 mod mock;
-mod spans;
+mod typed;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer, ObserverError};
-use oa_observe::{ObserverConfig, OtelObserver};
+use oa_observe::SpanData;
+use oa_observe::{ObserverConfig, Telemetry};
 use oa_provider::{
-    Backoff, CompletionRequest, Message, OpenAiProvider, ProbeOutcome, ProviderError, Reask, Response,
-    RetryConfig, RuntimeConfig, canary_schema, probe_canary,
+    Backoff, CompletionRequest, Mapping, Message, OpenAiProvider, ProbeOutcome, ProviderBuilder,
+    ProviderError, Reask, Response, RetryConfig, RuntimeConfig, StructuredOutputPath, probe_canary,
 };
-use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData};
+use oa_testkit::{Responder, Server};
 use serde_json::{Value, json};
 
 use crate::cli::DemoArgs;
-use crate::diagnostics::{self, Diagnostic};
 use crate::exit::Exit;
+use crate::tap::{Diagnostic, DiagnosticTap};
 
 const SCHEMA: &str = include_str!("schema.json");
 const FIRST_ANSWER: &str = include_str!("first_answer.json");
@@ -47,7 +46,7 @@ pub(crate) fn run(args: &DemoArgs) -> Exit {
         }
     };
     match demo(args, &runtime) {
-        Ok(()) => Exit::Ok,
+        Ok(exit) => exit,
         Err(message) => {
             eprintln!("oa demo: {message}");
             Exit::Usage
@@ -55,8 +54,10 @@ pub(crate) fn run(args: &DemoArgs) -> Exit {
     }
 }
 
-fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String> {
+fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<Exit, String> {
     let schema: Value = serde_json::from_str(SCHEMA).map_err(|e| format!("embedded schema: {e}"))?;
+    // The mock model, when there is one, serves until the demo ends.
+    let mut mock = None;
     let (base_url, model, where_) = match &args.base_url {
         Some(base_url) => (
             base_url.clone(),
@@ -64,49 +65,64 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String
             format!("the server at {base_url}"),
         ),
         None => {
-            let mock = mock::MockModel::start(vec![FIRST_ANSWER.to_owned(), SECOND_ANSWER.to_owned()])
-                .map_err(|e| format!("cannot start the mock model: {e}"))?;
+            let answers = vec![FIRST_ANSWER.to_owned(), SECOND_ANSWER.to_owned()];
+            let started = mock::start(answers).map_err(|e| format!("cannot start the mock model: {e}"))?;
             (
-                mock.base_url(),
+                mock.insert(started).base_url(),
                 "demo-model".to_owned(),
                 "an in-process mock model on 127.0.0.1 (no key, no network)".to_owned(),
             )
         }
     };
-    let provider = Arc::new(
+    let provider = args
+        .timeouts
+        .apply(ProviderBuilder::new(Mapping::OpenAi, &model))
+        .base_url(&base_url)
+        .no_api_key()
+        .build()
+        .map_err(|e| format!("cannot build the provider: {e}"))?;
+
+    outln!("oa demo: structured output you can trust, against {where_}\n");
+    outln!("The schema asks for an event: title, starts_at (date-time), site {{name, lat, lon}},");
+    outln!("at most 3 attendees each with a \"first name\" and a role, and a status.");
+    outln!(
+        "One call, with reask on: `complete()` returns a validated value or a report of every violation.\n"
+    );
+
+    let obstacle = oa_provider::openai::strict_mode_obstacle(&schema);
+    let (outcome, events, spans) = runtime.block_on(structured_call(Arc::clone(&provider), schema))?;
+    if let Err(error) = &outcome
+        && !error.is_structured_output_invalid()
+    {
+        // The endpoint itself failed (unreachable, refused, not serving): nothing after this would mean anything.
+        outln!("The endpoint at {base_url} did not answer the call:");
+        outln!("   {error}");
+        outln!("   The rest of the demo needs an endpoint that answers; nothing more is shown.");
+        return Ok(Exit::Finding);
+    }
+    print_attempts(&events);
+    print_outcome(&outcome, obstacle.as_ref());
+    print_events(&events);
+    outln!("The OpenTelemetry span tree oa-observe drew from those events:");
+    for line in oa_observe::span_tree(&spans) {
+        outln!("   {line}");
+    }
+    outln!();
+
+    // A gateway that deletes `response_format`, as one whose API model predates structured output does, silently.
+    let gateway = Server::start(Responder::Relay(base_url.clone()))
+        .map_err(|e| format!("cannot start the gateway: {e}"))?;
+    let behind_gateway = DiagnosticTap::new(
         OpenAiProvider::builder(&model)
-            .base_url(&base_url)
+            .base_url(gateway.base_url())
             .no_api_key()
             .build()
             .map_err(|e| format!("cannot build the provider: {e}"))?,
     );
-
-    println!("oa demo: structured output you can trust, against {where_}\n");
-    println!("The schema asks for an event: title, starts_at (date-time), site {{name, lat, lon}},");
-    println!("at most 3 attendees each with a \"first name\" and a role, and a status.");
-    println!(
-        "One call, with reask on: `complete()` returns a validated value or a report of every violation.\n"
-    );
-
-    let (outcome, events, spans) = runtime.block_on(structured_call(Arc::clone(&provider), schema))?;
-    print_attempts(&events);
-    print_outcome(&outcome);
-    print_events(&events);
-    println!("The OpenTelemetry span tree oa-observe drew from those events:");
-    for line in spans::tree_lines(&spans) {
-        println!("   {line}");
-    }
-    println!();
-
-    let gateway = gateway::Gateway::start(&base_url)?;
-    let behind_gateway = OpenAiProvider::builder(&model)
-        .base_url(gateway.base_url())
-        .no_api_key()
-        .build()
-        .map_err(|e| format!("cannot build the provider: {e}"))?;
-    let (verdict, diagnostics) = diagnostics::collect(|| runtime.block_on(probe_canary(&behind_gateway)));
+    let verdict = runtime.block_on(probe_canary(&behind_gateway));
+    let diagnostics = behind_gateway.take();
     print_gateway(&verdict, &diagnostics);
-    Ok(())
+    Ok(Exit::Ok)
 }
 
 /// What the demo keeps of the call's result for printing.
@@ -115,18 +131,15 @@ type Outcome = Result<Response, ProviderError>;
 /// Runs the structured call as the one node of a graph, so the event layer sees it, and returns its outcome and
 /// the events delivered.
 async fn structured_call(
-    provider: Arc<OpenAiProvider>,
+    provider: Arc<dyn oa_provider::Provider>,
     schema: Value,
 ) -> Result<(Outcome, Vec<Event>, Vec<SpanData>), String> {
     let recorder = Arc::new(Recorder::default());
-    let collector = spans::SpanCollector::default();
-    let tracer_provider = SdkTracerProvider::builder()
-        .with_simple_exporter(collector.clone())
-        .build();
+    let telemetry = Telemetry::in_memory();
     let config = ObserverConfig::builder()
         .build()
         .map_err(|e| format!("observer config: {e}"))?;
-    let otel = OtelObserver::new(&tracer_provider, None, config);
+    let otel = telemetry.observer(config);
     let bus = EventBus::new(vec![
         Arc::clone(&recorder) as Arc<dyn Observer>,
         Arc::new(otel) as Arc<dyn Observer>,
@@ -175,8 +188,8 @@ async fn structured_call(
         .unwrap_or_else(PoisonError::into_inner)
         .take()
         .ok_or("the demo node did not run")?;
-    let _ = tracer_provider.force_flush();
-    Ok((outcome, recorder.take(), collector.take()))
+    let _ = telemetry.tracer_provider().force_flush();
+    Ok((outcome, recorder.take(), telemetry.spans()))
 }
 
 /// An observer that keeps every event, to print them after delivery.
@@ -215,63 +228,68 @@ fn print_attempts(events: &[Event]) {
             .structured_output_path
             .map_or("none", |path| path.as_str());
         match attempt.wire_attempt_index {
-            0 => println!("1. Attempt 0 went on the {path} path. The model answered:"),
-            index => println!(
+            0 => outln!("1. Attempt 0 went on the {path} path. The model answered:"),
+            index => outln!(
                 "{}. Attempt {index} ({}) appended that answer and one correction naming every violation. \
                  The model answered:",
                 index + 1,
-                attempt.retry_reason.as_deref().unwrap_or("retry")
+                attempt.retry_reason.map_or("retry", |value| value.as_str())
             ),
         }
-        println!("{}", indent(content));
+        outln!("{}", indent(content));
         match (&attempt.error_category, &attempt.error_message) {
             (Some(category), Some(message)) => {
-                println!(
+                outln!(
                     "   -> {category} (failure class {}), every violation at its JSON Pointer:",
-                    attempt.failure_class.as_deref().unwrap_or("other"),
+                    attempt.failure_class.map_or("other", |value| value.as_str()),
                 );
-                println!("{}\n", indent(message));
+                outln!("{}\n", indent(message));
             }
-            _ => println!("   -> valid\n"),
+            _ => outln!("   -> valid\n"),
         }
     }
 }
 
-fn print_outcome(outcome: &Outcome) {
+fn print_outcome(outcome: &Outcome, obstacle: Option<&oa_provider::openai::StrictObstacle>) {
     match outcome {
         Ok(response) => {
-            println!("The caller gets the validated value, stamped with how it was produced:");
-            println!(
+            outln!("The caller gets the validated value, read back as a Rust type (`parsed_as::<Event>()`):");
+            match response.parsed_as::<typed::Event>() {
+                Ok(event) => outln!("{}", indent(&format!("{event:#?}"))),
+                Err(error) => outln!("   (not readable as the demo's type: {error})"),
+            }
+            outln!("stamped with how it was produced:");
+            outln!(
                 "   schema_mode:    {}",
                 response.schema_mode.map_or("none", |mode| mode.as_str())
             );
-            println!(
+            outln!(
                 "   schema_version: {}  (SHA-256 of the canonical schema sent)",
                 response.schema_version.as_deref().unwrap_or("none")
             );
-            if response.structured_output_path.map(|path| path.as_str()) == Some("native_unenforced") {
-                println!(
-                    "   (unenforced: this schema uses keywords OpenAI strict mode rejects, such as `format` and"
+            if let (Some(StructuredOutputPath::NativeUnenforced), Some(obstacle)) =
+                (response.structured_output_path, obstacle)
+            {
+                outln!("   (unenforced: the strict-mode predicate stopped at {obstacle},");
+                outln!(
+                    "   so it went with strict: false and only oa's validation stood between the model and"
                 );
-                println!(
-                    "   `anyOf`, so it went with strict: false and only oa's validation stood between the model"
-                );
-                println!("   and the caller.)");
+                outln!("   the caller.)");
             }
-            println!();
+            outln!();
         }
         Err(error) => {
-            println!("The call failed: {}", error.category());
+            outln!("The call failed: {}", error.category());
             if let Some(failure) = error.structured_output() {
-                println!("{}", indent(&failure.error_message));
+                outln!("{}", indent(&failure.error_message));
             }
-            println!();
+            outln!();
         }
     }
 }
 
 fn print_events(events: &[Event]) {
-    println!("Typed events, in delivery order (what observers and OpenTelemetry spans are built from):");
+    outln!("Typed events, in delivery order (what observers and OpenTelemetry spans are built from):");
     for event in events {
         let line = match event {
             Event::InvocationStarted(started) => format!("invocation_started    {}", started.invocation_id),
@@ -290,17 +308,19 @@ fn print_events(events: &[Event]) {
                 attempt.wire_attempt_index,
                 attempt
                     .retry_reason
-                    .as_deref()
-                    .map(|reason| format!(" ({reason})"))
+                    .map(|reason| format!(" ({})", reason.as_str()))
                     .unwrap_or_default(),
-                attempt.error_category.as_deref().unwrap_or("ok")
+                attempt.error_category.map_or("ok", |value| value.as_str())
             ),
             Event::LlmToken(token) => format!("llm_token             {:?}", token.delta),
             Event::LlmCompletion(completion) => format!(
                 "llm_completion        {} {} finish_reason {} path {}",
                 completion.request.provider,
                 completion.request.call_id,
-                completion.response.finish_reason.as_deref().unwrap_or("none"),
+                completion
+                    .response
+                    .finish_reason
+                    .map_or("none", |value| value.as_str()),
                 completion
                     .request
                     .structured_output_path
@@ -312,33 +332,33 @@ fn print_events(events: &[Event]) {
             ),
             other => format!("{other:?}"),
         };
-        println!("   {line}");
+        outln!("   {line}");
     }
-    println!();
+    outln!();
 }
 
 fn print_gateway(verdict: &ProbeOutcome, diagnostics: &[Diagnostic]) {
-    println!("The same route behind a gateway that silently deletes response_format:");
-    println!(
+    outln!("The same route behind a gateway that silently deletes response_format:");
+    outln!(
         "   canary probe (only {:?} is legal; the true answer is 4): {}",
-        canary_schema()["properties"]["answer"]["enum"][0]
+        oa_provider::enforcement::canary_schema()["properties"]["answer"]["enum"][0]
             .as_str()
             .unwrap_or_default(),
         verdict.verdict().replace('_', " ")
     );
     if let ProbeOutcome::NotEnforced { content, .. } = verdict {
-        println!("   the unbound model answered: {content:?}");
+        outln!("   the unbound model answered: {content:?}");
     }
     if diagnostics.is_empty() {
-        println!("   no diagnostic was emitted");
+        outln!("   no diagnostic was emitted");
     }
     for diagnostic in diagnostics {
-        println!("   WARNING {}", diagnostic.event_name);
+        outln!("   WARNING {}", diagnostic.event_name);
         for (name, value) in &diagnostic.attributes {
-            println!("      {name} = {value}");
+            outln!("      {name} = {value}");
         }
     }
-    println!("   `oa probe --base-url <gateway>` exits 1 here; straight to the model it exits 0.");
+    outln!("   `oa probe --base-url <gateway>` exits 1 here; straight to the model it exits 0.");
 }
 
 fn indent(text: &str) -> String {

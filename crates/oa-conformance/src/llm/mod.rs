@@ -11,13 +11,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig,
-    RuntimeConfig, Tool, ToolChoice,
+    Backoff, Capabilities, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask,
+    RetryConfig, RuntimeConfig, Tool, ToolChoice,
 };
 use serde_json::Value;
 
 use crate::fixture::Case;
-use crate::mock_server::{MockReply, MockServer};
+use oa_testkit::{Reply, Server};
+
+use crate::mock_server;
 use crate::node::Node;
 use record::{CallRun, CaseRun, Recorder};
 
@@ -51,23 +53,19 @@ fn run_case_blocking(case: &Case) -> Result<(), String> {
     expect::check_case(&run)
 }
 
-/// A provider bound to a fresh mock serving `replies`.
-pub(crate) async fn start(
-    body: &Node,
-    replies: Vec<MockReply>,
-) -> Result<(MockServer, OpenAiProvider), String> {
-    let mapping = body.get("mapping").and_then(Node::as_str).unwrap_or("openai");
+/// The case's wire mapping (its `mapping:` key, §8.1 when absent) and the static capabilities it declares.
+fn mapping_of(body: &Node) -> Result<(Mapping, Capabilities), String> {
     let mut capabilities = Capabilities::default();
-    match mapping {
-        "openai" => {}
+    let mapping = match body.get("mapping").and_then(Node::as_str).unwrap_or("openai") {
         // 060 header: a synthetic mapping with atomic complete() and no streaming support.
-        "streaming_unsupported_stub" => capabilities.streaming = false,
-        other => {
-            return Err(format!(
-                "harness_primitive_missing: the `{other}` wire mapping is not implemented"
-            ));
+        "streaming_unsupported_stub" => {
+            capabilities.streaming = false;
+            Mapping::OpenAi
         }
-    }
+        name => name
+            .parse::<Mapping>()
+            .map_err(|error| format!("harness_primitive_missing: {error}"))?,
+    };
     let mock = body.get("mock_provider");
     if let Some(flags) = mock.and_then(|m| m.get("capabilities")).and_then(Node::as_map) {
         for (flag, value) in flags {
@@ -81,6 +79,16 @@ pub(crate) async fn start(
             }
         }
     }
+    Ok((mapping, capabilities))
+}
+
+/// The case's mapping, and a provider of it bound to a fresh mock serving `replies`.
+pub(crate) async fn start(
+    body: &Node,
+    replies: Vec<Reply>,
+) -> Result<(Server, Arc<dyn Provider>, Mapping), String> {
+    let (mapping, capabilities) = mapping_of(body)?;
+    let mock = body.get("mock_provider");
     let health = match mock.and_then(|m| m.get("health_endpoint")) {
         Some(endpoint) => {
             let path = endpoint
@@ -90,22 +98,21 @@ pub(crate) async fn start(
                 .to_owned();
             Some((
                 path,
-                MockReply::from_node(endpoint).map_err(|e| format!("fixture_schema_invalid: {e}"))?,
+                mock_server::reply_from_node(endpoint).map_err(|e| format!("fixture_schema_invalid: {e}"))?,
             ))
         }
         None => None,
     };
-    let server = MockServer::start(replies, health)
-        .await
-        .map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
-    let provider = OpenAiProvider::builder(bound_model(body))
+    let server =
+        mock_server::start(replies, health).map_err(|e| format!("harness: cannot bind the mock: {e}"))?;
+    let provider = ProviderBuilder::new(mapping, bound_model(body))
         .base_url(server.base_url())
         .no_api_key()
         .capabilities(capabilities)
         .total_timeout(CALL_TOTAL_TIMEOUT)
         .build()
         .map_err(|error| format!("harness: cannot build the provider: {error}"))?;
-    Ok((server, provider))
+    Ok((server, provider, mapping))
 }
 
 pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
@@ -115,10 +122,10 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
         .and_then(Node::as_seq)
         .unwrap_or_default()
         .iter()
-        .map(MockReply::from_node)
+        .map(mock_server::reply_from_node)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("fixture_schema_invalid: {e}"))?;
-    let (server, provider) = start(body, replies).await?;
+    let (server, provider, mapping) = start(body, replies).await?;
     let calls: Vec<&Node> = match (body.get("call"), body.get("calls").and_then(Node::as_seq)) {
         (Some(call), _) => vec![call],
         (None, Some(calls)) => calls.iter().collect(),
@@ -139,11 +146,11 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
     let mut runs = Vec::with_capacity(calls.len());
     for call in calls {
         let n_replies_before = server
-            .captured()
+            .requests()
             .iter()
             .filter(|r| Some(r.path.as_str()) != health_path.as_deref())
             .count();
-        let mut run = run_call(&provider, &server, call).await?;
+        let mut run = run_call(&provider, mapping, &server, call).await?;
         run.first_reply_idx = n_replies_before;
         if call.get("stream").and_then(Node::as_bool) == Some(true) && run.result.is_ok() {
             run.non_streamed_equivalent = non_streamed_equivalent(body, call, n_replies_before).await?;
@@ -154,18 +161,24 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
         case: body.clone(),
         calls: runs,
         n_unconsumed: server.n_unconsumed(),
-        n_unanswered: server.n_unanswered(),
+        n_unanswered: server.n_defaulted(),
     })
 }
 
-async fn run_call(provider: &OpenAiProvider, server: &MockServer, call: &Node) -> Result<CallRun, String> {
+async fn run_call(
+    provider: &Arc<dyn Provider>,
+    mapping: Mapping,
+    server: &Server,
+    call: &Node,
+) -> Result<CallRun, String> {
     let operation = call
         .get("operation")
         .and_then(Node::as_str)
         .unwrap_or("complete")
         .to_owned();
-    let n_before = server.captured().len();
+    let n_before = server.requests().len();
     let recorder = Arc::new(Recorder::default());
+    let spans = crate::observability::SpanRecorder::new();
     let (result, caller_before, caller_after) = match operation.as_str() {
         "ready" => {
             let result = provider
@@ -183,7 +196,7 @@ async fn run_call(provider: &OpenAiProvider, server: &MockServer, call: &Node) -
             ),
             Ok(request) => {
                 let before = caller_snapshot(&request);
-                let result = provider.complete(&request).await;
+                let result = spans.complete(provider, &request).await;
                 let after = caller_snapshot(&request);
                 let result = result
                     .map(|response| view::response_json(&response))
@@ -193,12 +206,14 @@ async fn run_call(provider: &OpenAiProvider, server: &MockServer, call: &Node) -
         },
         other => return Err(format!("harness_primitive_missing: operation `{other}`")),
     };
-    let requests = server.captured().split_off(n_before);
+    let requests = server.requests().split_off(n_before);
     Ok(CallRun {
         input: call.clone(),
+        mapping,
         result,
         requests,
         attempts: recorder.attempts(),
+        spans: spans.llm_spans().await?,
         tokens: recorder.tokens(),
         retries: recorder.retries(),
         caller_before,
@@ -231,12 +246,8 @@ async fn non_streamed_equivalent(
     let Some(atomic) = stream_equivalent::atomic_body(&chunks) else {
         return Ok(None);
     };
-    let reply = MockReply::Http {
-        status: 200,
-        headers: Vec::new(),
-        body: crate::mock_server::MockBody::Json(Some(atomic)),
-    };
-    let (_server, provider) = start(body, vec![reply]).await?;
+    let reply = Reply::json(200, atomic);
+    let (_server, provider, _) = start(body, vec![reply]).await?;
     let recorder = Arc::new(Recorder::default());
     let Ok(request) = build_request(call, &recorder)? else {
         return Ok(None);
@@ -317,8 +328,8 @@ fn build_request(
             .with_on_retry(move |attempt, _, delay| observer.record_retry(attempt, delay));
         request = request.with_retry(retry);
     }
-    let observer: Arc<dyn oa_provider::CallObserver> = recorder.clone();
-    Ok(Ok(request.with_observer(observer)))
+    let observer: Arc<dyn oa_provider::AttemptHook> = recorder.clone();
+    Ok(Ok(request.with_hook(observer)))
 }
 
 fn attempts_of(retry: &Node) -> Result<u32, String> {
@@ -369,7 +380,8 @@ fn retry_config(
     })))
 }
 
-/// The model the harness binds: the `model` the case's wire expectations name, else `test-model`.
+/// The model the harness binds: the `model` the case's wire expectations name, else the mocked responses' model
+/// (see [`mock_server::mocked_model`]), else `test-model`.
 fn bound_model(body: &Node) -> String {
     let from_wire = |node: &Node| {
         node.get("expected_wire_request")
@@ -382,6 +394,10 @@ fn bound_model(body: &Node) -> String {
             body.get("calls")
                 .and_then(Node::as_seq)
                 .and_then(|calls| calls.iter().find_map(from_wire))
+        })
+        .or_else(|| {
+            let responses = body.get("mock_provider").and_then(|m| m.get("responses"));
+            mock_server::mocked_model(responses.and_then(Node::as_seq).unwrap_or_default())
         })
         .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
 }

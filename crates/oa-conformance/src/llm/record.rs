@@ -4,10 +4,10 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use oa_provider::{AttemptRecord, CallObserver, TokenDelta};
+use oa_provider::{AttemptHook, AttemptRecord, Mapping, TokenDelta};
+use oa_testkit::Request;
 use serde_json::Value;
 
-use crate::mock_server::CapturedRequest;
 use crate::node::Node;
 
 /// One token delta as the observer received it.
@@ -25,8 +25,6 @@ pub(crate) struct AttemptView {
     pub(crate) attempt_index: u32,
     /// `"transient"` / `"reask"`; `None` on attempt 0.
     pub(crate) retry_reason: Option<&'static str>,
-    /// The bound model.
-    pub(crate) model: String,
     /// `Ok(response JSON view)` or `Err(error JSON view)`.
     pub(crate) outcome: Result<Value, Value>,
     /// Whether a body was sent (`false`: rejected before sending).
@@ -69,7 +67,7 @@ impl Recorder {
     }
 }
 
-impl CallObserver for Recorder {
+impl AttemptHook for Recorder {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         let view = TokenView {
             attempt_index: delta.attempt_index,
@@ -86,7 +84,6 @@ impl CallObserver for Recorder {
         let view = AttemptView {
             attempt_index: record.attempt_index,
             retry_reason: record.retry_reason.map(|reason| reason.as_str()),
-            model: record.model.to_owned(),
             outcome: match record.outcome {
                 Ok(response) => Ok(super::view::response_json(response)),
                 Err(error) => Err(super::view::error_json(error)),
@@ -105,12 +102,16 @@ impl CallObserver for Recorder {
 pub(crate) struct CallRun {
     /// The call's directives (`call:` or a `calls:` entry).
     pub(crate) input: Node,
+    /// The wire mapping the case ran under.
+    pub(crate) mapping: Mapping,
     /// `Ok(response view)` / `Err(error view)`; `ready()` success is `Ok(null)`.
     pub(crate) result: Result<Value, Value>,
     /// The non-health requests the mock received during this call, in order.
-    pub(crate) requests: Vec<CapturedRequest>,
+    pub(crate) requests: Vec<Request>,
     /// Attempt records, token events and retry announcements from the observer.
     pub(crate) attempts: Vec<AttemptView>,
+    /// The attributes of each LLM span the call's OTel observer rendered, in attempt order.
+    pub(crate) spans: Vec<serde_json::Map<String, Value>>,
     pub(crate) tokens: Vec<TokenView>,
     pub(crate) retries: Vec<(u32, Duration)>,
     /// The caller's messages and config (JSON) before and after the call, to prove no mutation.
@@ -124,9 +125,17 @@ pub(crate) struct CallRun {
 }
 
 impl CallRun {
-    /// Request `idx` of this call as JSON.
+    /// Request `idx` of this call as JSON. Under §8.3 the bound model travels in the URL path, not the body; the
+    /// fixtures carry it as `model` in the expected wire request (044 header), so it is put there from the path.
     pub(crate) fn wire(&self, idx: usize) -> Option<Value> {
-        self.requests.get(idx).and_then(CapturedRequest::json)
+        let request = self.requests.get(idx)?;
+        let mut wire = request.json()?;
+        if self.mapping == Mapping::Gemini
+            && let (Some(model), Value::Object(body)) = (gemini_model(&request.path), &mut wire)
+        {
+            body.insert("model".to_owned(), Value::from(model));
+        }
+        Some(wire)
     }
 
     /// The error view when the call failed.
@@ -167,5 +176,47 @@ impl CaseRun {
             .and_then(Node::as_seq)
             .map(|s| s.iter().collect())
             .unwrap_or_default()
+    }
+}
+
+/// The model of a Gemini request path, `…/models/{model}:generateContent`, percent-decoded.
+fn gemini_model(path: &str) -> Option<String> {
+    let (_, rest) = path.rsplit_once("/models/")?;
+    let segment = rest.strip_suffix(":generateContent")?;
+    let bytes = segment.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut idx = 0;
+    while idx < bytes.len() {
+        let hex = bytes
+            .get(idx + 1..idx + 3)
+            .and_then(|pair| std::str::from_utf8(pair).ok())
+            .and_then(|pair| u8::from_str_radix(pair, 16).ok());
+        match (bytes[idx], hex) {
+            (b'%', Some(byte)) => {
+                decoded.push(byte);
+                idx += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                idx += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_gemini_model_is_read_from_the_path() {
+        assert_eq!(
+            super::gemini_model("/v1/models/gemini-test:generateContent").as_deref(),
+            Some("gemini-test")
+        );
+        assert_eq!(
+            super::gemini_model("/v1beta/models/a%2Fb:generateContent").as_deref(),
+            Some("a/b")
+        );
+        assert_eq!(super::gemini_model("/v1/chat/completions"), None);
     }
 }

@@ -6,47 +6,14 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use oa_events::{Event, Observer, ObserverError};
+use oa_testkit::{PointValue, Telemetry};
 use opentelemetry::Value as OtelValue;
 use opentelemetry::logs::AnyValue;
 use opentelemetry::trace::Status;
-use opentelemetry_sdk::logs::{InMemoryLogExporter, SdkLoggerProvider};
-use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Map, Value, json};
 
 use crate::node::Node;
-
-/// Private providers with in-memory exporters (observability §6 isolation: nothing global).
-pub(crate) struct Telemetry {
-    spans: InMemorySpanExporter,
-    pub(crate) tracer_provider: SdkTracerProvider,
-    logs: InMemoryLogExporter,
-    pub(crate) logger_provider: SdkLoggerProvider,
-    metrics: InMemoryMetricExporter,
-    pub(crate) meter_provider: SdkMeterProvider,
-}
-
-impl Telemetry {
-    pub(crate) fn new() -> Self {
-        let spans = InMemorySpanExporter::default();
-        let logs = InMemoryLogExporter::default();
-        let metrics = InMemoryMetricExporter::default();
-        Self {
-            tracer_provider: SdkTracerProvider::builder()
-                .with_simple_exporter(spans.clone())
-                .build(),
-            logger_provider: SdkLoggerProvider::builder()
-                .with_simple_exporter(logs.clone())
-                .build(),
-            meter_provider: SdkMeterProvider::builder()
-                .with_reader(PeriodicReader::builder(metrics.clone()).build())
-                .build(),
-            spans,
-            logs,
-            metrics,
-        }
-    }
-}
 
 /// The caller's own global TracerProvider (005's `caller_global_otel_active`), standing in for an external
 /// auto-instrumentation library: installed once per process with an in-memory exporter. oa never touches it; the
@@ -153,6 +120,8 @@ pub(crate) fn collectors(body: &Node) -> Result<BTreeMap<String, Arc<Collector>>
 #[derive(Debug, Clone)]
 pub(crate) struct SpanView {
     pub(crate) name: String,
+    pub(crate) trace_id: String,
+    pub(crate) start: std::time::SystemTime,
     pub(crate) span_id: String,
     pub(crate) parent_id: String,
     pub(crate) status: &'static str,
@@ -179,7 +148,7 @@ pub(crate) struct PointView {
 }
 
 /// Everything the expectations look at.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Run {
     pub(crate) spans: Vec<SpanView>,
     /// Spans on the caller's global provider, when the case activates it (005); else empty.
@@ -187,6 +156,8 @@ pub(crate) struct Run {
     pub(crate) logs: Vec<LogView>,
     pub(crate) events: BTreeMap<String, Vec<Value>>,
     pub(crate) points: Vec<PointView>,
+    /// The Langfuse traces (with their observation trees) when the case composed a Langfuse observer.
+    pub(crate) langfuse: Option<Vec<Value>>,
 }
 
 impl Run {
@@ -194,30 +165,30 @@ impl Run {
         telemetry: &Telemetry,
         collectors: &BTreeMap<String, Arc<Collector>>,
         global: bool,
+        langfuse: Option<&oa_observe::LangfuseRecorder>,
     ) -> Result<Run, String> {
-        let spans = span_views(&telemetry.spans)?;
+        let harness = |error| format!("harness: {error}");
+        let spans = span_views(telemetry.spans().map_err(harness)?);
         let global_spans = if global {
-            span_views(global_exporter())?
+            span_views(global_exporter().get_finished_spans().map_err(harness)?)
         } else {
             Vec::new()
         };
         let logs = telemetry
-            .logs
-            .get_emitted_logs()
-            .map_err(|error| format!("harness: {error}"))?
+            .logs()
+            .map_err(harness)?
             .into_iter()
-            .map(|log| {
-                let mut attributes: Map<String, Value> = log
-                    .record
+            .map(|record| {
+                let mut attributes: Map<String, Value> = record
                     .attributes_iter()
                     .map(|(key, value)| (key.to_string(), any_json(value)))
                     .collect();
-                if let Some(text) = log.record.severity_text() {
+                if let Some(text) = record.severity_text() {
                     attributes.insert("severity_text".into(), json!(text));
                 }
                 LogView {
-                    event_name: log.record.event_name().map(str::to_owned),
-                    body: log.record.body().map(any_json),
+                    event_name: record.event_name().map(str::to_owned),
+                    body: record.body().map(any_json),
                     attributes,
                 }
             })
@@ -231,39 +202,45 @@ impl Run {
                 .clone();
             events.insert(name.clone(), captured);
         }
-        telemetry
-            .meter_provider
-            .force_flush()
-            .map_err(|error| format!("harness: {error}"))?;
-        let mut points = Vec::new();
-        for resource in telemetry
-            .metrics
-            .get_finished_metrics()
-            .map_err(|error| format!("harness: {error}"))?
-        {
-            for scope in resource.scope_metrics() {
-                for metric in scope.metrics() {
-                    collect_points(metric, &mut points);
+        let points = telemetry
+            .points()
+            .map_err(harness)?
+            .into_iter()
+            .map(|point| {
+                let (count, value) = match point.value {
+                    PointValue::Histogram { count, sum } => (count, sum),
+                    PointValue::Sum(value) | PointValue::Gauge(value) => (1, value),
+                };
+                PointView {
+                    dimensions: point
+                        .attributes
+                        .iter()
+                        .map(|kv| (kv.key.to_string(), otel_json(&kv.value)))
+                        .collect(),
+                    instrument: point.instrument,
+                    count,
+                    value,
                 }
-            }
-        }
+            })
+            .collect();
         Ok(Run {
             spans,
             global_spans,
             logs,
             events,
             points,
+            langfuse: langfuse.map(super::langfuse::traces_json),
         })
     }
 }
 
-fn span_views(exporter: &InMemorySpanExporter) -> Result<Vec<SpanView>, String> {
-    Ok(exporter
-        .get_finished_spans()
-        .map_err(|error| format!("harness: {error}"))?
+fn span_views(spans: Vec<SpanData>) -> Vec<SpanView> {
+    spans
         .into_iter()
         .map(|span| SpanView {
             name: span.name.to_string(),
+            trace_id: span.span_context.trace_id().to_string(),
+            start: span.start_time,
             span_id: span.span_context.span_id().to_string(),
             parent_id: span.parent_span_id.to_string(),
             status: match span.status {
@@ -282,7 +259,7 @@ fn span_views(exporter: &InMemorySpanExporter) -> Result<Vec<SpanView>, String> 
                 .map(|kv| (kv.key.to_string(), otel_json(&kv.value)))
                 .collect(),
         })
-        .collect())
+        .collect()
 }
 
 /// An event as JSON with its spec type name under `event_type`.
@@ -294,6 +271,7 @@ fn event_json(event: &Event) -> Value {
         Some("llm_token") => "LlmTokenEvent",
         Some("node_started") | Some("node_completed") => "NodeEvent",
         Some("llm_attempt") => "LlmAttemptRecord",
+        Some("metadata_augmented") => "MetadataAugmentationEvent",
         _ => "InvocationEvent",
     };
     if let Some(object) = value.as_object_mut() {
@@ -329,43 +307,5 @@ fn any_json(value: &AnyValue) -> Value {
         AnyValue::Boolean(flag) => json!(flag),
         AnyValue::ListAny(items) => Value::Array(items.iter().map(any_json).collect()),
         _ => Value::Null,
-    }
-}
-
-fn collect_points(metric: &opentelemetry_sdk::metrics::data::Metric, points: &mut Vec<PointView>) {
-    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
-    let dims = |attributes: &mut dyn Iterator<Item = &opentelemetry::KeyValue>| -> Map<String, Value> {
-        attributes
-            .map(|kv| (kv.key.to_string(), otel_json(&kv.value)))
-            .collect()
-    };
-    let instrument = metric.name().to_owned();
-    let mut push = |dimensions: Map<String, Value>, count: u64, value: f64| {
-        points.push(PointView {
-            instrument: instrument.clone(),
-            dimensions,
-            count,
-            value,
-        });
-    };
-    match metric.data() {
-        AggregatedMetrics::F64(MetricData::Histogram(histogram)) => {
-            for point in histogram.data_points() {
-                push(dims(&mut point.attributes()), point.count(), point.sum());
-            }
-        }
-        #[allow(clippy::cast_precision_loss)]
-        AggregatedMetrics::U64(MetricData::Histogram(histogram)) => {
-            for point in histogram.data_points() {
-                push(dims(&mut point.attributes()), point.count(), point.sum() as f64);
-            }
-        }
-        #[allow(clippy::cast_precision_loss)]
-        AggregatedMetrics::U64(MetricData::Sum(sum)) => {
-            for point in sum.data_points() {
-                push(dims(&mut point.attributes()), 1, point.value() as f64);
-            }
-        }
-        _ => {}
     }
 }

@@ -3,16 +3,17 @@
 
 use serde_json::Value;
 
+use crate::call::wire::WireFormat;
+use crate::endpoint::Endpoint;
 use crate::error::{Category, ProviderError};
-use crate::openai::OpenAiProvider;
-use crate::openai::status::error_for_status;
+use crate::openai::ChatCompletions;
 
-pub(crate) async fn probe(provider: &OpenAiProvider) -> Result<(), ProviderError> {
-    let transport = &provider.transport;
+pub(crate) async fn probe(endpoint: &Endpoint) -> Result<(), ProviderError> {
+    let transport = &endpoint.transport;
     let mut reply = transport.get("/models").await?;
     let body = transport.read_body(&mut reply).await?;
     if !(200..300).contains(&reply.status) {
-        return Err(error_for_status(
+        return Err(ChatCompletions.error_for_status(
             reply.status,
             &body,
             reply.retry_after.as_deref(),
@@ -27,7 +28,7 @@ pub(crate) async fn probe(provider: &OpenAiProvider) -> Result<(), ProviderError
         .ok_or_else(|| ProviderError::invalid_response("model listing has no data array"))?;
     let entry = models
         .iter()
-        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(provider.model.as_str()))
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(endpoint.model.as_str()))
         .ok_or_else(|| {
             ProviderError::new(
                 Category::InvalidModel,

@@ -3,134 +3,66 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::canonical::json_equal;
-use crate::config::RuntimeConfig;
+use crate::call::managed::{Managed, StopField};
+use crate::call::wire::WireRequest;
 use crate::error::ProviderError;
-use crate::message::{Content, ContentBlock, ImageSource, Message, Role, ToolCall};
-use crate::tool::{Tool, ToolChoice};
-
-/// What one attempt's body is built from.
-#[derive(Debug)]
-pub(crate) struct WireInputs<'a> {
-    pub(crate) model: &'a str,
-    pub(crate) messages: &'a [Message],
-    pub(crate) tools: &'a [Tool],
-    pub(crate) tool_choice: Option<&'a ToolChoice>,
-    pub(crate) config: &'a RuntimeConfig,
-    /// The native `response_format`, when the call takes the native path.
-    pub(crate) response_format: Option<Value>,
-    pub(crate) stream: bool,
-}
-
-/// The wire keys this mapping manages, with what it sends for them (`None`: managed but not emitted, as
-/// `stream: false` on a unary call).
-struct Managed {
-    entries: Vec<(&'static str, Value, bool)>,
-}
-
-impl Managed {
-    fn get(&self, key: &str) -> Option<&Value> {
-        self.entries
-            .iter()
-            .find(|(name, _, _)| *name == key)
-            .map(|(_, value, _)| value)
-    }
-}
+use crate::model::{
+    Content, ContentBlock, ImageSource, Mapping, Message, Role, StructuredOutputPath, Tool, ToolCall,
+    ToolChoice,
+};
+use crate::openai::strict::response_format;
 
 /// Builds the request body.
 ///
 /// # Errors
 ///
 /// `provider_invalid_request` when an extras key conflicts with a field the mapping manages.
-pub(crate) fn build_body(inputs: &WireInputs<'_>) -> Result<Value, ProviderError> {
-    let managed = managed_fields(inputs)?;
-    let mut root = Map::new();
-    let mut stop = inputs.config.stop_sequences.clone();
-    for (key, value) in &inputs.config.extras {
-        if key == "stop"
-            && let Some(stop) = stop.as_mut()
-        {
-            // Additive: merged after the declared values, first occurrence wins; malformed means absent.
-            for sequence in well_formed_stop(value).unwrap_or_default() {
-                if !stop.contains(&sequence) {
-                    stop.push(sequence);
-                }
-            }
-            continue;
-        }
-        match managed.get(key) {
-            Some(managed_value) if json_equal(managed_value, value) => {}
-            Some(_) => {
-                return Err(ProviderError::invalid_request(format!(
-                    "config extras key {key:?} conflicts with the value the OpenAI mapping manages for it"
-                )));
-            }
-            None => {
-                root.insert(key.clone(), value.clone());
-            }
-        }
-    }
-    for (key, value, emitted) in managed.entries {
-        if emitted {
-            root.insert(key.to_owned(), value);
-        }
-    }
-    if let Some(stop) = stop {
-        root.insert("stop".to_owned(), Value::from(stop));
-    }
-    Ok(Value::Object(root))
+pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderError> {
+    let stop = StopField {
+        key: "stop",
+        declared: inputs.config.stop_sequences.clone(),
+        coerce_scalar: true,
+    };
+    managed_fields(inputs)?
+        .place(&inputs.config.extras, stop)
+        .map(Value::Object)
 }
 
-fn managed_fields(inputs: &WireInputs<'_>) -> Result<Managed, ProviderError> {
-    let mut entries = vec![
-        ("model", Value::from(inputs.model), true),
-        (
-            "messages",
-            Value::Array(
-                inputs
-                    .messages
-                    .iter()
-                    .map(wire_message)
-                    .collect::<Result<_, _>>()?,
-            ),
-            true,
+fn managed_fields(inputs: &WireRequest<'_>) -> Result<Managed, ProviderError> {
+    let mut managed = Managed::new(Mapping::OpenAi);
+    managed.emit("model", Value::from(inputs.model));
+    managed.emit(
+        "messages",
+        Value::Array(
+            inputs
+                .messages
+                .iter()
+                .map(wire_message)
+                .collect::<Result<_, _>>()?,
         ),
-        ("stream", Value::Bool(inputs.stream), inputs.stream),
-    ];
-    if !inputs.tools.is_empty() {
-        entries.push((
-            "tools",
-            Value::Array(inputs.tools.iter().map(wire_tool).collect()),
-            true,
-        ));
-    }
-    if let Some(tool_choice) = inputs.tool_choice {
-        entries.push(("tool_choice", wire_tool_choice(tool_choice), true));
-    }
-    if let Some(response_format) = &inputs.response_format {
-        entries.push(("response_format", response_format.clone(), true));
-    }
+    );
     if inputs.stream {
-        entries.push(("stream_options", json!({"include_usage": true}), true));
+        managed.emit("stream", Value::Bool(true));
+        managed.emit("stream_options", json!({"include_usage": true}));
+    } else {
+        managed.absorb("stream", Value::Bool(false));
+    }
+    managed.emit_tools(inputs.tools, inputs.tool_choice, wire_tool, wire_tool_choice);
+    // The native constraint goes on the native paths only; the fallback paths carry no response_format.
+    let strict = match inputs.structured {
+        Some((StructuredOutputPath::Native, schema)) => Some((true, schema)),
+        Some((StructuredOutputPath::NativeUnenforced, schema)) => Some((false, schema)),
+        _ => None,
+    };
+    if let Some((strict, schema)) = strict {
+        managed.emit("response_format", response_format(&schema.schema, strict));
     }
     for (name, value) in inputs.config.declared_values() {
         if name != "stop_sequences" {
-            entries.push((name, value, true));
+            managed.emit(name, value);
         }
     }
-    Ok(Managed { entries })
-}
-
-/// An extras `stop` usable for the merge: a string (coerced to one element) or a list of strings only.
-fn well_formed_stop(value: &Value) -> Option<Vec<String>> {
-    match value {
-        Value::String(sequence) => Some(vec![sequence.clone()]),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| item.as_str().map(str::to_owned))
-            .collect(),
-        _ => None,
-    }
+    Ok(managed)
 }
 
 fn wire_message(message: &Message) -> Result<Value, ProviderError> {
@@ -242,12 +174,4 @@ fn wire_tool_choice(tool_choice: &ToolChoice) -> Value {
         ToolChoice::None => Value::from("none"),
         ToolChoice::Tool { name } => json!({"type": "function", "function": {"name": name}}),
     }
-}
-
-/// The native `response_format` for `schema` (§8.1.5).
-pub(crate) fn response_format(schema: &Value, strict: bool) -> Value {
-    json!({
-        "type": "json_schema",
-        "json_schema": {"name": crate::structured::schema_name(schema), "schema": schema, "strict": strict},
-    })
 }

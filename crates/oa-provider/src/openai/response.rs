@@ -3,23 +3,15 @@
 
 use serde_json::{Map, Value};
 
+use crate::call::wire::Mapped;
 use crate::error::ProviderError;
-use crate::message::{Content, ContentBlock, Message, Role, ToolCall};
-use crate::response::{FinishReason, Usage};
-use crate::schema_check::CompiledSchema;
-use crate::tool::Tool;
-
-/// The §6 parts read from one choice, before structured-output validation.
-#[derive(Debug)]
-pub(crate) struct Mapped {
-    pub(crate) message: Message,
-    pub(crate) finish_reason: FinishReason,
-    pub(crate) usage: Usage,
-    pub(crate) model: Option<String>,
-}
+use crate::model::response::read_counter;
+use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
+use crate::structured::CheckedTools;
+use crate::structured::WireToolCall;
 
 /// Maps an atomic response body.
-pub(crate) fn map_body(body: &Value, tools: &[Tool]) -> Result<Mapped, ProviderError> {
+pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
     let Some(root) = body.as_object() else {
         return Err(ProviderError::invalid_response(
             "response body is not a JSON object",
@@ -83,14 +75,6 @@ pub(crate) fn map_body(body: &Value, tools: &[Tool]) -> Result<Mapped, ProviderE
     })
 }
 
-/// A tool call as read from the wire: arguments still the provider's string.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct WireToolCall {
-    pub(crate) id: String,
-    pub(crate) name: String,
-    pub(crate) arguments: String,
-}
-
 /// The pieces both the atomic and the streamed path end with.
 #[derive(Debug)]
 pub(crate) struct Assembly<'a> {
@@ -103,7 +87,7 @@ pub(crate) struct Assembly<'a> {
 }
 
 /// Builds the §6 message, finish reason and usage; checks tool calls unless the finish reason is `error`.
-pub(crate) fn assemble(assembly: Assembly<'_>, tools: &[Tool]) -> Result<Mapped, ProviderError> {
+pub(crate) fn assemble(assembly: Assembly<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
     let mut finish_reason = match assembly.wire_finish {
         Some("stop") => FinishReason::Stop,
         Some("length") => FinishReason::Length,
@@ -121,7 +105,7 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &[Tool]) -> Result<Mapped,
     let tool_calls = assembly
         .raw_calls
         .into_iter()
-        .map(|call| check_tool_call(call, tools, degraded))
+        .map(|call| tools.check(call, degraded))
         .collect::<Result<Vec<_>, _>>()?;
     let content = match (assembly.reasoning, content) {
         (Some(reasoning), content) => {
@@ -136,18 +120,8 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &[Tool]) -> Result<Mapped,
         }
         (None, content) => content.map(Content::Text),
     };
-    let message = Message {
-        role: Role::Assistant,
-        content,
-        tool_calls: if tool_calls.is_empty() {
-            None
-        } else {
-            Some(tool_calls)
-        },
-        tool_call_id: None,
-    };
     Ok(Mapped {
-        message,
+        message: Message::reply(content, tool_calls),
         finish_reason,
         usage: read_usage(assembly.usage),
         model: None,
@@ -186,45 +160,6 @@ fn read_wire_tool_call(value: &Value) -> Result<WireToolCall, ProviderError> {
             None | Some(Value::Null) => String::new(),
             Some(_) => return Err(malformed()),
         },
-    })
-}
-
-fn check_tool_call(call: WireToolCall, tools: &[Tool], degraded: bool) -> Result<ToolCall, ProviderError> {
-    let arguments: Option<Value> = if call.arguments.trim().is_empty() {
-        Some(Value::Object(Map::new()))
-    } else {
-        serde_json::from_str(&call.arguments).ok()
-    };
-    if !degraded {
-        let tool = tools.iter().find(|tool| tool.name == call.name).ok_or_else(|| {
-            ProviderError::invalid_response(format!("tool call names undeclared tool {:?}", call.name))
-        })?;
-        if call.id.is_empty() {
-            return Err(ProviderError::invalid_response("a tool call has no id"));
-        }
-        let Some(arguments) = arguments.as_ref().filter(|arguments| arguments.is_object()) else {
-            return Err(ProviderError::invalid_response(format!(
-                "tool call {:?}: arguments are not a JSON object",
-                call.id
-            )));
-        };
-        let compiled = CompiledSchema::compile(&tool.parameters).map_err(|reason| {
-            ProviderError::invalid_response(format!(
-                "tool {:?}: parameters cannot be compiled: {reason}",
-                tool.name
-            ))
-        })?;
-        compiled.validate(arguments).map_err(|violations| {
-            ProviderError::invalid_response(format!(
-                "tool call {:?}: arguments violate the parameters schema: {violations}",
-                call.id
-            ))
-        })?;
-    }
-    Ok(ToolCall {
-        id: call.id,
-        name: call.name,
-        arguments: arguments.unwrap_or(Value::Null),
         signature: None,
     })
 }
@@ -234,18 +169,14 @@ pub(crate) fn read_usage(usage: Option<&Value>) -> Usage {
     let Some(Value::Object(usage)) = usage else {
         return Usage::default();
     };
-    let counter = |value: Option<&Value>| match value {
-        Some(Value::Number(number)) => number.as_u64(),
-        _ => None,
-    };
     let cached = usage
         .get("prompt_tokens_details")
         .and_then(|details| details.get("cached_tokens"));
     Usage {
-        prompt_tokens: counter(usage.get("prompt_tokens")),
-        completion_tokens: counter(usage.get("completion_tokens")),
-        total_tokens: counter(usage.get("total_tokens")),
-        cached_tokens: counter(cached),
+        prompt_tokens: read_counter(usage.get("prompt_tokens")),
+        completion_tokens: read_counter(usage.get("completion_tokens")),
+        total_tokens: read_counter(usage.get("total_tokens")),
+        cached_tokens: read_counter(cached),
         cache_creation_tokens: None,
     }
 }

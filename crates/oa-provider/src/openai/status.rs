@@ -1,189 +1,41 @@
-//! §8.1.3 error mapping: an HTTP status and error body to a §7 category, and Retry-After read defensively.
+//! §8.1.3 error mapping: an HTTP status and error body to a §7 category; the description, Retry-After and vendor
+//! code (`error.code`, else `error.type`) are the shared status builder's.
 
-use std::time::{Duration, SystemTime};
+use crate::call::status::{CONTENT_BLOCK_REJECTION, ErrorBody};
+use crate::error::Category;
 
-use serde_json::Value;
-
-use crate::error::{Category, ProviderError};
-
-/// The longest Retry-After kept on an error; a larger value is clamped to this.
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(3600);
-
-/// Maps a non-success status (and its body, if JSON) to an error. `scrub` removes the API key from any text the
-/// provider echoed.
-pub(crate) fn error_for_status(
-    status: u16,
-    body: &[u8],
-    retry_after: Option<&str>,
-    scrub: &dyn Fn(&str) -> String,
-) -> ProviderError {
-    let parsed: Option<Value> = serde_json::from_slice(body).ok();
-    let error_field = |name: &str| -> String {
-        parsed
-            .as_ref()
-            .and_then(|body| body.get("error"))
-            .and_then(|error| error.get(name))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_ascii_lowercase()
-    };
-    let (code, kind, message) = (error_field("code"), error_field("type"), error_field("message"));
-    let mentions = |needles: &[&str]| {
-        needles
-            .iter()
-            .any(|needle| [&code, &kind, &message].iter().any(|f| f.contains(needle)))
-    };
-    let category = match status {
+/// The §7 category of a non-success status with this error body.
+pub(crate) fn category(status: u16, body: &ErrorBody) -> Category {
+    match status {
         300..=399 => Category::InvalidResponse,
         401 | 403 => Category::Authentication,
-        404 if mentions(&["model_not_found", "model not found"])
-            || (mentions(&["model"]) && mentions(&["does not exist", "not found", "unknown"])) =>
+        404 if body.mentions(&["model_not_found", "model not found"])
+            || (body.mentions(&["model"]) && body.mentions(&["does not exist", "not found", "unknown"])) =>
         {
             Category::InvalidModel
         }
         429 => Category::RateLimit,
-        503 if mentions(&["model_not_loaded", "not loaded", "loading", "not_loaded"]) => {
+        503 if body.mentions(&["model_not_loaded", "not loaded", "loading", "not_loaded"]) => {
             Category::ModelNotLoaded
         }
         408 | 500..=599 => Category::Unavailable,
-        400 if mentions(&[
-            "image",
-            "media_type",
-            "media type",
-            "audio",
-            "content_not_supported",
-            "unsupported_content",
-            "content block",
-        ]) =>
-        {
-            Category::UnsupportedContentBlock
-        }
+        400 if body.mentions(&CONTENT_BLOCK_REJECTION) => Category::UnsupportedContentBlock,
         _ => Category::InvalidRequest,
-    };
-    let description = match status {
-        300..=399 => format!("http status {status}: redirect not followed"),
-        _ if message.is_empty() => format!("http status {status}"),
-        _ => format!(
-            "http status {status}: {}",
-            truncate(&scrub(&original_message(parsed.as_ref())), 300)
-        ),
-    };
-    let retry_after = if category == Category::RateLimit
-        || category == Category::Unavailable
-        || category == Category::ModelNotLoaded
-    {
-        retry_after.and_then(parse_retry_after)
-    } else {
-        None
-    };
-    ProviderError::new(category, description)
-        .with_status(status)
-        .with_retry_after(retry_after)
-        .with_vendor_code(vendor_code(parsed.as_ref(), scrub))
-}
-
-/// The body's `error.code` (a string), else `error.type`: kept verbatim when it is a short token (1 to 64
-/// characters, none of them whitespace or control), scrubbed of the key; anything else is no code.
-fn vendor_code(parsed: Option<&Value>, scrub: &dyn Fn(&str) -> String) -> Option<String> {
-    let error = parsed?.get("error")?;
-    ["code", "type"]
-        .iter()
-        .filter_map(|field| error.get(*field).and_then(Value::as_str))
-        .map(scrub)
-        .find(|code| {
-            (1..=64).contains(&code.chars().count())
-                && !code.chars().any(|c| c.is_whitespace() || c.is_control())
-        })
-}
-
-fn original_message(parsed: Option<&Value>) -> String {
-    parsed
-        .and_then(|body| body.get("error"))
-        .and_then(|error| error.get("message"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
-fn truncate(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
-/// Reads a Retry-After header: delay-seconds (a non-negative number) or an HTTP-date (RFC 9110 §10.2.3), clamped
-/// to [`MAX_RETRY_AFTER`]. A date in the past means "now" (zero). Negative, non-numeric, non-finite or otherwise
-/// unreadable values give `None`, and the retry falls back to its own backoff.
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
-    parse_retry_after_at(value, SystemTime::now())
-}
-
-/// [`parse_retry_after`] against a given clock, so the date form is testable.
-pub fn parse_retry_after_at(value: &str, now: SystemTime) -> Option<Duration> {
-    let value = value.trim();
-    if value.is_empty() || value.len() > 40 {
-        return None;
-    }
-    let wait = match value.parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => {
-            Duration::from_secs_f64(seconds.min(MAX_RETRY_AFTER.as_secs_f64()))
-        }
-        Ok(_) => return None,
-        Err(_) => crate::http_date::parse(value)?
-            .duration_since(now)
-            .unwrap_or(Duration::ZERO),
-    };
-    Some(wait.min(MAX_RETRY_AFTER))
-}
-
-#[cfg(test)]
-mod retry_after_tests {
-    use super::*;
-    use std::time::UNIX_EPOCH;
-
-    #[test]
-    fn seconds_and_dates_are_read_and_clamped() {
-        let now = UNIX_EPOCH + Duration::from_secs(784_111_777); // Sun, 06 Nov 1994 08:49:37 GMT
-        assert_eq!(parse_retry_after_at("7", now), Some(Duration::from_secs(7)));
-        assert_eq!(
-            parse_retry_after_at("1.5", now),
-            Some(Duration::from_millis(1500))
-        );
-        assert_eq!(
-            parse_retry_after_at("Sun, 06 Nov 1994 08:50:07 GMT", now),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(
-            parse_retry_after_at("Sun Nov  6 08:49:47 1994", now),
-            Some(Duration::from_secs(10))
-        );
-        // A date in the past means now; a date far ahead and a huge number are clamped.
-        assert_eq!(
-            parse_retry_after_at("Sat, 05 Nov 1994 08:49:37 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(
-            parse_retry_after_at("Fri, 01 Jan 2100 00:00:00 GMT", now),
-            Some(MAX_RETRY_AFTER)
-        );
-        assert_eq!(parse_retry_after_at("1e300", now), Some(MAX_RETRY_AFTER));
-        for garbage in ["", "-1", "NaN", "inf", "soon", "Sun, 06 Nov 1994 08:50:07 PST"] {
-            assert_eq!(parse_retry_after_at(garbage, now), None, "{garbage:?}");
-        }
     }
 }
 
 #[cfg(test)]
 mod vendor_code_tests {
-    use super::*;
+    use crate::call::wire::WireFormat;
+    use crate::openai::ChatCompletions;
 
     fn code_of(body: &str) -> Option<String> {
-        error_for_status(429, body.as_bytes(), None, &|text| {
-            text.replace("sk-secret", "[redacted]")
-        })
-        .vendor_code()
-        .map(str::to_owned)
+        ChatCompletions
+            .error_for_status(429, body.as_bytes(), None, &|text| {
+                text.replace("sk-secret", "[redacted]")
+            })
+            .vendor_code()
+            .map(str::to_owned)
     }
 
     #[test]

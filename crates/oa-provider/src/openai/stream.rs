@@ -3,9 +3,11 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::call::hook::DeltaKind;
+use crate::call::wire::{Mapped, StreamFold};
 use crate::error::{PartialStream, ProviderError};
-use crate::observe::DeltaKind;
-use crate::openai::response::{Assembly, WireToolCall};
+use crate::openai::response::{Assembly, assemble};
+use crate::structured::{CheckedTools, WireToolCall};
 
 /// What the chunks of one stream have added up to so far.
 #[derive(Debug, Default)]
@@ -23,10 +25,10 @@ pub(crate) struct StreamAssembler {
     n_events: usize,
 }
 
-impl StreamAssembler {
+impl StreamFold for StreamAssembler {
     /// Folds one SSE `data` payload in; `emit` receives each content or reasoning delta, and `scrub` removes
     /// secrets from provider text kept in an error.
-    pub(crate) fn on_data(
+    fn on_data(
         &mut self,
         data: &str,
         emit: &mut dyn FnMut(DeltaKind, &str),
@@ -120,6 +122,33 @@ impl StreamAssembler {
         Ok(())
     }
 
+    /// Whether the `[DONE]` sentinel arrived.
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Whether a finish reason arrived (a stream that ends after one is complete even without `[DONE]`).
+    fn is_complete(&self) -> bool {
+        self.finish_reason.is_some()
+    }
+
+    /// What has arrived, for an error raised mid-stream.
+    fn partial(&self) -> PartialStream {
+        PartialStream {
+            content: self.content.clone(),
+            n_events: self.n_events,
+        }
+    }
+
+    fn finish(&self, tools: &CheckedTools<'_>) -> Result<(Mapped, Value), ProviderError> {
+        let raw = self.raw();
+        let mut mapped = assemble(self.assembly(&raw), tools)?;
+        mapped.model = self.model();
+        Ok((mapped, raw))
+    }
+}
+
+impl StreamAssembler {
     fn on_tool_call_delta(&mut self, call: &Value, position: usize) -> Result<(), ProviderError> {
         let Some(call) = call.as_object() else {
             return Err(
@@ -160,26 +189,8 @@ impl StreamAssembler {
         Ok(())
     }
 
-    /// Whether the `[DONE]` sentinel arrived.
-    pub(crate) fn is_done(&self) -> bool {
-        self.done
-    }
-
-    /// Whether a finish reason arrived (a stream that ends after one is complete even without `[DONE]`).
-    pub(crate) fn has_finish_reason(&self) -> bool {
-        self.finish_reason.is_some()
-    }
-
-    /// What has arrived, for an error raised mid-stream.
-    pub(crate) fn partial(&self) -> PartialStream {
-        PartialStream {
-            content: self.content.clone(),
-            n_events: self.n_events,
-        }
-    }
-
     /// The model the stream named.
-    pub(crate) fn model(&self) -> Option<String> {
+    fn model(&self) -> Option<String> {
         self.header
             .get("model")
             .and_then(Value::as_str)
@@ -187,7 +198,7 @@ impl StreamAssembler {
     }
 
     /// The assembled `raw`: a `chat.completion`-shaped object with the terminal usage block verbatim.
-    pub(crate) fn raw(&self) -> Value {
+    fn raw(&self) -> Value {
         let mut message = Map::new();
         message.insert("role".to_owned(), Value::from("assistant"));
         message.insert(
@@ -228,7 +239,7 @@ impl StreamAssembler {
     }
 
     /// The pieces for the shared response builder; `raw` must outlive them.
-    pub(crate) fn assembly<'a>(&'a self, raw: &'a Value) -> Assembly<'a> {
+    fn assembly<'a>(&'a self, raw: &'a Value) -> Assembly<'a> {
         Assembly {
             content: if self.content.is_empty() {
                 None

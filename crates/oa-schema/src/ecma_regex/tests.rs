@@ -259,7 +259,7 @@ fn budget_refuses_quadratic_lookaround_on_long_strings() {
 fn budget_prices_lookaround_inside_repetition_higher() {
     // Each repetition re-runs the lookahead's scan: cubic work, so the admitted length is much shorter.
     let regex = EcmaRegex::new(r"(?:(?=[^\n]*x)[^\n])*y").unwrap();
-    assert_eq!(regex.is_match(&format!("{}x", "a".repeat(200))), Ok(false));
+    assert_eq!(regex.is_match(&format!("{}x", "a".repeat(150))), Ok(false));
     assert_eq!(
         regex.is_match(&format!("{}x", "a".repeat(2_000))),
         Err(RegexBudgetExceeded)

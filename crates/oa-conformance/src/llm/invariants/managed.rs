@@ -1,5 +1,6 @@
 //! Invariants of §6 managed-field collisions: rejected before sending, or riding the extras bag.
 
+use oa_provider::Mapping;
 use serde_json::Value;
 
 use super::*;
@@ -73,11 +74,16 @@ pub(super) fn temperature_once(call: &CallRun, case: &CaseRun) -> Result<(), Str
     })
 }
 
-/// The extras `stop` as a list: a string is one element, a list of strings is itself, anything else
-/// (malformed) is `None`.
+/// The extras stop value under the mapping's key.
+fn extras_stop_value(call: &CallRun) -> &Value {
+    &caller_extras(call)[call.mapping.stop_extras_key()]
+}
+
+/// The extras stop value as a list: a list of strings is itself, a string is one element where the mapping
+/// coerces one (OpenAI's `stop`), anything else (malformed) is `None`.
 pub(super) fn extras_stop(call: &CallRun) -> Option<Vec<Value>> {
-    match &caller_extras(call)["stop"] {
-        Value::String(_) => Some(vec![caller_extras(call)["stop"].clone()]),
+    match extras_stop_value(call) {
+        scalar @ Value::String(_) if call.mapping == Mapping::OpenAi => Some(vec![scalar.clone()]),
         Value::Array(items) if items.iter().all(Value::is_string) => Some(items.clone()),
         _ => None,
     }
@@ -93,6 +99,34 @@ pub(super) fn stop_is_merged_union(call: &CallRun, _: &CaseRun) -> Result<(), St
     let got = wire_stop(call)?;
     ensure(got == want, || {
         format!("wire stop {got:?}, merged union {want:?}")
+    })
+}
+
+/// Anthropic's and Gemini's stop lists are array-only: the wire value is a list (or absent), and an extras scalar
+/// string never reaches it.
+pub(super) fn no_scalar_stop_coercion(call: &CallRun, _: &CaseRun) -> Result<(), String> {
+    let wire = wire(call, 0)?;
+    let value = wire_stop_value(call, &wire);
+    ensure(value.is_null() || value.is_array(), || {
+        format!("the wire stop value {} is not a list", short(value))
+    })?;
+    if let Value::String(scalar) = extras_stop_value(call) {
+        ensure(!wire_stop(call)?.contains(&Value::from(scalar.as_str())), || {
+            format!("the extras scalar {scalar:?} was coerced onto the wire")
+        })?;
+    }
+    Ok(())
+}
+
+/// Gemini's merged stop list sits under `generationConfig`, never at the body's root.
+pub(super) fn stop_merged_under_generation_config(call: &CallRun, case: &CaseRun) -> Result<(), String> {
+    ensure(call.mapping == Mapping::Gemini, || {
+        format!("the case runs under the {} mapping", call.mapping)
+    })?;
+    stop_is_merged_union(call, case)?;
+    let wire = wire(call, 0)?;
+    ensure(wire.get("stopSequences").is_none(), || {
+        "stopSequences is at the body's root".to_owned()
     })
 }
 
@@ -112,16 +146,16 @@ pub(super) fn stop_collapses(call: &CallRun, _: &CaseRun) -> Result<(), String> 
 }
 
 pub(super) fn scalar_stop_coerced(call: &CallRun, _: &CaseRun) -> Result<(), String> {
-    let extra = caller_extras(call)["stop"]
+    let extra = extras_stop_value(call)
         .as_str()
         .ok_or("extras stop is not a string")?
         .to_owned();
     let wire = wire(call, 0)?;
+    let stop = wire_stop_value(call, &wire);
     ensure(
-        wire["stop"]
-            .as_array()
+        stop.as_array()
             .is_some_and(|items| items.contains(&Value::from(extra.clone()))),
-        || format!("wire stop {} lacks {extra:?} as an element", short(&wire["stop"])),
+        || format!("wire stop {} lacks {extra:?} as an element", short(stop)),
     )
 }
 
@@ -155,10 +189,7 @@ pub(super) fn stop_is_declared_only(call: &CallRun, _: &CaseRun) -> Result<(), S
 pub(super) fn malformed_stop_not_salvaged(call: &CallRun, _: &CaseRun) -> Result<(), String> {
     let declared = declared_stop(call);
     let got = wire_stop(call)?;
-    let extras = caller_extras(call)["stop"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let extras = extras_stop_value(call).as_array().cloned().unwrap_or_default();
     for item in extras.iter().filter(|i| i.is_string() && !declared.contains(i)) {
         ensure(!got.contains(item), || {
             format!("{item} from the malformed extras list reached the wire")

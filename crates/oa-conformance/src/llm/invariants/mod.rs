@@ -6,6 +6,7 @@ mod retry;
 mod streaming;
 mod usage;
 
+use oa_provider::Mapping;
 use serde_json::Value;
 
 use super::record::{CallRun, CaseRun};
@@ -282,6 +283,41 @@ const REGISTRY: &[(&str, Invariant)] = &[
         managed::malformed_stop_not_salvaged,
     ),
     ("no_error_raised_on_malformed_extras", managed::call_succeeded),
+    // §8.2 / §8.3 managed fields and derived usage (070, 078-080).
+    (
+        "raw_usage_input_tokens_verbatim_malformed",
+        usage::raw_input_tokens_verbatim,
+    ),
+    (
+        "atomic_mapping_extras_stream_conflict_rejected_pre_send",
+        rejected_pre_send,
+    ),
+    ("extras_stream_not_smuggled_to_wire", raised_and_unsent),
+    (
+        "matching_extras_stream_false_no_op",
+        managed::call_succeeded_and_sent,
+    ),
+    (
+        "wire_stop_sequences_is_merged_union",
+        managed::stop_is_merged_union,
+    ),
+    ("declared_first_in_merge_order", managed::declared_stop_first),
+    (
+        "no_scalar_string_coercion_on_anthropic",
+        managed::no_scalar_stop_coercion,
+    ),
+    (
+        "matching_stop_sequences_collapses_to_single_element",
+        managed::stop_collapses,
+    ),
+    (
+        "wire_stopSequences_merged_under_generationConfig",
+        managed::stop_merged_under_generation_config,
+    ),
+    (
+        "matching_stopSequences_collapses_to_single_element",
+        managed::stop_collapses,
+    ),
 ];
 
 /// The predicate named `name`, if the adapter implements it.
@@ -349,22 +385,40 @@ pub(super) fn declared_stop(call: &CallRun) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// The stop sequences on the wire, under the mapping's key (`stop`, `stop_sequences`,
+/// `generationConfig.stopSequences`); a scalar reads as one element, absent as none.
 pub(super) fn wire_stop(call: &CallRun) -> Result<Vec<Value>, String> {
     let wire = wire(call, 0)?;
-    Ok(match &wire["stop"] {
+    Ok(match wire_stop_value(call, &wire) {
         Value::Array(items) => items.clone(),
         Value::Null => Vec::new(),
         other => vec![other.clone()],
     })
 }
 
+/// The raw stop value on `wire` under the call's mapping's key.
+pub(super) fn wire_stop_value<'v>(call: &CallRun, wire: &'v Value) -> &'v Value {
+    match call.mapping {
+        Mapping::Gemini => &wire["generationConfig"]["stopSequences"],
+        mapping => &wire[mapping.stop_extras_key()],
+    }
+}
+
 /// The concatenated `delta.<field>` strings of the stream reply this call consumed.
+/// The streamed deltas' `field` pieces, concatenated in order. For `content`, a refusal's pieces count as content
+/// (0126 on llm-provider §8.1.6: a streamed refusal's pieces are content deltas).
 pub(super) fn stream_concat(call: &CallRun, run: &CaseRun, field: &str) -> Option<String> {
     let chunks = stream_chunks(call, run)?;
     let mut text = String::new();
     for chunk in &chunks {
         for choice in chunk["choices"].as_array().into_iter().flatten() {
-            if let Some(piece) = choice["delta"][field].as_str() {
+            let delta = &choice["delta"];
+            if let Some(piece) = delta[field].as_str() {
+                text.push_str(piece);
+            }
+            if field == "content"
+                && let Some(piece) = delta["refusal"].as_str()
+            {
                 text.push_str(piece);
             }
         }
@@ -467,6 +521,16 @@ call: {operation: complete, stream: true, messages: [{role: user, content: "go"}
         r#"
 mock_provider: {responses: [{status: 200, body: {id: e, object: chat.completion, model: test-model, choices: [{index: 0, message: {role: assistant, content: "ok"}, finish_reason: stop}], usage: {prompt_tokens: "x", completion_tokens: "y", total_tokens: "z"}}}]}
 call: {operation: complete, messages: [{role: user, content: "go"}], config: {temperature: 0.2, extras: {stop: "s", response_format: {type: json_object}, stream_options: {include_usage: true}, temperature: 0.2}}}
+"#,
+        r#"
+mapping: anthropic
+mock_provider: {responses: [{status: 200, body: {type: message, id: f, model: claude-test, role: assistant, content: [{type: text, text: "ok"}], stop_reason: end_turn, usage: {input_tokens: "x", output_tokens: 1}}}]}
+call: {operation: complete, messages: [{role: user, content: "go"}], config: {max_tokens: 8, stop_sequences: ["STOP"], extras: {stop_sequences: ["END"], stream: false}}}
+"#,
+        r#"
+mapping: gemini
+mock_provider: {responses: [{status: 200, body: {candidates: [{content: {role: model, parts: [{text: "ok"}]}, finishReason: STOP}], usageMetadata: {promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2}}}]}
+call: {operation: complete, messages: [{role: user, content: "go"}], config: {stop_sequences: ["STOP"], extras: {stopSequences: "END"}}}
 "#,
     ];
 

@@ -1,0 +1,195 @@
+//! One wire attempt: the messages and body it sends, the exchange, the content check, the schema_mode it earns,
+//! its diagnostics, and the record handed to the hook.
+
+use std::time::SystemTime;
+
+use tokio::time::Instant;
+
+use crate::call::diagnostic;
+use crate::call::exchange::Exchange;
+use crate::call::hook::{AttemptRecord, AttemptRequest};
+use crate::call::retry::AttemptPlan;
+use crate::call::wire::{Mapped, WireFormat, WireRequest};
+use crate::canonical;
+use crate::endpoint::Endpoint;
+use crate::enforcement::SchemaMode;
+use crate::error::ProviderError;
+use crate::model::{
+    CompletionRequest, Content, ContentBlock, FinishReason, Message, Response, StructuredOutputPath,
+};
+use crate::structured::output::Surface;
+use crate::structured::{CheckedTools, ResponseSchema, augment_messages, coercion};
+
+/// What every attempt of one call shares.
+pub(crate) struct CallPlan<'a> {
+    pub(crate) endpoint: &'a Endpoint,
+    pub(crate) wire: &'a dyn WireFormat,
+    pub(crate) request: &'a CompletionRequest,
+    pub(crate) schema: Option<&'a ResponseSchema>,
+    pub(crate) tools: &'a CheckedTools<'a>,
+    pub(crate) call_id: &'a str,
+    /// The registry held a fresh enforcing verdict for the route when the call began.
+    pub(crate) verified: bool,
+}
+
+/// One attempt of a call on a given path.
+#[derive(Clone, Copy)]
+pub(crate) struct Attempt<'a> {
+    pub(crate) call: &'a CallPlan<'a>,
+    pub(crate) path: Option<StructuredOutputPath>,
+}
+
+impl Attempt<'_> {
+    pub(crate) async fn run(self, plan: AttemptPlan) -> Result<Response, ProviderError> {
+        let call = self.call;
+        let started_at = SystemTime::now();
+        let clock = Instant::now();
+        let structured = self.path.zip(call.schema);
+        let messages = match structured {
+            Some((StructuredOutputPath::PromptAugmentation, schema)) => {
+                augment_messages(&plan.messages, &schema.schema)
+            }
+            _ => plan.messages,
+        };
+        let schema_mode = self
+            .path
+            .map(|path| SchemaMode::of(path, call.verified, plan.repair));
+        // On the tool-coercion path the synthetic tool and its forced choice replace the caller's (none), and its
+        // call is read unchecked: it is the answer the content check validates.
+        let coerced = match structured {
+            Some((StructuredOutputPath::ToolCoercion, schema)) => Some((
+                vec![coercion::synthetic_tool(&schema.schema)],
+                coercion::forced_choice(),
+            )),
+            _ => None,
+        };
+        let coerced_tools = coerced.as_ref().map(|(tools, _)| CheckedTools::unchecked(tools));
+        let checked_tools = coerced_tools.as_ref().unwrap_or(call.tools);
+        let (tools, tool_choice) = match &coerced {
+            Some((tools, choice)) => (tools.as_slice(), Some(choice)),
+            None => (call.request.tools.as_slice(), call.request.tool_choice.as_ref()),
+        };
+        let wire_request = WireRequest {
+            model: &call.endpoint.model,
+            messages: &messages,
+            tools,
+            tool_choice,
+            config: &plan.config,
+            structured,
+            stream: call.request.stream,
+        };
+        let (outcome, body_text) = match call.wire.body(&wire_request) {
+            Err(error) => (Err(error), None),
+            Ok(body) => {
+                let body_text = canonical::to_string(&body);
+                let exchange = Exchange {
+                    endpoint: call.endpoint,
+                    wire: call.wire,
+                    request: call.request,
+                    tools: checked_tools,
+                    call_id: call.call_id,
+                    attempt_index: plan.index,
+                };
+                let outcome = exchange
+                    .run(body_text.clone().into_bytes())
+                    .await
+                    .and_then(|(mapped, raw)| {
+                        let mapped = if coerced.is_some() {
+                            coercion::read_back(mapped)?
+                        } else {
+                            mapped
+                        };
+                        self.finish(mapped, raw, schema_mode)
+                    });
+                (outcome, Some(body_text))
+            }
+        };
+        let outcome = outcome.map_err(|error| error.with_path(self.path));
+        let sent = body_text.is_some();
+        let mut record = AttemptRecord {
+            mapping: call.wire.mapping(),
+            attempt_index: plan.index,
+            retry_reason: plan.retry_reason,
+            repair: plan.repair,
+            provider: &call.endpoint.system,
+            model: &call.endpoint.model,
+            call_id: call.call_id,
+            structured_output_path: self.path.filter(|_| sent),
+            schema_mode: schema_mode.filter(|_| sent),
+            schema_version: call.schema.map(|schema| schema.version.as_str()),
+            request: AttemptRequest {
+                messages: &messages,
+                config: &plan.config,
+                body: body_text.as_deref(),
+                stream: call.request.stream,
+            },
+            outcome: outcome.as_ref(),
+            started_at,
+            duration: clock.elapsed(),
+            diagnostics: &[],
+        };
+        // Where the call is made, once per attempt, whatever is attached (0126 on observability §5.5.7).
+        let diagnostics = diagnostic::raise(&record);
+        record.diagnostics = &diagnostics;
+        if let Some(hook) = &call.request.hook {
+            hook.on_attempt(&record);
+        }
+        outcome
+    }
+
+    /// The §6 response from the mapped parts: the content checked against the schema unless the model called
+    /// tools.
+    fn finish(
+        self,
+        mapped: Mapped,
+        raw: serde_json::Value,
+        schema_mode: Option<SchemaMode>,
+    ) -> Result<Response, ProviderError> {
+        let Mapped {
+            message,
+            finish_reason,
+            usage,
+            model,
+        } = mapped;
+        let schema = self.call.schema;
+        let parsed = match schema {
+            Some(schema) if finish_reason != FinishReason::ToolCalls => {
+                let surface = Surface {
+                    finish_reason,
+                    usage,
+                    model: model.as_deref(),
+                    raw: &raw,
+                };
+                Some(schema.check_content(&content_text(&message), surface)?)
+            }
+            _ => None,
+        };
+        Ok(Response {
+            message,
+            finish_reason,
+            usage,
+            parsed,
+            raw,
+            model,
+            structured_output_path: self.path,
+            schema_mode,
+            schema_version: schema.map(|schema| schema.version.clone()),
+        })
+    }
+}
+
+/// The text a structured-output response is validated from: the string content, or the text blocks joined
+/// (reasoning blocks are not output).
+fn content_text(message: &Message) -> String {
+    match &message.content {
+        Some(Content::Text(text)) => text.clone(),
+        Some(Content::Blocks(blocks)) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect(),
+        None => String::new(),
+    }
+}

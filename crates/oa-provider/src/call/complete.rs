@@ -1,0 +1,176 @@
+//! One `complete()` from the request to its result: the call id (minted here, once, when the request has none),
+//! the pre-checks, the structured-output path and the registry verdict (read once, at call time), the retry loop,
+//! and the fallback after a native rejection.
+
+use std::time::{Duration, SystemTime};
+
+use crate::call::attempt::{Attempt, CallPlan};
+use crate::call::hook::{AttemptRecord, AttemptRequest, mint_call_id};
+use crate::call::precheck;
+use crate::call::retry;
+use crate::call::wire::WireFormat;
+use crate::endpoint::Endpoint;
+use crate::error::ProviderError;
+use crate::model::{CompletionRequest, Response, StructuredOutputPath};
+use crate::structured::{CheckedTools, ResponseSchema};
+
+/// Runs one call on `endpoint` through `wire`.
+pub(crate) async fn complete(
+    endpoint: &Endpoint,
+    wire: &dyn WireFormat,
+    request: &CompletionRequest,
+) -> Result<Response, ProviderError> {
+    let call_id = request.call_id.clone().unwrap_or_else(mint_call_id);
+    let schema = match check_request(endpoint, wire, request) {
+        Ok(schema) => schema,
+        Err(error) => {
+            report_rejection(endpoint, wire, request, &call_id, &error);
+            return Err(error);
+        }
+    };
+    let tools = CheckedTools::new(&request.tools);
+    let path = schema.as_ref().map(|schema| {
+        if endpoint.native_available() {
+            wire.native_path(schema)
+        } else {
+            wire.fallback_path(request)
+        }
+    });
+    let plan = CallPlan {
+        endpoint,
+        wire,
+        request,
+        schema: schema.as_ref(),
+        tools: &tools,
+        call_id: &call_id,
+        verified: schema.is_some() && endpoint.is_verified_enforcing().await,
+    };
+    match run(&plan, path).await {
+        // Dynamic detection: the server rejected the native constraint itself, so this call (and later ones on
+        // this provider) fall back, as a fresh run with its own attempt indices.
+        Err(error) if is_native(path) && wire.is_native_rejection(&error) => {
+            endpoint.reject_native();
+            run(&plan, Some(wire.fallback_path(request))).await
+        }
+        other => other,
+    }
+}
+
+/// The checks made before any attempt: messages, tools, image support, streaming, the response schema (checked
+/// and compiled once for the whole call).
+fn check_request(
+    endpoint: &Endpoint,
+    wire: &dyn WireFormat,
+    request: &CompletionRequest,
+) -> Result<Option<ResponseSchema>, ProviderError> {
+    precheck::check_messages(&request.messages)?;
+    precheck::check_tools(&request.tools, request.tool_choice.as_ref())?;
+    precheck::check_image_support(&request.messages, endpoint.capabilities.image_input)?;
+    if request.stream && wire.stream_fold().is_none() {
+        return Err(ProviderError::invalid_request(format!(
+            "the {} mapping does not support streaming (llm-provider §5): send the call without stream",
+            wire.mapping()
+        )));
+    }
+    if request.stream && !endpoint.capabilities.streaming {
+        return Err(ProviderError::invalid_request(
+            "this provider mapping does not support streaming",
+        ));
+    }
+    request
+        .response_schema
+        .as_ref()
+        .map(ResponseSchema::check)
+        .transpose()
+}
+
+fn is_native(path: Option<StructuredOutputPath>) -> bool {
+    matches!(
+        path,
+        Some(StructuredOutputPath::Native | StructuredOutputPath::NativeUnenforced)
+    )
+}
+
+async fn run(plan: &CallPlan<'_>, path: Option<StructuredOutputPath>) -> Result<Response, ProviderError> {
+    retry::run(
+        plan.request.retry.as_ref(),
+        plan.endpoint.retry_parse_failure,
+        &plan.request.messages,
+        &plan.request.config,
+        |attempt_plan| Attempt { call: plan, path }.run(attempt_plan),
+    )
+    .await
+}
+
+/// A call rejected before its first attempt still gets a record (no body, no path), so hooks see it.
+fn report_rejection(
+    endpoint: &Endpoint,
+    wire: &dyn WireFormat,
+    request: &CompletionRequest,
+    call_id: &str,
+    error: &ProviderError,
+) {
+    if let Some(hook) = &request.hook {
+        hook.on_attempt(&AttemptRecord {
+            mapping: wire.mapping(),
+            attempt_index: 0,
+            retry_reason: None,
+            repair: false,
+            provider: &endpoint.system,
+            model: &endpoint.model,
+            call_id,
+            structured_output_path: None,
+            schema_mode: None,
+            schema_version: None,
+            request: AttemptRequest {
+                messages: &request.messages,
+                config: &request.config,
+                body: None,
+                stream: request.stream,
+            },
+            outcome: Err(error),
+            started_at: SystemTime::now(),
+            duration: Duration::ZERO,
+            diagnostics: &[],
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oa_testkit::Server;
+    use oa_testkit::openai::text_reply;
+    use serde_json::json;
+
+    use crate::structured::output::validations;
+    use crate::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
+
+    /// Each attempt's content is checked exactly once, where it arrives, and nothing downstream checks it again:
+    /// a call of two failed attempts runs two content checks, however many hooks, events and errors carry them.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_failed_structured_attempt_validates_once() {
+        let server = Server::start(vec![
+            text_reply("prose", "stop"),
+            text_reply(r#"{"a": "x"}"#, "stop"),
+        ])
+        .unwrap();
+        let provider = OpenAiProvider::builder("test-model")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap();
+        let request = CompletionRequest::new(vec![Message::user("hi")])
+            .with_response_schema(json!({"type": "object", "properties": {"a": {"type": "integer"}},
+                                         "required": ["a"], "additionalProperties": false}))
+            .with_retry(
+                RetryConfig::new(2)
+                    .with_backoff(Backoff::Fixed(std::time::Duration::ZERO))
+                    .with_reask(Reask::template("{error_message}")),
+            );
+        let before = validations();
+        let error = provider.complete(&request).await.unwrap_err();
+        let failure = error.structured_output().unwrap();
+        assert_eq!(failure.violations().map(oa_schema::Violations::len), Some(1));
+        assert_eq!(validations() - before, 2, "two attempts, one content check each");
+    }
+}

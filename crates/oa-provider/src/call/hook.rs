@@ -1,0 +1,196 @@
+//! The attempt hook the events and observability layers subscribe to: a token delta as it streams and a record
+//! per wire attempt, carrying every fact of that attempt as a typed value (path, schema_mode, schema_version,
+//! retry reason, the typed failure, diagnostics). oa-provider depends on neither layer; they implement
+//! [`AttemptHook`].
+
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use crate::call::diagnostic::Diagnostic;
+use crate::enforcement::SchemaMode;
+use crate::error::ProviderError;
+use crate::model::{Mapping, Message, Response, RuntimeConfig, StructuredOutputPath, Usage};
+
+/// Receives a call's token deltas and attempt records.
+///
+/// Contract: methods are called on the task running `complete()`, in order, as things happen (a token as its
+/// chunk is decoded, a record when its attempt ends). They must return quickly and must not block; a slow hook
+/// slows the call. Both default to doing nothing. A hook sees message text and request bodies, never an API key
+/// or header (the key travels only in the HTTP header, which no record holds).
+pub trait AttemptHook: Send + Sync {
+    /// A streamed content or reasoning delta (graph-engine §6 `LlmTokenEvent`).
+    fn on_token(&self, delta: &TokenDelta<'_>) {
+        let _ = delta;
+    }
+
+    /// One wire attempt finished (or was rejected before sending).
+    fn on_attempt(&self, record: &AttemptRecord<'_>) {
+        let _ = record;
+    }
+}
+
+/// Which kind of delta a token event carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeltaKind {
+    /// Message content (a refusal's pieces count as content).
+    Content,
+    /// Reasoning text from a reasoning-model extension.
+    Reasoning,
+}
+
+impl DeltaKind {
+    /// The graph-engine §6 `delta_kind` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Content => "content",
+            Self::Reasoning => "reasoning",
+        }
+    }
+}
+
+/// A streamed delta, as it arrived.
+#[derive(Debug, Clone, Copy)]
+pub struct TokenDelta<'a> {
+    /// The provider's identifier, e.g. `"openai"`.
+    pub provider: &'a str,
+    /// The bound model.
+    pub model: &'a str,
+    /// The call's identifier, as on its attempt records.
+    pub call_id: &'a str,
+    /// The wire attempt this delta belongs to.
+    pub attempt_index: u32,
+    /// Content or reasoning.
+    pub kind: DeltaKind,
+    /// The delta's text.
+    pub text: &'a str,
+}
+
+/// Why an attempt after the first was made (the prior attempt's failure class, §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryReason {
+    /// The prior attempt failed with a transient-classified error.
+    Transient,
+    /// The prior attempt's structured output was invalid and a reask correction was appended.
+    Reask,
+    /// The server's engine could not parse the prior attempt's model output; the same bytes were sent again (an
+    /// opt-in, once per call).
+    ParseFailure,
+}
+
+impl RetryReason {
+    /// The `openarmature.llm.retry_reason` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Transient => "transient",
+            Self::Reask => "reask",
+            Self::ParseFailure => "parse_failure",
+        }
+    }
+}
+
+/// The request of one attempt exactly as sent (0126 on §7.1).
+#[derive(Debug, Clone)]
+pub struct AttemptRequest<'a> {
+    /// The messages sent: the caller's, as reask extended them, with a prompt-augmentation directive if any.
+    pub messages: &'a [Message],
+    /// The config after the attempt's `per_attempt_override` was merged.
+    pub config: &'a RuntimeConfig,
+    /// The wire body bytes, as sent; `None` when the attempt was rejected before sending.
+    pub body: Option<&'a str>,
+    /// Whether the attempt streamed.
+    pub stream: bool,
+}
+
+/// The record of one wire attempt, handed to [`AttemptHook::on_attempt`].
+pub struct AttemptRecord<'a> {
+    /// The §8 wire mapping the attempt spoke.
+    pub mapping: Mapping,
+    /// 0 for the first attempt of the call.
+    pub attempt_index: u32,
+    /// Why this attempt was scheduled; `None` on attempt 0.
+    pub retry_reason: Option<RetryReason>,
+    /// Whether an earlier attempt of the call failed validation and was reasked, so a success here is a repair.
+    pub repair: bool,
+    /// The provider's identifier, e.g. `"openai"`.
+    pub provider: &'a str,
+    /// The bound model.
+    pub model: &'a str,
+    /// The call's identifier (graph-engine §6 `call_id`): the request's, or one minted for this `complete()`;
+    /// the same on every attempt of the call.
+    pub call_id: &'a str,
+    /// The structured-output path; `None` without a schema or when nothing was sent.
+    pub structured_output_path: Option<StructuredOutputPath>,
+    /// How the schema constrained this attempt (path, registry verdict, repair); `None` without a schema or when
+    /// nothing was sent. A dimension of every span, log record and metric sample of the attempt.
+    pub schema_mode: Option<SchemaMode>,
+    /// SHA-256 (hex) of the canonical schema the call sent; `None` without a schema.
+    pub schema_version: Option<&'a str>,
+    /// What was sent.
+    pub request: AttemptRequest<'a>,
+    /// What came back.
+    pub outcome: Result<&'a Response, &'a ProviderError>,
+    /// When the attempt started (wall clock).
+    pub started_at: SystemTime,
+    /// How long it took.
+    pub duration: Duration,
+    /// The diagnostics this attempt earned (e.g. `schema_not_honored`), also emitted through `tracing`.
+    pub diagnostics: &'a [Diagnostic],
+}
+
+impl AttemptRecord<'_> {
+    /// The attempt's usage: the response's, or a structured-output failure's.
+    pub fn usage(&self) -> Option<Usage> {
+        match self.outcome {
+            Ok(response) => Some(response.usage),
+            Err(error) => error.structured_output().map(|failure| failure.usage),
+        }
+    }
+}
+
+impl fmt::Debug for AttemptRecord<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AttemptRecord")
+            .field("mapping", &self.mapping)
+            .field("attempt_index", &self.attempt_index)
+            .field("retry_reason", &self.retry_reason)
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("call_id", &self.call_id)
+            .field("repair", &self.repair)
+            .field("structured_output_path", &self.structured_output_path)
+            .field("schema_mode", &self.schema_mode)
+            .field("n_diagnostics", &self.diagnostics.len())
+            .field("n_messages", &self.request.messages.len())
+            .field(
+                "outcome",
+                &self
+                    .outcome
+                    .map(|response| response.finish_reason)
+                    .map_err(ProviderError::category),
+            )
+            .field("duration", &self.duration)
+            .finish()
+    }
+}
+
+/// Mints a fresh call identifier (graph-engine §6 `call_id`): 128 bits from the standard library's per-instance
+/// random hasher keys, so identifiers are unique within a run without any global counter of ours. The call driver
+/// is the one place that mints, for a request that carries none.
+pub(crate) fn mint_call_id() -> String {
+    let draw = |salt: u64| {
+        let mut hasher = RandomState::new().build_hasher();
+        hasher.write_u64(salt);
+        hasher.finish()
+    };
+    format!(
+        "call_{:016x}{:016x}",
+        draw(0x243f_6a88_85a3_08d3),
+        draw(0x1319_8a2e_0370_7344)
+    )
+}

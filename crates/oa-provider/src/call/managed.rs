@@ -1,0 +1,207 @@
+//! The §6 managed-field collision rule, shared by every wire format: the fields a mapping sets (structural ones,
+//! realizations of declared config, its structured-output constraint), and how an extras key that names one is
+//! resolved. A list-shaped field (the stop sequences) merges, declared values first, de-duplicated, a malformed
+//! extras value counting as absent; any other managed field takes an equal extras value as a no-op and rejects a
+//! conflicting one before sending. Every unmanaged extras key rides untouched.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::canonical::json_equal;
+use crate::error::ProviderError;
+use crate::model::{Mapping, Tool, ToolChoice};
+
+/// The fields one request's mapping manages, with what it sends for each.
+#[derive(Debug)]
+pub(crate) struct Managed {
+    mapping: Mapping,
+    /// `(wire key, value, emitted)`; a field managed but not emitted (`stream: false` on a unary call) still
+    /// resolves a colliding extras value.
+    fields: Vec<(&'static str, Value, bool)>,
+}
+
+/// The list-shaped managed field: the stop sequences under the mapping's wire key.
+#[derive(Debug)]
+pub(crate) struct StopField {
+    /// The wire key (`stop`, `stop_sequences`, `stopSequences`).
+    pub(crate) key: &'static str,
+    /// The declared `stop_sequences`; while `None` the field is unmanaged and an extras value rides untouched.
+    pub(crate) declared: Option<Vec<String>>,
+    /// Whether an extras scalar string is read as a one-element list (OpenAI's `stop` accepts one); elsewhere it is
+    /// malformed, so absent.
+    pub(crate) coerce_scalar: bool,
+}
+
+impl Managed {
+    /// No managed fields yet, for `mapping` (named in collision errors).
+    pub(crate) fn new(mapping: Mapping) -> Self {
+        Self {
+            mapping,
+            fields: Vec::new(),
+        }
+    }
+
+    /// Manages `key` and sends `value` under it.
+    pub(crate) fn emit(&mut self, key: &'static str, value: Value) {
+        self.fields.push((key, value, true));
+    }
+
+    /// Manages `key` without sending it: an extras value equal to `value` is a no-op, any other is rejected.
+    pub(crate) fn absorb(&mut self, key: &'static str, value: Value) {
+        self.fields.push((key, value, false));
+    }
+
+    /// Manages the call's `tools` and `tool_choice`, each only when the call has it, in the mapping's wire form.
+    pub(crate) fn emit_tools(
+        &mut self,
+        tools: &[Tool],
+        tool_choice: Option<&ToolChoice>,
+        wire_tool: fn(&Tool) -> Value,
+        wire_choice: fn(&ToolChoice) -> Value,
+    ) {
+        if !tools.is_empty() {
+            self.emit("tools", Value::Array(tools.iter().map(wire_tool).collect()));
+        }
+        if let Some(tool_choice) = tool_choice {
+            self.emit("tool_choice", wire_choice(tool_choice));
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.fields
+            .iter()
+            .find(|(name, _, _)| *name == key)
+            .map(|(_, value, _)| value)
+    }
+
+    /// The object the managed fields and `extras` make together, with the stop sequences merged.
+    ///
+    /// # Errors
+    ///
+    /// `provider_invalid_request` when an extras key conflicts with a value this mapping manages.
+    pub(crate) fn place(
+        self,
+        extras: &BTreeMap<String, Value>,
+        stop: StopField,
+    ) -> Result<Map<String, Value>, ProviderError> {
+        let mut object = Map::new();
+        let mut merged_stop = stop.declared;
+        for (key, value) in extras {
+            if key == stop.key
+                && let Some(merged) = merged_stop.as_mut()
+            {
+                // Additive: merged after the declared values, first occurrence wins; malformed means absent.
+                for sequence in well_formed_stop(value, stop.coerce_scalar).unwrap_or_default() {
+                    if !merged.contains(&sequence) {
+                        merged.push(sequence);
+                    }
+                }
+                continue;
+            }
+            match self.get(key) {
+                Some(managed) if json_equal(managed, value) => {}
+                Some(_) => {
+                    return Err(ProviderError::invalid_request(format!(
+                        "config extras key {key:?} conflicts with the value the {} mapping manages for it",
+                        self.mapping
+                    )));
+                }
+                None => {
+                    object.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        for (key, value, emitted) in self.fields {
+            if emitted {
+                object.insert(key.to_owned(), value);
+            }
+        }
+        if let Some(merged) = merged_stop {
+            object.insert(stop.key.to_owned(), Value::from(merged));
+        }
+        Ok(object)
+    }
+}
+
+/// An extras stop value usable for the merge: a list of strings only (or, where the wire accepts one, a string as a
+/// one-element list).
+fn well_formed_stop(value: &Value, coerce_scalar: bool) -> Option<Vec<String>> {
+    match value {
+        Value::String(sequence) if coerce_scalar => Some(vec![sequence.clone()]),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn extras(value: Value) -> BTreeMap<String, Value> {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn stop(declared: Option<&[&str]>, coerce_scalar: bool) -> StopField {
+        StopField {
+            key: "stop_sequences",
+            declared: declared.map(|items| items.iter().map(|item| (*item).to_owned()).collect()),
+            coerce_scalar,
+        }
+    }
+
+    #[test]
+    fn equal_extras_are_no_ops_and_conflicts_are_rejected() {
+        let mut managed = Managed::new(Mapping::Anthropic);
+        managed.emit("max_tokens", json!(64));
+        managed.absorb("stream", json!(false));
+        let placed = managed
+            .place(
+                &extras(json!({"max_tokens": 64.0, "stream": false, "top_k": 5})),
+                stop(None, false),
+            )
+            .unwrap();
+        assert_eq!(Value::Object(placed), json!({"max_tokens": 64, "top_k": 5}));
+        let mut managed = Managed::new(Mapping::Anthropic);
+        managed.absorb("stream", json!(false));
+        let error = managed
+            .place(&extras(json!({"stream": true})), stop(None, false))
+            .unwrap_err();
+        assert!(error.is_invalid_request());
+        assert!(
+            error.message().contains("anthropic mapping"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn stop_sequences_merge_only_while_declared_and_malformed_counts_as_absent() {
+        let merged = |declared, extra: Value, coerce| {
+            Managed::new(Mapping::Anthropic)
+                .place(&extras(json!({"stop_sequences": extra})), stop(declared, coerce))
+                .map(|placed| placed["stop_sequences"].clone())
+                .unwrap()
+        };
+        assert_eq!(
+            merged(Some(&["STOP"]), json!(["END", "STOP"]), false),
+            json!(["STOP", "END"])
+        );
+        assert_eq!(merged(Some(&["STOP"]), json!("END"), false), json!(["STOP"]));
+        assert_eq!(
+            merged(Some(&["STOP"]), json!("END"), true),
+            json!(["STOP", "END"])
+        );
+        assert_eq!(merged(Some(&["STOP"]), json!(["END", 1]), true), json!(["STOP"]));
+        assert_eq!(
+            merged(None, json!("raw"), false),
+            json!("raw"),
+            "unmanaged: untouched"
+        );
+    }
+}

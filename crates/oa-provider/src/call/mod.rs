@@ -1,0 +1,22 @@
+//! One call, vendor-neutral: the pre-checks made before anything is sent, the structured-output path, call-level
+//! retry with reask, and per attempt the wire exchange (through a [`wire::WireFormat`]), validation, schema_mode,
+//! diagnostics and the attempt record handed to the [`AttemptHook`].
+
+mod attempt;
+mod complete;
+pub(crate) mod diagnostic;
+mod exchange;
+pub(crate) mod hook;
+pub(crate) mod managed;
+mod precheck;
+pub(crate) mod ready;
+mod retry;
+pub(crate) mod status;
+pub(crate) mod turns;
+pub(crate) mod wire;
+
+pub(crate) use complete::complete;
+pub use diagnostic::{DIAGNOSTIC_TARGET, Diagnostic, SCHEMA_NOT_HONORED, Severity, is_schema_not_honored};
+pub use hook::{AttemptHook, AttemptRecord, AttemptRequest, DeltaKind, RetryReason, TokenDelta};
+pub use precheck::SUPPORTED_MEDIA_TYPES;
+pub use retry::{Backoff, Classifier, OnRetry, Reask, RetryConfig};

@@ -1,0 +1,16 @@
+//! The llm-provider model, vendor-neutral (§3–§6): messages and content blocks, tools, the runtime config, the
+//! request `complete()` takes, the §5 [`Provider`] interface, and the response it returns.
+
+mod config;
+mod mapping;
+mod message;
+mod request;
+pub(crate) mod response;
+mod tool;
+
+pub use config::{DECLARED_FIELDS, RuntimeConfig};
+pub use mapping::{Mapping, UnknownMapping};
+pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
+pub use request::{CompletionRequest, Provider};
+pub use response::{FinishReason, Response, StructuredOutputPath, Usage};
+pub use tool::{Tool, ToolChoice};

@@ -1,0 +1,151 @@
+//! The §5 provider interface every wire format implements, and the request record `complete()` takes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::call::{AttemptHook, RetryConfig};
+use crate::enforcement::CapabilityKey;
+use crate::error::ProviderError;
+use crate::model::{Message, Response, RuntimeConfig, Tool, ToolChoice};
+
+/// An LLM provider bound to one model (§5).
+///
+/// Contract: `complete()` is reentrant (concurrent calls go to the wire concurrently, never serialized), never
+/// mutates its request, does not loop on tool calls, and retries only when the request carries a
+/// [`RetryConfig`]. `ready()` is never called by `complete()`. Cancelling is dropping the future; a dropped
+/// call sends nothing further and is not retried.
+#[async_trait]
+pub trait Provider: Send + Sync + fmt::Debug {
+    /// Checks that the bound model is reachable and serving, so the next `complete()` should not fail with
+    /// authentication, invalid-model, not-loaded or unavailable.
+    ///
+    /// # Errors
+    ///
+    /// One of those four categories (or `provider_rate_limit` / `provider_invalid_response` from the probe).
+    async fn ready(&self) -> Result<(), ProviderError>;
+
+    /// Performs one completion call (with in-call retries when `request.retry` is set).
+    ///
+    /// # Errors
+    ///
+    /// A [`ProviderError`] of one of the §7 categories; `provider_invalid_request` for anything rejected before
+    /// sending, `structured_output_invalid` with its carries when the content fails the response_schema.
+    async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError>;
+
+    /// The route this provider serves, as the capability registry keys it (provider name, model, base URL);
+    /// `None` for a provider that is not one route (a router, a test double). Probes record their verdicts under
+    /// it, and a provider built with a registry reads its verdict under it.
+    fn capability_key(&self) -> Option<CapabilityKey> {
+        None
+    }
+}
+
+/// Everything one `complete()` call takes (§5), built with [`CompletionRequest::new`] and `with_*` setters.
+#[derive(Clone, Default)]
+pub struct CompletionRequest {
+    /// The conversation; first may be system, then user first, last user or tool.
+    pub messages: Vec<Message>,
+    /// Tools the model may call; names unique.
+    pub tools: Vec<Tool>,
+    /// The tool-choice constraint; `None` omits it from the wire.
+    pub tool_choice: Option<ToolChoice>,
+    /// Sampling parameters and extras.
+    pub config: RuntimeConfig,
+    /// A JSON Schema (object at the top) the output must validate against.
+    pub response_schema: Option<Value>,
+    /// In-call retry; `None` means one attempt.
+    pub retry: Option<RetryConfig>,
+    /// Consume the streaming wire response and emit token events; the result is the same `Response`.
+    pub stream: bool,
+    /// Receives token deltas and attempt records as the call runs.
+    pub hook: Option<Arc<dyn AttemptHook>>,
+    /// The call's identifier (graph-engine §6 `call_id`); `None` lets the provider mint one per `complete()`.
+    /// Every attempt record and token delta of the call carries it, so a listener reads it there.
+    pub call_id: Option<String>,
+}
+
+impl CompletionRequest {
+    /// A request with these messages and every option at its default.
+    pub fn new(messages: Vec<Message>) -> Self {
+        Self {
+            messages,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the tools (default: none).
+    pub fn with_tools(mut self, tools: Vec<Tool>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Sets the tool choice (default: absent).
+    pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
+        self.tool_choice = Some(tool_choice);
+        self
+    }
+
+    /// Sets the runtime config (default: empty).
+    pub fn with_config(mut self, config: RuntimeConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sets the response schema (default: none, free-form text).
+    pub fn with_response_schema(mut self, schema: Value) -> Self {
+        self.response_schema = Some(schema);
+        self
+    }
+
+    /// Asks for output of type `T`: sets the response schema to T's schema (schemars, draft 2020-12) made
+    /// strict-compatible where that keeps its meaning (see [`output_schema`](crate::output_schema)); read the
+    /// result back with [`Response::parsed_as`]. A schema that cannot go strict (a map with free keys) is sent as
+    /// derived, on the `native_unenforced` path.
+    #[cfg(feature = "schemars")]
+    pub fn with_output<T: schemars::JsonSchema>(self) -> Self {
+        self.with_response_schema(crate::structured::output_schema::<T>().schema)
+    }
+
+    /// Sets the retry configuration (default: none).
+    pub fn with_retry(mut self, retry: RetryConfig) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+
+    /// Streams the response (default: false).
+    pub fn with_stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Sets the call identifier (default: a fresh one minted per `complete()`).
+    pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
+
+    /// Attaches the attempt hook (default: none).
+    pub fn with_hook(mut self, hook: Arc<dyn AttemptHook>) -> Self {
+        self.hook = Some(hook);
+        self
+    }
+}
+
+impl fmt::Debug for CompletionRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompletionRequest")
+            .field("n_messages", &self.messages.len())
+            .field("n_tools", &self.tools.len())
+            .field("tool_choice", &self.tool_choice)
+            .field("config", &self.config)
+            .field("response_schema", &self.response_schema.is_some())
+            .field("retry", &self.retry)
+            .field("stream", &self.stream)
+            .field("hook", &self.hook.is_some())
+            .field("call_id", &self.call_id)
+            .finish()
+    }
+}

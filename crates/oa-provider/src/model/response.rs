@@ -1,0 +1,143 @@
+//! The §6 `Response`: the assistant message, finish reason, nullable usage, parsed value, raw body, model.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::enforcement::SchemaMode;
+use crate::model::Message;
+use crate::structured::{ParsedAsError, deserialize_as};
+
+/// Why the model stopped (§6); the spec closes the set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// Finished naturally.
+    Stop,
+    /// Hit the token budget.
+    Length,
+    /// Returned tool calls and awaits their results.
+    ToolCalls,
+    /// Blocked, truncated or refused by the provider's filter (an OpenAI refusal maps here).
+    ContentFilter,
+    /// A degraded but parseable response (also any finish reason the mapping does not know).
+    Error,
+}
+
+impl FinishReason {
+    /// The spec string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Length => "length",
+            Self::ToolCalls => "tool_calls",
+            Self::ContentFilter => "content_filter",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// Token accounting (§6). Each counter is `None` when not reported or malformed on the wire (§7 *Malformed
+/// usage counter*); the malformed value stays on [`Response::raw`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input tokens.
+    pub prompt_tokens: Option<u64>,
+    /// Output tokens.
+    pub completion_tokens: Option<u64>,
+    /// Their total, as the provider reported it.
+    pub total_tokens: Option<u64>,
+    /// Input tokens served from a prefix cache (`0` is a reported miss); absent when not reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    /// Input tokens written to a cache; no mapping reports it (the §6 implicit-cache field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_creation_tokens: Option<u64>,
+}
+
+/// A usage counter read strictly (§7 *Malformed usage counter*): a non-negative integer, else not reported.
+pub(crate) fn read_counter(value: Option<&Value>) -> Option<u64> {
+    match value {
+        Some(Value::Number(number)) => number.as_u64(),
+        _ => None,
+    }
+}
+
+impl Usage {
+    /// Usage from the two counters a mapping reports without a total (§8.2): the total is their sum, and not
+    /// reported when either is not (never the surviving addend).
+    pub(crate) fn derived(prompt_tokens: Option<u64>, completion_tokens: Option<u64>) -> Self {
+        Self {
+            prompt_tokens,
+            completion_tokens,
+            total_tokens: prompt_tokens
+                .zip(completion_tokens)
+                .and_then(|(prompt, completion)| prompt.checked_add(completion)),
+            cached_tokens: None,
+            cache_creation_tokens: None,
+        }
+    }
+}
+
+/// Which way a structured-output call asked for its schema (graph-engine §6 `structured_output_path`, 0126).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredOutputPath {
+    /// The schema went as the provider's native constraint in a form that constrains decoding (`strict: true`).
+    Native,
+    /// The schema went natively in a form that does not constrain decoding (`strict: false`).
+    NativeUnenforced,
+    /// The schema went as a synthetic tool's input schema, with `tool_choice` forcing that tool, and the answer was
+    /// read back from the tool call's input (§8.2.5.1 fallback, Anthropic only).
+    ToolCoercion,
+    /// The schema went as a system directive in the prompt (§8.1.5.1, §8.2.5.1, §8.3.5.1 fallback).
+    PromptAugmentation,
+}
+
+impl StructuredOutputPath {
+    /// The spec string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::NativeUnenforced => "native_unenforced",
+            Self::ToolCoercion => "tool_coercion",
+            Self::PromptAugmentation => "prompt_augmentation",
+        }
+    }
+}
+
+impl Response {
+    /// The validated structured value as `T`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParsedAsError::NoValue`] when there is no validated value; [`ParsedAsError::Deserialize`] naming the
+    /// location and serde's message when the value passed the schema but does not fit `T` (the schema said less
+    /// than the type).
+    pub fn parsed_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, ParsedAsError> {
+        let value = self.parsed.as_ref().ok_or(ParsedAsError::NoValue)?;
+        deserialize_as(value)
+    }
+}
+
+/// The result of a successful `complete()` (§6).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Response {
+    /// The assistant message; `role` is always assistant.
+    pub message: Message,
+    /// The normalized finish reason.
+    pub finish_reason: FinishReason,
+    /// Token usage, counters nullable.
+    pub usage: Usage,
+    /// The validated structured value; `None` without a schema or when the model called tools.
+    pub parsed: Option<Value>,
+    /// The provider's response as parsed JSON, verbatim (for a stream, the assembled form).
+    pub raw: Value,
+    /// The model the provider says answered, when it said.
+    pub model: Option<String>,
+    /// The structured-output path of the request this response answers; `None` without a schema.
+    pub structured_output_path: Option<StructuredOutputPath>,
+    /// How the structured value was produced (path, and whether a reask repaired it); `None` without a schema.
+    pub schema_mode: Option<SchemaMode>,
+    /// SHA-256 (hex) of the canonical JSON of the schema sent; `None` without a schema.
+    pub schema_version: Option<String>,
+}

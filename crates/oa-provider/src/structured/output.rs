@@ -1,0 +1,99 @@
+//! Checking a response's content against the call's schema: the one place oa-provider parses model output and runs
+//! the validator on it. A failure keeps what was found as typed values — the parse error or every violation, and
+//! the failure class derived from them — so nothing downstream parses or validates again.
+
+use serde_json::Value;
+
+use crate::error::{ProviderError, StructuredOutputFailure};
+use crate::model::{FinishReason, Usage};
+use crate::structured::failure_class::FailureClass;
+use crate::structured::{ResponseSchema, differs_only_in_case};
+
+/// What was wrong with a structured-output answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputProblem {
+    /// The content is not well-formed JSON (prose, a fenced block, an answer cut off by the token budget).
+    Malformed(oa_schema::MalformedJson),
+    /// The content is JSON that the schema rejects: every violation, each at its JSON Pointer.
+    Violations(oa_schema::Violations),
+}
+
+impl OutputProblem {
+    /// The every-violation description (0126 on §7): one violation per line, or the parse failure.
+    pub fn error_message(&self) -> String {
+        match self {
+            Self::Malformed(malformed) => format!("content is not valid JSON: {malformed}"),
+            Self::Violations(violations) => violations.error_message(),
+        }
+    }
+
+    /// The violations, when the content was JSON.
+    pub fn violations(&self) -> Option<&oa_schema::Violations> {
+        match self {
+            Self::Malformed(_) => None,
+            Self::Violations(violations) => Some(violations),
+        }
+    }
+}
+
+/// The response surface a content check reports with its failure.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Surface<'a> {
+    pub(crate) finish_reason: FinishReason,
+    pub(crate) usage: Usage,
+    pub(crate) model: Option<&'a str>,
+    pub(crate) raw: &'a Value,
+}
+
+impl ResponseSchema {
+    /// Parses and validates `content`: the value, or the `structured_output_invalid` error carrying the typed
+    /// problem and its class. Counted by [`validations`] in tests.
+    pub(crate) fn check_content(&self, content: &str, surface: Surface<'_>) -> Result<Value, ProviderError> {
+        #[cfg(test)]
+        counter::count();
+        let (problem, case_only) = match oa_schema::parse_json(content) {
+            Err(malformed) => (OutputProblem::Malformed(malformed), false),
+            Ok(value) => match self.validator.validate(&value) {
+                Ok(()) => return Ok(value),
+                Err(violations) => {
+                    let case_only = differs_only_in_case(&value, &self.schema, &violations);
+                    (OutputProblem::Violations(violations), case_only)
+                }
+            },
+        };
+        let failure_class = FailureClass::of(content, &problem);
+        Err(ProviderError::structured_output_invalid(
+            StructuredOutputFailure::new(
+                self.schema.clone(),
+                content.to_owned(),
+                problem,
+                failure_class,
+                surface,
+            )
+            .with_case_only(case_only),
+        ))
+    }
+}
+
+/// How many content checks this thread has run (tests pin "a failed attempt validates once").
+#[cfg(test)]
+pub(crate) fn validations() -> usize {
+    counter::get()
+}
+
+#[cfg(test)]
+mod counter {
+    use std::cell::Cell;
+
+    thread_local! {
+        static N_CHECKS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn count() {
+        N_CHECKS.with(|n| n.set(n.get() + 1));
+    }
+
+    pub(super) fn get() -> usize {
+        N_CHECKS.with(Cell::get)
+    }
+}

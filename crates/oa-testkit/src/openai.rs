@@ -1,0 +1,46 @@
+//! Canned OpenAI Chat Completions bodies, the shape most tests script.
+
+use serde_json::{Value, json};
+
+use crate::Reply;
+
+/// A `chat.completion` body with this assistant message and finish reason, model `test-model`, and usage 5 + 2 = 7
+/// tokens.
+///
+/// ```
+/// let body = oa_testkit::openai::completion(serde_json::json!({"role": "assistant", "content": "hi"}), "stop");
+/// assert_eq!(body["choices"][0]["message"]["content"], "hi");
+/// assert_eq!(body["usage"]["total_tokens"], 7);
+/// ```
+pub fn completion(message: Value, finish_reason: &str) -> Value {
+    json!({
+        "id": "cc-test",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "test-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
+    })
+}
+
+/// A [`completion`] whose assistant message content is `text`, finishing with `stop`.
+///
+/// ```
+/// assert_eq!(oa_testkit::openai::text_completion("hi")["choices"][0]["finish_reason"], "stop");
+/// ```
+pub fn text_completion(text: &str) -> Value {
+    completion(json!({"role": "assistant", "content": text}), "stop")
+}
+
+/// A 200 reply whose assistant message content is `text`, finishing with `finish_reason`.
+///
+/// ```
+/// let reply = oa_testkit::openai::text_reply("hi", "length");
+/// assert!(matches!(reply, oa_testkit::Reply::Raw { status: 200, .. }));
+/// ```
+pub fn text_reply(text: &str, finish_reason: &str) -> Reply {
+    Reply::json(
+        200,
+        completion(json!({"role": "assistant", "content": text}), finish_reason),
+    )
+}

@@ -1,0 +1,190 @@
+//! `cargo xtask mutants SCOPE [-- CARGO-MUTANTS-ARGS]`: mutation testing with cargo-mutants over one scope, then the
+//! score, and the missed mutants checked against the scope's committed list of equivalent ones.
+//!
+//! A scope whose list is complete (oa-pointer) fails on any missed mutant not on it; a time-boxed scope
+//! (oa-schema's keywords, usually run one `--shard` at a time) only reports them.
+
+use std::path::Path;
+use std::process::Command;
+
+/// One scope: the cargo-mutants arguments that select it and run its fastest covering tests, its list of
+/// equivalent mutants, and whether a missed mutant off that list fails the task.
+struct Scope {
+    name: &'static str,
+    args: &'static [&'static str],
+    equivalents: &'static str,
+    strict: bool,
+}
+
+const SCOPES: &[Scope] = &[
+    Scope {
+        name: "oa-pointer",
+        args: &["-p", "oa-pointer"],
+        equivalents: "crates/oa-pointer/mutants-equivalent.txt",
+        strict: true,
+    },
+    Scope {
+        name: "oa-schema-keywords",
+        // The unit tests, the JSON Schema Test Suite runner (every keyword, in seconds) and the report-view tests
+        // (the discriminator view reads keywords through `Keyword::parts`, which the suite never reaches).
+        args: &[
+            "-p",
+            "oa-schema",
+            "--file",
+            "crates/oa-schema/src/keywords/**",
+            "--cargo-test-arg=--lib",
+            "--cargo-test-arg=--test=suite",
+            "--cargo-test-arg=--test=report_options",
+        ],
+        equivalents: "crates/oa-schema/mutants-equivalent.txt",
+        strict: false,
+    },
+];
+
+/// The cargo-mutants release installed when it is missing.
+const CARGO_MUTANTS_VERSION: &str = "27.1.0";
+
+/// Runs one scope; `extra` goes to cargo-mutants as is (`--shard 0/8`, `--jobs 2`).
+pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
+    let names: Vec<&str> = SCOPES.iter().map(|scope| scope.name).collect();
+    let usage = format!(
+        "usage: cargo xtask mutants SCOPE [-- CARGO-MUTANTS-ARGS]\nscopes: {}",
+        names.join(" ")
+    );
+    let (name, extra) = args.split_first().ok_or_else(|| usage.clone())?;
+    let extra = extra.strip_prefix(&["--".to_owned()]).unwrap_or(extra);
+    let scope = SCOPES.iter().find(|scope| scope.name == name).ok_or(usage)?;
+    ensure_cargo_mutants()?;
+    let output = crate::target_dir(root).join("mutants").join(scope.name);
+    std::fs::create_dir_all(&output).map_err(|e| format!("{}: {e}", output.display()))?;
+    let copies = copies_dir(root, &output)?;
+    let mut command = Command::new("cargo");
+    // cargo-mutants builds in its own copy of the tree; a shared CARGO_TARGET_DIR would mix mutated builds into it.
+    command
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO_TARGET_DIR")
+        .env("TMPDIR", &copies)
+        .current_dir(root)
+        .arg("mutants")
+        // Not the fuzz corpus and other ignored files, which a running fuzzer may be rewriting.
+        .arg("--gitignore=true")
+        .args(scope.args)
+        .arg("--output")
+        .arg(&output)
+        .args(extra);
+    println!(
+        "\n==> cargo mutants {} --output {} {}",
+        scope.args.join(" "),
+        output.display(),
+        extra.join(" ")
+    );
+    let status = command
+        .status()
+        .map_err(|e| format!("could not run cargo mutants: {e}"))?;
+    // cargo-mutants exits 2 for missed mutants and 3 for timeouts: those are findings, read below.
+    if !matches!(status.code(), Some(0 | 2 | 3)) {
+        return Err(format!("cargo mutants failed ({status})"));
+    }
+    let out = output.join("mutants.out");
+    let read = |file: &str| -> Vec<String> {
+        std::fs::read_to_string(out.join(file))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let (caught, missed, timeouts, unviable) = (
+        read("caught.txt"),
+        read("missed.txt"),
+        read("timeout.txt"),
+        read("unviable.txt"),
+    );
+    let listed = equivalents(&root.join(scope.equivalents));
+    let unlisted: Vec<&String> = missed.iter().filter(|mutant| !listed.contains(mutant)).collect();
+    for mutant in &unlisted {
+        println!("MISSED, not listed as equivalent: {mutant}");
+    }
+    let viable = caught.len() + missed.len() + timeouts.len();
+    println!(
+        "mutants {}: {viable} viable, {} caught, {} timeouts, {} missed ({} listed as equivalent in {}), {} unviable",
+        scope.name,
+        caught.len(),
+        timeouts.len(),
+        missed.len(),
+        missed.len() - unlisted.len(),
+        scope.equivalents,
+        unviable.len()
+    );
+    if scope.strict && !unlisted.is_empty() {
+        return Err(format!(
+            "{} missed mutants are neither killed nor listed as equivalent",
+            unlisted.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Where cargo-mutants puts its copies of the tree (through `TMPDIR`): a folder beside which `shared` leads to
+/// `../shared`, since the tests that read it find it relative to the tree.
+fn copies_dir(root: &Path, output: &Path) -> Result<std::path::PathBuf, String> {
+    let copies = output.join("copies");
+    std::fs::create_dir_all(&copies).map_err(|e| format!("{}: {e}", copies.display()))?;
+    let link = copies.join("shared");
+    if !link.exists() {
+        let shared = root.join("..").join("shared");
+        let shared = shared
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", shared.display()))?;
+        std::os::unix::fs::symlink(&shared, &link).map_err(|e| format!("{}: {e}", link.display()))?;
+    }
+    Ok(copies)
+}
+
+/// The mutants a list names: each line's text before `  #`, blank lines and comments skipped.
+fn equivalents(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| line.split("  #").next().unwrap_or(line).trim_end().to_owned())
+        .collect()
+}
+
+fn ensure_cargo_mutants() -> Result<(), String> {
+    let answers = || {
+        Command::new("cargo")
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .args(["mutants", "--version"])
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    if answers() {
+        return Ok(());
+    }
+    println!(
+        "\n==> cargo-mutants is absent: cargo install cargo-mutants --locked --version {CARGO_MUTANTS_VERSION}"
+    );
+    crate::cargo_install("cargo-mutants", CARGO_MUTANTS_VERSION)?;
+    if answers() {
+        Ok(())
+    } else {
+        Err("cargo-mutants is absent and could not be installed".to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_equivalent_names_a_source_position_of_its_crate() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        for scope in SCOPES {
+            for mutant in equivalents(&root.join(scope.equivalents)) {
+                let file = mutant.split(':').next().unwrap();
+                assert!(root.join(file).is_file(), "{}: {mutant}", scope.equivalents);
+                assert!(mutant.contains(": replace "), "{}: {mutant}", scope.equivalents);
+            }
+        }
+    }
+}
