@@ -5,11 +5,9 @@
 
 use std::io::{BufRead, Write};
 
-use oa_schema::Validator;
-
 use crate::cli::Output;
 use crate::progress::Progress;
-use crate::validate::Outcome;
+use crate::validate::{Checker, Outcome};
 
 /// How many lines are read, judged in parallel and printed at a time: enough to keep every thread busy, small
 /// enough that memory stays bounded whatever the file's length.
@@ -44,7 +42,7 @@ impl Totals {
 /// Judges every line of `input` and prints one result per line to `out`, in input order. Returns the totals, or
 /// `Err` when reading the input itself failed (the lines before it were judged and printed).
 pub(crate) fn run(
-    validator: &Validator,
+    checker: &Checker,
     input: &mut dyn BufRead,
     output: Output,
     jobs: usize,
@@ -72,14 +70,14 @@ pub(crate) fn run(
         if window.is_empty() {
             break;
         }
-        let results = judge_window(validator, &window, jobs);
+        let results = judge_window(checker, &window, jobs);
         for ((number, _), result) in window.iter().zip(&results) {
             match result {
                 LineResult::Judged(outcome) if outcome.is_valid() => totals.n_valid += 1,
                 LineResult::Judged(_) => totals.n_invalid += 1,
                 LineResult::Unreadable(_) => totals.n_unreadable += 1,
             }
-            if writeln!(out, "{}", render(validator, *number, result, output)).is_err() {
+            if writeln!(out, "{}", render(checker, *number, result, output)).is_err() {
                 // The reader went away (a closed pipe): stop quietly, as Unix tools do.
                 progress.finish();
                 return Ok(totals);
@@ -92,10 +90,10 @@ pub(crate) fn run(
 }
 
 /// Judges a window of lines over up to `jobs` scoped threads, each taking a contiguous share.
-fn judge_window(validator: &Validator, window: &[(usize, Vec<u8>)], jobs: usize) -> Vec<LineResult> {
+fn judge_window(checker: &Checker, window: &[(usize, Vec<u8>)], jobs: usize) -> Vec<LineResult> {
     let jobs = jobs.clamp(1, window.len().max(1));
     if jobs == 1 {
-        return window.iter().map(|(_, bytes)| judge(validator, bytes)).collect();
+        return window.iter().map(|(_, bytes)| judge(checker, bytes)).collect();
     }
     let share = window.len().div_ceil(jobs);
     std::thread::scope(|scope| {
@@ -105,7 +103,7 @@ fn judge_window(validator: &Validator, window: &[(usize, Vec<u8>)], jobs: usize)
                 scope.spawn(move || {
                     chunk
                         .iter()
-                        .map(|(_, bytes)| judge(validator, bytes))
+                        .map(|(_, bytes)| judge(checker, bytes))
                         .collect::<Vec<_>>()
                 })
             })
@@ -121,7 +119,7 @@ fn judge_window(validator: &Validator, window: &[(usize, Vec<u8>)], jobs: usize)
     })
 }
 
-fn judge(validator: &Validator, bytes: &[u8]) -> LineResult {
+fn judge(checker: &Checker, bytes: &[u8]) -> LineResult {
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         return LineResult::Unreadable("the line starts with a byte-order mark");
     }
@@ -131,10 +129,10 @@ fn judge(validator: &Validator, bytes: &[u8]) -> LineResult {
     if text.trim().is_empty() {
         return LineResult::Unreadable("the line is blank");
     }
-    LineResult::Judged(Outcome::of(validator, text))
+    LineResult::Judged(Outcome::of(checker, text))
 }
 
-fn render(validator: &Validator, number: usize, result: &LineResult, output: Output) -> String {
+fn render(checker: &Checker, number: usize, result: &LineResult, output: Output) -> String {
     match (result, output) {
         (LineResult::Judged(outcome), Output::Text) => {
             let status = if outcome.is_valid() { "valid" } else { "invalid" };
@@ -148,7 +146,7 @@ fn render(validator: &Validator, number: usize, result: &LineResult, output: Out
             text
         }
         (LineResult::Judged(outcome), _) => {
-            let mut value = outcome.to_output_value(validator, output);
+            let mut value = outcome.to_output_value(&checker.validator, output);
             value["line"] = serde_json::json!(number);
             value.to_string()
         }

@@ -29,7 +29,9 @@ pub(crate) enum Command {
     /// is invalid or a file cannot be read.
     #[command(after_help = "Examples:\n  oa validate schema.json answer.json\n  \
 llm-tool ... | oa validate schema.json - --json\n  \
-oa validate schema.json --batch answers.jsonl --jobs 2 --output json > results.jsonl")]
+oa validate geojson.schema.json feature.json --discriminate --max-violations 20\n  \
+oa validate schema.json --batch answers.jsonl --jobs 2 --output json > results.jsonl\n  \
+oa validate tsconfig.json config.json --draft 7 --resource-dir schemastore/schemas")]
     Validate(ValidateArgs),
     /// Run OpenArmature conformance fixtures against the oa stack.
     ///
@@ -113,12 +115,29 @@ pub(crate) struct ValidateArgs {
     /// Short for --output json.
     #[arg(long, conflicts_with = "output")]
     pub(crate) json: bool,
+    /// Report a failed union only against the members whose `const`/`enum` tag the instance carries (a GeoJSON
+    /// geometry saying "Polygon" is checked against Polygon alone); for text and json output.
+    #[arg(long)]
+    pub(crate) discriminate: bool,
+    /// Print at most N violations per instance, then `... and K more` (json: an "omitted" count); for text and
+    /// json output.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_violations: Option<u32>,
 }
 
 impl ValidateArgs {
     /// The output style, `--json` read as `--output json`.
     pub(crate) fn output(&self) -> Output {
         if self.json { Output::Json } else { self.output }
+    }
+
+    /// The report view the flags ask for (the full report by default).
+    pub(crate) fn report_options(&self) -> oa_schema::ReportOptions {
+        let options = oa_schema::ReportOptions::new().discriminators(self.discriminate);
+        match self.max_violations {
+            Some(max) => options.max_violations(usize::try_from(max).unwrap_or(usize::MAX)),
+            None => options,
+        }
     }
 
     /// The --batch threads: the flag, else the number of cores.

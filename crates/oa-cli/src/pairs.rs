@@ -161,13 +161,18 @@ fn print_line(pair: &Pair, finding: &Finding, as_json: bool) {
         Finding::Canary(ProbeOutcome::NotEnforced { content, .. }) => format!("answered {content:?}"),
         Finding::Canary(ProbeOutcome::Error { category, message }) => format!("{category}: {message}"),
         Finding::Matrix(matrix) => format!(
-            "{} of {} keywords enforced, {} not probed",
+            "{} of {} {} enforced, {} not probed",
             matrix
                 .rows
                 .iter()
                 .filter(|(_, outcome)| outcome.is_enforced())
                 .count(),
             matrix.rows.len(),
+            if matrix.rows.len() == 1 {
+                "keyword"
+            } else {
+                "keywords"
+            },
             matrix.not_probed.len()
         ),
         Finding::Unusable(message) => message.clone(),

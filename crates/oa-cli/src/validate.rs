@@ -2,7 +2,7 @@
 
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
-use oa_schema::{OutputFormat, Validator, Violations};
+use oa_schema::{OutputFormat, ReportOptions, Validator, Violations};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -16,6 +16,14 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         eprintln!("oa validate: standard input (`-`) can stand for only one of SCHEMA, INSTANCE and --batch");
         return Exit::Usage;
     }
+    if (args.discriminate || args.max_violations.is_some())
+        && matches!(args.output(), Output::Basic | Output::Flag)
+    {
+        eprintln!(
+            "oa validate: --discriminate and --max-violations shape the text and json reports, not --output basic or flag"
+        );
+        return Exit::Usage;
+    }
     let validator = match load_validator(args) {
         Ok(validator) => validator,
         Err(message) => {
@@ -23,9 +31,13 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    let checker = Checker {
+        validator,
+        report: args.report_options(),
+    };
     match (&args.instance, &args.batch) {
-        (Some(instance), None) => single(&validator, instance, args.output()),
-        (None, Some(batch)) => self::batch(&validator, batch, args.output(), args.jobs()),
+        (Some(instance), None) => single(&checker, instance, args.output()),
+        (None, Some(batch)) => self::batch(&checker, batch, args.output(), args.jobs()),
         // clap enforces exactly one of the two.
         _ => Exit::Usage,
     }
@@ -64,6 +76,12 @@ pub(crate) fn read_file(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
 
+/// The compiled schema and the report view asked for (--discriminate, --max-violations), shared by every instance.
+pub(crate) struct Checker {
+    pub(crate) validator: Validator,
+    pub(crate) report: ReportOptions,
+}
+
 /// The outcome for one instance: valid, the schema's violations, or text that is not JSON at all.
 pub(crate) enum Outcome {
     Valid(Value),
@@ -72,10 +90,10 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
-    pub(crate) fn of(validator: &Validator, text: &str) -> Self {
+    pub(crate) fn of(checker: &Checker, text: &str) -> Self {
         match oa_schema::parse_json(text) {
             Err(error) => Outcome::Malformed(error.to_string()),
-            Ok(instance) => match validator.validate(&instance) {
+            Ok(instance) => match checker.validator.validate_with(&instance, &checker.report) {
                 Ok(()) => Outcome::Valid(instance),
                 Err(violations) => Outcome::Invalid(instance, violations),
             },
@@ -140,7 +158,14 @@ impl Outcome {
                 })
                 .collect(),
         };
-        json!({ "valid": self.is_valid(), "violations": violations })
+        let mut object = json!({ "valid": self.is_valid(), "violations": violations });
+        // Only a --max-violations cap leaves violations out; the field appears only then.
+        if let Outcome::Invalid(_, violations) = self
+            && violations.omitted() > 0
+        {
+            object["omitted"] = json!(violations.omitted());
+        }
+        object
     }
 
     pub(crate) fn to_text(&self) -> String {
@@ -152,7 +177,7 @@ impl Outcome {
     }
 }
 
-fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
+fn single(checker: &Checker, instance_path: &Path, output: Output) -> Exit {
     let text = match read(instance_path) {
         Ok(text) => text,
         Err(message) => {
@@ -160,8 +185,8 @@ fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
             return Exit::Usage;
         }
     };
-    let outcome = Outcome::of(validator, &text);
-    outln!("{}", outcome.render(validator, output));
+    let outcome = Outcome::of(checker, &text);
+    outln!("{}", outcome.render(&checker.validator, output));
     if outcome.is_valid() {
         Exit::Ok
     } else {
@@ -169,7 +194,7 @@ fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
     }
 }
 
-fn batch(validator: &Validator, batch_path: &Path, output: Output, jobs: usize) -> Exit {
+fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> Exit {
     let mut input: Box<dyn std::io::BufRead> = if batch_path == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {
@@ -183,7 +208,7 @@ fn batch(validator: &Validator, batch_path: &Path, output: Output, jobs: usize) 
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let totals = match crate::batch::run(validator, &mut input, output, jobs, &mut out) {
+    let totals = match crate::batch::run(checker, &mut input, output, jobs, &mut out) {
         Ok(totals) => totals,
         Err(e) => {
             eprintln!("oa validate: {}: cannot read: {e}", batch_path.display());

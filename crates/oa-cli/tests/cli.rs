@@ -184,7 +184,10 @@ fn batch_prints_one_result_per_line_in_order() {
     let lines: Vec<u64> = results.iter().map(|r| r["line"].as_u64().unwrap()).collect();
     assert_eq!(lines, vec![1, 2, 3, 4]);
     // Piped: no progress line on stderr, only the summary (a line that is not JSON counts as invalid: it was read).
-    assert_eq!(String::from_utf8_lossy(&output.stderr), "2 valid, 2 invalid, 0 unreadable\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "2 valid, 2 invalid, 0 unreadable\n"
+    );
 }
 
 #[test]

@@ -473,7 +473,32 @@ impl Violations {
     }
 
     /// The error message: one line per violation, in order, each `location: message` (and a last line
-    /// `... and N more` when a cap left violations out).
+    /// `... and N more` when a cap left violations out). Violations from inside a union none of whose members
+    /// holds are grouped under one line naming the union, as its alternatives (`alternative 2:`, then that
+    /// member's lines indented), when more than one member's violations reach the report: every violation is
+    /// still there, and a reader sees that fixing one alternative is enough.
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({ "oneOf": [
+    ///     { "properties": { "kind": { "const": "read" } }, "required": ["path"] },
+    ///     { "properties": { "kind": { "const": "write" } }, "required": ["path", "text"] }
+    /// ] });
+    /// let validator = Validator::new(&schema).unwrap();
+    /// let report = validator.validate(&json!({ "kind": "write" })).unwrap_err();
+    /// assert_eq!(
+    ///     report.error_message(),
+    ///     "#: oneOf: one of these 2 alternatives must hold (/oneOf):\n  \
+    ///      alternative 0:\n    \
+    ///      #/kind: const: must equal \"read\"\n    \
+    ///      #/path: required: required property \"path\" is missing\n  \
+    ///      alternative 1:\n    \
+    ///      #/path: required: required property \"path\" is missing\n    \
+    ///      #/text: required: required property \"text\" is missing"
+    /// );
+    /// ```
     pub fn error_message(&self) -> String {
         self.to_string()
     }
@@ -481,12 +506,10 @@ impl Violations {
 
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (idx, violation) in self.items.iter().enumerate() {
-            if idx > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{violation}")?;
-        }
+        let items: Vec<&Violation> = self.items.iter().collect();
+        let mut lines = Vec::with_capacity(items.len());
+        crate::alternatives::lines(&items, 0, 0, &mut lines);
+        f.write_str(&lines.join("\n"))?;
         if self.omitted > 0 {
             write!(f, "\n... and {} more", self.omitted)?;
         }
