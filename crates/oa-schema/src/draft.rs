@@ -108,6 +108,13 @@ impl fmt::Display for Draft {
 }
 
 /// A draft name that is not one of `4`, `6`, `7`, `2019-09`, `2020-12`.
+///
+/// ```
+/// use oa_schema::Draft;
+///
+/// let err = "draft7".parse::<Draft>().unwrap_err();
+/// assert_eq!(err.to_string(), r#"unknown draft "draft7": expected 4, 6, 7, 2019-09 or 2020-12"#);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown draft {0:?}: expected 4, 6, 7, 2019-09 or 2020-12")]
 pub struct UnknownDraft(String);
