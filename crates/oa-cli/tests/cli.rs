@@ -603,8 +603,86 @@ fn unreadable_or_clashing_resources_are_input_errors() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// The `$schema` URI of each draft, beside its `--draft` name.
+const DRAFTS: [(&str, &str); 5] = [
+    ("4", "http://json-schema.org/draft-04/schema#"),
+    ("6", "http://json-schema.org/draft-06/schema#"),
+    ("7", "http://json-schema.org/draft-07/schema#"),
+    ("2019-09", "https://json-schema.org/draft/2019-09/schema"),
+    ("2020-12", "https://json-schema.org/draft/2020-12/schema"),
+];
+
+/// The one schema every draft reads alike (declaring `declared` as its `$schema`, if any), written to `file`.
+fn two_violations_schema(scratch: &Scratch, file: &str, declared: Option<&str>) -> PathBuf {
+    let mut schema = json!({
+        "properties": { "age": { "type": "integer", "minimum": 1 } },
+        "required": ["name"]
+    });
+    if let Some(uri) = declared {
+        schema["$schema"] = json!(uri);
+    }
+    scratch.file(file, &schema.to_string())
+}
+
 #[test]
-fn older_drafts_print_every_output_alike() {
+fn every_draft_prints_every_output_alike() {
+    let scratch = Scratch::new();
+    let instance = scratch.file("instance.json", r#"{"age": 0}"#);
+    for (name, uri) in DRAFTS {
+        // Chosen by --draft for a schema that declares none, and by its own `$schema`.
+        let plain = two_violations_schema(&scratch, &format!("plain-{name}.json"), None);
+        let declared = two_violations_schema(&scratch, &format!("declared-{name}.json"), Some(uri));
+        let runs: [(&PathBuf, Vec<&dyn AsRef<std::ffi::OsStr>>); 2] =
+            [(&plain, vec![&"--draft", &name]), (&declared, vec![])];
+        for (schema, extra) in runs {
+            let run = |output: &str| {
+                let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
+                    vec![&"validate", schema, &instance, &"--output"];
+                args.push(&output);
+                args.extend(extra.iter().copied());
+                let result = oa(&args);
+                assert_eq!(result.status.code(), Some(1), "draft {name}, --output {output}");
+                stdout(&result)
+            };
+            let report: Value = serde_json::from_str(&run("json")).unwrap();
+            assert_eq!(
+                locations(&report),
+                [json!("#/age"), json!("#/name")],
+                "draft {name}"
+            );
+            let keywords: Vec<&Value> = report["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|violation| &violation["keyword"])
+                .collect();
+            assert_eq!(keywords, [&json!("minimum"), &json!("required")], "draft {name}");
+            let basic: Value = serde_json::from_str(&run("basic")).unwrap();
+            assert_eq!(basic["valid"], json!(false), "draft {name}");
+            let instance_locations: Vec<&Value> = basic["errors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|unit| &unit["instanceLocation"])
+                .collect();
+            assert_eq!(
+                instance_locations,
+                [&json!("/age"), &json!("/name")],
+                "draft {name}"
+            );
+            let flag: Value = serde_json::from_str(&run("flag")).unwrap();
+            assert_eq!(flag, json!({"valid": false}), "draft {name}");
+            assert_eq!(
+                run("text").trim_end(),
+                "#/age: minimum: must be at least 1\n#/name: required: required property \"name\" is missing",
+                "draft {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn draft4_exclusive_minimum_reads_as_a_strict_bound_in_text() {
     let scratch = Scratch::new();
     let schema = scratch.file(
         "schema.json",
@@ -616,27 +694,8 @@ fn older_drafts_print_every_output_alike() {
         .to_string(),
     );
     let instance = scratch.file("instance.json", r#"{"age": 0}"#);
-    let json_output = oa(&[&"validate", &schema, &instance, &"--output", &"json"]);
-    assert_eq!(json_output.status.code(), Some(1));
-    let report: Value = serde_json::from_str(&stdout(&json_output)).unwrap();
-    assert_eq!(locations(&report), [json!("#/age"), json!("#/name")]);
-    let basic = oa(&[&"validate", &schema, &instance, &"--output", &"basic"]);
-    assert_eq!(basic.status.code(), Some(1));
-    let basic: Value = serde_json::from_str(&stdout(&basic)).unwrap();
-    let instance_locations: Vec<&Value> = basic["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|unit| &unit["instanceLocation"])
-        .collect();
-    assert_eq!(instance_locations, [&json!("/age"), &json!("/name")]);
-    let flag = oa(&[&"validate", &schema, &instance, &"--output", &"flag"]);
-    assert_eq!(flag.status.code(), Some(1));
-    assert_eq!(
-        serde_json::from_str::<Value>(&stdout(&flag)).unwrap(),
-        json!({"valid": false})
-    );
     let text = oa(&[&"validate", &schema, &instance]);
+    assert_eq!(text.status.code(), Some(1));
     assert_eq!(
         stdout(&text).trim_end(),
         "#/age: minimum: must be greater than 0\n#/name: required: required property \"name\" is missing"

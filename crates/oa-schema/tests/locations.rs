@@ -670,3 +670,51 @@ fn ref_siblings_are_ignored_before_2019_09() {
         &[("#/code", "maxLength")],
     );
 }
+
+#[test]
+fn cross_draft_refs_use_each_resources_own_draft() {
+    // A 2020-12 schema refers to a draft-07 document (array `items` is positional, `additionalItems` applies, a
+    // `$ref`'s siblings are ignored) and to a draft-04 one (`exclusiveMinimum` is a boolean). Read as 2020-12, both
+    // would fail their meta-schema; each is read by its own `$schema`, and every violation is where it lies.
+    let pair = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://schemas.example/pair.json",
+        "definitions": { "word": { "type": "string" } },
+        "items": [{ "$ref": "#/definitions/word", "maxLength": 1 }, { "type": "integer" }],
+        "additionalItems": false
+    });
+    let count = json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "id": "https://schemas.example/count.json",
+        "type": "integer",
+        "minimum": 0,
+        "exclusiveMinimum": true
+    });
+    let validator = Validator::options()
+        .resource("https://schemas.example/pair.json", pair)
+        .resource("https://schemas.example/count.json", count)
+        .build(&json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "properties": {
+                "pair": { "$ref": "https://schemas.example/pair.json", "minItems": 2 },
+                "count": { "$ref": "https://schemas.example/count.json" }
+            }
+        }))
+        .unwrap();
+    // The draft-07 `maxLength` beside `$ref` is ignored; the 2020-12 `minItems` beside `$ref` applies.
+    assert!(validator.is_valid(&json!({ "pair": ["long", 2], "count": 1 })));
+    check_with(
+        &validator,
+        &json!({ "pair": ["long", "x", 3], "count": 0 }),
+        &[
+            ("#/count", "minimum"),
+            ("#/pair/1", "type"),
+            ("#/pair/2", "additionalItems"),
+        ],
+    );
+    check_with(
+        &validator,
+        &json!({ "pair": ["long"] }),
+        &[("#/pair", "minItems")],
+    );
+}
