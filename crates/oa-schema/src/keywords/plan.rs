@@ -360,25 +360,26 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
         laid_out.clear();
         laid_out.push((Check::HandBack, ALL_KINDS));
     }
-    let mut checks: Vec<Check> = Vec::new();
+    let mut checks: Vec<Check> = Vec::with_capacity(laid_out.len());
     let mut ranges = [(0_u8, 0_u8); KINDS];
-    // Each kind's checks, as positions in `laid_out`.
-    let mut lists: Vec<Vec<usize>> = Vec::with_capacity(KINDS);
+    // A kind's checks are those of `laid_out` whose kinds include it; two kinds whose bits agree on every check
+    // (often all of them: a lone `$ref`) share one copy. Compared in place: compiling a large catalog builds
+    // hundreds of thousands of plans, and a list per kind was an allocation each.
+    let applies = |kind: usize, kinds: u8| kinds & (1 << kind) != 0;
     for kind in 0..KINDS {
-        let list: Vec<usize> = laid_out
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, kinds))| kinds & (1 << kind) != 0)
-            .map(|(position, _)| position)
-            .collect();
-        // Kinds with the same checks (often all of them: a lone `$ref`) share one copy.
-        let range = match lists.iter().position(|earlier| *earlier == list) {
+        let earlier = (0..kind).find(|earlier| {
+            laid_out
+                .iter()
+                .all(|(_, kinds)| applies(kind, *kinds) == applies(*earlier, *kinds))
+        });
+        let range = match earlier {
             Some(earlier) => ranges[earlier],
             None => {
                 let start = checks.len();
                 checks.extend(
-                    list.iter()
-                        .filter_map(|position| laid_out.get(*position))
+                    laid_out
+                        .iter()
+                        .filter(|(_, kinds)| applies(kind, *kinds))
                         .map(|(check, _)| check.clone()),
                 );
                 match (u8::try_from(start), u8::try_from(checks.len())) {
@@ -396,7 +397,6 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
             }
         };
         ranges[kind] = range;
-        lists.push(list);
     }
     Plan {
         types: Kinds::of(types),
