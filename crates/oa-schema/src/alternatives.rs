@@ -4,10 +4,11 @@
 //!
 //! The grouping is read from each violation's keyword path alone (`/properties/steps/items/oneOf/2/required`): the
 //! first `anyOf`/`oneOf` member in it names the union and the alternative, and the applicators before it say how
-//! many instance tokens deep the union applies. No violation is dropped or merged: the rendering only orders and
-//! indents the lines that the flat rendering would print.
+//! many instance tokens deep the union applies. No violation is dropped or merged: the rendering orders and indents
+//! the lines that the flat rendering would print, and repeats under each alternative a line that two members reach
+//! (the report holds it once, with the other keyword paths set aside for this).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::violation::Violation;
 
@@ -129,9 +130,14 @@ pub(crate) fn lines(items: &[&Violation], from: usize, indent: usize, out: &mut 
                 .push(idx);
         }
     }
+    // A duplicate reached through another member is listed under each alternative, but only once at one level.
+    let mut flat: HashSet<String> = HashSet::new();
     for (idx, violation) in items.iter().enumerate() {
         let Some(union) = branches.get(idx).copied().flatten() else {
-            out.push(format!("{:indent$}{violation}", ""));
+            let line = format!("{:indent$}{violation}", "");
+            if flat.insert(line.clone()) {
+                out.push(line);
+            }
             continue;
         };
         let Some(members) = groups.remove(&(union.union_path, union.instance)) else {

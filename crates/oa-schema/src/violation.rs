@@ -348,7 +348,15 @@ pub struct Violations {
     items: Vec<Violation>,
     /// How many violations a cap left out (see `ReportOptions::max_violations`).
     omitted: usize,
+    /// Duplicates reached through another keyword path (the same assertion through two union members), with the
+    /// index of the violation they repeat: not violations of their own, but the text rendering lists the line
+    /// under each alternative that reaches it. At most [`MAX_REACHED_ALSO`].
+    reached_also: Vec<(usize, Violation)>,
 }
+
+/// The most duplicates kept for the text rendering: a report that repeats more is unreadable as text anyway, and
+/// the bound keeps a report's memory at most about twice its violations'.
+const MAX_REACHED_ALSO: usize = 10_000;
 
 impl Violations {
     /// Sorts and deduplicates; `items` must be non-empty.
@@ -363,7 +371,11 @@ impl Violations {
     /// copy is held per violation (a report can hold hundreds of thousands of them).
     pub(crate) fn sorted(items: Vec<Violation>) -> Self {
         if items.len() < 2 {
-            return Self { items, omitted: 0 };
+            return Self {
+                items,
+                omitted: 0,
+                reached_also: Vec::new(),
+            };
         }
         if items.len() <= INSERTION_SORT_MAX {
             // A small report, nearly always in order or one violation out of place (a missing property reported
@@ -428,17 +440,31 @@ impl Violations {
         Self::deduplicated(items)
     }
 
-    /// Drops repeats from a sorted list.
-    fn deduplicated(mut sorted: Vec<Violation>) -> Self {
-        sorted.dedup_by(|b, a| {
-            a.instance_location == b.instance_location
-                && a.schema_location.absolute() == b.schema_location.absolute()
-                && a.missing_property() == b.missing_property()
-                && a.message() == b.message()
-        });
+    /// Drops repeats from a sorted list, keeping those reached through another keyword path aside for the text.
+    fn deduplicated(sorted: Vec<Violation>) -> Self {
+        let mut items: Vec<Violation> = Vec::with_capacity(sorted.len());
+        let mut reached_also = Vec::new();
+        for violation in sorted {
+            match items.last() {
+                Some(kept)
+                    if kept.instance_location == violation.instance_location
+                        && kept.schema_location.absolute() == violation.schema_location.absolute()
+                        && kept.missing_property() == violation.missing_property()
+                        && kept.message() == violation.message() =>
+                {
+                    if reached_also.len() < MAX_REACHED_ALSO
+                        && kept.schema_location.keyword_path() != violation.schema_location.keyword_path()
+                    {
+                        reached_also.push((items.len() - 1, violation));
+                    }
+                }
+                _ => items.push(violation),
+            }
+        }
         Self {
-            items: sorted,
+            items,
             omitted: 0,
+            reached_also,
         }
     }
 
@@ -448,6 +474,7 @@ impl Violations {
         if self.items.len() > keep {
             self.omitted += self.items.len() - keep;
             self.items.truncate(keep);
+            self.reached_also.retain(|(kept, _)| *kept < keep);
         }
         self
     }
@@ -506,7 +533,16 @@ impl Violations {
 
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let items: Vec<&Violation> = self.items.iter().collect();
+        // Each violation, then the duplicates that reach it through other members, so that every alternative
+        // shows its own lines.
+        let mut also = self.reached_also.iter().peekable();
+        let mut items: Vec<&Violation> = Vec::with_capacity(self.items.len() + self.reached_also.len());
+        for (idx, violation) in self.items.iter().enumerate() {
+            items.push(violation);
+            while let Some((_, duplicate)) = also.next_if(|(kept, _)| *kept == idx) {
+                items.push(duplicate);
+            }
+        }
         let mut lines = Vec::with_capacity(items.len());
         crate::alternatives::lines(&items, 0, 0, &mut lines);
         f.write_str(&lines.join("\n"))?;

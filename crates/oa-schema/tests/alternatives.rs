@@ -209,3 +209,32 @@ fn malformed_json_is_described_in_plain_words() {
         );
     }
 }
+
+#[test]
+fn a_line_two_members_reach_is_listed_under_each() {
+    // Both members reach `#/$defs/name/type` at `#/name`: the report holds it once, the text under each member.
+    let schema = json!({
+        "$defs": { "name": { "type": "string" } },
+        "anyOf": [
+            { "properties": { "name": { "$ref": "#/$defs/name" } }, "required": ["id"] },
+            { "properties": { "name": { "$ref": "#/$defs/name" } }, "required": ["key"] }
+        ]
+    });
+    let instance = json!({ "name": 5 });
+    let report = Validator::new(&schema).unwrap().validate(&instance).unwrap_err();
+    assert_eq!(report.len(), 3);
+    assert_eq!(
+        report.error_message(),
+        "#: anyOf: one of these 2 alternatives must hold (/anyOf):\n  \
+         alternative 0:\n    #/id: required: required property \"id\" is missing\n    \
+         #/name: type: expected string, got integer\n  \
+         alternative 1:\n    #/key: required: required property \"key\" is missing\n    \
+         #/name: type: expected string, got integer"
+    );
+    // Outside a union the same line is printed once.
+    let flat = json!({ "$defs": { "n": { "type": "string" } }, "properties": { "a": { "allOf": [{ "$ref": "#/$defs/n" }, { "$ref": "#/$defs/n" }] } } });
+    assert_eq!(
+        text(&flat, &json!({ "a": 1 })),
+        "#/a: type: expected string, got integer"
+    );
+}
