@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod batch_bench;
 mod fuzz;
 mod miri;
 mod mutants;
@@ -33,9 +34,10 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz_task(&args[1..]),
         Some("miri") => miri_task(),
         Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
+        Some("batch-bench") => batch_bench::run(&workspace_root(), &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over oa-pointer or oa-schema-keywords, checked against the equivalents list"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over oa-pointer or oa-schema-keywords, checked against the equivalents list\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
             );
             return ExitCode::from(2);
         }
