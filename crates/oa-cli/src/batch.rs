@@ -25,8 +25,38 @@ type Lines = Vec<(usize, Vec<u8>)>;
 /// A chunk of numbered lines, with its place in the input.
 type Chunk = (usize, Lines);
 
-/// A judged chunk: its place in the input, and each line's number and result.
-type Judged = (usize, Vec<(usize, LineResult)>);
+/// A judged chunk: its place in the input, and each line's printed result.
+type Judged = (usize, Vec<Printed>);
+
+/// One line's result, judged and rendered by the thread that judged it (so the writing thread only writes).
+struct Printed {
+    /// Which count of the summary it adds to.
+    kind: Kind,
+    text: String,
+}
+
+/// The summary's three counts.
+#[derive(Clone, Copy)]
+enum Kind {
+    Valid,
+    Invalid,
+    Unreadable,
+}
+
+/// Judges and renders line `number`; a panic in the validator (a bug) costs that line, never the run.
+fn print(checker: &Checker, output: Output, number: usize, bytes: &[u8]) -> Printed {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| judge(checker, bytes)))
+        .unwrap_or(LineResult::Unreadable("the validator failed on this line"));
+    let kind = match &result {
+        LineResult::Judged(outcome) if outcome.is_valid() => Kind::Valid,
+        LineResult::Judged(_) => Kind::Invalid,
+        LineResult::Unreadable(_) => Kind::Unreadable,
+    };
+    Printed {
+        kind,
+        text: render(checker, number, &result, output),
+    }
+}
 
 /// What happened to one line.
 enum LineResult {
@@ -68,7 +98,6 @@ pub(crate) fn run(
     out: &mut dyn Write,
 ) -> Result<Totals, std::io::Error> {
     let mut writer = Writer {
-        checker,
         output,
         out,
         totals: Totals::default(),
@@ -86,7 +115,7 @@ pub(crate) fn run(
                 Ok(Some(lines)) => {
                     let judged = lines
                         .into_iter()
-                        .map(|(n, bytes)| (n, judge(checker, &bytes)))
+                        .map(|(n, bytes)| print(checker, writer.output, n, &bytes))
                         .collect();
                     writer.write(judged);
                 }
@@ -115,6 +144,7 @@ fn in_parallel(
     let (work_tx, work_rx) = mpsc::channel::<Chunk>();
     let work_rx = Mutex::new(work_rx);
     let (done_tx, done_rx) = mpsc::channel::<Judged>();
+    let output = writer.output;
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             let done_tx = done_tx.clone();
@@ -129,14 +159,7 @@ fn in_parallel(
                     let Ok((seq, lines)) = next else { return };
                     let judged = lines
                         .into_iter()
-                        .map(|(n, bytes)| {
-                            // A panic in the validator would be a bug; it costs that line, never the run.
-                            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                judge(checker, &bytes)
-                            }))
-                            .unwrap_or(LineResult::Unreadable("the validator failed on this line"));
-                            (n, result)
-                        })
+                        .map(|(n, bytes)| print(checker, output, n, &bytes))
                         .collect();
                     if done_tx.send((seq, judged)).is_err() {
                         return;
@@ -147,7 +170,7 @@ fn in_parallel(
         drop(done_tx);
         let mut sent = 0_usize;
         let mut written = 0_usize;
-        let mut waiting: BTreeMap<usize, Vec<(usize, LineResult)>> = BTreeMap::new();
+        let mut waiting: BTreeMap<usize, Vec<Printed>> = BTreeMap::new();
         let mut read = Ok(());
         let mut input_done = false;
         loop {
@@ -213,7 +236,6 @@ impl Reader<'_> {
 
 /// Prints judged lines in order and counts them.
 struct Writer<'a> {
-    checker: &'a Checker,
     output: Output,
     out: &'a mut dyn Write,
     totals: Totals,
@@ -223,17 +245,17 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn write(&mut self, judged: Vec<(usize, LineResult)>) {
-        for (number, result) in judged {
+    fn write(&mut self, printed: Vec<Printed>) {
+        for line in printed {
             if self.closed {
                 return;
             }
-            match &result {
-                LineResult::Judged(outcome) if outcome.is_valid() => self.totals.n_valid += 1,
-                LineResult::Judged(_) => self.totals.n_invalid += 1,
-                LineResult::Unreadable(_) => self.totals.n_unreadable += 1,
+            match line.kind {
+                Kind::Valid => self.totals.n_valid += 1,
+                Kind::Invalid => self.totals.n_invalid += 1,
+                Kind::Unreadable => self.totals.n_unreadable += 1,
             }
-            if writeln!(self.out, "{}", render(self.checker, number, &result, self.output)).is_err() {
+            if writeln!(self.out, "{}", line.text).is_err() {
                 self.closed = true;
                 return;
             }
