@@ -75,9 +75,14 @@ fn finish(
 ///
 /// # Errors
 ///
-/// The error the call would return.
-pub fn decode(mapping: Mapping, body: &[u8], calling: Calling<'_>) -> Result<Decoded, ProviderError> {
-    finish(calling, |tools| decode_body(wire(mapping), body, tools))
+/// The error the call would return; `scrub` is applied to its message as the transport's scrubber is.
+pub fn decode(
+    mapping: Mapping,
+    body: &[u8],
+    calling: Calling<'_>,
+    scrub: &dyn Fn(&str) -> String,
+) -> Result<Decoded, ProviderError> {
+    finish(calling, |tools| decode_body(wire(mapping), body, tools, scrub))
 }
 
 /// A stream's outcome and the deltas it reported, in order.
@@ -108,7 +113,7 @@ pub fn decode_stream<'p>(
                 break;
             }
         }
-        reader.finish(tools)
+        reader.finish(tools, scrub)
     });
     Some((outcome, deltas))
 }

@@ -45,7 +45,7 @@ impl Exchange<'_> {
             return self.read_stream(&mut reply).await;
         }
         let body = transport.read_body(&mut reply).await?;
-        decode_body(self.wire, &body, self.tools)
+        decode_body(self.wire, &body, self.tools, &|text| transport.scrub(text))
     }
 
     async fn read_stream(&self, reply: &mut Reply) -> Result<(Mapped, Value), ProviderError> {
@@ -79,19 +79,24 @@ impl Exchange<'_> {
                 break;
             }
         }
-        reader.finish(self.tools)
+        reader.finish(self.tools, &scrub)
     }
 }
 
-/// An atomic response body to the wire format's mapped parts and its `raw` JSON.
+/// An atomic response body to the wire format's mapped parts and its `raw` JSON; `scrub` is applied to an error's
+/// message, which may quote the body.
 pub(crate) fn decode_body(
     wire: &dyn WireFormat,
     body: &[u8],
     tools: &CheckedTools<'_>,
+    scrub: &dyn Fn(&str) -> String,
 ) -> Result<(Mapped, Value), ProviderError> {
     let raw: Value = serde_json::from_slice(body)
         .map_err(|_| ProviderError::invalid_response("response body is not JSON"))?;
-    Ok((wire.map_body(&raw, tools)?, raw))
+    let mapped = wire
+        .map_body(&raw, tools)
+        .map_err(|error| error.scrubbed(scrub))?;
+    Ok((mapped, raw))
 }
 
 /// A streamed response read chunk by chunk, however the bytes are split: Server-Sent Events decoded, each event's
@@ -116,7 +121,8 @@ impl StreamReader {
     /// # Errors
     ///
     /// A malformed event stream, a chunk the fold rejects, or an error the provider sent in the stream; each
-    /// carries what had arrived.
+    /// carries what had arrived. An event the end of the stream completed (no blank line closed it) that cannot be
+    /// read is the connection cut mid-event: `provider_unavailable`, which a retry may cure, not a malformed answer.
     pub(crate) fn feed(
         &mut self,
         chunk: Option<&[u8]>,
@@ -128,17 +134,31 @@ impl StreamReader {
             Some(bytes) => self.decoder.push(bytes, &mut events),
             None => self.decoder.finish(&mut events),
         };
+        let cut_mid_event = |error: ProviderError, partial: PartialStream| {
+            if chunk.is_none() && error.is_invalid_response() {
+                ProviderError::new(
+                    Category::Unavailable,
+                    format!("the stream ended mid-event: {}", error.message()),
+                )
+                .with_partial(partial)
+            } else {
+                error
+            }
+        };
         // Events completed before a bad line are folded in first, so the error carries what arrived.
         for event in events {
-            self.fold.on_data(&event.data, emit, scrub)?;
+            if let Err(error) = self.fold.on_data(&event.data, emit, scrub) {
+                return Err(cut_mid_event(error, self.fold.partial()));
+            }
             if self.fold.is_done() {
                 return Ok(true);
             }
         }
-        decoded.map_err(|error| {
-            ProviderError::invalid_response(format!("malformed event stream: {error}"))
-                .with_partial(self.fold.partial())
-        })?;
+        if let Err(error) = decoded {
+            let error = ProviderError::invalid_response(format!("malformed event stream: {error}"))
+                .with_partial(self.fold.partial());
+            return Err(cut_mid_event(error, self.fold.partial()));
+        }
         Ok(chunk.is_none())
     }
 
@@ -152,14 +172,18 @@ impl StreamReader {
     /// # Errors
     ///
     /// `provider_unavailable` when the stream ended before its terminal marker or a finish reason; the wire
-    /// format's mapping errors.
-    pub(crate) fn finish(&self, tools: &CheckedTools<'_>) -> Result<(Mapped, Value), ProviderError> {
+    /// format's mapping errors, with `scrub` applied to their messages (they may quote the stream).
+    pub(crate) fn finish(
+        &self,
+        tools: &CheckedTools<'_>,
+        scrub: &dyn Fn(&str) -> String,
+    ) -> Result<(Mapped, Value), ProviderError> {
         if !self.fold.is_done() && !self.fold.is_complete() {
             return Err(
                 ProviderError::new(Category::Unavailable, "stream ended before it completed")
                     .with_partial(self.fold.partial()),
             );
         }
-        self.fold.finish(tools)
+        self.fold.finish(tools).map_err(|error| error.scrubbed(scrub))
     }
 }
