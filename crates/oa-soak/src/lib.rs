@@ -5,22 +5,21 @@
 //! expected category with the expected failure class, status, Retry-After, timeout flag and transport cause, after
 //! the expected number of requests. It reads resident memory at the start, after a checkpoint and at the end.
 //!
-//! ```no_run
+//! ```
 //! use std::time::Duration;
 //!
-//! # async fn run() -> Result<(), String> {
 //! let settings = oa_soak::Settings {
-//!     calls: 500,
-//!     concurrency: 32,
+//!     calls: 50,
+//!     concurrency: 8,
 //!     seed: 1,
 //!     idle_timeout: Duration::from_secs(1),
 //!     hold: Duration::ZERO,
 //!     checkpoint: 1000,
 //! };
-//! let report = oa_soak::run(&settings).await?;
-//! assert_eq!((report.lost, report.mismatches), (0, 0));
-//! # Ok(())
-//! # }
+//! let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+//! let report = runtime.block_on(oa_soak::run(&settings)).expect("the server and provider start");
+//! assert_eq!((report.calls, report.lost, report.mismatches), (50, 0, 0));
+//! assert_eq!(report.ok + report.failed, 50);
 //! ```
 
 pub mod expect;

@@ -2,6 +2,12 @@
 //! the load test's per-call memory are stated in.
 
 /// The resident set size in KiB; `None` where `/proc/self/status` is absent or has no `VmRSS` line.
+///
+/// ```
+/// if cfg!(target_os = "linux") {
+///     assert!(oa_soak::rss_kib().is_some_and(|kib| kib > 0));
+/// }
+/// ```
 pub fn rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     read_vm_rss(&status)
@@ -19,6 +25,10 @@ fn read_vm_rss(status: &str) -> Option<u64> {
 }
 
 /// KiB as MiB, rounded to one decimal for the report.
+///
+/// ```
+/// assert_eq!(oa_soak::mib(1536), 1.5);
+/// ```
 pub fn mib(kib: u64) -> f64 {
     (kib as f64 / 1024.0 * 10.0).round() / 10.0
 }
