@@ -25,6 +25,10 @@ pub(crate) enum Command {
     ///
     /// Exit 0 when valid, 1 when invalid (including an instance that is not well-formed JSON), 2 when the schema
     /// is invalid or a file cannot be read.
+    #[command(after_help = "Examples:\n  oa validate schema.json answer.json\n  \
+llm-tool ... | oa validate schema.json - --json\n  \
+oa validate geojson.schema.json feature.json --discriminate --max-violations 20\n  \
+oa validate schema.json --batch answers.jsonl --jobs 2 --output json > results.jsonl")]
     Validate(ValidateArgs),
     /// Run OpenArmature conformance fixtures against the oa stack.
     ///
@@ -37,7 +41,9 @@ oa conformance crates/oa-conformance/fixtures"
     /// Check whether an endpoint enforces a strict JSON Schema: the canary probe, or one probe per keyword.
     ///
     /// Sends a question whose true answer the schema forbids, so only a schema-bound decoder answers validly.
-    /// Exit 0 enforced, 1 not enforced, 2 error.
+    /// With --schema, every keyword the schema uses is listed: probed ones with their verdict, the rest as not
+    /// probed. Exit 0 enforced (with --schema: every keyword probed and enforced), 1 not enforced, 2 error or
+    /// inconclusive, 3 enforced for the probed keywords while some were not probed.
     #[command(
         after_help = "Examples:\n  oa probe --base-url http://127.0.0.1:8080/v1 --model m\n  \
 oa probe --base-url http://127.0.0.1:8080/v1 --model m --registry caps.json\n  \
@@ -74,20 +80,60 @@ oa complete --base-url URL --model m --schema s.json --registry caps.json --rout
 /// Flags of `oa validate`.
 #[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
-    /// The schema file (JSON).
+    /// The schema file (JSON); `-` reads it from standard input.
     pub(crate) schema: PathBuf,
-    /// The instance file (JSON). Required unless --batch is given.
+    /// The instance file (JSON); `-` reads it from standard input. Required unless --batch is given.
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]
     pub(crate) instance: Option<PathBuf>,
-    /// Validate one JSON instance per line of this JSONL file; prints one result per line, in input order.
+    /// Validate one JSON instance per line of this JSONL file (`-`: standard input); prints one result per line,
+    /// in input order, a line that cannot be read as its own error, and a summary on stderr
+    /// (`N valid, M invalid, K unreadable`).
     #[arg(long, value_name = "INSTANCES.jsonl")]
     pub(crate) batch: Option<PathBuf>,
+    /// Threads for --batch, sharing one compiled validator [default: the number of cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
     /// Treat `format` as an assertion (it is an annotation by default, as draft 2020-12 says).
     #[arg(long)]
     pub(crate) format_assertion: bool,
     /// How to print the result.
     #[arg(long, value_enum, default_value_t = Output::Text)]
     pub(crate) output: Output,
+    /// Short for --output json.
+    #[arg(long, conflicts_with = "output")]
+    pub(crate) json: bool,
+    /// Report a failed union only against the members whose `const`/`enum` tag the instance carries (a GeoJSON
+    /// geometry saying "Polygon" is checked against Polygon alone); for text and json output.
+    #[arg(long)]
+    pub(crate) discriminate: bool,
+    /// Print at most N violations per instance, then `... and K more` (json: an "omitted" count); for text and
+    /// json output.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_violations: Option<u32>,
+}
+
+impl ValidateArgs {
+    /// The output style, `--json` read as `--output json`.
+    pub(crate) fn output(&self) -> Output {
+        if self.json { Output::Json } else { self.output }
+    }
+
+    /// The report view the flags ask for (the full report by default).
+    pub(crate) fn report_options(&self) -> oa_schema::ReportOptions {
+        let options = oa_schema::ReportOptions::new().discriminators(self.discriminate);
+        match self.max_violations {
+            Some(max) => options.max_violations(usize::try_from(max).unwrap_or(usize::MAX)),
+            None => options,
+        }
+    }
+
+    /// The --batch threads: the flag, else the number of cores.
+    pub(crate) fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            usize::from,
+        )
+    }
 }
 
 /// Output styles of `oa validate`.
@@ -106,8 +152,9 @@ pub(crate) enum Output {
 /// Flags of `oa conformance`.
 #[derive(Debug, Args)]
 pub(crate) struct ConformanceArgs {
-    /// Fixture directories (a `conformance/` directory, a capability directory or a spec's `spec/`). Default: the
-    /// llm-provider and observability fixtures in ../shared and the project's own, found from the current directory.
+    /// Fixture directories: a `conformance/` directory, or any directory with `<capability>/conformance/` folders
+    /// below it (a directory with no fixture exits 2). Default: the llm-provider and observability fixtures in
+    /// ../shared and the project's own, found from the current directory.
     pub(crate) dirs: Vec<PathBuf>,
     /// Print one JSON object per case instead of the per-fixture lines.
     #[arg(long)]
@@ -130,6 +177,11 @@ pub(crate) struct ProbeArgs {
     /// How long a verdict stays fresh (seconds); older ones count as unverified.
     #[arg(long, value_name = "SECS", default_value_t = 21_600)]
     pub(crate) stale_after: u64,
+    /// Probe every pair this file lists (a JSON array, or TOML `[[pair]]` tables, of `mapping`, `base_url`, `model`
+    /// and `api_key_env`), record each verdict with --registry, print one line per pair, and exit 1 when any pair
+    /// is not verified enforcing, so adding a provider without verifying it fails the build.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["base_url", "model", "api_key_env"])]
+    pub(crate) pairs: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -141,12 +193,12 @@ pub(crate) struct EndpointArgs {
     /// The endpoint's base URL including its version path, exactly as production traffic uses it (gateway
     /// included): for openai e.g. http://127.0.0.1:8080/v1 (requests go to {base}/chat/completions); for anthropic
     /// the API root ending in /v1 (requests go to {base}/messages); for gemini the root ending in /v1beta
-    /// (requests go to {base}/models/{model}:generateContent).
+    /// (requests go to {base}/models/{model}:generateContent). Required (with oa probe, unless --pairs is given).
     #[arg(long)]
-    pub(crate) base_url: String,
-    /// The model name sent on the wire (for gemini, in the URL path).
+    pub(crate) base_url: Option<String>,
+    /// The model name sent on the wire (for gemini, in the URL path). Required (with oa probe, unless --pairs).
     #[arg(long)]
-    pub(crate) model: String,
+    pub(crate) model: Option<String>,
     /// The provider wire mapping.
     #[arg(long, value_enum, default_value_t = Mapping::Openai)]
     pub(crate) mapping: Mapping,
@@ -255,6 +307,11 @@ pub(crate) struct CompleteArgs {
     /// /v1/metrics, flushed before exit [default: $OTEL_EXPORTER_OTLP_ENDPOINT when set].
     #[arg(long, value_name = "URL")]
     pub(crate) otlp: Option<String>,
+    /// Send the call's trace to Langfuse (one trace, one generation for the call carrying its structured-output
+    /// path), flushed before exit. Keys and host from LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST
+    /// (default https://cloud.langfuse.com); prompts and answers are not sent.
+    #[arg(long)]
+    pub(crate) langfuse: bool,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub(crate) json: bool,

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use oa_events::{EventBus, ObservedProvider, Observer};
-use oa_observe::{ObserverConfig, Telemetry};
+use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
 use oa_provider::{
     AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
     Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
@@ -34,6 +34,9 @@ const OTLP_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 /// How long the event bus may take to hand the call's events to the observers before exit.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long sending the call's trace to Langfuse may take before exit (the client bounds each request too).
+const LANGFUSE_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Runs `oa complete` and reports how it ended.
 pub(crate) fn run(args: &CompleteArgs) -> Exit {
     let prepared = build_request(args).and_then(|request| Ok((request, build_provider(args)?)));
@@ -47,6 +50,13 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     // Built outside the async runtime: OTLP exports run on the SDK's threads with a blocking HTTP client.
     let telemetry = match telemetry_for(args) {
         Ok(telemetry) => telemetry,
+        Err(message) => {
+            eprintln!("oa complete: {message}");
+            return Exit::Usage;
+        }
+    };
+    let langfuse = match langfuse_for(args) {
+        Ok(langfuse) => langfuse,
         Err(message) => {
             eprintln!("oa complete: {message}");
             return Exit::Usage;
@@ -70,15 +80,21 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         .and_then(oa_provider::openai::strict_mode_obstacle);
     let request = request.with_hook(hook.clone());
     let outcome = runtime.block_on(async {
-        let observers: Vec<Arc<dyn Observer>> = match &telemetry {
+        let mut observers: Vec<Arc<dyn Observer>> = match &telemetry {
             Some(telemetry) => vec![Arc::new(telemetry.observer(observer_config()))],
             None => Vec::new(),
         };
+        if let Some(langfuse) = &langfuse {
+            observers.push(Arc::clone(langfuse) as Arc<dyn Observer>);
+        }
         let bus = EventBus::new(observers);
         let observed = ObservedProvider::new(provider, bus.clone(), "complete");
         let outcome = within(args.endpoint.timeouts, observed.complete(&request)).await;
         if let Err(error) = bus.drain(DRAIN_TIMEOUT).await {
             eprintln!("oa complete: warning: {error}");
+        }
+        if let Some(langfuse) = &langfuse {
+            flush_langfuse(langfuse).await;
         }
         outcome
     });
@@ -89,11 +105,11 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     let attempts = hook.attempts.load(Ordering::SeqCst);
     let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
     if hook.echo_tokens {
-        println!();
+        outln!();
     }
     let ok = outcome.is_ok();
     if args.json {
-        println!("{}", to_json(&outcome, attempts, &diagnostics));
+        outln!("{}", to_json(&outcome, attempts, &diagnostics));
     } else {
         print_summary(&outcome, attempts, &diagnostics, args.stream);
         let path = match &outcome {
@@ -102,7 +118,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         };
         if let (Some(oa_provider::StructuredOutputPath::NativeUnenforced), Some(obstacle)) = (path, obstacle)
         {
-            println!("native_unenforced because: {obstacle}");
+            outln!("native_unenforced because: {obstacle}");
         }
     }
     if ok { Exit::Ok } else { Exit::Finding }
@@ -115,6 +131,36 @@ fn observer_config() -> ObserverConfig {
         .enable_metrics(true)
         .build()
         .unwrap_or_default()
+}
+
+/// With `--langfuse`, an observer owning an HTTP client built from Langfuse's standard variables (§8.9 mode (b));
+/// payload stays off, as for OpenTelemetry.
+fn langfuse_for(args: &CompleteArgs) -> Result<Option<Arc<LangfuseObserver>>, String> {
+    if !args.langfuse {
+        return Ok(None);
+    }
+    let credentials = LangfuseCredentials::from_env().map_err(|error| format!("--langfuse: {error}"))?;
+    let observer = LangfuseObserver::from_credentials(credentials, LangfuseConfig::default())
+        .map_err(|error| format!("--langfuse: {error}"))?;
+    Ok(Some(Arc::new(observer)))
+}
+
+/// Sends what is still queued for Langfuse; a failure is a warning (the call's own outcome stands), and names
+/// what failed, never a key.
+async fn flush_langfuse(langfuse: &LangfuseObserver) {
+    match tokio::time::timeout(LANGFUSE_FLUSH_TIMEOUT, langfuse.flush()).await {
+        Ok(Ok(report)) if report.n_rejected > 0 || report.n_dropped > 0 => eprintln!(
+            "oa complete: warning: Langfuse rejected {} and dropped {} events: {}",
+            report.n_rejected,
+            report.n_dropped,
+            report.rejections.join("; ")
+        ),
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => eprintln!("oa complete: warning: {error}"),
+        Err(_) => eprintln!(
+            "oa complete: warning: sending the trace to Langfuse took longer than {LANGFUSE_FLUSH_TIMEOUT:?}"
+        ),
+    }
 }
 
 /// In memory for `--trace`, OTLP for `--otlp` (or the standard variable), nothing otherwise.
@@ -385,64 +431,64 @@ fn print_summary(
     match outcome {
         Ok(response) => {
             match &response.parsed {
-                Some(parsed) => println!(
+                Some(parsed) => outln!(
                     "parsed: {}",
                     serde_json::to_string_pretty(parsed).unwrap_or_else(|_| parsed.to_string())
                 ),
-                None if !streamed => println!("content: {}", response.message.text().unwrap_or_default()),
+                None if !streamed => outln!("content: {}", response.message.text().unwrap_or_default()),
                 None => {}
             }
             for call in response.message.tool_calls.iter().flatten() {
-                println!("tool_call: {} {} {}", call.id, call.name, call.arguments);
+                outln!("tool_call: {} {} {}", call.id, call.name, call.arguments);
             }
-            println!("finish_reason: {}", response.finish_reason.as_str());
-            println!("usage: {}", usage_line(&response.usage));
-            println!(
+            outln!("finish_reason: {}", response.finish_reason.as_str());
+            outln!("usage: {}", usage_line(&response.usage));
+            outln!(
                 "structured_output_path: {}",
                 or_none(response.structured_output_path.map(|p| p.as_str()))
             );
-            println!(
+            outln!(
                 "schema_mode: {}",
                 or_none(response.schema_mode.map(|m| m.as_str()))
             );
-            println!("schema_version: {}", or_none(response.schema_version.as_deref()));
-            println!("attempts: {attempts}");
+            outln!("schema_version: {}", or_none(response.schema_version.as_deref()));
+            outln!("attempts: {attempts}");
         }
         Err(error) => {
-            println!("error: {}", error.category().as_str());
+            outln!("error: {}", error.category().as_str());
             match error.structured_output() {
                 Some(failure) => {
                     if failure.finish_reason == FinishReason::ContentFilter {
-                        println!("refusal: the model refused to answer: {}", failure.output_content);
+                        outln!("refusal: the model refused to answer: {}", failure.output_content);
                     } else {
-                        println!("output_content: {}", failure.output_content);
+                        outln!("output_content: {}", failure.output_content);
                     }
-                    println!("finish_reason: {}", failure.finish_reason.as_str());
-                    println!("failure_class: {}", failure.failure_class().as_str());
+                    outln!("finish_reason: {}", failure.finish_reason.as_str());
+                    outln!("failure_class: {}", failure.failure_class().as_str());
                     if let Some(hint) = hint_for(failure) {
-                        println!("hint: {hint}");
+                        outln!("hint: {hint}");
                     }
-                    println!("usage: {}", usage_line(&failure.usage));
-                    println!("error_message:");
+                    outln!("usage: {}", usage_line(&failure.usage));
+                    outln!("error_message:");
                     for line in failure.error_message.lines() {
-                        println!("  {line}");
+                        outln!("  {line}");
                     }
                 }
                 None => {
-                    println!("message: {error}");
+                    outln!("message: {error}");
                     if let Some(class) = error.failure_class() {
-                        println!("failure_class: {}", class.as_str());
+                        outln!("failure_class: {}", class.as_str());
                     }
                     if let Some(hint) = status_hint(error) {
-                        println!("hint: {hint}");
+                        outln!("hint: {hint}");
                     }
                 }
             }
-            println!(
+            outln!(
                 "structured_output_path: {}",
                 or_none(error.structured_output_path().map(|p| p.as_str()))
             );
-            println!("attempts: {attempts}");
+            outln!("attempts: {attempts}");
         }
     }
 }

@@ -14,9 +14,12 @@ impl EndpointArgs {
     /// A provider builder for this endpoint: mapping, model, base URL and key. No key is sent unless
     /// `--api-key-env` names a variable; the key is read from it at build and never printed (only the name is).
     pub(crate) fn provider_builder(&self) -> Result<ProviderBuilder, String> {
+        let (Some(base_url), Some(model)) = (&self.base_url, &self.model) else {
+            return Err("--base-url URL and --model NAME are required".to_owned());
+        };
         let builder = self
             .timeouts
-            .apply(ProviderBuilder::new(self.mapping.into(), &self.model).base_url(&self.base_url));
+            .apply(ProviderBuilder::new(self.mapping.into(), model).base_url(base_url));
         Ok(match &self.api_key_env {
             Some(variable) => {
                 if std::env::var_os(variable).is_none() {

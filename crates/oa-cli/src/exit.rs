@@ -11,6 +11,9 @@ pub enum Exit {
     Finding,
     /// 2: a usage or input error (bad flags, unreadable file, invalid schema).
     Usage,
+    /// 3 (`oa probe --schema` only): every probed keyword was enforced, but the schema uses keywords no probe
+    /// exists for, whose enforcement is unknown.
+    Partial,
 }
 
 impl From<Exit> for ExitCode {
@@ -19,6 +22,7 @@ impl From<Exit> for ExitCode {
             Exit::Ok => ExitCode::SUCCESS,
             Exit::Finding => ExitCode::from(1),
             Exit::Usage => ExitCode::from(2),
+            Exit::Partial => ExitCode::from(3),
         }
     }
 }

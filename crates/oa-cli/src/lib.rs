@@ -3,12 +3,25 @@
 //! Exit codes are part of the interface, shared by every subcommand: 0 when all is well, 1 for a negative finding
 //! (an invalid instance, a schema not enforced, a failed fixture), 2 for a usage or input error.
 
+/// `println!` for results: a closed pipe ends the run quietly (see [`output`]).
+macro_rules! outln {
+    () => {
+        $crate::output::line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::output::line(format_args!($($arg)*))
+    };
+}
+
+mod batch;
 mod cli;
 mod complete;
 mod conformance;
 mod demo;
 mod endpoint;
 mod exit;
+mod output;
+mod pairs;
 mod probe;
 mod progress;
 mod tap;

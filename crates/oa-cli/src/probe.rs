@@ -42,11 +42,14 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         .as_deref()
         .map(|location| open_registry(location, stale_after))
         .transpose()?;
-    let provider = build_provider(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    if let Some(path) = &args.pairs {
+        return crate::pairs::run(args, path, schema.as_ref(), registry.as_ref(), &runtime);
+    }
+    let provider = build_provider(args)?;
     match schema {
         None => {
             let outcome = runtime
@@ -70,11 +73,10 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                 }))
                 .map_err(|error| error.to_string())?;
             if matrix.rows.is_empty() {
-                return Err(
-                    "the schema uses none of the probed keywords (enum, const, maxLength, minLength, pattern, \
-                     minimum, maximum, required, additionalProperties: false, minItems, maxItems, type)"
-                        .to_owned(),
-                );
+                return Err(format!(
+                    "the schema uses none of the probed keywords ({})",
+                    oa_provider::enforcement::PROBED_KEYWORDS.join(", ")
+                ));
             }
             if let (Some(registry), false) = (&registry, matrix.has_error()) {
                 runtime.block_on(record(
@@ -87,10 +89,12 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
             print_matrix(&matrix, args.json);
             Ok(if matrix.has_error() {
                 Exit::Usage
-            } else if matrix.is_all_enforced() {
-                Exit::Ok
-            } else {
+            } else if !matrix.is_all_enforced() {
                 Exit::Finding
+            } else if !matrix.is_complete() {
+                Exit::Partial
+            } else {
+                Exit::Ok
             })
         }
     }
@@ -113,7 +117,7 @@ fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
 }
 
 /// Writes a verdict for the provider's route into the registry (its file, or its shared store).
-async fn record(
+pub(crate) async fn record(
     registry: &CapabilityRegistry,
     provider: &Arc<dyn Provider>,
     enforces: bool,
@@ -147,33 +151,31 @@ fn print_canary(outcome: &ProbeOutcome, as_json: bool) {
         if let (Value::Object(line), Ok(Value::Object(fields))) = (&mut line, serde_json::to_value(outcome)) {
             line.extend(fields);
         }
-        println!("{line}");
+        outln!("{line}");
         return;
     }
-    println!(
+    outln!(
         "canary: asked {CANARY_QUESTION:?} with a strict schema whose only legal answer is {CANARY_ANSWER:?}"
     );
     match outcome {
         ProbeOutcome::Enforced => {
-            println!(
-                "enforced: the answer was {CANARY_ANSWER:?}, which only a schema-bound decoder produces"
-            );
+            outln!("enforced: the answer was {CANARY_ANSWER:?}, which only a schema-bound decoder produces");
         }
         ProbeOutcome::NotEnforced { content, path } => {
-            println!("not enforced: the model answered {}", shorten(content));
+            outln!("not enforced: the model answered {}", shorten(content));
             if let Some(path) = path.filter(|path| *path != StructuredOutputPath::Native) {
-                println!(
+                outln!(
                     "  (the request went on the {} path, which never asks for enforcement)",
                     path.as_str()
                 );
             } else {
-                println!(
+                outln!(
                     "  the schema was sent strict, and something on the route (provider, model or a gateway) ignored it"
                 );
             }
         }
         ProbeOutcome::Error { category, message } => {
-            println!("error: {category}: {message}");
+            outln!("error: {category}: {message}");
         }
     }
 }
@@ -181,10 +183,12 @@ fn print_canary(outcome: &ProbeOutcome, as_json: bool) {
 fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
     let verdict = if matrix.has_error() {
         "error"
-    } else if matrix.is_all_enforced() {
-        "enforced"
-    } else {
+    } else if !matrix.is_all_enforced() {
         "not_enforced"
+    } else if !matrix.is_complete() {
+        "enforced_partial"
+    } else {
+        "enforced"
     };
     if as_json {
         let rows: Vec<Value> = matrix
@@ -199,23 +203,38 @@ fn print_matrix(matrix: &EnforcementMatrix, as_json: bool) {
                 }
                 row
             })
+            .chain(
+                matrix
+                    .not_probed
+                    .iter()
+                    .map(|keyword| json!({"keyword": keyword, "verdict": "not_probed"})),
+            )
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({"probe": "keywords", "verdict": verdict, "keywords": rows})
         );
         return;
     }
-    println!("enforcement matrix (one probe per keyword the schema uses):");
+    outln!("enforcement matrix (one probe per keyword the schema uses):");
     for (keyword, outcome) in &matrix.rows {
         let detail = match outcome {
             ProbeOutcome::Enforced => String::new(),
             ProbeOutcome::NotEnforced { content, .. } => format!("  answered {}", shorten(content)),
             ProbeOutcome::Error { category, message } => format!("  {category}: {message}"),
         };
-        println!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
+        outln!("  {keyword:<22} {:<13}{detail}", outcome.verdict());
     }
-    println!("{}", verdict.replace('_', " "));
+    for keyword in &matrix.not_probed {
+        outln!("  {keyword:<22} not probed   no probe exists for it: its enforcement is unknown");
+    }
+    match verdict {
+        "enforced_partial" => outln!(
+            "enforced for the probed keywords; {} not probed",
+            matrix.not_probed.len()
+        ),
+        other => outln!("{}", other.replace('_', " ")),
+    }
 }
 
 /// The answer on one line, cut at 120 characters.

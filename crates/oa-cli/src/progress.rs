@@ -1,4 +1,6 @@
-//! Progress on long runs: count, rate and elapsed time on stderr, only when stderr is a terminal.
+//! Progress on long runs: count, rate and elapsed time on stderr, only when stderr is a terminal and stdout is not
+//! (results redirected to a file, progress watched on the terminal). When both are the terminal, results are the
+//! progress; a progress line redrawn in place would land on the same rows as them.
 //!
 //! Piped or redirected output stays exactly what the subcommand prints: a script reading stdout or stderr never
 //! sees a progress line.
@@ -22,7 +24,10 @@ pub(crate) struct Progress {
 impl Progress {
     /// Starts a progress line labelled `label` (for example "validated").
     pub(crate) fn new(label: &'static str) -> Self {
-        Self::with_enabled(label, std::io::stderr().is_terminal())
+        Self::with_enabled(
+            label,
+            std::io::stderr().is_terminal() && !std::io::stdout().is_terminal(),
+        )
     }
 
     fn with_enabled(label: &'static str, enabled: bool) -> Self {

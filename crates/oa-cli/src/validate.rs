@@ -2,14 +2,28 @@
 
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
-use crate::progress::Progress;
-use oa_schema::{OutputFormat, Validator, Violations};
+use oa_schema::{OutputFormat, ReportOptions, Validator, Violations};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 /// Runs `oa validate` and reports how it ended.
 pub(crate) fn run(args: &ValidateArgs) -> Exit {
+    let dashes = [Some(&args.schema), args.instance.as_ref(), args.batch.as_ref()]
+        .iter()
+        .filter(|path| path.is_some_and(|path| path == Path::new("-")))
+        .count();
+    if dashes > 1 {
+        eprintln!("oa validate: standard input (`-`) can stand for only one of SCHEMA, INSTANCE and --batch");
+        return Exit::Usage;
+    }
+    if (args.discriminate || args.max_violations.is_some())
+        && matches!(args.output(), Output::Basic | Output::Flag)
+    {
+        eprintln!(
+            "oa validate: --discriminate and --max-violations shape the text and json reports, not --output basic or flag"
+        );
+        return Exit::Usage;
+    }
     let validator = match load_validator(&args.schema, args.format_assertion) {
         Ok(validator) => validator,
         Err(message) => {
@@ -17,9 +31,13 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    let checker = Checker {
+        validator,
+        report: args.report_options(),
+    };
     match (&args.instance, &args.batch) {
-        (Some(instance), None) => single(&validator, instance, args.output),
-        (None, Some(batch)) => self::batch(&validator, batch, args.output),
+        (Some(instance), None) => single(&checker, instance, args.output()),
+        (None, Some(batch)) => self::batch(&checker, batch, args.output(), args.jobs()),
         // clap enforces exactly one of the two.
         _ => Exit::Usage,
     }
@@ -39,22 +57,35 @@ fn load_validator(schema_path: &Path, format_assertion: bool) -> Result<Validato
         .map_err(|e| format!("{}: invalid schema: {e}", schema_path.display()))
 }
 
+/// A file's text, or standard input's for `-`.
 fn read(path: &Path) -> Result<String, String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        return std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map(|_| text)
+            .map_err(|e| format!("standard input: cannot read: {e}"));
+    }
     std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
 
+/// The compiled schema and the report view asked for (--discriminate, --max-violations), shared by every instance.
+pub(crate) struct Checker {
+    pub(crate) validator: Validator,
+    pub(crate) report: ReportOptions,
+}
+
 /// The outcome for one instance: valid, the schema's violations, or text that is not JSON at all.
-enum Outcome {
+pub(crate) enum Outcome {
     Valid(Value),
     Invalid(Value, Violations),
     Malformed(String),
 }
 
 impl Outcome {
-    fn of(validator: &Validator, text: &str) -> Self {
+    pub(crate) fn of(checker: &Checker, text: &str) -> Self {
         match oa_schema::parse_json(text) {
             Err(error) => Outcome::Malformed(error.to_string()),
-            Ok(instance) => match validator.validate(&instance) {
+            Ok(instance) => match checker.validator.validate_with(&instance, &checker.report) {
                 Ok(()) => Outcome::Valid(instance),
                 Err(violations) => Outcome::Invalid(instance, violations),
             },
@@ -74,6 +105,15 @@ impl Outcome {
         }
     }
 
+    /// The JSON form of `output` (the violations object, or a 2020-12 output format).
+    pub(crate) fn to_output_value(&self, validator: &Validator, output: Output) -> Value {
+        match output {
+            Output::Basic => self.to_standard_output(validator, OutputFormat::Basic),
+            Output::Flag => self.to_standard_output(validator, OutputFormat::Flag),
+            _ => self.to_json(),
+        }
+    }
+
     fn render(&self, validator: &Validator, output: Output) -> String {
         match output {
             Output::Json => self.to_json().to_string(),
@@ -85,7 +125,7 @@ impl Outcome {
         }
     }
 
-    fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         matches!(self, Outcome::Valid(_))
     }
 
@@ -110,10 +150,17 @@ impl Outcome {
                 })
                 .collect(),
         };
-        json!({ "valid": self.is_valid(), "violations": violations })
+        let mut object = json!({ "valid": self.is_valid(), "violations": violations });
+        // Only a --max-violations cap leaves violations out; the field appears only then.
+        if let Outcome::Invalid(_, violations) = self
+            && violations.omitted() > 0
+        {
+            object["omitted"] = json!(violations.omitted());
+        }
+        object
     }
 
-    fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         match self {
             Outcome::Valid(_) => "valid".to_owned(),
             Outcome::Malformed(message) => message.clone(),
@@ -122,7 +169,7 @@ impl Outcome {
     }
 }
 
-fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
+fn single(checker: &Checker, instance_path: &Path, output: Output) -> Exit {
     let text = match read(instance_path) {
         Ok(text) => text,
         Err(message) => {
@@ -130,8 +177,8 @@ fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
             return Exit::Usage;
         }
     };
-    let outcome = Outcome::of(validator, &text);
-    println!("{}", outcome.render(validator, output));
+    let outcome = Outcome::of(checker, &text);
+    outln!("{}", outcome.render(&checker.validator, output));
     if outcome.is_valid() {
         Exit::Ok
     } else {
@@ -139,60 +186,31 @@ fn single(validator: &Validator, instance_path: &Path, output: Output) -> Exit {
     }
 }
 
-fn batch(validator: &Validator, batch_path: &Path, output: Output) -> Exit {
-    let file = match std::fs::File::open(batch_path) {
-        Ok(file) => file,
+fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> Exit {
+    let mut input: Box<dyn std::io::BufRead> = if batch_path == Path::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(batch_path) {
+            Ok(file) => Box::new(std::io::BufReader::new(file)),
+            Err(e) => {
+                eprintln!("oa validate: {}: cannot read: {e}", batch_path.display());
+                return Exit::Usage;
+            }
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let totals = match crate::batch::run(checker, &mut input, output, jobs, &mut out) {
+        Ok(totals) => totals,
         Err(e) => {
             eprintln!("oa validate: {}: cannot read: {e}", batch_path.display());
             return Exit::Usage;
         }
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let mut all_valid = true;
-    let mut progress = Progress::new("validated");
-    for (line_idx, line) in BufReader::new(file).lines().enumerate() {
-        let line = match line {
-            Ok(line) => line,
-            Err(e) => {
-                eprintln!(
-                    "oa validate: {}: line {}: cannot read: {e}",
-                    batch_path.display(),
-                    line_idx + 1
-                );
-                return Exit::Usage;
-            }
-        };
-        let outcome = Outcome::of(validator, &line);
-        all_valid &= outcome.is_valid();
-        let printed = match output {
-            Output::Json | Output::Basic | Output::Flag => {
-                let mut value = match output {
-                    Output::Basic => outcome.to_standard_output(validator, OutputFormat::Basic),
-                    Output::Flag => outcome.to_standard_output(validator, OutputFormat::Flag),
-                    _ => outcome.to_json(),
-                };
-                value["line"] = json!(line_idx + 1);
-                value.to_string()
-            }
-            Output::Text => {
-                let status = if outcome.is_valid() { "valid" } else { "invalid" };
-                let mut text = format!("line {}: {status}", line_idx + 1);
-                if !outcome.is_valid() {
-                    for detail in outcome.to_text().lines() {
-                        text.push_str("\n  ");
-                        text.push_str(detail);
-                    }
-                }
-                text
-            }
-        };
-        if writeln!(out, "{printed}").is_err() {
-            // The reader went away (a closed pipe): stop quietly, as Unix tools do.
-            break;
-        }
-        progress.tick();
+    eprintln!("{}", totals.summary());
+    if totals.n_invalid == 0 && totals.n_unreadable == 0 {
+        Exit::Ok
+    } else {
+        Exit::Finding
     }
-    progress.finish();
-    if all_valid { Exit::Ok } else { Exit::Finding }
 }

@@ -183,8 +183,11 @@ fn batch_prints_one_result_per_line_in_order() {
     assert_eq!(locations(&results[2]), vec![Value::Null]);
     let lines: Vec<u64> = results.iter().map(|r| r["line"].as_u64().unwrap()).collect();
     assert_eq!(lines, vec![1, 2, 3, 4]);
-    // Piped: no progress line on stderr.
-    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    // Piped: no progress line on stderr, only the summary (a line that is not JSON counts as invalid: it was read).
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "2 valid, 2 invalid, 0 unreadable\n"
+    );
 }
 
 #[test]
@@ -297,6 +300,44 @@ fn conformance_on_a_missing_directory_is_an_input_error() {
     let scratch = Scratch::new();
     let output = oa(&[&"conformance", &scratch.dir.path().join("nowhere")]);
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn conformance_on_a_directory_without_fixtures_exits_2_naming_it() {
+    let scratch = Scratch::new();
+    let empty = scratch.dir.path().join("EMPTYDIR");
+    std::fs::create_dir_all(empty.join("observability/conformance")).unwrap();
+    std::fs::write(empty.join("observability/conformance/notes.md"), "not a fixture").unwrap();
+    let output = oa(&[&"conformance", &empty]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    assert!(stderr.contains("EMPTYDIR"), "{stderr}");
+    assert!(stdout(&output).is_empty(), "nothing was run");
+}
+
+/// A fixture the runner has never seen, under a new name and a new directory: it runs (by its vocabulary, not its
+/// name) and passes, found through the capability folders below the directory given.
+#[test]
+fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
+    let scratch = Scratch::new();
+    let root = scratch.dir.path().join("X");
+    let suite = root.join("observability/conformance");
+    std::fs::create_dir_all(&suite).unwrap();
+    let own =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/observability/conformance");
+    std::fs::copy(
+        own.join("161-structured-output-schema-not-honored.yaml"),
+        suite.join("999-copy.yaml"),
+    )
+    .unwrap();
+    let output = oa(&[&"conformance", &root]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("passed  observability/999-copy (19 passed, 0 failed, 0 skipped)"),
+        "{text}"
+    );
+    assert_eq!(text.lines().last(), Some("19 passed, 0 failed, 0 skipped"));
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //!
 //! The adapter of the conformance-adapter spec: [`Fixture::load`] parses a fixture into cases and
 //! checks its vocabulary (raising the §9 errors), the matchers of §5.10 compare what a run produced
-//! with what a case expects, and [`run`] discovers fixture directories, runs or defers every case and
+//! with what a case expects, and [`run`] discovers the `conformance/` directories at or below the given ones,
+//! runs or defers every case (observability cases by the vocabulary they use, [`VOCABULARY_DEFERRALS`]) and
 //! returns a [`Report`].
 //!
 //! ```no_run
@@ -29,8 +30,11 @@ mod report;
 mod run;
 mod vocabulary;
 
-pub use deferral::{DEFERRALS, Deferral, OBSERVABILITY_RUN, deferral_for};
-pub use discover::{DiscoverError, FixtureFile, discover};
+pub use deferral::{
+    DEFERRALS, Deferral, Position, VOCABULARY_DEFERRALS, VocabularyDeferral, deferral_for,
+    vocabulary_deferral,
+};
+pub use discover::{DiscoverError, FixtureFile, MAX_DEPTH, discover};
 pub use error::{FixtureError, FixtureErrorKind};
 pub use fixture::{ADAPTER_VERSION, Case, Fixture, FixtureId};
 pub use node::Node;

@@ -34,6 +34,26 @@ impl std::fmt::Display for Mismatch {
     }
 }
 
+/// §5.10's assertion sub-keys: a mapping made only of these asserts on the value instead of being one.
+const ASSERTION_KEYS: &[&str] = &["non_empty_string", "harness_parameterized"];
+
+fn is_assertion_mapping(entries: &[(String, Node)]) -> bool {
+    !entries.is_empty()
+        && entries
+            .iter()
+            .all(|(key, _)| ASSERTION_KEYS.contains(&key.as_str()))
+}
+
+/// The values `harness_parameterized: <name>` compares with: what this implementation injects about itself.
+fn harness_parameter(name: &str) -> Option<&'static str> {
+    match name {
+        "implementation_name" => Some(oa_events::IMPLEMENTATION_NAME),
+        "implementation_version" => Some(oa_events::IMPLEMENTATION_VERSION),
+        "spec_version" => Some(oa_events::SPEC_VERSION),
+        _ => None,
+    }
+}
+
 /// The name prefixes of first-occurrence-binding tokens the suites define (§5.10: the observability
 /// suite's `<trace_id_X>`, `<corr_id_N>`, `<span_id_X>`, `<invocation_id_X>`, and 0126's `<call_id_X>`).
 const BINDING_PREFIXES: &[&str] = &["trace_id_", "corr_id_", "span_id_", "invocation_id_", "call_id_"];
@@ -93,6 +113,27 @@ impl Matcher {
                 }
                 for (idx, (want, have)) in items.iter().zip(got).enumerate() {
                     self.check(want, Some(have), &format!("{path}/{idx}"), keys)?;
+                }
+                Ok(())
+            }
+            Node::Map(entries) if is_assertion_mapping(entries) => {
+                for (key, want) in entries {
+                    let holds = match key.as_str() {
+                        "non_empty_string" => {
+                            (want.as_bool() == Some(true)) == actual.as_str().is_some_and(|s| !s.is_empty())
+                        }
+                        _ => match want.as_str().and_then(harness_parameter) {
+                            Some(injected) => actual.as_str() == Some(injected),
+                            None => return fail(format!("no harness parameter {}", describe(want))),
+                        },
+                    };
+                    if !holds {
+                        return fail(format!(
+                            "{key}: {} does not satisfy {}",
+                            short(actual),
+                            describe(want)
+                        ));
+                    }
                 }
                 Ok(())
             }
@@ -313,6 +354,27 @@ mod tests {
         assert!(check("{a: 1}", &json!({"a": 2}), Keys::Exact).is_err());
         assert!(check("{a: 1}", &json!({"a": "1"}), Keys::Exact).is_err());
         assert!(check("{a: 1}", &json!({"a": 1.5}), Keys::Exact).is_err());
+    }
+
+    #[test]
+    fn assertion_sub_keys_assert_on_the_value() {
+        let name = oa_events::IMPLEMENTATION_NAME;
+        check("{non_empty_string: true}", &json!("x"), Keys::Exact).unwrap();
+        assert!(check("{non_empty_string: true}", &json!(""), Keys::Exact).is_err());
+        assert!(check("{non_empty_string: true}", &json!(3), Keys::Exact).is_err());
+        let both = "{harness_parameterized: implementation_name, non_empty_string: true}";
+        check(both, &json!(name), Keys::Exact).unwrap();
+        assert!(check(both, &json!("openarmature-python"), Keys::Exact).is_err());
+        assert!(
+            check(
+                "{harness_parameterized: favourite_colour}",
+                &json!("x"),
+                Keys::Exact
+            )
+            .is_err()
+        );
+        // A mapping with any other key is a mapping to compare.
+        assert!(check("{non_empty_string: true, other: 1}", &json!("x"), Keys::Exact).is_err());
     }
 
     #[test]

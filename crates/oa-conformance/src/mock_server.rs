@@ -69,6 +69,37 @@ pub(crate) fn start(replies: Vec<Reply>, health: Option<(String, Reply)>) -> std
     Server::start(Responder::Script(script))
 }
 
+/// The model a mocked provider's bodies name first, with a trailing `-YYYY-MM-DD` release date removed (a
+/// dated response model is what a provider bound to the undated one answers with): the model a harness binds when
+/// the fixture names none (0126 notes no fixture defines it).
+pub(crate) fn mocked_model(entries: &[Node]) -> Option<String> {
+    entries
+        .iter()
+        .find_map(|entry| {
+            entry
+                .get("body")
+                .and_then(|b| b.get("model"))
+                .and_then(Node::as_str)
+        })
+        .map(|model| strip_release_date(model).to_owned())
+}
+
+fn strip_release_date(model: &str) -> &str {
+    let bytes = model.as_bytes();
+    if bytes.len() > 11 {
+        let (head, tail) = model.split_at(model.len() - 11);
+        let t = tail.as_bytes();
+        let dated = t[0] == b'-'
+            && t[5] == b'-'
+            && t[8] == b'-'
+            && [1, 2, 3, 4, 6, 7, 9, 10].iter().all(|&i| t[i].is_ascii_digit());
+        if dated {
+            return head;
+        }
+    }
+    model
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

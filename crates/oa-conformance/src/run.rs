@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::deferral::deferral_for;
+use crate::deferral::{deferral_for, vocabulary_deferral};
 use crate::discover::{DiscoverError, discover};
 use crate::error::FixtureError;
 use crate::fixture::{Fixture, FixtureId};
@@ -89,12 +89,13 @@ fn execute(fixture: &Fixture, case_idx: usize) -> Result<(), String> {
     }
 }
 
-/// Discovers every fixture under `dirs` and plans each case: run it, defer it by the table, or report
-/// its load error. A fixture file is never dropped: each becomes at least one planned case.
+/// Discovers every fixture under `dirs` and plans each case: run it, defer it by a table (the llm-provider names,
+/// or the vocabulary it uses), or report its load error. A fixture file is never dropped: each becomes at least
+/// one planned case.
 ///
 /// # Errors
 ///
-/// When a directory cannot be read or holds no conformance directory.
+/// When a directory cannot be read or holds no fixture.
 pub fn plan(dirs: &[PathBuf]) -> Result<Vec<PlannedCase>, DiscoverError> {
     let mut planned = Vec::new();
     for dir in dirs {
@@ -114,8 +115,11 @@ pub fn plan(dirs: &[PathBuf]) -> Result<Vec<PlannedCase>, DiscoverError> {
                 Ok(fixture) => {
                     let fixture = Arc::new(fixture);
                     for (idx, case) in fixture.cases.iter().enumerate() {
-                        let action = match deferral_for(&id.to_string(), case.name.as_deref()) {
-                            Some(deferral) => Action::Defer(deferral.reason),
+                        let by_name = deferral_for(&id.to_string(), case.name.as_deref()).map(|d| d.reason);
+                        let by_vocabulary =
+                            vocabulary_deferral(id.capability(), &case.body).map(|d| d.reason);
+                        let action = match by_name.or(by_vocabulary) {
+                            Some(reason) => Action::Defer(reason),
                             None => Action::Run(Arc::clone(&fixture), idx),
                         };
                         planned.push(PlannedCase {
@@ -132,11 +136,11 @@ pub fn plan(dirs: &[PathBuf]) -> Result<Vec<PlannedCase>, DiscoverError> {
 }
 
 /// Runs every fixture case under `dirs` and reports each one (the `oa conformance` entry point).
-/// Directories may be `conformance/` directories, capability directories, or a spec's `spec/`.
+/// A directory may be a `conformance/` directory or any directory with `conformance/` directories below it.
 ///
 /// # Errors
 ///
-/// When a directory cannot be read or holds no conformance directory.
+/// When a directory cannot be read or holds no fixture.
 pub fn run(dirs: &[PathBuf]) -> Result<Report, DiscoverError> {
     let cases = plan(dirs)?.iter().map(PlannedCase::run).collect();
     Ok(Report { cases })

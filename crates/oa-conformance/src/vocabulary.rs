@@ -5,7 +5,8 @@
 //! of fixtures 001, 005, 007, 026, 032, 033, 059, 060 and 072, plus proposal 0126 (the list form of
 //! `error_message_mentions`). Observability fixtures are checked at the top, case and `expected:`
 //! levels (their header notes in fixtures 001, 014, 111 and 116); their deeper graph directives are
-//! checked by the executor that runs them, which does not exist yet (issue 8).
+//! checked by the executor that runs them (`crate::observability`), which raises `harness_primitive_missing`
+//! for any it does not know.
 
 use crate::error::{FixtureError, FixtureErrorKind};
 use crate::node::Node;

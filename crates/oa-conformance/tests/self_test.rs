@@ -259,6 +259,105 @@ fn a_missing_directory_is_an_error() {
     assert!(run(&[PathBuf::from("/nonexistent/oa-conformance/dir")]).is_err());
 }
 
+/// A streamed OpenAI refusal: its pieces arrive as `delta.refusal`, the last chunk says `stop`.
+const STREAMED_REFUSAL: &str = r#"
+mock_provider:
+  responses:
+    - status: 200
+      stream_body:
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {role: assistant, refusal: "I can"}, finish_reason: null}]}
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {refusal: "'t help"}, finish_reason: null}]}
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [{index: 0, delta: {}, finish_reason: stop}]}
+        - {id: s, object: chat.completion.chunk, model: test-model, choices: [], usage: {prompt_tokens: 3, completion_tokens: 2, total_tokens: 5}}
+call:
+  operation: complete
+  stream: true
+  messages: [{role: user, content: "Hi"}]
+expected:
+  response:
+    finish_reason: FINISH
+  invariants:
+    assembled_content_is_ordered_concatenation_of_deltas: true
+    usage_and_finish_reason_sourced_from_terminal_chunks: true
+"#;
+
+/// A correct refusal stream satisfies both invariants (reading only `delta.content` and the wire `stop`, as they
+/// once did, each failed it: no content deltas, and `stop` where the response says `content_filter`).
+#[test]
+fn the_streaming_invariants_count_refusal_pieces_as_content() {
+    let (outcome, reason) = run_one(STREAMED_REFUSAL.replace("FINISH", "content_filter"));
+    assert_eq!(outcome, Outcome::Passed, "{reason}");
+}
+
+#[test]
+fn a_tree_without_fixtures_is_an_error_naming_the_directory() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("cap/conformance")).unwrap();
+    let error = run(&[root.path().to_path_buf()]).unwrap_err();
+    assert!(matches!(error, oa_conformance::DiscoverError::NoFixtures { .. }));
+    assert!(
+        error.to_string().contains(&root.path().display().to_string()),
+        "{error}"
+    );
+}
+
+/// A two-node observability graph; `EXTRA` becomes a case key.
+const GRAPH: &str = r#"
+state: {fields: {v: {type: int, default: 0}}}
+entry: a
+nodes:
+  a: {update: {v: 1}}
+  b: {update: {v: 2}}
+edges:
+  - {from: a, to: b}
+  - {from: b, to: END}
+initial_state: {}
+EXTRA
+expected:
+  span_tree:
+    - name: openarmature.invocation
+      status: OK
+      children:
+        - {name: a, status: OK}
+        - {name: b, status: OK}
+"#;
+
+#[test]
+fn whether_an_observability_case_runs_is_decided_by_its_vocabulary_not_its_name() {
+    let root = tempfile::tempdir().unwrap();
+    let plain = GRAPH.replace("EXTRA", "");
+    let with_subgraph = GRAPH.replace(
+        "EXTRA",
+        "subgraph: {name: inner, entry: x, nodes: {x: {update: {}}}}",
+    );
+    // Names no table has ever listed, in a directory the runner has never seen.
+    write_suite(
+        &root.path().join("somewhere/deep"),
+        "observability",
+        &[("777-renamed", plain), ("778-renamed", with_subgraph)],
+    );
+    let report = run(&[root.path().to_path_buf()]).unwrap();
+    let outcomes: Vec<(&str, Outcome, Option<&str>)> = report
+        .cases
+        .iter()
+        .map(|c| (c.fixture.as_str(), c.outcome, c.reason.as_deref()))
+        .collect();
+    assert_eq!(outcomes[0], ("observability/777-renamed", Outcome::Passed, None));
+    assert_eq!(outcomes[1].1, Outcome::Skipped);
+    assert!(
+        outcomes[1].2.unwrap().contains("full graph engine"),
+        "{outcomes:?}"
+    );
+    // The same plain case with a wrong expectation fails: it really ran.
+    let wrong = GRAPH
+        .replace("EXTRA", "")
+        .replace("{name: b, status: OK}", "{name: c, status: OK}");
+    let other = tempfile::tempdir().unwrap();
+    write_suite(other.path(), "observability", &[("779-wrong", wrong)]);
+    let report = run(&[other.path().to_path_buf()]).unwrap();
+    assert_eq!(report.cases[0].outcome, Outcome::Failed, "{report:?}");
+}
+
 fn indent(text: &str) -> String {
     text.trim_start_matches('\n')
         .lines()

@@ -5,7 +5,7 @@
 //! graph, [`ObservedProvider`] reports a provider's calls to a bus of its own. Neither the provider nor observers
 //! know about any of this.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use oa_provider::{
@@ -13,12 +13,14 @@ use oa_provider::{
     TokenDelta,
 };
 
+use serde_json::{Map, Value};
+
 use crate::delivery::EventBus;
 use crate::event::{
     Event, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest, LlmResponseFields, LlmTokenEvent,
     Scope,
 };
-use crate::ids::random_id;
+use crate::ids::random_uuid;
 use crate::render::{failure_fields, render_messages, request_extras, request_params, response_fields};
 
 tokio::task_local! {
@@ -28,13 +30,51 @@ tokio::task_local! {
 /// Who is running and where their events go.
 #[derive(Debug, Clone)]
 pub struct CallContext {
-    /// Identity and scope stamped on every event the node's calls produce.
+    /// Identity and scope stamped on every event the node's calls produce (its `caller_invocation_metadata` as
+    /// of the node's start; [`CallContext::current_scope`] has the metadata as it is now).
     pub scope: Scope,
     /// The queue the events go to.
     pub bus: EventBus,
+    /// The invocation metadata in scope, shared by the invocation's nodes (observability §3.4).
+    pub metadata: Arc<Mutex<Map<String, Value>>>,
 }
 
 impl CallContext {
+    /// A context for `scope` on `bus`, its metadata the scope's caller metadata.
+    pub fn new(scope: Scope, bus: EventBus) -> Self {
+        let metadata = scope.caller_invocation_metadata.clone().unwrap_or_default();
+        Self {
+            scope,
+            bus,
+            metadata: Arc::new(Mutex::new(metadata)),
+        }
+    }
+
+    /// The scope with the metadata in scope now (augmentations included), for an event about to be dispatched.
+    pub fn current_scope(&self) -> Scope {
+        let metadata = self.metadata_now();
+        Scope {
+            caller_invocation_metadata: (!metadata.is_empty()).then_some(metadata),
+            ..self.scope.clone()
+        }
+    }
+
+    /// A copy of the metadata in scope now.
+    pub(crate) fn metadata_now(&self) -> Map<String, Value> {
+        self.metadata
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Merges entries into the metadata in scope (same keys overwritten).
+    pub(crate) fn merge_metadata(&self, entries: &Map<String, Value>) {
+        let mut metadata = self.metadata.lock().unwrap_or_else(PoisonError::into_inner);
+        for (key, value) in entries {
+            metadata.insert(key.clone(), value.clone());
+        }
+    }
+
     /// The context of the running task, when one is set.
     pub fn current() -> Option<CallContext> {
         CALL_CONTEXT.try_with(Clone::clone).ok()
@@ -112,9 +152,9 @@ impl ObservedProvider {
     }
 
     fn standalone_context(&self) -> CallContext {
-        CallContext {
-            scope: Scope {
-                invocation_id: random_id(),
+        CallContext::new(
+            Scope {
+                invocation_id: random_uuid(),
                 correlation_id: None,
                 node_name: self.node_name.clone(),
                 namespace: vec![self.node_name.clone()],
@@ -125,8 +165,8 @@ impl ObservedProvider {
                 branch_name_chain: Vec::new(),
                 caller_invocation_metadata: None,
             },
-            bus: self.bus.clone(),
-        }
+            self.bus.clone(),
+        )
     }
 }
 
@@ -171,7 +211,7 @@ async fn report(
             LlmRequest {
                 provider: String::from("unknown"),
                 model: String::from("unknown"),
-                call_id: caller_call_id.unwrap_or_else(|| format!("call_{}", random_id())),
+                call_id: caller_call_id.unwrap_or_else(|| format!("call_{}", random_uuid())),
                 input_messages: render_messages(&caller_messages),
                 request_params: request_params(&caller_config),
                 request_extras: request_extras(&caller_config),
@@ -187,13 +227,13 @@ async fn report(
     };
     let event = match &outcome {
         Ok(response) => Event::LlmCompletion(LlmCompletionEvent {
-            scope: context.scope.clone(),
+            scope: context.current_scope(),
             request: llm_request,
             response: response_fields(response),
             latency_ms,
         }),
         Err(error) => Event::LlmFailed(LlmFailedEvent {
-            scope: context.scope.clone(),
+            scope: context.current_scope(),
             request: llm_request,
             response: error
                 .structured_output()
@@ -252,7 +292,7 @@ impl AttemptHook for Recorder {
             Err(_) => return,
         };
         self.context.bus.dispatch(Event::LlmToken(LlmTokenEvent {
-            scope: self.context.scope.clone(),
+            scope: self.context.current_scope(),
             provider: delta.provider.to_owned(),
             model: delta.model.to_owned(),
             call_id: delta.call_id.to_owned(),
@@ -294,7 +334,7 @@ impl AttemptHook for Recorder {
             state.last = Some((request.clone(), latency_ms));
         }
         self.context.bus.dispatch(Event::LlmAttempt(LlmAttempt {
-            scope: self.context.scope.clone(),
+            scope: self.context.current_scope(),
             request,
             wire_attempt_index: record.attempt_index,
             retry_reason: record.retry_reason,

@@ -36,6 +36,9 @@ pub enum Event {
     LlmCompletion(LlmCompletionEvent),
     /// An LLM call raised a §7 error.
     LlmFailed(LlmFailedEvent),
+    /// A node body added entries to the invocation metadata (observability §3.4, §6's metadata-augmentation
+    /// event): observers update the spans still open in the augmenting context.
+    MetadataAugmented(MetadataEvent),
 }
 
 impl Event {
@@ -48,6 +51,7 @@ impl Event {
             Self::LlmToken(event) => &event.scope.invocation_id,
             Self::LlmCompletion(event) => &event.scope.invocation_id,
             Self::LlmFailed(event) => &event.scope.invocation_id,
+            Self::MetadataAugmented(event) => &event.scope.invocation_id,
         }
     }
 }
@@ -80,17 +84,66 @@ pub struct Scope {
 /// An invocation's start or end.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InvocationEvent {
-    /// The invocation's identifier.
+    /// The invocation's identifier (caller-supplied and used verbatim, or a minted UUIDv4; observability §5.1).
     pub invocation_id: String,
     /// The cross-backend correlation ID.
     pub correlation_id: Option<String>,
-    /// Caller-supplied invocation metadata.
+    /// The graph's entry node (`openarmature.graph.entry_node`).
+    pub entry_node: String,
+    /// The caller-supplied invocation label (observability §8.6), when one was given.
+    pub label: Option<String>,
+    /// The invocation metadata in scope: the caller's on start; on completion, with every augmentation applied.
     pub metadata: Map<String, Value>,
+    /// On start, the initial state; on completion, the final state (or the state at the point of failure).
+    pub state: Value,
+    /// On completion: the node whose execution preceded END, or that failed; `None` on start.
+    pub final_node: Option<String>,
     /// On completion: the error that ended the invocation, rendered as text; `None` on success and on start.
     pub error: Option<String>,
+    /// On completion with an error: its graph-engine §4 category.
+    pub error_category: Option<GraphErrorCategory>,
     /// When this happened.
     #[serde(skip)]
     pub at: SystemTime,
+}
+
+/// The graph-engine §4 category of a runtime error, as node and invocation events and spans report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GraphErrorCategory {
+    /// A node raised.
+    NodeException,
+    /// A conditional edge's function raised.
+    EdgeException,
+    /// A state update could not be merged.
+    ReducerError,
+    /// A conditional edge returned a destination that is neither a declared node nor END.
+    RoutingError,
+    /// State failed validation at a boundary (here: a node returned an update that is not a JSON object).
+    StateValidationError,
+}
+
+impl GraphErrorCategory {
+    /// The spec's identifier (`node_exception`, `routing_error`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NodeException => "node_exception",
+            Self::EdgeException => "edge_exception",
+            Self::ReducerError => "reducer_error",
+            Self::RoutingError => "routing_error",
+            Self::StateValidationError => "state_validation_error",
+        }
+    }
+}
+
+/// Entries a node body added to the invocation metadata (observability §3.4), with the augmenting context's
+/// scope; its `caller_invocation_metadata` is the whole mapping after the merge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetadataEvent {
+    /// The augmenting context.
+    pub scope: Scope,
+    /// The entries added (validated), as given.
+    pub entries: Map<String, Value>,
 }
 
 /// A node's start or completion.
@@ -102,6 +155,8 @@ pub struct NodeEvent {
     pub step: usize,
     /// On completion with an error: its text; `None` otherwise.
     pub error: Option<String>,
+    /// On completion with an error: its graph-engine §4 category (`node_exception`, `routing_error`, ...).
+    pub graph_error: Option<GraphErrorCategory>,
     /// On completion with an error: the §7 category of the provider error that caused it, when one did.
     pub error_category: Option<Category>,
     /// When this happened.

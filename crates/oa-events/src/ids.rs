@@ -4,8 +4,14 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 
-/// A random UUIDv4 in canonical hyphenated form.
-pub(crate) fn random_id() -> String {
+/// A random UUIDv4 in canonical hyphenated form (the ids the runtime mints, exposed so observers that need ids of
+/// their own draw them the same way).
+///
+/// ```
+/// let id = oa_events::random_uuid();
+/// assert_eq!((id.len(), &id[14..15]), (36, "4"));
+/// ```
+pub fn random_uuid() -> String {
     let draw = |salt: u64| {
         let mut hasher = RandomState::new().build_hasher();
         hasher.write_u64(salt);
@@ -32,8 +38,8 @@ mod tests {
 
     #[test]
     fn invocation_ids_are_distinct_uuid_v4s() {
-        let first = random_id();
-        let second = random_id();
+        let first = random_uuid();
+        let second = random_uuid();
         assert_ne!(first, second);
         assert_eq!(first.len(), 36);
         assert_eq!(&first[14..15], "4");

@@ -11,7 +11,11 @@
 //!   [`LlmAttempt`] record per wire attempt (what spans and metrics render), then one terminal event describing the
 //!   request of the attempt whose outcome it reports. [`ObservedProvider`] does the same for calls made outside a
 //!   graph, so a provider call with a bus attached is never silently unreported.
-//! - [`Graph`] runs named async nodes in a line over JSON state and sets the [`CallContext`] around each node.
+//! - [`Graph`] runs named async nodes over JSON state along static or conditional edges ([`Route`]) and sets the
+//!   [`CallContext`] around each node; node failures carry their graph-engine §4 [`GraphErrorCategory`].
+//! - [`set_invocation_metadata`] and [`get_invocation_metadata`] augment and read the invocation metadata
+//!   (observability §3.4) from inside a node; [`EventCounter`] and [`InvocationAccumulator`] are queryable
+//!   observers (observability §9) a node can read mid-invocation.
 //!
 //! # Example
 //!
@@ -35,18 +39,28 @@
 mod context;
 mod delivery;
 mod event;
+mod identity;
 mod ids;
+mod metadata;
+mod queryable;
 mod render;
 mod runtime;
 
 pub use context::{CallContext, ObservedProvider, complete};
 pub use delivery::{DrainTimeout, EventBus, Observer, ObserverError};
 pub use event::{
-    Event, InvocationEvent, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest, LlmResponseFields,
-    LlmTokenEvent, NodeEvent, Scope,
+    Event, GraphErrorCategory, InvocationEvent, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest,
+    LlmResponseFields, LlmTokenEvent, MetadataEvent, NodeEvent, Scope,
 };
+pub use identity::{IMPLEMENTATION_NAME, IMPLEMENTATION_VERSION, SPEC_VERSION};
+pub use ids::random_uuid;
+pub use metadata::{
+    MetadataError, MetadataSnapshot, RESERVED_KEYS, RESERVED_PREFIXES, get_invocation_metadata,
+    set_invocation_metadata, validate_metadata,
+};
+pub use queryable::{EventCounter, InvocationAccumulator, NodePhase};
 pub use render::{render_messages, render_tool_calls, request_extras, request_params};
-pub use runtime::{Graph, GraphBuilder, GraphError, InvocationError, InvokeOptions, NodeError};
+pub use runtime::{Graph, GraphBuilder, GraphError, InvocationError, InvokeOptions, NodeError, Route};
 
 // The README's example runs as a doc test, so it stays true.
 #[cfg(doctest)]

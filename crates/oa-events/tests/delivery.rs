@@ -164,10 +164,15 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
         .invoke(&bus, json!({}), InvokeOptions::default())
         .await
         .unwrap_err();
-    let InvocationError::Node { node, source } = &error else {
+    let InvocationError::Node { node, source, state } = &error else {
         panic!("expected a node error, got {error:?}");
     };
     assert_eq!(node, "ask");
+    assert_eq!(*state, json!({}), "the state the failing node received");
+    assert_eq!(
+        error.category(),
+        Some(oa_events::GraphErrorCategory::NodeException)
+    );
     assert_eq!(
         source.provider_error().unwrap().category(),
         Category::Authentication

@@ -1,5 +1,5 @@
 //! oa-observe: OpenTelemetry for OpenArmature LLM calls, on `opentelemetry_sdk`, through providers the application
-//! passes in (never the global ones).
+//! passes in (never the global ones), and the Langfuse mapping.
 //!
 //! # Overview
 //!
@@ -8,6 +8,9 @@
 //!   `openarmature.llm.structured_output.path`), honouring [`ObserverConfig`]'s `disable_llm_spans`,
 //!   `disable_provider_payload` (default on), `disable_genai_semconv`, payload cap (§5.5.5) and `enable_metrics`
 //!   (§11: duration and token usage per attempt, and a counter of structured-output failure classes).
+//! - [`LangfuseObserver`] renders the same events as Langfuse traces, span observations and one generation per
+//!   call (observability §8) through a [`LangfuseClient`]: [`LangfuseRecorder`] in memory, or
+//!   [`HttpLangfuseClient`] to Langfuse's public ingestion API.
 //! - [`LogBridge`] is a `tracing_subscriber` layer that turns oa's diagnostics (the `openarmature` target, e.g.
 //!   `openarmature.structured_output.schema_not_honored`, which the provider emits where the call is made) into
 //!   OpenTelemetry log records with the §7 correlation fields.
@@ -37,6 +40,7 @@
 
 mod attributes;
 mod config;
+pub mod langfuse;
 mod logs;
 mod metrics;
 pub mod names;
@@ -45,6 +49,10 @@ mod telemetry;
 mod truncate;
 
 pub use config::{ConfigError, ObserverConfig, ObserverConfigBuilder};
+pub use langfuse::{
+    FlushReport, HttpLangfuseClient, HttpLimits, LangfuseClient, LangfuseConfig, LangfuseConfigBuilder,
+    LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder,
+};
 pub use logs::LogBridge;
 pub use observer::{INSTRUMENTATION_SCOPE, OtelObserver};
 pub use opentelemetry_sdk::trace::SpanData;

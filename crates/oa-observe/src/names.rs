@@ -10,6 +10,14 @@ pub const LLM_SPAN: &str = "openarmature.llm.complete";
 pub const INVOCATION_ID: &str = "openarmature.invocation_id";
 /// The cross-backend correlation ID (§3, §5.6, §7).
 pub const CORRELATION_ID: &str = "openarmature.correlation_id";
+/// §5.1: the outermost graph's entry node.
+pub const GRAPH_ENTRY_NODE: &str = "openarmature.graph.entry_node";
+/// §5.1: the spec version the implementation targets.
+pub const GRAPH_SPEC_VERSION: &str = "openarmature.graph.spec_version";
+/// §5.1: the implementation's name.
+pub const IMPLEMENTATION_NAME: &str = "openarmature.implementation.name";
+/// §5.1: the implementation's version.
+pub const IMPLEMENTATION_VERSION: &str = "openarmature.implementation.version";
 /// Prefix of caller-supplied invocation metadata attributes (§3.4, §7).
 pub const USER_PREFIX: &str = "openarmature.user.";
 /// §5.2 node attributes.

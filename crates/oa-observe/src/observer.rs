@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use oa_events::{Event, InvocationEvent, LlmAttempt, NodeEvent, Observer, ObserverError};
+use oa_events::{Event, InvocationEvent, LlmAttempt, MetadataEvent, NodeEvent, Observer, ObserverError};
 use opentelemetry::logs::LoggerProvider;
 use opentelemetry::trace::{Span, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
@@ -85,7 +85,14 @@ impl OtelObserver {
     }
 
     fn invocation_started(&self, event: &InvocationEvent) -> Result<(), ObserverError> {
-        let mut attributes = vec![KeyValue::new(names::INVOCATION_ID, event.invocation_id.clone())];
+        // §5.1: identity and runtime-identity attributes, emitted whatever the privacy settings.
+        let mut attributes = vec![
+            KeyValue::new(names::INVOCATION_ID, event.invocation_id.clone()),
+            KeyValue::new(names::GRAPH_ENTRY_NODE, event.entry_node.clone()),
+            KeyValue::new(names::GRAPH_SPEC_VERSION, oa_events::SPEC_VERSION),
+            KeyValue::new(names::IMPLEMENTATION_NAME, oa_events::IMPLEMENTATION_NAME),
+            KeyValue::new(names::IMPLEMENTATION_VERSION, oa_events::IMPLEMENTATION_VERSION),
+        ];
         if let Some(correlation_id) = &event.correlation_id {
             attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
         }
@@ -114,7 +121,11 @@ impl OtelObserver {
         };
         let span = context.span();
         match &event.error {
-            Some(error) => span.set_status(Status::error(error.clone())),
+            Some(error) => {
+                let category = event.error_category.map_or("node_exception", |c| c.as_str());
+                record_exception(&span, category, error, event.at);
+                span.set_status(Status::error(category));
+            }
             None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(event.at);
@@ -163,14 +174,39 @@ impl OtelObserver {
         };
         let span = context.span();
         if let Some(error) = &event.error {
-            if let Some(category) = event.error_category {
-                span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category.as_str()));
-            }
-            span.set_status(Status::error(error.clone()));
+            // §4.2: the graph-engine §4 category is the status description and the error category; the provider's
+            // §7 category, when a call caused the failure, is on the LLM span and names the exception here.
+            let category = event.graph_error.map_or("node_exception", |c| c.as_str());
+            span.set_attribute(KeyValue::new(names::ERROR_CATEGORY, category));
+            let exception_type = event.error_category.map_or(category, |c| c.as_str());
+            record_exception(&span, exception_type, error, event.at);
+            span.set_status(Status::error(category));
         } else {
             span.set_status(Status::Ok);
         }
         span.end_with_timestamp(event.at);
+        Ok(())
+    }
+
+    /// §3.4: the augmenting context's open spans (here the invocation span and the augmenting node's span; the
+    /// runtime is serial) take the added entries in place.
+    fn metadata_augmented(&self, event: &MetadataEvent) -> Result<(), ObserverError> {
+        let scope = &event.scope;
+        let open = self.open()?;
+        let spans = [
+            open.invocations.get(&scope.invocation_id),
+            open.nodes
+                .get(&(scope.invocation_id.clone(), scope.node_name.clone())),
+        ];
+        for context in spans.into_iter().flatten() {
+            let span = context.span();
+            for (key, value) in &event.entries {
+                span.set_attribute(KeyValue::new(
+                    format!("{}{key}", names::USER_PREFIX),
+                    otel_value(value),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -225,6 +261,23 @@ impl OtelObserver {
     }
 }
 
+/// §4.2: an ERROR span records the exception (its type and message) as an OTel exception event.
+fn record_exception(
+    span: &opentelemetry::trace::SpanRef<'_>,
+    exception_type: &str,
+    message: &str,
+    at: std::time::SystemTime,
+) {
+    span.add_event_with_timestamp(
+        "exception",
+        at,
+        vec![
+            KeyValue::new("exception.type", exception_type.to_owned()),
+            KeyValue::new("exception.message", message.to_owned()),
+        ],
+    );
+}
+
 #[async_trait]
 impl Observer for OtelObserver {
     async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
@@ -234,6 +287,7 @@ impl Observer for OtelObserver {
             Event::NodeStarted(event) => self.node_started(event),
             Event::NodeCompleted(event) => self.node_completed(event),
             Event::LlmAttempt(attempt) => self.llm_attempt(attempt),
+            Event::MetadataAugmented(event) => self.metadata_augmented(event),
             // The typed events carry what the attempt records already rendered; tokens are not rendered (§6).
             _ => Ok(()),
         }

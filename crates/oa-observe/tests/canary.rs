@@ -103,6 +103,7 @@ async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> 
     let options = InvokeOptions {
         correlation_id: Some("corr-canary".into()),
         metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+        ..InvokeOptions::default()
     };
     let outcome = graph
         .invoke(&bus, json!({}), options)

@@ -132,6 +132,7 @@ async fn run(
     let options = InvokeOptions {
         correlation_id: Some("corr-161".into()),
         metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+        ..InvokeOptions::default()
     };
     let _ = graph
         .invoke(&bus, json!({}), options)

@@ -36,6 +36,7 @@
 //! Features: `arbitrary_precision` (default) compares numbers exactly, beyond `f64`; `fuzzing` exposes internal
 //! routes to the fuzz targets (not a supported API).
 
+mod alternatives;
 mod compile;
 mod depth;
 mod dialect;

@@ -40,7 +40,7 @@ pub enum MalformedKind {
 
 /// Text that is not well-formed JSON: what made it malformed, and where (1-based line and column).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("malformed JSON at line {line}, column {column}: {reason}")]
+#[error("malformed JSON {}: {reason}", self.position())]
 pub struct MalformedJson {
     line: usize,
     column: usize,
@@ -69,10 +69,20 @@ impl MalformedJson {
         self.kind
     }
 
+    /// Where, in words: `at line 2, column 7`, or `at the end of line 1` when the decoder could not tell the column
+    /// (it ran out of text before the first character of a line).
+    fn position(&self) -> String {
+        if self.column == 0 {
+            format!("at the end of line {}", self.line.max(1))
+        } else {
+            format!("at line {}, column {}", self.line, self.column)
+        }
+    }
+
     fn from_serde(err: &serde_json::Error) -> Self {
         let text = err.to_string();
         let suffix = format!(" at line {} column {}", err.line(), err.column());
-        let reason = text.strip_suffix(&suffix).unwrap_or(&text).to_owned();
+        let reason = plain_reason(text.strip_suffix(&suffix).unwrap_or(&text));
         let kind = if reason.starts_with(DUPLICATE_PREFIX) {
             MalformedKind::DuplicateKey
         } else if reason.contains("recursion limit") {
@@ -89,6 +99,22 @@ impl MalformedJson {
             kind,
         }
     }
+}
+
+/// serde_json's reason in plain words where its own are a parser's (`expected ident`, `EOF while parsing a list`).
+fn plain_reason(reason: &str) -> String {
+    let plain = match reason {
+        "expected ident" => "expected true, false or null",
+        "expected value" => "expected a JSON value",
+        "EOF while parsing a value" => "the text ends where a value should begin",
+        "EOF while parsing a list" => "the text ends inside an array",
+        "EOF while parsing an object" => "the text ends inside an object",
+        "EOF while parsing a string" => "the text ends inside a string",
+        "trailing characters" => "unexpected text after the JSON value",
+        "key must be a string" => "an object member's name must be a string",
+        other => return other.to_owned(),
+    };
+    plain.to_owned()
 }
 
 /// Decodes `text` strictly as RFC 8259 JSON; duplicate member names are allowed (the last wins).

@@ -348,7 +348,15 @@ pub struct Violations {
     items: Vec<Violation>,
     /// How many violations a cap left out (see `ReportOptions::max_violations`).
     omitted: usize,
+    /// Duplicates reached through another keyword path (the same assertion through two union members), with the
+    /// index of the violation they repeat: not violations of their own, but the text rendering lists the line
+    /// under each alternative that reaches it. At most [`MAX_REACHED_ALSO`].
+    reached_also: Vec<(usize, Violation)>,
 }
+
+/// The most duplicates kept for the text rendering: a report that repeats more is unreadable as text anyway, and
+/// the bound keeps a report's memory at most about twice its violations'.
+const MAX_REACHED_ALSO: usize = 10_000;
 
 impl Violations {
     /// Sorts and deduplicates; `items` must be non-empty.
@@ -363,7 +371,11 @@ impl Violations {
     /// copy is held per violation (a report can hold hundreds of thousands of them).
     pub(crate) fn sorted(items: Vec<Violation>) -> Self {
         if items.len() < 2 {
-            return Self { items, omitted: 0 };
+            return Self {
+                items,
+                omitted: 0,
+                reached_also: Vec::new(),
+            };
         }
         if items.len() <= INSERTION_SORT_MAX {
             // A small report, nearly always in order or one violation out of place (a missing property reported
@@ -428,17 +440,31 @@ impl Violations {
         Self::deduplicated(items)
     }
 
-    /// Drops repeats from a sorted list.
-    fn deduplicated(mut sorted: Vec<Violation>) -> Self {
-        sorted.dedup_by(|b, a| {
-            a.instance_location == b.instance_location
-                && a.schema_location.absolute() == b.schema_location.absolute()
-                && a.missing_property() == b.missing_property()
-                && a.message() == b.message()
-        });
+    /// Drops repeats from a sorted list, keeping those reached through another keyword path aside for the text.
+    fn deduplicated(sorted: Vec<Violation>) -> Self {
+        let mut items: Vec<Violation> = Vec::with_capacity(sorted.len());
+        let mut reached_also = Vec::new();
+        for violation in sorted {
+            match items.last() {
+                Some(kept)
+                    if kept.instance_location == violation.instance_location
+                        && kept.schema_location.absolute() == violation.schema_location.absolute()
+                        && kept.missing_property() == violation.missing_property()
+                        && kept.message() == violation.message() =>
+                {
+                    if reached_also.len() < MAX_REACHED_ALSO
+                        && kept.schema_location.keyword_path() != violation.schema_location.keyword_path()
+                    {
+                        reached_also.push((items.len() - 1, violation));
+                    }
+                }
+                _ => items.push(violation),
+            }
+        }
         Self {
-            items: sorted,
+            items,
             omitted: 0,
+            reached_also,
         }
     }
 
@@ -448,6 +474,7 @@ impl Violations {
         if self.items.len() > keep {
             self.omitted += self.items.len() - keep;
             self.items.truncate(keep);
+            self.reached_also.retain(|(kept, _)| *kept < keep);
         }
         self
     }
@@ -473,7 +500,32 @@ impl Violations {
     }
 
     /// The error message: one line per violation, in order, each `location: message` (and a last line
-    /// `... and N more` when a cap left violations out).
+    /// `... and N more` when a cap left violations out). Violations from inside a union none of whose members
+    /// holds are grouped under one line naming the union, as its alternatives (`alternative 2:`, then that
+    /// member's lines indented), when more than one member's violations reach the report: every violation is
+    /// still there, and a reader sees that fixing one alternative is enough.
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({ "oneOf": [
+    ///     { "properties": { "kind": { "const": "read" } }, "required": ["path"] },
+    ///     { "properties": { "kind": { "const": "write" } }, "required": ["path", "text"] }
+    /// ] });
+    /// let validator = Validator::new(&schema).unwrap();
+    /// let report = validator.validate(&json!({ "kind": "write" })).unwrap_err();
+    /// assert_eq!(
+    ///     report.error_message(),
+    ///     "#: oneOf: one of these 2 alternatives must hold (/oneOf):\n  \
+    ///      alternative 0:\n    \
+    ///      #/kind: const: must equal \"read\"\n    \
+    ///      #/path: required: required property \"path\" is missing\n  \
+    ///      alternative 1:\n    \
+    ///      #/path: required: required property \"path\" is missing\n    \
+    ///      #/text: required: required property \"text\" is missing"
+    /// );
+    /// ```
     pub fn error_message(&self) -> String {
         self.to_string()
     }
@@ -481,12 +533,19 @@ impl Violations {
 
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Each violation, then the duplicates that reach it through other members, so that every alternative
+        // shows its own lines.
+        let mut also = self.reached_also.iter().peekable();
+        let mut items: Vec<&Violation> = Vec::with_capacity(self.items.len() + self.reached_also.len());
         for (idx, violation) in self.items.iter().enumerate() {
-            if idx > 0 {
-                f.write_str("\n")?;
+            items.push(violation);
+            while let Some((_, duplicate)) = also.next_if(|(kept, _)| *kept == idx) {
+                items.push(duplicate);
             }
-            write!(f, "{violation}")?;
         }
+        let mut lines = Vec::with_capacity(items.len());
+        crate::alternatives::lines(&items, 0, 0, &mut lines);
+        f.write_str(&lines.join("\n"))?;
         if self.omitted > 0 {
             write!(f, "\n... and {} more", self.omitted)?;
         }

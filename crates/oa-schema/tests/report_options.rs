@@ -72,6 +72,35 @@ fn discriminators_keep_every_member_when_all_are_contradicted() {
     assert_eq!(full, focused);
 }
 
+/// FHIR's shape: every member pins `resourceType` and some also have an `enum` of their own. The member the tag
+/// names is reported even though the instance breaks its other `enum`: only the union's discriminating property
+/// sets members aside.
+#[test]
+fn discriminators_report_the_tagged_member_whose_other_enum_is_broken() {
+    let resource = |tag: &str, extra: Value| json!({ "properties": { "resourceType": { "const": tag }, "gender": extra }, "additionalProperties": false });
+    let schema = json!({
+        "$defs": {
+            "Account": resource("Account", json!({ "type": "string" })),
+            "Patient": resource("Patient", json!({ "enum": ["male", "female"] })),
+            "Person": resource("Person", json!({ "enum": ["m", "f"] }))
+        },
+        "oneOf": [{ "$ref": "#/$defs/Account" }, { "$ref": "#/$defs/Patient" }, { "$ref": "#/$defs/Person" }]
+    });
+    let validator = Validator::new(&schema).unwrap();
+    let instance = json!({ "resourceType": "Patient", "gender": 7 });
+    let focused = validator
+        .validate_with(&instance, &ReportOptions::new().discriminators(true))
+        .unwrap_err();
+    assert_eq!(locations(&focused), [("#/gender".to_owned(), "enum".to_owned())]);
+    assert!(
+        focused
+            .iter()
+            .all(|v| v.schema_location().absolute().contains("Patient")),
+        "{focused}"
+    );
+    assert!(validator.validate(&instance).unwrap_err().len() > 1);
+}
+
 #[test]
 fn cap_keeps_the_first_violations_and_says_how_many_more() {
     let validator = Validator::new(&json!({ "items": { "type": "string" } })).unwrap();

@@ -82,10 +82,10 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<Exit, Stri
         .build()
         .map_err(|e| format!("cannot build the provider: {e}"))?;
 
-    println!("oa demo: structured output you can trust, against {where_}\n");
-    println!("The schema asks for an event: title, starts_at (date-time), site {{name, lat, lon}},");
-    println!("at most 3 attendees each with a \"first name\" and a role, and a status.");
-    println!(
+    outln!("oa demo: structured output you can trust, against {where_}\n");
+    outln!("The schema asks for an event: title, starts_at (date-time), site {{name, lat, lon}},");
+    outln!("at most 3 attendees each with a \"first name\" and a role, and a status.");
+    outln!(
         "One call, with reask on: `complete()` returns a validated value or a report of every violation.\n"
     );
 
@@ -95,19 +95,19 @@ fn demo(args: &DemoArgs, runtime: &tokio::runtime::Runtime) -> Result<Exit, Stri
         && !error.is_structured_output_invalid()
     {
         // The endpoint itself failed (unreachable, refused, not serving): nothing after this would mean anything.
-        println!("The endpoint at {base_url} did not answer the call:");
-        println!("   {error}");
-        println!("   The rest of the demo needs an endpoint that answers; nothing more is shown.");
+        outln!("The endpoint at {base_url} did not answer the call:");
+        outln!("   {error}");
+        outln!("   The rest of the demo needs an endpoint that answers; nothing more is shown.");
         return Ok(Exit::Finding);
     }
     print_attempts(&events);
     print_outcome(&outcome, obstacle.as_ref());
     print_events(&events);
-    println!("The OpenTelemetry span tree oa-observe drew from those events:");
+    outln!("The OpenTelemetry span tree oa-observe drew from those events:");
     for line in oa_observe::span_tree(&spans) {
-        println!("   {line}");
+        outln!("   {line}");
     }
-    println!();
+    outln!();
 
     // A gateway that deletes `response_format`, as one whose API model predates structured output does, silently.
     let gateway = Server::start(Responder::Relay(base_url.clone()))
@@ -228,24 +228,24 @@ fn print_attempts(events: &[Event]) {
             .structured_output_path
             .map_or("none", |path| path.as_str());
         match attempt.wire_attempt_index {
-            0 => println!("1. Attempt 0 went on the {path} path. The model answered:"),
-            index => println!(
+            0 => outln!("1. Attempt 0 went on the {path} path. The model answered:"),
+            index => outln!(
                 "{}. Attempt {index} ({}) appended that answer and one correction naming every violation. \
                  The model answered:",
                 index + 1,
                 attempt.retry_reason.map_or("retry", |value| value.as_str())
             ),
         }
-        println!("{}", indent(content));
+        outln!("{}", indent(content));
         match (&attempt.error_category, &attempt.error_message) {
             (Some(category), Some(message)) => {
-                println!(
+                outln!(
                     "   -> {category} (failure class {}), every violation at its JSON Pointer:",
                     attempt.failure_class.map_or("other", |value| value.as_str()),
                 );
-                println!("{}\n", indent(message));
+                outln!("{}\n", indent(message));
             }
-            _ => println!("   -> valid\n"),
+            _ => outln!("   -> valid\n"),
         }
     }
 }
@@ -253,45 +253,43 @@ fn print_attempts(events: &[Event]) {
 fn print_outcome(outcome: &Outcome, obstacle: Option<&oa_provider::openai::StrictObstacle>) {
     match outcome {
         Ok(response) => {
-            println!(
-                "The caller gets the validated value, read back as a Rust type (`parsed_as::<Event>()`):"
-            );
+            outln!("The caller gets the validated value, read back as a Rust type (`parsed_as::<Event>()`):");
             match response.parsed_as::<typed::Event>() {
-                Ok(event) => println!("{}", indent(&format!("{event:#?}"))),
-                Err(error) => println!("   (not readable as the demo's type: {error})"),
+                Ok(event) => outln!("{}", indent(&format!("{event:#?}"))),
+                Err(error) => outln!("   (not readable as the demo's type: {error})"),
             }
-            println!("stamped with how it was produced:");
-            println!(
+            outln!("stamped with how it was produced:");
+            outln!(
                 "   schema_mode:    {}",
                 response.schema_mode.map_or("none", |mode| mode.as_str())
             );
-            println!(
+            outln!(
                 "   schema_version: {}  (SHA-256 of the canonical schema sent)",
                 response.schema_version.as_deref().unwrap_or("none")
             );
             if let (Some(StructuredOutputPath::NativeUnenforced), Some(obstacle)) =
                 (response.structured_output_path, obstacle)
             {
-                println!("   (unenforced: the strict-mode predicate stopped at {obstacle},");
-                println!(
+                outln!("   (unenforced: the strict-mode predicate stopped at {obstacle},");
+                outln!(
                     "   so it went with strict: false and only oa's validation stood between the model and"
                 );
-                println!("   the caller.)");
+                outln!("   the caller.)");
             }
-            println!();
+            outln!();
         }
         Err(error) => {
-            println!("The call failed: {}", error.category());
+            outln!("The call failed: {}", error.category());
             if let Some(failure) = error.structured_output() {
-                println!("{}", indent(&failure.error_message));
+                outln!("{}", indent(&failure.error_message));
             }
-            println!();
+            outln!();
         }
     }
 }
 
 fn print_events(events: &[Event]) {
-    println!("Typed events, in delivery order (what observers and OpenTelemetry spans are built from):");
+    outln!("Typed events, in delivery order (what observers and OpenTelemetry spans are built from):");
     for event in events {
         let line = match event {
             Event::InvocationStarted(started) => format!("invocation_started    {}", started.invocation_id),
@@ -334,14 +332,14 @@ fn print_events(events: &[Event]) {
             ),
             other => format!("{other:?}"),
         };
-        println!("   {line}");
+        outln!("   {line}");
     }
-    println!();
+    outln!();
 }
 
 fn print_gateway(verdict: &ProbeOutcome, diagnostics: &[Diagnostic]) {
-    println!("The same route behind a gateway that silently deletes response_format:");
-    println!(
+    outln!("The same route behind a gateway that silently deletes response_format:");
+    outln!(
         "   canary probe (only {:?} is legal; the true answer is 4): {}",
         oa_provider::enforcement::canary_schema()["properties"]["answer"]["enum"][0]
             .as_str()
@@ -349,18 +347,18 @@ fn print_gateway(verdict: &ProbeOutcome, diagnostics: &[Diagnostic]) {
         verdict.verdict().replace('_', " ")
     );
     if let ProbeOutcome::NotEnforced { content, .. } = verdict {
-        println!("   the unbound model answered: {content:?}");
+        outln!("   the unbound model answered: {content:?}");
     }
     if diagnostics.is_empty() {
-        println!("   no diagnostic was emitted");
+        outln!("   no diagnostic was emitted");
     }
     for diagnostic in diagnostics {
-        println!("   WARNING {}", diagnostic.event_name);
+        outln!("   WARNING {}", diagnostic.event_name);
         for (name, value) in &diagnostic.attributes {
-            println!("      {name} = {value}");
+            outln!("      {name} = {value}");
         }
     }
-    println!("   `oa probe --base-url <gateway>` exits 1 here; straight to the model it exits 0.");
+    outln!("   `oa probe --base-url <gateway>` exits 1 here; straight to the model it exits 0.");
 }
 
 fn indent(text: &str) -> String {

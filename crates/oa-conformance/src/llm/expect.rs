@@ -235,38 +235,40 @@ fn check_raises(want: &Node, call: &CallRun, matcher: &mut Matcher) -> Result<()
     Ok(())
 }
 
-/// `expected.llm_spans` (0126 on §5.11: exhaustive and positional, one entry per attempt). Spans are
-/// rendered by oa-observe from the provider's attempt records; until it exists (issue 8) the harness
-/// checks the attempt records themselves, which hold every value these span assertions name.
+/// `expected.llm_spans` (0126 on §5.11: exhaustive and positional, one entry per attempt), checked against the
+/// real spans the call's OTel observer rendered through the SDK.
 fn check_llm_spans(want: &Node, call: &CallRun, matcher: &mut Matcher) -> Result<(), String> {
     let entries = want.as_seq().unwrap_or_default();
-    if entries.len() != call.attempts.len() {
+    if entries.len() != call.spans.len() {
         return Err(format!(
-            "{} attempt records, expected {} spans",
-            call.attempts.len(),
+            "{} LLM spans, expected {}",
+            call.spans.len(),
             entries.len()
         ));
     }
-    for (idx, (entry, attempt)) in entries.iter().zip(&call.attempts).enumerate() {
-        let attributes = span_attributes(attempt);
+    for (idx, (entry, attributes)) in entries.iter().zip(&call.spans).enumerate() {
         for (key, expected) in entry.as_map().unwrap_or_default() {
             let path = format!("llm_spans/{idx}/{key}");
+            let attribute = |name: &str| attributes.get(name).cloned().unwrap_or(Value::Null);
             match key.as_str() {
                 "attempt_index" => matcher.check(
                     expected,
-                    Some(&Value::from(attempt.attempt_index)),
+                    Some(&attribute("openarmature.llm.attempt_index")),
                     &path,
                     Keys::Exact,
                 ),
-                "error_category" => {
-                    let category = attempt
-                        .outcome
-                        .as_ref()
-                        .err()
-                        .map_or(Value::Null, |e| e["category"].clone());
-                    matcher.check(expected, Some(&category), &path, Keys::Exact)
-                }
-                "attributes" => matcher.check(expected, Some(&attributes), &path, Keys::Subset),
+                "error_category" => matcher.check(
+                    expected,
+                    Some(&attribute("openarmature.error.category")),
+                    &path,
+                    Keys::Exact,
+                ),
+                "attributes" => matcher.check(
+                    expected,
+                    Some(&Value::Object(attributes.clone())),
+                    &path,
+                    Keys::Subset,
+                ),
                 "attributes_absent" => {
                     for name in expected
                         .as_seq()
@@ -274,7 +276,7 @@ fn check_llm_spans(want: &Node, call: &CallRun, matcher: &mut Matcher) -> Result
                         .iter()
                         .filter_map(Node::as_str)
                     {
-                        if attributes.get(name).is_some() {
+                        if attributes.contains_key(name) {
                             return Err(format!("{path}: `{name}` is present"));
                         }
                     }
@@ -290,26 +292,6 @@ fn check_llm_spans(want: &Node, call: &CallRun, matcher: &mut Matcher) -> Result
         }
     }
     Ok(())
-}
-
-fn span_attributes(attempt: &super::record::AttemptView) -> Value {
-    let mut attributes = serde_json::Map::new();
-    attributes.insert(
-        "openarmature.llm.attempt_index".into(),
-        Value::from(attempt.attempt_index),
-    );
-    if let Some(reason) = attempt.retry_reason {
-        attributes.insert("openarmature.llm.retry_reason".into(), Value::from(reason));
-    }
-    if let Ok(response) = &attempt.outcome {
-        attributes.insert(
-            "openarmature.llm.finish_reason".into(),
-            response["finish_reason"].clone(),
-        );
-        let model = response["model"].as_str().unwrap_or(&attempt.model).to_owned();
-        attributes.insert("openarmature.llm.model".into(), Value::from(model));
-    }
-    Value::Object(attributes)
 }
 
 /// §5.11 `wire_requests`: per attempt, `sampling` fields on the wire and the messages appended after

@@ -150,7 +150,7 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
             .iter()
             .filter(|r| Some(r.path.as_str()) != health_path.as_deref())
             .count();
-        let mut run = run_call(provider.as_ref(), mapping, &server, call).await?;
+        let mut run = run_call(&provider, mapping, &server, call).await?;
         run.first_reply_idx = n_replies_before;
         if call.get("stream").and_then(Node::as_bool) == Some(true) && run.result.is_ok() {
             run.non_streamed_equivalent = non_streamed_equivalent(body, call, n_replies_before).await?;
@@ -166,7 +166,7 @@ pub(crate) async fn execute(body: &Node) -> Result<CaseRun, String> {
 }
 
 async fn run_call(
-    provider: &dyn Provider,
+    provider: &Arc<dyn Provider>,
     mapping: Mapping,
     server: &Server,
     call: &Node,
@@ -178,6 +178,7 @@ async fn run_call(
         .to_owned();
     let n_before = server.requests().len();
     let recorder = Arc::new(Recorder::default());
+    let spans = crate::observability::SpanRecorder::new();
     let (result, caller_before, caller_after) = match operation.as_str() {
         "ready" => {
             let result = provider
@@ -195,7 +196,7 @@ async fn run_call(
             ),
             Ok(request) => {
                 let before = caller_snapshot(&request);
-                let result = provider.complete(&request).await;
+                let result = spans.complete(provider, &request).await;
                 let after = caller_snapshot(&request);
                 let result = result
                     .map(|response| view::response_json(&response))
@@ -212,6 +213,7 @@ async fn run_call(
         result,
         requests,
         attempts: recorder.attempts(),
+        spans: spans.llm_spans().await?,
         tokens: recorder.tokens(),
         retries: recorder.retries(),
         caller_before,
@@ -378,7 +380,8 @@ fn retry_config(
     })))
 }
 
-/// The model the harness binds: the `model` the case's wire expectations name, else `test-model`.
+/// The model the harness binds: the `model` the case's wire expectations name, else the mocked responses' model
+/// (see [`mock_server::mocked_model`]), else `test-model`.
 fn bound_model(body: &Node) -> String {
     let from_wire = |node: &Node| {
         node.get("expected_wire_request")
@@ -391,6 +394,10 @@ fn bound_model(body: &Node) -> String {
             body.get("calls")
                 .and_then(Node::as_seq)
                 .and_then(|calls| calls.iter().find_map(from_wire))
+        })
+        .or_else(|| {
+            let responses = body.get("mock_provider").and_then(|m| m.get("responses"));
+            mock_server::mocked_model(responses.and_then(Node::as_seq).unwrap_or_default())
         })
         .unwrap_or_else(|| DEFAULT_MODEL.to_owned())
 }

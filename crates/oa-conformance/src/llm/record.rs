@@ -25,8 +25,6 @@ pub(crate) struct AttemptView {
     pub(crate) attempt_index: u32,
     /// `"transient"` / `"reask"`; `None` on attempt 0.
     pub(crate) retry_reason: Option<&'static str>,
-    /// The bound model.
-    pub(crate) model: String,
     /// `Ok(response JSON view)` or `Err(error JSON view)`.
     pub(crate) outcome: Result<Value, Value>,
     /// Whether a body was sent (`false`: rejected before sending).
@@ -86,7 +84,6 @@ impl AttemptHook for Recorder {
         let view = AttemptView {
             attempt_index: record.attempt_index,
             retry_reason: record.retry_reason.map(|reason| reason.as_str()),
-            model: record.model.to_owned(),
             outcome: match record.outcome {
                 Ok(response) => Ok(super::view::response_json(response)),
                 Err(error) => Err(super::view::error_json(error)),
@@ -113,6 +110,8 @@ pub(crate) struct CallRun {
     pub(crate) requests: Vec<Request>,
     /// Attempt records, token events and retry announcements from the observer.
     pub(crate) attempts: Vec<AttemptView>,
+    /// The attributes of each LLM span the call's OTel observer rendered, in attempt order.
+    pub(crate) spans: Vec<serde_json::Map<String, Value>>,
     pub(crate) tokens: Vec<TokenView>,
     pub(crate) retries: Vec<(u32, Duration)>,
     /// The caller's messages and config (JSON) before and after the call, to prove no mutation.

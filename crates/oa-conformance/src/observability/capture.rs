@@ -120,6 +120,8 @@ pub(crate) fn collectors(body: &Node) -> Result<BTreeMap<String, Arc<Collector>>
 #[derive(Debug, Clone)]
 pub(crate) struct SpanView {
     pub(crate) name: String,
+    pub(crate) trace_id: String,
+    pub(crate) start: std::time::SystemTime,
     pub(crate) span_id: String,
     pub(crate) parent_id: String,
     pub(crate) status: &'static str,
@@ -146,7 +148,7 @@ pub(crate) struct PointView {
 }
 
 /// Everything the expectations look at.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Run {
     pub(crate) spans: Vec<SpanView>,
     /// Spans on the caller's global provider, when the case activates it (005); else empty.
@@ -154,6 +156,8 @@ pub(crate) struct Run {
     pub(crate) logs: Vec<LogView>,
     pub(crate) events: BTreeMap<String, Vec<Value>>,
     pub(crate) points: Vec<PointView>,
+    /// The Langfuse traces (with their observation trees) when the case composed a Langfuse observer.
+    pub(crate) langfuse: Option<Vec<Value>>,
 }
 
 impl Run {
@@ -161,6 +165,7 @@ impl Run {
         telemetry: &Telemetry,
         collectors: &BTreeMap<String, Arc<Collector>>,
         global: bool,
+        langfuse: Option<&oa_observe::LangfuseRecorder>,
     ) -> Result<Run, String> {
         let harness = |error| format!("harness: {error}");
         let spans = span_views(telemetry.spans().map_err(harness)?);
@@ -224,6 +229,7 @@ impl Run {
             logs,
             events,
             points,
+            langfuse: langfuse.map(super::langfuse::traces_json),
         })
     }
 }
@@ -233,6 +239,8 @@ fn span_views(spans: Vec<SpanData>) -> Vec<SpanView> {
         .into_iter()
         .map(|span| SpanView {
             name: span.name.to_string(),
+            trace_id: span.span_context.trace_id().to_string(),
+            start: span.start_time,
             span_id: span.span_context.span_id().to_string(),
             parent_id: span.parent_span_id.to_string(),
             status: match span.status {
@@ -263,6 +271,7 @@ fn event_json(event: &Event) -> Value {
         Some("llm_token") => "LlmTokenEvent",
         Some("node_started") | Some("node_completed") => "NodeEvent",
         Some("llm_attempt") => "LlmAttemptRecord",
+        Some("metadata_augmented") => "MetadataAugmentationEvent",
         _ => "InvocationEvent",
     };
     if let Some(object) = value.as_object_mut() {

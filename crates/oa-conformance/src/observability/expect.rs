@@ -10,7 +10,8 @@ use crate::node::Node;
 
 const LLM_SPAN: &str = "openarmature.llm.complete";
 
-pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
+pub(crate) fn check(expected: &Node, captured: &super::Captured) -> Result<(), String> {
+    let run = &captured.run;
     let mut matcher = Matcher::default();
     let entries = expected.as_map().unwrap_or_default();
     // Typed events first: they bind `<call_id_X>` for the records and spans checked after them.
@@ -95,27 +96,34 @@ pub(crate) fn check(expected: &Node, run: &Run) -> Result<(), String> {
             }
             // Checked by the invariant registry once the run's outcome is at hand.
             "invariants" => {}
-            other => return Err(format!("harness_primitive_missing: expected.{other}")),
+            other => super::outcome::check(other, want, captured, &mut matcher)?,
         }
     }
     Ok(())
 }
 
-/// `expected_error: {category, raised_from}`: the invocation failed in that node with that provider category.
-/// Without it nothing is asserted here (a case states success through its span statuses or events).
+/// `expected_error: {category, raised_from}`: the invocation failed in that node with that category (the provider's
+/// §7 category when a call caused it, else the graph-engine §4 one). Without it nothing is asserted here (a case
+/// states success through its span statuses or events).
 pub(crate) fn check_error(want: Option<&Node>, error: Option<&InvocationError>) -> Result<(), String> {
     match (want, error) {
         (None, _) => Ok(()),
         (Some(_), None) => Err("expected_error: the invocation succeeded".to_owned()),
         (Some(want), Some(error)) => {
-            let InvocationError::Node { node, source } = error else {
+            let Some(node) = error.node() else {
                 return Err(format!("expected_error: {error}"));
             };
-            let category = source.provider_error().map(|e| e.category().as_str());
+            let category = match error {
+                InvocationError::Node { source, .. } => {
+                    source.provider_error().map(|e| e.category().as_str())
+                }
+                _ => None,
+            }
+            .or_else(|| error.category().map(|c| c.as_str()));
             for (key, value) in want.as_map().unwrap_or_default() {
                 let ok = match key.as_str() {
                     "category" => value.as_str() == category,
-                    "raised_from" => value.as_str() == Some(node.as_str()),
+                    "raised_from" => value.as_str() == Some(node),
                     other => return Err(format!("harness_primitive_missing: expected_error.{other}")),
                 };
                 if !ok {
@@ -337,7 +345,7 @@ fn check_absent(want: &Node, attributes: &Map<String, Value>, path: &str) -> Res
 }
 
 /// `span_tree`: roots and children matched in order by name, each with status, attributes and absences.
-fn check_span_tree(want: &Node, spans: &[SpanView], matcher: &mut Matcher) -> Result<(), String> {
+pub(super) fn check_span_tree(want: &Node, spans: &[SpanView], matcher: &mut Matcher) -> Result<(), String> {
     let roots: Vec<&SpanView> = spans
         .iter()
         .filter(|span| !spans.iter().any(|other| other.span_id == span.parent_id))

@@ -1,20 +1,28 @@
-//! The observability executor: builds the case's linear graph on oa-events' runtime, runs it against the mock
-//! provider with the OTel observer (in-memory exporters), a typed-event collector and the log bridge, then checks
-//! the case's expectations (`observers`, `llm_spans`, `span_tree`, `log_records`, `log_records_absent`).
+//! The observability executor: builds the case's graph on oa-events' runtime, runs it (once, `invocations: N`
+//! times, or as `sequential_invocations`) against the mock provider with the OTel observer (in-memory exporters),
+//! a Langfuse observer when the case composes one, typed-event collectors, queryable observers and the log bridge,
+//! then checks the case's expectations and named invariants.
 //!
-//! It covers the vocabulary of fixture 161 and the simpler LLM-call fixtures; anything else it meets is
-//! `harness_primitive_missing`, so such a fixture fails rather than passes (and stays in the deferral table).
+//! Which cases run is decided by their vocabulary (see `support`); anything it meets that it does not know is
+//! `harness_primitive_missing`, so such a case fails rather than passes.
 
 mod capture;
 mod expect;
 mod graph;
 mod invariants;
+mod langfuse;
+mod outcome;
+mod spans;
+pub(crate) mod support;
+
+pub(crate) use spans::SpanRecorder;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use oa_events::{EventBus, InvokeOptions, Observer};
+use oa_events::{EventBus, InvocationError, InvokeOptions, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver};
+use serde_json::Value;
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -42,38 +50,8 @@ fn run_case_blocking(case: &Case) -> Result<(), String> {
     runtime.block_on(execute(&case.body))
 }
 
-/// Top-level case keys this executor understands; any other makes the case `harness_primitive_missing`.
-const SUPPORTED_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "state",
-    "entry",
-    "nodes",
-    "edges",
-    "initial_state",
-    "expected",
-    "caller_correlation_id",
-    "caller_metadata",
-    "disable_llm_spans",
-    "disable_provider_payload",
-    "disable_genai_semconv",
-    "enable_metrics",
-    "mock_llm",
-    "mock_llm_stream",
-    "otel_observer",
-    "typed_observers",
-    "expected_error",
-    "invariants",
-    "provider",
-    "caller_global_otel_active",
-];
-
 async fn execute(body: &Node) -> Result<(), String> {
-    for (key, _) in body.as_map().unwrap_or_default() {
-        if !SUPPORTED_KEYS.contains(&key.as_str()) {
-            return Err(format!("harness_primitive_missing: case key `{key}`"));
-        }
-    }
+    support::check_keys(body)?;
     let global = body
         .get("caller_global_otel_active")
         .and_then(Node::as_bool)
@@ -88,10 +66,13 @@ async fn execute(body: &Node) -> Result<(), String> {
     } else {
         None
     };
-    let captured = capture_run(body, global).await?;
-    expect::check_error(body.get("expected_error"), captured.error.as_ref())?;
+    let captured = match body.get("direct_call") {
+        Some(call) => direct_call(call)?,
+        None => capture_run(body, global).await?,
+    };
+    expect::check_error(body.get("expected_error"), captured.error())?;
     let expected = body.get("expected").unwrap_or(&Node::Null);
-    expect::check(expected, &captured.run)?;
+    expect::check(expected, &captured)?;
     let declared: Vec<&Node> = [expected.get("invariants"), body.get("invariants")]
         .into_iter()
         .flatten()
@@ -111,7 +92,10 @@ async fn execute(body: &Node) -> Result<(), String> {
         run: &captured.run,
         responses: &captured.responses,
         body,
-        error: captured.error.as_ref(),
+        error: captured.error(),
+        invocations: &captured.invocations,
+        direct_call: captured.direct_call.as_ref(),
+        queryable: captured.queryable.as_ref(),
         counterpart: counterpart.as_ref().map(|c| &c.run),
     };
     for invariants in declared {
@@ -120,11 +104,142 @@ async fn execute(body: &Node) -> Result<(), String> {
     Ok(())
 }
 
+/// One invocation of the case's graph and how it ended.
+pub(crate) struct InvocationRun {
+    /// Its name in `sequential_invocations`, when it has one.
+    pub(crate) name: Option<String>,
+    /// The final state, or why it failed.
+    pub(crate) result: Result<Value, InvocationError>,
+}
+
 /// What one run of a case left behind.
-struct Captured {
-    run: capture::Run,
-    responses: Vec<oa_provider::Response>,
-    error: Option<oa_events::InvocationError>,
+pub(crate) struct Captured {
+    pub(crate) run: capture::Run,
+    pub(crate) responses: Vec<oa_provider::Response>,
+    /// Every invocation, in order.
+    pub(crate) invocations: Vec<InvocationRun>,
+    /// `direct_call`'s result, for a case that makes one instead of invoking a graph.
+    pub(crate) direct_call: Option<Value>,
+    /// The case's queryable observers.
+    pub(crate) queryable: Option<graph::Queryable>,
+}
+
+impl Captured {
+    /// The first invocation's error.
+    pub(crate) fn error(&self) -> Option<&InvocationError> {
+        self.invocations.first().and_then(|run| run.result.as_ref().err())
+    }
+}
+
+/// `direct_call: {operation: get_invocation_metadata}` (046): the read primitive called with no invocation
+/// running. `MetadataSnapshot` derefs to `&Map` only, so what it returns is immutable by type.
+fn direct_call(call: &Node) -> Result<Captured, String> {
+    match call.get("operation").and_then(Node::as_str) {
+        Some("get_invocation_metadata") => {
+            let snapshot: oa_events::MetadataSnapshot = oa_events::get_invocation_metadata();
+            let value = Value::Object((*snapshot).clone());
+            Ok(Captured {
+                run: capture::Run::default(),
+                responses: Vec::new(),
+                invocations: Vec::new(),
+                queryable: None,
+                direct_call: Some(serde_json::json!({
+                    "value": value,
+                    "type": "immutable_mapping",
+                    "exception": null,
+                })),
+            })
+        }
+        other => Err(format!(
+            "harness_primitive_missing: direct_call operation {other:?}"
+        )),
+    }
+}
+
+/// The OTel observer unless `otel_observer: {attached: false}`, configured by the case's flags.
+fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Option<OtelObserver>, String> {
+    let attached = body
+        .get("otel_observer")
+        .and_then(|otel| otel.get("attached"))
+        .and_then(Node::as_bool)
+        .unwrap_or(true);
+    if !attached {
+        return Ok(None);
+    }
+    let flag = |key: &str, default: bool| body.get(key).and_then(Node::as_bool).unwrap_or(default);
+    let config = ObserverConfig::builder()
+        .disable_llm_spans(flag("disable_llm_spans", false))
+        .disable_provider_payload(flag("disable_provider_payload", true))
+        .disable_genai_semconv(flag("disable_genai_semconv", false))
+        .enable_metrics(flag("enable_metrics", false))
+        .build()
+        .map_err(|error| format!("fixture_schema_invalid: {error}"))?;
+    Ok(Some(OtelObserver::new(
+        &telemetry.tracer_provider,
+        Some(&telemetry.meter_provider),
+        config,
+    )))
+}
+
+/// The invocations the case asks for, each as (name, options): one; `invocations: N` alike; or the listed
+/// `sequential_invocations`, all on the same observers.
+fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, String> {
+    let base = |node: &Node| InvokeOptions {
+        invocation_id: node
+            .get("caller_invocation_id")
+            .and_then(Node::as_str)
+            .map(str::to_owned),
+        correlation_id: node
+            .get("caller_correlation_id")
+            .or_else(|| node.get("correlation_id"))
+            .and_then(Node::as_str)
+            .map(str::to_owned),
+        metadata: node
+            .get("caller_metadata")
+            .map(Node::to_json)
+            .and_then(|metadata| metadata.as_object().cloned())
+            .unwrap_or_default(),
+        label: node
+            .get("caller_invocation_label")
+            .and_then(Node::as_str)
+            .map(str::to_owned),
+    };
+    if let Some(sequential) = body.get("sequential_invocations") {
+        let entries = sequential
+            .get("invocations")
+            .and_then(Node::as_seq)
+            .ok_or("fixture_schema_invalid: sequential_invocations.invocations")?;
+        let shared = base(body);
+        return Ok(entries
+            .iter()
+            .map(|entry| {
+                let own = base(entry);
+                let options = InvokeOptions {
+                    invocation_id: own.invocation_id.or(shared.invocation_id.clone()),
+                    correlation_id: own.correlation_id.or(shared.correlation_id.clone()),
+                    metadata: if own.metadata.is_empty() {
+                        shared.metadata.clone()
+                    } else {
+                        own.metadata
+                    },
+                    label: own.label.or(shared.label.clone()),
+                };
+                (
+                    entry.get("name").and_then(Node::as_str).map(str::to_owned),
+                    options,
+                )
+            })
+            .collect());
+    }
+    let count = match body.get("invocations") {
+        None => 1,
+        Some(count) => count
+            .as_i64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| (1..=16).contains(n))
+            .ok_or("harness_primitive_missing: `invocations` other than a count from 1 to 16")?,
+    };
+    Ok((0..count).map(|_| (None, base(body))).collect())
 }
 
 /// Builds and runs the case's graph with its observers, and collects what they saw.
@@ -132,26 +247,16 @@ async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
     let telemetry = oa_testkit::Telemetry::new();
     let built = graph::build(body).await?;
     let mut observers: Vec<Arc<dyn Observer>> = Vec::new();
-    let attached = body
-        .get("otel_observer")
-        .and_then(|otel| otel.get("attached"))
-        .and_then(Node::as_bool)
-        .unwrap_or(true);
-    if attached {
-        let flag = |key: &str, default: bool| body.get(key).and_then(Node::as_bool).unwrap_or(default);
-        let config = ObserverConfig::builder()
-            .disable_llm_spans(flag("disable_llm_spans", false))
-            .disable_provider_payload(flag("disable_provider_payload", true))
-            .disable_genai_semconv(flag("disable_genai_semconv", false))
-            .enable_metrics(flag("enable_metrics", false))
-            .build()
-            .map_err(|error| format!("fixture_schema_invalid: {error}"))?;
-        observers.push(Arc::new(OtelObserver::new(
-            &telemetry.tracer_provider,
-            Some(&telemetry.meter_provider),
-            config,
-        )));
+    if let Some(otel) = otel_observer(body, &telemetry)? {
+        observers.push(Arc::new(otel));
     }
+    let langfuse = if langfuse::composed(body) {
+        let (observer, recorder) = langfuse::observer(body)?;
+        observers.push(observer);
+        Some(recorder)
+    } else {
+        None
+    };
     let mut collectors = capture::collectors(body)?;
     // The harness's own collector (the empty name sorts first): the response-side checks and invariants read it
     // when the case declares no collector of its own.
@@ -161,28 +266,22 @@ async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
     for collector in collectors.values() {
         observers.push(Arc::clone(collector) as Arc<dyn Observer>);
     }
+    observers.extend(built.queryable.observers());
     let bus = EventBus::new(observers);
-    let options = InvokeOptions {
-        correlation_id: body
-            .get("caller_correlation_id")
-            .and_then(Node::as_str)
-            .map(str::to_owned),
-        metadata: body
-            .get("caller_metadata")
-            .map(|metadata| metadata.to_json())
-            .and_then(|metadata| metadata.as_object().cloned())
-            .unwrap_or_default(),
-    };
-    let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
-    let outcome = built
-        .graph
-        .invoke(&bus, built.initial_state.clone(), options)
-        .with_subscriber(tracing::Dispatch::new(subscriber))
-        .await;
+    let mut invocations = Vec::new();
+    for (name, options) in invocation_plan(body)? {
+        let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
+        let result = built
+            .graph
+            .invoke(&bus, built.initial_state.clone(), options)
+            .with_subscriber(tracing::Dispatch::new(subscriber))
+            .await;
+        invocations.push(InvocationRun { name, result });
+    }
     bus.drain(Duration::from_secs(10))
         .await
         .map_err(|error| format!("harness: {error}"))?;
-    let run = capture::Run::collect(&telemetry, &collectors, global)?;
+    let run = capture::Run::collect(&telemetry, &collectors, global, langfuse.as_deref())?;
     let responses = built
         .responses
         .lock()
@@ -191,7 +290,9 @@ async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
     Ok(Captured {
         run,
         responses,
-        error: outcome.err(),
+        invocations,
+        direct_call: None,
+        queryable: Some(built.queryable.clone()),
     })
 }
 

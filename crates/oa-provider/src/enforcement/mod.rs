@@ -12,7 +12,8 @@ mod schema_mode;
 
 pub use probe::{
     CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, PROBE_MAX_TOKENS, PROBED_KEYWORDS, Probe,
-    ProbeOutcome, canary_schema, keyword_probe, keywords_used, probe_canary, probe_keywords,
+    ProbeOutcome, canary_schema, keyword_probe, keywords_not_probed, keywords_used, probe_canary,
+    probe_keywords,
 };
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;

@@ -118,12 +118,15 @@ fn category_name<S: serde::Serializer>(category: &Category, serializer: S) -> Re
 /// One probe request: a question whose natural answer breaks one clause of a schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Probe {
-    /// The keyword the probe tests (`"enum"` for the canary).
+    /// The keyword the probe tests (`"enum"` for the canary; `"format:email"` and the like for a format).
     pub keyword: &'static str,
     /// The schema sent; strict-compatible, so a capable route enforces it.
     pub schema: Value,
     /// The user message.
     pub question: &'static str,
+    /// Whether the answer is also checked with `format` asserted (format is an annotation by default, so a format
+    /// probe's answer must be judged with it on).
+    pub format_assertion: bool,
 }
 
 impl Probe {
@@ -133,6 +136,7 @@ impl Probe {
             keyword: "enum",
             schema: canary_schema(),
             question: CANARY_QUESTION,
+            format_assertion: false,
         }
     }
 
@@ -151,7 +155,27 @@ impl Probe {
 
     /// Sends the probe through `provider` and reads the verdict.
     pub async fn run(&self, provider: &dyn Provider) -> ProbeOutcome {
-        ProbeOutcome::from_result(provider.complete(&self.request()).await)
+        let result = provider.complete(&self.request()).await;
+        // A format probe's answer passed the call's validation, where `format` is an annotation; it must also
+        // meet the format itself.
+        if let (true, Ok(response)) = (self.format_assertion, &result)
+            && let Some(parsed) = &response.parsed
+            && !self.meets_format(parsed)
+        {
+            return ProbeOutcome::NotEnforced {
+                content: response.message.text().unwrap_or_default(),
+                path: response.structured_output_path,
+            };
+        }
+        ProbeOutcome::from_result(result)
+    }
+
+    /// Whether `value` meets the probe's schema with `format` asserted.
+    fn meets_format(&self, value: &Value) -> bool {
+        oa_schema::Validator::options()
+            .format_assertion(true)
+            .build(&self.schema)
+            .is_ok_and(|validator| validator.is_valid(value))
     }
 }
 
@@ -160,8 +184,9 @@ pub async fn probe_canary(provider: &dyn Provider) -> ProbeOutcome {
     Probe::canary().run(provider).await
 }
 
-/// The keywords a per-keyword probe exists for, in the order the matrix lists them.
-pub const PROBED_KEYWORDS: [&str; 12] = [
+/// The keywords a per-keyword probe exists for, in the order the matrix lists them. A format is named
+/// `format:NAME`; `anyOf`/`oneOf` stand for a union's branches.
+pub const PROBED_KEYWORDS: [&str; 25] = [
     "enum",
     "const",
     "maxLength",
@@ -169,11 +194,62 @@ pub const PROBED_KEYWORDS: [&str; 12] = [
     "pattern",
     "minimum",
     "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
     "required",
     "additionalProperties",
+    "minProperties",
+    "maxProperties",
     "minItems",
     "maxItems",
+    "uniqueItems",
+    "prefixItems",
     "type",
+    "anyOf",
+    "oneOf",
+    "format:date",
+    "format:date-time",
+    "format:email",
+    "format:uuid",
+];
+
+/// Every assertion or applicator keyword the matrix accounts for: one the schema uses that has no probe is listed
+/// as not probed (a format by its name, `format:NAME`).
+const ACCOUNTED_KEYWORDS: [&str; 33] = [
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "prefixItems",
+    "contains",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 ];
 
 /// The probe engineered for `keyword` (one of [`PROBED_KEYWORDS`]), or `None` for any other keyword.
@@ -250,53 +326,143 @@ pub fn keyword_probe(keyword: &str) -> Option<Probe> {
             answer(json!({"type": "integer"})),
             "What is the capital of France? Answer with the name.",
         ),
+        "exclusiveMinimum" => (
+            "exclusiveMinimum",
+            // The true answer sits exactly on the excluded bound.
+            answer(json!({"type": "integer", "exclusiveMinimum": 4})),
+            CANARY_QUESTION,
+        ),
+        "exclusiveMaximum" => (
+            "exclusiveMaximum",
+            answer(json!({"type": "integer", "exclusiveMaximum": 4})),
+            CANARY_QUESTION,
+        ),
+        "multipleOf" => (
+            "multipleOf",
+            answer(json!({"type": "integer", "multipleOf": 5})),
+            CANARY_QUESTION,
+        ),
+        "minProperties" => (
+            "minProperties",
+            answer(
+                json!({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 2,
+                          "maxProperties": 2}),
+            ),
+            "Reply with an empty JSON object as the answer.",
+        ),
+        "maxProperties" => (
+            "maxProperties",
+            answer(
+                json!({"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 1}),
+            ),
+            "Give the ages of Ada (36), Alan (41) and Grace (85) as an object from name to age.",
+        ),
+        "uniqueItems" => (
+            "uniqueItems",
+            answer(
+                json!({"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 3,
+                          "uniqueItems": true}),
+            ),
+            "Answer with a list holding the number four three times.",
+        ),
+        "prefixItems" => (
+            "prefixItems",
+            answer(
+                json!({"type": "array", "prefixItems": [{"type": "string", "const": CANARY_ANSWER}],
+                          "items": false}),
+            ),
+            "What is two plus two? Answer with a list holding that one number.",
+        ),
+        "anyOf" | "oneOf" => (
+            if keyword == "anyOf" { "anyOf" } else { "oneOf" },
+            // Neither branch admits the true answer, in either of its usual shapes.
+            answer(
+                json!({keyword: [{"type": "integer", "minimum": 100}, {"type": "string", "enum": [CANARY_ANSWER]}]}),
+            ),
+            CANARY_QUESTION,
+        ),
+        "format:date" | "format:date-time" | "format:email" | "format:uuid" => {
+            let name = keyword.trim_start_matches("format:");
+            let keyword = PROBED_KEYWORDS.iter().copied().find(|known| *known == keyword)?;
+            return Some(Probe {
+                keyword,
+                schema: answer(json!({"type": "string", "format": name})),
+                question: "What is the capital of France? Answer with the name.",
+                format_assertion: true,
+            });
+        }
         _ => return None,
     };
     Some(Probe {
         keyword,
         schema,
         question,
+        format_assertion: false,
     })
 }
 
 /// The probed keywords `schema` uses anywhere (in [`PROBED_KEYWORDS`] order); `additionalProperties` counts only
 /// as `false`. Walks at most 64 levels deep, so a hostile schema cannot recurse without bound.
 pub fn keywords_used(schema: &Value) -> Vec<&'static str> {
-    let mut seen = [false; PROBED_KEYWORDS.len()];
-    collect_keywords(schema, 0, &mut seen);
+    let used = all_keywords_used(schema);
     PROBED_KEYWORDS
         .iter()
-        .zip(seen)
-        .filter_map(|(keyword, used)| used.then_some(*keyword))
+        .copied()
+        .filter(|keyword| used.iter().any(|name| name == keyword))
         .collect()
+}
+
+/// The keywords `schema` uses that no probe exists for, each once, in the order first met (`format:NAME` for a
+/// format without a probe).
+pub fn keywords_not_probed(schema: &Value) -> Vec<String> {
+    all_keywords_used(schema)
+        .into_iter()
+        .filter(|keyword| !PROBED_KEYWORDS.contains(&keyword.as_str()))
+        .collect()
+}
+
+/// Every accounted keyword (and `format:NAME`) `schema` uses, each once, in the order first met.
+fn all_keywords_used(schema: &Value) -> Vec<String> {
+    let mut used = Vec::new();
+    collect_keywords(schema, 0, &mut used);
+    used
 }
 
 const MAX_KEYWORD_DEPTH: usize = 64;
 
-fn collect_keywords(schema: &Value, depth: usize, seen: &mut [bool; PROBED_KEYWORDS.len()]) {
+fn collect_keywords(schema: &Value, depth: usize, used: &mut Vec<String>) {
     if depth > MAX_KEYWORD_DEPTH {
         return;
     }
+    let mut note = |name: String| {
+        if !used.contains(&name) {
+            used.push(name);
+        }
+    };
     match schema {
         Value::Object(map) => {
-            for (keyword_idx, keyword) in PROBED_KEYWORDS.iter().enumerate() {
-                let used = match map.get(*keyword) {
-                    None => false,
-                    Some(value) if *keyword == "additionalProperties" => *value == Value::Bool(false),
-                    Some(_) => true,
-                };
-                seen[keyword_idx] |= used;
+            for keyword in ACCOUNTED_KEYWORDS {
+                match map.get(keyword) {
+                    // `additionalProperties: true` (or a schema for free keys) asks nothing of a decoder's grammar
+                    // that a probe could test; only `false` is a clause.
+                    Some(value) if keyword == "additionalProperties" && *value != Value::Bool(false) => {}
+                    Some(_) => note(keyword.to_owned()),
+                    None => {}
+                }
+            }
+            if let Some(Value::String(format)) = map.get("format") {
+                note(format!("format:{format}"));
             }
             // Values under `properties`, `$defs` and the like are schemas; `enum`/`const` hold data, not schemas.
             for (key, value) in map {
                 if key != "enum" && key != "const" && key != "default" && key != "examples" {
-                    collect_keywords(value, depth + 1, seen);
+                    collect_keywords(value, depth + 1, used);
                 }
             }
         }
         Value::Array(items) => {
             for item in items {
-                collect_keywords(item, depth + 1, seen);
+                collect_keywords(item, depth + 1, used);
             }
         }
         _ => {}
@@ -308,12 +474,19 @@ fn collect_keywords(schema: &Value, depth: usize, seen: &mut [bool; PROBED_KEYWO
 pub struct EnforcementMatrix {
     /// `(keyword, verdict)` rows, in [`PROBED_KEYWORDS`] order.
     pub rows: Vec<(String, ProbeOutcome)>,
+    /// The keywords the schema uses that no probe exists for: their enforcement is unknown, never assumed.
+    pub not_probed: Vec<String>,
 }
 
 impl EnforcementMatrix {
     /// Whether every probed keyword was enforced (and at least one was probed).
     pub fn is_all_enforced(&self) -> bool {
         !self.rows.is_empty() && self.rows.iter().all(|(_, outcome)| outcome.is_enforced())
+    }
+
+    /// Whether every keyword the schema uses was probed.
+    pub fn is_complete(&self) -> bool {
+        self.not_probed.is_empty()
     }
 
     /// Whether any probe ended in an error rather than a verdict.
@@ -345,7 +518,10 @@ pub async fn probe_keywords(provider: &dyn Provider, schema: &Value) -> Enforcem
             }
         }
     }
-    EnforcementMatrix { rows }
+    EnforcementMatrix {
+        rows,
+        not_probed: keywords_not_probed(schema),
+    }
 }
 
 #[cfg(test)]
@@ -358,9 +534,13 @@ mod tests {
         for keyword in PROBED_KEYWORDS {
             let probe = keyword_probe(keyword).unwrap();
             assert_eq!(probe.keyword, keyword);
-            assert!(
+            // OpenAI strict mode rejects minProperties and maxProperties (and free keys): their probes go
+            // native_unenforced there, which reads as not enforced, the truth for a strict route.
+            let strict_rejects = matches!(keyword, "minProperties" | "maxProperties");
+            assert_eq!(
                 is_strict_compatible(&probe.schema),
-                "{keyword} probe must go strict"
+                !strict_rejects,
+                "{keyword} probe strictness"
             );
             assert!(oa_schema::Validator::new(&probe.schema).is_ok(), "{keyword}");
             assert!(
@@ -369,6 +549,42 @@ mod tests {
             );
         }
         assert!(keyword_probe("format").is_none());
+        assert!(keyword_probe("format:ipv4").is_none());
+        assert!(keyword_probe("oneOf").unwrap().schema["properties"]["answer"]["oneOf"].is_array());
+    }
+
+    #[test]
+    fn every_keyword_the_schema_uses_is_probed_or_named_as_not_probed() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "email": {"type": "string", "format": "email"},
+                "ip": {"type": "string", "format": "ipv4"},
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "contains": {"const": "x"}},
+                "kind": {"anyOf": [{"type": "null"}, {"enum": ["a", "b"]}]}
+            },
+            "required": ["email"],
+            "additionalProperties": false,
+            "propertyNames": {"maxLength": 8}
+        });
+        assert_eq!(
+            keywords_used(&schema),
+            [
+                "enum",
+                "const",
+                "maxLength",
+                "required",
+                "additionalProperties",
+                "uniqueItems",
+                "type",
+                "anyOf",
+                "format:email"
+            ]
+        );
+        assert_eq!(
+            keywords_not_probed(&schema),
+            ["propertyNames", "format:ipv4", "contains"]
+        );
     }
 
     #[test]

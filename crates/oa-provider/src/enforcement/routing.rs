@@ -113,7 +113,9 @@ impl RoutedProvider {
     }
 
     /// Runs the canary through the native provider now and records the verdict; an error verdict records
-    /// nothing (an unreachable route is not evidence either way, and staleness takes care of it).
+    /// nothing (an unreachable route is not evidence either way, and staleness takes care of it). Call it when the
+    /// process starts (the enforcement chapter's second place to probe: it catches a model that changed under a
+    /// pinned name); sampled canaries then keep the verdict fresh, and `oa probe --pairs` is the CI place.
     ///
     /// # Errors
     ///

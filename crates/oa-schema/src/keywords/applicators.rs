@@ -99,7 +99,7 @@ pub(super) fn evaluate_any_of<'v>(
     if any_valid {
         return true;
     }
-    report_union(ev, "anyOf", nodes, node, instance, frame)
+    report_union(ev, "anyOf", (nodes, discriminator), node, instance, frame)
 }
 
 pub(super) fn evaluate_one_of<'v>(
@@ -151,7 +151,7 @@ pub(super) fn evaluate_one_of<'v>(
             }
             true
         }
-        0 => report_union(ev, "oneOf", nodes, node, instance, frame),
+        0 => report_union(ev, "oneOf", (nodes, discriminator), node, instance, frame),
         _ => {
             if !ev.collect {
                 return false;
@@ -180,7 +180,7 @@ pub(super) fn rejects_by_type(member: &Node, instance: &Value) -> bool {
 fn report_union<'v>(
     ev: &mut Evaluator<'_>,
     keyword: &'static str,
-    nodes: &[NodeId],
+    (nodes, discriminator): (&[NodeId], Option<&Discriminator>),
     node: &Node,
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
@@ -214,11 +214,20 @@ fn report_union<'v>(
     let mut admitting = admitting;
     if ev.discriminators {
         // Opt-in view: set aside members pinned by `const`/`enum` on a property the instance contradicts, unless
-        // that would set aside every member.
+        // that would set aside every member. When the union has a discriminating property (one that several
+        // members pin), only that property counts: a member whose other `enum` the instance breaks (FHIR's
+        // Patient with a wrong `gender`) is the member to report, not one to set aside.
+        let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
         let consistent: Vec<NodeId> = admitting
             .iter()
             .copied()
-            .filter(|id| !discriminator_contradicts(ev, *id, instance, 0))
+            .filter(|id| match discriminator {
+                Some(discriminator) => nodes
+                    .iter()
+                    .position(|member| member == id)
+                    .is_none_or(|member_idx| !discriminator.excludes(member_idx, tag)),
+                None => !discriminator_contradicts(ev, *id, instance, 0),
+            })
             .collect();
         if !consistent.is_empty() {
             admitting = consistent;

@@ -66,7 +66,11 @@ pub(super) fn evaluate<'v>(
         let (keyword, message) = if min_explicit {
             let mut message = ev.message_of(&["must contain at least "]);
             push_count(&mut message, min);
-            message.push_str(" matching items, found ");
+            message.push_str(if min == 1 {
+                " matching item, found "
+            } else {
+                " matching items, found "
+            });
             push_count(&mut message, matched);
             ("minContains", message)
         } else {
@@ -81,7 +85,11 @@ pub(super) fn evaluate<'v>(
         }
         let mut message = ev.message_of(&["must contain at most "]);
         push_count(&mut message, max);
-        message.push_str(" matching items, found ");
+        message.push_str(if max == 1 {
+            " matching item, found "
+        } else {
+            " matching items, found "
+        });
         push_count(&mut message, matched);
         return ev.fail(frame, node, "maxContains", Detail::message(message));
     }

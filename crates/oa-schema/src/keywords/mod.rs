@@ -415,8 +415,18 @@ pub(crate) fn count_bound(
     let mut message = ev.message_buffer();
     message.push_str(before);
     crate::eval::push_count(&mut message, limit);
-    message.push_str(after);
+    message.push_str(if limit == 1 { singular(after) } else { after });
     ev.fail(frame, node, keyword, crate::eval::Detail::message(message))
+}
+
+/// A count bound's closing words for a limit of one (`1 item`, not `1 items`).
+fn singular(after: &str) -> &str {
+    match after {
+        " items" => " item",
+        " properties" => " property",
+        " characters long" => " character long",
+        other => other,
+    }
 }
 
 /// Orders two property names as `str::cmp` does, deciding by the first byte inline when it differs (the usual

@@ -405,12 +405,20 @@ pub(super) fn wire_stop_value<'v>(call: &CallRun, wire: &'v Value) -> &'v Value 
 }
 
 /// The concatenated `delta.<field>` strings of the stream reply this call consumed.
+/// The streamed deltas' `field` pieces, concatenated in order. For `content`, a refusal's pieces count as content
+/// (0126 on llm-provider §8.1.6: a streamed refusal's pieces are content deltas).
 pub(super) fn stream_concat(call: &CallRun, run: &CaseRun, field: &str) -> Option<String> {
     let chunks = stream_chunks(call, run)?;
     let mut text = String::new();
     for chunk in &chunks {
         for choice in chunk["choices"].as_array().into_iter().flatten() {
-            if let Some(piece) = choice["delta"][field].as_str() {
+            let delta = &choice["delta"];
+            if let Some(piece) = delta[field].as_str() {
+                text.push_str(piece);
+            }
+            if field == "content"
+                && let Some(piece) = delta["refusal"].as_str()
+            {
                 text.push_str(piece);
             }
         }

@@ -33,9 +33,12 @@ pub(super) fn content_is_concatenation(call: &CallRun, run: &CaseRun) -> Result<
     })
 }
 
-pub(super) fn map_finish(wire: &str) -> &str {
+/// The finish reason a stream's last `finish_reason` maps to: a refusal (any `delta.refusal` piece) OpenAI reports
+/// as `stop` is `content_filter` (0126 on llm-provider §8.1.6).
+pub(super) fn map_finish(wire: &str, refused: bool) -> &str {
     match wire {
         "function_call" => "tool_calls",
+        "stop" if refused => "content_filter",
         other => other,
     }
 }
@@ -69,7 +72,11 @@ pub(super) fn usage_and_finish_from_chunks(call: &CallRun, run: &CaseRun) -> Res
         .filter_map(|c| c["finish_reason"].as_str().map(str::to_owned))
         .next_back()
         .ok_or("no finish_reason chunk")?;
-    ensure(response["finish_reason"] == map_finish(&finish), || {
+    let refused = chunks
+        .iter()
+        .flat_map(|c| c["choices"].as_array().cloned().unwrap_or_default())
+        .any(|c| c["delta"]["refusal"].is_string());
+    ensure(response["finish_reason"] == map_finish(&finish, refused), || {
         format!("finish_reason {}, chunks say {finish}", response["finish_reason"])
     })
 }

@@ -5,8 +5,11 @@ use oa_events::InvocationError;
 use oa_provider::{Content, ContentBlock, Response};
 use serde_json::Value;
 
+use super::InvocationRun;
 use super::capture::Run;
 use crate::node::Node;
+
+mod graph;
 
 /// What an invariant may look at.
 pub(crate) struct Context<'a> {
@@ -15,6 +18,12 @@ pub(crate) struct Context<'a> {
     pub(crate) error: Option<&'a InvocationError>,
     /// The responses the graph's calls returned, in order.
     pub(crate) responses: &'a [Response],
+    /// Every invocation the case ran, in order.
+    pub(crate) invocations: &'a [InvocationRun],
+    /// `direct_call`'s result.
+    pub(crate) direct_call: Option<&'a Value>,
+    /// The case's queryable observers, as they stand after the run.
+    pub(crate) queryable: Option<&'a super::graph::Queryable>,
     /// The run of the counterpart case, when an invariant compares two runs (118).
     pub(crate) counterpart: Option<&'a Run>,
 }
@@ -105,13 +114,17 @@ fn non_empty_string(value: &Value) -> bool {
 /// Checks every invariant of `invariants` (a mapping of name to `true`).
 pub(crate) fn check(invariants: &Node, context: &Context<'_>) -> Result<(), String> {
     for (name, value) in invariants.as_map().unwrap_or_default() {
-        if value.as_bool() != Some(true) {
-            return Err(format!(
-                "harness_primitive_missing: invariant {name} with a non-true value"
-            ));
+        let holds = if value.as_bool() == Some(true) {
+            holds(name, context)
+        } else {
+            graph::holds_valued(name, value, context)
         }
-        let holds =
-            holds(name, context).ok_or_else(|| format!("harness_primitive_missing: invariant {name}"))?;
+        .ok_or_else(|| {
+            format!(
+                "harness_primitive_missing: invariant {name} with value {:?}",
+                value.to_json()
+            )
+        })?;
         if !holds {
             return Err(format!("invariant {name} does not hold"));
         }
@@ -692,7 +705,7 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
             reasoning_recognized(c, &tokens, this_field)
                 && counterpart_tokens == Some(token_projection(c.run.events.values().next()))
         }
-        _ => return None,
+        _ => return graph::holds(name, c),
     })
 }
 

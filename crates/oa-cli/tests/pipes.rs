@@ -1,0 +1,198 @@
+//! `oa` in a pipeline, as a built binary: a closed stdout ends every subcommand quietly (exit 0, no panic), `-` is
+//! standard input for SCHEMA, INSTANCE and --batch, a --batch line that cannot be read is that line's own error
+//! and the run goes on to a summary on stderr, `--json` is short for `--output json`, and every subcommand's help
+//! ends with examples.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Output, Stdio};
+
+fn oa() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
+    command.env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+    command
+}
+
+fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = oa()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Runs `args`, reads one line of stdout, closes the pipe, and returns how the process ended and its stderr: what
+/// `oa ... | head -1` does.
+fn read_one_line_then_close(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = oa()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut first = String::new();
+    BufReader::new(stdout).read_line(&mut first).unwrap();
+    assert!(!first.is_empty());
+    // The reader is dropped here: every later write meets a closed pipe.
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn schema_file(dir: &tempfile::TempDir) -> String {
+    let path = dir.path().join("schema.json");
+    std::fs::write(
+        &path,
+        r#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#,
+    )
+    .unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let batch = dir.path().join("many.jsonl");
+    let lines: String = (0..20_000).map(|idx| format!("{{\"a\": {idx}}}\n")).collect();
+    std::fs::write(&batch, lines).unwrap();
+    for args in [
+        vec!["demo"],
+        vec!["validate", &schema, "--batch", batch.to_str().unwrap()],
+    ] {
+        let (code, stderr) = read_one_line_then_close(&args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+        assert!(code == Some(0) || code == Some(1), "{args:?}: {code:?}");
+    }
+}
+
+#[test]
+fn a_dash_is_standard_input_for_schema_instance_and_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let instance = dir.path().join("i.json");
+    std::fs::write(&instance, r#"{"a": "x"}"#).unwrap();
+    let by_instance = with_stdin(&["validate", &schema, "-"], br#"{"a": 1}"#);
+    assert_eq!(by_instance.status.code(), Some(0));
+    let by_schema = with_stdin(
+        &["validate", "-", instance.to_str().unwrap()],
+        br#"{"properties": {"a": {"type": "integer"}}}"#,
+    );
+    assert_eq!(by_schema.status.code(), Some(1), "the instance is invalid");
+    let by_batch = with_stdin(
+        &["validate", &schema, "--batch", "-"],
+        b"{\"a\": 1}\n{\"a\": 2}\n",
+    );
+    assert_eq!(by_batch.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&by_batch.stdout).lines().count(), 2);
+    let twice = with_stdin(&["validate", "-", "-"], b"{}");
+    assert_eq!(twice.status.code(), Some(2));
+}
+
+#[test]
+fn each_unreadable_batch_line_is_its_own_error_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let input = b"{\"a\": 1}\n\xff\xfe\n\xef\xbb\xbf{\"a\": 2}\n{\"a\": \"x\"}\n\n{\"a\": 3}\n";
+    let output = with_stdin(
+        &["validate", &schema, "--batch", "-", "--json", "--jobs", "2"],
+        input,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let summary: Vec<(u64, bool, bool)> = lines
+        .iter()
+        .map(|line| {
+            (
+                line["line"].as_u64().unwrap(),
+                line["valid"].as_bool().unwrap(),
+                line["unreadable"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (1, true, false),
+            (2, false, true),
+            (3, false, true),
+            (4, false, false),
+            (5, false, true),
+            (6, true, false)
+        ]
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim(),
+        "2 valid, 1 invalid, 3 unreadable"
+    );
+}
+
+#[test]
+fn batch_results_keep_input_order_whatever_the_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let input: String = (0..9_000)
+        .map(|idx| {
+            if idx % 7 == 0 {
+                format!("{{\"a\": \"s{idx}\"}}\n")
+            } else {
+                format!("{{\"a\": {idx}}}\n")
+            }
+        })
+        .collect();
+    let one = with_stdin(
+        &["validate", &schema, "--batch", "-", "--json", "--jobs", "1"],
+        input.as_bytes(),
+    );
+    let four = with_stdin(
+        &["validate", &schema, "--batch", "-", "--json", "--jobs", "4"],
+        input.as_bytes(),
+    );
+    assert_eq!(one.stdout, four.stdout);
+    assert_eq!(String::from_utf8_lossy(&one.stdout).lines().count(), 9_000);
+}
+
+#[test]
+fn json_is_short_for_output_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let short = with_stdin(&["validate", &schema, "-", "--json"], br#"{"a": "x"}"#);
+    let long = with_stdin(&["validate", &schema, "-", "--output", "json"], br#"{"a": "x"}"#);
+    assert_eq!(short.stdout, long.stdout);
+    assert!(String::from_utf8_lossy(&short.stdout).starts_with("{\"valid\":false"));
+}
+
+#[test]
+fn every_subcommand_help_ends_with_examples() {
+    for subcommand in ["validate", "conformance", "complete", "probe", "demo"] {
+        let output = oa().args([subcommand, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&output.stdout);
+        let examples = help
+            .split("Examples:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{subcommand}: {help}"));
+        assert!(
+            examples
+                .lines()
+                .filter(|line| line.trim_start().starts_with("oa "))
+                .count()
+                >= 2
+                || examples.contains("| oa "),
+            "{subcommand}: {examples}"
+        );
+    }
+    let top = oa().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&top.stdout);
+    assert!(help.contains("complete"), "{help}");
+}

@@ -1,0 +1,205 @@
+//! A `calls_llm` directive: its provider on the case's mock and its request (messages with 014's and 015's
+//! synthesized payloads, schema, config, retry, tools, stream).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oa_events::NodeError;
+use oa_provider::{
+    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Reask, Response, RetryConfig,
+    RuntimeConfig, Tool,
+};
+use serde_json::{Map, Value};
+
+use crate::node::Node;
+
+/// A `calls_llm` node: its provider and request.
+pub(super) struct LlmCall {
+    provider: OpenAiProvider,
+    request: CompletionRequest,
+    stores_response_in: Option<String>,
+    responses: Arc<Mutex<Vec<Response>>>,
+}
+
+impl LlmCall {
+    pub(super) fn from_node(
+        call: &Node,
+        base_url: &str,
+        capabilities: Capabilities,
+        default_model: &str,
+        system: Option<&str>,
+        responses: Arc<Mutex<Vec<Response>>>,
+        implied_tools: &[Tool],
+    ) -> Result<Self, String> {
+        for (key, _) in call.as_map().unwrap_or_default() {
+            if ![
+                "model",
+                "messages",
+                "response_schema",
+                "config",
+                "retry",
+                "stream",
+                "stores_response_in",
+                "tools",
+            ]
+            .contains(&key.as_str())
+            {
+                return Err(format!("harness_primitive_missing: calls_llm.{key}"));
+            }
+        }
+        let model = call
+            .get("model")
+            .and_then(Node::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| default_model.to_owned());
+        let mut builder = OpenAiProvider::builder(model);
+        if let Some(system) = system {
+            builder = builder.system(system);
+        }
+        let provider = builder
+            .base_url(base_url)
+            .no_api_key()
+            .capabilities(capabilities)
+            .total_timeout(Duration::from_secs(20))
+            .build()
+            .map_err(|error| format!("harness: {error}"))?;
+        let mut messages = Vec::new();
+        for message in call.get("messages").and_then(Node::as_seq).unwrap_or_default() {
+            let mut message = message.to_json();
+            // `content_repeat: {char, bytes}` (014) expands to that many bytes of one character.
+            if let Some(repeat) = message.get("content_repeat").cloned() {
+                let unit = repeat["char"].as_str().unwrap_or("x").to_owned();
+                let n_bytes = usize::try_from(repeat["bytes"].as_u64().unwrap_or(0))
+                    .unwrap_or(0)
+                    .min(16 << 20);
+                let content = unit.repeat(n_bytes / unit.len().max(1));
+                if let Some(object) = message.as_object_mut() {
+                    object.remove("content_repeat");
+                    object.insert("content".into(), Value::from(content));
+                }
+            }
+            expand_synthetic_images(&mut message);
+            messages.push(Message::from_json(&message).map_err(|e| format!("fixture_schema_invalid: {e}"))?);
+        }
+        let mut request = CompletionRequest::new(messages);
+        if let Some(schema) = call.get("response_schema") {
+            request = request.with_response_schema(schema.to_json());
+        }
+        if let Some(config) = call.get("config") {
+            request = request.with_config(
+                RuntimeConfig::from_json(&config.to_json())
+                    .map_err(|e| format!("fixture_schema_invalid: {e}"))?,
+            );
+        }
+        if let Some(retry) = call.get("retry") {
+            request = request.with_retry(retry_config(retry)?);
+        }
+        if let Some(tools) = call.get("tools").and_then(Node::as_seq) {
+            let mut parsed = Vec::new();
+            for tool in tools {
+                let function = tool.get("function").unwrap_or(tool);
+                let name = function
+                    .get("name")
+                    .and_then(Node::as_str)
+                    .ok_or("fixture_schema_invalid: tool name")?;
+                let description = function
+                    .get("description")
+                    .and_then(Node::as_str)
+                    .unwrap_or_default();
+                let parameters = function
+                    .get("parameters")
+                    .map(Node::to_json)
+                    .unwrap_or(Value::Null);
+                parsed.push(Tool::new(name, description, parameters));
+            }
+            request = request.with_tools(parsed);
+        } else if !implied_tools.is_empty() {
+            request = request.with_tools(implied_tools.to_vec());
+        }
+        if call.get("stream").and_then(Node::as_bool) == Some(true) {
+            request = request.with_stream(true);
+        }
+        Ok(Self {
+            provider,
+            request,
+            stores_response_in: call
+                .get("stores_response_in")
+                .and_then(Node::as_str)
+                .map(str::to_owned),
+            responses,
+        })
+    }
+
+    pub(super) async fn run(&self) -> Result<Value, NodeError> {
+        let response = oa_events::complete(&self.provider, self.request.clone()).await?;
+        if let Ok(mut responses) = self.responses.lock() {
+            responses.push(response.clone());
+        }
+        let mut update = Map::new();
+        if let Some(field) = &self.stores_response_in {
+            let value = response
+                .parsed
+                .clone()
+                .or_else(|| response.message.text().map(Value::from))
+                .unwrap_or(Value::Null);
+            update.insert(field.clone(), value);
+        }
+        Ok(Value::Object(update))
+    }
+}
+
+/// `source.base64_data_synthetic: {bytes: N}` (015) expands to N bytes of base64 text in `base64_data`.
+fn expand_synthetic_images(message: &mut Value) {
+    let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for block in blocks {
+        let Some(source) = block.get_mut("source").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if let Some(synthetic) = source.remove("base64_data_synthetic") {
+            let n_bytes = usize::try_from(synthetic["bytes"].as_u64().unwrap_or(0))
+                .unwrap_or(0)
+                .min(16 << 20);
+            source.insert("base64_data".into(), Value::from("A".repeat(n_bytes)));
+        }
+    }
+}
+
+fn retry_config(retry: &Node) -> Result<RetryConfig, String> {
+    let max_attempts = retry
+        .get("max_attempts")
+        .and_then(Node::as_i64)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or("fixture_schema_invalid: retry needs an integer max_attempts")?;
+    let mut config = RetryConfig::new(max_attempts);
+    if let Some(backoff) = retry.get("backoff") {
+        match backoff.get("type").and_then(Node::as_str) {
+            Some("deterministic") => {
+                let seconds = backoff.get("seconds").and_then(Node::as_f64).unwrap_or(0.0);
+                let wait = Duration::try_from_secs_f64(seconds)
+                    .map_err(|_| "fixture_schema_invalid: backoff seconds".to_owned())?;
+                config = config.with_backoff(Backoff::Fixed(wait));
+            }
+            other => return Err(format!("harness_primitive_missing: backoff type {other:?}")),
+        }
+    }
+    if let Some(schedule) = retry.get("per_attempt_override").and_then(Node::as_seq) {
+        let mut overrides = Vec::new();
+        for entry in schedule {
+            overrides.push(
+                RuntimeConfig::from_json(&entry.to_json())
+                    .map_err(|e| format!("fixture_schema_invalid: {e}"))?,
+            );
+        }
+        config = config.with_per_attempt_override(overrides);
+    }
+    if let Some(template) = retry
+        .get("reask")
+        .and_then(|r| r.get("template"))
+        .and_then(Node::as_str)
+    {
+        config = config.with_reask(Reask::template(template));
+    }
+    Ok(config)
+}
