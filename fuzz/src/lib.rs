@@ -1,5 +1,5 @@
-//! Checks shared by the fuzz targets: the validator's verdicts compared with each other, and the instances a
-//! compiled schema is tried on.
+//! Checks shared by the fuzz targets: the validator's verdicts compared with each other, the instances a compiled
+//! schema is tried on, and (in [`wire`]) what the provider's response decoders must satisfy.
 //!
 //! Every check panics (which libFuzzer reports as a crash, with the input kept under `artifacts/`) when two
 //! routes that must agree do not.
@@ -8,6 +8,7 @@ use oa_schema::{OutputFormat, ReportOptions, Validator};
 use serde_json::{Value, json};
 
 pub mod synth;
+pub mod wire;
 
 /// Compares every way the validator can answer whether `instance` is valid:
 ///

@@ -42,6 +42,16 @@ pub(crate) const TARGETS: &[Target] = &[
     Target::new("ecma_regex", seeds::patterns, Some("ecma_regex.dict")),
     Target::new("parse_json", seeds::json_texts, Some("json.dict")),
     Target::new("pointer", seeds::pointers, Some("pointer.dict")),
+    Target::new("sse", seeds::event_streams, Some("sse.dict")),
+    Target::new("openai_response", seeds::openai_responses, Some("wire.dict")),
+    Target::new(
+        "anthropic_response",
+        seeds::anthropic_responses,
+        Some("wire.dict"),
+    ),
+    Target::new("gemini_response", seeds::gemini_responses, Some("wire.dict")),
+    Target::new("retry_after", seeds::retry_after_values, Some("retry_after.dict")),
+    Target::new("fixture_yaml", seeds::fixture_texts, Some("yaml.dict")),
 ];
 
 /// An input that runs longer than this many seconds is a timeout (libFuzzer's `-timeout`).

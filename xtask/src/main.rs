@@ -6,16 +6,19 @@
 //! ordinary command, printed before it runs, so any step can be repeated by hand.
 //!
 //! `fuzz --seconds N` runs every fuzz target of `fuzz/` for N seconds, and `miri` the tests that finish under
-//! Miri; both need the nightly toolchain, and say loudly when it (or their tool) is absent.
+//! Miri; both need the nightly toolchain, and say loudly when it (or their tool) is absent. `soak` and `load` run
+//! the chaos soak of the provider stack (crates/oa-soak); `ci` includes a 500-call soak.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod batch_bench;
 mod fuzz;
 mod miri;
 mod mutants;
 mod nightly;
 mod peer;
+mod soak;
 mod tidy;
 mod totals;
 
@@ -33,9 +36,12 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz_task(&args[1..]),
         Some("miri") => miri_task(),
         Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
+        Some("batch-bench") => batch_bench::run(&workspace_root(), &args[1..]),
+        Some("soak") => soak::run(&workspace_root(), &args[1..], &[]),
+        Some("load") => soak::run(&workspace_root(), &owned(soak::LOAD_ARGS), &[]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over oa-pointer or oa-schema-keywords, checked against the equivalents list"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
             );
             return ExitCode::from(2);
         }
@@ -74,23 +80,26 @@ fn ci() -> Result<(), String> {
         ],
         fresh,
     )?;
-    // oa-schema's `fuzzing` feature is built only by the fuzz targets (nightly): lint it here too.
-    cargo(
-        &root,
-        &[
-            "clippy",
-            "-p",
-            "oa-schema",
-            "--lib",
-            "--features",
-            "fuzzing",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        fresh,
-    )?;
+    // The `fuzzing` features of oa-schema and oa-provider are built only by the fuzz targets (nightly): lint them
+    // here too.
+    for package in ["oa-schema", "oa-provider"] {
+        cargo(
+            &root,
+            &[
+                "clippy",
+                "-p",
+                package,
+                "--lib",
+                "--features",
+                "fuzzing",
+                "--locked",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            fresh,
+        )?;
+    }
     cargo(
         &root,
         &["doc", "--workspace", "--no-deps", "--locked"],
@@ -126,6 +135,8 @@ fn ci() -> Result<(), String> {
         ],
         fresh,
     )?;
+    // A short chaos soak: every behaviour of the chaos server comes up in 500 calls.
+    soak::run(&root, &owned(soak::CI_ARGS), fresh)?;
     fuzz_smoke(&root)?;
     println!("xtask ci: every step passed");
     // The closing line: every test that ran, summed over all test binaries and the JSON Schema suite runner.
@@ -166,6 +177,10 @@ fn miri_task() -> Result<(), String> {
         return missing_tool(&format!("{message}: Miri did not run"));
     }
     miri::run(&workspace_root())
+}
+
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|arg| (*arg).to_owned()).collect()
 }
 
 /// A tool the task needs is absent: a loud warning, and a failure under CI.

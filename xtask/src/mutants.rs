@@ -39,6 +39,35 @@ const SCOPES: &[Scope] = &[
         equivalents: "crates/oa-schema/mutants-equivalent.txt",
         strict: false,
     },
+    Scope {
+        name: "oa-provider-wire",
+        // The three mappings' response decoding (atomic and OpenAI's stream), Retry-After and the retry loop, with
+        // the unit tests and the integration tests over a real socket that exercise them.
+        args: &[
+            "-p",
+            "oa-provider",
+            "--file",
+            "crates/oa-provider/src/openai/response.rs",
+            "--file",
+            "crates/oa-provider/src/openai/stream.rs",
+            "--file",
+            "crates/oa-provider/src/anthropic/response.rs",
+            "--file",
+            "crates/oa-provider/src/gemini/response.rs",
+            "--file",
+            "crates/oa-provider/src/http/retry_after.rs",
+            "--file",
+            "crates/oa-provider/src/call/retry.rs",
+            "--cargo-test-arg=--lib",
+            "--cargo-test-arg=--test=responses",
+            "--cargo-test-arg=--test=streaming",
+            "--cargo-test-arg=--test=retry",
+            "--cargo-test-arg=--test=anthropic",
+            "--cargo-test-arg=--test=gemini",
+        ],
+        equivalents: "crates/oa-provider/mutants-equivalent.txt",
+        strict: false,
+    },
 ];
 
 /// The cargo-mutants release installed when it is missing.

@@ -3,15 +3,60 @@
 //! run goes on), spread over `--jobs` threads sharing one compiled validator, printed in input order, and closed by
 //! a summary line on stderr.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
+use std::sync::{Mutex, mpsc};
 
 use crate::cli::Output;
 use crate::progress::Progress;
 use crate::validate::{Checker, Outcome};
 
-/// How many lines are read, judged in parallel and printed at a time: enough to keep every thread busy, small
-/// enough that memory stays bounded whatever the file's length.
-const WINDOW_LINES: usize = 4096;
+/// Lines per unit of work handed to a thread: large enough that the hand-over costs little beside judging, small
+/// enough that every thread gets work and the lines in flight stay few.
+const CHUNK_LINES: usize = 256;
+
+/// Chunks in flight per thread: each thread has the next chunk waiting while it judges one, and memory stays
+/// bounded whatever the file's length (jobs x 2 x 256 lines).
+const CHUNKS_PER_JOB: usize = 2;
+
+/// Numbered lines, as read (without their line ends).
+type Lines = Vec<(usize, Vec<u8>)>;
+
+/// A chunk of numbered lines, with its place in the input.
+type Chunk = (usize, Lines);
+
+/// A judged chunk: its place in the input, and each line's printed result.
+type Judged = (usize, Vec<Printed>);
+
+/// One line's result, judged and rendered by the thread that judged it (so the writing thread only writes).
+struct Printed {
+    /// Which count of the summary it adds to.
+    kind: Kind,
+    text: String,
+}
+
+/// The summary's three counts.
+#[derive(Clone, Copy)]
+enum Kind {
+    Valid,
+    Invalid,
+    Unreadable,
+}
+
+/// Judges and renders line `number`; a panic in the validator (a bug) costs that line, never the run.
+fn print(checker: &Checker, output: Output, number: usize, bytes: &[u8]) -> Printed {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| judge(checker, bytes)))
+        .unwrap_or(LineResult::Unreadable("the validator failed on this line"));
+    let kind = match &result {
+        LineResult::Judged(outcome) if outcome.is_valid() => Kind::Valid,
+        LineResult::Judged(_) => Kind::Invalid,
+        LineResult::Unreadable(_) => Kind::Unreadable,
+    };
+    Printed {
+        kind,
+        text: render(checker, number, &result, output),
+    }
+}
 
 /// What happened to one line.
 enum LineResult {
@@ -41,6 +86,10 @@ impl Totals {
 
 /// Judges every line of `input` and prints one result per line to `out`, in input order. Returns the totals, or
 /// `Err` when reading the input itself failed (the lines before it were judged and printed).
+///
+/// With more than one job, persistent threads take chunks of lines from a queue and hand back their results; this
+/// thread reads ahead (a bounded number of chunks), and writes results as soon as the next one in input order is
+/// back. No thread waits for the slowest of a group, which on a busy machine would serialise the run.
 pub(crate) fn run(
     checker: &Checker,
     input: &mut dyn BufRead,
@@ -48,75 +97,171 @@ pub(crate) fn run(
     jobs: usize,
     out: &mut dyn Write,
 ) -> Result<Totals, std::io::Error> {
-    let mut totals = Totals::default();
-    let mut progress = Progress::new("validated");
-    let mut line_number = 0_usize;
-    loop {
-        let mut window: Vec<(usize, Vec<u8>)> = Vec::with_capacity(WINDOW_LINES);
-        while window.len() < WINDOW_LINES {
-            let mut bytes = Vec::new();
-            if input.read_until(b'\n', &mut bytes)? == 0 {
+    let mut writer = Writer {
+        output,
+        out,
+        totals: Totals::default(),
+        progress: Progress::new("validated"),
+        closed: false,
+    };
+    let mut reader = Reader {
+        input,
+        line_number: 0,
+    };
+    let read = if jobs <= 1 {
+        let mut read = Ok(());
+        while !writer.closed {
+            match reader.chunk() {
+                Ok(Some(lines)) => {
+                    let judged = lines
+                        .into_iter()
+                        .map(|(n, bytes)| print(checker, writer.output, n, &bytes))
+                        .collect();
+                    writer.write(judged);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    read = Err(e);
+                    break;
+                }
+            }
+        }
+        read
+    } else {
+        in_parallel(checker, &mut reader, &mut writer, jobs)
+    };
+    writer.progress.finish();
+    read.map(|()| writer.totals)
+}
+
+/// The multi-threaded run: `jobs` threads judging chunks, this thread reading ahead and writing in order.
+fn in_parallel(
+    checker: &Checker,
+    reader: &mut Reader<'_>,
+    writer: &mut Writer<'_>,
+    jobs: usize,
+) -> Result<(), std::io::Error> {
+    let (work_tx, work_rx) = mpsc::channel::<Chunk>();
+    let work_rx = Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<Judged>();
+    let output = writer.output;
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let done_tx = done_tx.clone();
+            let work_rx = &work_rx;
+            scope.spawn(move || {
+                loop {
+                    // The lock is held only to take the next chunk.
+                    let next = match work_rx.lock() {
+                        Ok(queue) => queue.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, lines)) = next else { return };
+                    let judged = lines
+                        .into_iter()
+                        .map(|(n, bytes)| print(checker, output, n, &bytes))
+                        .collect();
+                    if done_tx.send((seq, judged)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut sent = 0_usize;
+        let mut written = 0_usize;
+        let mut waiting: BTreeMap<usize, Vec<Printed>> = BTreeMap::new();
+        let mut read = Ok(());
+        let mut input_done = false;
+        loop {
+            // Read ahead while few chunks are in flight.
+            while !input_done && !writer.closed && sent - written < jobs * CHUNKS_PER_JOB {
+                match reader.chunk() {
+                    Ok(Some(lines)) => {
+                        if work_tx.send((sent, lines)).is_err() {
+                            input_done = true;
+                        }
+                        sent += 1;
+                    }
+                    Ok(None) => input_done = true,
+                    Err(e) => {
+                        read = Err(e);
+                        input_done = true;
+                    }
+                }
+            }
+            if written == sent || writer.closed {
                 break;
             }
-            line_number += 1;
+            let Ok((seq, judged)) = done_rx.recv() else { break };
+            waiting.insert(seq, judged);
+            while let Some(judged) = waiting.remove(&written) {
+                writer.write(judged);
+                written += 1;
+            }
+        }
+        // Closing the queue ends every thread; the scope waits for them.
+        drop(work_tx);
+        read
+    })
+}
+
+/// Reads numbered lines, a chunk at a time.
+struct Reader<'a> {
+    input: &'a mut dyn BufRead,
+    line_number: usize,
+}
+
+impl Reader<'_> {
+    /// The next chunk of up to [`CHUNK_LINES`] lines (without their line ends), or `None` at the end.
+    fn chunk(&mut self) -> Result<Option<Lines>, std::io::Error> {
+        let mut lines = Vec::with_capacity(CHUNK_LINES);
+        while lines.len() < CHUNK_LINES {
+            let mut bytes = Vec::new();
+            if self.input.read_until(b'\n', &mut bytes)? == 0 {
+                break;
+            }
+            self.line_number += 1;
             if bytes.last() == Some(&b'\n') {
                 bytes.pop();
                 if bytes.last() == Some(&b'\r') {
                     bytes.pop();
                 }
             }
-            window.push((line_number, bytes));
+            lines.push((self.line_number, bytes));
         }
-        if window.is_empty() {
-            break;
-        }
-        let results = judge_window(checker, &window, jobs);
-        for ((number, _), result) in window.iter().zip(&results) {
-            match result {
-                LineResult::Judged(outcome) if outcome.is_valid() => totals.n_valid += 1,
-                LineResult::Judged(_) => totals.n_invalid += 1,
-                LineResult::Unreadable(_) => totals.n_unreadable += 1,
-            }
-            if writeln!(out, "{}", render(checker, *number, result, output)).is_err() {
-                // The reader went away (a closed pipe): stop quietly, as Unix tools do.
-                progress.finish();
-                return Ok(totals);
-            }
-            progress.tick();
-        }
+        Ok((!lines.is_empty()).then_some(lines))
     }
-    progress.finish();
-    Ok(totals)
 }
 
-/// Judges a window of lines over up to `jobs` scoped threads, each taking a contiguous share.
-fn judge_window(checker: &Checker, window: &[(usize, Vec<u8>)], jobs: usize) -> Vec<LineResult> {
-    let jobs = jobs.clamp(1, window.len().max(1));
-    if jobs == 1 {
-        return window.iter().map(|(_, bytes)| judge(checker, bytes)).collect();
+/// Prints judged lines in order and counts them.
+struct Writer<'a> {
+    output: Output,
+    out: &'a mut dyn Write,
+    totals: Totals,
+    progress: Progress,
+    /// The reader went away (a closed pipe): nothing more is judged or written, as Unix tools do.
+    closed: bool,
+}
+
+impl Writer<'_> {
+    fn write(&mut self, printed: Vec<Printed>) {
+        for line in printed {
+            if self.closed {
+                return;
+            }
+            match line.kind {
+                Kind::Valid => self.totals.n_valid += 1,
+                Kind::Invalid => self.totals.n_invalid += 1,
+                Kind::Unreadable => self.totals.n_unreadable += 1,
+            }
+            if writeln!(self.out, "{}", line.text).is_err() {
+                self.closed = true;
+                return;
+            }
+            self.progress.tick();
+        }
     }
-    let share = window.len().div_ceil(jobs);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = window
-            .chunks(share)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|(_, bytes)| judge(checker, bytes))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| vec![LineResult::Unreadable("the validator failed on this line")])
-            })
-            .collect()
-    })
 }
 
 fn judge(checker: &Checker, bytes: &[u8]) -> LineResult {

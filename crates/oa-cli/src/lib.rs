@@ -24,6 +24,7 @@ mod output;
 mod pairs;
 mod probe;
 mod progress;
+mod resources;
 mod tap;
 mod validate;
 

@@ -24,7 +24,7 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         );
         return Exit::Usage;
     }
-    let validator = match load_validator(&args.schema, args.format_assertion) {
+    let validator = match load_validator(args) {
         Ok(validator) => validator,
         Err(message) => {
             eprintln!("oa validate: {message}");
@@ -43,7 +43,8 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
     }
 }
 
-fn load_validator(schema_path: &Path, format_assertion: bool) -> Result<Validator, String> {
+fn load_validator(args: &ValidateArgs) -> Result<Validator, String> {
+    let schema_path = &args.schema;
     let text = read(schema_path)?;
     let schema: Value = serde_json::from_str(&text).map_err(|e| {
         format!(
@@ -51,8 +52,10 @@ fn load_validator(schema_path: &Path, format_assertion: bool) -> Result<Validato
             schema_path.display()
         )
     })?;
-    Validator::options()
-        .format_assertion(format_assertion)
+    let options = Validator::options()
+        .format_assertion(args.format_assertion)
+        .default_draft(args.draft);
+    crate::resources::register(options, &args.resource, &args.resource_dir, args.draft)?
         .build(&schema)
         .map_err(|e| format!("{}: invalid schema: {e}", schema_path.display()))
 }
@@ -65,6 +68,11 @@ fn read(path: &Path) -> Result<String, String> {
             .map(|_| text)
             .map_err(|e| format!("standard input: cannot read: {e}"));
     }
+    read_file(path)
+}
+
+/// A file's text (never standard input: `-` is a file named so here).
+pub(crate) fn read_file(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
 

@@ -392,3 +392,312 @@ fn validate_text_is_the_error_message_a_structured_output_failure_carries() {
     assert_eq!(printed.trim_end(), violations.error_message());
     assert_eq!(printed.lines().count(), 3, "{printed}");
 }
+
+#[test]
+fn draft_flag_reads_a_schema_without_schema_as_that_draft() {
+    // Draft 4: `exclusiveMaximum` is a boolean. Read as 2020-12 (the default) the schema is invalid.
+    let scratch = Scratch::new();
+    let schema = scratch.file(
+        "schema.json",
+        r#"{"properties": {"n": {"maximum": 3, "exclusiveMaximum": true}}}"#,
+    );
+    let instance = scratch.file("instance.json", r#"{"n": 3}"#);
+    let default = oa(&[&"validate", &schema, &instance]);
+    assert_eq!(default.status.code(), Some(2));
+    let output = oa(&[
+        &"validate",
+        &schema,
+        &instance,
+        &"--draft",
+        &"4",
+        &"--output",
+        &"json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(locations(&report), [json!("#/n")]);
+    assert_eq!(report["violations"][0]["keyword"], json!("maximum"));
+    let below = scratch.file("below.json", r#"{"n": 2}"#);
+    let output = oa(&[&"validate", &schema, &below, &"--draft", &"4"]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn draft_flag_accepts_the_five_drafts_and_nothing_else() {
+    let scratch = Scratch::new();
+    let schema = scratch.file("schema.json", r#"{"type": "string"}"#);
+    let instance = scratch.file("instance.json", r#""text""#);
+    for draft in ["4", "6", "7", "2019-09", "2020-12"] {
+        let output = oa(&[&"validate", &schema, &instance, &"--draft", &draft]);
+        assert_eq!(output.status.code(), Some(0), "--draft {draft}");
+    }
+    for draft in ["3", "draft7", "2019"] {
+        let output = oa(&[&"validate", &schema, &instance, &"--draft", &draft]);
+        assert_eq!(output.status.code(), Some(2), "--draft {draft}");
+    }
+}
+
+#[test]
+fn declared_schema_wins_over_the_draft_flag_and_unknown_ones_are_refused() {
+    let scratch = Scratch::new();
+    // A draft-07 schema: `items` as an array is positional, whatever --draft says.
+    let schema = scratch.file(
+        "schema.json",
+        r#"{"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}], "additionalItems": false}"#,
+    );
+    let instance = scratch.file("instance.json", r#"["a", 2]"#);
+    for draft in ["2020-12", "4"] {
+        let output = oa(&[
+            &"validate",
+            &schema,
+            &instance,
+            &"--draft",
+            &draft,
+            &"--output",
+            &"json",
+        ]);
+        assert_eq!(output.status.code(), Some(1), "--draft {draft}");
+        let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(locations(&report), [json!("#/1")]);
+        assert_eq!(report["violations"][0]["keyword"], json!("additionalItems"));
+    }
+    let draft3 = scratch.file(
+        "draft3.json",
+        r#"{"$schema": "http://json-schema.org/draft-03/schema#"}"#,
+    );
+    let output = oa(&[&"validate", &draft3, &instance]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("unsupported dialect"), "{stderr}");
+}
+
+/// A catalog of two draft-07 schemas that refer to each other by URL, as SchemaStore's do.
+fn catalog(scratch: &Scratch) -> (PathBuf, PathBuf) {
+    let dir = scratch.dir.path().join("catalog");
+    std::fs::create_dir_all(dir.join("nested")).unwrap();
+    std::fs::write(
+        dir.join("address.json"),
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$id": "https://schemas.example/address.json",
+            "type": "object",
+            "properties": { "city": { "type": "string" } },
+            "required": ["city"]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("nested/person.json"),
+        json!({
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "id": "https://schemas.example/person.json",
+            "type": "object",
+            "properties": { "home": { "$ref": "https://schemas.example/address.json" } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a schema").unwrap();
+    let schema = scratch.file(
+        "schema.json",
+        &json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": { "owner": { "$ref": "https://schemas.example/person.json" } }
+        })
+        .to_string(),
+    );
+    (dir, schema)
+}
+
+#[test]
+fn resource_dir_registers_a_catalog_by_id_and_validates_offline() {
+    let scratch = Scratch::new();
+    let (dir, schema) = catalog(&scratch);
+    let instance = scratch.file("instance.json", r#"{"owner": {"home": {"city": 7}}}"#);
+    // Without the catalog the reference resolves nowhere: nothing is fetched.
+    let output = oa(&[&"validate", &schema, &instance]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("resolves to no known schema"), "{stderr}");
+    let output = oa(&[
+        &"validate",
+        &schema,
+        &instance,
+        &"--resource-dir",
+        &dir,
+        &"--output",
+        &"json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(locations(&report), [json!("#/owner/home/city")]);
+    assert_eq!(
+        report["violations"][0]["schema_location"],
+        json!("https://schemas.example/address.json#/properties/city/type")
+    );
+    let valid = scratch.file("valid.json", r#"{"owner": {"home": {"city": "Oslo"}}}"#);
+    let output = oa(&[&"validate", &schema, &valid, &"--resource-dir", &dir]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn resource_files_register_by_id_or_by_file_uri() {
+    let scratch = Scratch::new();
+    let (dir, schema) = catalog(&scratch);
+    let instance = scratch.file("instance.json", r#"{"owner": {"home": {}}}"#);
+    // Listed after one flag.
+    let output = oa(&[
+        &"validate",
+        &schema,
+        &instance,
+        &"--output",
+        &"json",
+        &"--resource",
+        &dir.join("address.json"),
+        &dir.join("nested/person.json"),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(locations(&report), [json!("#/owner/home/city")]);
+    assert_eq!(report["violations"][0]["keyword"], json!("required"));
+    // A resource without `$id` is found by its file URI.
+    let plain = scratch.file("plain.json", r#"{"type": "integer"}"#);
+    let absolute = std::path::absolute(&plain).unwrap();
+    let uri = format!("file://{}", absolute.to_str().unwrap());
+    let by_file = scratch.file("by-file.json", &json!({ "$ref": uri }).to_string());
+    let text = scratch.file("text.json", r#""seven""#);
+    let output = oa(&[&"validate", &by_file, &text, &"--resource", &plain]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let seven = scratch.file("seven.json", "7");
+    let output = oa(&[&"validate", &by_file, &seven, &"--resource", &plain]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn unreadable_or_clashing_resources_are_input_errors() {
+    let scratch = Scratch::new();
+    let (dir, schema) = catalog(&scratch);
+    let instance = scratch.file("instance.json", "{}");
+    let broken = scratch.file("broken.json", "{");
+    for args in [
+        vec![dir.join("missing.json")],
+        vec![broken],
+        vec![dir.join("address.json"), dir.join("address.json")],
+    ] {
+        let mut command: Vec<&dyn AsRef<std::ffi::OsStr>> =
+            vec![&"validate", &schema, &instance, &"--resource"];
+        for arg in &args {
+            command.push(arg);
+        }
+        let output = oa(&command);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
+    let output = oa(&[
+        &"validate",
+        &schema,
+        &instance,
+        &"--resource-dir",
+        &dir.join("nowhere"),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// The `$schema` URI of each draft, beside its `--draft` name.
+const DRAFTS: [(&str, &str); 5] = [
+    ("4", "http://json-schema.org/draft-04/schema#"),
+    ("6", "http://json-schema.org/draft-06/schema#"),
+    ("7", "http://json-schema.org/draft-07/schema#"),
+    ("2019-09", "https://json-schema.org/draft/2019-09/schema"),
+    ("2020-12", "https://json-schema.org/draft/2020-12/schema"),
+];
+
+/// The one schema every draft reads alike (declaring `declared` as its `$schema`, if any), written to `file`.
+fn two_violations_schema(scratch: &Scratch, file: &str, declared: Option<&str>) -> PathBuf {
+    let mut schema = json!({
+        "properties": { "age": { "type": "integer", "minimum": 1 } },
+        "required": ["name"]
+    });
+    if let Some(uri) = declared {
+        schema["$schema"] = json!(uri);
+    }
+    scratch.file(file, &schema.to_string())
+}
+
+#[test]
+fn every_draft_prints_every_output_alike() {
+    let scratch = Scratch::new();
+    let instance = scratch.file("instance.json", r#"{"age": 0}"#);
+    for (name, uri) in DRAFTS {
+        // Chosen by --draft for a schema that declares none, and by its own `$schema`.
+        let plain = two_violations_schema(&scratch, &format!("plain-{name}.json"), None);
+        let declared = two_violations_schema(&scratch, &format!("declared-{name}.json"), Some(uri));
+        let runs: [(&PathBuf, Vec<&dyn AsRef<std::ffi::OsStr>>); 2] =
+            [(&plain, vec![&"--draft", &name]), (&declared, vec![])];
+        for (schema, extra) in runs {
+            let run = |output: &str| {
+                let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> =
+                    vec![&"validate", schema, &instance, &"--output"];
+                args.push(&output);
+                args.extend(extra.iter().copied());
+                let result = oa(&args);
+                assert_eq!(result.status.code(), Some(1), "draft {name}, --output {output}");
+                stdout(&result)
+            };
+            let report: Value = serde_json::from_str(&run("json")).unwrap();
+            assert_eq!(
+                locations(&report),
+                [json!("#/age"), json!("#/name")],
+                "draft {name}"
+            );
+            let keywords: Vec<&Value> = report["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|violation| &violation["keyword"])
+                .collect();
+            assert_eq!(keywords, [&json!("minimum"), &json!("required")], "draft {name}");
+            let basic: Value = serde_json::from_str(&run("basic")).unwrap();
+            assert_eq!(basic["valid"], json!(false), "draft {name}");
+            let instance_locations: Vec<&Value> = basic["errors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|unit| &unit["instanceLocation"])
+                .collect();
+            assert_eq!(
+                instance_locations,
+                [&json!("/age"), &json!("/name")],
+                "draft {name}"
+            );
+            let flag: Value = serde_json::from_str(&run("flag")).unwrap();
+            assert_eq!(flag, json!({"valid": false}), "draft {name}");
+            assert_eq!(
+                run("text").trim_end(),
+                "#/age: minimum: must be at least 1\n#/name: required: required property \"name\" is missing",
+                "draft {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn draft4_exclusive_minimum_reads_as_a_strict_bound_in_text() {
+    let scratch = Scratch::new();
+    let schema = scratch.file(
+        "schema.json",
+        &json!({
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "properties": { "age": { "type": "integer", "minimum": 0, "exclusiveMinimum": true } },
+            "required": ["name"]
+        })
+        .to_string(),
+    );
+    let instance = scratch.file("instance.json", r#"{"age": 0}"#);
+    let text = oa(&[&"validate", &schema, &instance]);
+    assert_eq!(text.status.code(), Some(1));
+    assert_eq!(
+        stdout(&text).trim_end(),
+        "#/age: minimum: must be greater than 0\n#/name: required: required property \"name\" is missing"
+    );
+}

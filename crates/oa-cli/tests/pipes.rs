@@ -21,8 +21,17 @@ fn with_stdin(args: &[&str], input: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+    // Written from another thread: oa streams, so it writes results while this side is still writing input, and a
+    // writer that waited for all of its input to be taken before reading would deadlock on the full pipes.
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // oa may exit before reading everything (an input error): a broken pipe here is not the test's failure.
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
 }
 
 /// Runs `args`, reads one line of stdout, closes the pipe, and returns how the process ended and its stderr: what

@@ -330,6 +330,10 @@ pub(crate) use shared_builder_setters;
 /// module level for a type with an `endpoint: Endpoint` field.
 macro_rules! provider_impls {
     ($provider:ident, $wire:expr, $key_header:expr, $fixed_headers:expr) => {
+        /// This mapping's wire format, for the fuzz targets (feature `fuzzing`).
+        #[cfg(feature = "fuzzing")]
+        pub(crate) static WIRE: &dyn $crate::call::wire::WireFormat = &$wire;
+
         /// The builder settings with this mapping's defaults.
         pub(crate) fn settings(model: String) -> $crate::endpoint::Settings {
             $crate::endpoint::Settings::new(model, DEFAULT_BASE_URL, DEFAULT_API_KEY_ENV, PROVIDER_NAME)

@@ -327,6 +327,13 @@ impl ProviderError {
         self
     }
 
+    /// The same error with `scrub` applied to its message: for messages that quote the response (a tool name, a
+    /// call id, a violation's value), which a hostile or echoing server can fill with the key.
+    pub(crate) fn scrubbed(mut self, scrub: &dyn Fn(&str) -> String) -> Self {
+        self.inner.message = scrub(&self.inner.message);
+        self
+    }
+
     pub(crate) fn with_source(mut self, source: impl StdError + Send + Sync + 'static) -> Self {
         self.inner.source = Some(Box::new(source));
         self

@@ -56,6 +56,7 @@
 //!
 //! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
 //! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
+//! Feature `fuzzing` exposes the response decoders to the fuzz targets; it is not part of the supported API.
 
 pub mod anthropic;
 mod builder;
@@ -64,6 +65,9 @@ mod canonical;
 mod endpoint;
 pub mod enforcement;
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gemini;
 mod http;
 pub mod model;

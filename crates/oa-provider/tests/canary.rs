@@ -309,3 +309,49 @@ fn the_check_catches_a_leak() {
     let panic = std::panic::catch_unwind(|| assert_clean(&leaked.to_string(), "probe")).unwrap_err();
     assert!(panic.downcast_ref::<String>().unwrap().contains("probe"));
 }
+
+/// Found by the `openai_response`, `anthropic_response` and `gemini_response` fuzz targets (their first crashes,
+/// kept here as given): a tool call whose name (or id) is the key, echoed back by a hostile or echoing server, was
+/// quoted in the `provider_invalid_response` error ("tool call names undeclared tool ...") unscrubbed.
+#[tokio::test]
+async fn a_tool_call_named_with_the_key_is_not_quoted_in_the_error() {
+    let bodies = [
+        (
+            Mapping::OpenAi,
+            r#"{"choices":[{"message":{"content":"x","tool_calls":[{"id":"c1","type":"function","function":{"name":"sk-CANARY","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#,
+        ),
+        (
+            Mapping::Anthropic,
+            r#"{"content":[{"type":"tool_use","id":"sk-CANARY","name":"sk-CANARY","input":[]}],"stop_reason":"tool_use"}"#,
+        ),
+        (
+            Mapping::Gemini,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"sk-CANARY","id":"","args":null}}]}}]}"#,
+        ),
+    ];
+    for (mapping, body) in bodies {
+        let body: Value = serde_json::from_str(&body.replace("sk-CANARY", CANARY)).unwrap();
+        scenario(
+            mapping,
+            "tool call named with the key",
+            vec![Reply::json(200, body)],
+            hi(),
+        )
+        .await;
+    }
+    let stream = oa_testkit::sse_bytes(&[
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": CANARY, "type": "function",
+            "function": {"name": CANARY, "arguments": "{}"}}]}, "finish_reason": "tool_calls"}]}),
+        json!("[DONE]"),
+    ]);
+    scenario(
+        Mapping::OpenAi,
+        "streamed tool call named with the key",
+        vec![Reply::Stream {
+            pieces: vec![stream],
+            pause: Duration::ZERO,
+        }],
+        hi().with_stream(true),
+    )
+    .await;
+}

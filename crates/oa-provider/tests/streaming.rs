@@ -348,3 +348,32 @@ async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
     assert!(server.requests().is_empty());
     assert!(tokens.0.lock().unwrap().is_empty());
 }
+
+/// Found by the chaos soak (`cargo xtask soak`, seed 1, call 43): a connection closed in the middle of an event
+/// left a truncated JSON line, which the decoder dispatches at the end of the stream; it was reported as
+/// `provider_invalid_response` ("a stream chunk is not JSON") and never retried, though a retry cures a cut.
+#[tokio::test]
+async fn a_stream_cut_mid_event_is_unavailable_and_retried() {
+    let mut cut = sse_bytes(&[chunk(json!({"content": "{\"a\":"}), Value::Null)]);
+    let whole = sse_bytes(&[chunk(json!({"content": " 1}"}), json!("stop")), json!("[DONE]")]);
+    cut.extend_from_slice(&whole[..whole.len() / 2]);
+    let mut again = sse_bytes(&[chunk(json!({"content": "{\"a\": 1}"}), json!("stop"))]);
+    again.extend_from_slice(b"data: [DONE]");
+    let stream = |bytes: Vec<u8>| Reply::Stream {
+        pieces: vec![bytes],
+        pause: Duration::ZERO,
+    };
+    let server = Server::start(vec![stream(cut.clone()), stream(cut), stream(again)]).unwrap();
+    let request = hi().with_stream(true);
+    let error = provider_at(&server).complete(&request).await.unwrap_err();
+    assert_eq!(error.category(), Category::Unavailable, "{error}");
+    assert!(error.message().contains("ended mid-event"), "{error}");
+    assert_eq!(error.partial_stream().unwrap().content, "{\"a\":");
+    let retried = request.with_retry(
+        oa_provider::RetryConfig::new(2).with_backoff(oa_provider::Backoff::Fixed(Duration::ZERO)),
+    );
+    let response = provider_at(&server).complete(&retried).await.unwrap();
+    assert_eq!(response.message.content, Some(Content::Text("{\"a\": 1}".into())));
+    // The cut, then the retry, whose final `[DONE]` (no blank line after it) ends the stream cleanly.
+    assert_eq!(server.n_requests(), 3);
+}

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! `TOOL` is `oa` (oa-schema) or `js` (jsonschema); `WORKLOAD` a row name of the comparative benchmark
-//! (`llm-flat10`, `fhir`, ...); `OP` one of `compile`, `valid`, `invalid` (`is_valid` on that instance set), `errv`,
+//! (`llm-flat10`, `fhir`, ..., `schemastore`: the benchmark's own pre-check picks its schemas and documents first); `OP` one of `compile`, `valid`, `invalid` (`is_valid` on that instance set), `errv`,
 //! `erri` (full error collection). Callgrind counts only inside `hot*`, so the total divided by `N` is the cost of
 //! one iteration, with the inputs' parsing left out; one untimed round (or compile)
 //! runs first, so first-use costs (a regex built on first match, the meta-schema compiled once) are left out. The inputs are the benchmark's
@@ -20,9 +20,20 @@
     reason = "a developer tool: bad arguments or inputs end the run with a message"
 )]
 
+#[path = "../tests/schemastore/catalog.rs"]
+#[allow(dead_code, reason = "shared with the SchemaStore test, which uses more of it")]
+mod catalog;
+#[path = "../benches/compare/check.rs"]
+#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
+mod check;
 #[path = "../benches/compare/llm.rs"]
 #[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
 mod llm;
+#[path = "../benches/compare/schemastore.rs"]
+mod schemastore;
+#[path = "../benches/compare/tools.rs"]
+#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
+mod tools;
 #[path = "../benches/compare/workloads.rs"]
 #[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
 mod workloads;
@@ -37,23 +48,45 @@ enum Compiled {
     Js(jsonschema::Validator),
 }
 
-fn build(tool: &str, schema: &Value, format_assertion: bool) -> Compiled {
+fn build(tool: &str, schema: &Value, draft: oa_schema::Draft, format_assertion: bool) -> Compiled {
     match tool {
-        "oa" => Compiled::Oa(
-            oa_schema::Validator::options()
-                .format_assertion(format_assertion)
-                .build(schema)
-                .expect("oa-schema compiles the workload"),
-        ),
-        "js" => Compiled::Js(
-            jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .should_validate_formats(format_assertion)
-                .build(schema)
-                .expect("jsonschema compiles the workload"),
-        ),
+        "oa" => match tools::compile_oa(schema, draft, format_assertion) {
+            Ok(tools::Compiled::OaSchema(validator)) => Compiled::Oa(validator),
+            _ => panic!("oa-schema compiles the workload"),
+        },
+        "js" => match tools::compile_jsonschema(schema, draft, format_assertion) {
+            Ok(tools::Compiled::Jsonschema(validator)) => Compiled::Js(validator),
+            _ => panic!("jsonschema compiles the workload"),
+        },
         other => panic!("unknown tool {other:?}: use oa or js"),
     }
+}
+
+/// The workload named `name`, as the benchmark measures it (SchemaStore's after its pre-check, which is slow under
+/// callgrind: with `OA_BENCH_CALLS_CACHE=FILE` the checked workload is written there once and read back after).
+fn workload(name: &str) -> Workload {
+    if name == "schemastore" {
+        let cache = std::env::var_os("OA_BENCH_CALLS_CACHE").map(std::path::PathBuf::from);
+        if let Some(text) = cache
+            .as_ref()
+            .and_then(|cache| std::fs::read_to_string(cache).ok())
+        {
+            return from_json(&serde_json::from_str(&text).expect("the cache is JSON"));
+        }
+        let scratch = std::env::temp_dir().join(format!("oa-bench-calls-{}", std::process::id()));
+        let plan = check::plan_all(vec![schemastore::workload()], &scratch)
+            .pop()
+            .expect("one plan");
+        let _ = std::fs::remove_dir_all(&scratch);
+        if let Some(cache) = cache {
+            std::fs::write(cache, to_json(&plan.workload).to_string()).expect("the cache is writable");
+        }
+        return plan.workload;
+    }
+    workloads::all()
+        .into_iter()
+        .find(|workload| workload.name == name)
+        .unwrap_or_else(|| panic!("no workload named {name:?}"))
 }
 
 fn main() {
@@ -62,19 +95,19 @@ fn main() {
         panic!("usage: bench_calls oa|js WORKLOAD compile|valid|invalid|errv|erri N");
     };
     let n: usize = n.parse().expect("N is a count");
-    let workload = workloads::all()
-        .into_iter()
-        .find(|workload| &workload.name == name)
-        .unwrap_or_else(|| panic!("no workload named {name:?}"));
+    let workload = workload(name);
     let total = if op == "compile" {
-        // One untimed compile first: the bundled meta-schemas are compiled once per process.
-        drop(build(tool, &workload.schemas[0], workload.format_assertion));
+        // One untimed compile of each schema first: the bundled meta-schemas are compiled once per process.
+        for (schema, draft) in workload.schemas.iter().zip(&workload.drafts) {
+            drop(build(tool, schema, *draft, workload.format_assertion));
+        }
         hot_compile(tool, &workload, n)
     } else {
         let compiled: Vec<Compiled> = workload
             .schemas
             .iter()
-            .map(|schema| build(tool, schema, workload.format_assertion))
+            .zip(&workload.drafts)
+            .map(|(schema, draft)| build(tool, schema, *draft, workload.format_assertion))
             .collect();
         // One untimed round first: first-use costs (regex automata built on first match, caches) stay out.
         calls(&compiled, &workload, op, 1);
@@ -83,15 +116,63 @@ fn main() {
     println!("{total}");
 }
 
+/// A checked workload as JSON, for the cache.
+fn to_json(workload: &Workload) -> Value {
+    let drafts: Vec<&str> = workload.drafts.iter().map(|draft| draft.name()).collect();
+    let sets: Vec<Value> = workload
+        .instance_sets
+        .iter()
+        .map(|set| serde_json::json!({ "valid": set.expect_valid, "instances": set.instances }))
+        .collect();
+    serde_json::json!({
+        "name": workload.name, "schemas": workload.schemas, "drafts": drafts,
+        "names": workload.schema_names, "sets": sets, "format": workload.format_assertion,
+    })
+}
+
+/// A checked workload back from the cache.
+fn from_json(value: &Value) -> Workload {
+    let sets = value["sets"].as_array().expect("sets");
+    Workload {
+        name: value["name"].as_str().expect("name").to_owned(),
+        schemas: value["schemas"].as_array().expect("schemas").clone(),
+        drafts: value["drafts"]
+            .as_array()
+            .expect("drafts")
+            .iter()
+            .map(|draft| {
+                draft
+                    .as_str()
+                    .and_then(|name| name.parse().ok())
+                    .expect("a draft")
+            })
+            .collect(),
+        schema_names: serde_json::from_value(value["names"].clone()).expect("names"),
+        instance_sets: sets
+            .iter()
+            .map(|set| {
+                let instances = serde_json::from_value(set["instances"].clone()).expect("instances");
+                if set["valid"] == Value::Bool(true) {
+                    workloads::InstanceSet::valid(instances)
+                } else {
+                    workloads::InstanceSet::invalid(instances)
+                }
+            })
+            .collect(),
+        format_assertion: value["format"] == Value::Bool(true),
+    }
+}
+
 /// `n` compiles of every schema of the workload.
 #[inline(never)]
 fn hot_compile(tool: &str, workload: &Workload, n: usize) -> usize {
     let mut built = 0;
     for _ in 0..n {
-        for schema in &workload.schemas {
+        for (schema, draft) in workload.schemas.iter().zip(&workload.drafts) {
             drop(black_box(build(
                 tool,
                 black_box(schema),
+                *draft,
                 workload.format_assertion,
             )));
             built += 1;

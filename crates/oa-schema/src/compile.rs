@@ -3,7 +3,7 @@
 //! Nodes are compiled from a work queue, never by recursion: a keyword that holds a subschema asks for its node id,
 //! which is allocated at once and compiled later, so `$ref` cycles simply point back at nodes already allocated.
 
-use crate::dialect::{self, Vocabulary};
+use crate::dialect::{Dialect, Vocabulary};
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::keywords::{self, Keyword};
@@ -209,6 +209,7 @@ impl<'a> Compiler<'a> {
                 relative,
             ),
             Value::Object(object) => {
+                let dialect = self.registry.dialect(doc_id);
                 let mut cx = NodeCompiler {
                     compiler: self,
                     doc_id,
@@ -218,11 +219,22 @@ impl<'a> Compiler<'a> {
                     place: &place,
                     absolute: &absolute,
                 };
+                // Before 2019-09, `$ref` makes its siblings ignored.
+                let only_ref = if dialect.draft.ref_overrides_siblings() {
+                    object.get("$ref")
+                } else {
+                    None
+                };
                 // At most one keyword per member: sized once rather than grown by doubling.
-                let mut compiled = Vec::with_capacity(object.len());
-                for (name, value) in object {
-                    if let Some(keyword) = cx.keyword(name, value, object)? {
-                        compiled.push(keyword);
+                let mut compiled = Vec::with_capacity(if only_ref.is_some() { 1 } else { object.len() });
+                match only_ref {
+                    Some(reference) => compiled.extend(cx.keyword(dialect, "$ref", reference, object)?),
+                    None => {
+                        for (name, value) in object {
+                            if let Some(keyword) = cx.keyword(dialect, name, value, object)? {
+                                compiled.push(keyword);
+                            }
+                        }
                     }
                 }
                 compiled.sort_by_key(Keyword::order);
@@ -234,13 +246,18 @@ impl<'a> Compiler<'a> {
                     [Keyword::Type(types)] => Some(*types),
                     _ => None,
                 };
+                let refers = compiled
+                    .iter()
+                    .any(|keyword| matches!(keyword, Keyword::Ref(_) | Keyword::DynamicRef { .. }));
                 let tracks_evaluated = compiled.iter().any(|keyword| {
                     matches!(
                         keyword,
                         Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_)
                     )
                 });
-                if let Some(values) = annotations_of(object, self.registry.vocabularies(doc_id)) {
+                if only_ref.is_none()
+                    && let Some(values) = annotations_of(object, dialect)
+                {
                     self.annotations.push((id, values));
                 }
                 let mut node = Node::new(
@@ -252,6 +269,7 @@ impl<'a> Compiler<'a> {
                 node.own_type = own_type;
                 node.only_type = only_type;
                 node.tracks_evaluated = tracks_evaluated;
+                node.refers = refers;
                 node
             }
             _ => {
@@ -291,25 +309,15 @@ impl std::fmt::Debug for NodeCompiler<'_, '_> {
 impl<'a> NodeCompiler<'_, 'a> {
     fn keyword(
         &mut self,
+        dialect: Dialect,
         name: &str,
         value: &'a Value,
         object: &'a Map<String, Value>,
     ) -> Result<Option<Keyword>, SchemaError> {
-        let Some(spec) = dialect::keyword(name) else {
-            return Ok(None);
-        };
-        let vocabularies = self.compiler.registry.vocabularies(self.doc_id);
-        let active = match spec.vocabulary {
-            Vocabulary::FormatAnnotation | Vocabulary::FormatAssertion => {
-                vocabularies.contains(Vocabulary::FormatAnnotation)
-                    || vocabularies.contains(Vocabulary::FormatAssertion)
-            }
-            vocabulary => vocabularies.contains(vocabulary),
-        };
-        if !active {
-            return Ok(None);
+        match dialect.keyword(name) {
+            Some(spec) => keywords::compile(self, spec, value, object),
+            None => Ok(None),
         }
-        keywords::compile(self, name, value, object)
     }
 
     /// Whether `format` is asserted for this schema.
@@ -318,7 +326,8 @@ impl<'a> NodeCompiler<'_, 'a> {
             || self
                 .compiler
                 .registry
-                .vocabularies(self.doc_id)
+                .dialect(self.doc_id)
+                .vocabularies
                 .contains(Vocabulary::FormatAssertion)
     }
 
@@ -387,15 +396,16 @@ impl<'a> NodeCompiler<'_, 'a> {
         }
     }
 
-    /// Whether the node a reference resolves to declares `$dynamicAnchor` with this name.
-    pub(crate) fn declares_dynamic_anchor(&self, target: NodeId, name: &str) -> bool {
+    /// Whether the node a reference resolves to has `member` with this value (`$dynamicAnchor` with the
+    /// reference's name, `$recursiveAnchor: true`).
+    pub(crate) fn target_declares(&self, target: NodeId, member: &str, value: &Value) -> bool {
         self.compiler
             .values
             .get(target as usize)
             .copied()
             .flatten()
-            .and_then(|value| value.get("$dynamicAnchor"))
-            .is_some_and(|anchor| anchor == name)
+            .and_then(|schema| schema.get(member))
+            .is_some_and(|declared| declared == value)
     }
 
     /// A compiled regex, shared by pattern.
@@ -422,23 +432,44 @@ fn fragment_of(absolute: String, base_len: usize) -> String {
     }
 }
 
+/// The bytes a JSON Pointer escapes in a URI fragment (RFC 3986's fragment characters, `/` and `%`-escapes aside).
+const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'#')
+    .add(b'%')
+    .add(b'{')
+    .add(b'}')
+    .add(b'|')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'[')
+    .add(b']');
+
 /// Percent-encodes a JSON Pointer for use as a URI fragment, appending it to `out`.
 fn push_fragment_encoded(pointer: &str, out: &mut String) {
-    const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-        .add(b' ')
-        .add(b'"')
-        .add(b'<')
-        .add(b'>')
-        .add(b'`')
-        .add(b'#')
-        .add(b'%')
-        .add(b'{')
-        .add(b'}')
-        .add(b'|')
-        .add(b'\\')
-        .add(b'^')
-        .add(b'[')
-        .add(b']');
+    // Nearly every pointer needs no escape: one scan, one copy. Every byte `FRAGMENT` escapes (and every non-ASCII
+    // byte) is outside the printable range or one of those listed.
+    const PLAIN: [bool; 256] = {
+        let mut plain = [false; 256];
+        let mut byte = 0x21;
+        while byte < 0x7f {
+            plain[byte] = !matches!(
+                byte as u8,
+                b'"' | b'<' | b'>' | b'`' | b'#' | b'%' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'[' | b']'
+            );
+            byte += 1;
+        }
+        plain
+    };
+    let plain = |byte: u8| PLAIN[usize::from(byte)];
+    if pointer.bytes().all(plain) {
+        out.push_str(pointer);
+        return;
+    }
     for piece in percent_encoding::utf8_percent_encode(pointer, FRAGMENT) {
         out.push_str(piece);
     }
@@ -551,11 +582,8 @@ const ANNOTATION_KEYWORDS: &[&str] = &[
     "contentMediaType",
 ];
 
-/// The annotation keywords of a schema object whose vocabulary is in force.
-fn annotations_of(
-    object: &Map<String, Value>,
-    vocabularies: crate::dialect::VocabularySet,
-) -> Option<Annotations> {
+/// The annotation keywords of a schema object that its dialect knows, with their vocabulary in force.
+fn annotations_of(object: &Map<String, Value>, dialect: Dialect) -> Option<Annotations> {
     // One pass over the members (usually fewer than the list), kept in the list's order.
     let mut found: Vec<(usize, &'static str, Value)> = Vec::new();
     for (key, value) in object {
@@ -566,13 +594,7 @@ fn annotations_of(
             continue;
         };
         let name = ANNOTATION_KEYWORDS[order];
-        let Some(spec) = dialect::keyword(name) else {
-            continue;
-        };
-        let active = vocabularies.contains(spec.vocabulary)
-            || (spec.vocabulary == Vocabulary::FormatAnnotation
-                && vocabularies.contains(Vocabulary::FormatAssertion));
-        if active {
+        if dialect.keyword(name).is_some() {
             found.push((order, name, value.clone()));
         }
     }
@@ -624,7 +646,7 @@ fn resolve_root_dynamic_anchors(nodes: &mut [Node], resources: &[Resource], root
             continue;
         };
         for keyword in keywords.iter_mut() {
-            if let Keyword::DynamicRef { target, anchor } = keyword
+            if let Keyword::DynamicRef { target, anchor, .. } = keyword
                 && let Some(name) = anchor.as_deref()
                 && let Some(found) = root_resource.dynamic_anchors.get(name)
             {
@@ -632,5 +654,26 @@ fn resolve_root_dynamic_anchors(nodes: &mut [Node], resources: &[Resource], root
                 *anchor = None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_fragment_encoded;
+
+    #[test]
+    fn pointers_without_escapes_are_copied_as_the_encoder_would_write_them() {
+        let encoded = |pointer: &str| {
+            let mut out = String::new();
+            push_fragment_encoded(pointer, &mut out);
+            out
+        };
+        for code in 0..=0x7f_u8 {
+            let pointer = format!("/a{}b", char::from(code));
+            let expected: String = percent_encoding::utf8_percent_encode(&pointer, super::FRAGMENT).collect();
+            assert_eq!(encoded(&pointer), expected, "byte {code:#x}");
+        }
+        assert_eq!(encoded("/properties/é x"), "/properties/%C3%A9%20x");
+        assert_eq!(encoded("/definitions/plain"), "/definitions/plain");
     }
 }

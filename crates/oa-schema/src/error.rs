@@ -45,8 +45,11 @@ pub enum SchemaError {
         /// What is wrong with it.
         reason: String,
     },
-    /// `$schema` names a dialect this version does not implement.
-    #[error("unsupported dialect {dialect:?} at {location}: only draft 2020-12 is implemented")]
+    /// `$schema` names none of the implemented drafts (4, 6, 7, 2019-09, 2020-12), nor a registered meta-schema of one.
+    #[error(
+        "unsupported dialect {dialect:?} at {location}: not one of drafts 4, 6, 7, 2019-09 and 2020-12, nor a \
+         registered meta-schema of one"
+    )]
     UnsupportedDialect {
         /// Where `$schema` is.
         location: String,

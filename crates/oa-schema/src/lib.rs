@@ -1,4 +1,5 @@
-//! oa-schema: a JSON Schema draft 2020-12 validator that reports every violation at its JSON Pointer.
+//! oa-schema: a JSON Schema validator (drafts 4, 6, 7, 2019-09 and 2020-12) that reports every violation at its JSON
+//! Pointer.
 //!
 //! Compile a schema once into a [`Validator`], then ask the cheap question with [`Validator::is_valid`] (stops at
 //! the first failure, allocates nothing on the valid path) or the full one with [`Validator::validate`], which
@@ -26,8 +27,11 @@
 //! # }
 //! ```
 //!
+//! A schema is read by the [`Draft`] its `$schema` names, or [`ValidatorOptions::default_draft`] when it names none
+//! (2020-12 unless set); each referenced document by its own.
+//!
 //! Remote `$ref`s resolve only to documents registered with [`ValidatorOptions::resource`] (and the bundled
-//! 2020-12 meta-schemas): nothing is fetched. `format` is an annotation unless [`ValidatorOptions::format_assertion`]
+//! meta-schemas of every draft): nothing is fetched. `format` is an annotation unless [`ValidatorOptions::format_assertion`]
 //! is on or the schema's meta-schema lists the format-assertion vocabulary.
 //!
 //! [`parse_json`] decodes model output strictly (RFC 8259), so text that is not JSON becomes one
@@ -40,6 +44,7 @@ mod alternatives;
 mod compile;
 mod depth;
 mod dialect;
+mod draft;
 mod ecma_regex;
 mod equal;
 mod error;
@@ -59,6 +64,7 @@ mod registry;
 mod validator;
 mod violation;
 
+pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};

@@ -117,6 +117,8 @@ pub(crate) struct Node {
     pub(crate) only_type: Option<TypeSet>,
     /// Whether the node has `unevaluatedProperties`/`unevaluatedItems`, so it must track what its siblings evaluate.
     pub(crate) tracks_evaluated: bool,
+    /// Whether the node has `$ref` or a dynamic reference: a failed union resolves its members' types through them.
+    pub(crate) refers: bool,
 }
 
 impl Node {
@@ -131,6 +133,7 @@ impl Node {
             own_type: None,
             only_type: None,
             tracks_evaluated: false,
+            refers: false,
         }
     }
 
@@ -307,6 +310,18 @@ impl TypeSet {
         Self(self.0 | other.0)
     }
 
+    /// The types both sets admit: `number` admits integers, so `integer` on one side and `number` on the other
+    /// meet in `integer`.
+    pub(crate) fn meet(self, other: Self) -> Self {
+        let mut both = Self(self.0 & other.0);
+        let number_meets_integer =
+            |a: Self, b: Self| a.contains(JsonType::Number) && b.contains(JsonType::Integer);
+        if number_meets_integer(self, other) || number_meets_integer(other, self) {
+            both.insert(JsonType::Integer);
+        }
+        both
+    }
+
     /// The type names in a stable order, joined with " or ".
     #[cfg(test)]
     pub(crate) fn describe(self) -> String {
@@ -421,6 +436,42 @@ mod tests {
     fn a_node_is_48_bytes() {
         // The compiled size of small schemas (issue 5's memory bound) rests on it.
         assert_eq!(std::mem::size_of::<Node>(), 48);
+    }
+
+    #[test]
+    fn meet_admits_what_both_sets_admit() {
+        use super::JsonType;
+        use serde_json::json;
+        let set = |types: &[JsonType]| {
+            let mut set = TypeSet::default();
+            for ty in types {
+                set.insert(*ty);
+            }
+            set
+        };
+        let instances = [
+            json!(null),
+            json!(true),
+            json!(1),
+            json!(1.5),
+            json!("a"),
+            json!([]),
+            json!({}),
+        ];
+        for a in 0..128u8 {
+            for b in [0u8, 1, 0b10_0000, 0b1_0100, 0b100, 0b1_0000, 127, 0b110_0000] {
+                let (a, b) = (TypeSet(a), TypeSet(b));
+                for instance in &instances {
+                    assert_eq!(
+                        a.meet(b).admits(instance),
+                        a.admits(instance) && b.admits(instance),
+                        "{a:?} {b:?} {instance}"
+                    );
+                }
+            }
+        }
+        let integer = set(&[JsonType::Integer]);
+        assert_eq!(set(&[JsonType::Number, JsonType::String]).meet(integer), integer);
     }
 
     #[test]

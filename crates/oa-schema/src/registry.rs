@@ -5,7 +5,8 @@
 //! unknown keyword) is therefore never mistaken for a resource. Documents are never fetched: a reference resolves
 //! only to the schema being compiled, a registered resource, or a bundled meta-schema.
 
-use crate::dialect::{self, Shape, VocabularySet};
+use crate::dialect::{self, Dialect, Shape, VocabularySet};
+use crate::draft::Draft;
 use crate::error::SchemaError;
 use crate::metaschemas;
 use foldhash::{HashMap, HashMapExt as _};
@@ -64,11 +65,15 @@ pub(crate) fn value_key(value: &Value) -> usize {
     std::ptr::from_ref(value) as usize
 }
 
+/// The name under which a resource root's `$recursiveAnchor: true` (2019-09) is kept among the dynamic anchors:
+/// no `$dynamicAnchor` can be empty, and `$recursiveRef` then finds it exactly as `$dynamicRef` finds an anchor.
+pub(crate) const RECURSIVE_ANCHOR: &str = "";
+
 /// One loaded document.
 #[derive(Debug)]
 struct Document<'a> {
     value: &'a Value,
-    vocabularies: VocabularySet,
+    dialect: Dialect,
 }
 
 /// Every document a compilation can reach, indexed.
@@ -76,7 +81,9 @@ struct Document<'a> {
 pub(crate) struct Registry<'a> {
     documents: Vec<Document<'a>>,
     /// Registered resources not yet loaded, by normalized URI.
-    available: &'a std::collections::HashMap<String, Value>,
+    available: &'a std::collections::HashMap<String, Arc<Value>>,
+    /// The draft of a document that declares no `$schema`.
+    default_draft: Draft,
     by_uri: HashMap<String, (DocId, String)>,
     anchors: HashMap<(String, String), (DocId, String)>,
     dynamic_anchors: HashMap<String, Vec<(String, DocId, String)>>,
@@ -99,8 +106,11 @@ fn bundled_values() -> &'static [(String, Value)] {
     })
 }
 
-/// The bundled meta-schema document for a URI, if bundled.
+/// The bundled meta-schema document for a URI, if bundled. A draft's meta-schema is found over http and https
+/// alike (the suite and real schemas write both).
 pub(crate) fn bundled_value(uri: &str) -> Option<&'static Value> {
+    let canonical = Draft::from_uri(uri).map(Draft::meta_schema_uri);
+    let uri = canonical.unwrap_or(uri);
     bundled_values()
         .iter()
         .find(|(known, _)| known == uri)
@@ -115,12 +125,17 @@ pub(crate) fn normalize_uri(uri: &str) -> Result<Url, url::ParseError> {
 }
 
 impl<'a> Registry<'a> {
-    /// An empty registry that may load `available` resources on demand.
-    pub(crate) fn new(available: &'a std::collections::HashMap<String, Value>) -> Self {
+    /// An empty registry that may load `available` resources on demand; documents without `$schema` are read as
+    /// `default_draft`.
+    pub(crate) fn new(
+        available: &'a std::collections::HashMap<String, Arc<Value>>,
+        default_draft: Draft,
+    ) -> Self {
         Self {
             // Most compilations read one document: room for more is made when a reference loads another.
             documents: Vec::with_capacity(1),
             available,
+            default_draft,
             by_uri: HashMap::new(),
             anchors: HashMap::new(),
             dynamic_anchors: HashMap::new(),
@@ -131,13 +146,13 @@ impl<'a> Registry<'a> {
     /// Loads and indexes a document retrieved from `uri`.
     pub(crate) fn add_document(&mut self, value: &'a Value, uri: Url) -> Result<DocId, SchemaError> {
         let doc_id = self.documents.len();
-        let vocabularies = self.vocabularies_for(value, &uri)?;
-        self.documents.push(Document { value, vocabularies });
+        let dialect = self.dialect_for(value, &uri)?;
+        self.documents.push(Document { value, dialect });
         self.places.push(HashMap::new());
         self.by_uri
             .entry(uri.as_str().to_owned())
             .or_insert((doc_id, String::new()));
-        self.index(doc_id, value, Arc::new(uri))?;
+        self.index(doc_id, value, Arc::new(uri), dialect.draft)?;
         Ok(doc_id)
     }
 
@@ -153,11 +168,11 @@ impl<'a> Registry<'a> {
         self.places.get(doc_id).map_or(0, HashMap::len)
     }
 
-    /// The vocabularies in force in a document.
-    pub(crate) fn vocabularies(&self, doc_id: DocId) -> VocabularySet {
+    /// What a document is read as.
+    pub(crate) fn dialect(&self, doc_id: DocId) -> Dialect {
         self.documents
             .get(doc_id)
-            .map_or(VocabularySet::DEFAULT, |doc| doc.vocabularies)
+            .map_or(Dialect::of(self.default_draft), |doc| doc.dialect)
     }
 
     /// The place of the subschema `value` at `pointer`; a location that was not indexed (under an unknown keyword)
@@ -225,7 +240,7 @@ impl<'a> Registry<'a> {
         }
         let available = self.available;
         let value = match available.get(url.as_str()) {
-            Some(value) => value,
+            Some(value) => &**value,
             None => match bundled_value(url.as_str()) {
                 Some(value) => value,
                 None => return Ok(None),
@@ -235,48 +250,45 @@ impl<'a> Registry<'a> {
         Ok(self.by_uri.get(url.as_str()).cloned())
     }
 
-    /// The vocabularies a document's `$schema` puts in force.
-    fn vocabularies_for(&self, value: &Value, uri: &Url) -> Result<VocabularySet, SchemaError> {
+    /// What a document's `$schema` makes it: one of the drafts, or a registered meta-schema of one of them (whose
+    /// `$vocabulary` then decides the vocabularies, from 2019-09 on); none means the default draft.
+    fn dialect_for(&self, value: &Value, uri: &Url) -> Result<Dialect, SchemaError> {
         let Some(Value::String(declared)) = value.get("$schema") else {
-            return Ok(VocabularySet::DEFAULT);
+            return Ok(Dialect::of(self.default_draft));
         };
+        if let Some(draft) = Draft::from_uri(declared) {
+            return Ok(Dialect::of(draft));
+        }
         let location = format!("{}#/$schema", display_base(uri));
-        let trimmed = declared.strip_suffix('#').unwrap_or(declared);
-        if trimmed == metaschemas::DRAFT_2020_12 {
-            return Ok(VocabularySet::DEFAULT);
-        }
-        if metaschemas::KNOWN_OTHER_DIALECTS.contains(&trimmed) {
-            return Err(SchemaError::UnsupportedDialect {
-                location,
-                dialect: redact(declared),
-            });
-        }
         let meta_uri = normalize_uri(declared).map_err(|err| SchemaError::InvalidUri {
             location: location.clone(),
             uri: redact(declared),
             reason: err.to_string(),
         })?;
-        let meta = self
-            .available
-            .get(meta_uri.as_str())
-            .or_else(|| bundled_value(meta_uri.as_str()));
-        let Some(meta) = meta else {
-            return Err(SchemaError::UnresolvedReference {
+        // Neither a draft nor a registered meta-schema (draft 3, a misspelling, a meta-schema not passed in).
+        let Some(meta) = self.available.get(meta_uri.as_str()) else {
+            return Err(SchemaError::UnsupportedDialect {
                 location,
-                reference: redact(declared),
+                dialect: redact(declared),
             });
         };
-        if let Some(Value::String(meta_dialect)) = meta.get("$schema") {
-            let meta_dialect = meta_dialect.strip_suffix('#').unwrap_or(meta_dialect);
-            if meta_dialect != metaschemas::DRAFT_2020_12 && meta_dialect != trimmed {
-                return Err(SchemaError::UnsupportedDialect {
-                    location,
-                    dialect: redact(meta_dialect),
-                });
-            }
-        }
-        let Some(Value::Object(listed)) = meta.get("$vocabulary") else {
-            return Ok(VocabularySet::DEFAULT);
+        let draft = match meta.get("$schema") {
+            Some(Value::String(meta_dialect)) => match Draft::from_uri(meta_dialect) {
+                Some(draft) => draft,
+                // A meta-schema that describes itself.
+                None if normalize_uri(meta_dialect).is_ok_and(|own| own == meta_uri) => self.default_draft,
+                None => {
+                    return Err(SchemaError::UnsupportedDialect {
+                        location,
+                        dialect: redact(meta_dialect),
+                    });
+                }
+            },
+            _ => self.default_draft,
+        };
+        let listed = match meta.get("$vocabulary") {
+            Some(Value::Object(listed)) if draft >= Draft::Draft201909 => listed,
+            _ => return Ok(Dialect::of(draft)),
         };
         let mut vocabularies = VocabularySet::CORE;
         for (vocabulary_uri, required) in listed {
@@ -291,11 +303,19 @@ impl<'a> Registry<'a> {
                 None => {}
             }
         }
-        Ok(vocabularies)
+        Ok(Dialect { draft, vocabularies })
     }
 
     /// Walks a document's subschemas (without recursion), recording places, resources and anchors.
-    fn index(&mut self, doc_id: DocId, root: &'a Value, base: Arc<Url>) -> Result<(), SchemaError> {
+    fn index(
+        &mut self,
+        doc_id: DocId,
+        root: &'a Value,
+        base: Arc<Url>,
+        draft: Draft,
+    ) -> Result<(), SchemaError> {
+        let ref_overrides = draft.ref_overrides_siblings();
+        let ids_declare_anchors = draft.ids_declare_anchors();
         struct Item<'v> {
             pointer: String,
             value: &'v Value,
@@ -329,40 +349,80 @@ impl<'a> Registry<'a> {
                 );
                 continue;
             };
-            let (base, root_len) = match object.get("$id") {
-                Some(Value::String(id)) => {
+            // Before 2019-09 a `$ref` makes its siblings ignored, its `$id` included.
+            let id = match object.get(draft.id_keyword()) {
+                Some(Value::String(id)) if !(ref_overrides && object.contains_key("$ref")) => Some(id),
+                _ => None,
+            };
+            let (base, root_len) = match id {
+                Some(id) => {
                     let mut url = item.base.join(id).map_err(|err| SchemaError::InvalidUri {
-                        location: format!("{}#{}/$id", display_base(&item.base), item.pointer),
+                        location: format!(
+                            "{}#{}/{}",
+                            display_base(&item.base),
+                            item.pointer,
+                            draft.id_keyword()
+                        ),
                         uri: redact(id),
                         reason: err.to_string(),
                     })?;
+                    let fragment = url
+                        .fragment()
+                        .filter(|fragment| !fragment.is_empty() && ids_declare_anchors)
+                        .map(|fragment| percent_decode_str(fragment).decode_utf8_lossy().into_owned());
                     url.set_fragment(None);
-                    self.by_uri
-                        .insert(url.as_str().to_owned(), (doc_id, item.pointer.clone()));
-                    (Arc::new(url), item.pointer.len())
+                    // `"$id": "#name"` (before 2019-09) only names an anchor: the base stays.
+                    let (base, root_len) = if id.starts_with('#') {
+                        (item.base, item.root_len)
+                    } else {
+                        self.by_uri
+                            .insert(url.as_str().to_owned(), (doc_id, item.pointer.clone()));
+                        (Arc::new(url), item.pointer.len())
+                    };
+                    if let Some(fragment) = fragment {
+                        self.anchors.insert(
+                            (base.as_str().to_owned(), fragment),
+                            (doc_id, item.pointer.clone()),
+                        );
+                    }
+                    (base, root_len)
                 }
-                _ => (item.base, item.root_len),
+                None => (item.base, item.root_len),
             };
-            if let Some(Value::String(anchor)) = object.get("$anchor") {
-                self.anchors.insert(
-                    (base.as_str().to_owned(), anchor.clone()),
-                    (doc_id, item.pointer.clone()),
-                );
-            }
-            if let Some(Value::String(anchor)) = object.get("$dynamicAnchor") {
-                self.anchors.insert(
-                    (base.as_str().to_owned(), anchor.clone()),
-                    (doc_id, item.pointer.clone()),
-                );
-                self.dynamic_anchors
-                    .entry(base.as_str().to_owned())
-                    .or_default()
-                    .push((anchor.clone(), doc_id, item.pointer.clone()));
-            }
+            let is_resource_root = item.pointer.len() == root_len;
             for (key, child) in object {
-                let Some(spec) = dialect::keyword(key) else {
+                let Some(spec) = dialect::keyword(draft, key) else {
                     continue;
                 };
+                match (spec.name, child) {
+                    ("$anchor", Value::String(anchor)) => {
+                        self.anchors.insert(
+                            (base.as_str().to_owned(), anchor.clone()),
+                            (doc_id, item.pointer.clone()),
+                        );
+                    }
+                    ("$dynamicAnchor", Value::String(anchor)) => {
+                        self.anchors.insert(
+                            (base.as_str().to_owned(), anchor.clone()),
+                            (doc_id, item.pointer.clone()),
+                        );
+                        self.dynamic_anchors
+                            .entry(base.as_str().to_owned())
+                            .or_default()
+                            .push((anchor.clone(), doc_id, item.pointer.clone()));
+                    }
+                    // Only a resource's root may declare it.
+                    ("$recursiveAnchor", Value::Bool(true)) if is_resource_root => {
+                        self.dynamic_anchors
+                            .entry(base.as_str().to_owned())
+                            .or_default()
+                            .push((RECURSIVE_ANCHOR.to_owned(), doc_id, item.pointer.clone()));
+                    }
+                    _ => {}
+                }
+                if spec.shape == Shape::Plain {
+                    continue;
+                }
                 let escaped = escape_token(key);
                 let mut push = |member: Option<&str>, value: &'a Value| {
                     let member_len = member.map_or(0, |member| member.len() + 1);
@@ -386,7 +446,7 @@ impl<'a> Registry<'a> {
                 };
                 match (spec.shape, child) {
                     (Shape::Schema, _) => push(None, child),
-                    (Shape::SchemaArray, Value::Array(children)) => {
+                    (Shape::SchemaArray | Shape::SchemaOrArray, Value::Array(children)) => {
                         let mut idx_text = String::new();
                         for (idx, grandchild) in children.iter().enumerate() {
                             idx_text.clear();
@@ -399,6 +459,7 @@ impl<'a> Registry<'a> {
                             push(Some(&escape_token(name)), grandchild);
                         }
                     }
+                    (Shape::SchemaOrArray, _) => push(None, child),
                     _ => {}
                 }
             }

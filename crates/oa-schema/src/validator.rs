@@ -1,6 +1,7 @@
 //! `Validator` (a compiled schema, cheap to clone and share) and `ValidatorOptions`, its builder.
 
 use crate::compile::{self, Settings};
+use crate::draft::Draft;
 use crate::error::SchemaError;
 use crate::eval::Evaluator;
 use crate::metaschemas;
@@ -12,7 +13,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-/// A compiled JSON Schema (draft 2020-12), ready to validate many instances from many threads.
+/// A compiled JSON Schema (drafts 4, 6, 7, 2019-09 and 2020-12), ready to validate many instances from many threads.
 ///
 /// Cloning is cheap: the compiled form sits behind an `Arc`.
 #[derive(Debug, Clone)]
@@ -31,7 +32,8 @@ impl Validator {
     ///
     /// # Errors
     /// A [`SchemaError`] naming the schema location when the schema fails its meta-schema, a reference resolves
-    /// nowhere, a regex is invalid, or the schema declares a dialect other than 2020-12.
+    /// nowhere, a regex is invalid, or the schema's `$schema` names none of the drafts (nor a registered
+    /// meta-schema of one).
     pub fn new(schema: &Value) -> Result<Self, SchemaError> {
         Self::options().build(schema)
     }
@@ -131,9 +133,11 @@ pub struct ValidatorOptions {
     /// Assert `format` (default false: `format` is an annotation, as 2020-12 says).
     format_assertion: bool,
     /// Documents for remote `$ref`, by fragment-free absolute URI.
-    resources: HashMap<String, Value>,
+    resources: HashMap<String, Arc<Value>>,
     /// The first registered URI that did not parse, reported by `build`.
     bad_resource: Option<(String, String)>,
+    /// The draft of a document that declares no `$schema`.
+    default_draft: Draft,
 }
 
 impl ValidatorOptions {
@@ -144,11 +148,52 @@ impl ValidatorOptions {
         self
     }
 
+    /// The draft a schema (or a registered document) that declares no `$schema` is read as (default
+    /// [`Draft::Draft202012`]). A declared `$schema` always wins.
+    ///
+    /// ```
+    /// use oa_schema::{Draft, Validator};
+    /// use serde_json::json;
+    ///
+    /// // Draft 4: `exclusiveMaximum` is a boolean that makes `maximum` exclusive.
+    /// let schema = json!({ "maximum": 3, "exclusiveMaximum": true });
+    /// let validator = Validator::options().default_draft(Draft::Draft4).build(&schema).unwrap();
+    /// assert!(!validator.is_valid(&json!(3)));
+    /// // Read as 2020-12, the same schema fails its meta-schema (`exclusiveMaximum` must be a number).
+    /// assert!(Validator::new(&schema).is_err());
+    /// ```
+    #[must_use]
+    pub fn default_draft(mut self, draft: Draft) -> Self {
+        self.default_draft = draft;
+        self
+    }
+
     /// Registers a document for `$ref`s to `uri` (an absolute URI; a fragment is ignored). Nothing is ever fetched
     /// from a network: a reference to an unregistered URI is a [`SchemaError`]. An invalid `uri` is reported by
     /// [`build`](Self::build).
     #[must_use]
-    pub fn resource(mut self, uri: &str, document: Value) -> Self {
+    pub fn resource(self, uri: &str, document: Value) -> Self {
+        self.shared_resource(uri, Arc::new(document))
+    }
+
+    /// Registers a shared document, as [`resource`](Self::resource) does: one document can then be registered under
+    /// several URIs, or in many options, without a copy (a catalog of large schemas that refer to each other).
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    /// use std::sync::Arc;
+    ///
+    /// let address = Arc::new(json!({ "type": "object", "required": ["city"] }));
+    /// let validator = Validator::options()
+    ///     .shared_resource("https://json.example/address.json", Arc::clone(&address))
+    ///     .shared_resource("https://www.example/address.json", address)
+    ///     .build(&json!({ "$ref": "https://www.example/address.json" }))
+    ///     .unwrap();
+    /// assert!(!validator.is_valid(&json!({})));
+    /// ```
+    #[must_use]
+    pub fn shared_resource(mut self, uri: &str, document: Arc<Value>) -> Self {
         match normalize_uri(uri) {
             Ok(url) => {
                 self.resources.insert(url.as_str().to_owned(), document);
@@ -174,7 +219,7 @@ impl ValidatorOptions {
             });
         }
         // Indexing first bounds the schema's depth (without recursion) before anything recursive looks at it.
-        let mut registry = Registry::new(&self.resources);
+        let mut registry = Registry::new(&self.resources, self.default_draft);
         let doc_id = registry.add_document(schema, default_base())?;
         self.check_against_meta_schema(schema)?;
         let compiled = compile::compile(
@@ -191,7 +236,7 @@ impl ValidatorOptions {
 
     /// Compiles without the meta-schema check (for the meta-schemas themselves).
     fn build_unchecked(&self, schema: &Value) -> Result<Validator, SchemaError> {
-        let mut registry = Registry::new(&self.resources);
+        let mut registry = Registry::new(&self.resources, self.default_draft);
         let doc_id = registry.add_document(schema, default_base())?;
         let compiled = compile::compile(
             registry,
@@ -206,38 +251,37 @@ impl ValidatorOptions {
     }
 
     fn check_against_meta_schema(&self, schema: &Value) -> Result<(), SchemaError> {
-        let declared = schema
-            .get("$schema")
-            .and_then(Value::as_str)
-            .unwrap_or(metaschemas::DRAFT_2020_12);
-        let trimmed = declared.strip_suffix('#').unwrap_or(declared);
+        let declared = schema.get("$schema").and_then(Value::as_str);
+        let draft = declared.map_or(Some(self.default_draft), Draft::from_uri);
         let custom;
-        let meta_validator = if trimmed == metaschemas::DRAFT_2020_12 {
-            // The flat form answers "valid" for the same schemas, faster; a failing schema gets its report from
-            // the real meta-schema below.
-            if draft_2020_12_flat().is_some_and(|flat| flat.is_valid(schema)) {
-                return Ok(());
+        let meta_validator = match (draft, declared) {
+            (Some(Draft::Draft202012), _) => {
+                // The flat form answers "valid" for the same schemas, faster; a failing schema gets its report
+                // from the real meta-schema below.
+                if draft_2020_12_flat().is_some_and(|flat| flat.is_valid(schema)) {
+                    return Ok(());
+                }
+                meta_schema(Draft::Draft202012)?
             }
-            draft_2020_12()?
-        } else {
-            // Unknown dialects and unregistered meta-schemas are reported by the compiler with their location.
-            let Ok(url) = normalize_uri(declared) else {
-                return Ok(());
-            };
-            let Some(meta) = self
-                .resources
-                .get(url.as_str())
-                .or_else(|| bundled_value(url.as_str()))
-            else {
-                return Ok(());
-            };
-            let options = ValidatorOptions {
-                format_assertion: false,
-                ..self.clone()
-            };
-            custom = options.build_unchecked(meta)?;
-            &custom
+            (Some(draft), _) => meta_schema(draft)?,
+            (None, None) => return Ok(()),
+            (None, Some(declared)) => {
+                // Unknown dialects and unregistered meta-schemas are reported by the compiler with their location.
+                let Ok(url) = normalize_uri(declared) else {
+                    return Ok(());
+                };
+                let Some(meta) = self.resources.get(url.as_str()) else {
+                    return Ok(());
+                };
+                let options = ValidatorOptions {
+                    format_assertion: false,
+                    ..self.clone()
+                };
+                custom = options.build_unchecked(meta)?;
+                &custom
+            }
         };
+        let declared = declared.unwrap_or_else(|| self.default_draft.meta_schema_uri());
         // The yes/no path first: nearly every schema passes, and only a failing one needs the full report.
         if meta_validator.is_valid(schema) {
             return Ok(());
@@ -277,18 +321,26 @@ pub(crate) fn draft_2020_12_flat() -> Option<&'static Validator> {
     .as_ref()
 }
 
-/// The compiled 2020-12 meta-schema, shared: it is a constant of the crate, compiled on first use.
-pub(crate) fn draft_2020_12() -> Result<&'static Validator, SchemaError> {
-    static META: OnceLock<Result<Validator, String>> = OnceLock::new();
-    let compiled = META.get_or_init(|| {
-        let meta =
-            bundled_value(metaschemas::DRAFT_2020_12).ok_or_else(|| "meta-schema not bundled".to_owned())?;
+/// The compiled meta-schema of a draft, shared: it is a constant of the crate, compiled on first use.
+pub(crate) fn meta_schema(draft: Draft) -> Result<&'static Validator, SchemaError> {
+    static META: [OnceLock<Result<Validator, String>>; Draft::ALL.len()] =
+        [const { OnceLock::new() }; Draft::ALL.len()];
+    let uri = draft.meta_schema_uri();
+    let slot = META
+        .get(draft as usize)
+        .ok_or_else(|| SchemaError::InvalidKeyword {
+            location: uri.to_owned(),
+            keyword: "$schema".to_owned(),
+            reason: "internal error: no slot for the draft's meta-schema".to_owned(),
+        })?;
+    let compiled = slot.get_or_init(|| {
+        let meta = bundled_value(uri).ok_or_else(|| "meta-schema not bundled".to_owned())?;
         ValidatorOptions::default()
             .build_unchecked(meta)
             .map_err(|err| err.to_string())
     });
     compiled.as_ref().map_err(|reason| SchemaError::InvalidKeyword {
-        location: metaschemas::DRAFT_2020_12.to_owned(),
+        location: uri.to_owned(),
         keyword: "$schema".to_owned(),
         reason: format!("internal error: the bundled meta-schema does not compile: {reason}"),
     })

@@ -14,7 +14,13 @@ fn report(schema: &Value, instance: &Value) -> Violations {
 
 /// Asserts the exact, ordered list of (URI-fragment location, keyword) pairs.
 fn check(schema: Value, instance: Value, expected: &[(&str, &str)]) -> Violations {
-    let violations = report(&schema, &instance);
+    check_with(&Validator::new(&schema).unwrap(), &instance, expected)
+}
+
+/// [`check`] with a validator built otherwise (another draft).
+fn check_with(validator: &Validator, instance: &Value, expected: &[(&str, &str)]) -> Violations {
+    assert!(!validator.is_valid(instance));
+    let violations = validator.validate(instance).unwrap_err();
     let got: Vec<(String, String)> = violations
         .iter()
         .map(|v| {
@@ -415,5 +421,300 @@ fn violations_in_small_flat_parts_among_valid_ones_are_all_reported() {
             ("#/8/0", "type"),
             ("#/8/1", "type"),
         ],
+    );
+}
+
+// 0126's union rule "after resolving references": a member's type is its type once `$ref` (and `$dynamicRef`,
+// `$recursiveRef`) is resolved, met with any sibling `type`; only a member with no type anywhere counts as matching.
+
+/// The nullable shape schema generators emit for an optional object: `anyOf: [{"$ref": …}, {"type": "null"}]`.
+fn nullable_address(address: Value) -> Value {
+    json!({
+        "$defs": { "Address": address },
+        "properties": { "site": { "anyOf": [{ "$ref": "#/$defs/Address" }, { "type": "null" }] } }
+    })
+}
+
+#[test]
+fn nullable_ref_no_member_admits_is_one_violation_naming_both_types() {
+    let schema = nullable_address(json!({
+        "type": "object", "properties": { "street": { "type": "string" } }, "required": ["street"]
+    }));
+    let violations = check(schema, json!({ "site": "harbour" }), &[("#/site", "anyOf")]);
+    let violation = violations.iter().next().unwrap();
+    assert_eq!(violation.expected_types(), ["null", "object"]);
+    assert_eq!(
+        violation.to_string(),
+        "#/site: anyOf: expected null or object, got string"
+    );
+}
+
+#[test]
+fn nullable_ref_whose_target_admits_the_content_reports_inside_the_target() {
+    let schema = nullable_address(json!({
+        "type": "object", "properties": { "street": { "type": "string" } }, "required": ["street"]
+    }));
+    check(
+        schema,
+        json!({ "site": { "street": 5 } }),
+        &[("#/site/street", "type")],
+    );
+}
+
+#[test]
+fn ref_member_whose_target_type_does_not_admit_the_content_contributes_nothing() {
+    // The string member (through `$ref`) does not admit an object: only the object member's failure is reported,
+    // not "expected string, got object" from inside the reference.
+    let violations = check(
+        json!({
+            "$defs": { "Name": { "type": "string", "minLength": 3 } },
+            "anyOf": [{ "$ref": "#/$defs/Name" }, { "type": "object", "required": ["first"] }]
+        }),
+        json!({ "last": "Doe" }),
+        &[("#/first", "required")],
+    );
+    assert!(!violations.error_message().contains("string"), "{violations}");
+    // And in a `oneOf` alike.
+    check(
+        json!({
+            "$defs": { "Name": { "type": "string" } },
+            "oneOf": [{ "$ref": "#/$defs/Name" }, { "type": "integer", "minimum": 1 }]
+        }),
+        json!(0),
+        &[("#", "minimum")],
+    );
+}
+
+#[test]
+fn chain_of_two_refs_resolves_to_the_last_target_type() {
+    let schema = json!({
+        "$defs": {
+            "Site": { "$ref": "#/$defs/Place" },
+            "Place": { "type": "object", "required": ["lat"] }
+        },
+        "properties": { "site": { "anyOf": [{ "$ref": "#/$defs/Site" }, { "type": "null" }] } }
+    });
+    let violations = check(schema.clone(), json!({ "site": 7 }), &[("#/site", "anyOf")]);
+    assert_eq!(
+        violations.iter().next().unwrap().expected_types(),
+        ["null", "object"]
+    );
+    check(schema, json!({ "site": {} }), &[("#/site/lat", "required")]);
+}
+
+#[test]
+fn ref_member_with_a_sibling_type_takes_the_types_both_admit() {
+    // `type: [string, object]` beside a `$ref` to an object: the member admits objects only.
+    let schema = json!({
+        "$defs": { "Obj": { "type": "object", "required": ["a"] } },
+        "anyOf": [{ "type": ["string", "object"], "$ref": "#/$defs/Obj" }, { "type": "integer" }]
+    });
+    let violations = check(schema.clone(), json!("text"), &[("#", "anyOf")]);
+    assert_eq!(
+        violations.iter().next().unwrap().expected_types(),
+        ["integer", "object"]
+    );
+    check(schema, json!({}), &[("#/a", "required")]);
+}
+
+#[test]
+fn member_with_no_type_anywhere_counts_as_matching() {
+    // The reference leads to a composite without a type of its own: the member counts, and its failure is reported.
+    check(
+        json!({
+            "$defs": { "Either": { "anyOf": [{ "required": ["a"] }, { "required": ["b"] }] } },
+            "anyOf": [{ "$ref": "#/$defs/Either" }, { "type": "null" }]
+        }),
+        json!({}),
+        &[("#/a", "required"), ("#/b", "required")],
+    );
+}
+
+#[test]
+fn a_reference_cycle_member_has_no_type_and_the_report_ends() {
+    // Resolving the member's type stops on the cycle (no type: it counts), and evaluating it reaches the depth
+    // limit, which the report names.
+    let validator = Validator::new(&json!({
+        "$defs": { "Loop": { "$ref": "#/$defs/Loop" } },
+        "anyOf": [{ "$ref": "#/$defs/Loop" }, { "type": "null" }]
+    }))
+    .unwrap();
+    let violations = validator.validate(&json!("x")).unwrap_err();
+    assert!(violations.error_message().contains("depth limit"), "{violations}");
+    assert!(
+        !violations
+            .iter()
+            .any(|violation| violation.keyword() == Some("anyOf")),
+        "{violations}"
+    );
+}
+
+#[test]
+fn dynamic_and_recursive_refs_resolve_in_the_dynamic_scope() {
+    // `$dynamicRef` lands on the outermost `$dynamicAnchor` of the dynamic scope: the root's `node`, an object.
+    let dynamic = json!({
+        "$dynamicAnchor": "node",
+        "type": "object",
+        "properties": { "child": { "anyOf": [{ "$dynamicRef": "#node" }, { "type": "null" }] } }
+    });
+    let violations = check(dynamic, json!({ "child": 1 }), &[("#/child", "anyOf")]);
+    assert_eq!(
+        violations.iter().next().unwrap().expected_types(),
+        ["null", "object"]
+    );
+    let recursive = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$recursiveAnchor": true,
+        "type": "array",
+        "items": { "anyOf": [{ "$recursiveRef": "#" }, { "type": "string" }] }
+    });
+    let violations = check(recursive, json!([["a", 2]]), &[("#/0/1", "anyOf")]);
+    assert_eq!(
+        violations.iter().next().unwrap().expected_types(),
+        ["array", "string"]
+    );
+}
+
+// 0126's location rules in the older drafts: whatever keyword fails, each violation where it is.
+
+/// `check` for a schema read as `draft`.
+fn check_draft(
+    draft: oa_schema::Draft,
+    schema: Value,
+    instance: Value,
+    expected: &[(&str, &str)],
+) -> Violations {
+    let validator = Validator::options().default_draft(draft).build(&schema).unwrap();
+    check_with(&validator, &instance, expected)
+}
+
+#[test]
+fn additional_items_false_rejects_each_extra_item_at_itself() {
+    for draft in [
+        oa_schema::Draft::Draft4,
+        oa_schema::Draft::Draft6,
+        oa_schema::Draft::Draft7,
+        oa_schema::Draft::Draft201909,
+    ] {
+        let violations = check_draft(
+            draft,
+            json!({ "items": [{ "type": "string" }], "additionalItems": false }),
+            json!([1, "b", "c"]),
+            &[
+                ("#/0", "type"),
+                ("#/1", "additionalItems"),
+                ("#/2", "additionalItems"),
+            ],
+        );
+        let extra = violations.iter().nth(1).unwrap();
+        assert_eq!(extra.schema_location().keyword_path(), "/additionalItems");
+    }
+}
+
+#[test]
+fn dependencies_missing_property_is_located_where_it_would_be() {
+    for draft in [
+        oa_schema::Draft::Draft4,
+        oa_schema::Draft::Draft6,
+        oa_schema::Draft::Draft7,
+    ] {
+        let violations = check_draft(
+            draft,
+            json!({ "dependencies": { "card": ["billing", "cvc"], "tip": { "required": ["total"] } } }),
+            json!({ "card": "4111", "tip": 2 }),
+            &[
+                ("#/billing", "dependencies"),
+                ("#/cvc", "dependencies"),
+                ("#/total", "required"),
+            ],
+        );
+        let missing: Vec<_> = violations.iter().filter_map(|v| v.missing_property()).collect();
+        assert_eq!(missing, ["billing", "cvc", "total"]);
+    }
+}
+
+#[test]
+fn draft4_exclusive_bound_is_reported_at_the_bound() {
+    let violations = check_draft(
+        oa_schema::Draft::Draft4,
+        json!({ "properties": { "n": { "minimum": 1, "exclusiveMinimum": true } } }),
+        json!({ "n": 1 }),
+        &[("#/n", "minimum")],
+    );
+    assert_eq!(violations.error_message(), "#/n: minimum: must be greater than 1");
+}
+
+#[test]
+fn ref_siblings_are_ignored_before_2019_09() {
+    // Draft 7: `maxLength` beside `$ref` is ignored; the reference's own failure is located as usual.
+    let schema = json!({
+        "definitions": { "code": { "type": "string", "pattern": "^[A-Z]+$" } },
+        "properties": { "code": { "$ref": "#/definitions/code", "maxLength": 2 } }
+    });
+    check_draft(
+        oa_schema::Draft::Draft7,
+        schema.clone(),
+        json!({ "code": "abc" }),
+        &[("#/code", "pattern")],
+    );
+    let validator = Validator::options()
+        .default_draft(oa_schema::Draft::Draft7)
+        .build(&schema)
+        .unwrap();
+    assert!(validator.is_valid(&json!({ "code": "ABCDE" })));
+    // 2019-09 applies both.
+    check_draft(
+        oa_schema::Draft::Draft201909,
+        schema,
+        json!({ "code": "ABCDE" }),
+        &[("#/code", "maxLength")],
+    );
+}
+
+#[test]
+fn cross_draft_refs_use_each_resources_own_draft() {
+    // A 2020-12 schema refers to a draft-07 document (array `items` is positional, `additionalItems` applies, a
+    // `$ref`'s siblings are ignored) and to a draft-04 one (`exclusiveMinimum` is a boolean). Read as 2020-12, both
+    // would fail their meta-schema; each is read by its own `$schema`, and every violation is where it lies.
+    let pair = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://schemas.example/pair.json",
+        "definitions": { "word": { "type": "string" } },
+        "items": [{ "$ref": "#/definitions/word", "maxLength": 1 }, { "type": "integer" }],
+        "additionalItems": false
+    });
+    let count = json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "id": "https://schemas.example/count.json",
+        "type": "integer",
+        "minimum": 0,
+        "exclusiveMinimum": true
+    });
+    let validator = Validator::options()
+        .resource("https://schemas.example/pair.json", pair)
+        .resource("https://schemas.example/count.json", count)
+        .build(&json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "properties": {
+                "pair": { "$ref": "https://schemas.example/pair.json", "minItems": 2 },
+                "count": { "$ref": "https://schemas.example/count.json" }
+            }
+        }))
+        .unwrap();
+    // The draft-07 `maxLength` beside `$ref` is ignored; the 2020-12 `minItems` beside `$ref` applies.
+    assert!(validator.is_valid(&json!({ "pair": ["long", 2], "count": 1 })));
+    check_with(
+        &validator,
+        &json!({ "pair": ["long", "x", 3], "count": 0 }),
+        &[
+            ("#/count", "minimum"),
+            ("#/pair/1", "type"),
+            ("#/pair/2", "additionalItems"),
+        ],
+    );
+    check_with(
+        &validator,
+        &json!({ "pair": ["long"] }),
+        &[("#/pair", "minItems")],
     );
 }

@@ -77,9 +77,12 @@ fn invalid_regex() {
 
 #[test]
 fn other_dialects_are_a_clear_error() {
+    // Draft 3, a draft misspelt, the next version, and a meta-schema nobody registered.
     for dialect in [
-        "http://json-schema.org/draft-07/schema#",
-        "https://json-schema.org/draft/2019-09/schema",
+        "http://json-schema.org/draft-03/schema#",
+        "http://json-schema.org/draft-08/schema#",
+        "https://json-schema.org/v1",
+        "https://example.com/my-meta-schema",
     ] {
         let err = Validator::new(&json!({ "$schema": dialect, "type": "string" })).unwrap_err();
         let SchemaError::UnsupportedDialect {
@@ -91,8 +94,66 @@ fn other_dialects_are_a_clear_error() {
         };
         assert_eq!(location, "#/$schema");
         assert_eq!(named, dialect);
-        assert!(err.to_string().contains("only draft 2020-12"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("not one of drafts 4, 6, 7, 2019-09 and 2020-12"),
+            "{err}"
+        );
     }
+    // A registered meta-schema whose own `$schema` is draft 3 is refused too, naming that dialect.
+    let err = Validator::options()
+        .resource(
+            "https://example.com/old-meta",
+            json!({ "$schema": "http://json-schema.org/draft-03/schema#" }),
+        )
+        .build(&json!({ "$schema": "https://example.com/old-meta" }))
+        .unwrap_err();
+    let SchemaError::UnsupportedDialect { dialect, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(dialect, "http://json-schema.org/draft-03/schema#");
+}
+
+#[test]
+fn every_draft_is_read_by_its_schema_uri() {
+    // The same keyword means something else in each draft: `exclusiveMinimum` is a boolean modifier in draft 4, a
+    // number after; `items` as an array is positional before 2020-12, which rejects it.
+    let cases = [
+        (
+            "http://json-schema.org/draft-04/schema#",
+            json!({ "minimum": 2, "exclusiveMinimum": true }),
+            json!(2),
+        ),
+        (
+            "http://json-schema.org/draft-06/schema#",
+            json!({ "exclusiveMinimum": 2 }),
+            json!(2),
+        ),
+        (
+            "http://json-schema.org/draft-07/schema",
+            json!({ "items": [{ "type": "string" }], "additionalItems": false }),
+            json!(["a", "b"]),
+        ),
+        (
+            "https://json-schema.org/draft/2019-09/schema",
+            json!({ "items": [{ "type": "string" }] }),
+            json!([1]),
+        ),
+    ];
+    for (uri, mut schema, invalid) in cases {
+        schema["$schema"] = json!(uri);
+        let validator = Validator::new(&schema).unwrap_or_else(|err| panic!("{uri}: {err}"));
+        assert!(!validator.is_valid(&invalid), "{uri}");
+        assert!(validator.validate(&invalid).is_err(), "{uri}");
+    }
+    let positional = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "items": [{ "type": "string" }]
+    });
+    assert!(matches!(
+        Validator::new(&positional),
+        Err(SchemaError::InvalidSchema { .. })
+    ));
 }
 
 #[test]
@@ -154,8 +215,9 @@ fn display_texts_are_pinned() {
             "invalid regular expression \"(\" at #/pattern: ",
         ),
         (
-            json!({ "$schema": "http://json-schema.org/draft-04/schema#" }),
-            "unsupported dialect \"http://json-schema.org/draft-04/schema#\" at #/$schema: only draft 2020-12 is implemented",
+            json!({ "$schema": "http://json-schema.org/draft-03/schema#" }),
+            "unsupported dialect \"http://json-schema.org/draft-03/schema#\" at #/$schema: not one of drafts 4, 6, 7, \
+             2019-09 and 2020-12, nor a registered meta-schema of one",
         ),
     ];
     for (schema, text) in cases {

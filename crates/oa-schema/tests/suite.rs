@@ -1,10 +1,12 @@
-//! Runs the official JSON Schema Test Suite (draft 2020-12) through the public API, directory by directory.
+//! Runs the official JSON Schema Test Suite through the public API: the `draft4`, `draft6`, `draft7`,
+//! `draft2019-09` and `draft2020-12` folders, directory by directory, each with its draft as the default (the older
+//! folders' schemas declare no `$schema`).
 //!
 //! Reads `../shared/json-schema-test-suite` (from the workspace root). Every file in `remotes/` is registered under
 //! `http://localhost:1234/`. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
-//! (each with its reason) are skipped and counted, and an entry that matches no case fails the run, so the list
-//! cannot go stale. Prints `N passed, M failed` per directory and overall; exits non-zero on any failure, and when
-//! the suite is missing.
+//! (each with its reason) are skipped and counted, at most 1% of each draft's optional cases, and an entry that
+//! matches no case fails the run, so the list cannot go stale. Prints `N passed, M failed` per directory and
+//! overall; exits non-zero on any failure, and when the suite is missing.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -12,14 +14,23 @@
     clippy::print_stderr
 )]
 
-use oa_schema::{Validator, ValidatorOptions};
+use oa_schema::{Draft, Validator, ValidatorOptions};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Optional cases may be skipped up to this share of all optional cases.
+/// Optional cases may be skipped up to this share of each draft's optional cases.
 const MAX_SKIP_SHARE: f64 = 0.01;
+
+/// The folders run, each with the draft its schemas are read as when they declare none.
+const DRAFTS: [(&str, Draft); 5] = [
+    ("draft4", Draft::Draft4),
+    ("draft6", Draft::Draft6),
+    ("draft7", Draft::Draft7),
+    ("draft2019-09", Draft::Draft201909),
+    ("draft2020-12", Draft::Draft202012),
+];
 
 struct Skip {
     file: String,
@@ -27,101 +38,79 @@ struct Skip {
     test: String,
 }
 
+/// Counts of one directory or draft.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    /// Optional cases met (skipped or run).
+    optional: usize,
+}
+
 fn main() -> ExitCode {
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/json-schema-test-suite");
-    if !suite.join("tests/draft2020-12").is_dir() {
+    if !DRAFTS
+        .iter()
+        .all(|(folder, _)| suite.join("tests").join(folder).is_dir())
+    {
         eprintln!("==================================================================");
         eprintln!("JSON Schema Test Suite NOT FOUND at {}", suite.display());
         eprintln!("The suite runner needs ../shared/json-schema-test-suite; failing.");
         eprintln!("==================================================================");
         return ExitCode::FAILURE;
     }
-    let options = register_remotes(Validator::options(), &suite.join("remotes"));
+    let remotes = register_remotes(Validator::options(), &suite.join("remotes"));
     let skips = load_skips();
     let mut used = HashSet::new();
-    let tests = suite.join("tests/draft2020-12");
-    let dirs: [(&str, PathBuf, bool, bool); 3] = [
-        ("draft2020-12", tests.clone(), false, false),
-        ("draft2020-12/optional", tests.join("optional"), false, true),
-        (
-            "draft2020-12/optional/format",
-            tests.join("optional/format"),
-            true,
-            true,
-        ),
-    ];
+    let tests = suite.join("tests");
+    let mut ok = true;
     let (mut total_passed, mut total_failed) = (0, 0);
-    let (mut optional_cases, mut n_skipped) = (0, 0);
-    for (name, dir, format_assertion, optional) in dirs {
-        let options = options.clone().format_assertion(format_assertion);
-        let (mut passed, mut failed, mut skipped) = (0, 0, 0);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-            .collect();
-        files.sort();
-        for file in files {
-            let relative = file.strip_prefix(&tests).unwrap().to_string_lossy().into_owned();
-            let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-            for group in groups.as_array().unwrap() {
-                let group_name = group["description"].as_str().unwrap();
-                let compiled = options.build(&group["schema"]);
-                for test in group["tests"].as_array().unwrap() {
-                    let test_name = test["description"].as_str().unwrap();
-                    if optional {
-                        optional_cases += 1;
-                    }
-                    let skip_idx = skips.iter().position(|skip| {
-                        skip.file == relative && skip.group == group_name && skip.test == test_name
-                    });
-                    if let Some(skip_idx) = skip_idx {
-                        assert!(
-                            optional,
-                            "required case in the skip list: {relative} / {group_name} / {test_name}"
-                        );
-                        used.insert(skip_idx);
-                        skipped += 1;
-                        continue;
-                    }
-                    let expected = test["valid"].as_bool().unwrap();
-                    let outcome = match &compiled {
-                        Ok(validator) => {
-                            let flag = validator.is_valid(&test["data"]);
-                            let report = validator.validate(&test["data"]);
-                            if flag != report.is_ok() {
-                                Err(format!("is_valid {flag} but validate {}", report.is_ok()))
-                            } else if report.as_ref().is_err_and(|violations| violations.is_empty()) {
-                                Err("empty report".to_owned())
-                            } else if let Err(violations) = &report
-                                && violations.error_message().contains("internal error")
-                            {
-                                // The yes/no and the collecting evaluators disagreed.
-                                Err(format!("evaluators disagree: {}", violations.error_message()))
-                            } else if flag != expected {
-                                Err(format!("expected valid={expected}, got {flag}"))
-                            } else {
-                                Ok(())
-                            }
-                        }
-                        Err(err) => Err(format!("schema did not compile: {err}")),
-                    };
-                    match outcome {
-                        Ok(()) => passed += 1,
-                        Err(reason) => {
-                            failed += 1;
-                            println!("FAIL {relative} / {group_name} / {test_name}: {reason}");
-                        }
-                    }
-                }
-            }
+    for (folder, draft) in DRAFTS {
+        let options = remotes.clone().default_draft(draft);
+        let root = tests.join(folder);
+        let dirs: [(String, PathBuf, bool, bool); 3] = [
+            (folder.to_owned(), root.clone(), false, false),
+            (format!("{folder}/optional"), root.join("optional"), false, true),
+            (
+                format!("{folder}/optional/format"),
+                root.join("optional/format"),
+                true,
+                true,
+            ),
+        ];
+        let mut draft_tally = Tally::default();
+        for (name, dir, format_assertion, optional) in dirs {
+            let options = options.clone().format_assertion(format_assertion);
+            let tally = run_dir(&options, &dir, &tests, optional, &skips, &mut used);
+            println!(
+                "{name}: {} passed, {} failed, {} skipped",
+                tally.passed, tally.failed, tally.skipped
+            );
+            draft_tally.passed += tally.passed;
+            draft_tally.failed += tally.failed;
+            draft_tally.skipped += tally.skipped;
+            draft_tally.optional += tally.optional;
         }
-        n_skipped += skipped;
-        println!("{name}: {passed} passed, {failed} failed, {skipped} skipped");
-        total_passed += passed;
-        total_failed += failed;
+        #[allow(clippy::cast_precision_loss)] // Case counts are small.
+        let share = draft_tally.skipped as f64 / draft_tally.optional.max(1) as f64;
+        println!(
+            "{folder}: skipped {} of {} optional cases ({:.2}%), listed in tests/suite-skips.txt",
+            draft_tally.skipped,
+            draft_tally.optional,
+            share * 100.0
+        );
+        if share > MAX_SKIP_SHARE {
+            println!(
+                "TOO MANY SKIPS in {folder}: more than {:.0}% of its optional cases",
+                MAX_SKIP_SHARE * 100.0
+            );
+            ok = false;
+        }
+        total_passed += draft_tally.passed;
+        total_failed += draft_tally.failed;
     }
-    let mut ok = total_failed == 0;
+    ok &= total_failed == 0;
     for (skip_idx, skip) in skips.iter().enumerate() {
         if !used.contains(&skip_idx) {
             println!(
@@ -131,21 +120,86 @@ fn main() -> ExitCode {
             ok = false;
         }
     }
-    #[allow(clippy::cast_precision_loss)] // Case counts are small.
-    let share = n_skipped as f64 / optional_cases.max(1) as f64;
-    println!(
-        "skipped {n_skipped} of {optional_cases} optional cases ({:.2}%), listed in tests/suite-skips.txt",
-        share * 100.0
-    );
-    if share > MAX_SKIP_SHARE {
-        println!(
-            "TOO MANY SKIPS: more than {:.0}% of optional cases",
-            MAX_SKIP_SHARE * 100.0
-        );
-        ok = false;
-    }
     println!("{total_passed} passed, {total_failed} failed");
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list).
+fn run_dir(
+    options: &ValidatorOptions,
+    dir: &Path,
+    tests: &Path,
+    optional: bool,
+    skips: &[Skip],
+    used: &mut HashSet<usize>,
+) -> Tally {
+    let mut tally = Tally::default();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    for file in files {
+        let relative = file.strip_prefix(tests).unwrap().to_string_lossy().into_owned();
+        let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for group in groups.as_array().unwrap() {
+            let group_name = group["description"].as_str().unwrap();
+            let compiled = options.build(&group["schema"]);
+            for test in group["tests"].as_array().unwrap() {
+                let test_name = test["description"].as_str().unwrap();
+                if optional {
+                    tally.optional += 1;
+                }
+                let skip_idx = skips.iter().position(|skip| {
+                    skip.file == relative && skip.group == group_name && skip.test == test_name
+                });
+                if let Some(skip_idx) = skip_idx {
+                    assert!(
+                        optional,
+                        "required case in the skip list: {relative} / {group_name} / {test_name}"
+                    );
+                    used.insert(skip_idx);
+                    tally.skipped += 1;
+                    continue;
+                }
+                match outcome(&compiled, test) {
+                    Ok(()) => tally.passed += 1,
+                    Err(reason) => {
+                        tally.failed += 1;
+                        println!("FAIL {relative} / {group_name} / {test_name}: {reason}");
+                    }
+                }
+            }
+        }
+    }
+    tally
+}
+
+/// Whether one case passes: the expected verdict from both evaluators, and a non-empty report without an internal
+/// error when invalid.
+fn outcome(compiled: &Result<Validator, oa_schema::SchemaError>, test: &Value) -> Result<(), String> {
+    let expected = test["valid"].as_bool().unwrap();
+    let validator = match compiled {
+        Ok(validator) => validator,
+        Err(err) => return Err(format!("schema did not compile: {err}")),
+    };
+    let flag = validator.is_valid(&test["data"]);
+    let report = validator.validate(&test["data"]);
+    if flag != report.is_ok() {
+        Err(format!("is_valid {flag} but validate {}", report.is_ok()))
+    } else if report.as_ref().is_err_and(|violations| violations.is_empty()) {
+        Err("empty report".to_owned())
+    } else if let Err(violations) = &report
+        && violations.error_message().contains("internal error")
+    {
+        // The yes/no and the collecting evaluators disagreed.
+        Err(format!("evaluators disagree: {}", violations.error_message()))
+    } else if flag != expected {
+        Err(format!("expected valid={expected}, got {flag}"))
+    } else {
+        Ok(())
+    }
 }
 
 fn register_remotes(mut options: ValidatorOptions, remotes: &Path) -> ValidatorOptions {

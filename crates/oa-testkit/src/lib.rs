@@ -1,6 +1,7 @@
 //! oa-testkit: the one test-support crate of oa. A scripted loopback HTTP/1.1 server on 127.0.0.1 (replies in
-//! order, streams written in pieces, stalls, hangs, dropped connections, every request captured), the same server
-//! as a gateway relay that deletes `response_format`, a closed-port helper, a `tracing` capture layer, and (feature
+//! order, streams written in pieces, raw bytes at a given pace, stalls, hangs, dropped connections, every request
+//! captured or only counted), a seeded [`Chaos`] responder for soak and load tests, the same server as a gateway
+//! relay that deletes `response_format`, a closed-port helper, a `tracing` capture layer, and (feature
 //! `otel`) the real OpenTelemetry SDK with in-memory exporters. [`openai`], [`anthropic`] and [`gemini`] hold the
 //! canned bodies of each wire mapping that tests script.
 //!
@@ -21,6 +22,7 @@
 //! ```
 
 pub mod anthropic;
+mod chaos;
 pub mod gemini;
 mod http;
 pub mod openai;
@@ -37,6 +39,7 @@ use std::net::SocketAddr;
 
 use std::io::{Read, Write};
 
+pub use chaos::{Behaviour, Chaos, ChaosSettings, RetryAfter};
 pub use http::{MAX_BODY_BYTES, MAX_HEAD_BYTES, Request};
 pub use redis::RedisServer;
 pub use reply::{Reply, sse_bytes};

@@ -1,5 +1,5 @@
-//! What the server does with one request: a complete response, a stream written in pieces, a stall, a hang or a
-//! dropped connection.
+//! What the server does with one request: a complete response, a stream written in pieces, raw bytes at a given
+//! pace, a stall, a hang or a dropped connection.
 
 use std::time::Duration;
 
@@ -48,6 +48,13 @@ pub enum Reply {
     StallAfter {
         /// The pieces written before the stall.
         pieces: Vec<Vec<u8>>,
+    },
+    /// Raw response bytes, head included, written piece by piece, each after its own pause; then the connection
+    /// closes. A bounded stall (a long pause before the last piece), an answer cut off mid-body (pieces that end
+    /// early) and a slow answer are this.
+    Paced {
+        /// The pieces with the pause before each.
+        pieces: Vec<(Duration, Vec<u8>)>,
     },
     /// Read the request, then never answer; the connection stays open until the server stops.
     Hang,
@@ -103,6 +110,16 @@ impl Reply {
             Self::StallAfter { pieces } => {
                 write_stream(socket, &pieces, Duration::ZERO).await?;
                 return std::future::pending().await;
+            }
+            Self::Paced { pieces } => {
+                for (pause, piece) in pieces {
+                    if !pause.is_zero() {
+                        tokio::time::sleep(pause).await;
+                    }
+                    socket.write_all(&piece).await?;
+                    socket.flush().await?;
+                }
+                return socket.shutdown().await;
             }
             Self::Hang => return std::future::pending().await,
             Self::Drop => return socket.shutdown().await,

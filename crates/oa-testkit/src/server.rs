@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
@@ -94,6 +94,7 @@ impl From<Vec<Reply>> for Responder {
 #[derive(Debug, Default)]
 struct State {
     requests: Vec<Request>,
+    n_requests: usize,
     n_defaulted: usize,
     n_stripped: usize,
 }
@@ -103,8 +104,14 @@ struct Shared {
     responder: Mutex<Responder>,
     /// A relay's upstream, `HOST:PORT`.
     upstream: String,
+    /// Whether requests are kept for [`Server::requests`], or only counted.
+    capture: bool,
     state: Mutex<State>,
 }
+
+/// The listen backlog: a load test's thousand simultaneous connects wait in the queue instead of retrying their
+/// SYN a second later.
+const BACKLOG: u32 = 1024;
 
 /// A running loopback server on 127.0.0.1; dropping it stops it and closes every connection it holds.
 ///
@@ -136,24 +143,48 @@ impl Server {
     ///
     /// The bind, runtime or thread error, or a relay upstream that is not a plain `http://` URL.
     pub fn start(responder: impl Into<Responder>) -> io::Result<Self> {
-        let responder = responder.into();
+        Self::serve(responder.into(), true)
+    }
+
+    /// As [`start`](Self::start), but requests are counted, not kept: [`requests`](Self::requests) stays empty, so
+    /// a soak or load test of many thousands of calls does not grow the server's memory.
+    ///
+    /// ```
+    /// use oa_testkit::{Reply, Server};
+    ///
+    /// let server = Server::start_uncaptured(vec![Reply::Drop])?;
+    /// let request = b"POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}";
+    /// oa_testkit::exchange(server.address(), request)?;
+    /// assert_eq!((server.n_requests(), server.requests().len()), (1, 0));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`start`](Self::start).
+    pub fn start_uncaptured(responder: impl Into<Responder>) -> io::Result<Self> {
+        Self::serve(responder.into(), false)
+    }
+
+    fn serve(responder: Responder, capture: bool) -> io::Result<Self> {
         let (upstream, prefix) = match &responder {
             Responder::Relay(base_url) => relay::split_base_url(base_url)?,
             _ => (String::new(), "/v1".to_owned()),
         };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        listener.set_nonblocking(true)?;
-        let address = listener.local_addr()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let listener = {
             let _entered = runtime.enter();
-            TcpListener::from_std(listener)?
+            let socket = TcpSocket::new_v4()?;
+            socket.bind(SocketAddr::from(([127, 0, 0, 1], 0)))?;
+            socket.listen(BACKLOG)?
         };
+        let address = listener.local_addr()?;
         let shared = Arc::new(Shared {
             responder: Mutex::new(responder),
             upstream,
+            capture,
             state: Mutex::default(),
         });
         let (stop, stopped) = oneshot::channel();
@@ -187,14 +218,15 @@ impl Server {
         format!("http://{}{}", self.address, self.prefix)
     }
 
-    /// Every request received so far, in arrival order (those refused 431 or 413 excepted).
+    /// Every request received so far, in arrival order (those refused 431 or 413 excepted); empty for a server
+    /// started [uncaptured](Self::start_uncaptured).
     pub fn requests(&self) -> Vec<Request> {
         lock(&self.shared.state).requests.clone()
     }
 
-    /// How many requests were received (and captured) so far.
+    /// How many requests were received (and captured, unless the server was started uncaptured) so far.
     pub fn n_requests(&self) -> usize {
-        lock(&self.shared.state).requests.len()
+        lock(&self.shared.state).n_requests
     }
 
     /// How many scripted replies are still unserved (0 for a function or a relay).
@@ -250,7 +282,10 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
 /// Captures the request and picks its reply; `None` for a relay, after deleting `response_format` from the body.
 fn answer(shared: &Shared, request: &mut Request) -> Option<Reply> {
     let mut state = lock(&shared.state);
-    state.requests.push(request.clone());
+    state.n_requests += 1;
+    if shared.capture {
+        state.requests.push(request.clone());
+    }
     match &mut *lock(&shared.responder) {
         Responder::Script(script) => {
             let path = request.path.split('?').next().unwrap_or_default();

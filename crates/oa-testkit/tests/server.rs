@@ -118,6 +118,43 @@ fn a_stall_and_a_hang_hold_the_connection_until_the_server_drops() {
 }
 
 #[test]
+fn paced_bytes_arrive_after_their_pauses_then_the_connection_closes() {
+    let server = Server::start_uncaptured(vec![Reply::Paced {
+        pieces: vec![
+            (Duration::ZERO, b"HTTP/1.1 200 OK\r\n\r\nfirst".to_vec()),
+            (Duration::from_millis(400), b" second".to_vec()),
+        ],
+    }])
+    .unwrap();
+    let (mut stream, early) = open(&server, Duration::from_millis(150));
+    assert_eq!(text(&early), "HTTP/1.1 200 OK\r\n\r\nfirst");
+    let mut rest = Vec::new();
+    stream.read_to_end(&mut rest).unwrap();
+    assert_eq!(text(&rest), " second", "the rest came, then the close");
+    // Uncaptured: counted, not kept.
+    assert_eq!((server.n_requests(), server.requests().len()), (1, 0));
+}
+
+#[test]
+fn a_thousand_simultaneous_connections_are_all_answered() {
+    let server =
+        Server::start_uncaptured(Responder::function(|_| Reply::json(200, json!({"ok": true})))).unwrap();
+    let address = server.address();
+    let clients: Vec<_> = (0..1000)
+        .map(|_| {
+            std::thread::Builder::new()
+                .stack_size(64 << 10)
+                .spawn(move || exchange(address, POST).unwrap())
+                .unwrap()
+        })
+        .collect();
+    for client in clients {
+        assert!(text(&client.join().unwrap()).ends_with(r#"{"ok":true}"#));
+    }
+    assert_eq!(server.n_requests(), 1000);
+}
+
+#[test]
 fn drop_closes_unanswered_and_a_function_answers_from_the_request() {
     let server = Server::start(vec![Reply::Drop]).unwrap();
     assert_eq!(exchange(server.address(), POST).unwrap(), b"");

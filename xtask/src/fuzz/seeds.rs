@@ -1,10 +1,16 @@
-//! The fuzz targets' seed corpora, generated from `../shared` (the JSON Schema Test Suite, bench-data and
-//! SchemaStore) and a few hostile inputs written here, rather than committed: `cargo xtask fuzz` writes them to
+//! The fuzz targets' seed corpora, generated from `../shared` (the JSON Schema Test Suite, bench-data, SchemaStore
+//! and the spec's conformance fixtures) and a few hostile inputs written here, rather than committed: `cargo xtask fuzz` writes them to
 //! `fuzz/seeds/TARGET/` (ignored by git) before each run.
 
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+mod wire;
+
+pub(crate) use wire::{
+    anthropic_responses, event_streams, fixture_texts, gemini_responses, openai_responses, retry_after_values,
+};
 
 /// The largest seed kept: libFuzzer mutates small inputs faster, and these are plenty to start from.
 const MAX_SEED_BYTES: usize = 64 << 10;
@@ -357,14 +363,19 @@ fn read_json(path: &Path) -> Option<Value> {
 
 /// The `.json` files under `dir`, recursively, in name order (so that seeds are the same from run to run).
 fn json_files(dir: &Path) -> Vec<PathBuf> {
+    files_named(&[dir.to_path_buf()], "json")
+}
+
+/// The files ending in `.EXTENSION` under `dirs`, recursively, in name order.
+fn files_named(dirs: &[PathBuf], extension: &str) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
+    let mut dirs = dirs.to_vec();
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
             if path.is_dir() {
                 dirs.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "json") {
+            } else if path.extension().is_some_and(|ext| ext == extension) {
                 files.push(path);
             }
         }

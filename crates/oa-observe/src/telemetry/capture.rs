@@ -17,6 +17,11 @@ impl SpanCapture {
     pub fn spans(&self) -> Vec<SpanData> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
+
+    /// The spans exported so far, removed from the store (a long run takes them as it goes, so memory stays flat).
+    pub fn take(&self) -> Vec<SpanData> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
 }
 
 impl SpanExporter for SpanCapture {
@@ -50,6 +55,11 @@ impl LogCapture {
     /// The records exported so far.
     pub fn records(&self) -> Vec<CapturedLog> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The records exported so far, removed from the store.
+    pub fn take(&self) -> Vec<CapturedLog> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 

@@ -150,6 +150,26 @@ impl Telemetry {
         self.logs.as_ref().map(LogCapture::records).unwrap_or_default()
     }
 
+    /// The spans finished so far, taken out of memory: a long-running process reads them as it goes and keeps its
+    /// memory flat (in memory only; empty otherwise).
+    ///
+    /// ```
+    /// use opentelemetry::trace::{Tracer as _, TracerProvider as _};
+    ///
+    /// let telemetry = oa_observe::Telemetry::in_memory();
+    /// telemetry.tracer_provider().tracer("t").in_span("work", |_| {});
+    /// assert_eq!(telemetry.take_spans().len(), 1);
+    /// assert!(telemetry.spans().is_empty());
+    /// ```
+    pub fn take_spans(&self) -> Vec<opentelemetry_sdk::trace::SpanData> {
+        self.spans.as_ref().map(SpanCapture::take).unwrap_or_default()
+    }
+
+    /// The log records emitted so far, taken out of memory (in memory only; empty otherwise).
+    pub fn take_log_records(&self) -> Vec<CapturedLog> {
+        self.logs.as_ref().map(LogCapture::take).unwrap_or_default()
+    }
+
     /// Flushes and shuts down all three providers, exporting what is pending.
     ///
     /// # Errors

@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use crate::call::hook::{DeltaKind, TokenDelta};
-use crate::call::wire::{Mapped, WireFormat};
+use crate::call::wire::{Mapped, StreamFold, WireFormat};
 use crate::endpoint::Endpoint;
-use crate::error::{Category, ProviderError};
+use crate::error::{Category, PartialStream, ProviderError};
 use crate::http::Reply;
 use crate::http::sse::SseDecoder;
 use crate::model::CompletionRequest;
@@ -45,15 +45,12 @@ impl Exchange<'_> {
             return self.read_stream(&mut reply).await;
         }
         let body = transport.read_body(&mut reply).await?;
-        let raw: Value = serde_json::from_slice(&body)
-            .map_err(|_| ProviderError::invalid_response("response body is not JSON"))?;
-        Ok((self.wire.map_body(&raw, self.tools)?, raw))
+        decode_body(self.wire, &body, self.tools, &|text| transport.scrub(text))
     }
 
     async fn read_stream(&self, reply: &mut Reply) -> Result<(Mapped, Value), ProviderError> {
         let transport = &self.endpoint.transport;
-        let mut decoder = SseDecoder::new(transport.limits.max_sse_line_bytes);
-        let Some(mut fold) = self.wire.stream_fold() else {
+        let Some(mut reader) = StreamReader::new(self.wire, transport.limits.max_sse_line_bytes) else {
             return Err(ProviderError::invalid_request(format!(
                 "the {} mapping does not support streaming",
                 self.wire.mapping()
@@ -73,41 +70,120 @@ impl Exchange<'_> {
             }
         };
         let scrub = |text: &str| transport.scrub(text);
-        // One buffer for the events of every chunk, drained as they are folded.
-        let mut events = Vec::new();
-        while !fold.is_done() {
+        loop {
             let chunk = match transport.next_chunk(reply).await {
                 Ok(chunk) => chunk,
-                Err(error) => return Err(error.with_partial(fold.partial())),
+                Err(error) => return Err(error.with_partial(reader.partial())),
             };
-            events.clear();
-            let decoded = match &chunk {
-                Some(bytes) => decoder.push(bytes, &mut events),
-                None => decoder.finish(&mut events),
-            };
-            // Events completed before a bad line are folded in first, so the error carries what arrived.
-            for event in events.drain(..) {
-                fold.on_data(&event.data, &mut emit, &scrub)?;
-                if fold.is_done() {
-                    break;
-                }
-            }
-            if !fold.is_done() {
-                decoded.map_err(|error| {
-                    ProviderError::invalid_response(format!("malformed event stream: {error}"))
-                        .with_partial(fold.partial())
-                })?;
-            }
-            if chunk.is_none() {
+            if reader.feed(chunk.as_deref(), &mut emit, &scrub)? {
                 break;
             }
         }
-        if !fold.is_done() && !fold.is_complete() {
+        reader.finish(self.tools, &scrub)
+    }
+}
+
+/// An atomic response body to the wire format's mapped parts and its `raw` JSON; `scrub` is applied to an error's
+/// message, which may quote the body.
+pub(crate) fn decode_body(
+    wire: &dyn WireFormat,
+    body: &[u8],
+    tools: &CheckedTools<'_>,
+    scrub: &dyn Fn(&str) -> String,
+) -> Result<(Mapped, Value), ProviderError> {
+    let raw: Value = serde_json::from_slice(body)
+        .map_err(|_| ProviderError::invalid_response("response body is not JSON"))?;
+    let mapped = wire
+        .map_body(&raw, tools)
+        .map_err(|error| error.scrubbed(scrub))?;
+    Ok((mapped, raw))
+}
+
+/// A streamed response read chunk by chunk, however the bytes are split: Server-Sent Events decoded, each event's
+/// data folded by the wire format, and content deltas handed to `emit` as they are folded.
+pub(crate) struct StreamReader {
+    decoder: SseDecoder,
+    fold: Box<dyn StreamFold>,
+}
+
+impl StreamReader {
+    /// A reader for `wire`'s stream; `None` when the mapping does not stream.
+    pub(crate) fn new(wire: &dyn WireFormat, max_sse_line_bytes: usize) -> Option<Self> {
+        Some(Self {
+            decoder: SseDecoder::new(max_sse_line_bytes),
+            fold: wire.stream_fold()?,
+        })
+    }
+
+    /// Feeds the next chunk, `None` at the end of the stream; `true` once nothing more is to be read (the terminal
+    /// marker arrived, or the stream ended).
+    ///
+    /// # Errors
+    ///
+    /// A malformed event stream, a chunk the fold rejects, or an error the provider sent in the stream; each
+    /// carries what had arrived. An event the end of the stream completed (no blank line closed it) that cannot be
+    /// read is the connection cut mid-event: `provider_unavailable`, which a retry may cure, not a malformed answer.
+    pub(crate) fn feed(
+        &mut self,
+        chunk: Option<&[u8]>,
+        emit: &mut dyn FnMut(DeltaKind, &str),
+        scrub: &dyn Fn(&str) -> String,
+    ) -> Result<bool, ProviderError> {
+        let mut events = Vec::new();
+        let decoded = match chunk {
+            Some(bytes) => self.decoder.push(bytes, &mut events),
+            None => self.decoder.finish(&mut events),
+        };
+        let cut_mid_event = |error: ProviderError, partial: PartialStream| {
+            if chunk.is_none() && error.is_invalid_response() {
+                ProviderError::new(
+                    Category::Unavailable,
+                    format!("the stream ended mid-event: {}", error.message()),
+                )
+                .with_partial(partial)
+            } else {
+                error
+            }
+        };
+        // Events completed before a bad line are folded in first, so the error carries what arrived.
+        for event in events {
+            if let Err(error) = self.fold.on_data(&event.data, emit, scrub) {
+                return Err(cut_mid_event(error, self.fold.partial()));
+            }
+            if self.fold.is_done() {
+                return Ok(true);
+            }
+        }
+        if let Err(error) = decoded {
+            let error = ProviderError::invalid_response(format!("malformed event stream: {error}"))
+                .with_partial(self.fold.partial());
+            return Err(cut_mid_event(error, self.fold.partial()));
+        }
+        Ok(chunk.is_none())
+    }
+
+    /// What has arrived, for an error raised mid-stream.
+    pub(crate) fn partial(&self) -> PartialStream {
+        self.fold.partial()
+    }
+
+    /// The assembled response once [`feed`](Self::feed) said the stream is over.
+    ///
+    /// # Errors
+    ///
+    /// `provider_unavailable` when the stream ended before its terminal marker or a finish reason; the wire
+    /// format's mapping errors, with `scrub` applied to their messages (they may quote the stream).
+    pub(crate) fn finish(
+        &self,
+        tools: &CheckedTools<'_>,
+        scrub: &dyn Fn(&str) -> String,
+    ) -> Result<(Mapped, Value), ProviderError> {
+        if !self.fold.is_done() && !self.fold.is_complete() {
             return Err(
                 ProviderError::new(Category::Unavailable, "stream ended before it completed")
-                    .with_partial(fold.partial()),
+                    .with_partial(self.fold.partial()),
             );
         }
-        fold.finish(self.tools)
+        self.fold.finish(tools).map_err(|error| error.scrubbed(scrub))
     }
 }

@@ -5,7 +5,7 @@
 mod attempt;
 mod complete;
 pub(crate) mod diagnostic;
-mod exchange;
+pub(crate) mod exchange;
 pub(crate) mod hook;
 pub(crate) mod managed;
 mod precheck;

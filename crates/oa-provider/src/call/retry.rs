@@ -331,6 +331,17 @@ mod tests {
         ProviderError::new(Category::Unavailable, "down")
     }
 
+    /// Found by cargo-mutants (a Debug that wrote nothing went unnoticed): a reask prints as a fixed mark, never
+    /// its template, and a retry configuration says only whether it has one.
+    #[test]
+    fn a_reask_prints_as_a_mark_not_its_template() {
+        let reask = Reask::template("secret template {error_message}");
+        assert_eq!(format!("{reask:?}"), "Reask(..)");
+        let config = format!("{:?}", RetryConfig::new(2).with_reask(reask));
+        assert!(config.contains("reask: true"), "{config}");
+        assert!(!config.contains("secret template"), "{config}");
+    }
+
     #[test]
     fn exponential_backoff_doubles_to_the_cap_and_jitter_stays_below() {
         let plain = Backoff::Exponential {

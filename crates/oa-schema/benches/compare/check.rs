@@ -151,7 +151,8 @@ fn check_tool_untimed(tool: Tool, workload: &Workload) -> ToolCheck {
     let compiled: Vec<_> = workload
         .schemas
         .iter()
-        .map(|schema| tools::compile(tool, schema, workload.format_assertion))
+        .zip(&workload.drafts)
+        .map(|(schema, draft)| tools::compile(tool, schema, *draft, workload.format_assertion))
         .collect();
     let outcomes = workload
         .instance_sets
@@ -338,16 +339,19 @@ fn plan_cases(workload: Workload, checks: &[(Tool, Option<ToolCheck>)], record: 
 fn reindex(workload: Workload, keep_schema: &[bool], instance_sets: Vec<InstanceSet>) -> Workload {
     let mut new_idx = vec![usize::MAX; workload.schemas.len()];
     let mut schemas = Vec::new();
+    let mut drafts = Vec::new();
     let mut schema_names = Vec::new();
-    for (schema_idx, (schema, name)) in workload
+    for (schema_idx, ((schema, draft), name)) in workload
         .schemas
         .into_iter()
+        .zip(workload.drafts)
         .zip(workload.schema_names)
         .enumerate()
     {
         if keep_schema[schema_idx] {
             new_idx[schema_idx] = schemas.len();
             schemas.push(schema);
+            drafts.push(draft);
             schema_names.push(name);
         }
     }
@@ -364,6 +368,7 @@ fn reindex(workload: Workload, keep_schema: &[bool], instance_sets: Vec<Instance
         .collect();
     Workload {
         schemas,
+        drafts,
         schema_names,
         instance_sets,
         ..workload
@@ -410,6 +415,7 @@ fn clone_workload(workload: &Workload) -> Workload {
     Workload {
         name: workload.name.clone(),
         schemas: workload.schemas.clone(),
+        drafts: workload.drafts.clone(),
         schema_names: workload.schema_names.clone(),
         instance_sets: workload
             .instance_sets

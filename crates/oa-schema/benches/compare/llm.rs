@@ -20,6 +20,7 @@ fn workload(name: &str, schema: Value, valid: Value, invalid: Value) -> Workload
     Workload {
         name: name.to_owned(),
         schemas: vec![schema],
+        drafts: vec![oa_schema::Draft::Draft202012],
         schema_names: vec![name.to_owned()],
         instance_sets: vec![
             InstanceSet::valid(vec![(0, valid)]),

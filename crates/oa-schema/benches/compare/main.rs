@@ -11,9 +11,14 @@
 //!
 //! Run: `CARGO_TARGET_DIR=... cargo bench -p oa-schema --bench compare` (criterion filters work after `--`).
 
+// The SchemaStore test's loader; the benchmark uses the schemas and documents, not the resources or the retriever.
+#[allow(dead_code)]
+#[path = "../../tests/schemastore/catalog.rs"]
+mod catalog;
 mod check;
 mod llm;
 mod report;
+mod schemastore;
 mod tools;
 mod workloads;
 
@@ -26,7 +31,8 @@ use workloads::Workload;
 
 fn main() {
     let criterion_dir = report::criterion_dir();
-    let workloads = workloads::all();
+    let mut workloads = workloads::all();
+    workloads.push(schemastore::workload());
     let plans = check::plan_all(workloads, &criterion_dir);
 
     let mut criterion = Criterion::default()
@@ -135,12 +141,14 @@ fn compile_all(
         workload
             .schemas
             .iter()
-            .map(|schema| tools::compile(tool, schema, format_assertion))
+            .zip(&workload.drafts)
+            .map(|(schema, draft)| tools::compile(tool, schema, *draft, format_assertion))
             .collect()
     } else {
         owned
             .into_iter()
-            .map(|schema| tools::compile_owned(tool, schema, format_assertion))
+            .zip(&workload.drafts)
+            .map(|(schema, draft)| tools::compile_owned(tool, schema, *draft, format_assertion))
             .collect()
     };
     match compile_result {

@@ -1,7 +1,10 @@
 //! The three validators behind one small interface: compile, ask `is_valid`, collect every error.
 //!
-//! Each tool is driven through its public API only, configured alike: draft 2020-12, no network or file
-//! resolution, `format` asserting only where the workload asks for it (the keyword micro cases).
+//! Each tool is driven through its public API only, configured alike: the schema's draft (2020-12 for every workload
+//! but SchemaStore's, whose schemas declare theirs), no network or file resolution, `format` asserting only where
+//! the workload asks for it (the keyword micro cases, SchemaStore).
+
+use oa_schema::Draft;
 
 use serde_json::Value;
 
@@ -45,47 +48,75 @@ pub(crate) enum Compiled {
     Boon(boon::Schemas, boon::SchemaIndex),
 }
 
-/// Compiles `schema` with `tool`. boon takes ownership of the document, so it gets a clone here; the compile
-/// benchmark clones outside the timed region instead (see [`compile_owned`]).
-pub(crate) fn compile(tool: Tool, schema: &Value, format_assertion: bool) -> Result<Compiled, String> {
+/// Compiles `schema`, of `draft`, with `tool`. boon takes ownership of the document, so it gets a clone here; the
+/// compile benchmark clones outside the timed region instead (see [`compile_owned`]).
+pub(crate) fn compile(
+    tool: Tool,
+    schema: &Value,
+    draft: Draft,
+    format_assertion: bool,
+) -> Result<Compiled, String> {
     match tool {
-        Tool::OaSchema => compile_oa(schema, format_assertion),
-        Tool::Jsonschema => compile_jsonschema(schema, format_assertion),
-        Tool::Boon => compile_boon(schema.clone(), format_assertion),
+        Tool::OaSchema => compile_oa(schema, draft, format_assertion),
+        Tool::Jsonschema => compile_jsonschema(schema, draft, format_assertion),
+        Tool::Boon => compile_boon(schema.clone(), draft, format_assertion),
     }
 }
 
 /// Compiles an owned document (for boon, which takes ownership); the other tools borrow it.
-pub(crate) fn compile_owned(tool: Tool, schema: Value, format_assertion: bool) -> Result<Compiled, String> {
+pub(crate) fn compile_owned(
+    tool: Tool,
+    schema: Value,
+    draft: Draft,
+    format_assertion: bool,
+) -> Result<Compiled, String> {
     match tool {
-        Tool::Boon => compile_boon(schema, format_assertion),
-        _ => compile(tool, &schema, format_assertion),
+        Tool::Boon => compile_boon(schema, draft, format_assertion),
+        _ => compile(tool, &schema, draft, format_assertion),
     }
 }
 
-/// Compiles with oa-schema.
-pub(crate) fn compile_oa(schema: &Value, format_assertion: bool) -> Result<Compiled, String> {
+/// Compiles with oa-schema, `draft` for a schema without `$schema` (the workloads' schemas declare no other).
+pub(crate) fn compile_oa(schema: &Value, draft: Draft, format_assertion: bool) -> Result<Compiled, String> {
     oa_schema::Validator::options()
         .format_assertion(format_assertion)
+        .default_draft(draft)
         .build(schema)
         .map(Compiled::OaSchema)
         .map_err(|err| err.to_string())
 }
 
-/// Compiles with jsonschema, pinned to draft 2020-12.
-pub(crate) fn compile_jsonschema(schema: &Value, format_assertion: bool) -> Result<Compiled, String> {
+/// Compiles with jsonschema, pinned to `draft`.
+pub(crate) fn compile_jsonschema(
+    schema: &Value,
+    draft: Draft,
+    format_assertion: bool,
+) -> Result<Compiled, String> {
+    let draft = match draft {
+        Draft::Draft4 => jsonschema::Draft::Draft4,
+        Draft::Draft6 => jsonschema::Draft::Draft6,
+        Draft::Draft7 => jsonschema::Draft::Draft7,
+        Draft::Draft201909 => jsonschema::Draft::Draft201909,
+        _ => jsonschema::Draft::Draft202012,
+    };
     jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
+        .with_draft(draft)
         .should_validate_formats(format_assertion)
         .build(schema)
         .map(Compiled::Jsonschema)
         .map_err(|err| err.to_string())
 }
 
-/// Compiles with boon, pinned to draft 2020-12 for documents without `$schema`.
-pub(crate) fn compile_boon(schema: Value, format_assertion: bool) -> Result<Compiled, String> {
+/// Compiles with boon, `draft` for documents without `$schema`.
+pub(crate) fn compile_boon(schema: Value, draft: Draft, format_assertion: bool) -> Result<Compiled, String> {
     let mut compiler = boon::Compiler::new();
-    compiler.set_default_draft(boon::Draft::V2020_12);
+    compiler.set_default_draft(match draft {
+        Draft::Draft4 => boon::Draft::V4,
+        Draft::Draft6 => boon::Draft::V6,
+        Draft::Draft7 => boon::Draft::V7,
+        Draft::Draft201909 => boon::Draft::V2019_09,
+        _ => boon::Draft::V2020_12,
+    });
     if format_assertion {
         compiler.enable_format_assertions();
     }

@@ -1,6 +1,7 @@
 //! The benchmark's workloads: ../shared/bench-data read at run time (never copied into the repository), plus the
 //! LLM-shaped schemas of [`crate::llm`].
 
+use oa_schema::Draft;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -9,8 +10,11 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Workload {
     /// Row name in the report and criterion group suffix.
     pub(crate) name: String,
-    /// The schemas compiled together in one compile measurement (one, except for the keyword micro cases).
+    /// The schemas compiled together in one compile measurement (one, except for the keyword micro cases and
+    /// SchemaStore).
     pub(crate) schemas: Vec<Value>,
+    /// Each schema's draft, given to every tool alike (2020-12 but for SchemaStore's schemas).
+    pub(crate) drafts: Vec<Draft>,
     /// A name per schema, for the report of dropped cases (the workload name when there is one schema).
     pub(crate) schema_names: Vec<String>,
     /// Instance sets, each measured as one `is_valid` and one error-collection row.
@@ -89,6 +93,7 @@ fn from_files(name: &str, schema: &str, valid: &[&str], invalid: &[&str]) -> Wor
     Workload {
         name: name.to_owned(),
         schemas: vec![load(schema)],
+        drafts: vec![Draft::Draft202012],
         schema_names: vec![name.to_owned()],
         instance_sets,
         format_assertion: false,
@@ -184,6 +189,7 @@ fn keywords() -> Workload {
     }
     Workload {
         name: "keywords".to_owned(),
+        drafts: vec![Draft::Draft202012; schemas.len()],
         schemas,
         schema_names,
         instance_sets: vec![InstanceSet::valid(valid), InstanceSet::invalid(invalid)],

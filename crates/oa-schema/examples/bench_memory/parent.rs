@@ -197,6 +197,7 @@ fn floor() -> Workload {
     Workload {
         name: FLOOR.to_owned(),
         schemas: vec![json!({})],
+        drafts: vec![oa_schema::Draft::Draft202012],
         schema_names: vec![FLOOR.to_owned()],
         instance_sets: vec![workloads::InstanceSet::valid(vec![(0, Value::Null)])],
         format_assertion: false,

@@ -1,8 +1,10 @@
 //! `allOf`, `anyOf`, `oneOf` and `not`, with the reporting rules of proposal 0126.
 //!
-//! A union no member of which is satisfied reports the failing assertions of every member whose own `type` admits
-//! the instance (members without `type` count); when no member admits it, one violation at the union names the
-//! members' types. Members are first probed without collecting, so a satisfied union costs no report at all.
+//! A union no member of which is satisfied reports the failing assertions of every member whose type admits the
+//! instance, after resolving references (a member's `type` met with that of the schemas its `$ref`,
+//! `$dynamicRef` or `$recursiveRef` lead to; a member with no type anywhere counts); when no member admits it, one
+//! violation at the union names the members' types. Members are first probed without collecting, so a satisfied
+//! union costs no report at all.
 
 use super::Keyword;
 use crate::compile::NodeCompiler;
@@ -10,7 +12,7 @@ use crate::equal::json_equal;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::evaluated::Evaluated;
-use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
+use crate::node::{Body, CompiledSchema, JsonType, Node, NodeId, TypeSet};
 use serde_json::Value;
 
 pub(super) fn compile_list(
@@ -192,16 +194,12 @@ fn report_union<'v>(
     let admitting: Vec<NodeId> = nodes
         .iter()
         .copied()
-        .filter(|id| {
-            schema.nodes[*id as usize]
-                .own_type
-                .is_none_or(|types| types.admits(instance))
-        })
+        .filter(|id| member_type(schema, frame, *id).is_none_or(|types| types.admits(instance)))
         .collect();
     if admitting.is_empty() {
         let types = nodes
             .iter()
-            .filter_map(|id| schema.nodes[*id as usize].own_type)
+            .filter_map(|id| member_type(schema, frame, *id))
             .fold(TypeSet::default(), TypeSet::union);
         let mut message = ev.message_of(&["expected "]);
         types.push_description(&mut message);
@@ -238,6 +236,57 @@ fn report_union<'v>(
         ev.descend(frame, id, instance, None, relative, None);
     }
     false
+}
+
+/// How many schemas to visit when resolving a union member's type through references (a cycle of references
+/// without a type ends there).
+const MAX_TYPE_HOPS: usize = 64;
+
+/// A union member's type by 0126's rule, "after resolving references": its own `type`, met with the type of every
+/// schema its `$ref`, `$dynamicRef` or `$recursiveRef` leads to (dynamic ones resolved in `frame`'s dynamic scope),
+/// through chains of them. `None` when none of them has a `type`: such a member counts as matching. Other
+/// applicators are not looked into: a member that is a composite has no type of its own.
+fn member_type(schema: &CompiledSchema, frame: &Frame<'_, '_>, id: NodeId) -> Option<TypeSet> {
+    let member = &schema.nodes[id as usize];
+    if !member.refers {
+        return member.own_type;
+    }
+    let mut found: Option<TypeSet> = None;
+    // A member refers to one schema at a time, nearly always: the next one is kept in hand, and only a schema with
+    // both `$ref` and `$dynamicRef` puts one aside (so a failed union allocates nothing here).
+    let mut next = Some(id);
+    let mut aside = Vec::new();
+    let mut visited = 0;
+    while let Some(id) = next.take().or_else(|| aside.pop()) {
+        visited += 1;
+        if visited > MAX_TYPE_HOPS {
+            break;
+        }
+        let node = &schema.nodes[id as usize];
+        let Body::Keywords(keywords) = &node.body else {
+            continue;
+        };
+        if let Some(own) = node.own_type {
+            found = Some(found.map_or(own, |types| types.meet(own)));
+        }
+        if !node.refers {
+            continue;
+        }
+        for keyword in keywords.iter() {
+            let target = match keyword {
+                Keyword::Ref(target) => *target,
+                Keyword::DynamicRef { target, anchor, .. } => {
+                    super::ref_::dynamic_target(schema, frame, *target, anchor.as_deref())
+                }
+                _ => continue,
+            };
+            match next {
+                None => next = Some(target),
+                Some(_) => aside.push(target),
+            }
+        }
+    }
+    found
 }
 
 /// How many `$ref`/`allOf` hops to follow when looking for a member's discriminating properties.

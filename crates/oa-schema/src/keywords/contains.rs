@@ -9,16 +9,21 @@ use crate::evaluated::Evaluated;
 use crate::node::{Node, NodeId};
 use serde_json::{Map, Value};
 
+/// Compiles `contains`; `counted` reads `minContains`/`maxContains` (2019-09 on), `annotates` makes its matches
+/// evaluated items for `unevaluatedItems` (2020-12).
 pub(super) fn compile(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
+    counted: bool,
+    annotates: bool,
 ) -> Result<Keyword, SchemaError> {
-    let (min, min_explicit) = match object.get("minContains") {
+    let (min, min_explicit) = match object.get("minContains").filter(|_| counted) {
         Some(value) => (count(cx, "minContains", value)?, true),
         None => (1, false),
     };
     let max = object
         .get("maxContains")
+        .filter(|_| counted)
         .map(|value| count(cx, "maxContains", value))
         .transpose()?;
     Ok(Keyword::Contains {
@@ -26,20 +31,20 @@ pub(super) fn compile(
         min,
         max,
         min_explicit,
+        annotates,
     })
 }
 
-#[allow(clippy::too_many_arguments)] // The evaluator's common arguments plus the keyword's three settings.
+/// `contains` with its counts (`min`, `max`, whether `min` was written); matched items are recorded in
+/// `evaluated` when it is given.
 pub(super) fn evaluate<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
-    min: u64,
-    max: Option<u64>,
-    min_explicit: bool,
+    (min, max, min_explicit): (u64, Option<u64>, bool),
     node: &Node,
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
-    evaluated: &mut Option<Evaluated<'v>>,
+    mut evaluated: Option<&mut Evaluated<'v>>,
 ) -> bool {
     let Value::Array(items) = instance else {
         return true;

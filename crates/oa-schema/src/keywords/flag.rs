@@ -163,6 +163,7 @@ impl Flag<'_> {
             Check::MaxProperties(limit) => object::holds_max_properties(limit, instance),
             Check::Pattern(ref regex) => string::holds_pattern(regex, instance),
             Check::Enum(ref options) => enum_::holds_enum(options, instance),
+            Check::Property { ref name, node } => self.property(name, node, instance, depth),
             Check::Shape(ref shape) => match instance {
                 Value::Object(object) => self.shape(shape, object, depth),
                 _ => true,
@@ -188,6 +189,7 @@ impl Flag<'_> {
                 _ => true,
             },
             Check::Nullable { value, index } => self.nullable(value, (id, index), instance, depth),
+            Check::IfChain(ref chain) => self.if_chain(chain, id, instance, depth),
             Check::HandBack => self.handed_back(id, instance, depth),
             Check::Keyword(index) => self.keyword_at(id, index, instance, depth),
         }
@@ -201,6 +203,41 @@ impl Flag<'_> {
             return self.keyword_at(id, index, instance, depth);
         }
         instance.is_null() || self.child(value, instance, depth)
+    }
+
+    /// An `allOf` of `if`/`then` clauses on one property (see [`super::plan::IfChain`]). A clause's `then` sits two
+    /// levels below this node and its `if`'s `const` three: near the depth limit the `allOf` runs as compiled, so
+    /// that the limit is met where the descent would meet it.
+    #[inline(never)]
+    fn if_chain(&mut self, chain: &super::plan::IfChain, id: NodeId, instance: &Value, depth: u32) -> bool {
+        if depth + 3 >= MAX_DEPTH {
+            return self.keyword_at(id, chain.index, instance, depth);
+        }
+        let thens: &[NodeId] = match instance {
+            Value::Object(object) => match object.get(&*chain.property) {
+                None => &chain.every_then,
+                Some(Value::String(tag)) => chain.by_tag.get(tag.as_str()).map_or(&[], |thens| thens),
+                // No clause pins a value of another type: every `if` fails, and no clause has an `else`.
+                Some(_) => &[],
+            },
+            _ => &chain.every_then,
+        };
+        thens.iter().all(|then| self.node(*then, instance, depth + 2))
+            && chain
+                .others
+                .iter()
+                .all(|other| self.child(*other, instance, depth))
+    }
+
+    /// `properties` of one name.
+    #[inline(never)]
+    fn property(&mut self, name: &str, node: NodeId, instance: &Value, depth: u32) -> bool {
+        match instance {
+            Value::Object(object) => object
+                .get(name)
+                .is_none_or(|value| self.child(node, value, depth)),
+            _ => true,
+        }
     }
 
     /// `not`.
@@ -264,7 +301,7 @@ impl Flag<'_> {
                 _ => true,
             },
             Keyword::PrefixItems(ids) => self.prefix_items(ids, instance, depth),
-            Keyword::Items { node: id, skip } => self.items(*id, *skip, instance, depth),
+            Keyword::Items { node: id, skip, .. } => self.items(*id, *skip, instance, depth),
             Keyword::Contains {
                 node: id, min, max, ..
             } => self.contains(*id, *min, *max, instance, depth),
@@ -444,26 +481,54 @@ impl Flag<'_> {
                     .is_none_or(|value| self.child(*id, value, depth))
             });
         }
+        if super::properties::few_names_many_members(entries.len(), object.len()) {
+            return entries.iter().all(|(name, id)| {
+                object
+                    .get(name.as_ref())
+                    .is_none_or(|value| self.child(*id, value, depth))
+            });
+        }
         let (cheap, rest) = by_name.split_at(split.min(by_name.len()));
+        if super::properties::few_names_many_members(object.len(), by_name.len()) {
+            // A small object against a long list (a schema against its meta-schema): each member is looked up.
+            return [cheap, rest].into_iter().all(|group| {
+                object.iter().all(|(key, value)| {
+                    match group.binary_search_by(|(name, _)| super::cmp_names(name, key)) {
+                        Ok(found) => self.child(group[found].1, value, depth),
+                        Err(_) => true,
+                    }
+                })
+            });
+        }
         [cheap, rest].into_iter().all(|group| {
             let mut cursor = 0;
-            object.iter().all(|(key, value)| {
+            for (key, value) in object {
+                // Every name of the group is behind: the rest of the members have no schema here.
+                if cursor >= group.len() {
+                    break;
+                }
                 while let Some((name, id)) = group.get(cursor) {
                     if super::same_name(name, key) {
                         cursor += 1;
-                        return self.child(*id, value, depth);
+                        if !self.child(*id, value, depth) {
+                            return false;
+                        }
+                        break;
                     }
                     match super::cmp_names(name, key) {
                         std::cmp::Ordering::Less => cursor += 1,
                         std::cmp::Ordering::Equal => {
                             cursor += 1;
-                            return self.child(*id, value, depth);
+                            if !self.child(*id, value, depth) {
+                                return false;
+                            }
+                            break;
                         }
                         std::cmp::Ordering::Greater => break,
                     }
                 }
-                true
-            })
+            }
+            true
         })
     }
 
@@ -906,6 +971,148 @@ mod tests {
                             super::is_valid(compiled, &instance),
                             Evaluator::new(compiled, false).run(&instance),
                             "{schema} nesting {nesting} innermost {innermost}"
+                        );
+                    }
+                }
+            }
+        };
+        on_a_deep_stack(check);
+    }
+
+    /// An `allOf` of `if`/`then` clauses on one property (the plan's chain of them): verdicts must not change,
+    /// whatever the instance's tag (one of the pinned strings, another, another type, none) or kind. The oracle is
+    /// the same schema with each pin wrapped in an `anyOf`, which the chain does not recognise.
+    #[test]
+    fn if_chains_agree_with_the_collecting_evaluator() {
+        let then = prop_oneof![
+            Just(json!({ "required": ["x"] })),
+            Just(json!({ "properties": { "x": { "type": "integer" } } })),
+            Just(json!({ "type": "object" })),
+            Just(json!(false)),
+            Just(json!({ "not": { "required": ["y"] } })),
+        ];
+        let clause = (
+            prop::sample::select(vec!["a", "b", "c"]),
+            prop::sample::select(vec!["tag", "tag", "kind"]),
+            then,
+        );
+        let schemas = (prop::collection::vec(clause, 3..7), any::<bool>()).prop_map(|(clauses, extra)| {
+            let mut chained = Vec::new();
+            let mut hidden = Vec::new();
+            // The chain is on the first clause's property, when three clauses or more share it.
+            let first = clauses.first().map(|(_, property, _)| *property);
+            let chains = clauses
+                .iter()
+                .filter(|(_, property, _)| Some(*property) == first)
+                .count()
+                >= 3;
+            for (pin, property, then) in clauses {
+                chained.push(json!({ "if": { "properties": { property: { "const": pin } } }, "then": then }));
+                hidden.push(json!({
+                    "if": { "properties": { property: { "anyOf": [{ "const": pin }] } } },
+                    "then": then
+                }));
+            }
+            if extra {
+                chained.push(json!({ "required": ["y"] }));
+                hidden.push(json!({ "required": ["y"] }));
+            }
+            (json!({ "allOf": chained }), json!({ "allOf": hidden }), chains)
+        });
+        let tag = prop_oneof![
+            prop::sample::select(vec!["a", "b", "c", "d"]).prop_map(|tag| json!(tag)),
+            Just(json!(1)),
+            Just(json!(null)),
+        ];
+        let object = (
+            prop::option::of(tag.clone()),
+            prop::option::of(tag),
+            prop::option::of(any_instance()),
+            any::<bool>(),
+        )
+            .prop_map(|(tag, kind, x, y)| {
+                let mut object = serde_json::Map::new();
+                for (name, value) in [("tag", tag), ("kind", kind), ("x", x)] {
+                    if let Some(value) = value {
+                        object.insert(name.to_owned(), value);
+                    }
+                }
+                if y {
+                    object.insert("y".to_owned(), json!(true));
+                }
+                Value::Object(object)
+            });
+        let instance = prop_oneof![4 => object, 1 => any_instance()];
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1024));
+        runner
+            .run(&(schemas, instance), |((schema, hidden, chains), instance)| {
+                let validator = Validator::new(&schema).unwrap();
+                let compiled = validator.compiled();
+                prop_assert_eq!(has_if_chain(compiled), chains, "{}", schema);
+                let flag = super::is_valid(compiled, &instance);
+                prop_assert_eq!(
+                    flag,
+                    Evaluator::new(compiled, false).run(&instance),
+                    "{} {}",
+                    schema,
+                    instance
+                );
+                let oracle = Validator::new(&hidden).unwrap();
+                prop_assert!(!has_if_chain(oracle.compiled()), "{}", hidden);
+                prop_assert_eq!(
+                    flag,
+                    Evaluator::new(oracle.compiled(), false).run(&instance),
+                    "{} {}",
+                    schema,
+                    instance
+                );
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    /// Whether some plan runs an `allOf` as a chain of `if`/`then` clauses.
+    fn has_if_chain(compiled: &crate::node::CompiledSchema) -> bool {
+        compiled.plans.iter().any(|plan| {
+            (0..6).any(|kind| {
+                plan.checks_for(kind)
+                    .iter()
+                    .any(|check| matches!(check, super::Check::IfChain(_)))
+            })
+        })
+    }
+
+    /// A chain of `if`/`then` clauses recursing through a `then` must agree with the descent near the depth limit:
+    /// the chain runs only while the `if`s' pins are within it (the recursion entered at every offset).
+    #[test]
+    fn if_chains_agree_with_the_collecting_evaluator_near_the_depth_limit() {
+        let clause = |pin: &str| {
+            json!({ "if": { "properties": { "t": { "const": pin } } },
+                    "then": { "properties": { "c": { "$ref": "#/$defs/n" } } } })
+        };
+        // One recursing clause per pin: two for one pin would apply the recursion twice at each level.
+        let defs = json!({ "n": { "allOf": [clause("a"), clause("b"), clause("c")] } });
+        let schemas = [
+            json!({ "$defs": defs, "$ref": "#/$defs/n" }),
+            json!({ "$defs": defs, "allOf": [{ "$ref": "#/$defs/n" }] }),
+            json!({ "$defs": defs, "allOf": [{ "allOf": [{ "$ref": "#/$defs/n" }] }] }),
+            json!({ "$defs": defs, "allOf": [{ "allOf": [{ "allOf": [{ "$ref": "#/$defs/n" }] }] }] }),
+        ];
+        let check = move || {
+            for schema in &schemas {
+                let validator = Validator::new(schema).unwrap();
+                let compiled = validator.compiled();
+                assert!(has_if_chain(compiled), "{schema}");
+                for nesting in 120..132 {
+                    for (tag, innermost) in [("a", json!({})), ("b", json!({ "t": "z" })), ("c", json!(5))] {
+                        let mut instance = innermost.clone();
+                        for _ in 0..nesting {
+                            instance = json!({ "t": tag, "c": instance });
+                        }
+                        assert_eq!(
+                            super::is_valid(compiled, &instance),
+                            Evaluator::new(compiled, false).run(&instance),
+                            "{schema} nesting {nesting} tag {tag} innermost {innermost}"
                         );
                     }
                 }

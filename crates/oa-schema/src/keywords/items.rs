@@ -1,4 +1,5 @@
-//! `prefixItems` and `items`: positional schemas, then one schema for the rest.
+//! `prefixItems` and `items`: positional schemas, then one schema for the rest. Before 2020-12 the same pair is
+//! written `items` (an array) and `additionalItems`, and compiles to the same keywords.
 
 use super::{Keyword, is_false};
 use crate::compile::NodeCompiler;
@@ -32,7 +33,41 @@ pub(super) fn compile_items(
     Ok(Keyword::Items {
         node: cx.child(&["items"]),
         skip,
+        keyword: "items",
     })
+}
+
+/// `items` before 2020-12: an array applies position by position (as `prefixItems` does), a schema to every item.
+pub(super) fn compile_legacy_items(
+    cx: &mut NodeCompiler<'_, '_>,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::Array(schemas) = value else {
+        return Ok(Keyword::Items {
+            node: cx.child(&["items"]),
+            skip: 0,
+            keyword: "items",
+        });
+    };
+    let nodes = (0..schemas.len())
+        .map(|idx| cx.child(&["items", &idx.to_string()]))
+        .collect();
+    Ok(Keyword::PrefixItems(nodes))
+}
+
+/// `additionalItems`: the items after those of an array-form `items`; without one it does nothing.
+pub(super) fn compile_additional_items(
+    cx: &mut NodeCompiler<'_, '_>,
+    object: &Map<String, Value>,
+) -> Result<Option<Keyword>, SchemaError> {
+    let Some(Value::Array(positional)) = object.get("items") else {
+        return Ok(None);
+    };
+    Ok(Some(Keyword::Items {
+        node: cx.child(&["additionalItems"]),
+        skip: positional.len(),
+        keyword: "additionalItems",
+    }))
 }
 
 pub(super) fn evaluate_prefix_items<'v>(
@@ -62,10 +97,10 @@ pub(super) fn evaluate_prefix_items<'v>(
     valid
 }
 
+/// `items` (or `additionalItems`, as `keyword` says) over the items after the first `skip`.
 pub(super) fn evaluate_items<'v>(
     ev: &mut Evaluator<'_>,
-    id: NodeId,
-    skip: usize,
+    (id, skip, keyword): (NodeId, usize, &'static str),
     node: &Node,
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
@@ -84,10 +119,10 @@ pub(super) fn evaluate_items<'v>(
             continue;
         }
         let item_valid = if rejects_all {
-            // An item rejected by `items: false` is reported at the item itself.
+            // An item rejected by `items: false` (or `additionalItems: false`) is reported at the item itself.
             let mut detail = Detail::message(ev.message_of(&["item is not allowed"]));
             detail.extra = Some(Extra::Index(item_idx));
-            ev.fail(frame, node, "items", detail)
+            ev.fail(frame, node, keyword, detail)
         } else {
             ev.descend(frame, id, item, Some(Step::Index(item_idx)), relative, None)
         };

@@ -19,6 +19,7 @@ mod type_;
 mod unevaluated;
 
 use crate::compile::NodeCompiler;
+use crate::dialect::{KeywordSpec, Semantics};
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::eval::{Evaluator, Frame};
@@ -47,6 +48,8 @@ pub(crate) enum Keyword {
     DynamicRef {
         target: NodeId,
         anchor: Option<Box<str>>,
+        /// The keyword path step: `/$dynamicRef`, or `/$recursiveRef` (2019-09, compiled to the same).
+        keyword: &'static str,
     },
     /// `type`.
     Type(TypeSet),
@@ -87,14 +90,21 @@ pub(crate) enum Keyword {
     UniqueItems,
     /// `prefixItems`.
     PrefixItems(Box<[NodeId]>),
-    /// `items`, applying after the `prefixItems` ones.
-    Items { node: NodeId, skip: usize },
+    /// `items`, applying after the `prefixItems` ones (or `additionalItems`, after those of an array-form `items`:
+    /// `keyword` names which, for reports).
+    Items {
+        node: NodeId,
+        skip: usize,
+        keyword: &'static str,
+    },
     /// `contains` with `minContains`/`maxContains`.
     Contains {
         node: NodeId,
         min: u64,
         max: Option<u64>,
         min_explicit: bool,
+        /// Whether matched items count as evaluated for `unevaluatedItems` (from 2020-12 on).
+        annotates: bool,
     },
     /// `maxProperties`.
     MaxProperties(u64),
@@ -195,13 +205,26 @@ impl Keyword {
     }
 }
 
-/// Compiles one keyword of a schema object; `None` for keywords that only annotate.
+/// Compiles one keyword of a schema object; `None` for keywords that only annotate. A keyword whose meaning
+/// changed between drafts compiles by its [`Semantics`]; the others by name, as in 2020-12.
 pub(crate) fn compile<'a>(
     cx: &mut NodeCompiler<'_, 'a>,
-    name: &str,
+    spec: &KeywordSpec,
     value: &'a Value,
     object: &'a Map<String, Value>,
 ) -> Result<Option<Keyword>, SchemaError> {
+    let name = spec.name;
+    match spec.semantics {
+        Semantics::Standard => {}
+        Semantics::LegacyItems => return items::compile_legacy_items(cx, value).map(Some),
+        Semantics::AdditionalItems => return items::compile_additional_items(cx, object),
+        Semantics::Draft4Bound => return numeric::compile_draft4_bound(cx, name, value, object).map(Some),
+        // Read by the bound it modifies.
+        Semantics::Draft4Exclusive => return Ok(None),
+        Semantics::ContainsOne => return contains::compile(cx, object, false, false).map(Some),
+        Semantics::ContainsCounted => return contains::compile(cx, object, true, false).map(Some),
+        Semantics::RecursiveRef => return ref_::compile_recursive_ref(cx, value).map(Some),
+    }
     match name {
         "$ref" => ref_::compile_ref(cx, value).map(Some),
         "$dynamicRef" => ref_::compile_dynamic_ref(cx, value).map(Some),
@@ -221,7 +244,7 @@ pub(crate) fn compile<'a>(
         "uniqueItems" => Ok((value == &Value::Bool(true)).then_some(Keyword::UniqueItems)),
         "prefixItems" => items::compile_prefix_items(cx, value).map(Some),
         "items" => items::compile_items(cx, object).map(Some),
-        "contains" => contains::compile(cx, object).map(Some),
+        "contains" => contains::compile(cx, object, true, true).map(Some),
         "maxProperties" => Ok(Some(Keyword::MaxProperties(count(cx, name, value)?))),
         "minProperties" => Ok(Some(Keyword::MinProperties(count(cx, name, value)?))),
         "required" => object::compile_required(cx, value).map(Some),
@@ -256,9 +279,17 @@ pub(crate) fn evaluate<'v>(
 ) -> bool {
     match keyword {
         Keyword::Ref(target) => ref_::evaluate_ref(ev, *target, instance, frame, evaluated),
-        Keyword::DynamicRef { target, anchor } => {
-            ref_::evaluate_dynamic_ref(ev, *target, anchor.as_deref(), instance, frame, evaluated)
-        }
+        Keyword::DynamicRef {
+            target,
+            anchor,
+            keyword,
+        } => ref_::evaluate_dynamic_ref(
+            ev,
+            (*target, anchor.as_deref(), keyword),
+            instance,
+            frame,
+            evaluated,
+        ),
         Keyword::Type(types) => type_::evaluate(ev, *types, node, instance, frame),
         Keyword::Const(expected) => enum_::evaluate_const(ev, expected, node, instance, frame),
         Keyword::Enum(options) => enum_::evaluate_enum(ev, options, node, instance, frame),
@@ -283,24 +314,25 @@ pub(crate) fn evaluate<'v>(
         Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),
         Keyword::UniqueItems => array::evaluate_unique_items(ev, node, instance, frame),
         Keyword::PrefixItems(nodes) => items::evaluate_prefix_items(ev, nodes, instance, frame, evaluated),
-        Keyword::Items { node: items, skip } => {
-            items::evaluate_items(ev, *items, *skip, node, instance, frame, evaluated)
-        }
+        Keyword::Items {
+            node: items,
+            skip,
+            keyword,
+        } => items::evaluate_items(ev, (*items, *skip, keyword), node, instance, frame, evaluated),
         Keyword::Contains {
             node: contains,
             min,
             max,
             min_explicit,
+            annotates,
         } => contains::evaluate(
             ev,
             *contains,
-            *min,
-            *max,
-            *min_explicit,
+            (*min, *max, *min_explicit),
             node,
             instance,
             frame,
-            evaluated,
+            evaluated.as_mut().filter(|_| *annotates),
         ),
         Keyword::MaxProperties(limit) => object::evaluate_max_properties(ev, *limit, node, instance, frame),
         Keyword::MinProperties(limit) => object::evaluate_min_properties(ev, *limit, node, instance, frame),

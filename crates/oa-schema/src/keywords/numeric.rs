@@ -6,7 +6,7 @@ use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
 use crate::number::{MultipleOf, SchemaNumber};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
 /// Which bound.
@@ -16,13 +16,17 @@ pub(crate) enum Bound {
     Maximum,
     ExclusiveMinimum,
     ExclusiveMaximum,
+    /// Draft 4's `minimum` made exclusive by `exclusiveMinimum: true` (reported as `minimum`, where the limit is).
+    MinimumExclusive,
+    /// Draft 4's `maximum` made exclusive by `exclusiveMaximum: true`.
+    MaximumExclusive,
 }
 
 impl Bound {
     fn keyword(self) -> &'static str {
         match self {
-            Self::Minimum => "minimum",
-            Self::Maximum => "maximum",
+            Self::Minimum | Self::MinimumExclusive => "minimum",
+            Self::Maximum | Self::MaximumExclusive => "maximum",
             Self::ExclusiveMinimum => "exclusiveMinimum",
             Self::ExclusiveMaximum => "exclusiveMaximum",
         }
@@ -32,8 +36,8 @@ impl Bound {
         match self {
             Self::Minimum => instance_vs_limit != Ordering::Less,
             Self::Maximum => instance_vs_limit != Ordering::Greater,
-            Self::ExclusiveMinimum => instance_vs_limit == Ordering::Greater,
-            Self::ExclusiveMaximum => instance_vs_limit == Ordering::Less,
+            Self::ExclusiveMinimum | Self::MinimumExclusive => instance_vs_limit == Ordering::Greater,
+            Self::ExclusiveMaximum | Self::MaximumExclusive => instance_vs_limit == Ordering::Less,
         }
     }
 
@@ -41,8 +45,8 @@ impl Bound {
         match self {
             Self::Minimum => "must be at least",
             Self::Maximum => "must be at most",
-            Self::ExclusiveMinimum => "must be greater than",
-            Self::ExclusiveMaximum => "must be less than",
+            Self::ExclusiveMinimum | Self::MinimumExclusive => "must be greater than",
+            Self::ExclusiveMaximum | Self::MaximumExclusive => "must be less than",
         }
     }
 }
@@ -52,14 +56,43 @@ pub(super) fn compile_bound(
     name: &str,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
-    let Value::Number(number) = value else {
-        return Err(cx.invalid(name, "expected a number"));
-    };
     let bound = match name {
         "minimum" => Bound::Minimum,
         "maximum" => Bound::Maximum,
         "exclusiveMinimum" => Bound::ExclusiveMinimum,
         _ => Bound::ExclusiveMaximum,
+    };
+    bound_keyword(cx, name, bound, value)
+}
+
+/// Draft 4's `minimum`/`maximum`, exclusive when the sibling `exclusiveMinimum`/`exclusiveMaximum` is `true`.
+pub(super) fn compile_draft4_bound(
+    cx: &mut NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+    object: &Map<String, Value>,
+) -> Result<Keyword, SchemaError> {
+    let (flag, inclusive, exclusive) = if name == "minimum" {
+        ("exclusiveMinimum", Bound::Minimum, Bound::MinimumExclusive)
+    } else {
+        ("exclusiveMaximum", Bound::Maximum, Bound::MaximumExclusive)
+    };
+    let bound = match object.get(flag) {
+        None | Some(Value::Bool(false)) => inclusive,
+        Some(Value::Bool(true)) => exclusive,
+        Some(_) => return Err(cx.invalid(flag, "expected a boolean")),
+    };
+    bound_keyword(cx, name, bound, value)
+}
+
+fn bound_keyword(
+    cx: &NodeCompiler<'_, '_>,
+    name: &str,
+    bound: Bound,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::Number(number) = value else {
+        return Err(cx.invalid(name, "expected a number"));
     };
     Ok(Keyword::Bound {
         bound,
@@ -151,6 +184,7 @@ pub(super) fn evaluate_multiple_of(
 /// rounded values is the exact answer; only ties (and values beyond `f64`) take the exact decimal path.
 /// A tie between two plain integers of at most 15 digits is equality (both are exact in `f64`), which settles the
 /// usual `maximum: 10` against `10` without it.
+#[inline]
 fn compare(
     instance: &serde_json::Number,
     (limit, approx, text): (&SchemaNumber, Option<f64>, &str),

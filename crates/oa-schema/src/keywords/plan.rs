@@ -148,13 +148,100 @@ pub(crate) enum Check {
     IntBound { bound: Bound, limit: i64, index: u16 },
     /// `pattern`.
     Pattern(EcmaRegex),
-    /// `enum`.
+    /// `enum`, or a `const` as the one-value `enum` it is.
     Enum(Arc<[Value]>),
+    /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
+    /// member looked up, and its schema applied.
+    Property { name: Box<str>, node: NodeId },
+    /// An `allOf` of `if`/`then` clauses keyed by one property's string `const`: only the matching clauses' `then`.
+    IfChain(Arc<IfChain>),
     /// `properties`, `required` and `additionalProperties` fused.
     Shape(Arc<Shape>),
     /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
     /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
     Nullable { value: NodeId, index: u16 },
+}
+
+/// An `allOf` most of whose members are `{"if": {"properties": {P: {"const": "…"}}}, "then": …}` on one property
+/// P, as large schemas switch on a `type` tag (SchemaStore's cloudify has 125 such clauses): rather than evaluate
+/// every `if`, the instance's P is looked up once and only the `then`s whose string it is apply. Such an `if` holds
+/// for an object without P and for a non-object, so then every `then` applies.
+#[derive(Debug)]
+pub(crate) struct IfChain {
+    /// The `allOf` keyword's index in its node, run as compiled near the depth limit.
+    pub(crate) index: u16,
+    /// P.
+    pub(crate) property: Box<str>,
+    /// The clauses' `then`s by the string their `if` pins, in member order.
+    pub(crate) by_tag: foldhash::HashMap<Box<str>, Box<[NodeId]>>,
+    /// Every clause's `then`.
+    pub(crate) every_then: Box<[NodeId]>,
+    /// The other members, applied as `allOf` applies them.
+    pub(crate) others: Box<[NodeId]>,
+}
+
+impl IfChain {
+    /// The fewest clauses worth a chain.
+    const MIN_CLAUSES: usize = 3;
+
+    /// The chain of an `allOf` (keyword `index`) over `members`, if enough of them are clauses on one property.
+    fn of(index: u16, members: &[NodeId], nodes: &[Node]) -> Option<Arc<Self>> {
+        let clauses: Vec<Option<(&str, &str, NodeId)>> =
+            members.iter().map(|member| clause(*member, nodes)).collect();
+        let (property, _, _) = clauses.iter().flatten().next()?;
+        let mut by_tag: foldhash::HashMap<Box<str>, Vec<NodeId>> = foldhash::HashMap::default();
+        let mut every_then = Vec::new();
+        let mut others = Vec::new();
+        for (member, clause) in members.iter().zip(&clauses) {
+            match clause {
+                Some((name, tag, then)) if name == property => {
+                    by_tag.entry((*tag).into()).or_default().push(*then);
+                    every_then.push(*then);
+                }
+                _ => others.push(*member),
+            }
+        }
+        (every_then.len() >= Self::MIN_CLAUSES).then(|| {
+            Arc::new(Self {
+                index,
+                property: (*property).into(),
+                by_tag: by_tag
+                    .into_iter()
+                    .map(|(tag, thens)| (tag, thens.into_boxed_slice()))
+                    .collect(),
+                every_then: every_then.into_boxed_slice(),
+                others: others.into_boxed_slice(),
+            })
+        })
+    }
+}
+
+/// A member that is exactly `{"if": {"properties": {P: {"const": "…"}}}, "then": …}`: P, the string, the `then`.
+fn clause(member: NodeId, nodes: &[Node]) -> Option<(&str, &str, NodeId)> {
+    let keywords = |id: NodeId| match &nodes.get(id as usize)?.body {
+        Body::Keywords(keywords) => Some(&**keywords),
+        Body::Bool(_) => None,
+    };
+    let [
+        Keyword::If {
+            if_,
+            then: Some(then),
+            else_: None,
+        },
+    ] = keywords(member)?
+    else {
+        return None;
+    };
+    let [Keyword::Properties { entries, .. }] = keywords(*if_)? else {
+        return None;
+    };
+    let [(property, pinned)] = &**entries else {
+        return None;
+    };
+    let [Keyword::Const(Value::String(tag))] = keywords(*pinned)? else {
+        return None;
+    };
+    Some((property, tag, *then))
 }
 
 /// An `items` schema that only checks arrays of one item type (see [`Check::ItemsOfArrays`]).
@@ -211,7 +298,7 @@ impl ArraysOf {
                 Keyword::Type(types) => of.types = Kinds::of(*types),
                 Keyword::MinItems(min) => of.min = *min,
                 Keyword::MaxItems(max) => of.max = *max,
-                Keyword::Items { node, skip } => {
+                Keyword::Items { node, skip, .. } => {
                     of.inner = Kinds::of(nodes.get(*node as usize)?.only_type?);
                     of.inner_skip = u32::try_from(*skip).ok()?;
                     has_items = true;
@@ -273,25 +360,26 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
         laid_out.clear();
         laid_out.push((Check::HandBack, ALL_KINDS));
     }
-    let mut checks: Vec<Check> = Vec::new();
+    let mut checks: Vec<Check> = Vec::with_capacity(laid_out.len());
     let mut ranges = [(0_u8, 0_u8); KINDS];
-    // Each kind's checks, as positions in `laid_out`.
-    let mut lists: Vec<Vec<usize>> = Vec::with_capacity(KINDS);
+    // A kind's checks are those of `laid_out` whose kinds include it; two kinds whose bits agree on every check
+    // (often all of them: a lone `$ref`) share one copy. Compared in place: compiling a large catalog builds
+    // hundreds of thousands of plans, and a list per kind was an allocation each.
+    let applies = |kind: usize, kinds: u8| kinds & (1 << kind) != 0;
     for kind in 0..KINDS {
-        let list: Vec<usize> = laid_out
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, kinds))| kinds & (1 << kind) != 0)
-            .map(|(position, _)| position)
-            .collect();
-        // Kinds with the same checks (often all of them: a lone `$ref`) share one copy.
-        let range = match lists.iter().position(|earlier| *earlier == list) {
+        let earlier = (0..kind).find(|earlier| {
+            laid_out
+                .iter()
+                .all(|(_, kinds)| applies(kind, *kinds) == applies(*earlier, *kinds))
+        });
+        let range = match earlier {
             Some(earlier) => ranges[earlier],
             None => {
                 let start = checks.len();
                 checks.extend(
-                    list.iter()
-                        .filter_map(|position| laid_out.get(*position))
+                    laid_out
+                        .iter()
+                        .filter(|(_, kinds)| applies(kind, *kinds))
                         .map(|(check, _)| check.clone()),
                 );
                 match (u8::try_from(start), u8::try_from(checks.len())) {
@@ -309,7 +397,6 @@ fn plan(node: &Node, nodes: &[Node], dynamic_scope_matters: bool) -> Plan {
             }
         };
         ranges[kind] = range;
-        lists.push(list);
     }
     Plan {
         types: Kinds::of(types),
@@ -352,7 +439,7 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Format { .. } => (general, STRING),
         Keyword::MinItems(limit) => (Check::MinItems(*limit), ARRAY),
         Keyword::MaxItems(limit) => (Check::MaxItems(*limit), ARRAY),
-        Keyword::Items { node, skip } => {
+        Keyword::Items { node, skip, .. } => {
             let skip = u32::try_from(*skip).unwrap_or(u32::MAX);
             let item = nodes.get(*node as usize);
             let check = match item.and_then(|item| item.only_type) {
@@ -371,6 +458,13 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::PrefixItems(_)
         | Keyword::Contains { .. }
         | Keyword::UnevaluatedItems(_) => (general, ARRAY),
+        Keyword::Properties { entries, .. } if let [(name, node)] = &**entries => (
+            Check::Property {
+                name: name.clone(),
+                node: *node,
+            },
+            OBJECT,
+        ),
         Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
         Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
         Keyword::Required(_)
@@ -384,12 +478,15 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
         Keyword::Enum(options) => (Check::Enum(Arc::clone(options)), ALL_KINDS),
+        Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
         Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
             (Check::Nullable { value, index }, ALL_KINDS)
         }
+        Keyword::AllOf(ids) if let Some(chain) = IfChain::of(index, ids, nodes) => {
+            (Check::IfChain(chain), ALL_KINDS)
+        }
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
-        | Keyword::Const(_)
         | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
@@ -413,6 +510,12 @@ mod tests {
     use super::{Check, KINDS, Plan, plans};
     use crate::keywords::Keyword;
     use crate::node::{Body, Node};
+
+    #[test]
+    fn a_check_is_24_bytes() {
+        // A plan's checks are a node's keywords again: each byte counts in a small schema's compiled size.
+        assert_eq!(std::mem::size_of::<Check>(), 24);
+    }
 
     #[test]
     fn a_plan_is_32_bytes() {

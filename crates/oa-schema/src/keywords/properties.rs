@@ -99,7 +99,7 @@ pub(super) fn evaluate_properties<'v>(
     let Value::Object(object) = instance else {
         return true;
     };
-    if ev.schema.sorted_maps {
+    if ev.schema.sorted_maps && !few_names_many_members(entries.len(), object.len()) {
         let mut valid = true;
         for group in groups {
             if group.is_empty() {
@@ -342,6 +342,13 @@ pub(super) fn evaluate_dependent_schemas<'v>(
 }
 
 /// `properties` over a map that iterates in key order: one merge pass of the sorted names with the members.
+/// Whether a `properties` of `n_names` names meets an object of `n_members` so much larger that looking each name
+/// up beats walking every member (the `if: {properties: {type: {const: …}}}` clauses of a large `allOf`).
+#[inline]
+pub(super) fn few_names_many_members(n_names: usize, n_members: usize) -> bool {
+    n_names.saturating_mul(8) <= n_members
+}
+
 fn evaluate_properties_merged<'v>(
     ev: &mut Evaluator<'_>,
     by_name: &[(Box<str>, NodeId)],

@@ -1,11 +1,13 @@
-//! `$ref` and `$dynamicRef`: resolved once at compile time; `$dynamicRef` searches the dynamic scope at run time.
+//! `$ref`, `$dynamicRef` and 2019-09's `$recursiveRef`: resolved once at compile time; a dynamic reference searches
+//! the dynamic scope at run time.
 
 use super::Keyword;
 use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Evaluator, Frame};
 use crate::evaluated::Evaluated;
-use crate::node::NodeId;
+use crate::node::{CompiledSchema, NodeId};
+use crate::registry::RECURSIVE_ANCHOR;
 use serde_json::Value;
 
 pub(super) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
@@ -29,9 +31,32 @@ pub(super) fn compile_dynamic_ref(
         .rsplit_once('#')
         .map(|(_, fragment)| fragment)
         .filter(|fragment| !fragment.is_empty() && !fragment.starts_with('/'))
-        .filter(|fragment| cx.declares_dynamic_anchor(target, fragment))
+        .filter(|fragment| cx.target_declares(target, "$dynamicAnchor", &Value::from(*fragment)))
         .map(Box::from);
-    Ok(Keyword::DynamicRef { target, anchor })
+    Ok(Keyword::DynamicRef {
+        target,
+        anchor,
+        keyword: "/$dynamicRef",
+    })
+}
+
+/// `$recursiveRef` (2019-09): `"#"` whose target, the resource's root, declares `$recursiveAnchor: true` lands on the
+/// outermost resource of the dynamic scope that declares it too (kept as a dynamic anchor under
+/// [`RECURSIVE_ANCHOR`]); otherwise it behaves exactly as `$ref`.
+pub(super) fn compile_recursive_ref(
+    cx: &mut NodeCompiler<'_, '_>,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let Value::String(reference) = value else {
+        return Err(cx.invalid("$recursiveRef", "expected a URI reference"));
+    };
+    let target = cx.resolve("$recursiveRef", reference)?;
+    let dynamic = reference == "#" && cx.target_declares(target, "$recursiveAnchor", &Value::Bool(true));
+    Ok(Keyword::DynamicRef {
+        target,
+        anchor: dynamic.then(|| Box::from(RECURSIVE_ANCHOR)),
+        keyword: "/$recursiveRef",
+    })
 }
 
 pub(super) fn evaluate_ref<'v>(
@@ -46,31 +71,41 @@ pub(super) fn evaluate_ref<'v>(
 
 pub(super) fn evaluate_dynamic_ref<'v>(
     ev: &mut Evaluator<'_>,
-    target: NodeId,
-    anchor: Option<&str>,
+    (target, anchor, keyword): (NodeId, Option<&str>, &str),
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
     evaluated: &mut Option<Evaluated<'v>>,
 ) -> bool {
+    let chosen = dynamic_target(ev.schema, frame, target, anchor);
+    ev.follow(frame, chosen, instance, keyword, evaluated.as_mut())
+}
+
+/// Where a dynamic reference lands from `frame`: the outermost resource in the dynamic scope that declares its
+/// anchor (or `target` itself, for a reference that is not dynamic).
+pub(super) fn dynamic_target(
+    schema: &CompiledSchema,
+    frame: &Frame<'_, '_>,
+    target: NodeId,
+    anchor: Option<&str>,
+) -> NodeId {
+    let Some(anchor) = anchor else {
+        return target;
+    };
+    // Ancestry runs innermost first, so the last match is the one. Neighbouring frames mostly share a resource:
+    // look each run of them up once.
     let mut chosen = target;
-    if let Some(anchor) = anchor {
-        // The outermost resource in the dynamic scope that declares the anchor wins; ancestry runs innermost first,
-        // so the last match is the one.
-        // Neighbouring frames mostly share a resource: look each run of them up once.
-        let schema = ev.schema;
-        let mut last = None;
-        for scope in frame.ancestry() {
-            if last == Some(scope.resource) {
-                continue;
-            }
-            last = Some(scope.resource);
-            if let Some(found) = schema.resources[scope.resource as usize]
-                .dynamic_anchors
-                .get(anchor)
-            {
-                chosen = *found;
-            }
+    let mut last = None;
+    for scope in frame.ancestry() {
+        if last == Some(scope.resource) {
+            continue;
+        }
+        last = Some(scope.resource);
+        if let Some(found) = schema.resources[scope.resource as usize]
+            .dynamic_anchors
+            .get(anchor)
+        {
+            chosen = *found;
         }
     }
-    ev.follow(frame, chosen, instance, "/$dynamicRef", evaluated.as_mut())
+    chosen
 }

@@ -1,4 +1,7 @@
-//! The draft 2020-12 meta-schemas, bundled so that checking a schema and resolving `$schema` never needs a network.
+//! The meta-schemas of every draft, bundled so that checking a schema and resolving `$schema` never needs a network.
+//!
+//! They are json-schema.org's own documents, as its site serves them (the json-schema-spec branches `draft-04`,
+//! `draft-06`, `draft-07`, `2019-09` and `2020-12`), unchanged.
 
 mod flat;
 
@@ -42,15 +45,46 @@ pub(crate) const BUNDLED: &[(&str, &str)] = &[
         "https://json-schema.org/draft/2020-12/meta/content",
         include_str!("content.json"),
     ),
-];
-
-/// Meta-schema URIs of dialects we know of but do not implement yet: a schema declaring one gets a clear error.
-pub(crate) const KNOWN_OTHER_DIALECTS: &[&str] = &[
-    "https://json-schema.org/draft/2019-09/schema",
-    "http://json-schema.org/draft-07/schema",
-    "http://json-schema.org/draft-06/schema",
-    "http://json-schema.org/draft-04/schema",
-    "http://json-schema.org/draft-03/schema",
+    (
+        "http://json-schema.org/draft-04/schema",
+        include_str!("draft-04.json"),
+    ),
+    (
+        "http://json-schema.org/draft-06/schema",
+        include_str!("draft-06.json"),
+    ),
+    (
+        "http://json-schema.org/draft-07/schema",
+        include_str!("draft-07.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/schema",
+        include_str!("draft2019-09/schema.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/core",
+        include_str!("draft2019-09/core.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/applicator",
+        include_str!("draft2019-09/applicator.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/validation",
+        include_str!("draft2019-09/validation.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/meta-data",
+        include_str!("draft2019-09/meta-data.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/format",
+        include_str!("draft2019-09/format.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/content",
+        include_str!("draft2019-09/content.json"),
+    ),
 ];
 
 #[cfg(test)]
@@ -61,7 +95,9 @@ mod tests {
     fn every_bundled_document_parses_and_names_itself() {
         for (uri, text) in BUNDLED {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
-            assert_eq!(value["$id"], *uri, "{uri}");
+            let id = value.get("$id").or_else(|| value.get("id")).unwrap();
+            let id = id.as_str().unwrap();
+            assert_eq!(id.strip_suffix('#').unwrap_or(id), *uri, "{uri}");
         }
     }
 }
