@@ -11,7 +11,8 @@
 //! Before anything is timed, every client makes every call once and its answer is compared with the expected one;
 //! a wrong answer is a loud panic, never a skipped row.
 //!
-//! Run: `CARGO_TARGET_DIR=... cargo bench -p oa-provider --bench speed` (criterion filters work after `--`).
+//! Run: `CARGO_TARGET_DIR=... cargo bench -p oa-provider --bench speed --features bench-rig` (without the feature the
+//! rig rows are left out; criterion filters work after `--`).
 
 mod clients;
 mod report;
@@ -66,7 +67,7 @@ fn main() {
     for workload in Workload::ALL {
         for concurrency in CONCURRENCIES {
             let mut group = criterion.benchmark_group(format!("{}-c{concurrency}", workload.name()));
-            for client in Client::ALL {
+            for &client in Client::ALL {
                 let caller = &callers[&(workload, client)];
                 group.bench_function(client.name(), |bencher| {
                     bencher.iter_custom(|iters| {
@@ -138,7 +139,7 @@ async fn prepare(server: &BenchServer) -> Callers {
             Some(Ok(body)) => body,
             other => panic!("no request body captured from oa: {other:?}"),
         };
-        for client in Client::ALL {
+        for &client in Client::ALL {
             let caller = Caller::new(client, workload, &base_url, &floor_body);
             let answer = caller.call().await;
             check(workload, client, answer);

@@ -83,7 +83,12 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
                 floor.map_or_else(|| "—".to_owned(), |floor| format!("{:.1}", floor / 1_000.0)),
                 cells.join(" | ")
             );
-            let get = |client: Client| ratios[Client::ALL.iter().position(|c| *c == client).unwrap_or(0)];
+            let get = |client: Client| {
+                Client::ALL
+                    .iter()
+                    .position(|c| *c == client)
+                    .and_then(|idx| ratios.get(idx).copied().flatten())
+            };
             let (oa, observed) = (get(Client::Oa), get(Client::OaObserved));
             let limit = if workload == Workload::Stream {
                 LIMIT_OA_STREAM
