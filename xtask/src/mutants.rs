@@ -73,7 +73,7 @@ const SCOPES: &[Scope] = &[
 /// The cargo-mutants release installed when it is missing.
 const CARGO_MUTANTS_VERSION: &str = "27.1.0";
 
-/// Runs one scope; `extra` goes to cargo-mutants as is (`--shard 0/8`, `--jobs 2`).
+/// Runs one scope; `extra` goes to cargo-mutants as is (`--shard 0/8`, `--jobs 2`, `--in-place`).
 pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let names: Vec<&str> = SCOPES.iter().map(|scope| scope.name).collect();
     let usage = format!(
@@ -94,13 +94,14 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         .env_remove("CARGO_TARGET_DIR")
         .env("TMPDIR", &copies)
         .current_dir(root)
-        .arg("mutants")
-        // Not the fuzz corpus and other ignored files, which a running fuzzer may be rewriting.
-        .arg("--gitignore=true")
-        .args(scope.args)
-        .arg("--output")
-        .arg(&output)
-        .args(extra);
+        .arg("mutants");
+    // `--in-place` mutates this tree and builds in its own target directory (fast: no baseline build from
+    // scratch; run it in a worktree of its own). Otherwise cargo-mutants copies the tree, but not the fuzz corpus
+    // and other ignored files, which a running fuzzer may be rewriting.
+    if !extra.iter().any(|arg| arg == "--in-place") {
+        command.arg("--gitignore=true");
+    }
+    command.args(scope.args).arg("--output").arg(&output).args(extra);
     println!(
         "\n==> cargo mutants {} --output {} {}",
         scope.args.join(" "),
