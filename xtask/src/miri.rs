@@ -3,8 +3,9 @@
 //! tests, and oa-schema's unit tests outside the regular-expression and `format` modules (the regex engines are
 //! far too slow under the interpreter). Doc tests are left out: each is a separate program to interpret.
 //!
-//! Miri is a rustup component of the nightly toolchain; the repository cannot install it, so its absence is said
-//! loudly (and fails the task under CI).
+//! Miri is a rustup component of the nightly toolchain: when it is absent the task asks rustup to add it (with
+//! `rust-src`, which Miri builds its standard library from); where rustup's distribution server cannot be reached
+//! its absence is said loudly (and fails the task under CI).
 
 use crate::nightly;
 use crate::totals::{self, Totals};
@@ -51,7 +52,7 @@ pub(crate) fn missing() -> Option<String> {
     if !nightly::present() {
         return Some("the nightly toolchain is absent (`rustup toolchain list`): Miri needs it".to_owned());
     }
-    if !nightly::answers(&["miri", "--version"]) {
+    if !nightly::answers(&["miri", "--version"]) && !add_components() {
         return Some(
             "Miri is absent from the nightly toolchain (`rustup component add --toolchain nightly miri rust-src` \
              installs it where the rustup distribution server is reachable)"
@@ -59,6 +60,16 @@ pub(crate) fn missing() -> Option<String> {
         );
     }
     None
+}
+
+/// Asks rustup for the `miri` and `rust-src` components of the nightly toolchain; whether Miri answers after.
+fn add_components() -> bool {
+    println!("\n==> Miri is absent: rustup component add --toolchain nightly miri rust-src");
+    let added = std::process::Command::new("rustup")
+        .args(["component", "add", "--toolchain", "nightly", "miri", "rust-src"])
+        .status()
+        .is_ok_and(|status| status.success());
+    added && nightly::answers(&["miri", "--version"])
 }
 
 /// Runs every Miri run, printing `miri WHAT: N passed, M failed, K skipped` for each and a closing `miri:` line.

@@ -566,3 +566,27 @@ async fn prose_on_the_coercion_path_is_never_schema_not_honored() {
         "0126 excludes tool_coercion from the diagnostic"
     );
 }
+
+/// Found by cargo-mutants (the degraded test turned around went unnoticed): a normal finish checks each tool call
+/// against the declared tools; an unknown stop reason (finish reason `error`) reports the calls as they came.
+#[tokio::test]
+async fn tool_calls_are_checked_against_declared_tools_unless_degraded() {
+    let lookup = || vec![Tool::new("lookup", "Looks up.", json!({"type": "object"}))];
+    let undeclared = json!([{"type": "tool_use", "id": "toolu_1", "name": "undeclared", "input": {}}]);
+    let server = Server::start(vec![Reply::json(200, message(undeclared.clone(), "tool_use"))]).unwrap();
+    let error = provider(&server, false)
+        .complete(&ask("Look it up.").with_tools(lookup()))
+        .await
+        .unwrap_err();
+    assert_eq!(error.category(), Category::InvalidResponse, "{error}");
+    assert!(error.to_string().contains("undeclared"), "{error}");
+
+    let server = Server::start(vec![Reply::json(200, message(undeclared, "a_new_stop_reason"))]).unwrap();
+    let response = provider(&server, false)
+        .complete(&ask("Look it up.").with_tools(lookup()))
+        .await
+        .unwrap();
+    assert_eq!(response.finish_reason, FinishReason::Error);
+    let calls = response.message.tool_calls.unwrap();
+    assert_eq!(calls[0].name, "undeclared");
+}

@@ -362,6 +362,45 @@ mod tests {
         }
     }
 
+    /// Found by cargo-mutants (a draw of always 0 or always 1 went unnoticed): full jitter spreads the waits over
+    /// the whole range below the ceiling, so clients that failed together do not retry together.
+    #[test]
+    fn full_jitter_spreads_below_the_ceiling() {
+        let draws: Vec<f64> = (0..256).map(|_| unit_random()).collect();
+        assert!(draws.iter().all(|draw| (0.0..1.0).contains(draw)), "{draws:?}");
+        let low = draws.iter().filter(|draw| **draw < 0.5).count();
+        // Binomial(256, 1/2): outside 64..=192 with probability below 1e-14.
+        assert!((64..=192).contains(&low), "{low} of 256 draws below 0.5");
+        let jittered = Backoff::Exponential {
+            base: Duration::from_secs(1),
+            cap: Duration::from_secs(30),
+            jitter: true,
+        };
+        let waits: std::collections::BTreeSet<Duration> = (0..32).map(|_| jittered.delay(3)).collect();
+        assert!(
+            waits.len() > 16,
+            "32 jittered waits took only {} values",
+            waits.len()
+        );
+        assert!(
+            waits.iter().all(|wait| *wait < Duration::from_secs(8)),
+            "{waits:?}"
+        );
+    }
+
+    /// Found by cargo-mutants (a Debug that wrote nothing went unnoticed): a backoff prints its shape and values.
+    #[test]
+    fn a_backoff_prints_its_shape() {
+        let exponential = format!("{:?}", Backoff::default());
+        assert_eq!(exponential, "Exponential { base: 1s, cap: 30s, jitter: true }");
+        assert_eq!(
+            format!("{:?}", Backoff::Fixed(Duration::from_millis(5))),
+            "Fixed(5ms)"
+        );
+        let custom = Backoff::Custom(Arc::new(|_| Duration::ZERO));
+        assert_eq!(format!("{custom:?}"), "Custom(..)");
+    }
+
     #[tokio::test(start_paused = true)]
     async fn waits_follow_the_backoff_and_retry_after_up_to_the_cap() {
         let retry = RetryConfig::new(4)
@@ -389,6 +428,59 @@ mod tests {
         let starts: Vec<u64> = starts.lock().unwrap().iter().map(Duration::as_secs).collect();
         // Attempt 0 at 0; wait 1 s; attempt 1 at 1; wait max(2, min(3600, 10)) = 10; attempt 2 at 11; wait 4.
         assert_eq!(starts, [0, 1, 11, 15]);
+    }
+
+    /// An engine's `provider_output_parse_failed`.
+    fn parse_failed() -> ProviderError {
+        ProviderError::new(Category::Unavailable, "engine could not parse")
+            .with_failure_class(FailureClass::ProviderOutputParseFailed)
+    }
+
+    /// The reasons of the attempts `run` makes when attempt N answers `answers[N]` (then success), and the outcome.
+    async fn reasons(
+        retry_parse_failure: bool,
+        max_attempts: u32,
+        answers: Vec<ProviderError>,
+    ) -> (Vec<Option<RetryReason>>, bool) {
+        let retry = RetryConfig::new(max_attempts).with_backoff(Backoff::Fixed(Duration::ZERO));
+        let answers = Mutex::new(answers.into_iter());
+        let seen = Mutex::new(Vec::new());
+        let outcome: Result<(), ProviderError> = run(
+            Some(&retry),
+            retry_parse_failure,
+            &[],
+            &RuntimeConfig::default(),
+            |plan| {
+                seen.lock().unwrap().push(plan.retry_reason);
+                let answer = answers.lock().unwrap().next();
+                async move { answer.map_or(Ok(()), Err) }
+            },
+        )
+        .await;
+        (seen.into_inner().unwrap(), outcome.is_ok())
+    }
+
+    /// Found by cargo-mutants (the resend's condition widened went unnoticed): only the engine's parse failure is
+    /// resent outside the budget, once per call, and only when the endpoint asks for it.
+    #[tokio::test(start_paused = true)]
+    async fn a_parse_failure_is_resent_once_outside_the_budget_and_nothing_else_is() {
+        let resent = Some(RetryReason::ParseFailure);
+        assert_eq!(
+            reasons(true, 1, vec![parse_failed()]).await,
+            (vec![None, resent], true)
+        );
+        assert_eq!(
+            reasons(true, 1, vec![parse_failed(), parse_failed()]).await,
+            (vec![None, resent], false),
+            "at most once per call"
+        );
+        assert_eq!(
+            reasons(true, 2, vec![parse_failed(), parse_failed()]).await,
+            (vec![None, resent, Some(RetryReason::Transient)], true),
+            "a second parse failure is an ordinary, counted retry"
+        );
+        assert_eq!(reasons(true, 1, vec![transient()]).await, (vec![None], false));
+        assert_eq!(reasons(false, 1, vec![parse_failed()]).await, (vec![None], false));
     }
 
     #[tokio::test(start_paused = true)]
