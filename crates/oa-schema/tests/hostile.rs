@@ -246,3 +246,34 @@ fn fully_string_pinned_unions_find_their_candidates() {
         assert_eq!(any_of.validate(&instance).is_ok(), any, "anyOf {instance}");
     }
 }
+
+/// Found by cargo-mutants (`memo_suspended` left raised after a `propertyNames` run went unnoticed): the names of an
+/// earlier object are checked with the `$ref` memo suspended, and the memo must come back for a later fan-out union,
+/// in both evaluators. Without it, depth 30 costs 2^30 evaluations, far past the ceiling.
+#[test]
+fn the_memo_comes_back_after_property_names() {
+    let mut schema = fan_out_schema();
+    schema["type"] = json!("array");
+    schema["items"] = json!({
+        "propertyNames": {"maxLength": 5},
+        "properties": {"tree": {"$ref": "#/$defs/node"}}
+    });
+    schema.as_object_mut().unwrap().remove("$ref");
+    let validator = Validator::new(&schema).unwrap();
+    let instance = json!([{"named": 1}, {"tree": nested(30, json!("leaf"))}]);
+    let started = Instant::now();
+    assert!(!validator.is_valid(&instance));
+    let violations = validator.validate(&instance).unwrap_err();
+    assert!(started.elapsed() < CEILING, "took {:?}", started.elapsed());
+    assert_eq!(violations.len(), 1, "{violations}");
+    let location = format!("#/1/tree{}", "/0".repeat(30));
+    assert_eq!(
+        violations
+            .iter()
+            .next()
+            .unwrap()
+            .instance_location()
+            .to_fragment(),
+        location
+    );
+}
