@@ -448,3 +448,19 @@ async fn structurally_equal_requests_are_byte_identical() {
     let requests = server.requests();
     assert_eq!(requests[0].body, requests[1].body);
 }
+
+/// Found by cargo-mutants (the degraded test turned around went unnoticed): a function call to a tool the request
+/// did not declare is an invalid response, not a call passed on.
+#[tokio::test]
+async fn a_call_to_an_undeclared_function_is_an_invalid_response() {
+    let call = json!([{"functionCall": {"name": "undeclared", "id": "call_1", "args": {}}}]);
+    let server = Server::start(vec![Reply::json(200, response(call, "STOP"))]).unwrap();
+    let request = ask("Weather?").with_tools(vec![Tool::new(
+        "get_weather",
+        "Weather.",
+        json!({"type": "object"}),
+    )]);
+    let error = provider(&server, false).complete(&request).await.unwrap_err();
+    assert_eq!(error.category(), Category::InvalidResponse, "{error}");
+    assert!(error.to_string().contains("undeclared"), "{error}");
+}
