@@ -464,3 +464,29 @@ async fn a_call_to_an_undeclared_function_is_an_invalid_response() {
     assert_eq!(error.category(), Category::InvalidResponse, "{error}");
     assert!(error.to_string().contains("undeclared"), "{error}");
 }
+
+/// Found by cargo-mutants (the id guard turned either way went unnoticed): a call's own id is kept, and a call
+/// without one, or with an empty one, gets one made from its position.
+#[tokio::test]
+async fn a_call_keeps_its_own_id_and_one_without_gets_its_position() {
+    let calls = json!([
+        {"functionCall": {"name": "get_weather", "id": "", "args": {}}},
+        {"functionCall": {"name": "get_weather", "id": "call_own", "args": {}}},
+        {"functionCall": {"name": "get_weather", "args": {}}}
+    ]);
+    let server = Server::start(vec![Reply::json(200, response(calls, "STOP"))]).unwrap();
+    let request = ask("Weather?").with_tools(vec![Tool::new(
+        "get_weather",
+        "Weather.",
+        json!({"type": "object"}),
+    )]);
+    let response = provider(&server, false).complete(&request).await.unwrap();
+    let ids: Vec<String> = response
+        .message
+        .tool_calls
+        .unwrap()
+        .into_iter()
+        .map(|call| call.id)
+        .collect();
+    assert_eq!(ids, ["gemini_call_0", "call_own", "gemini_call_2"]);
+}
