@@ -62,6 +62,13 @@ pub(crate) fn missing() -> Option<String> {
     None
 }
 
+/// The caller's `MIRIFLAGS` and isolation off: proptest reads the working directory and its file of persisted
+/// failures, which Miri's isolation refuses.
+fn miri_flags() -> String {
+    let own = std::env::var("MIRIFLAGS").unwrap_or_default();
+    format!("{own} -Zmiri-disable-isolation").trim_start().to_owned()
+}
+
 /// Asks rustup for the `miri` and `rust-src` components of the nightly toolchain; whether Miri answers after.
 fn add_components() -> bool {
     println!("\n==> Miri is absent: rustup component add --toolchain nightly miri rust-src");
@@ -82,7 +89,8 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
             .arg("miri")
             .args(run.args)
             .current_dir(root)
-            .env("PROPTEST_CASES", PROPTEST_CASES);
+            .env("PROPTEST_CASES", PROPTEST_CASES)
+            .env("MIRIFLAGS", miri_flags());
         let shown = format!("cargo +nightly miri {}", run.args.join(" "));
         let totals = totals::run_counted(command, &shown)?;
         lines.push(format!("miri {}: {}", run.what, totals.counts()));

@@ -37,6 +37,21 @@ mod retry_after_tests {
     use super::*;
     use std::time::UNIX_EPOCH;
 
+    /// Found by cargo-mutants (the length cap moved or dropped went unnoticed): a value of up to 40 bytes is
+    /// read, a longer one is refused unread, however well formed.
+    #[test]
+    fn values_longer_than_forty_bytes_are_refused() {
+        let now = UNIX_EPOCH;
+        let forty = format!("{:0>40}", 7);
+        assert_eq!(parse_retry_after_at(&forty, now), Some(Duration::from_secs(7)));
+        assert_eq!(parse_retry_after_at(&format!("0{forty}"), now), None);
+        assert_eq!(
+            parse_retry_after_at(&format!(" {forty} "), now),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(parse_retry_after_at("", now), None);
+    }
+
     #[test]
     fn seconds_and_dates_are_read_and_clamped() {
         let now = UNIX_EPOCH + Duration::from_secs(784_111_777); // Sun, 06 Nov 1994 08:49:37 GMT
