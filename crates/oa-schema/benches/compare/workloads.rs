@@ -1,6 +1,6 @@
 //! The benchmark's workloads: ../shared/bench-data read at run time (never copied into the repository), plus the
-//! LLM-shaped schemas of [`crate::llm`], SchemaStore's ([`crate::schemastore`]) and the small-schema set
-//! ([`crate::small`]).
+//! LLM-shaped schemas of [`crate::llm`]; the benchmark adds SchemaStore's (`schemastore.rs`) and the small-schema
+//! set (`small.rs`).
 
 use oa_schema::Draft;
 use serde_json::{Map, Value};
@@ -125,14 +125,6 @@ fn from_files(name: &str, schema: &str, valid: &[&str], invalid: &[&str]) -> Wor
         instance_sets,
         format_assertion: false,
     }
-}
-
-/// Every workload of the benchmark, in report order: [`all`], SchemaStore's two, then the other small-schema ones.
-pub(crate) fn every() -> Vec<Workload> {
-    let mut workloads = all();
-    workloads.extend(crate::schemastore::workloads());
-    workloads.extend(crate::small::all());
-    workloads
 }
 
 /// Every workload of bench-data and [`crate::llm`], in report order.
