@@ -8,7 +8,8 @@
 //! ```
 //!
 //! `TOOL` is `oa` (oa-schema) or `js` (jsonschema); `WORKLOAD` a row name of the comparative benchmark
-//! (`llm-flat10`, `fhir`, ..., `schemastore`: the benchmark's own pre-check picks its schemas and documents first); `OP` one of `compile`, `valid`, `invalid` (`is_valid` on that instance set), `errv`,
+//! (`llm-flat10`, `fhir`, ..., `schemastore`, `small-schemastore`, `small-llm`, `small-generated`: for the last four
+//! the benchmark's own pre-check picks the schemas and documents first); `OP` one of `compile`, `valid`, `invalid` (`is_valid` on that instance set), `errv`,
 //! `erri` (full error collection). Callgrind counts only inside `hot*`, so the total divided by `N` is the cost of
 //! one iteration, with the inputs' parsing left out; one untimed round (or compile)
 //! runs first, so first-use costs (a regex built on first match, the meta-schema compiled once) are left out. The inputs are the benchmark's
@@ -31,6 +32,8 @@ mod check;
 mod llm;
 #[path = "../benches/compare/schemastore.rs"]
 mod schemastore;
+#[path = "../benches/compare/small.rs"]
+mod small;
 #[path = "../benches/compare/tools.rs"]
 #[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
 mod tools;
@@ -62,31 +65,40 @@ fn build(tool: &str, schema: &Value, draft: oa_schema::Draft, format_assertion: 
     }
 }
 
-/// The workload named `name`, as the benchmark measures it (SchemaStore's after its pre-check, which is slow under
-/// callgrind: with `OA_BENCH_CALLS_CACHE=FILE` the checked workload is written there once and read back after).
+/// The workload named `name`, as the benchmark measures it: SchemaStore's and the small-schema ones after the
+/// benchmark's pre-check (which drops what a tool misjudges). The check is slow under callgrind: with
+/// `OA_BENCH_CALLS_CACHE=FILE` the checked workload is written there once and read back after (for the same name).
 fn workload(name: &str) -> Workload {
-    if name == "schemastore" {
-        let cache = std::env::var_os("OA_BENCH_CALLS_CACHE").map(std::path::PathBuf::from);
-        if let Some(text) = cache
-            .as_ref()
-            .and_then(|cache| std::fs::read_to_string(cache).ok())
-        {
-            return from_json(&serde_json::from_str(&text).expect("the cache is JSON"));
-        }
-        let scratch = std::env::temp_dir().join(format!("oa-bench-calls-{}", std::process::id()));
-        let plan = check::plan_all(vec![schemastore::workload()], &scratch)
-            .pop()
-            .expect("one plan");
-        let _ = std::fs::remove_dir_all(&scratch);
-        if let Some(cache) = cache {
-            std::fs::write(cache, to_json(&plan.workload).to_string()).expect("the cache is writable");
-        }
-        return plan.workload;
+    if !name.contains("schemastore") && !name.starts_with("small-") {
+        return workloads::all()
+            .into_iter()
+            .find(|workload| workload.name == name)
+            .unwrap_or_else(|| panic!("no workload named {name:?}"));
     }
-    workloads::all()
+    let cache = std::env::var_os("OA_BENCH_CALLS_CACHE").map(std::path::PathBuf::from);
+    let cached = cache
+        .as_ref()
+        .and_then(|cache| std::fs::read_to_string(cache).ok())
+        .map(|text| from_json(&serde_json::from_str(&text).expect("the cache is JSON")));
+    if let Some(cached) = cached.filter(|cached| cached.name == name) {
+        return cached;
+    }
+    let candidates = if name.starts_with("small-") && !name.contains("schemastore") {
+        small::all()
+    } else {
+        schemastore::workloads().into()
+    };
+    let workload = candidates
         .into_iter()
         .find(|workload| workload.name == name)
-        .unwrap_or_else(|| panic!("no workload named {name:?}"))
+        .unwrap_or_else(|| panic!("no workload named {name:?}"));
+    let scratch = std::env::temp_dir().join(format!("oa-bench-calls-{}", std::process::id()));
+    let plan = check::plan_all(vec![workload], &scratch).pop().expect("one plan");
+    let _ = std::fs::remove_dir_all(&scratch);
+    if let Some(cache) = cache {
+        std::fs::write(cache, to_json(&plan.workload).to_string()).expect("the cache is writable");
+    }
+    plan.workload
 }
 
 fn main() {

@@ -9,7 +9,8 @@
 //! `<criterion dir>/oa-bench-run.json` so that the report lists it; a case of the multi-schema keyword workload is
 //! instead dropped for every tool, so that the tools still see the same inputs.
 //!
-//! Run: `CARGO_TARGET_DIR=... cargo bench -p oa-schema --bench compare` (criterion filters work after `--`).
+//! Run: `CARGO_TARGET_DIR=... cargo bench -p oa-schema --bench compare` (criterion filters work after `--`; only the
+//! workloads a filter can match are loaded and checked, so `-- small-` runs the small-schema set of issue 26 alone).
 
 // The SchemaStore test's loader; the benchmark uses the schemas and documents, not the resources or the retriever.
 #[allow(dead_code)]
@@ -19,6 +20,8 @@ mod check;
 mod llm;
 mod report;
 mod schemastore;
+mod select;
+mod small;
 mod tools;
 mod workloads;
 
@@ -31,8 +34,7 @@ use workloads::Workload;
 
 fn main() {
     let criterion_dir = report::criterion_dir();
-    let mut workloads = workloads::all();
-    workloads.push(schemastore::workload());
+    let workloads = select::selected(every_workload());
     let plans = check::plan_all(workloads, &criterion_dir);
 
     let mut criterion = Criterion::default()
@@ -56,6 +58,15 @@ fn main() {
         }
         Err(err) => eprintln!("oa-schema benchmark: no report: {err}"),
     }
+}
+
+/// Every workload of the benchmark, in report order: bench-data's and the LLM-shaped ones, SchemaStore's two
+/// (`schemastore`, `small-schemastore`), then the other small-schema ones.
+fn every_workload() -> Vec<Workload> {
+    let mut workloads = workloads::all();
+    workloads.extend(schemastore::workloads());
+    workloads.extend(small::all());
+    workloads
 }
 
 /// Benchmarks one workload: a compile group, then an `is_valid` and an error-collection group per instance set.

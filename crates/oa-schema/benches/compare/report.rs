@@ -28,6 +28,16 @@ const ROW_LIMIT_JSONSCHEMA: f64 = 2.0;
 /// See [`GEOMEAN_LIMIT`].
 const IS_VALID_LIMIT_BOON: f64 = 0.5;
 
+/// Issue 26's small-schema set: the workloads whose names start with this (see `small.rs`, `schemastore.rs`).
+const SMALL_PREFIX: &str = "small-";
+/// Issue 26's targets: geomean oa ÷ jsonschema per operation on the small-schema set, on every other set, and the
+/// limit for any one row.
+const SMALL_TARGET: f64 = 0.8;
+/// See [`SMALL_TARGET`].
+const OTHER_TARGET: f64 = 1.0;
+/// See [`SMALL_TARGET`].
+const ROW_LIMIT_ISSUE_26: f64 = 1.5;
+
 /// Where criterion writes: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the workspace's
 /// `target/criterion` (criterion's own order of preference).
 pub(crate) fn criterion_dir() -> PathBuf {
@@ -80,6 +90,7 @@ pub(crate) fn render(criterion_dir: &Path) -> Result<String, String> {
     render_table(&mut out, &rows);
     render_geomeans(&mut out, &rows);
     render_acceptance(&mut out, &rows);
+    render_sets(&mut out, &rows);
     if let Some(run) = &run {
         render_error_counts(&mut out, run);
         render_skips(&mut out, run);
@@ -308,6 +319,90 @@ fn render_acceptance(out: &mut String, rows: &[Row]) {
         .map(|row| format!("{} {}", row.workload, row.operation))
         .collect();
     let _ = writeln!(out, "- rows where a tool was not measured: {}", list(missing));
+}
+
+/// Issue 26: per set (small-schema against every other), then per workload, the geomean oa ÷ jsonschema of each
+/// operation against its target, and every row above [`ROW_LIMIT_ISSUE_26`].
+fn render_sets(out: &mut String, rows: &[Row]) {
+    out.push_str(
+        "\nIssue 26, geomean oa ÷ jsonschema per workload set (rows in brackets; ✗ above the target: \
+         0.8 for the small-schema set, 1.0 for every other):\n\n",
+    );
+    out.push_str("| workload set | compile | is_valid | errors |\n|---|--:|--:|--:|\n");
+    let mut sets = vec![
+        (
+            "**small-schema set** (`small-*`)".to_owned(),
+            RowSet::Small,
+            SMALL_TARGET,
+        ),
+        ("every other workload set".to_owned(), RowSet::Other, OTHER_TARGET),
+    ];
+    for row in rows {
+        if !sets
+            .iter()
+            .any(|(_, set, _)| matches!(set, RowSet::Workload(name) if *name == row.workload))
+        {
+            let target = if row.workload.starts_with(SMALL_PREFIX) {
+                SMALL_TARGET
+            } else {
+                OTHER_TARGET
+            };
+            sets.push((row.workload.clone(), RowSet::Workload(&row.workload), target));
+        }
+    }
+    for (label, set, target) in &sets {
+        let cells = ["compile", "is_valid", "errors"].map(|family| {
+            let (value, count) = geomean(
+                rows.iter()
+                    .filter(|row| set.holds(row) && row.family() == family)
+                    .filter_map(Row::ratio_jsonschema),
+            );
+            let verdict = if value.is_some_and(|value| value > *target) {
+                " ✗"
+            } else {
+                ""
+            };
+            format!("{}{verdict} ({count})", ratio(value))
+        });
+        let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
+    }
+    let above: Vec<String> = rows
+        .iter()
+        .filter_map(|row| {
+            row.ratio_jsonschema()
+                .filter(|value| *value > ROW_LIMIT_ISSUE_26)
+                .map(|value| format!("{} {} ({value:.2})", row.workload, row.operation))
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "\n- rows above {ROW_LIMIT_ISSUE_26} against jsonschema (issue 26's row limit): {}",
+        if above.is_empty() {
+            "none".to_owned()
+        } else {
+            above.join("; ")
+        }
+    );
+}
+
+/// The rows a line of issue 26's table covers.
+enum RowSet<'a> {
+    /// The small-schema set (`small-*`).
+    Small,
+    /// Every other workload.
+    Other,
+    /// One workload.
+    Workload(&'a str),
+}
+
+impl RowSet<'_> {
+    fn holds(&self, row: &Row) -> bool {
+        match self {
+            RowSet::Small => row.workload.starts_with(SMALL_PREFIX),
+            RowSet::Other => !row.workload.starts_with(SMALL_PREFIX),
+            RowSet::Workload(name) => row.workload == *name,
+        }
+    }
 }
 
 fn render_error_counts(out: &mut String, run: &Value) {

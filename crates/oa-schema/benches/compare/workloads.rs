@@ -1,5 +1,6 @@
 //! The benchmark's workloads: ../shared/bench-data read at run time (never copied into the repository), plus the
-//! LLM-shaped schemas of [`crate::llm`].
+//! LLM-shaped schemas of [`crate::llm`]; the benchmark adds SchemaStore's (`schemastore.rs`) and the small-schema
+//! set (`small.rs`).
 
 use oa_schema::Draft;
 use serde_json::{Map, Value};
@@ -32,6 +33,32 @@ pub(crate) struct InstanceSet {
     pub(crate) expect_valid: bool,
     /// The instances, each with its schema index.
     pub(crate) instances: Vec<(usize, Value)>,
+}
+
+impl Workload {
+    /// A workload of several schemas (each with its draft and name), with one valid and one invalid instance set.
+    pub(crate) fn of_cases(
+        name: &str,
+        schemas: Vec<(Value, Draft, String)>,
+        valid: Vec<(usize, Value)>,
+        invalid: Vec<(usize, Value)>,
+        format_assertion: bool,
+    ) -> Self {
+        let mut workload = Workload {
+            name: name.to_owned(),
+            schemas: Vec::with_capacity(schemas.len()),
+            drafts: Vec::with_capacity(schemas.len()),
+            schema_names: Vec::with_capacity(schemas.len()),
+            instance_sets: vec![InstanceSet::valid(valid), InstanceSet::invalid(invalid)],
+            format_assertion,
+        };
+        for (schema, draft, schema_name) in schemas {
+            workload.schemas.push(schema);
+            workload.drafts.push(draft);
+            workload.schema_names.push(schema_name);
+        }
+        workload
+    }
 }
 
 impl InstanceSet {
@@ -100,7 +127,7 @@ fn from_files(name: &str, schema: &str, valid: &[&str], invalid: &[&str]) -> Wor
     }
 }
 
-/// Every workload, in report order.
+/// Every workload of bench-data and [`crate::llm`], in report order.
 pub(crate) fn all() -> Vec<Workload> {
     let mut workloads = vec![
         from_files(
