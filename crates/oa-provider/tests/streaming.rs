@@ -377,3 +377,30 @@ async fn a_stream_cut_mid_event_is_unavailable_and_retried() {
     // The cut, then the retry, whose final `[DONE]` (no blank line after it) ends the stream cleanly.
     assert_eq!(server.n_requests(), 3);
 }
+
+/// Found by cargo-mutants (an error test turned around, and the event count left at zero, went unnoticed): an
+/// `error` object mid-stream fails the call as unavailable with what had arrived, counted in events; an
+/// `"error": null` beside a delta is no error.
+#[tokio::test]
+async fn an_error_event_mid_stream_fails_with_what_arrived_and_a_null_error_is_none() {
+    let mut first = chunk(json!({"role": "assistant", "content": "Hel"}), Value::Null);
+    first["error"] = Value::Null;
+    let events = [
+        first,
+        json!({"error": {"message": "overloaded", "type": "server_error"}}),
+    ];
+    let (outcome, tokens) = stream_call(
+        Reply::Stream {
+            pieces: vec![sse_bytes(&events)],
+            pause: Duration::ZERO,
+        },
+        hi(),
+    )
+    .await;
+    let error = outcome.unwrap_err();
+    assert_eq!(error.category(), Category::Unavailable, "{error}");
+    assert!(error.message().contains("stream error: overloaded"), "{error}");
+    let partial = error.partial_stream().unwrap();
+    assert_eq!((partial.content.as_str(), partial.n_events), ("Hel", 2));
+    assert_eq!(tokens.len(), 1);
+}
