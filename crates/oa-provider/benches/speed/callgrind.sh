@@ -13,5 +13,10 @@ total() {
 }
 i1=$(total "$n1")
 i2=$(total "$n2")
+if [ "$i2" -le "$i1" ]; then
+    # Seen once in dozens of runs: a total below the setup alone. Say so rather than print a negative count.
+    echo "$workload $client: inconsistent totals I($n1)=$i1, I($n2)=$i2; run again" >&2
+    exit 1
+fi
 echo "$workload $client: $(( (i2 - i1) / (n2 - n1) )) instructions per call (I($n1)=$i1, I($n2)=$i2)"
 rm -r "$out"
