@@ -9,16 +9,14 @@ use std::sync::Arc;
 use crate::Callers;
 
 /// Runs the calls `spec` names; `Err` names what it could not read.
-pub(crate) fn run(
-    runtime: &tokio::runtime::Runtime,
-    callers: &Callers,
-    spec: &str,
-) -> Result<(), String> {
+pub(crate) fn run(runtime: &tokio::runtime::Runtime, callers: &Callers, spec: &str) -> Result<(), String> {
     let mut parts = spec.split('/');
     let (Some(workload), Some(client), Some(n), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return Err(format!("OA_SPEED_CALLS={spec:?}: expected <workload>/<client>/<n>"));
+        return Err(format!(
+            "OA_SPEED_CALLS={spec:?}: expected <workload>/<client>/<n>"
+        ));
     };
     let n: usize = n
         .parse()
