@@ -197,12 +197,12 @@ async fn report(
         inner: request.hook.clone(),
         state: Mutex::new(RecorderState::default()),
     });
-    let caller_messages = request.messages.clone();
-    let caller_config = request.config.clone();
-    let caller_call_id = request.call_id.clone();
     let mut request = request;
     request.hook = Some(Arc::clone(&recorder) as Arc<dyn AttemptHook>);
     let outcome = provider.complete(&request).await;
+    // The request is the caller's but for the hook: its messages and config are the caller's, read only when the
+    // provider reported no attempt (no copy of them per call).
+    let caller_call_id = request.call_id.take();
     let (llm_request, latency_ms) = match recorder.take_last() {
         Some((llm_request, latency_ms)) => (llm_request, Some(latency_ms)),
         // A provider that reports no attempt: the caller's messages and config, no path, and the call id the
@@ -212,9 +212,9 @@ async fn report(
                 provider: String::from("unknown"),
                 model: String::from("unknown"),
                 call_id: caller_call_id.unwrap_or_else(|| format!("call_{}", random_uuid())),
-                input_messages: render_messages(&caller_messages),
-                request_params: request_params(&caller_config),
-                request_extras: request_extras(&caller_config),
+                input_messages: render_messages(&request.messages),
+                request_params: request_params(&request.config),
+                request_extras: request_extras(&request.config),
                 structured_output_path: None,
                 schema_mode: None,
                 schema_version: None,
@@ -283,6 +283,10 @@ impl AttemptHook for Recorder {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         if let Some(inner) = &self.inner {
             inner.on_token(delta);
+        }
+        // No observer reads token events: none is built (nor its scope copied, nor its chunk counted).
+        if !self.context.bus.wants_tokens() {
+            return;
         }
         let chunk_index = match self.state.lock() {
             Ok(mut state) => {

@@ -26,6 +26,13 @@ pub trait Observer: Send + Sync {
     ///
     /// An [`ObserverError`] the queue records and isolates.
     async fn on_event(&self, event: &Event) -> Result<(), ObserverError>;
+
+    /// Whether this observer reads [`Event::LlmToken`]: a stream of 2,000 tokens is 2,000 events, so when no
+    /// observer of a queue wants them they are not built at all. Defaults to `true` (every event is delivered);
+    /// an observer that ignores token events says `false`.
+    fn wants_tokens(&self) -> bool {
+        true
+    }
 }
 
 /// An observer's failure, isolated by the queue.
@@ -64,12 +71,14 @@ pub struct EventBus {
     sender: mpsc::UnboundedSender<Item>,
     n_observer_errors: Arc<AtomicU64>,
     n_observers: usize,
+    wants_tokens: bool,
 }
 
 impl std::fmt::Debug for EventBus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventBus")
             .field("n_observers", &self.n_observers)
+            .field("wants_tokens", &self.wants_tokens)
             .field("n_observer_errors", &self.n_observer_errors())
             .finish()
     }
@@ -85,12 +94,31 @@ impl EventBus {
         let (sender, receiver) = mpsc::unbounded_channel();
         let n_observer_errors = Arc::new(AtomicU64::new(0));
         let n_observers = observers.len();
+        let wants_tokens = observers.iter().any(|observer| observer.wants_tokens());
         tokio::spawn(deliver(receiver, observers, Arc::clone(&n_observer_errors)));
         Self {
             sender,
             n_observer_errors,
             n_observers,
+            wants_tokens,
         }
+    }
+
+    /// Whether any observer of this queue reads token events (see [`Observer::wants_tokens`]); when none does,
+    /// the event layer builds none.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use std::sync::Arc;
+    /// use oa_events::{EventBus, EventCounter, Observer};
+    ///
+    /// let counter: Arc<dyn Observer> = Arc::new(EventCounter::default());
+    /// assert!(!EventBus::new(vec![counter]).wants_tokens());
+    /// # }
+    /// ```
+    pub fn wants_tokens(&self) -> bool {
+        self.wants_tokens
     }
 
     /// Puts `event` on the queue without waiting for delivery.

@@ -49,6 +49,11 @@ impl Observer for EventCounter {
         }
         Ok(())
     }
+
+    /// It counts node events only.
+    fn wants_tokens(&self) -> bool {
+        false
+    }
 }
 
 /// Which side of a node's run a bucketed event reports.
@@ -124,5 +129,10 @@ impl Observer for InvocationAccumulator {
             .or_default()
             .push((phase, node.clone()));
         Ok(())
+    }
+
+    /// It buckets node events only.
+    fn wants_tokens(&self) -> bool {
+        false
     }
 }

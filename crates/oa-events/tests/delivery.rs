@@ -207,9 +207,9 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
     assert_eq!(completed.error_category, Some(Category::Authentication));
 }
 
-/// Fixture 161 case 17's shape: a streamed refusal arrives as content token events and maps to content_filter.
-#[tokio::test]
-async fn streamed_deltas_become_token_events_before_the_terminal_event() {
+/// Runs one streamed call (a refusal in two content deltas) inside a graph node, delivering to `observers`, and
+/// waits for delivery.
+async fn streamed_refusal(observers: Vec<Arc<dyn Observer>>) {
     let chunk = |delta: Value, finish: Value| json!({"id": "s", "model": "gpt-test", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
     let server = Server::start(vec![Reply::sse(&[
         chunk(json!({"role": "assistant", "refusal": "I can"}), Value::Null),
@@ -219,8 +219,7 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
     ])])
     .unwrap();
     let provider = Arc::new(provider(&server.base_url()));
-    let collect = Arc::new(Collect::default());
-    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let bus = EventBus::new(observers);
     let graph = Graph::builder()
         .node("ask", move |_| {
             let provider = Arc::clone(&provider);
@@ -239,6 +238,60 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
         .await
         .unwrap();
     bus.drain(Duration::from_secs(5)).await.unwrap();
+}
+
+/// An observer that collects every event it is given and says it does not read tokens.
+#[derive(Default)]
+struct NoTokens(Collect);
+
+#[async_trait]
+impl Observer for NoTokens {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        self.0.on_event(event).await
+    }
+
+    fn wants_tokens(&self) -> bool {
+        false
+    }
+}
+
+fn n_tokens(events: &[Event]) -> usize {
+    events
+        .iter()
+        .filter(|event| matches!(event, Event::LlmToken(_)))
+        .count()
+}
+
+#[tokio::test]
+async fn no_token_event_is_built_when_no_observer_wants_tokens() {
+    let no_tokens = Arc::new(NoTokens::default());
+    streamed_refusal(vec![Arc::clone(&no_tokens) as Arc<dyn Observer>]).await;
+    let events = no_tokens.0.events();
+    assert_eq!(n_tokens(&events), 0);
+    // The rest of the call's events are there.
+    assert!(events.iter().any(|event| matches!(event, Event::LlmAttempt(_))));
+    assert!(
+        events
+            .iter()
+            .any(|event| matches!(event, Event::LlmFailed(_) | Event::LlmCompletion(_)))
+    );
+    // One observer that wants them is enough for every observer of the queue to be given them.
+    let no_tokens = Arc::new(NoTokens::default());
+    let collect = Arc::new(Collect::default());
+    streamed_refusal(vec![
+        Arc::clone(&no_tokens) as Arc<dyn Observer>,
+        Arc::clone(&collect) as Arc<dyn Observer>,
+    ])
+    .await;
+    assert_eq!(n_tokens(&collect.events()), 2);
+    assert_eq!(n_tokens(&no_tokens.0.events()), 2);
+}
+
+/// Fixture 161 case 17's shape: a streamed refusal arrives as content token events and maps to content_filter.
+#[tokio::test]
+async fn streamed_deltas_become_token_events_before_the_terminal_event() {
+    let collect = Arc::new(Collect::default());
+    streamed_refusal(vec![Arc::clone(&collect) as Arc<dyn Observer>]).await;
     let events = collect.events();
     let tokens: Vec<_> = events
         .iter()

@@ -292,4 +292,9 @@ impl Observer for OtelObserver {
             _ => Ok(()),
         }
     }
+
+    /// Tokens are not rendered, so none need be built for this observer.
+    fn wants_tokens(&self) -> bool {
+        false
+    }
 }

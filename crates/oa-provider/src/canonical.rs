@@ -15,12 +15,38 @@ pub(crate) fn to_vec(value: &Value) -> Vec<u8> {
 
 /// The canonical serialization of `value`, as text (JSON is UTF-8).
 pub fn to_string(value: &Value) -> String {
+    into_text(to_vec(value))
+}
+
+/// Canonical text already made for a value that stands at `at` (a path of object keys) in a larger value: the
+/// writer puts `text` there in place of whatever the larger value holds at that path, so a large member that never
+/// changes (a compiled response schema) is serialized once, not on every request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Splice<'a> {
+    pub(crate) at: &'a [&'a str],
+    /// The member's canonical text, as [`to_string`] writes it.
+    pub(crate) text: &'a str,
+}
+
+/// The canonical serialization of `value` with `splice`'s text at its path. Equal to [`to_string`] of `value`
+/// holding, at that path, the value `splice.text` was written from.
+pub(crate) fn to_string_spliced(value: &Value, splice: Option<Splice<'_>>) -> String {
+    let mut out = Vec::with_capacity(256 + splice.map_or(0, |splice| splice.text.len()));
+    write_spliced(value, &mut out, splice);
+    into_text(out)
+}
+
+fn into_text(bytes: Vec<u8>) -> String {
     // serde_json writes UTF-8, so the lossy branch never runs; taking the bytes saves a copy of the whole text.
-    String::from_utf8(to_vec(value))
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+    String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
 fn write(value: &Value, out: &mut Vec<u8>) {
+    write_spliced(value, out, None);
+}
+
+/// Writes `value`; `splice`, while its path still runs through `value`, replaces the member at its end.
+fn write_spliced(value: &Value, out: &mut Vec<u8>, splice: Option<Splice<'_>>) {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
@@ -32,7 +58,11 @@ fn write(value: &Value, out: &mut Vec<u8>) {
                 }
                 write_key(key, out);
                 out.push(b':');
-                write(member, out);
+                match splice.and_then(|splice| splice.below(key)) {
+                    Some(Below::Here(text)) => out.extend_from_slice(text.as_bytes()),
+                    Some(Below::Deeper(rest)) => write_spliced(member, out, Some(rest)),
+                    None => write(member, out),
+                }
             }
             out.push(b'}');
         }
@@ -47,6 +77,31 @@ fn write(value: &Value, out: &mut Vec<u8>) {
             out.push(b']');
         }
         scalar => write_scalar(scalar, out),
+    }
+}
+
+/// Where a splice goes below an object member.
+enum Below<'a> {
+    /// The member is the spliced one: its text.
+    Here(&'a str),
+    /// The splice lies further down the member.
+    Deeper(Splice<'a>),
+}
+
+impl<'a> Splice<'a> {
+    fn below(self, key: &str) -> Option<Below<'a>> {
+        let (first, rest) = self.at.split_first()?;
+        if first != &key {
+            return None;
+        }
+        Some(if rest.is_empty() {
+            Below::Here(self.text)
+        } else {
+            Below::Deeper(Splice {
+                at: rest,
+                text: self.text,
+            })
+        })
     }
 }
 

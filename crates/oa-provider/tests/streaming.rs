@@ -89,6 +89,25 @@ async fn content_stream_assembles_and_emits_each_delta() {
     assert!(tokens.iter().all(|(kind, _)| *kind == DeltaKind::Content));
 }
 
+/// `raw`'s header fields come from the first chunk that has each: a later chunk neither overrides one nor is
+/// skipped while one is still missing.
+#[tokio::test]
+async fn raw_header_fields_come_from_the_first_chunk_that_has_each() {
+    let chunks = vec![
+        json!({"id": "first", "model": "m-1", "choices": [{"index": 0, "delta": {"content": "a"}}]}),
+        json!({"id": "second", "model": "m-2", "created": 5, "choices": [{"index": 0, "delta": {"content": "b"}}]}),
+        json!({"id": "third", "created": 6, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        json!("[DONE]"),
+    ];
+    let (outcome, _) = stream_call(Reply::sse(&chunks), hi()).await;
+    let raw = outcome.unwrap().raw;
+    assert_eq!(
+        (&raw["id"], &raw["model"], &raw["created"]),
+        (&json!("first"), &json!("m-1"), &json!(5))
+    );
+    assert_eq!(raw["object"], json!("chat.completion"));
+}
+
 #[tokio::test]
 async fn every_byte_split_gives_the_same_response() {
     let bytes = sse_bytes(&hello_chunks());

@@ -432,4 +432,9 @@ impl Observer for LangfuseObserver {
         }
         self.flush_if(ended).await
     }
+
+    /// Tokens are not rendered, so none need be built for this observer.
+    fn wants_tokens(&self) -> bool {
+        false
+    }
 }

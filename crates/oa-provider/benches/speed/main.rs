@@ -12,8 +12,10 @@
 //! a wrong answer is a loud panic, never a skipped row.
 //!
 //! Run: `CARGO_TARGET_DIR=... cargo bench -p oa-provider --bench speed --features bench-rig` (without the feature the
-//! rig rows are left out; criterion filters work after `--`).
+//! rig rows are left out; criterion filters work after `--`). Instruction counts per call under callgrind:
+//! `callgrind.sh` (see `calls.rs`).
 
+mod calls;
 mod clients;
 mod report;
 mod server;
@@ -56,6 +58,13 @@ fn main() {
         Err(error) => panic!("loopback server: {error}"),
     };
     let callers = runtime.block_on(prepare(&server));
+    // For instruction counts: one caller's calls and nothing else (see `calls.rs`).
+    if let Ok(spec) = std::env::var("OA_SPEED_CALLS") {
+        if let Err(error) = calls::run(&runtime, &callers, &spec) {
+            panic!("{error}");
+        }
+        return;
+    }
 
     let mut criterion = Criterion::default()
         .sample_size(10)

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::BuildError;
 use crate::call::ready::look_up_model;
 use crate::call::status::ErrorBody;
-use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
+use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
 use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
 use crate::error::{Category, ProviderError};
 use crate::http::KeyHeader;
@@ -101,7 +101,7 @@ provider_impls!(
 );
 
 /// The Messages wire format.
-struct Messages;
+pub(crate) struct Messages;
 
 impl WireFormat for Messages {
     fn mapping(&self) -> Mapping {
@@ -126,7 +126,7 @@ impl WireFormat for Messages {
         "/messages".to_owned()
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<Value, ProviderError> {
+    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
         request::build_body(request)
     }
 

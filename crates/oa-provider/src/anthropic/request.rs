@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::call::managed::{Managed, StopField};
 use crate::call::turns::{Turn, split, tool_result_text};
-use crate::call::wire::WireRequest;
+use crate::call::wire::{WireBody, WireRequest};
 use crate::error::ProviderError;
 use crate::model::{
     Content, ContentBlock, ImageSource, Mapping, Message, RuntimeConfig, StructuredOutputPath, Tool,
@@ -20,7 +20,7 @@ use crate::model::{
 ///
 /// `provider_invalid_request` without `max_tokens`, with `seed` or a penalty, or when an extras key conflicts with
 /// a field the mapping manages.
-pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderError> {
+pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
     let config = inputs.config;
     check_config(config)?;
     let conversation = split(inputs.messages);
@@ -36,10 +36,16 @@ pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderErro
     // Atomic only: an extras `stream: true` would make the server answer with events the mapping does not read.
     managed.absorb("stream", Value::Bool(false));
     managed.emit_tools(inputs.tools, inputs.tool_choice, wire_tool, wire_tool_choice);
-    if let Some((StructuredOutputPath::Native, schema)) = inputs.structured {
-        managed.emit(
-            "output_config",
-            json!({"format": {"type": "json_schema", "schema": schema.schema}}),
+    let native = match inputs.structured {
+        Some((StructuredOutputPath::Native, schema)) => Some(schema),
+        _ => None,
+    };
+    if let Some(schema) = native {
+        managed.emit_native(
+            SCHEMA_AT[0],
+            json!({"format": {"type": "json_schema", "schema": null}}),
+            &SCHEMA_AT[1..],
+            schema,
         );
     }
     for (name, value) in config.declared_values() {
@@ -52,8 +58,15 @@ pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderErro
         declared: config.stop_sequences.clone(),
         coerce_scalar: false,
     };
-    managed.place(&config.extras, stop).map(Value::Object)
+    let value = managed.place(&config.extras, stop).map(Value::Object)?;
+    Ok(WireBody {
+        value,
+        schema: native.map(|schema| (&SCHEMA_AT[..], schema.clone())),
+    })
 }
+
+/// Where the response schema goes in the body: `output_config.format.schema` (§8.2.5).
+static SCHEMA_AT: [&str; 3] = ["output_config", "format", "schema"];
 
 /// §8.2.1: `max_tokens` is required, and the Messages API has no `seed` and no penalties.
 fn check_config(config: &RuntimeConfig) -> Result<(), ProviderError> {

@@ -12,7 +12,6 @@ use crate::call::exchange::Exchange;
 use crate::call::hook::{AttemptRecord, AttemptRequest};
 use crate::call::retry::AttemptPlan;
 use crate::call::wire::{Mapped, WireFormat, WireRequest};
-use crate::canonical;
 use crate::endpoint::Endpoint;
 use crate::enforcement::SchemaMode;
 use crate::error::ProviderError;
@@ -84,7 +83,7 @@ impl Attempt<'_> {
             Err(error) => (Err(error), None),
             Ok(body) => {
                 // One text for the wire and the record: the bytes sent share it, nothing is copied per attempt.
-                let body_text = SharedBody(Arc::new(canonical::to_string(&body)));
+                let body_text = SharedBody(Arc::new(body.canonical_text()));
                 let exchange = Exchange {
                     endpoint: call.endpoint,
                     wire: call.wire,

@@ -4,6 +4,7 @@
 //! extras value counting as absent; any other managed field takes an equal extras value as a no-op and rejects a
 //! conflicting one before sending. Every unmanaged extras key rides untouched.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -11,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::canonical::json_equal;
 use crate::error::ProviderError;
 use crate::model::{Mapping, Tool, ToolChoice};
+use crate::structured::ResponseSchema;
 
 /// The fields one request's mapping manages, with what it sends for each.
 #[derive(Debug)]
@@ -19,6 +21,19 @@ pub(crate) struct Managed {
     /// `(wire key, value, emitted)`; a field managed but not emitted (`stream: false` on a unary call) still
     /// resolves a colliding extras value.
     fields: Vec<(&'static str, Value, bool)>,
+    /// The field holding the response schema, if any: its value holds `null` where the schema goes (the body
+    /// writer puts the schema's canonical text there), so a colliding extras value is compared with the value
+    /// as sent, the schema put back in.
+    native: Option<Native>,
+}
+
+/// Where the response schema lies inside a managed field.
+#[derive(Debug)]
+struct Native {
+    key: &'static str,
+    /// The path of object keys from the field's value to the schema (empty: the value is the schema).
+    inner: &'static [&'static str],
+    schema: ResponseSchema,
 }
 
 /// The list-shaped managed field: the stop sequences under the mapping's wire key.
@@ -39,7 +54,25 @@ impl Managed {
         Self {
             mapping,
             fields: Vec::new(),
+            native: None,
         }
+    }
+
+    /// Manages `key` and sends `value` under it, with the response schema at `inner` inside `value` (where
+    /// `value` holds `null`); the body writer puts the schema's canonical text there.
+    pub(crate) fn emit_native(
+        &mut self,
+        key: &'static str,
+        value: Value,
+        inner: &'static [&'static str],
+        schema: &ResponseSchema,
+    ) {
+        self.emit(key, value);
+        self.native = Some(Native {
+            key,
+            inner,
+            schema: schema.clone(),
+        });
     }
 
     /// Manages `key` and sends `value` under it.
@@ -68,11 +101,28 @@ impl Managed {
         }
     }
 
-    fn get(&self, key: &str) -> Option<&Value> {
-        self.fields
+    /// The value managed under `key`, as sent: the response schema put back in its place (an extras value naming
+    /// the native constraint is rare, so only then is the schema copied).
+    fn get(&self, key: &str) -> Option<Cow<'_, Value>> {
+        let value = self
+            .fields
             .iter()
             .find(|(name, _, _)| *name == key)
-            .map(|(_, value, _)| value)
+            .map(|(_, value, _)| value)?;
+        match &self.native {
+            Some(native) if native.key == key => {
+                let mut whole = value.clone();
+                let slot = native
+                    .inner
+                    .iter()
+                    .try_fold(&mut whole, |slot, step| slot.get_mut(*step));
+                if let Some(slot) = slot {
+                    *slot = native.schema.schema.clone();
+                }
+                Some(Cow::Owned(whole))
+            }
+            _ => Some(Cow::Borrowed(value)),
+        }
     }
 
     /// The object the managed fields and `extras` make together, with the stop sequences merged.
@@ -100,7 +150,7 @@ impl Managed {
                 continue;
             }
             match self.get(key) {
-                Some(managed) if json_equal(managed, value) => {}
+                Some(managed) if json_equal(&managed, value) => {}
                 Some(_) => {
                     return Err(ProviderError::invalid_request(format!(
                         "config extras key {key:?} conflicts with the value the {} mapping manages for it",

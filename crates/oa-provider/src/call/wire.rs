@@ -32,6 +32,27 @@ pub(crate) struct WireRequest<'a> {
     pub(crate) stream: bool,
 }
 
+/// One attempt's encoded body: the JSON value, with the response schema's place in it when the native constraint
+/// carries one. The schema's canonical text, made once per compiled schema, is written there as it is (the value
+/// holds `null` in its place), so a structured call neither copies the schema tree nor serializes it again.
+#[derive(Debug)]
+pub(crate) struct WireBody {
+    pub(crate) value: Value,
+    /// Where the schema goes (a path of object keys from the root), and the schema.
+    pub(crate) schema: Option<(&'static [&'static str], ResponseSchema)>,
+}
+
+impl WireBody {
+    /// The body's canonical text: the bytes sent and the attempt record's `body`.
+    pub(crate) fn canonical_text(&self) -> String {
+        let splice = self.schema.as_ref().map(|(at, schema)| crate::canonical::Splice {
+            at,
+            text: &schema.canonical,
+        });
+        crate::canonical::to_string_spliced(&self.value, splice)
+    }
+}
+
 /// The §6 parts a wire format reads from a response, before structured-output validation.
 #[derive(Debug)]
 pub(crate) struct Mapped {
@@ -66,7 +87,7 @@ pub(crate) trait WireFormat: Send + Sync {
     /// # Errors
     ///
     /// `provider_invalid_request` for a request the wire format cannot express (a managed-field collision).
-    fn body(&self, request: &WireRequest<'_>) -> Result<Value, ProviderError>;
+    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError>;
 
     /// Maps an atomic response body.
     ///
@@ -144,4 +165,155 @@ pub(crate) trait StreamFold: Send {
     ///
     /// As [`WireFormat::map_body`].
     fn finish(&self, tools: &CheckedTools<'_>) -> Result<(Mapped, Value), ProviderError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::{Message, RuntimeConfig};
+
+    /// Schemas whose canonical text differs from their text as written: keys out of order, nesting, escapes,
+    /// non-ASCII, numbers, a title (OpenAI's name) and none (the name is a digest of the canonical bytes).
+    fn schemas() -> Vec<Value> {
+        vec![
+            json!({"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "integer", "minimum": 1.5}},
+                   "required": ["b", "a"], "additionalProperties": false}),
+            json!({"title": "Order ✓", "type": "object", "$defs": {"z": {"enum": ["é", "\u{1}", "\"q\""]}},
+                   "properties": {"items": {"type": "array", "maxItems": 40,
+                       "items": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": "^[a-z]+\\$"}]}}}}),
+            json!({"type": "object"}),
+        ]
+    }
+
+    /// The three wire formats, with where each puts the native schema (the JSON Pointer the wire tests also read).
+    fn wires() -> [(&'static dyn WireFormat, &'static str); 3] {
+        [
+            (
+                &crate::openai::ChatCompletions,
+                "/response_format/json_schema/schema",
+            ),
+            (&crate::anthropic::Messages, "/output_config/format/schema"),
+            (
+                &crate::gemini::GenerateContent,
+                "/generationConfig/responseJsonSchema",
+            ),
+        ]
+    }
+
+    /// The body as it was built before the canonical text was cached: the schema tree copied into the body value,
+    /// the whole serialized canonically.
+    fn with_schema_copied(body: &WireBody) -> String {
+        let mut value = body.value.clone();
+        if let Some((at, schema)) = &body.schema {
+            let slot = at
+                .iter()
+                .try_fold(&mut value, |slot, key| slot.get_mut(*key))
+                .expect("the schema's place is in the body");
+            assert_eq!(*slot, Value::Null, "the place holds null until written");
+            *slot = schema.schema.clone();
+        }
+        crate::canonical::to_string(&value)
+    }
+
+    fn request<'a>(
+        config: &'a RuntimeConfig,
+        messages: &'a [Message],
+        structured: (StructuredOutputPath, &'a ResponseSchema),
+    ) -> WireRequest<'a> {
+        WireRequest {
+            model: "m",
+            messages,
+            tools: &[],
+            tool_choice: None,
+            config,
+            structured: Some(structured),
+            stream: false,
+        }
+    }
+
+    #[test]
+    fn a_spliced_schema_sends_the_bytes_of_a_copied_one_on_every_mapping() {
+        let config = RuntimeConfig {
+            max_tokens: Some(64),
+            ..RuntimeConfig::default()
+        };
+        let messages = [Message::user("hi")];
+        for schema in schemas() {
+            let compiled = ResponseSchema::check(&schema).unwrap();
+            for (wire, pointer) in wires() {
+                let native = wire.native_path(&compiled);
+                for path in [native, StructuredOutputPath::PromptAugmentation] {
+                    let body = wire
+                        .body(&request(&config, &messages, (path, &compiled)))
+                        .unwrap();
+                    let text = body.canonical_text();
+                    assert_eq!(text, with_schema_copied(&body), "{:?} {path:?}", wire.mapping());
+                    let sent: Value = serde_json::from_str(&text).unwrap();
+                    let native_sent = path == native;
+                    assert_eq!(sent.pointer(pointer), native_sent.then_some(&schema));
+                    assert_eq!(text.contains(&compiled.canonical), native_sent);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extras_naming_the_native_constraint_are_compared_with_the_schema_in_place() {
+        let compiled = ResponseSchema::check(&schemas()[0]).unwrap();
+        let messages = [Message::user("hi")];
+        let mut config = RuntimeConfig {
+            max_tokens: Some(64),
+            ..RuntimeConfig::default()
+        };
+        let wire = &crate::openai::ChatCompletions;
+        let native = wire.native_path(&compiled);
+        let plain = wire
+            .body(&request(&config, &messages, (native, &compiled)))
+            .unwrap()
+            .canonical_text();
+        let sent: Value = serde_json::from_str(&plain).unwrap();
+        // The value as sent is a no-op in extras; a different schema is a conflict.
+        config
+            .extras
+            .insert("response_format".to_owned(), sent["response_format"].clone());
+        let same = wire
+            .body(&request(&config, &messages, (native, &compiled)))
+            .unwrap();
+        assert_eq!(same.canonical_text(), plain);
+        let mut other = sent["response_format"].clone();
+        other["json_schema"]["schema"] = json!({"type": "object"});
+        config.extras.insert("response_format".to_owned(), other);
+        let error = wire
+            .body(&request(&config, &messages, (native, &compiled)))
+            .unwrap_err();
+        assert!(error.is_invalid_request(), "{error}");
+        // Gemini: the schema is the managed field itself.
+        let gemini = &crate::gemini::GenerateContent;
+        config.extras.clear();
+        config
+            .extras
+            .insert("responseJsonSchema".to_owned(), schemas()[0].clone());
+        let body = gemini
+            .body(&request(
+                &config,
+                &messages,
+                (StructuredOutputPath::Native, &compiled),
+            ))
+            .unwrap();
+        assert_eq!(body.canonical_text(), with_schema_copied(&body));
+        config
+            .extras
+            .insert("responseJsonSchema".to_owned(), json!({"type": "object"}));
+        assert!(
+            gemini
+                .body(&request(
+                    &config,
+                    &messages,
+                    (StructuredOutputPath::Native, &compiled)
+                ))
+                .is_err()
+        );
+    }
 }

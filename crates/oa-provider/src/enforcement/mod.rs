@@ -22,4 +22,5 @@ pub use registry::{
     ProbeKind, RegistryError, RegistryStore,
 };
 pub use routing::{CanarySampler, REPAIR_TEMPLATE, RoutedProvider};
+pub(crate) use schema_mode::version_of_canonical;
 pub use schema_mode::{SchemaMode, schema_version};

@@ -111,7 +111,13 @@ impl SchemaMode {
 /// recursively, no insignificant whitespace, array order kept), so key order and formatting never change it
 /// and any change of content does.
 pub fn schema_version(schema: &Value) -> String {
-    let digest = Sha256::digest(canonical::to_string(schema).as_bytes());
+    version_of_canonical(&canonical::to_string(schema))
+}
+
+/// The `schema_version` of a schema whose canonical text is `canonical` (the compiled-schema cache has the text
+/// already, and keeps it for the request body).
+pub(crate) fn version_of_canonical(canonical: &str) -> String {
+    let digest = Sha256::digest(canonical.as_bytes());
     digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 

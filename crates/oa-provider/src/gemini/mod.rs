@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::BuildError;
 use crate::call::ready::look_up_model;
 use crate::call::status::ErrorBody;
-use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
+use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
 use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
 use crate::error::{Category, ProviderError};
 use crate::http::{KeyHeader, path_segment};
@@ -91,7 +91,7 @@ impl GeminiProvider {
 provider_impls!(GeminiProvider, GenerateContent, KeyHeader::XGoogApiKey, &[]);
 
 /// The `generateContent` wire format.
-struct GenerateContent;
+pub(crate) struct GenerateContent;
 
 impl WireFormat for GenerateContent {
     fn mapping(&self) -> Mapping {
@@ -107,7 +107,7 @@ impl WireFormat for GenerateContent {
         format!("/models/{}:generateContent", path_segment(model))
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<Value, ProviderError> {
+    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
         request::build_body(request)
     }
 

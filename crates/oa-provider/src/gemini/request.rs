@@ -10,11 +10,12 @@ use serde_json::{Map, Value, json};
 
 use crate::call::managed::{Managed, StopField};
 use crate::call::turns::{Turn, split, tool_result_text};
-use crate::call::wire::WireRequest;
+use crate::call::wire::{WireBody, WireRequest};
 use crate::error::{Category, ProviderError};
 use crate::model::{
     Content, ContentBlock, ImageSource, Mapping, Message, Role, StructuredOutputPath, Tool, ToolChoice,
 };
+use crate::structured::ResponseSchema;
 
 /// Builds the request body.
 ///
@@ -22,7 +23,7 @@ use crate::model::{
 ///
 /// `provider_invalid_request` when an extras key conflicts with a field the mapping manages;
 /// `provider_unsupported_content_block` for an image URL whose media type is neither given nor inferable.
-pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderError> {
+pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
     let conversation = split(inputs.messages);
     let names = call_names(inputs.messages);
     let mut root = Map::new();
@@ -59,7 +60,20 @@ pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderErro
     if !generation.is_empty() {
         root.insert("generationConfig".to_owned(), Value::Object(generation));
     }
-    Ok(Value::Object(root))
+    Ok(WireBody {
+        value: Value::Object(root),
+        schema: native_schema(inputs).map(|schema| (&SCHEMA_AT[..], schema.clone())),
+    })
+}
+
+/// Where the response schema goes in the body: `generationConfig.responseJsonSchema` (§8.3.5).
+static SCHEMA_AT: [&str; 2] = ["generationConfig", "responseJsonSchema"];
+
+fn native_schema<'a>(inputs: &WireRequest<'a>) -> Option<&'a ResponseSchema> {
+    match inputs.structured {
+        Some((StructuredOutputPath::Native, schema)) => Some(schema),
+        _ => None,
+    }
 }
 
 /// `generationConfig`: the declared fields under their camelCase names, the native schema, and the extras (placed
@@ -80,9 +94,10 @@ fn generation_config(inputs: &WireRequest<'_>) -> Result<Map<String, Value>, Pro
         };
         managed.emit(wire_name, value);
     }
-    if let Some((StructuredOutputPath::Native, schema)) = inputs.structured {
+    if let Some(schema) = native_schema(inputs) {
         managed.emit("responseMimeType", Value::from("application/json"));
-        managed.emit("responseJsonSchema", schema.schema.clone());
+        // `null` in the schema's place: the body writer puts its canonical text there.
+        managed.emit_native(SCHEMA_AT[1], Value::Null, &[], schema);
     }
     let stop = StopField {
         key: "stopSequences",

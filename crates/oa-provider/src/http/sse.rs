@@ -67,6 +67,33 @@ pub struct SseDecoder {
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Where the first LF or CR in `bytes` is. Eight bytes at a time (a line of a completion stream is usually some
+/// hundreds of bytes), then byte by byte from the first word holding one.
+fn line_end(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Non-zero exactly when some byte of `word` equals `byte` (the borrow trick: exact as a yes/no answer).
+    let holds = |word: u64, byte: u8| {
+        let diff = word ^ (ONES * u64::from(byte));
+        diff.wrapping_sub(ONES) & !diff & HIGHS
+    };
+    let mut start = 0;
+    for word in bytes.chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            break;
+        };
+        let word = u64::from_le_bytes(word);
+        if holds(word, b'\n') | holds(word, b'\r') != 0 {
+            break;
+        }
+        start += 8;
+    }
+    bytes[start..]
+        .iter()
+        .position(|byte| *byte == b'\n' || *byte == b'\r')
+        .map(|offset| start + offset)
+}
+
 impl SseDecoder {
     /// A decoder that refuses lines (and event data) longer than `max_line_bytes`.
     pub fn new(max_line_bytes: usize) -> Self {
@@ -97,7 +124,7 @@ impl SseDecoder {
                 continue;
             }
             self.after_cr = false;
-            match rest.iter().position(|byte| *byte == b'\n' || *byte == b'\r') {
+            match line_end(rest) {
                 Some(end) => {
                     let after_cr = rest[end] == b'\r';
                     if self.line.is_empty() {
@@ -211,5 +238,50 @@ impl SseDecoder {
         }
         self.has_data = false;
         self.event = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(bytes: &[u8]) -> Option<usize> {
+        bytes.iter().position(|byte| *byte == b'\n' || *byte == b'\r')
+    }
+
+    #[test]
+    fn line_end_finds_the_first_terminator_wherever_it_lies() {
+        // Fillers next to the terminators in value, so a word-at-a-time test that confused them would show:
+        // 0x0b/0x0c/0x0e/0x09, their high-bit twins, 0x8a and 0x8d, 0x00, 0xff.
+        let fillers = [b'a', 0x09, 0x0b, 0x0c, 0x0e, 0x8a, 0x8d, 0x89, 0x00, 0xff, 0x80];
+        for len in 0..40 {
+            for &filler in &fillers {
+                let plain = vec![filler; len];
+                assert_eq!(line_end(&plain), naive(&plain), "{len} {filler:#x}");
+                for at in 0..len {
+                    for terminator in [b'\n', b'\r'] {
+                        let mut bytes = plain.clone();
+                        bytes[at] = terminator;
+                        assert_eq!(line_end(&bytes), Some(at));
+                        // A second terminator later never wins over the first.
+                        if at + 3 < len {
+                            bytes[at + 3] = b'\n';
+                            assert_eq!(line_end(&bytes), Some(at));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn line_end_agrees_with_a_byte_scan_on_every_byte_value() {
+        for byte in 0..=u8::MAX {
+            for at in 0..17 {
+                let mut bytes = vec![b'x'; 17];
+                bytes[at] = byte;
+                assert_eq!(line_end(&bytes), naive(&bytes), "{byte:#x} at {at}");
+            }
+        }
     }
 }

@@ -15,7 +15,7 @@ pub use strict::{StrictObstacle, StrictRule, is_strict_compatible, strict_mode_o
 
 use crate::BuildError;
 use crate::call::status::{ErrorBody, status_error};
-use crate::call::wire::{Mapped, StreamFold, WireFormat, WireRequest};
+use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
 use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
 use crate::error::{Category, ProviderError};
 use crate::http::KeyHeader;
@@ -83,7 +83,7 @@ impl OpenAiProvider {
 provider_impls!(OpenAiProvider, ChatCompletions, KeyHeader::Bearer, &[]);
 
 /// The Chat Completions wire format.
-struct ChatCompletions;
+pub(crate) struct ChatCompletions;
 
 impl WireFormat for ChatCompletions {
     fn mapping(&self) -> Mapping {
@@ -105,7 +105,7 @@ impl WireFormat for ChatCompletions {
         "/chat/completions".to_owned()
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<Value, ProviderError> {
+    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
         request::build_body(request)
     }
 

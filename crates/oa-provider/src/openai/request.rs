@@ -4,28 +4,46 @@
 use serde_json::{Map, Value, json};
 
 use crate::call::managed::{Managed, StopField};
-use crate::call::wire::WireRequest;
+use crate::call::wire::{WireBody, WireRequest};
 use crate::error::ProviderError;
 use crate::model::{
     Content, ContentBlock, ImageSource, Mapping, Message, Role, StructuredOutputPath, Tool, ToolCall,
     ToolChoice,
 };
 use crate::openai::strict::response_format;
+use crate::structured::ResponseSchema;
 
 /// Builds the request body.
 ///
 /// # Errors
 ///
 /// `provider_invalid_request` when an extras key conflicts with a field the mapping manages.
-pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<Value, ProviderError> {
+pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
     let stop = StopField {
         key: "stop",
         declared: inputs.config.stop_sequences.clone(),
         coerce_scalar: true,
     };
-    managed_fields(inputs)?
+    let value = managed_fields(inputs)?
         .place(&inputs.config.extras, stop)
-        .map(Value::Object)
+        .map(Value::Object)?;
+    Ok(WireBody {
+        value,
+        schema: native_schema(inputs).map(|(_, schema)| (&SCHEMA_AT[..], schema.clone())),
+    })
+}
+
+/// Where the response schema goes in the body: `response_format.json_schema.schema` (§8.1.5).
+static SCHEMA_AT: [&str; 3] = ["response_format", "json_schema", "schema"];
+
+/// The native constraint's strictness and schema, on the native paths only; the fallback paths carry no
+/// response_format.
+fn native_schema<'a>(inputs: &WireRequest<'a>) -> Option<(bool, &'a ResponseSchema)> {
+    match inputs.structured {
+        Some((StructuredOutputPath::Native, schema)) => Some((true, schema)),
+        Some((StructuredOutputPath::NativeUnenforced, schema)) => Some((false, schema)),
+        _ => None,
+    }
 }
 
 fn managed_fields(inputs: &WireRequest<'_>) -> Result<Managed, ProviderError> {
@@ -48,14 +66,13 @@ fn managed_fields(inputs: &WireRequest<'_>) -> Result<Managed, ProviderError> {
         managed.absorb("stream", Value::Bool(false));
     }
     managed.emit_tools(inputs.tools, inputs.tool_choice, wire_tool, wire_tool_choice);
-    // The native constraint goes on the native paths only; the fallback paths carry no response_format.
-    let strict = match inputs.structured {
-        Some((StructuredOutputPath::Native, schema)) => Some((true, schema)),
-        Some((StructuredOutputPath::NativeUnenforced, schema)) => Some((false, schema)),
-        _ => None,
-    };
-    if let Some((strict, schema)) = strict {
-        managed.emit("response_format", response_format(&schema.schema, strict));
+    if let Some((strict, schema)) = native_schema(inputs) {
+        managed.emit_native(
+            SCHEMA_AT[0],
+            response_format(schema, strict),
+            &SCHEMA_AT[1..],
+            schema,
+        );
     }
     for (name, value) in inputs.config.declared_values() {
         if name != "stop_sequences" {

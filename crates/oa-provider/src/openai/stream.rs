@@ -9,6 +9,9 @@ use crate::error::{PartialStream, ProviderError};
 use crate::openai::response::{Assembly, assemble};
 use crate::structured::{CheckedTools, WireToolCall};
 
+/// The header fields of a stream's `raw`, each taken from the first chunk that has it.
+const HEADER_KEYS: [&str; 4] = ["id", "object", "created", "model"];
+
 /// What the chunks of one stream have added up to so far.
 #[derive(Debug, Default)]
 pub(crate) struct StreamAssembler {
@@ -19,7 +22,7 @@ pub(crate) struct StreamAssembler {
     calls: Vec<(u64, WireToolCall)>,
     finish_reason: Option<String>,
     usage: Option<Value>,
-    /// `id`, `object`, `created`, `model` of the first chunk that had them.
+    /// The [`HEADER_KEYS`] of the first chunk that had them (only those keys are ever inserted).
     header: Map<String, Value>,
     done: bool,
     n_events: usize,
@@ -59,11 +62,14 @@ impl StreamFold for StreamAssembler {
             )
             .with_partial(self.partial()));
         }
-        for key in ["id", "object", "created", "model"] {
-            if let Some(value) = chunk.get(key)
-                && !self.header.contains_key(key)
-            {
-                self.header.insert(key.to_owned(), value.clone());
+        // Usually all four arrive with the first chunk: from then on no chunk is searched for them.
+        if self.header.len() < HEADER_KEYS.len() {
+            for key in HEADER_KEYS {
+                if let Some(value) = chunk.get(key)
+                    && !self.header.contains_key(key)
+                {
+                    self.header.insert(key.to_owned(), value.clone());
+                }
             }
         }
         if let Some(usage) = chunk.get("usage").filter(|usage| !usage.is_null()) {

@@ -4,14 +4,18 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::canonical;
+use crate::structured::ResponseSchema;
 
-/// The native `response_format` for `schema` (§8.1.5).
-pub(crate) fn response_format(schema: &Value, strict: bool) -> Value {
+/// The native `response_format` for `schema` (§8.1.5), with `null` where the schema goes: the body writer puts
+/// the compiled schema's canonical text there (see `WireBody`), so the schema tree is not copied per request.
+pub(crate) fn response_format(schema: &ResponseSchema, strict: bool) -> Value {
     json!({
         "type": "json_schema",
-        // A clone, not `json!`'s serialisation of the `&Value` into a new one.
-        "json_schema": {"name": schema_name(schema), "schema": schema.clone(), "strict": strict},
+        "json_schema": {
+            "name": schema_name(&schema.schema, &schema.canonical),
+            "schema": Value::Null,
+            "strict": strict,
+        },
     })
 }
 
@@ -207,8 +211,8 @@ fn subschemas(map: &Map<String, Value>) -> Vec<(Vec<String>, &Value)> {
 /// The name OpenAI requires on `json_schema` (`^[a-zA-Z0-9_-]{1,64}$`): the schema's `title` made to fit (every
 /// other character replaced by `_`, cut at 64 characters), so a type's schema is sent under the type's name; a
 /// schema without a usable title gets a stable digest of its canonical bytes, so identical schemas always get the
-/// same name.
-pub(crate) fn schema_name(schema: &Value) -> String {
+/// same name. `canonical` is the schema's canonical text.
+pub(crate) fn schema_name(schema: &Value, canonical: &str) -> String {
     let title = schema
         .get("title")
         .and_then(Value::as_str)
@@ -227,7 +231,7 @@ pub(crate) fn schema_name(schema: &Value) -> String {
             .take(64)
             .collect();
     }
-    format!("schema_{:016x}", fnv1a(&canonical::to_vec(schema)))
+    format!("schema_{:016x}", fnv1a(canonical.as_bytes()))
 }
 
 // FNV-1a: a fixed, dependency-free digest; only stability matters here, not collision resistance.
@@ -296,6 +300,7 @@ mod tests {
 
     #[test]
     fn the_name_is_the_title_made_to_fit_or_a_stable_digest() {
+        let schema_name = |schema: &Value| schema_name(schema, &crate::canonical::to_string(schema));
         let named = |title: &str| schema_name(&json!({"type": "object", "title": title}));
         assert_eq!(named("Event"), "Event");
         assert_eq!(named("Wrapper_for_Event"), "Wrapper_for_Event");
@@ -306,5 +311,11 @@ mod tests {
         assert!(schema_name(&untitled).starts_with("schema_"));
         assert_eq!(schema_name(&untitled), schema_name(&untitled.clone()));
         assert_ne!(schema_name(&json!({"type": "object"})), schema_name(&untitled));
+        // The digest of the canonical bytes, as before the canonical text was cached: key order does not change it.
+        assert_eq!(schema_name(&untitled), "schema_90d63c78e6c3c3f7");
+        assert_eq!(
+            schema_name(&json!({"title": "???", "type": "object"})),
+            schema_name(&untitled)
+        );
     }
 }

@@ -28,7 +28,6 @@ pub(crate) use typed::deserialize_as;
 #[cfg(feature = "schemars")]
 pub use typed::{StrictOutput, output_schema};
 
-use crate::enforcement::schema_version;
 use crate::error::ProviderError;
 pub(crate) use crate::model::StructuredOutputPath;
 
@@ -55,7 +54,10 @@ pub(crate) struct ResponseSchema(Arc<CompiledSchema>);
 pub(crate) struct CompiledSchema {
     pub(crate) schema: Value,
     pub(crate) validator: oa_schema::Validator,
-    /// SHA-256 of the canonical schema (see [`schema_version`]), computed once.
+    /// The schema's canonical JSON text, made once: the request body carries it as it is (see
+    /// `canonical::Splice`), and the version and OpenAI's schema name are derived from it.
+    pub(crate) canonical: String,
+    /// SHA-256 of the canonical schema (see [`crate::schema_version`]), computed once.
     pub(crate) version: String,
     /// Whether OpenAI's strict mode accepts the schema, decided on first use.
     pub(crate) strict_compatible: OnceLock<bool>,
@@ -83,15 +85,13 @@ impl ResponseSchema {
     /// compiled by an earlier call.
     pub(crate) fn check(schema: &Value) -> Result<Self, ProviderError> {
         COMPILED
-            .get_or_build(schema, schema_version, |version| {
-                CompiledSchema::check(schema, version)
-            })
+            .get_or_build(schema, |identity| CompiledSchema::check(schema, identity))
             .map(Self)
     }
 }
 
 impl CompiledSchema {
-    fn check(schema: &Value, version: String) -> Result<Self, ProviderError> {
+    fn check(schema: &Value, identity: schema_cache::Identity) -> Result<Self, ProviderError> {
         let Value::Object(map) = schema else {
             return Err(ProviderError::invalid_request(
                 "response_schema must be a JSON object schema",
@@ -119,7 +119,8 @@ impl CompiledSchema {
         Ok(Self {
             schema: schema.clone(),
             validator,
-            version,
+            canonical: identity.canonical,
+            version: identity.version,
             strict_compatible: OnceLock::new(),
         })
     }

@@ -3,8 +3,8 @@
 //! compilation nor the canonical serialisation and SHA-256 of its version.
 //!
 //! Entries are keyed by schema_version. A call finds its entry through a structural hash of the schema it holds,
-//! confirmed by equality with the entry's schema (so a hash collision only costs a miss); on a miss the version is
-//! computed and looked up, so the same schema written with its keys in another order still reuses the entry. The
+//! confirmed by equality with the entry's schema (so a hash collision only costs a miss); on a miss the schema's
+//! canonical text and its version are computed and the version looked up, so the same schema written with its keys in another order still reuses the entry. The
 //! cache holds at most [`MAX_SCHEMAS`] schemas and starts afresh when full, so memory stays bounded however many
 //! distinct schemas a process sends.
 
@@ -35,6 +35,23 @@ pub(crate) trait Entry {
     fn schema(&self) -> &Value;
 }
 
+/// What a schema is known by, computed once per distinct schema and handed to the entry's build.
+#[derive(Debug)]
+pub(crate) struct Identity {
+    /// The schema's canonical JSON text (`crate::canonical::to_string`).
+    pub(crate) canonical: String,
+    /// Its schema_version: the SHA-256 of `canonical`.
+    pub(crate) version: String,
+}
+
+impl Identity {
+    fn of(schema: &Value) -> Self {
+        let canonical = crate::canonical::to_string(schema);
+        let version = crate::enforcement::version_of_canonical(&canonical);
+        Self { canonical, version }
+    }
+}
+
 impl<T: Entry> SchemaCache<T> {
     pub(crate) const fn new() -> Self {
         Self {
@@ -47,13 +64,12 @@ impl<T: Entry> SchemaCache<T> {
         }
     }
 
-    /// The entry for `schema`, built by `build(schema, version)` on the first call with this schema_version. A
-    /// build error is returned and nothing is cached.
+    /// The entry for `schema`, built by `build(identity)` on the first call with this schema_version. A build
+    /// error is returned and nothing is cached.
     pub(crate) fn get_or_build<E>(
         &self,
         schema: &Value,
-        version_of: impl FnOnce(&Value) -> String,
-        build: impl FnOnce(String) -> Result<T, E>,
+        build: impl FnOnce(Identity) -> Result<T, E>,
     ) -> Result<Arc<T>, E> {
         let hash = structural_hash(schema);
         {
@@ -73,7 +89,8 @@ impl<T: Entry> SchemaCache<T> {
                 return Ok(Arc::clone(entry));
             }
         }
-        let version = version_of(schema);
+        let identity = Identity::of(schema);
+        let version = identity.version.clone();
         {
             let mut cache = self.lock();
             if let Some(entry) = cache.by_version.get(&version).cloned() {
@@ -83,7 +100,7 @@ impl<T: Entry> SchemaCache<T> {
             }
         }
         // Built outside the lock: other calls go on while a large schema compiles.
-        let entry = Arc::new(build(version.clone())?);
+        let entry = Arc::new(build(identity)?);
         let mut cache = self.lock();
         if cache.by_version.len() >= MAX_SCHEMAS {
             cache.by_version.clear();
@@ -145,7 +162,7 @@ mod tests {
 
     fn get(cache: &SchemaCache<Built>, schema: &Value, builds: &mut usize) -> Arc<Built> {
         cache
-            .get_or_build(schema, crate::schema_version, |_| {
+            .get_or_build(schema, |_| {
                 *builds += 1;
                 Ok::<_, ()>(Built(schema.clone()))
             })
@@ -170,7 +187,7 @@ mod tests {
         let cache: SchemaCache<Built> = SchemaCache::new();
         let mut attempts = 0;
         for _ in 0..2 {
-            let result = cache.get_or_build(&json!({"type": 1}), crate::schema_version, |_| {
+            let result = cache.get_or_build(&json!({"type": 1}), |_| {
                 attempts += 1;
                 Err("invalid")
             });
