@@ -423,3 +423,26 @@ async fn an_error_event_mid_stream_fails_with_what_arrived_and_a_null_error_is_n
     assert_eq!((partial.content.as_str(), partial.n_events), ("Hel", 2));
     assert_eq!(tokens.len(), 1);
 }
+
+/// Found by cargo-mutants (either end-of-stream signal ignored went unnoticed): reading stops at `[DONE]`, whatever
+/// follows it, and a stream that ends after its finish reason without `[DONE]` is complete.
+#[tokio::test]
+async fn done_ends_the_stream_and_a_finish_reason_completes_it_without_done() {
+    let mut after_done = hello_chunks();
+    after_done.push(json!("not json, and never read"));
+    let mut without_done = hello_chunks();
+    assert_eq!(without_done.pop(), Some(json!("[DONE]")));
+    for events in [after_done, without_done] {
+        let (outcome, _) = stream_call(
+            Reply::Stream {
+                pieces: vec![sse_bytes(&events)],
+                pause: Duration::ZERO,
+            },
+            hi(),
+        )
+        .await;
+        let response = outcome.unwrap();
+        assert_eq!(response.finish_reason, FinishReason::Stop);
+        assert_eq!(response.message.text(), Some("Hello, wörld 🎉.".to_owned()));
+    }
+}
