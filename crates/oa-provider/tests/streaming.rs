@@ -444,5 +444,7 @@ async fn done_ends_the_stream_and_a_finish_reason_completes_it_without_done() {
         let response = outcome.unwrap();
         assert_eq!(response.finish_reason, FinishReason::Stop);
         assert_eq!(response.message.text(), Some("Hello, wörld 🎉.".to_owned()));
+        // A missed mutant too: the model the chunks name is the response's.
+        assert_eq!(response.model.as_deref(), Some("test-model"));
     }
 }
