@@ -444,7 +444,11 @@ async fn done_ends_the_stream_and_a_finish_reason_completes_it_without_done() {
         let response = outcome.unwrap();
         assert_eq!(response.finish_reason, FinishReason::Stop);
         assert_eq!(response.message.text(), Some("Hello, wörld 🎉.".to_owned()));
-        // A missed mutant too: the model the chunks name is the response's.
+        // Missed mutants too: the model the chunks name is the response's, and `raw`'s message holds only what
+        // arrived (no empty refusal, reasoning or tool calls).
         assert_eq!(response.model.as_deref(), Some("test-model"));
+        let message = response.raw["choices"][0]["message"].as_object().unwrap();
+        let keys: Vec<&str> = message.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["content", "role"], "{message:?}");
     }
 }
