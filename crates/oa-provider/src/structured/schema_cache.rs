@@ -9,7 +9,7 @@
 //! distinct schemas a process sends.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use serde_json::Value;
@@ -117,8 +117,10 @@ impl<T: Entry> SchemaCache<T> {
 }
 
 /// A hash of the value's structure and content, in its own key order (iterative: no recursion on deep values).
+/// foldhash, not SipHash: it runs on every structured call over the whole schema, and a collision (even a crafted
+/// one) only costs a miss, which the version lookup then answers.
 fn structural_hash(value: &Value) -> u64 {
-    let mut hasher = DefaultHasher::new();
+    let mut hasher = foldhash::fast::FixedState::with_seed(0x6f61_7363_6865_6d61).build_hasher();
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         match value {
