@@ -38,6 +38,15 @@ fn ask(text: &str) -> CompletionRequest {
     CompletionRequest::new(vec![Message::user(text)])
 }
 
+/// "Weather?" with a `get_weather` tool that takes any object.
+fn weather_ask() -> CompletionRequest {
+    ask("Weather?").with_tools(vec![Tool::new(
+        "get_weather",
+        "Weather.",
+        json!({"type": "object"}),
+    )])
+}
+
 fn value_schema() -> Value {
     json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
 }
@@ -147,11 +156,7 @@ async fn signatures_are_captured_where_they_came_and_a_function_call_finishes_to
         {"functionCall": {"name": "get_weather", "args": {"location": "SF"}}, "thoughtSignature": "sig-call"}
     ]);
     let server = Server::start(vec![Reply::json(200, response(parts, "STOP"))]).unwrap();
-    let request = ask("Weather?").with_tools(vec![Tool::new(
-        "get_weather",
-        "Weather.",
-        json!({"type": "object"}),
-    )]);
+    let request = weather_ask();
     let answer = provider(&server, true).complete(&request).await.unwrap();
     assert_eq!(answer.finish_reason, FinishReason::ToolCalls);
     assert_eq!(
@@ -455,11 +460,7 @@ async fn structurally_equal_requests_are_byte_identical() {
 async fn a_call_to_an_undeclared_function_is_an_invalid_response() {
     let call = json!([{"functionCall": {"name": "undeclared", "id": "call_1", "args": {}}}]);
     let server = Server::start(vec![Reply::json(200, response(call, "STOP"))]).unwrap();
-    let request = ask("Weather?").with_tools(vec![Tool::new(
-        "get_weather",
-        "Weather.",
-        json!({"type": "object"}),
-    )]);
+    let request = weather_ask();
     let error = provider(&server, false).complete(&request).await.unwrap_err();
     assert_eq!(error.category(), Category::InvalidResponse, "{error}");
     assert!(error.to_string().contains("undeclared"), "{error}");
@@ -475,11 +476,7 @@ async fn a_call_keeps_its_own_id_and_one_without_gets_its_position() {
         {"functionCall": {"name": "get_weather", "args": {}}}
     ]);
     let server = Server::start(vec![Reply::json(200, response(calls, "STOP"))]).unwrap();
-    let request = ask("Weather?").with_tools(vec![Tool::new(
-        "get_weather",
-        "Weather.",
-        json!({"type": "object"}),
-    )]);
+    let request = weather_ask();
     let response = provider(&server, false).complete(&request).await.unwrap();
     let ids: Vec<String> = response
         .message

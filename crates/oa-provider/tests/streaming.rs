@@ -64,6 +64,14 @@ async fn stream_call(
     (outcome, tokens)
 }
 
+/// The events as one stream, sent in one piece.
+fn whole_stream(events: &[Value]) -> Reply {
+    Reply::Stream {
+        pieces: vec![sse_bytes(events)],
+        pause: Duration::ZERO,
+    }
+}
+
 fn hi() -> CompletionRequest {
     CompletionRequest::new(vec![Message::user("hi")])
 }
@@ -408,14 +416,7 @@ async fn an_error_event_mid_stream_fails_with_what_arrived_and_a_null_error_is_n
         first,
         json!({"error": {"message": "overloaded", "type": "server_error"}}),
     ];
-    let (outcome, tokens) = stream_call(
-        Reply::Stream {
-            pieces: vec![sse_bytes(&events)],
-            pause: Duration::ZERO,
-        },
-        hi(),
-    )
-    .await;
+    let (outcome, tokens) = stream_call(whole_stream(&events), hi()).await;
     let error = outcome.unwrap_err();
     assert_eq!(error.category(), Category::Unavailable, "{error}");
     assert!(error.message().contains("stream error: overloaded"), "{error}");
@@ -433,14 +434,7 @@ async fn done_ends_the_stream_and_a_finish_reason_completes_it_without_done() {
     let mut without_done = hello_chunks();
     assert_eq!(without_done.pop(), Some(json!("[DONE]")));
     for events in [after_done, without_done] {
-        let (outcome, _) = stream_call(
-            Reply::Stream {
-                pieces: vec![sse_bytes(&events)],
-                pause: Duration::ZERO,
-            },
-            hi(),
-        )
-        .await;
+        let (outcome, _) = stream_call(whole_stream(&events), hi()).await;
         let response = outcome.unwrap();
         assert_eq!(response.finish_reason, FinishReason::Stop);
         assert_eq!(response.message.text(), Some("Hello, wörld 🎉.".to_owned()));
