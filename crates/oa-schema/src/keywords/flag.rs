@@ -819,7 +819,10 @@ mod tests {
     /// memoized results computed near the limit differ between the evaluators). Reaching it fails the run. Runs on
     /// the default 2 MiB test thread: both evaluators' recursion to the limit must fit, unoptimized.
     #[test]
-    #[cfg_attr(miri, ignore = "instances nested past the 512-level depth limit: hours under Miri")]
+    #[cfg_attr(
+        miri,
+        ignore = "instances nested past the 512-level depth limit: hours under Miri"
+    )]
     fn reaching_the_depth_limit_fails_the_run_in_both_evaluators() {
         let schemas = [
             (
@@ -870,7 +873,10 @@ mod tests {
     /// two levels deeper than the recursion goes, so the one-loop check is the deepest step. It is reached at
     /// every depth up to and past the limit (two schemas, for both parities of the depth).
     #[test]
-    #[cfg_attr(miri, ignore = "instances nested past the 512-level depth limit: hours under Miri")]
+    #[cfg_attr(
+        miri,
+        ignore = "instances nested past the 512-level depth limit: hours under Miri"
+    )]
     fn arrays_of_one_type_agree_with_the_collecting_evaluator_near_the_depth_limit() {
         let defs = json!({
             "d": { "prefixItems": [{ "$ref": "#/$defs/d" }, { "$ref": "#/$defs/e" }] },
@@ -1087,7 +1093,10 @@ mod tests {
     /// A chain of `if`/`then` clauses recursing through a `then` must agree with the descent near the depth limit:
     /// the chain runs only while the `if`s' pins are within it (the recursion entered at every offset).
     #[test]
-    #[cfg_attr(miri, ignore = "instances nested past the 512-level depth limit: hours under Miri")]
+    #[cfg_attr(
+        miri,
+        ignore = "instances nested past the 512-level depth limit: hours under Miri"
+    )]
     fn if_chains_agree_with_the_collecting_evaluator_near_the_depth_limit() {
         let clause = |pin: &str| {
             json!({ "if": { "properties": { "t": { "const": pin } } },
