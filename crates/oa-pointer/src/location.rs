@@ -437,36 +437,65 @@ impl Ord for Location {
     /// report's neighbouring locations, which share long prefixes, compare at the cost of a `memcmp` and one pair
     /// of tokens.
     fn cmp(&self, other: &Self) -> Ordering {
-        let (left, right) = (self.text.as_str(), other.text.as_str());
-        let common = common_prefix_len(left.as_bytes(), right.as_bytes());
+        let (left, right) = (self.text.as_bytes(), other.text.as_bytes());
+        let common = common_prefix_len(left, right);
         if common == left.len() && common == right.len() {
             return Ordering::Equal;
         }
         // Every text but the root's starts with `/`: sharing no byte, one of them is the root, which comes first.
         let Some(slash) = left
-            .as_bytes()
             .get(..common)
             .and_then(|shared| shared.iter().rposition(|&byte| byte == b'/'))
         else {
             return left.len().cmp(&right.len());
         };
-        let (left_token, right_token) = (token_at(left, slash + 1), token_at(right, slash + 1));
-        if left_token == right_token {
+        let start = slash + 1;
+        let (left_end, left_tilde) = token_end(left, common);
+        let (right_end, right_tilde) = token_end(right, common);
+        if left_end == common && right_end == common {
             // The same token, then one location ends where the other goes on: the parent comes first.
             return left.len().cmp(&right.len());
         }
-        order::compare_escaped(left_token, right_token)
+        let first_is_digit = |text: &[u8]| text.get(start).is_some_and(u8::is_ascii_digit);
+        let escaped_or_index = left_tilde
+            || right_tilde
+            || first_is_digit(left)
+            || first_is_digit(right)
+            || left
+                .get(start..common)
+                .is_some_and(|shared| shared.contains(&b'~'));
+        if !escaped_or_index {
+            // Two names without escapes (the usual case): they order as their bytes from the first that differs,
+            // a name that ends there first.
+            let byte_at =
+                |text: &[u8], end: usize| (common < end).then(|| text.get(common).copied()).flatten();
+            return byte_at(left, left_end).cmp(&byte_at(right, right_end));
+        }
+        order::compare_escaped(
+            token_text(left, start, left_end),
+            token_text(right, start, right_end),
+        )
     }
 }
 
-/// The escaped token of a plain-form text that starts at byte `start`.
-fn token_at(text: &str, start: usize) -> &str {
-    let rest = text.get(start..).unwrap_or_default();
-    // Tokens are short: a byte loop beats a searcher call.
-    rest.bytes()
-        .position(|byte| byte == b'/')
-        .and_then(|end| rest.get(..end))
-        .unwrap_or(rest)
+/// The token of a plain-form text from `start` to `end` (both at token boundaries, so the slice is whole UTF-8).
+fn token_text(text: &[u8], start: usize, end: usize) -> &str {
+    std::str::from_utf8(text.get(start..end).unwrap_or_default()).unwrap_or_default()
+}
+
+/// Where the token that holds byte `from` of a plain-form text ends, and whether its bytes from `from` on hold a
+/// `~` (an escape). Tokens are short: a byte loop beats a searcher call.
+fn token_end(text: &[u8], from: usize) -> (usize, bool) {
+    let mut end = from;
+    let mut tilde = false;
+    while let Some(&byte) = text.get(end) {
+        if byte == b'/' {
+            break;
+        }
+        tilde |= byte == b'~';
+        end += 1;
+    }
+    (end, tilde)
 }
 
 /// How many leading bytes two texts share, compared eight at a time as words.
