@@ -289,6 +289,15 @@ fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
         })
 }
 
+/// Whether `violation` repeats `kept` (same instance location, absolute keyword location, missing property and
+/// message): the report lists it once.
+fn repeats(kept: &Violation, violation: &Violation) -> bool {
+    kept.instance_location == violation.instance_location
+        && kept.schema_location.absolute() == violation.schema_location.absolute()
+        && kept.missing_property() == violation.missing_property()
+        && kept.message() == violation.message()
+}
+
 /// The largest report sorted where it lies, by insertion.
 const INSERTION_SORT_MAX: usize = 16;
 
@@ -440,18 +449,24 @@ impl Violations {
         Self::deduplicated(items)
     }
 
-    /// Drops repeats from a sorted list, keeping those reached through another keyword path aside for the text.
+    /// Drops repeats from a sorted list, keeping those reached through another keyword path aside for the text. A
+    /// list without repeats (most reports) is kept as it is, without a second list.
     fn deduplicated(sorted: Vec<Violation>) -> Self {
+        if !sorted.windows(2).any(|pair| match pair {
+            [kept, violation] => repeats(kept, violation),
+            _ => false,
+        }) {
+            return Self {
+                items: sorted,
+                omitted: 0,
+                reached_also: Vec::new(),
+            };
+        }
         let mut items: Vec<Violation> = Vec::with_capacity(sorted.len());
         let mut reached_also = Vec::new();
         for violation in sorted {
             match items.last() {
-                Some(kept)
-                    if kept.instance_location == violation.instance_location
-                        && kept.schema_location.absolute() == violation.schema_location.absolute()
-                        && kept.missing_property() == violation.missing_property()
-                        && kept.message() == violation.message() =>
-                {
+                Some(kept) if repeats(kept, &violation) => {
                     if reached_also.len() < MAX_REACHED_ALSO
                         && kept.schema_location.keyword_path() != violation.schema_location.keyword_path()
                     {
