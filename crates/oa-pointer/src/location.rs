@@ -450,26 +450,28 @@ impl Ord for Location {
             return left.len().cmp(&right.len());
         };
         let start = slash + 1;
-        let (left_end, left_tilde) = token_end(left, common);
-        let (right_end, right_tilde) = token_end(right, common);
+        // The next decoded byte of each side, `None` where its token ends: the bytes before `common` are the same
+        // and decode the same, unless `common` falls inside an escape (`~0` against `~1`).
+        let next = |text: &[u8]| text.get(common).copied().filter(|&byte| byte != b'/');
+        let (left_next, right_next) = (next(left), next(right));
+        let first_is_digit = |text: &[u8]| text.get(start).is_some_and(u8::is_ascii_digit);
+        let escaped_or_index = left_next == Some(b'~')
+            || right_next == Some(b'~')
+            || (common > start && left.get(common - 1) == Some(&b'~'))
+            || first_is_digit(left)
+            || first_is_digit(right);
+        if !escaped_or_index {
+            // Two names (the usual case): they order as their decoded bytes from the first that differs, a name
+            // that ends there first; the same token when both end, and then the parent comes first.
+            return match (left_next, right_next) {
+                (None, None) => left.len().cmp(&right.len()),
+                (left_next, right_next) => left_next.cmp(&right_next),
+            };
+        }
+        let (left_end, right_end) = (token_end(left, common), token_end(right, common));
         if left_end == common && right_end == common {
             // The same token, then one location ends where the other goes on: the parent comes first.
             return left.len().cmp(&right.len());
-        }
-        let first_is_digit = |text: &[u8]| text.get(start).is_some_and(u8::is_ascii_digit);
-        let escaped_or_index = left_tilde
-            || right_tilde
-            || first_is_digit(left)
-            || first_is_digit(right)
-            || left
-                .get(start..common)
-                .is_some_and(|shared| shared.contains(&b'~'));
-        if !escaped_or_index {
-            // Two names without escapes (the usual case): they order as their bytes from the first that differs,
-            // a name that ends there first.
-            let byte_at =
-                |text: &[u8], end: usize| (common < end).then(|| text.get(common).copied()).flatten();
-            return byte_at(left, left_end).cmp(&byte_at(right, right_end));
         }
         order::compare_escaped(
             token_text(left, start, left_end),
@@ -483,19 +485,14 @@ fn token_text(text: &[u8], start: usize, end: usize) -> &str {
     std::str::from_utf8(text.get(start..end).unwrap_or_default()).unwrap_or_default()
 }
 
-/// Where the token that holds byte `from` of a plain-form text ends, and whether its bytes from `from` on hold a
-/// `~` (an escape). Tokens are short: a byte loop beats a searcher call.
-fn token_end(text: &[u8], from: usize) -> (usize, bool) {
+/// Where the token that holds byte `from` of a plain-form text ends. Tokens are short: a byte loop beats a
+/// searcher call.
+fn token_end(text: &[u8], from: usize) -> usize {
     let mut end = from;
-    let mut tilde = false;
-    while let Some(&byte) = text.get(end) {
-        if byte == b'/' {
-            break;
-        }
-        tilde |= byte == b'~';
+    while text.get(end).is_some_and(|&byte| byte != b'/') {
         end += 1;
     }
-    (end, tilde)
+    end
 }
 
 /// How many leading bytes two texts share, compared eight at a time as words.
