@@ -388,19 +388,35 @@ impl Violations {
         }
         if items.len() <= INSERTION_SORT_MAX {
             // A small report, nearly always in order or one violation out of place (a missing property reported
-            // after the members): sorted where it lies, without a key or an allocation.
+            // after the members): sorted where it lies, without a key or an allocation. Insertion compares every
+            // pair that ends up side by side, so when no compared pair shared a location no two neighbours do, and
+            // there is no repeat to look for.
             let mut items = items;
+            let mut shared_location = false;
             for idx in 1..items.len() {
                 let mut at = idx;
                 while at > 0
                     && match (items.get(at - 1), items.get(at)) {
-                        (Some(a), Some(b)) => location_then_report_order(a, b).is_gt(),
+                        (Some(a), Some(b)) => match a.instance_location.cmp(&b.instance_location) {
+                            std::cmp::Ordering::Equal => {
+                                shared_location = true;
+                                report_order(a, b).is_gt()
+                            }
+                            by_location => by_location.is_gt(),
+                        },
                         _ => false,
                     }
                 {
                     items.swap(at - 1, at);
                     at -= 1;
                 }
+            }
+            if !shared_location {
+                return Self {
+                    items,
+                    omitted: 0,
+                    reached_also: Vec::new(),
+                };
             }
             return Self::deduplicated(items);
         }
