@@ -473,16 +473,31 @@ impl Ord for Location {
             // The same token, then one location ends where the other goes on: the parent comes first.
             return left.len().cmp(&right.len());
         }
-        order::compare_escaped(
-            token_text(left, start, left_end),
-            token_text(right, start, right_end),
-        )
+        let (left_token, right_token) = (
+            self.text.get(start..left_end).unwrap_or_default(),
+            other.text.get(start..right_end).unwrap_or_default(),
+        );
+        if is_short_index(left_token) && is_short_index(right_token) {
+            // Two array indices (the other usual case): the shorter is the smaller, else the byte where they part.
+            return left_token
+                .len()
+                .cmp(&right_token.len())
+                .then(left_next.cmp(&right_next));
+        }
+        order::compare_escaped(left_token, right_token)
     }
 }
 
-/// The token of a plain-form text from `start` to `end` (both at token boundaries, so the slice is whole UTF-8).
-fn token_text(text: &[u8], start: usize, end: usize) -> &str {
-    std::str::from_utf8(text.get(start..end).unwrap_or_default()).unwrap_or_default()
+/// The most digits every index of that many digits fits a `usize` with (19 on 64 bits).
+const SHORT_INDEX_DIGITS: usize = usize::MAX.ilog10() as usize;
+
+/// Whether a token is the canonical decimal form of an index of at most [`SHORT_INDEX_DIGITS`] digits: such indices
+/// order by length, then digit by digit. Longer digit runs go through [`order`], which parses them.
+fn is_short_index(token: &str) -> bool {
+    match token.as_bytes() {
+        [] | [b'0', _, ..] => false,
+        bytes => bytes.len() <= SHORT_INDEX_DIGITS && bytes.iter().all(u8::is_ascii_digit),
+    }
 }
 
 /// Where the token that holds byte `from` of a plain-form text ends. Tokens are short: a byte loop beats a
