@@ -488,7 +488,7 @@ impl Ord for Location {
     }
 }
 
-/// The most digits every index of that many digits fits a `usize` with (19 on 64 bits).
+/// The most digits with which every decimal number fits a `usize` (19 on 64 bits).
 const SHORT_INDEX_DIGITS: usize = usize::MAX.ilog10() as usize;
 
 /// Whether a token is the canonical decimal form of an index of at most [`SHORT_INDEX_DIGITS`] digits: such indices
