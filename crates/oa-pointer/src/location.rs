@@ -437,36 +437,77 @@ impl Ord for Location {
     /// report's neighbouring locations, which share long prefixes, compare at the cost of a `memcmp` and one pair
     /// of tokens.
     fn cmp(&self, other: &Self) -> Ordering {
-        let (left, right) = (self.text.as_str(), other.text.as_str());
-        let common = common_prefix_len(left.as_bytes(), right.as_bytes());
+        let (left, right) = (self.text.as_bytes(), other.text.as_bytes());
+        let common = common_prefix_len(left, right);
         if common == left.len() && common == right.len() {
             return Ordering::Equal;
         }
         // Every text but the root's starts with `/`: sharing no byte, one of them is the root, which comes first.
         let Some(slash) = left
-            .as_bytes()
             .get(..common)
             .and_then(|shared| shared.iter().rposition(|&byte| byte == b'/'))
         else {
             return left.len().cmp(&right.len());
         };
-        let (left_token, right_token) = (token_at(left, slash + 1), token_at(right, slash + 1));
-        if left_token == right_token {
+        let start = slash + 1;
+        // The next decoded byte of each side, `None` where its token ends: the bytes before `common` are the same
+        // and decode the same, unless `common` falls inside an escape (`~0` against `~1`).
+        let next = |text: &[u8]| text.get(common).copied().filter(|&byte| byte != b'/');
+        let (left_next, right_next) = (next(left), next(right));
+        let first_is_digit = |text: &[u8]| text.get(start).is_some_and(u8::is_ascii_digit);
+        let escaped_or_index = left_next == Some(b'~')
+            || right_next == Some(b'~')
+            || (common > start && left.get(common - 1) == Some(&b'~'))
+            || first_is_digit(left)
+            || first_is_digit(right);
+        if !escaped_or_index {
+            // Two names (the usual case): they order as their decoded bytes from the first that differs, a name
+            // that ends there first; the same token when both end, and then the parent comes first.
+            return match (left_next, right_next) {
+                (None, None) => left.len().cmp(&right.len()),
+                (left_next, right_next) => left_next.cmp(&right_next),
+            };
+        }
+        let (left_end, right_end) = (token_end(left, common), token_end(right, common));
+        if left_end == common && right_end == common {
             // The same token, then one location ends where the other goes on: the parent comes first.
             return left.len().cmp(&right.len());
+        }
+        let (left_token, right_token) = (
+            self.text.get(start..left_end).unwrap_or_default(),
+            other.text.get(start..right_end).unwrap_or_default(),
+        );
+        if is_short_index(left_token) && is_short_index(right_token) {
+            // Two array indices (the other usual case): the shorter is the smaller, else the byte where they part.
+            return left_token
+                .len()
+                .cmp(&right_token.len())
+                .then(left_next.cmp(&right_next));
         }
         order::compare_escaped(left_token, right_token)
     }
 }
 
-/// The escaped token of a plain-form text that starts at byte `start`.
-fn token_at(text: &str, start: usize) -> &str {
-    let rest = text.get(start..).unwrap_or_default();
-    // Tokens are short: a byte loop beats a searcher call.
-    rest.bytes()
-        .position(|byte| byte == b'/')
-        .and_then(|end| rest.get(..end))
-        .unwrap_or(rest)
+/// The most digits with which every decimal number fits a `usize` (19 on 64 bits).
+const SHORT_INDEX_DIGITS: usize = usize::MAX.ilog10() as usize;
+
+/// Whether a token is the canonical decimal form of an index of at most [`SHORT_INDEX_DIGITS`] digits: such indices
+/// order by length, then digit by digit. Longer digit runs go through [`order`], which parses them.
+fn is_short_index(token: &str) -> bool {
+    match token.as_bytes() {
+        [] | [b'0', _, ..] => false,
+        bytes => bytes.len() <= SHORT_INDEX_DIGITS && bytes.iter().all(u8::is_ascii_digit),
+    }
+}
+
+/// Where the token that holds byte `from` of a plain-form text ends. Tokens are short: a byte loop beats a
+/// searcher call.
+fn token_end(text: &[u8], from: usize) -> usize {
+    let mut end = from;
+    while text.get(end).is_some_and(|&byte| byte != b'/') {
+        end += 1;
+    }
+    end
 }
 
 /// How many leading bytes two texts share, compared eight at a time as words.

@@ -370,12 +370,16 @@ impl<'s> Evaluator<'s> {
             return false;
         }
         // A subtree the yes/no evaluator finds valid has nothing to report: the valid parts of an invalid instance
-        // skip the collecting walk. Only arrays and objects (a scalar's walk costs about what the question does),
-        // and only under fewer than `PRECHECK_NESTING` subtrees that answered no, so that no part of the instance
-        // is asked about more than that many times. Not when the caller tracks what was evaluated, annotations
-        // are kept, or the dynamic scope matters (a yes/no run from here cannot see it).
+        // skip the collecting walk. Only array items: siblings under one schema, most of them valid when some are
+        // not, where an object member is about as likely to be what failed its object, and a question answered no
+        // is a yes/no walk on top of the collecting one (asking about members too cost more than it saved on the
+        // small-schema and fhir benchmark rows). Only arrays and objects (a scalar's walk costs about what the
+        // question does), and only under fewer than `PRECHECK_NESTING` subtrees that answered no, so that no part
+        // of the instance is asked about more than that many times. Not when the caller tracks what was evaluated,
+        // annotations are kept, or the dynamic scope matters (a yes/no run from here cannot see it).
         if self.collect
             && self.failed_prechecks < PRECHECK_NESTING
+            && matches!(step, Some(Step::Index(_)))
             && match instance {
                 Value::Array(items) => self.worth_prechecking(items.len(), || items.iter().all(is_scalar)),
                 Value::Object(members) => {

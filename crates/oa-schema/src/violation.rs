@@ -289,6 +289,15 @@ fn report_order(a: &Violation, b: &Violation) -> std::cmp::Ordering {
         })
 }
 
+/// Whether `violation` repeats `kept` (same instance location, absolute keyword location, missing property and
+/// message): the report lists it once.
+fn repeats(kept: &Violation, violation: &Violation) -> bool {
+    kept.instance_location == violation.instance_location
+        && kept.schema_location.absolute() == violation.schema_location.absolute()
+        && kept.missing_property() == violation.missing_property()
+        && kept.message() == violation.message()
+}
+
 /// The largest report sorted where it lies, by insertion.
 const INSERTION_SORT_MAX: usize = 16;
 
@@ -379,19 +388,35 @@ impl Violations {
         }
         if items.len() <= INSERTION_SORT_MAX {
             // A small report, nearly always in order or one violation out of place (a missing property reported
-            // after the members): sorted where it lies, without a key or an allocation.
+            // after the members): sorted where it lies, without a key or an allocation. Insertion compares every
+            // pair that ends up side by side, so when no compared pair shared a location no two neighbours do, and
+            // there is no repeat to look for.
             let mut items = items;
+            let mut shared_location = false;
             for idx in 1..items.len() {
                 let mut at = idx;
                 while at > 0
                     && match (items.get(at - 1), items.get(at)) {
-                        (Some(a), Some(b)) => location_then_report_order(a, b).is_gt(),
+                        (Some(a), Some(b)) => match a.instance_location.cmp(&b.instance_location) {
+                            std::cmp::Ordering::Equal => {
+                                shared_location = true;
+                                report_order(a, b).is_gt()
+                            }
+                            by_location => by_location.is_gt(),
+                        },
                         _ => false,
                     }
                 {
                     items.swap(at - 1, at);
                     at -= 1;
                 }
+            }
+            if !shared_location {
+                return Self {
+                    items,
+                    omitted: 0,
+                    reached_also: Vec::new(),
+                };
             }
             return Self::deduplicated(items);
         }
@@ -440,18 +465,24 @@ impl Violations {
         Self::deduplicated(items)
     }
 
-    /// Drops repeats from a sorted list, keeping those reached through another keyword path aside for the text.
+    /// Drops repeats from a sorted list, keeping those reached through another keyword path aside for the text. A
+    /// list without repeats (most reports) is kept as it is, without a second list.
     fn deduplicated(sorted: Vec<Violation>) -> Self {
+        if !sorted.windows(2).any(|pair| match pair {
+            [kept, violation] => repeats(kept, violation),
+            _ => false,
+        }) {
+            return Self {
+                items: sorted,
+                omitted: 0,
+                reached_also: Vec::new(),
+            };
+        }
         let mut items: Vec<Violation> = Vec::with_capacity(sorted.len());
         let mut reached_also = Vec::new();
         for violation in sorted {
             match items.last() {
-                Some(kept)
-                    if kept.instance_location == violation.instance_location
-                        && kept.schema_location.absolute() == violation.schema_location.absolute()
-                        && kept.missing_property() == violation.missing_property()
-                        && kept.message() == violation.message() =>
-                {
+                Some(kept) if repeats(kept, &violation) => {
                     if reached_also.len() < MAX_REACHED_ALSO
                         && kept.schema_location.keyword_path() != violation.schema_location.keyword_path()
                     {

@@ -115,10 +115,14 @@ fn push_preview(out: &mut String, value: &Value) {
         return;
     }
     let start = out.len();
-    // Writing to a String cannot fail.
-    let _ = write!(out, "{value}");
+    match value {
+        Value::Number(number) => push_number(out, number),
+        // Writing to a String cannot fail.
+        _ => drop(write!(out, "{value}")),
+    }
     let written = out.get(start..).unwrap_or_default();
-    if written.chars().count() > 60 {
+    // Fewer than 61 bytes are fewer than 61 characters: no count needed.
+    if written.len() > 60 && written.chars().count() > 60 {
         let cut = written
             .char_indices()
             .nth(57)
@@ -126,6 +130,15 @@ fn push_preview(out: &mut String, value: &Value) {
         out.truncate(start + cut);
         out.push_str("...");
     }
+}
+
+/// Appends a number as the serializer writes it (its kept text), without the serializer: an `enum` of numbers
+/// names every option in its message.
+fn push_number(out: &mut String, number: &serde_json::Number) {
+    #[cfg(feature = "arbitrary_precision")]
+    out.push_str(number.as_str());
+    #[cfg(not(feature = "arbitrary_precision"))]
+    drop(write!(out, "{number}"));
 }
 
 #[cfg(test)]
