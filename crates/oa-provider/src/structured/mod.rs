@@ -88,6 +88,13 @@ impl ResponseSchema {
             .get_or_build(schema, |identity| CompiledSchema::check(schema, identity))
             .map(Self)
     }
+
+    /// [`check`](Self::check) for a request's shared schema: the same `Arc` sent again is found by its pointer.
+    pub(crate) fn check_shared(schema: &Arc<Value>) -> Result<Self, ProviderError> {
+        COMPILED
+            .get_or_build_shared(schema, |identity| CompiledSchema::check(schema, identity))
+            .map(Self)
+    }
 }
 
 impl CompiledSchema {
