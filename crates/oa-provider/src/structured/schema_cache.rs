@@ -221,8 +221,9 @@ mod tests {
         assert_eq!(builds, 2);
     }
 
-    /// A shared schema is found again by its pointer (no hash, no comparison), and only while the cache holds it:
-    /// an equal schema in another `Arc`, or one built after the pointers were let go, goes the structural way.
+    /// A shared schema is found again by its pointer (no hash, no comparison); an equal schema in another `Arc`
+    /// goes the structural way to the same entry, and a schema changed with `Arc::make_mut` is a new `Arc`, built
+    /// as the new schema it is.
     #[test]
     fn a_shared_schema_is_found_by_its_pointer_and_only_its_own() {
         let cache = SchemaCache::new();
