@@ -76,7 +76,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     });
     let obstacle = request
         .response_schema
-        .as_ref()
+        .as_deref()
         .and_then(oa_provider::openai::strict_mode_obstacle);
     let request = request.with_hook(hook.clone());
     let outcome = runtime.block_on(async {

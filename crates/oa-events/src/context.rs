@@ -192,11 +192,13 @@ async fn report(
     request: CompletionRequest,
     context: CallContext,
 ) -> Result<Response, ProviderError> {
+    // The recorder owns the context (no copy of its scope per call); the terminal event reads it there.
     let recorder = Arc::new(Recorder {
-        context: context.clone(),
+        context,
         inner: request.hook.clone(),
         state: Mutex::new(RecorderState::default()),
     });
+    let context = &recorder.context;
     let mut request = request;
     request.hook = Some(Arc::clone(&recorder) as Arc<dyn AttemptHook>);
     let outcome = provider.complete(&request).await;

@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "schema sent (strict: {}):",
         first["response_format"]["json_schema"]["strict"]
     );
-    println!("{}", serde_json::to_string_pretty(&sent_schema)?);
+    println!("{}", serde_json::to_string_pretty(&sent_schema.as_deref())?);
     let second = server.requests()[1].json().unwrap_or_default();
     let reask = second["messages"]
         .as_array()

@@ -49,20 +49,14 @@ fn write(value: &Value, out: &mut Vec<u8>) {
 fn write_spliced(value: &Value, out: &mut Vec<u8>, splice: Option<Splice<'_>>) {
     match value {
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|left, right| left.0.cmp(right.0));
             out.push(b'{');
-            for (entry_idx, (key, member)) in entries.into_iter().enumerate() {
-                if entry_idx > 0 {
-                    out.push(b',');
-                }
-                write_key(key, out);
-                out.push(b':');
-                match splice.and_then(|splice| splice.below(key)) {
-                    Some(Below::Here(text)) => out.extend_from_slice(text.as_bytes()),
-                    Some(Below::Deeper(rest)) => write_spliced(member, out, Some(rest)),
-                    None => write(member, out),
-                }
+            // A `BTreeMap` (serde_json's default) iterates in order already: no sorted copy of the entries then.
+            if map.keys().is_sorted() {
+                write_members(map.iter(), out, splice);
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|left, right| left.0.cmp(right.0));
+                write_members(entries.into_iter(), out, splice);
             }
             out.push(b'}');
         }
@@ -77,6 +71,26 @@ fn write_spliced(value: &Value, out: &mut Vec<u8>, splice: Option<Splice<'_>>) {
             out.push(b']');
         }
         scalar => write_scalar(scalar, out),
+    }
+}
+
+/// Writes an object's members, in the order given (sorted by key), `splice` applied below them.
+fn write_members<'v>(
+    members: impl Iterator<Item = (&'v String, &'v Value)>,
+    out: &mut Vec<u8>,
+    splice: Option<Splice<'_>>,
+) {
+    for (entry_idx, (key, member)) in members.enumerate() {
+        if entry_idx > 0 {
+            out.push(b',');
+        }
+        write_key(key, out);
+        out.push(b':');
+        match splice.and_then(|splice| splice.below(key)) {
+            Some(Below::Here(text)) => out.extend_from_slice(text.as_bytes()),
+            Some(Below::Deeper(rest)) => write_spliced(member, out, Some(rest)),
+            None => write(member, out),
+        }
     }
 }
 

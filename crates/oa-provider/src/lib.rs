@@ -9,7 +9,8 @@
 //!   built with its `builder` (model, base URL, API key, extra headers, [`Capabilities`], timeouts and size caps);
 //!   [`ProviderBuilder`] builds the [`Mapping`] chosen at run time.
 //! - A call takes a [`CompletionRequest`]: [`Message`]s, [`Tool`]s, a [`ToolChoice`], a [`RuntimeConfig`],
-//!   an optional `response_schema` (JSON Schema draft 2020-12, object at the top), an optional
+//!   an optional `response_schema` (JSON Schema draft 2020-12, object at the top; an `Arc<Value>`, shared
+//!   rather than copied, and compiled once per distinct schema), an optional
 //!   [`RetryConfig`] (backoff, `per_attempt_override`, [`Reask`]), `stream`, and an [`AttemptHook`].
 //! - It returns a [`Response`] (message, finish reason, nullable [`Usage`], `parsed`, `raw`, model,
 //!   [`StructuredOutputPath`]) or a [`ProviderError`] whose [`Category`] is one of the nine §7 categories;

@@ -5,6 +5,8 @@ mod request;
 mod response;
 mod status;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::BuildError;
@@ -122,8 +124,8 @@ impl WireFormat for Messages {
         }
     }
 
-    fn completion_path(&self, _model: &str, _stream: bool) -> String {
-        "/messages".to_owned()
+    fn completion_path(&self, _model: &str, _stream: bool) -> Cow<'static, str> {
+        Cow::Borrowed("/messages")
     }
 
     fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {

@@ -41,14 +41,14 @@ pub(crate) struct Attempt<'a> {
 }
 
 impl Attempt<'_> {
-    pub(crate) async fn run(self, plan: AttemptPlan) -> Result<Response, ProviderError> {
+    pub(crate) async fn run(self, plan: AttemptPlan<'_>) -> Result<Response, ProviderError> {
         let call = self.call;
         let started_at = SystemTime::now();
         let clock = Instant::now();
         let structured = self.path.zip(call.schema);
         let messages = match structured {
             Some((StructuredOutputPath::PromptAugmentation, schema)) => {
-                augment_messages(&plan.messages, &schema.schema)
+                Cow::Owned(augment_messages(&plan.messages, &schema.schema))
             }
             _ => plan.messages,
         };

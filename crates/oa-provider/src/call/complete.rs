@@ -80,7 +80,7 @@ fn check_request(
     request
         .response_schema
         .as_ref()
-        .map(ResponseSchema::check)
+        .map(ResponseSchema::check_shared)
         .transpose()
 }
 
@@ -173,6 +173,40 @@ mod tests {
         let failure = error.structured_output().unwrap();
         assert_eq!(failure.violations().map(oa_schema::Violations::len), Some(1));
         assert_eq!(validations() - before, 2, "two attempts, one content check each");
+    }
+
+    /// A request's schema is shared, and a call finds the compiled schema by its `Arc`; changed between calls
+    /// (`Arc::make_mut` copies it, since the cache holds the `Arc` it knows), the next call checks the changed
+    /// schema, never the one compiled for the old pointer.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_shared_schema_changed_between_calls_is_checked_as_changed() {
+        let answer = r#"{"shared_schema_probe": 1}"#;
+        let server = Server::start(vec![text_reply(answer, "stop"); 2]).unwrap();
+        let provider = OpenAiProvider::builder("test-model")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap();
+        let mut request = CompletionRequest::new(vec![Message::user("hi")]).with_response_schema(
+            json!({"type": "object", "properties": {"shared_schema_probe": {"type": "integer"}},
+                   "required": ["shared_schema_probe"], "additionalProperties": false}),
+        );
+        let copy = request.clone();
+        assert!(std::sync::Arc::ptr_eq(
+            request.response_schema.as_ref().unwrap(),
+            copy.response_schema.as_ref().unwrap()
+        ));
+        let first = provider.complete(&request).await.unwrap();
+        assert_eq!(first.parsed, Some(json!({"shared_schema_probe": 1})));
+        let schema = request.response_schema.as_mut().unwrap();
+        std::sync::Arc::make_mut(schema)["properties"]["shared_schema_probe"]["type"] = json!("string");
+        let error = provider.complete(&request).await.unwrap_err();
+        let failure = error.structured_output().unwrap();
+        assert_eq!(failure.violations().map(oa_schema::Violations::len), Some(1));
+        assert_eq!(
+            failure.response_schema["properties"]["shared_schema_probe"]["type"],
+            json!("string")
+        );
     }
 
     /// A response schema is compiled once per distinct schema, however many calls send it: repeated calls (and the

@@ -1,6 +1,7 @@
 //! Call-level retry (§7.1): transient failures retried with backoff, Retry-After honoured up to a cap, the
 //! opt-in `per_attempt_override` schedule and structured-output `reask`, all inside one `complete()`.
 
+use std::borrow::Cow;
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::future::Future;
@@ -205,12 +206,13 @@ impl RetryConfig {
         }
     }
 
-    fn config_for(&self, base: &RuntimeConfig, attempt_index: u32) -> RuntimeConfig {
+    /// The config of attempt `attempt_index`: the caller's itself unless an override applies.
+    fn config_for<'a>(&self, base: &'a RuntimeConfig, attempt_index: u32) -> Cow<'a, RuntimeConfig> {
         if attempt_index == 0 || self.per_attempt_override.is_empty() {
-            return base.clone();
+            return Cow::Borrowed(base);
         }
         let entry_idx = (attempt_index as usize - 1).min(self.per_attempt_override.len() - 1);
-        base.merged_with(&self.per_attempt_override[entry_idx])
+        Cow::Owned(base.merged_with(&self.per_attempt_override[entry_idx]))
     }
 
     fn wait_after(&self, attempt_index: u32, error: &ProviderError) -> Duration {
@@ -236,15 +238,16 @@ impl fmt::Debug for RetryConfig {
 }
 
 /// What one attempt is to send: its index, why it was scheduled, whether it is a repair, the working transcript,
-/// and its merged config.
+/// and its merged config. Both borrow the caller's until a reask or an override changes them, so a call copies
+/// neither its messages nor its config.
 #[derive(Debug, Clone)]
-pub(crate) struct AttemptPlan {
+pub(crate) struct AttemptPlan<'a> {
     pub(crate) index: u32,
     pub(crate) retry_reason: Option<RetryReason>,
     /// An earlier attempt of this call failed validation and was reasked (a success now is `*_repaired`).
     pub(crate) repair: bool,
-    pub(crate) messages: Vec<Message>,
-    pub(crate) config: RuntimeConfig,
+    pub(crate) messages: Cow<'a, [Message]>,
+    pub(crate) config: Cow<'a, RuntimeConfig>,
 }
 
 /// Runs `attempt` under `retry` (or once without it). Waits use `tokio::time::sleep`, so tests may pause time.
@@ -253,21 +256,21 @@ pub(crate) struct AttemptPlan {
 /// With `retry_parse_failure`, an attempt the server failed with `provider_output_parse_failed` (its engine could
 /// not parse the model's output) is sent once more with the same transcript and config, so with identical bytes,
 /// immediately and outside the `max_attempts` budget; at most once per call.
-pub(crate) async fn run<T, F, Fut>(
+pub(crate) async fn run<'a, T, F, Fut>(
     retry: Option<&RetryConfig>,
     retry_parse_failure: bool,
-    messages: &[Message],
-    config: &RuntimeConfig,
+    messages: &'a [Message],
+    config: &'a RuntimeConfig,
     mut attempt: F,
 ) -> Result<T, ProviderError>
 where
-    F: FnMut(AttemptPlan) -> Fut,
+    F: FnMut(AttemptPlan<'a>) -> Fut,
     Fut: Future<Output = Result<T, ProviderError>>,
 {
     let once = RetryConfig::new(1);
     let retry = retry.unwrap_or(&once);
     let max_attempts = retry.max_attempts.max(1);
-    let mut transcript = messages.to_vec();
+    let mut transcript = Cow::Borrowed(messages);
     let mut attempt_config = retry.config_for(config, 0);
     let mut retry_reason = None;
     let mut repair = false;
@@ -301,6 +304,7 @@ where
         match (&retry.reask, error.structured_output()) {
             (Some(reask), Some(failure)) => {
                 let correction = reask.build(failure);
+                let transcript = transcript.to_mut();
                 transcript.push(Message::assistant(failure.output_content.clone()));
                 transcript.push(Message::user(correction));
                 retry_reason = Some(RetryReason::Reask);

@@ -2,6 +2,8 @@
 //! reask, validation, schema_mode, attempt records and diagnostics — is the vendor-neutral driver's, so a new wire
 //! format is one folder implementing [`WireFormat`] and [`StreamFold`].
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::call::hook::DeltaKind;
@@ -80,7 +82,7 @@ pub(crate) trait WireFormat: Send + Sync {
     }
 
     /// The request path under the base URL a completion for `model` is POSTed to.
-    fn completion_path(&self, model: &str, stream: bool) -> String;
+    fn completion_path(&self, model: &str, stream: bool) -> Cow<'static, str>;
 
     /// Encodes one attempt's body.
     ///

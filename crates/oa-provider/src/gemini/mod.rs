@@ -5,6 +5,8 @@ mod request;
 mod response;
 mod status;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::BuildError;
@@ -103,8 +105,8 @@ impl WireFormat for GenerateContent {
         StructuredOutputPath::Native
     }
 
-    fn completion_path(&self, model: &str, _stream: bool) -> String {
-        format!("/models/{}:generateContent", path_segment(model))
+    fn completion_path(&self, model: &str, _stream: bool) -> Cow<'static, str> {
+        Cow::Owned(format!("/models/{}:generateContent", path_segment(model)))
     }
 
     fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {

@@ -5,6 +5,7 @@ mod http_date;
 mod retry_after;
 pub mod sse;
 mod transport;
+mod urls;
 
 pub use retry_after::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
 pub(crate) use transport::{KeyHeader, Limits, Reply, Transport, build_headers};

@@ -12,6 +12,7 @@ use tokio::time::Instant;
 
 use crate::endpoint::BuildError;
 use crate::error::{Category, ProviderError, ScrubbedCause, TransportCause};
+use crate::http::urls::Urls;
 
 /// Timeouts and size caps for one provider (documented defaults on each provider's builder).
 #[derive(Debug, Clone, Copy)]
@@ -29,6 +30,7 @@ pub(crate) struct Transport {
     base_url: String,
     /// `host:port` of the base URL: what an error may name (never the path or a query).
     authority: String,
+    urls: Urls,
     headers: HeaderMap,
     /// The key and every extra header value: text scrubbed from anything the provider echoes back.
     secrets: Vec<String>,
@@ -78,6 +80,7 @@ impl Transport {
             client,
             base_url,
             authority,
+            urls: Urls::default(),
             headers,
             secrets,
             limits,
@@ -103,8 +106,7 @@ impl Transport {
     ) -> Result<Reply, ProviderError> {
         let deadline = Instant::now() + self.limits.total_timeout;
         let mut builder = self
-            .client
-            .post(format!("{}{path}", self.base_url))
+            .request(reqwest::Method::POST, path)
             .headers(self.headers.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body);
@@ -118,10 +120,18 @@ impl Transport {
     pub(crate) async fn get(&self, path: &str) -> Result<Reply, ProviderError> {
         let deadline = Instant::now() + self.limits.total_timeout;
         let builder = self
-            .client
-            .get(format!("{}{path}", self.base_url))
+            .request(reqwest::Method::GET, path)
             .headers(self.headers.clone());
         self.send(builder, deadline).await
+    }
+
+    /// A request to `path` under the base URL, its URL parsed once per path (given as text when it does not
+    /// parse, so reqwest reports that as before).
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        match self.urls.get(&self.base_url, path) {
+            Some(url) => self.client.request(method, url),
+            None => self.client.request(method, format!("{}{path}", self.base_url)),
+        }
     }
 
     async fn send(

@@ -54,8 +54,10 @@ pub struct CompletionRequest {
     pub tool_choice: Option<ToolChoice>,
     /// Sampling parameters and extras.
     pub config: RuntimeConfig,
-    /// A JSON Schema (object at the top) the output must validate against.
-    pub response_schema: Option<Value>,
+    /// A JSON Schema (object at the top) the output must validate against. Shared, not copied: cloning the
+    /// request (as an observing wrapper does to attach its hook) copies a pointer, and a call that sends the same
+    /// `Arc` again finds its compiled schema by that pointer, without hashing or comparing the schema.
+    pub response_schema: Option<Arc<Value>>,
     /// In-call retry; `None` means one attempt.
     pub retry: Option<RetryConfig>,
     /// Consume the streaming wire response and emit token events; the result is the same `Response`.
@@ -94,9 +96,10 @@ impl CompletionRequest {
         self
     }
 
-    /// Sets the response schema (default: none, free-form text).
-    pub fn with_response_schema(mut self, schema: Value) -> Self {
-        self.response_schema = Some(schema);
+    /// Sets the response schema (default: none, free-form text): a `Value`, or an `Arc<Value>` shared by many
+    /// requests (each call with that same `Arc` finds its compiled schema by the pointer alone).
+    pub fn with_response_schema(mut self, schema: impl Into<Arc<Value>>) -> Self {
+        self.response_schema = Some(schema.into());
         self
     }
 

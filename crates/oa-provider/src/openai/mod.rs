@@ -9,6 +9,8 @@ mod status;
 mod stream;
 mod strict;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 pub use strict::{StrictObstacle, StrictRule, is_strict_compatible, strict_mode_obstacle};
@@ -101,8 +103,8 @@ impl WireFormat for ChatCompletions {
         }
     }
 
-    fn completion_path(&self, _model: &str, _stream: bool) -> String {
-        "/chat/completions".to_owned()
+    fn completion_path(&self, _model: &str, _stream: bool) -> Cow<'static, str> {
+        Cow::Borrowed("/chat/completions")
     }
 
     fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {

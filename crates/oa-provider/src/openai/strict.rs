@@ -12,7 +12,9 @@ pub(crate) fn response_format(schema: &ResponseSchema, strict: bool) -> Value {
     json!({
         "type": "json_schema",
         "json_schema": {
-            "name": schema_name(&schema.schema, &schema.canonical),
+            "name": schema
+                .openai_name
+                .get_or_init(|| schema_name(&schema.schema, &schema.canonical)),
             "schema": Value::Null,
             "strict": strict,
         },

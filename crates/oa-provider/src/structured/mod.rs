@@ -61,6 +61,9 @@ pub(crate) struct CompiledSchema {
     pub(crate) version: String,
     /// Whether OpenAI's strict mode accepts the schema, decided on first use.
     pub(crate) strict_compatible: OnceLock<bool>,
+    /// The name OpenAI's `json_schema` carries (from the title, or a digest of the whole canonical text), made
+    /// on first use rather than digested again on every request.
+    pub(crate) openai_name: OnceLock<String>,
 }
 
 impl Deref for ResponseSchema {
@@ -86,6 +89,13 @@ impl ResponseSchema {
     pub(crate) fn check(schema: &Value) -> Result<Self, ProviderError> {
         COMPILED
             .get_or_build(schema, |identity| CompiledSchema::check(schema, identity))
+            .map(Self)
+    }
+
+    /// [`check`](Self::check) for a request's shared schema: the same `Arc` sent again is found by its pointer.
+    pub(crate) fn check_shared(schema: &Arc<Value>) -> Result<Self, ProviderError> {
+        COMPILED
+            .get_or_build_shared(schema, |identity| CompiledSchema::check(schema, identity))
             .map(Self)
     }
 }
@@ -122,6 +132,7 @@ impl CompiledSchema {
             canonical: identity.canonical,
             version: identity.version,
             strict_compatible: OnceLock::new(),
+            openai_name: OnceLock::new(),
         })
     }
 }

@@ -7,6 +7,11 @@
 //! canonical text and its version are computed and the version looked up, so the same schema written with its keys in another order still reuses the entry. The
 //! cache holds at most [`MAX_SCHEMAS`] schemas and starts afresh when full, so memory stays bounded however many
 //! distinct schemas a process sends.
+//!
+//! Before any of that, a schema shared as an `Arc` (requests sharing one, or one request sent again) is found by
+//! its pointer alone: the cache keeps a clone of each of the last [`MAX_SHARED`] such `Arc`s it answered, so the
+//! allocation can neither be freed nor changed in place (`Arc::get_mut` refuses, `Arc::make_mut` copies) while
+//! its pointer is known here, and the same pointer is the same schema.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -17,11 +22,17 @@ use serde_json::Value;
 /// Distinct schemas kept at once.
 pub(crate) const MAX_SCHEMAS: usize = 256;
 
+/// Shared schema `Arc`s known by pointer at once; a caller that makes a new `Arc` per call churns through these
+/// (each a schema the caller would have dropped anyway) without touching the compiled entries.
+pub(crate) const MAX_SHARED: usize = 32;
+
 #[derive(Debug, Default)]
 struct Cache<T> {
     by_version: HashMap<String, Arc<T>>,
     /// Structural hash → versions of the entries with that hash.
     by_hash: HashMap<u64, Vec<String>>,
+    /// Shared schemas answered before, held (so their pointers stay theirs), with their entries.
+    by_pointer: Vec<(Arc<Value>, Arc<T>)>,
 }
 
 /// A bounded map from schema_version to a value built from the schema (the compiled schema).
@@ -59,9 +70,36 @@ impl<T: Entry> SchemaCache<T> {
                 Mutex::new(Cache {
                     by_version: HashMap::new(),
                     by_hash: HashMap::new(),
+                    by_pointer: Vec::new(),
                 })
             }),
         }
+    }
+
+    /// The entry for a schema shared as an `Arc`: found by its pointer when this `Arc` was answered before,
+    /// otherwise as [`get_or_build`](Self::get_or_build) finds or builds it, and then known by its pointer.
+    pub(crate) fn get_or_build_shared<E>(
+        &self,
+        schema: &Arc<Value>,
+        build: impl FnOnce(Identity) -> Result<T, E>,
+    ) -> Result<Arc<T>, E> {
+        {
+            let cache = self.lock();
+            let known = cache
+                .by_pointer
+                .iter()
+                .find(|(shared, _)| Arc::ptr_eq(shared, schema));
+            if let Some((_, entry)) = known {
+                return Ok(Arc::clone(entry));
+            }
+        }
+        let entry = self.get_or_build(schema, build)?;
+        let mut cache = self.lock();
+        if cache.by_pointer.len() >= MAX_SHARED {
+            cache.by_pointer.clear();
+        }
+        cache.by_pointer.push((Arc::clone(schema), Arc::clone(&entry)));
+        Ok(entry)
     }
 
     /// The entry for `schema`, built by `build(identity)` on the first call with this schema_version. A build
@@ -105,6 +143,7 @@ impl<T: Entry> SchemaCache<T> {
         if cache.by_version.len() >= MAX_SCHEMAS {
             cache.by_version.clear();
             cache.by_hash.clear();
+            cache.by_pointer.clear();
         }
         cache.by_hash.entry(hash).or_default().push(version.clone());
         let entry = Arc::clone(cache.by_version.entry(version).or_insert(entry));
@@ -126,10 +165,8 @@ fn structural_hash(value: &Value) -> u64 {
         match value {
             Value::Null => 0u8.hash(&mut hasher),
             Value::Bool(flag) => (1u8, *flag).hash(&mut hasher),
-            Value::Number(number) => {
-                2u8.hash(&mut hasher);
-                number.as_f64().map(f64::to_bits).hash(&mut hasher);
-            }
+            // Number's own Hash agrees with its Eq (the equality that confirms a hit), with no float parsing.
+            Value::Number(number) => (2u8, number).hash(&mut hasher),
             Value::String(text) => (3u8, text).hash(&mut hasher),
             Value::Array(items) => {
                 (4u8, items.len()).hash(&mut hasher);
@@ -182,6 +219,76 @@ mod tests {
         let other = get(&cache, &json!({"type": "object", "required": ["b"]}), &mut builds);
         assert!(!Arc::ptr_eq(&first, &other));
         assert_eq!(builds, 2);
+    }
+
+    /// A shared schema is found again by its pointer (no hash, no comparison); an equal schema in another `Arc`
+    /// goes the structural way to the same entry, and a schema changed with `Arc::make_mut` is a new `Arc`, built
+    /// as the new schema it is.
+    #[test]
+    fn a_shared_schema_is_found_by_its_pointer_and_only_its_own() {
+        let cache = SchemaCache::new();
+        let mut builds = 0;
+        let mut get_shared = |schema: &Arc<Value>| {
+            cache
+                .get_or_build_shared(schema, |_| {
+                    builds += 1;
+                    Ok::<_, ()>(Built(Value::clone(schema)))
+                })
+                .unwrap()
+        };
+        let shared = Arc::new(json!({"type": "object", "required": ["shared"]}));
+        let first = get_shared(&shared);
+        let again = get_shared(&shared);
+        let equal = get_shared(&Arc::new(Value::clone(&shared)));
+        assert!(Arc::ptr_eq(&first, &again) && Arc::ptr_eq(&first, &equal));
+        assert_eq!(builds, 1);
+        {
+            let cache_now = cache.lock();
+            assert_eq!(
+                cache_now.by_pointer.len(),
+                2,
+                "each Arc answered is known by its pointer"
+            );
+            assert!(
+                cache_now
+                    .by_pointer
+                    .iter()
+                    .any(|(held, _)| Arc::ptr_eq(held, &shared))
+            );
+        }
+        // The cache holds the Arc, so the caller cannot change the schema behind the pointer it knows.
+        let mut shared = shared;
+        assert!(Arc::get_mut(&mut shared).is_none());
+        Arc::make_mut(&mut shared)["required"] = json!(["changed"]);
+        let mut builds_after = 0;
+        let changed = cache
+            .get_or_build_shared(&shared, |_| {
+                builds_after += 1;
+                Ok::<_, ()>(Built(Value::clone(&shared)))
+            })
+            .unwrap();
+        assert_eq!(
+            builds_after, 1,
+            "a changed schema is a new Arc, built as a new schema"
+        );
+        assert_eq!(changed.0["required"], json!(["changed"]));
+    }
+
+    #[test]
+    fn the_shared_pointers_kept_stay_bounded_and_leave_the_entries_alone() {
+        let cache = SchemaCache::new();
+        let mut builds = 0;
+        let schema = json!({"type": "object"});
+        for _ in 0..=MAX_SHARED {
+            cache
+                .get_or_build_shared(&Arc::new(schema.clone()), |_| {
+                    builds += 1;
+                    Ok::<_, ()>(Built(schema.clone()))
+                })
+                .unwrap();
+        }
+        assert_eq!(builds, 1, "a new Arc per call still finds the compiled entry");
+        assert!(cache.lock().by_pointer.len() <= MAX_SHARED);
     }
 
     #[test]
