@@ -98,20 +98,21 @@ impl Flag<'_> {
         if !plan.types.admits(kind, instance) {
             return false;
         }
-        let checks = plan.checks_for(kind);
-        // A node with nothing to check for this kind (`{"type": "string"}` on a string) answers here, in the caller.
-        checks.is_empty() || self.checks(checks, id, instance, depth)
+        match plan.checks_for(kind) {
+            // Nothing to check for this kind (`{"type": "string"}` on a string): answered here, in the caller.
+            [] => true,
+            // Most nodes have one check for the instance's kind (a `$ref`, a shape, an `enum`): straight to it.
+            [only] => self.check(only, id, instance, depth),
+            checks => self.checks(checks, id, instance, depth),
+        }
     }
 
     /// Runs a node's checks for the instance's kind, out of line.
     #[inline(never)]
     fn checks(&mut self, checks: &[Check], id: NodeId, instance: &Value, depth: u32) -> bool {
-        for check in checks {
-            if !self.check(check, id, instance, depth) {
-                return false;
-            }
-        }
-        true
+        checks
+            .iter()
+            .all(|check| self.check(check, id, instance, depth))
     }
 
     /// A subtree that needs what frames carry (`unevaluated*`), evaluated by the collecting evaluator in flag mode,
@@ -149,8 +150,10 @@ impl Flag<'_> {
         valid
     }
 
-    /// Runs one check of node `id`'s plan (the instance's type is admitted and of the kind the check is for).
-    #[cfg_attr(not(debug_assertions), inline(always))]
+    /// Runs one check of node `id`'s plan (the instance's type is admitted and of the kind the check is for). Out
+    /// of line and without state of its own: each arm is a leaf test or a tail call, so that a node's one check
+    /// costs a jump rather than a stack frame (a frame per node was a fifth of `is_valid` on small schemas).
+    #[inline(never)]
     fn check(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
         match *check {
             Check::Ref(target) => self.follow(target, instance, depth),
@@ -168,30 +171,48 @@ impl Flag<'_> {
                 Value::Object(object) => self.shape(shape, object, depth),
                 _ => true,
             },
-            Check::ItemsOfType { types, skip } => match instance {
-                // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
-                Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
-                // At the depth limit every item fails, as a descent would, and fails the run.
-                Value::Array(items) => {
-                    let within = items.len() <= skip as usize;
-                    self.too_deep |= !within;
-                    within
-                }
-                _ => true,
-            },
+            Check::ItemsOfType { types, skip } => self.items_of_type(types, skip, instance, depth),
             Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
             Check::ItemsOfArrays(ref of) => self.items_of_arrays(of, instance, depth),
-            Check::IntBound { bound, limit, index } => match instance {
-                Value::Number(number) => match crate::number::as_short_i64(number) {
-                    Some(value) => bound.holds(value.cmp(&limit)),
-                    None => self.keyword_at(id, index, instance, depth),
-                },
-                _ => true,
-            },
+            Check::IntBound { bound, limit, index } => self.int_bound((bound, limit), (id, index), instance, depth),
             Check::Nullable { value, index } => self.nullable(value, (id, index), instance, depth),
             Check::IfChain(ref chain) => self.if_chain(chain, id, instance, depth),
             Check::HandBack => self.handed_back(id, instance, depth),
             Check::Keyword(index) => self.keyword_at(id, index, instance, depth),
+        }
+    }
+
+    /// `items` that is only a `type`: one tight loop (`{"type": "number"}` in coordinate arrays).
+    #[inline(never)]
+    fn items_of_type(&mut self, types: super::plan::Kinds, skip: u32, instance: &Value, depth: u32) -> bool {
+        match instance {
+            Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
+            // At the depth limit every item fails, as a descent would, and fails the run.
+            Value::Array(items) => {
+                let within = items.len() <= skip as usize;
+                self.too_deep |= !within;
+                within
+            }
+            _ => true,
+        }
+    }
+
+    /// A bound with a short integer limit: integers compare in place, other numbers run keyword `index` of node
+    /// `id`.
+    #[inline(never)]
+    fn int_bound(
+        &mut self,
+        (bound, limit): (super::Bound, i64),
+        (id, index): (NodeId, u16),
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        match instance {
+            Value::Number(number) => match crate::number::as_short_i64(number) {
+                Some(value) => bound.holds(value.cmp(&limit)),
+                None => self.keyword_at(id, index, instance, depth),
+            },
+            _ => true,
         }
     }
 
@@ -915,6 +936,40 @@ mod tests {
             .spawn(check)
             .unwrap();
         runner.join().unwrap();
+    }
+
+    /// `items` that is only a `type`: one tight loop (`{"type": "number"}` in coordinate arrays).
+    #[inline(never)]
+    fn items_of_type(&mut self, types: super::plan::Kinds, skip: u32, instance: &Value, depth: u32) -> bool {
+        match instance {
+            Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
+            // At the depth limit every item fails, as a descent would, and fails the run.
+            Value::Array(items) => {
+                let within = items.len() <= skip as usize;
+                self.too_deep |= !within;
+                within
+            }
+            _ => true,
+        }
+    }
+
+    /// A bound with a short integer limit: integers compare in place, other numbers run keyword `index` of node
+    /// `id`.
+    #[inline(never)]
+    fn int_bound(
+        &mut self,
+        (bound, limit): (super::Bound, i64),
+        (id, index): (NodeId, u16),
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        match instance {
+            Value::Number(number) => match crate::number::as_short_i64(number) {
+                Some(value) => bound.holds(value.cmp(&limit)),
+                None => self.keyword_at(id, index, instance, depth),
+            },
+            _ => true,
+        }
     }
 
     /// `anyOf` of a schema and `{"type": "null"}` (the plan's nullable check) must agree with the union run as
