@@ -166,6 +166,7 @@ impl Flag<'_> {
             Check::MaxProperties(limit) => object::holds_max_properties(limit, instance),
             Check::Pattern(ref regex) => string::holds_pattern(regex, instance),
             Check::Enum(ref options) => enum_::holds_enum(options, instance),
+            Check::Strings(ref strings) => strings.holds(instance),
             Check::Property { ref name, node } => self.property(name, node, instance, depth),
             Check::Shape(ref shape) => match instance {
                 Value::Object(object) => self.shape(shape, object, depth),
@@ -936,40 +937,6 @@ mod tests {
             .spawn(check)
             .unwrap();
         runner.join().unwrap();
-    }
-
-    /// `items` that is only a `type`: one tight loop (`{"type": "number"}` in coordinate arrays).
-    #[inline(never)]
-    fn items_of_type(&mut self, types: super::plan::Kinds, skip: u32, instance: &Value, depth: u32) -> bool {
-        match instance {
-            Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
-            // At the depth limit every item fails, as a descent would, and fails the run.
-            Value::Array(items) => {
-                let within = items.len() <= skip as usize;
-                self.too_deep |= !within;
-                within
-            }
-            _ => true,
-        }
-    }
-
-    /// A bound with a short integer limit: integers compare in place, other numbers run keyword `index` of node
-    /// `id`.
-    #[inline(never)]
-    fn int_bound(
-        &mut self,
-        (bound, limit): (super::Bound, i64),
-        (id, index): (NodeId, u16),
-        instance: &Value,
-        depth: u32,
-    ) -> bool {
-        match instance {
-            Value::Number(number) => match crate::number::as_short_i64(number) {
-                Some(value) => bound.holds(value.cmp(&limit)),
-                None => self.keyword_at(id, index, instance, depth),
-            },
-            _ => true,
-        }
     }
 
     /// `anyOf` of a schema and `{"type": "null"}` (the plan's nullable check) must agree with the union run as

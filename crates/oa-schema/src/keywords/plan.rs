@@ -150,6 +150,8 @@ pub(crate) enum Check {
     Pattern(EcmaRegex),
     /// `enum`, or a `const` as the one-value `enum` it is.
     Enum(Arc<[Value]>),
+    /// A long `enum` of strings, strings looked up by name.
+    Strings(Arc<super::enum_::StringEnum>),
     /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
     /// member looked up, and its schema applied.
     Property { name: Box<str>, node: NodeId },
@@ -477,7 +479,10 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::DependentSchemas(_)
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
-        Keyword::Enum(options) => (Check::Enum(Arc::clone(options)), ALL_KINDS),
+        Keyword::Enum(options) => match super::enum_::StringEnum::of(options) {
+            Some(strings) => (Check::Strings(Arc::new(strings)), ALL_KINDS),
+            None => (Check::Enum(Arc::clone(options)), ALL_KINDS),
+        },
         Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
         Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
             (Check::Nullable { value, index }, ALL_KINDS)
