@@ -75,7 +75,11 @@ impl StringEnum {
         }))?;
         Some(Self {
             strings,
-            others: options.iter().filter(|option| !option.is_string()).cloned().collect(),
+            others: options
+                .iter()
+                .filter(|option| !option.is_string())
+                .cloned()
+                .collect(),
         })
     }
 

@@ -10,16 +10,15 @@
 //! `unevaluated*` (that subtree), since both need what frames carry.
 
 use super::plan::{Check, Plan};
-use super::{Keyword, Shape, array, enum_, format, numeric, object, string};
+use super::{Keyword, array, enum_, format, numeric, object, string};
 use crate::ecma_regex::EcmaRegex;
 use crate::eval::{Evaluator, Frame, MAX_DEPTH, MEMO_AFTER_HOPS, MemoHasher};
 use crate::node::{Body, CompiledSchema, NodeId};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-/// How many recursive members of an object a shape sets aside in its first pass (more take a second walk).
-const DEFERRED: usize = 8;
+mod objects;
 
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
@@ -110,9 +109,7 @@ impl Flag<'_> {
     /// Runs a node's checks for the instance's kind, out of line.
     #[inline(never)]
     fn checks(&mut self, checks: &[Check], id: NodeId, instance: &Value, depth: u32) -> bool {
-        checks
-            .iter()
-            .all(|check| self.check(check, id, instance, depth))
+        checks.iter().all(|check| self.check(check, id, instance, depth))
     }
 
     /// A subtree that needs what frames carry (`unevaluated*`), evaluated by the collecting evaluator in flag mode,
@@ -168,6 +165,9 @@ impl Flag<'_> {
             Check::Enum(ref options) => enum_::holds_enum(options, instance),
             Check::Strings(ref strings) => strings.holds(instance),
             Check::Property { ref name, node } => self.property(name, node, instance, depth),
+            Check::Properties { index, ref names } => {
+                self.indexed_properties(names, (id, index), instance, depth)
+            }
             Check::Shape(ref shape) => match instance {
                 Value::Object(object) => self.shape(shape, object, depth),
                 _ => true,
@@ -175,7 +175,9 @@ impl Flag<'_> {
             Check::ItemsOfType { types, skip } => self.items_of_type(types, skip, instance, depth),
             Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
             Check::ItemsOfArrays(ref of) => self.items_of_arrays(of, instance, depth),
-            Check::IntBound { bound, limit, index } => self.int_bound((bound, limit), (id, index), instance, depth),
+            Check::IntBound { bound, limit, index } => {
+                self.int_bound((bound, limit), (id, index), instance, depth)
+            }
             Check::Nullable { value, index } => self.nullable(value, (id, index), instance, depth),
             Check::IfChain(ref chain) => self.if_chain(chain, id, instance, depth),
             Check::HandBack => self.handed_back(id, instance, depth),
@@ -428,13 +430,18 @@ impl Flag<'_> {
         let Value::Object(object) = instance else {
             return true;
         };
-        object.keys().all(|key| {
-            let name = Value::String(key.clone());
-            self.memo_suspended += 1;
-            let valid = self.child(id, &name, depth);
-            self.memo_suspended -= 1;
-            valid
-        })
+        // One string value for every name in turn: a fresh one per name was an allocation each.
+        let mut name = Value::String(String::new());
+        self.memo_suspended += 1;
+        let valid = object.keys().all(|key| {
+            if let Value::String(text) = &mut name {
+                text.clear();
+                text.push_str(key);
+            }
+            self.child(id, &name, depth)
+        });
+        self.memo_suspended -= 1;
+        valid
     }
 
     #[inline(never)]
@@ -484,179 +491,6 @@ impl Flag<'_> {
         entries
             .iter()
             .all(|(name, id)| !object.contains_key(name.as_ref()) || self.child(*id, instance, depth))
-    }
-
-    #[inline(never)]
-    /// `properties`: the cheap members first, then those that recurse (see `compile::order_properties_cheap_first`).
-    fn properties(
-        &mut self,
-        entries: &[(Box<str>, NodeId)],
-        by_name: &[(Box<str>, NodeId)],
-        split: usize,
-        object: &Map<String, Value>,
-        depth: u32,
-    ) -> bool {
-        if !self.schema.sorted_maps {
-            return entries.iter().all(|(name, id)| {
-                object
-                    .get(name.as_ref())
-                    .is_none_or(|value| self.child(*id, value, depth))
-            });
-        }
-        if super::properties::few_names_many_members(entries.len(), object.len()) {
-            return entries.iter().all(|(name, id)| {
-                object
-                    .get(name.as_ref())
-                    .is_none_or(|value| self.child(*id, value, depth))
-            });
-        }
-        let (cheap, rest) = by_name.split_at(split.min(by_name.len()));
-        if super::properties::few_names_many_members(object.len(), by_name.len()) {
-            // A small object against a long list (a schema against its meta-schema): each member is looked up.
-            return [cheap, rest].into_iter().all(|group| {
-                object.iter().all(|(key, value)| {
-                    match group.binary_search_by(|(name, _)| super::cmp_names(name, key)) {
-                        Ok(found) => self.child(group[found].1, value, depth),
-                        Err(_) => true,
-                    }
-                })
-            });
-        }
-        [cheap, rest].into_iter().all(|group| {
-            let mut cursor = 0;
-            for (key, value) in object {
-                // Every name of the group is behind: the rest of the members have no schema here.
-                if cursor >= group.len() {
-                    break;
-                }
-                while let Some((name, id)) = group.get(cursor) {
-                    if super::same_name(name, key) {
-                        cursor += 1;
-                        if !self.child(*id, value, depth) {
-                            return false;
-                        }
-                        break;
-                    }
-                    match super::cmp_names(name, key) {
-                        std::cmp::Ordering::Less => cursor += 1,
-                        std::cmp::Ordering::Equal => {
-                            cursor += 1;
-                            if !self.child(*id, value, depth) {
-                                return false;
-                            }
-                            break;
-                        }
-                        std::cmp::Ordering::Greater => break,
-                    }
-                }
-            }
-            true
-        })
-    }
-
-    #[inline(never)]
-    fn shape(&mut self, shape: &Shape, object: &Map<String, Value>, depth: u32) -> bool {
-        // Too few members to hold every required name: no need to look at them.
-        if object.len() < shape.n_required() {
-            return false;
-        }
-        let sorted = self.schema.sorted_maps;
-        // First pass: count required names, reject what `additionalProperties: false` forbids, apply cheap schemas,
-        // and set aside the members whose schemas recurse (up to a few; past that, a second walk finds them).
-        let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
-        let others = shape.other_schema();
-        let patterns = shape.patterns();
-        let mut n_present = 0;
-        let mut deferred: [(NodeId, Option<&Value>); DEFERRED] = [(0, None); DEFERRED];
-        let mut n_deferred = 0;
-        for (key, value) in object {
-            let slot = lookup.find(key);
-            // `patternProperties`: every pattern the name matches applies; such a member is not additional.
-            let patterned = if patterns.is_empty() || !shape.may_pattern(key) {
-                false
-            } else {
-                match self.patterns(patterns, key, value, depth) {
-                    Some(patterned) => patterned,
-                    None => return false,
-                }
-            };
-            let additional = if patterned {
-                (true, None)
-            } else {
-                (!shape.rejects_others(), others)
-            };
-            let (valid, later) = match slot {
-                Some(slot) => {
-                    n_present += usize::from(slot.required);
-                    match slot.node {
-                        Some(id) if slot.cheap => (self.child(id, value, depth), None),
-                        Some(id) => (true, Some(id)),
-                        None => additional,
-                    }
-                }
-                None => additional,
-            };
-            if !valid {
-                return false;
-            }
-            if let Some(id) = later {
-                if let Some(place) = deferred.get_mut(n_deferred) {
-                    *place = (id, Some(value));
-                }
-                n_deferred += 1;
-            }
-        }
-        if n_present < shape.n_required() {
-            return false;
-        }
-        if n_deferred <= DEFERRED {
-            return deferred[..n_deferred]
-                .iter()
-                .all(|(id, value)| value.is_none_or(|value| self.child(*id, value, depth)));
-        }
-        // Second pass: the property schemas that recurse, and the `additionalProperties` schema (the patterns
-        // all ran in the first pass and matched without exceeding the budget, or it returned).
-        let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
-        object.iter().all(|(key, value)| {
-            let target = match lookup
-                .find(key)
-                .and_then(|slot| slot.node.map(|id| (id, slot.cheap)))
-            {
-                Some((id, false)) => Some(id),
-                Some((_, true)) => None,
-                None => others.filter(|_| {
-                    !shape.may_pattern(key)
-                        || !patterns.iter().any(|(regex, _)| regex.is_match(key) == Ok(true))
-                }),
-            };
-            target.is_none_or(|id| self.child(id, value, depth))
-        })
-    }
-
-    /// Applies every pattern `key` matches to `value`: whether one matched, `None` when one failed (or a match
-    /// exceeded the regex budget).
-    #[inline(never)]
-    fn patterns(
-        &mut self,
-        patterns: &[(EcmaRegex, NodeId)],
-        key: &str,
-        value: &Value,
-        depth: u32,
-    ) -> Option<bool> {
-        let mut patterned = false;
-        for (regex, id) in patterns {
-            match regex.is_match(key) {
-                Ok(false) => {}
-                Ok(true) => {
-                    patterned = true;
-                    if !self.child(*id, value, depth) {
-                        return None;
-                    }
-                }
-                Err(_) => return None,
-            }
-        }
-        Some(patterned)
     }
 
     #[inline(never)]

@@ -52,6 +52,13 @@ impl Head {
     }
 }
 
+/// Whether looking up each of an object's `n_members` members beats a merge of them with `n_names` sorted names
+/// (a lookup costs about as much as two steps of the merge, which walks the names up to the last member).
+#[inline]
+pub(crate) fn worth_index(n_names: usize, n_members: usize) -> bool {
+    n_members.saturating_mul(2) <= n_names
+}
+
 /// Multipliers tried in turn; the index keeps the one with the shortest probes.
 const SEEDS: [u64; 4] = [
     0x9e37_79b9_7f4a_7c15,

@@ -8,6 +8,7 @@
 //! carries the commonest checks' operands inline (lengths, an integer bound, an `items` that is only a `type`); the
 //! rest name the compiled keyword they stand for, which the evaluator runs as the collecting evaluator would.
 
+use super::names::NameIndex;
 use super::{Bound, Keyword, Shape};
 use crate::ecma_regex::EcmaRegex;
 use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
@@ -152,6 +153,12 @@ pub(crate) enum Check {
     Enum(Arc<[Value]>),
     /// A long `enum` of strings, strings looked up by name.
     Strings(Arc<super::enum_::StringEnum>),
+    /// `properties` of many names (keyword `index`), by name: each name's schema and whether it is cheap (see
+    /// `compile::order_properties_cheap_first`).
+    Properties {
+        index: u16,
+        names: Arc<NameIndex<(NodeId, bool)>>,
+    },
     /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
     /// member looked up, and its schema applied.
     Property { name: Box<str>, node: NodeId },
@@ -467,6 +474,22 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
             },
             OBJECT,
         ),
+        Keyword::Properties { by_name, split, .. }
+            if let Some(names) = NameIndex::new(
+                by_name
+                    .iter()
+                    .enumerate()
+                    .map(|(position, (name, node))| (name.as_ref(), (*node, position < *split))),
+            ) =>
+        {
+            (
+                Check::Properties {
+                    index,
+                    names: Arc::new(names),
+                },
+                OBJECT,
+            )
+        }
         Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
         Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
         Keyword::Required(_)
