@@ -94,16 +94,31 @@ impl Flag<'_> {
             return plan.always;
         }
         let kind = super::plan::kind_of(instance);
-        if !plan.types.admits(kind, instance) {
-            return false;
+        if !plan.types.admits_kind(kind) {
+            // `integer` without `number` admits numbers by value: a call, kept out of here so that a node whose
+            // check is a tail call (a `$ref` hop) needs no stack frame.
+            return plan.types.may_admit(instance) && self.integral(plan, id, instance, depth);
         }
-        match plan.checks_for(kind) {
+        self.dispatch(plan.checks_for(kind), id, instance, depth)
+    }
+
+    /// Runs the checks of node `id` for an instance whose type it admits.
+    #[inline(always)]
+    fn dispatch(&mut self, checks: &[Check], id: NodeId, instance: &Value, depth: u32) -> bool {
+        match checks {
             // Nothing to check for this kind (`{"type": "string"}` on a string): answered here, in the caller.
             [] => true,
             // Most nodes have one check for the instance's kind (a `$ref`, a shape, an `enum`): straight to it.
             [only] => self.check(only, id, instance, depth),
             checks => self.checks(checks, id, instance, depth),
         }
+    }
+
+    /// A number at a node that admits integers only: its checks if the number is one.
+    #[inline(never)]
+    fn integral(&mut self, plan: &Plan, id: NodeId, instance: &Value, depth: u32) -> bool {
+        let kind = super::plan::kind_of(instance);
+        plan.types.admits(kind, instance) && self.dispatch(plan.checks_for(kind), id, instance, depth)
     }
 
     /// Runs a node's checks for the instance's kind, out of line.
@@ -131,13 +146,20 @@ impl Flag<'_> {
         self.node(id, instance, depth + 1)
     }
 
-    /// Follows a reference, memoized as the collecting evaluator does.
+    /// Follows a reference, memoized as the collecting evaluator does. The memo is out of line: most runs never
+    /// reach it, and its frame made every hop pay for one.
     #[inline(never)]
     fn follow(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         self.ref_hops = self.ref_hops.saturating_add(1);
-        if !(self.memo_enabled && self.ref_hops > MEMO_AFTER_HOPS && self.memo_suspended == 0) {
-            return self.child(id, instance, depth);
+        if self.memo_enabled && self.ref_hops > MEMO_AFTER_HOPS && self.memo_suspended == 0 {
+            return self.follow_memoized(id, instance, depth);
         }
+        self.child(id, instance, depth)
+    }
+
+    /// [`Self::follow`] through the memo.
+    #[inline(never)]
+    fn follow_memoized(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         let key = (id, std::ptr::from_ref(instance) as usize);
         if let Some(known) = self.memo.get(&key) {
             return *known;

@@ -75,6 +75,18 @@ impl Kinds {
             .all(|item| self.admits(kind_of(item), item))
     }
 
+    /// Whether every instance of kind `kind` (see [`kind_of`]) is admitted, without looking at it.
+    #[inline]
+    pub(crate) fn admits_kind(self, kind: usize) -> bool {
+        self.mask & (1 << kind) != 0
+    }
+
+    /// Whether `instance`, of a kind not admitted outright, may be admitted by value (a number, when integers are).
+    #[inline]
+    pub(crate) fn may_admit(self, instance: &Value) -> bool {
+        self.integers && instance.is_number()
+    }
+
     /// Whether an instance of kind `kind` (see [`kind_of`]) is admitted.
     #[inline]
     pub(crate) fn admits(self, kind: usize, instance: &Value) -> bool {
