@@ -117,8 +117,12 @@ impl Flag<'_> {
     /// A number at a node that admits integers only: its checks if the number is one.
     #[inline(never)]
     fn integral(&mut self, plan: &Plan, id: NodeId, instance: &Value, depth: u32) -> bool {
-        let kind = super::plan::kind_of(instance);
-        plan.types.admits(kind, instance) && self.dispatch(plan.checks_for(kind), id, instance, depth)
+        match instance {
+            Value::Number(number) if crate::node::is_integer(number) => {
+                self.dispatch(plan.checks_for(super::plan::NUMBER_KIND), id, instance, depth)
+            }
+            _ => false,
+        }
     }
 
     /// Runs a node's checks for the instance's kind, out of line.

@@ -18,6 +18,9 @@ use std::sync::Arc;
 /// The kinds of instance a plan splits its checks by.
 const KINDS: usize = 6;
 
+/// The kind of a number (see [`kind_of`]).
+pub(crate) const NUMBER_KIND: usize = 2;
+
 /// The kind of an instance, as an index into a plan's check lists (the order of `Value`'s variants, so that this
 /// compiles to reading the variant's tag).
 #[inline]
@@ -25,7 +28,7 @@ pub(crate) fn kind_of(instance: &Value) -> usize {
     match instance {
         Value::Null => 0,
         Value::Bool(_) => 1,
-        Value::Number(_) => 2,
+        Value::Number(_) => NUMBER_KIND,
         Value::String(_) => 3,
         Value::Array(_) => 4,
         Value::Object(_) => 5,
