@@ -247,7 +247,9 @@ fn is_iprivate(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Ascii, FRAGMENT, PATH, SUB_DELIMS, UNRESERVED, USERINFO, all_chars, is_iprivate, is_ucschar};
+    use super::{
+        Ascii, FRAGMENT, PATH, SUB_DELIMS, UNRESERVED, USERINFO, all_chars, is_iprivate, is_ucschar,
+    };
     use proptest::prelude::*;
 
     /// The character-by-character form the bit sets replaced, as the oracle.
@@ -273,7 +275,10 @@ mod tests {
     }
 
     fn sub_delim(c: char) -> bool {
-        matches!(c, '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=')
+        matches!(
+            c,
+            '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '='
+        )
     }
 
     fn pchar(c: char) -> bool {
