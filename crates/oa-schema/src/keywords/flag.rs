@@ -125,10 +125,13 @@ impl Flag<'_> {
         }
     }
 
-    /// Runs a node's checks for the instance's kind, out of line.
+    /// Runs a node's checks for the instance's kind, out of line, each dispatched in place (this loop has a frame
+    /// anyway: a call per check would cost more than it saves).
     #[inline(never)]
     fn checks(&mut self, checks: &[Check], id: NodeId, instance: &Value, depth: u32) -> bool {
-        checks.iter().all(|check| self.check(check, id, instance, depth))
+        checks
+            .iter()
+            .all(|check| self.check_in_place(check, id, instance, depth))
     }
 
     /// A subtree that needs what frames carry (`unevaluated*`), evaluated by the collecting evaluator in flag mode,
@@ -178,6 +181,12 @@ impl Flag<'_> {
     /// costs a jump rather than a stack frame (a frame per node was a fifth of `is_valid` on small schemas).
     #[inline(never)]
     fn check(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
+        self.check_in_place(check, id, instance, depth)
+    }
+
+    /// [`Self::check`]'s dispatch, inlined into its two callers.
+    #[inline(always)]
+    fn check_in_place(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
         match *check {
             Check::Ref(target) => self.follow(target, instance, depth),
             Check::Not(target) => self.not(target, instance, depth),
