@@ -252,6 +252,9 @@ mod tests {
     };
     use proptest::prelude::*;
 
+    /// A per-character test of the form the bit sets replaced.
+    type CharTest<'a> = dyn Fn(char) -> bool + 'a;
+
     /// The character-by-character form the bit sets replaced, as the oracle.
     fn by_chars(text: &str, iri: bool, allowed: impl Fn(char) -> bool) -> bool {
         let mut chars = text.chars();
@@ -293,7 +296,7 @@ mod tests {
             text in "[a-zA-Z0-9%:/?#@!$&'()*+,;=\\[\\]._~ \"<>\\x00\\x7f\u{a0}\u{e000}\u{fdd0}\u{10000}\u{f0000}-]{0,12}",
             iri in any::<bool>(),
         ) {
-            let cases: [(Ascii, bool, &dyn Fn(char) -> bool); 5] = [
+            let cases: [(Ascii, bool, &CharTest<'_>); 5] = [
                 (FRAGMENT, false, &|c| pchar(c) || c == '/' || c == '?'),
                 (FRAGMENT, true, &|c| pchar(c) || c == '/' || c == '?' || (iri && is_iprivate(c))),
                 (USERINFO, false, &|c| unreserved(c) || sub_delim(c) || c == ':'),
