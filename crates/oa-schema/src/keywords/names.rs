@@ -85,6 +85,9 @@ impl<T> NameIndex<T> {
     /// The fewest names worth an index.
     pub(crate) const MIN_NAMES: usize = 8;
 
+    /// The most slots a name's probe visits on average in an index that is built (random heads average 1.5).
+    const MAX_PROBES: usize = 4;
+
     /// An index of `entries` (names without repeats; a repeated name finds the first), or `None` when there are
     /// too few to be worth one, or too many for 32-bit slots.
     pub(crate) fn new<'n>(entries: impl IntoIterator<Item = (&'n str, T)>) -> Option<Self> {
@@ -95,19 +98,21 @@ impl<T> NameIndex<T> {
         let bits = (2 * names.len()).next_power_of_two().trailing_zeros();
         let shift = 64 - bits;
         let heads: Vec<Head> = names.iter().map(|name| Head::of(name)).collect();
-        let (mut best, mut fewest) = (Vec::new(), usize::MAX);
+        let (mut best, mut fewest) = (None, usize::MAX);
         let mut seed = SEEDS[0];
         for candidate in SEEDS {
-            let (slots, probes) = Self::place(&heads, candidate, shift);
+            let Some((slots, probes)) = Self::place(&heads, candidate, shift) else {
+                continue;
+            };
             if probes < fewest {
-                (best, fewest, seed) = (slots, probes, candidate);
+                (best, fewest, seed) = (Some(slots), probes, candidate);
             }
             if fewest == heads.len() {
                 break;
             }
         }
         Some(Self {
-            slots: best.into_boxed_slice(),
+            slots: best?.into_boxed_slice(),
             long_names: names
                 .iter()
                 .map(|name| (name.len() > Head::WHOLE).then(|| Box::from(*name)))
@@ -118,15 +123,21 @@ impl<T> NameIndex<T> {
         })
     }
 
-    /// The slots for `heads` with `seed` (linear probing), and the slots every name's probe visits in all.
-    fn place(heads: &[Head], seed: u64, shift: u32) -> (Vec<u32>, usize) {
+    /// The slots for `heads` with `seed` (linear probing), and the slots every name's probe visits in all; `None`
+    /// past [`Self::MAX_PROBES`] per name on average (names built to share their heads would otherwise make the
+    /// build quadratic and every lookup a scan: such a list gets no index).
+    fn place(heads: &[Head], seed: u64, shift: u32) -> Option<(Vec<u32>, usize)> {
         let mut slots = vec![0_u32; 1 << (64 - shift)];
         let mask = slots.len() - 1;
+        let budget = heads.len().saturating_mul(Self::MAX_PROBES);
         let mut probes = 0;
         for (position, head) in (1_u32..).zip(heads) {
             let mut at = head.slot(seed, shift);
             loop {
                 probes += 1;
+                if probes > budget {
+                    return None;
+                }
                 match slots.get_mut(at) {
                     Some(slot) if *slot == 0 => {
                         *slot = position;
@@ -136,7 +147,7 @@ impl<T> NameIndex<T> {
                 }
             }
         }
-        (slots, probes)
+        Some((slots, probes))
     }
 
     /// The value of `key`, if the list names it.
@@ -184,6 +195,8 @@ mod tests {
         ) {
             let names: Vec<String> = names.into_iter().collect();
             let index = NameIndex::new(names.iter().enumerate().map(|(position, name)| (name.as_str(), position)));
+            // Too few names get no index; enough get one unless their heads crowd the table (see
+            // `names_of_one_head_get_no_index`), which names this varied do not.
             prop_assert_eq!(index.is_some(), names.len() >= NameIndex::<usize>::MIN_NAMES);
             let Some(index) = index else { return Ok(()) };
             prop_assert_eq!(index.len(), names.len());
@@ -193,6 +206,14 @@ mod tests {
             for probe in &probes {
                 prop_assert_eq!(index.get(probe).copied(), names.iter().position(|name| name == probe));
             }
+        }
+
+        /// Names that share their first and last eight bytes (one head, so one probe sequence) get no index,
+        /// rather than a quadratic build and lookups that scan.
+        #[test]
+        fn names_of_one_head_get_no_index(n in 40..200_usize) {
+            let names: Vec<String> = (0..n).map(|idx| format!("aaaaaaaa{idx:05}bbbbbbbb")).collect();
+            prop_assert!(NameIndex::new(names.iter().map(|name| (name.as_str(), ()))).is_none());
         }
 
         /// Equal heads mean equal names up to 16 bytes.
