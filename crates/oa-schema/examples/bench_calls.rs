@@ -122,8 +122,13 @@ fn main() {
             .map(|(schema, draft)| build(tool, schema, *draft, workload.format_assertion))
             .collect();
         // One untimed round first: first-use costs (regex automata built on first match, caches) stay out.
-        calls(&compiled, &workload, op, 1);
-        hot_calls(&compiled, &workload, op, n)
+        let (instances, errors) = instances_of(&workload, op);
+        calls(&compiled, instances, errors, 1);
+        if std::env::var_os("OA_BENCH_CALLS_PER_SCHEMA").is_some() {
+            per_schema(&compiled, &workload, instances, errors, n)
+        } else {
+            hot_calls(&compiled, instances, errors, n)
+        }
     };
     println!("{total}");
 }
@@ -195,13 +200,43 @@ fn hot_compile(tool: &str, workload: &Workload, n: usize) -> usize {
 
 /// `n` rounds of the operation on every instance of the chosen set.
 #[inline(never)]
-fn hot_calls(compiled: &[Compiled], workload: &Workload, op: &str, n: usize) -> usize {
-    calls(compiled, workload, op, n)
+fn hot_calls(compiled: &[Compiled], instances: &[(usize, Value)], errors: bool, n: usize) -> usize {
+    calls(compiled, instances, errors, n)
 }
 
-/// `n` rounds of the operation over every instance of its set.
+/// With `OA_BENCH_CALLS_PER_SCHEMA` set: the rounds schema by schema, one `hot_schema` call each, so that
+/// callgrind's `--dump-after='bench_calls::hot_schema'` writes one count per schema, in the order printed on
+/// stderr (the index and name of each schema that has instances in the set).
+fn per_schema(
+    compiled: &[Compiled],
+    workload: &Workload,
+    instances: &[(usize, Value)],
+    errors: bool,
+    n: usize,
+) -> usize {
+    let mut count = 0;
+    for schema_idx in 0..compiled.len() {
+        let own: Vec<(usize, Value)> = instances
+            .iter()
+            .filter(|(idx, _)| *idx == schema_idx)
+            .cloned()
+            .collect();
+        if !own.is_empty() {
+            eprintln!("schema {schema_idx} {}", workload.schema_names[schema_idx]);
+            count += hot_schema(compiled, &own, errors, n);
+        }
+    }
+    count
+}
+
+/// `n` rounds over one schema's instances (see [`per_schema`]).
 #[inline(never)]
-fn calls(compiled: &[Compiled], workload: &Workload, op: &str, n: usize) -> usize {
+fn hot_schema(compiled: &[Compiled], instances: &[(usize, Value)], errors: bool, n: usize) -> usize {
+    calls(compiled, instances, errors, n)
+}
+
+/// The instances `op` runs on, and whether it collects errors.
+fn instances_of<'w>(workload: &'w Workload, op: &str) -> (&'w [(usize, Value)], bool) {
     let (label, errors) = match op {
         "valid" => ("valid", false),
         "invalid" => ("invalid", false),
@@ -214,9 +249,15 @@ fn calls(compiled: &[Compiled], workload: &Workload, op: &str, n: usize) -> usiz
         .iter()
         .find(|set| set.label == label)
         .unwrap_or_else(|| panic!("{} has no {label} instances", workload.name));
+    (&set.instances, errors)
+}
+
+/// `n` rounds of the operation over every given instance.
+#[inline(never)]
+fn calls(compiled: &[Compiled], instances: &[(usize, Value)], errors: bool, n: usize) -> usize {
     let mut count = 0;
     for _ in 0..n {
-        for (schema_idx, instance) in &set.instances {
+        for (schema_idx, instance) in instances {
             let instance = black_box(instance);
             count += match (&compiled[*schema_idx], errors) {
                 (Compiled::Oa(validator), false) => usize::from(validator.is_valid(instance)),

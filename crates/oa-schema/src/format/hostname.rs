@@ -17,6 +17,11 @@ pub(super) fn is_hostname(text: &str) -> bool {
     if text.is_empty() || text.len() > MAX_NAME || !text.is_ascii() {
         return false;
     }
+    // The usual name has no A-label: then every label is letters, digits and hyphens, none of them right-to-left,
+    // so there is nothing to decode and no Bidi rule to apply (and no characters to collect for it).
+    if !text.split('.').any(is_a_label_form) {
+        return text.split('.').all(is_ldh_label);
+    }
     let mut labels = Vec::new();
     for label in text.split('.') {
         match ascii_label(label) {
@@ -54,22 +59,29 @@ pub(super) fn is_idn_hostname(text: &str) -> bool {
     ascii_length - 1 <= MAX_NAME && bidi_ok(&labels)
 }
 
-/// Checks an ASCII label and returns its Unicode form (decoded for an A-label).
-fn ascii_label(label: &str) -> Option<Vec<char>> {
+/// Whether an ASCII label is 1-63 letters, digits and hyphens, not starting or ending with a hyphen.
+fn is_ldh_label(label: &str) -> bool {
     let bytes = label.as_bytes();
-    if bytes.is_empty() || bytes.len() > MAX_LABEL {
-        return None;
-    }
-    if !bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-') {
-        return None;
-    }
-    if bytes[0] == b'-' || bytes[bytes.len() - 1] == b'-' {
-        return None;
-    }
-    if !label
+    !bytes.is_empty()
+        && bytes.len() <= MAX_LABEL
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        && bytes.first() != Some(&b'-')
+        && bytes.last() != Some(&b'-')
+}
+
+/// Whether a label starts as an A-label does (`xn--`, in either case).
+fn is_a_label_form(label: &str) -> bool {
+    label
         .get(..4)
         .is_some_and(|prefix| prefix.eq_ignore_ascii_case("xn--"))
-    {
+}
+
+/// Checks an ASCII label and returns its Unicode form (decoded for an A-label).
+fn ascii_label(label: &str) -> Option<Vec<char>> {
+    if !is_ldh_label(label) {
+        return None;
+    }
+    if !is_a_label_form(label) {
         return Some(label.chars().collect());
     }
     // An A-label: valid Punycode, not all ASCII, canonical (re-encodes to itself), and a valid U-label.
@@ -101,4 +113,20 @@ fn bidi_ok(labels: &[Vec<char>]) -> bool {
         return true;
     }
     labels.iter().all(|label| idna::satisfies_bidi_rule(label))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The shortcut for names without A-labels rests on this: no letter, digit or hyphen is right-to-left.
+    #[test]
+    fn no_ldh_character_is_right_to_left() {
+        let ldh: Vec<char> = ('a'..='z')
+            .chain('A'..='Z')
+            .chain('0'..='9')
+            .chain(['-'])
+            .collect();
+        for c in ldh {
+            assert!(!super::idna::is_rtl_label(&[c]), "{c:?}");
+        }
+    }
 }

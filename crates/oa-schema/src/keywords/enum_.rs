@@ -57,6 +57,42 @@ pub(super) fn holds_enum(options: &[Value], instance: &Value) -> bool {
     }
 }
 
+/// A long `enum` of strings (and perhaps a few other values), for the yes/no evaluator: a string instance is looked
+/// up by name rather than compared with every option.
+#[derive(Debug)]
+pub(crate) struct StringEnum {
+    strings: super::names::NameIndex<()>,
+    /// The options that are not strings.
+    others: Box<[Value]>,
+}
+
+impl StringEnum {
+    /// The lookup for `options`, if enough of them are strings to be worth an index.
+    pub(super) fn of(options: &[Value]) -> Option<Self> {
+        let strings = super::names::NameIndex::new(options.iter().filter_map(|option| match option {
+            Value::String(text) => Some((text.as_str(), ())),
+            _ => None,
+        }))?;
+        Some(Self {
+            strings,
+            others: options
+                .iter()
+                .filter(|option| !option.is_string())
+                .cloned()
+                .collect(),
+        })
+    }
+
+    /// `enum`'s verdict (a string equals only a string). Out of line: the yes/no evaluator's dispatch tail-calls it.
+    #[inline(never)]
+    pub(super) fn holds(&self, instance: &Value) -> bool {
+        match instance {
+            Value::String(text) => self.strings.get(text).is_some(),
+            _ => holds_enum(&self.others, instance),
+        }
+    }
+}
+
 pub(super) fn evaluate_const(
     ev: &mut Evaluator<'_>,
     expected: &Value,

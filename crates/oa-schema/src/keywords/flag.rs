@@ -10,16 +10,15 @@
 //! `unevaluated*` (that subtree), since both need what frames carry.
 
 use super::plan::{Check, Plan};
-use super::{Keyword, Shape, array, enum_, format, numeric, object, string};
+use super::{Keyword, array, enum_, format, numeric, object, string};
 use crate::ecma_regex::EcmaRegex;
 use crate::eval::{Evaluator, Frame, MAX_DEPTH, MEMO_AFTER_HOPS, MemoHasher};
 use crate::node::{Body, CompiledSchema, NodeId};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-/// How many recursive members of an object a shape sets aside in its first pass (more take a second walk).
-const DEFERRED: usize = 8;
+mod objects;
 
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
@@ -95,23 +94,44 @@ impl Flag<'_> {
             return plan.always;
         }
         let kind = super::plan::kind_of(instance);
-        if !plan.types.admits(kind, instance) {
-            return false;
+        if !plan.types.admits_kind(kind) {
+            // `integer` without `number` admits numbers by value: a call, kept out of here so that a node whose
+            // check is a tail call (a `$ref` hop) needs no stack frame.
+            return plan.types.may_admit(instance) && self.integral(plan, id, instance, depth);
         }
-        let checks = plan.checks_for(kind);
-        // A node with nothing to check for this kind (`{"type": "string"}` on a string) answers here, in the caller.
-        checks.is_empty() || self.checks(checks, id, instance, depth)
+        self.dispatch(plan.checks_for(kind), id, instance, depth)
     }
 
-    /// Runs a node's checks for the instance's kind, out of line.
+    /// Runs the checks of node `id` for an instance whose type it admits.
+    #[inline(always)]
+    fn dispatch(&mut self, checks: &[Check], id: NodeId, instance: &Value, depth: u32) -> bool {
+        match checks {
+            // Nothing to check for this kind (`{"type": "string"}` on a string): answered here, in the caller.
+            [] => true,
+            // Most nodes have one check for the instance's kind (a `$ref`, a shape, an `enum`): straight to it.
+            [only] => self.check(only, id, instance, depth),
+            checks => self.checks(checks, id, instance, depth),
+        }
+    }
+
+    /// A number at a node that admits integers only: its checks if the number is one.
+    #[inline(never)]
+    fn integral(&mut self, plan: &Plan, id: NodeId, instance: &Value, depth: u32) -> bool {
+        match instance {
+            Value::Number(number) if crate::node::is_integer(number) => {
+                self.dispatch(plan.checks_for(super::plan::NUMBER_KIND), id, instance, depth)
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs a node's checks for the instance's kind, out of line, each dispatched in place (this loop has a frame
+    /// anyway: a call per check would cost more than it saves).
     #[inline(never)]
     fn checks(&mut self, checks: &[Check], id: NodeId, instance: &Value, depth: u32) -> bool {
-        for check in checks {
-            if !self.check(check, id, instance, depth) {
-                return false;
-            }
-        }
-        true
+        checks
+            .iter()
+            .all(|check| self.check_in_place(check, id, instance, depth))
     }
 
     /// A subtree that needs what frames carry (`unevaluated*`), evaluated by the collecting evaluator in flag mode,
@@ -133,13 +153,20 @@ impl Flag<'_> {
         self.node(id, instance, depth + 1)
     }
 
-    /// Follows a reference, memoized as the collecting evaluator does.
+    /// Follows a reference, memoized as the collecting evaluator does. The memo is out of line: most runs never
+    /// reach it, and its frame made every hop pay for one.
     #[inline(never)]
     fn follow(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         self.ref_hops = self.ref_hops.saturating_add(1);
-        if !(self.memo_enabled && self.ref_hops > MEMO_AFTER_HOPS && self.memo_suspended == 0) {
-            return self.child(id, instance, depth);
+        if self.memo_enabled && self.ref_hops > MEMO_AFTER_HOPS && self.memo_suspended == 0 {
+            return self.follow_memoized(id, instance, depth);
         }
+        self.child(id, instance, depth)
+    }
+
+    /// [`Self::follow`] through the memo.
+    #[inline(never)]
+    fn follow_memoized(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         let key = (id, std::ptr::from_ref(instance) as usize);
         if let Some(known) = self.memo.get(&key) {
             return *known;
@@ -149,9 +176,17 @@ impl Flag<'_> {
         valid
     }
 
-    /// Runs one check of node `id`'s plan (the instance's type is admitted and of the kind the check is for).
-    #[cfg_attr(not(debug_assertions), inline(always))]
+    /// Runs one check of node `id`'s plan (the instance's type is admitted and of the kind the check is for). Out
+    /// of line and without state of its own: each arm is a leaf test or a tail call, so that a node's one check
+    /// costs a jump rather than a stack frame (a frame per node was a fifth of `is_valid` on small schemas).
+    #[inline(never)]
     fn check(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
+        self.check_in_place(check, id, instance, depth)
+    }
+
+    /// [`Self::check`]'s dispatch, inlined into its two callers.
+    #[inline(always)]
+    fn check_in_place(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
         match *check {
             Check::Ref(target) => self.follow(target, instance, depth),
             Check::Not(target) => self.not(target, instance, depth),
@@ -163,35 +198,59 @@ impl Flag<'_> {
             Check::MaxProperties(limit) => object::holds_max_properties(limit, instance),
             Check::Pattern(ref regex) => string::holds_pattern(regex, instance),
             Check::Enum(ref options) => enum_::holds_enum(options, instance),
+            Check::Strings(ref strings) => strings.holds(instance),
             Check::Property { ref name, node } => self.property(name, node, instance, depth),
+            Check::Properties { index, ref names } => {
+                self.indexed_properties(names, (id, index), instance, depth)
+            }
             Check::Shape(ref shape) => match instance {
                 Value::Object(object) => self.shape(shape, object, depth),
                 _ => true,
             },
-            Check::ItemsOfType { types, skip } => match instance {
-                // A lone `type` for every item (`{"type": "number"}` in coordinate arrays): one tight loop.
-                Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
-                // At the depth limit every item fails, as a descent would, and fails the run.
-                Value::Array(items) => {
-                    let within = items.len() <= skip as usize;
-                    self.too_deep |= !within;
-                    within
-                }
-                _ => true,
-            },
+            Check::ItemsOfType { types, skip } => self.items_of_type(types, skip, instance, depth),
             Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
             Check::ItemsOfArrays(ref of) => self.items_of_arrays(of, instance, depth),
-            Check::IntBound { bound, limit, index } => match instance {
-                Value::Number(number) => match crate::number::as_short_i64(number) {
-                    Some(value) => bound.holds(value.cmp(&limit)),
-                    None => self.keyword_at(id, index, instance, depth),
-                },
-                _ => true,
-            },
+            Check::IntBound { bound, limit, index } => {
+                self.int_bound((bound, limit), (id, index), instance, depth)
+            }
             Check::Nullable { value, index } => self.nullable(value, (id, index), instance, depth),
             Check::IfChain(ref chain) => self.if_chain(chain, id, instance, depth),
             Check::HandBack => self.handed_back(id, instance, depth),
             Check::Keyword(index) => self.keyword_at(id, index, instance, depth),
+        }
+    }
+
+    /// `items` that is only a `type`: one tight loop (`{"type": "number"}` in coordinate arrays).
+    #[inline(never)]
+    fn items_of_type(&mut self, types: super::plan::Kinds, skip: u32, instance: &Value, depth: u32) -> bool {
+        match instance {
+            Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
+            // At the depth limit every item fails, as a descent would, and fails the run.
+            Value::Array(items) => {
+                let within = items.len() <= skip as usize;
+                self.too_deep |= !within;
+                within
+            }
+            _ => true,
+        }
+    }
+
+    /// A bound with a short integer limit: integers compare in place, other numbers run keyword `index` of node
+    /// `id`.
+    #[inline(never)]
+    fn int_bound(
+        &mut self,
+        (bound, limit): (super::Bound, i64),
+        (id, index): (NodeId, u16),
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        match instance {
+            Value::Number(number) => match crate::number::as_short_i64(number) {
+                Some(value) => bound.holds(value.cmp(&limit)),
+                None => self.keyword_at(id, index, instance, depth),
+            },
+            _ => true,
         }
     }
 
@@ -406,13 +465,18 @@ impl Flag<'_> {
         let Value::Object(object) = instance else {
             return true;
         };
-        object.keys().all(|key| {
-            let name = Value::String(key.clone());
-            self.memo_suspended += 1;
-            let valid = self.child(id, &name, depth);
-            self.memo_suspended -= 1;
-            valid
-        })
+        // One string value for every name in turn: a fresh one per name was an allocation each.
+        let mut name = Value::String(String::new());
+        self.memo_suspended += 1;
+        let valid = object.keys().all(|key| {
+            if let Value::String(text) = &mut name {
+                text.clear();
+                text.push_str(key);
+            }
+            self.child(id, &name, depth)
+        });
+        self.memo_suspended -= 1;
+        valid
     }
 
     #[inline(never)]
@@ -462,179 +526,6 @@ impl Flag<'_> {
         entries
             .iter()
             .all(|(name, id)| !object.contains_key(name.as_ref()) || self.child(*id, instance, depth))
-    }
-
-    #[inline(never)]
-    /// `properties`: the cheap members first, then those that recurse (see `compile::order_properties_cheap_first`).
-    fn properties(
-        &mut self,
-        entries: &[(Box<str>, NodeId)],
-        by_name: &[(Box<str>, NodeId)],
-        split: usize,
-        object: &Map<String, Value>,
-        depth: u32,
-    ) -> bool {
-        if !self.schema.sorted_maps {
-            return entries.iter().all(|(name, id)| {
-                object
-                    .get(name.as_ref())
-                    .is_none_or(|value| self.child(*id, value, depth))
-            });
-        }
-        if super::properties::few_names_many_members(entries.len(), object.len()) {
-            return entries.iter().all(|(name, id)| {
-                object
-                    .get(name.as_ref())
-                    .is_none_or(|value| self.child(*id, value, depth))
-            });
-        }
-        let (cheap, rest) = by_name.split_at(split.min(by_name.len()));
-        if super::properties::few_names_many_members(object.len(), by_name.len()) {
-            // A small object against a long list (a schema against its meta-schema): each member is looked up.
-            return [cheap, rest].into_iter().all(|group| {
-                object.iter().all(|(key, value)| {
-                    match group.binary_search_by(|(name, _)| super::cmp_names(name, key)) {
-                        Ok(found) => self.child(group[found].1, value, depth),
-                        Err(_) => true,
-                    }
-                })
-            });
-        }
-        [cheap, rest].into_iter().all(|group| {
-            let mut cursor = 0;
-            for (key, value) in object {
-                // Every name of the group is behind: the rest of the members have no schema here.
-                if cursor >= group.len() {
-                    break;
-                }
-                while let Some((name, id)) = group.get(cursor) {
-                    if super::same_name(name, key) {
-                        cursor += 1;
-                        if !self.child(*id, value, depth) {
-                            return false;
-                        }
-                        break;
-                    }
-                    match super::cmp_names(name, key) {
-                        std::cmp::Ordering::Less => cursor += 1,
-                        std::cmp::Ordering::Equal => {
-                            cursor += 1;
-                            if !self.child(*id, value, depth) {
-                                return false;
-                            }
-                            break;
-                        }
-                        std::cmp::Ordering::Greater => break,
-                    }
-                }
-            }
-            true
-        })
-    }
-
-    #[inline(never)]
-    fn shape(&mut self, shape: &Shape, object: &Map<String, Value>, depth: u32) -> bool {
-        // Too few members to hold every required name: no need to look at them.
-        if object.len() < shape.n_required() {
-            return false;
-        }
-        let sorted = self.schema.sorted_maps;
-        // First pass: count required names, reject what `additionalProperties: false` forbids, apply cheap schemas,
-        // and set aside the members whose schemas recurse (up to a few; past that, a second walk finds them).
-        let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
-        let others = shape.other_schema();
-        let patterns = shape.patterns();
-        let mut n_present = 0;
-        let mut deferred: [(NodeId, Option<&Value>); DEFERRED] = [(0, None); DEFERRED];
-        let mut n_deferred = 0;
-        for (key, value) in object {
-            let slot = lookup.find(key);
-            // `patternProperties`: every pattern the name matches applies; such a member is not additional.
-            let patterned = if patterns.is_empty() || !shape.may_pattern(key) {
-                false
-            } else {
-                match self.patterns(patterns, key, value, depth) {
-                    Some(patterned) => patterned,
-                    None => return false,
-                }
-            };
-            let additional = if patterned {
-                (true, None)
-            } else {
-                (!shape.rejects_others(), others)
-            };
-            let (valid, later) = match slot {
-                Some(slot) => {
-                    n_present += usize::from(slot.required);
-                    match slot.node {
-                        Some(id) if slot.cheap => (self.child(id, value, depth), None),
-                        Some(id) => (true, Some(id)),
-                        None => additional,
-                    }
-                }
-                None => additional,
-            };
-            if !valid {
-                return false;
-            }
-            if let Some(id) = later {
-                if let Some(place) = deferred.get_mut(n_deferred) {
-                    *place = (id, Some(value));
-                }
-                n_deferred += 1;
-            }
-        }
-        if n_present < shape.n_required() {
-            return false;
-        }
-        if n_deferred <= DEFERRED {
-            return deferred[..n_deferred]
-                .iter()
-                .all(|(id, value)| value.is_none_or(|value| self.child(*id, value, depth)));
-        }
-        // Second pass: the property schemas that recurse, and the `additionalProperties` schema (the patterns
-        // all ran in the first pass and matched without exceeding the budget, or it returned).
-        let mut lookup = super::shape::Lookup::new(shape.table(), sorted);
-        object.iter().all(|(key, value)| {
-            let target = match lookup
-                .find(key)
-                .and_then(|slot| slot.node.map(|id| (id, slot.cheap)))
-            {
-                Some((id, false)) => Some(id),
-                Some((_, true)) => None,
-                None => others.filter(|_| {
-                    !shape.may_pattern(key)
-                        || !patterns.iter().any(|(regex, _)| regex.is_match(key) == Ok(true))
-                }),
-            };
-            target.is_none_or(|id| self.child(id, value, depth))
-        })
-    }
-
-    /// Applies every pattern `key` matches to `value`: whether one matched, `None` when one failed (or a match
-    /// exceeded the regex budget).
-    #[inline(never)]
-    fn patterns(
-        &mut self,
-        patterns: &[(EcmaRegex, NodeId)],
-        key: &str,
-        value: &Value,
-        depth: u32,
-    ) -> Option<bool> {
-        let mut patterned = false;
-        for (regex, id) in patterns {
-            match regex.is_match(key) {
-                Ok(false) => {}
-                Ok(true) => {
-                    patterned = true;
-                    if !self.child(*id, value, depth) {
-                        return None;
-                    }
-                }
-                Err(_) => return None,
-            }
-        }
-        Some(patterned)
     }
 
     #[inline(never)]

@@ -8,6 +8,7 @@ mod flag;
 mod format;
 mod if_;
 mod items;
+mod names;
 mod numeric;
 mod object;
 mod plan;

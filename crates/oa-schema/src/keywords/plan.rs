@@ -8,6 +8,7 @@
 //! carries the commonest checks' operands inline (lengths, an integer bound, an `items` that is only a `type`); the
 //! rest name the compiled keyword they stand for, which the evaluator runs as the collecting evaluator would.
 
+use super::names::NameIndex;
 use super::{Bound, Keyword, Shape};
 use crate::ecma_regex::EcmaRegex;
 use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
@@ -17,6 +18,9 @@ use std::sync::Arc;
 /// The kinds of instance a plan splits its checks by.
 const KINDS: usize = 6;
 
+/// The kind of a number (see [`kind_of`]).
+pub(crate) const NUMBER_KIND: usize = 2;
+
 /// The kind of an instance, as an index into a plan's check lists (the order of `Value`'s variants, so that this
 /// compiles to reading the variant's tag).
 #[inline]
@@ -24,7 +28,7 @@ pub(crate) fn kind_of(instance: &Value) -> usize {
     match instance {
         Value::Null => 0,
         Value::Bool(_) => 1,
-        Value::Number(_) => 2,
+        Value::Number(_) => NUMBER_KIND,
         Value::String(_) => 3,
         Value::Array(_) => 4,
         Value::Object(_) => 5,
@@ -72,6 +76,18 @@ impl Kinds {
             .iter()
             .skip(skip as usize)
             .all(|item| self.admits(kind_of(item), item))
+    }
+
+    /// Whether every instance of kind `kind` (see [`kind_of`]) is admitted, without looking at it.
+    #[inline]
+    pub(crate) fn admits_kind(self, kind: usize) -> bool {
+        self.mask & (1 << kind) != 0
+    }
+
+    /// Whether `instance`, of a kind not admitted outright, may be admitted by value (a number, when integers are).
+    #[inline]
+    pub(crate) fn may_admit(self, instance: &Value) -> bool {
+        self.integers && instance.is_number()
     }
 
     /// Whether an instance of kind `kind` (see [`kind_of`]) is admitted.
@@ -150,6 +166,14 @@ pub(crate) enum Check {
     Pattern(EcmaRegex),
     /// `enum`, or a `const` as the one-value `enum` it is.
     Enum(Arc<[Value]>),
+    /// A long `enum` of strings, strings looked up by name.
+    Strings(Arc<super::enum_::StringEnum>),
+    /// `properties` of many names (keyword `index`), by name: each name's schema and whether it is cheap (see
+    /// `compile::order_properties_cheap_first`).
+    Properties {
+        index: u16,
+        names: Arc<NameIndex<(NodeId, bool)>>,
+    },
     /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
     /// member looked up, and its schema applied.
     Property { name: Box<str>, node: NodeId },
@@ -465,6 +489,22 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
             },
             OBJECT,
         ),
+        Keyword::Properties { by_name, split, .. }
+            if let Some(names) = NameIndex::new(
+                by_name
+                    .iter()
+                    .enumerate()
+                    .map(|(position, (name, node))| (name.as_ref(), (*node, position < *split))),
+            ) =>
+        {
+            (
+                Check::Properties {
+                    index,
+                    names: Arc::new(names),
+                },
+                OBJECT,
+            )
+        }
         Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
         Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
         Keyword::Required(_)
@@ -477,7 +517,10 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::DependentSchemas(_)
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
-        Keyword::Enum(options) => (Check::Enum(Arc::clone(options)), ALL_KINDS),
+        Keyword::Enum(options) => match super::enum_::StringEnum::of(options) {
+            Some(strings) => (Check::Strings(Arc::new(strings)), ALL_KINDS),
+            None => (Check::Enum(Arc::clone(options)), ALL_KINDS),
+        },
         Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
         Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
             (Check::Nullable { value, index }, ALL_KINDS)

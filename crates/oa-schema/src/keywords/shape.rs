@@ -31,6 +31,8 @@ pub(crate) struct Shape {
     /// The first bytes of the names some pattern may match (`None`: any name may), so most names skip the
     /// patterns (`^x-` in OpenAPI documents sees only names that start with `x`).
     pattern_starts: Option<ByteSet>,
+    /// The table's positions by name, when it is long enough to be worth an index (see [`Lookup::for_members`]).
+    index: Option<super::names::NameIndex<usize>>,
     /// Whether some member must wait for the second pass (a recursive property schema, or an additional schema).
     deferred: bool,
     /// The keywords fused, in their evaluation order: they run when evaluated properties must be tracked, and
@@ -56,6 +58,14 @@ impl Shape {
     /// The names, sorted.
     pub(super) fn table(&self) -> &[Slot] {
         &self.table
+    }
+
+    /// The index of the table when it is worth using for an object of `members` members: always when members
+    /// come unsorted (it beats a binary search), else when the object is small beside the table.
+    pub(super) fn index_for(&self, sorted: bool, members: usize) -> Option<&super::names::NameIndex<usize>> {
+        self.index
+            .as_ref()
+            .filter(|_| !sorted || super::names::worth_index(self.table.len(), members))
     }
 
     /// How many names are required.
@@ -211,6 +221,12 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
     let deferred = matches!(additional, Additional::Schema(_))
         || merged.iter().any(|slot| slot.node.is_some() && !slot.cheap);
     Shape {
+        index: super::names::NameIndex::new(
+            merged
+                .iter()
+                .enumerate()
+                .map(|(position, slot)| (slot.name.as_ref(), position)),
+        ),
         table: merged.into_boxed_slice(),
         n_required,
         additional,
@@ -225,11 +241,13 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
     }
 }
 
-/// Finds members' slots: by merging when the instance's members come sorted, else by binary search.
+/// Finds members' slots: by merging when the instance's members come sorted, else by binary search; or by the
+/// shape's index when it has one and the object is small beside the table.
 pub(super) struct Lookup<'t> {
     table: &'t [Slot],
     cursor: usize,
     sorted: bool,
+    index: Option<&'t super::names::NameIndex<usize>>,
 }
 
 impl<'t> Lookup<'t> {
@@ -238,6 +256,15 @@ impl<'t> Lookup<'t> {
             table,
             cursor: 0,
             sorted,
+            index: None,
+        }
+    }
+
+    /// The lookup for an object of `members` members.
+    pub(super) fn for_members(shape: &'t Shape, sorted: bool, members: usize) -> Self {
+        Self {
+            index: shape.index_for(sorted, members),
+            ..Self::new(&shape.table, sorted)
         }
     }
 
@@ -250,6 +277,10 @@ impl<'t> Lookup<'t> {
     /// The slot of member `key` and its index in the table, if the shape names it.
     #[inline(always)]
     pub(super) fn find_indexed(&mut self, key: &str) -> Option<(usize, &'t Slot)> {
+        if let Some(index) = self.index {
+            let position = *index.get(key)?;
+            return self.table.get(position).map(|slot| (position, slot));
+        }
         if !self.sorted {
             return self
                 .table
