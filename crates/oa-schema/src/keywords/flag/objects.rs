@@ -365,20 +365,28 @@ mod tests {
         let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(2048));
         runner
             .run(&(schema, instance), |(schema, instance)| {
-                let validator = Validator::new(&schema).unwrap();
-                let compiled = validator.compiled();
-                let indexed = has_check(compiled, |check| match check {
+                indexed_and_agreeing(&schema, &instance, |check| match check {
                     Check::Properties { .. } => true,
                     Check::Shape(shape) => shape.index_for(false, 0).is_some(),
                     _ => false,
-                });
-                prop_assert!(indexed, "no name index in {}", schema);
-                let flag = crate::keywords::is_valid(compiled, &instance);
-                let collected = Evaluator::new(compiled, true).run(&instance);
-                prop_assert_eq!(flag, collected, "{} {}", schema, instance);
-                Ok(())
+                })
             })
             .unwrap();
+    }
+
+    /// `schema` compiles to some check that `is` a name index, and both evaluators give `instance` one verdict.
+    fn indexed_and_agreeing(
+        schema: &Value,
+        instance: &Value,
+        is: impl Fn(&Check) -> bool,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let validator = Validator::new(schema).unwrap();
+        let compiled = validator.compiled();
+        prop_assert!(has_check(compiled, is), "no name index in {}", schema);
+        let flag = crate::keywords::is_valid(compiled, instance);
+        let collected = Evaluator::new(compiled, true).run(instance);
+        prop_assert_eq!(flag, collected, "{} {}", schema, instance);
+        Ok(())
     }
 
     /// Whether some plan has a check that `is` (for an object or a string instance).
@@ -415,14 +423,7 @@ mod tests {
         let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1024));
         runner
             .run(&(options, instance), |(schema, instance)| {
-                let validator = Validator::new(&schema).unwrap();
-                let compiled = validator.compiled();
-                let indexed = has_check(compiled, |check| matches!(check, Check::Strings(_)));
-                prop_assert!(indexed, "no name index in {}", schema);
-                let flag = crate::keywords::is_valid(compiled, &instance);
-                let collected = Evaluator::new(compiled, true).run(&instance);
-                prop_assert_eq!(flag, collected, "{} {}", schema, instance);
-                Ok(())
+                indexed_and_agreeing(&schema, &instance, |check| matches!(check, Check::Strings(_)))
             })
             .unwrap();
     }
