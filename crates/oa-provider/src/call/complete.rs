@@ -146,6 +146,15 @@ mod tests {
     use crate::structured::output::validations;
     use crate::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
 
+    /// An OpenAI provider for `server`, with no key.
+    fn provider_for(server: &Server) -> OpenAiProvider {
+        OpenAiProvider::builder("test-model")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap()
+    }
+
     /// Each attempt's content is checked exactly once, where it arrives, and nothing downstream checks it again:
     /// a call of two failed attempts runs two content checks, however many hooks, events and errors carry them.
     #[tokio::test(flavor = "current_thread")]
@@ -155,11 +164,7 @@ mod tests {
             text_reply(r#"{"a": "x"}"#, "stop"),
         ])
         .unwrap();
-        let provider = OpenAiProvider::builder("test-model")
-            .base_url(server.base_url())
-            .no_api_key()
-            .build()
-            .unwrap();
+        let provider = provider_for(&server);
         let request = CompletionRequest::new(vec![Message::user("hi")])
             .with_response_schema(json!({"type": "object", "properties": {"a": {"type": "integer"}},
                                          "required": ["a"], "additionalProperties": false}))
@@ -182,11 +187,7 @@ mod tests {
     async fn a_shared_schema_changed_between_calls_is_checked_as_changed() {
         let answer = r#"{"shared_schema_probe": 1}"#;
         let server = Server::start(vec![text_reply(answer, "stop"); 2]).unwrap();
-        let provider = OpenAiProvider::builder("test-model")
-            .base_url(server.base_url())
-            .no_api_key()
-            .build()
-            .unwrap();
+        let provider = provider_for(&server);
         let mut request = CompletionRequest::new(vec![Message::user("hi")]).with_response_schema(
             json!({"type": "object", "properties": {"shared_schema_probe": {"type": "integer"}},
                    "required": ["shared_schema_probe"], "additionalProperties": false}),
@@ -215,11 +216,7 @@ mod tests {
     async fn a_repeated_schema_is_compiled_once() {
         let answer = r#"{"compiled_once_probe": 1}"#;
         let server = Server::start(vec![text_reply(answer, "stop"); 4]).unwrap();
-        let provider = OpenAiProvider::builder("test-model")
-            .base_url(server.base_url())
-            .no_api_key()
-            .build()
-            .unwrap();
+        let provider = provider_for(&server);
         // A property name no other test uses, so no other test can have compiled this schema first.
         let schema = json!({"type": "object", "properties": {"compiled_once_probe": {"type": "integer"}},
                             "required": ["compiled_once_probe"], "additionalProperties": false});
