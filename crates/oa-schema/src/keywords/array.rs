@@ -103,7 +103,10 @@ const MAX_RECURSIVE_DEPTH: usize = 128;
 /// [`first_duplicate`] for a small array, comparing a fingerprint of each pair of items and the items themselves
 /// only when those agree; `None` when some item is a number not written as a plain integer (`1.0` equals `1`, which
 /// the fingerprint cannot see), and the caller compares every pair.
-fn first_duplicate_by_fingerprint(items: &[Value]) -> Option<Option<(usize, usize)>> {
+fn first_duplicate_by_fingerprint(
+    items: &[Value],
+    same: impl Fn(&Value, &Value) -> bool,
+) -> Option<Option<(usize, usize)>> {
     let mut prints = [0_u64; SMALL_ARRAY];
     for (print, item) in prints.iter_mut().zip(items) {
         *print = fingerprint(item)?;
@@ -111,7 +114,7 @@ fn first_duplicate_by_fingerprint(items: &[Value]) -> Option<Option<(usize, usiz
     for (second, item) in items.iter().enumerate() {
         let print = prints.get(second)?;
         for (first, earlier) in items.iter().enumerate().take(second) {
-            if prints.get(first) == Some(print) && json_equal(earlier, item) {
+            if prints.get(first) == Some(print) && same(earlier, item) {
                 return Some(Some((first, second)));
             }
         }
@@ -142,34 +145,32 @@ fn fingerprint(item: &Value) -> Option<u64> {
 
 /// The indices of the first pair of equal items, if any.
 fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    if items.len() > 1
-        && items
-            .iter()
-            // Only containers can nest: scalars (the usual items of `required` and `enum` lists) skip the walk.
-            .any(|item| {
-                matches!(item, Value::Array(_) | Value::Object(_))
-                    && crate::depth::exceeds(item, MAX_RECURSIVE_DEPTH)
-            })
-    {
-        // Only values built in code get here (the parser stops at 128 levels): quadratic but bounded in stack.
+    if items.len() <= SMALL_ARRAY {
+        // Compared with recursion bounded at the depth past which the iterative comparison takes over: no walk to
+        // measure each item's depth first (that walk cost more than the comparisons on arrays of objects).
+        let same = |a: &Value, b: &Value| {
+            crate::depth::equal_within(a, b, MAX_RECURSIVE_DEPTH)
+                .unwrap_or_else(|| crate::depth::equal_iterative(a, b))
+        };
+        if let Some(found) = first_duplicate_by_fingerprint(items, same) {
+            return found;
+        }
         for (second, item) in items.iter().enumerate() {
-            if let Some(first) = items[..second]
-                .iter()
-                .position(|earlier| crate::depth::equal_iterative(earlier, item))
-            {
+            if let Some(first) = items[..second].iter().position(|earlier| same(earlier, item)) {
                 return Some((first, second));
             }
         }
         return None;
     }
-    if items.len() <= SMALL_ARRAY {
-        if let Some(found) = first_duplicate_by_fingerprint(items) {
-            return found;
-        }
+    if items.iter().any(|item| {
+        // Only containers can nest: scalars (the usual items of `required` and `enum` lists) skip the walk.
+        matches!(item, Value::Array(_) | Value::Object(_)) && crate::depth::exceeds(item, MAX_RECURSIVE_DEPTH)
+    }) {
+        // Only values built in code get here (the parser stops at 128 levels): quadratic but bounded in stack.
         for (second, item) in items.iter().enumerate() {
             if let Some(first) = items[..second]
                 .iter()
-                .position(|earlier| json_equal(earlier, item))
+                .position(|earlier| crate::depth::equal_iterative(earlier, item))
             {
                 return Some((first, second));
             }
@@ -225,6 +226,44 @@ mod tests {
                     .prop_map(|map| Value::Object(map.into_iter().collect())),
             ]
         })
+    }
+
+    /// Items nested past the bounded recursion, in small arrays and large ones: equal pairs are found (by the
+    /// iterative comparison), unequal ones are not, and nothing overflows the stack.
+    #[test]
+    fn items_nested_deeper_than_the_recursion_are_compared_without_it() {
+        let nested = |levels: usize, leaf: Value| {
+            let mut value = leaf;
+            for _ in 0..levels {
+                value = json!([value]);
+            }
+            value
+        };
+        for len in [2, SMALL_ARRAY, SMALL_ARRAY + 3] {
+            for levels in [
+                super::MAX_RECURSIVE_DEPTH - 1,
+                super::MAX_RECURSIVE_DEPTH + 1,
+                5000,
+            ] {
+                let mut items: Vec<Value> = (0..len).map(|i| nested(levels, json!(i))).collect();
+                assert_eq!(first_duplicate(&items), None, "{len} items, {levels} levels");
+                let last = std::mem::replace(&mut items[len - 1], nested(levels, json!(1)));
+                drop_deep(last);
+                assert_eq!(
+                    first_duplicate(&items),
+                    Some((1, len - 1)),
+                    "{len} items, {levels} levels"
+                );
+                items.into_iter().for_each(drop_deep);
+            }
+        }
+    }
+
+    /// Drops a value nested in arrays without recursion (a recursive drop of 5000 levels needs a deep stack).
+    fn drop_deep(mut value: Value) {
+        while let Value::Array(mut inner) = value {
+            value = inner.pop().unwrap_or(Value::Null);
+        }
     }
 
     proptest! {
