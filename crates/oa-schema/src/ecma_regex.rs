@@ -34,6 +34,7 @@
 mod anchored;
 mod ast;
 mod parse;
+mod printable;
 mod sequence;
 mod translate;
 mod utf8;
