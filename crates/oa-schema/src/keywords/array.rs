@@ -123,7 +123,8 @@ fn first_duplicate_by_fingerprint(
 }
 
 /// A fingerprint that equal items share: the kind, and the value of scalars (integers written plainly, strings
-/// by a hash of their bytes), the length of containers. `None` for other numbers.
+/// by a hash of their bytes), the length of arrays, and of objects their size and shallow contents (see
+/// [`object_print`]). `None` for other numbers.
 fn fingerprint(item: &Value) -> Option<u64> {
     const KIND: u32 = 61;
     Some(match item {
@@ -139,8 +140,46 @@ fn fingerprint(item: &Value) -> Option<u64> {
             (3 << KIND) | (hash >> 3)
         }
         Value::Array(inner) => (4 << KIND) | inner.len() as u64,
-        Value::Object(members) => (5 << KIND) | members.len() as u64,
+        Value::Object(members) => (5 << KIND) | (object_print(members) & ((1 << KIND) - 1)),
     })
+}
+
+/// The most members an object's fingerprint reads (a larger one is printed by its size alone).
+const PRINTED_MEMBERS: usize = 8;
+
+/// An object's fingerprint: its size, and for a small one a sum (so that member order does not matter) over its
+/// members of their names and scalar values, each read at its length and last 8 bytes. Arrays of
+/// `{"$ref": "#/parameters/…"}` objects (Swagger's parameter lists) then compare only the pairs that may be equal.
+fn object_print(members: &serde_json::Map<String, Value>) -> u64 {
+    if members.len() > PRINTED_MEMBERS {
+        return members.len() as u64;
+    }
+    let mut sum = members.len() as u64;
+    for (name, member) in members {
+        let value = match member {
+            Value::String(text) => short_print(text),
+            Value::Number(_) | Value::Null | Value::Bool(_) => 0,
+            Value::Array(inner) => inner.len() as u64,
+            Value::Object(inner) => !(inner.len() as u64),
+        };
+        let entry = (short_print(name).rotate_left(29) ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        sum = sum.wrapping_add(entry ^ (entry >> 32));
+    }
+    sum
+}
+
+/// A string's length and, from 8 bytes on, its last 8 bytes (names and references differ most at their ends):
+/// equal strings print alike.
+#[inline]
+fn short_print(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let tail = bytes
+        .len()
+        .checked_sub(8)
+        .and_then(|at| bytes.get(at..))
+        .and_then(|tail| <[u8; 8]>::try_from(tail).ok())
+        .map_or(0, u64::from_le_bytes);
+    tail ^ bytes.len() as u64
 }
 
 /// The indices of the first pair of equal items, if any.
@@ -218,12 +257,22 @@ mod tests {
             json!("b"),
             json!("ab"),
             json!("1"),
+            // Strings of one length, head and tail, which only a full comparison tells apart.
+            json!("abcdefgh-x-abcdefgh"),
+            json!("abcdefgh-y-abcdefgh"),
         ]);
         scalar.prop_recursive(2, 8, 3, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
-                prop::collection::btree_map("[ab]", inner, 0..2)
+                prop::collection::btree_map("[ab]", inner.clone(), 0..2)
                     .prop_map(|map| Value::Object(map.into_iter().collect())),
+                // Objects around the size past which only their size is printed, with names that print alike.
+                prop::collection::btree_map(
+                    "(a|b|c|d|e|f|g|h|i|j|abcdefgh-x-abcdefgh|abcdefgh-y-abcdefgh)",
+                    inner,
+                    0..super::PRINTED_MEMBERS + 3
+                )
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
             ]
         })
     }
