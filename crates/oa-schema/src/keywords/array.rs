@@ -284,7 +284,7 @@ mod tests {
         let nested = |levels: usize, leaf: Value| {
             let mut value = leaf;
             for _ in 0..levels {
-                value = json!([value]);
+                value = Value::Array(vec![value]);
             }
             value
         };
