@@ -288,7 +288,7 @@ mod tests {
             }
             value
         };
-        for len in [2, SMALL_ARRAY, SMALL_ARRAY + 3] {
+        for len in [3, SMALL_ARRAY, SMALL_ARRAY + 3] {
             for levels in [
                 super::MAX_RECURSIVE_DEPTH - 1,
                 super::MAX_RECURSIVE_DEPTH + 1,
