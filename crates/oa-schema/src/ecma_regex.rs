@@ -31,9 +31,11 @@
 //! match fails to match instead of matching the empty string, and inline modifier groups `(?i:...)` (ES2025) are
 //! rejected as syntax errors.
 
+mod alternatives;
 mod anchored;
 mod ast;
 mod parse;
+mod printable;
 mod sequence;
 mod translate;
 mod utf8;
@@ -62,6 +64,9 @@ pub(crate) struct EcmaRegex {
 enum Compiled {
     /// An anchored pattern of ASCII classes, matched without an engine (see [`anchored`]).
     Anchored(anchored::Anchored),
+    /// Two or more anchored alternatives (`^([0-9]{3})$|^(default)$`), each matched as [`Self::Anchored`] (see
+    /// [`alternatives`]).
+    Alternatives(Box<[anchored::Anchored]>),
     /// A sequence of classes and `.`, matched without an engine by a bit-parallel automaton (see [`sequence`]).
     /// Boxed: its ASCII table would make every other variant as large.
     Sequence(Box<sequence::Sequence>),
@@ -156,6 +161,8 @@ impl EcmaRegex {
         let compiled = if let Some(anchored) = anchored::Anchored::parse(pattern) {
             // Checked by the parser above like any pattern; matched without an engine.
             Compiled::Anchored(anchored)
+        } else if let Some(alternatives) = alternatives::parse(pattern) {
+            Compiled::Alternatives(alternatives)
         } else if let Some(sequence) = sequence::Sequence::parse(pattern) {
             Compiled::Sequence(Box::new(sequence))
         } else if node.needs_backtracking() {
@@ -201,7 +208,8 @@ impl EcmaRegex {
     #[cfg(feature = "fuzzing")]
     pub(crate) fn route(&self) -> &'static str {
         match &*self.inner {
-            Compiled::Anchored(_) => "anchored",
+            // Anchored patterns too, one after another: the fuzz targets check them as they check one.
+            Compiled::Anchored(_) | Compiled::Alternatives(_) => "anchored",
             Compiled::Sequence(_) => "sequence",
             Compiled::Linear(_) => "linear",
             Compiled::Deferred { .. } => "deferred",
@@ -213,6 +221,7 @@ impl EcmaRegex {
     pub(crate) fn is_match(&self, haystack: &str) -> Result<bool, RegexBudgetExceeded> {
         match &*self.inner {
             Compiled::Anchored(anchored) => Ok(anchored.is_match(haystack)),
+            Compiled::Alternatives(alternatives) => Ok(alternatives::is_match(alternatives, haystack)),
             Compiled::Sequence(sequence) => Ok(sequence.is_match(haystack)),
             Compiled::Linear(regex) => Ok(regex.is_match(haystack.as_bytes())),
             // A deferred translation always builds (pinned by tests); should that ever fail, the match reports the

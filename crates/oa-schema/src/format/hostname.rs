@@ -18,9 +18,12 @@ pub(super) fn is_hostname(text: &str) -> bool {
         return false;
     }
     // The usual name has no A-label: then every label is letters, digits and hyphens, none of them right-to-left,
-    // so there is nothing to decode and no Bidi rule to apply (and no characters to collect for it).
-    if !text.split('.').any(is_a_label_form) {
-        return text.split('.').all(is_ldh_label);
+    // so there is nothing to decode and no Bidi rule to apply (and no characters to collect for it). A label that
+    // is not LDH fails the name either way.
+    match ldh_labels(text.as_bytes()) {
+        None => return false,
+        Some(false) => return true,
+        Some(true) => {}
     }
     let mut labels = Vec::new();
     for label in text.split('.') {
@@ -59,9 +62,28 @@ pub(super) fn is_idn_hostname(text: &str) -> bool {
     ascii_length - 1 <= MAX_NAME && bidi_ok(&labels)
 }
 
+/// Over the labels of an ASCII name, in one pass over its bytes: `None` when one is not an LDH label, else
+/// whether one has the A-label form (`xn--`).
+fn ldh_labels(name: &[u8]) -> Option<bool> {
+    let mut a_label = false;
+    for label in name.split(|byte| *byte == b'.') {
+        if !is_ldh(label) {
+            return None;
+        }
+        a_label |= label
+            .get(..4)
+            .is_some_and(|prefix| prefix.eq_ignore_ascii_case(b"xn--"));
+    }
+    Some(a_label)
+}
+
 /// Whether an ASCII label is 1-63 letters, digits and hyphens, not starting or ending with a hyphen.
 fn is_ldh_label(label: &str) -> bool {
-    let bytes = label.as_bytes();
+    is_ldh(label.as_bytes())
+}
+
+/// [`is_ldh_label`] over bytes.
+fn is_ldh(bytes: &[u8]) -> bool {
     !bytes.is_empty()
         && bytes.len() <= MAX_LABEL
         && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')

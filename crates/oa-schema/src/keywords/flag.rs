@@ -18,6 +18,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+mod budget;
 mod objects;
 
 /// Whether `instance` is valid against `schema`.
@@ -48,12 +49,15 @@ pub(crate) fn answer_at(schema: &CompiledSchema, id: NodeId, instance: &Value, d
 fn run_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> (bool, bool) {
     let mut flag = Flag {
         schema,
+        root: instance,
         plans: &schema.plans,
         ev: None,
         memo: HashMap::default(),
         memo_enabled: false,
         memo_suspended: 0,
         ref_hops: 0,
+        memo_after: MEMO_AFTER_HOPS,
+        memo_sized: false,
         too_deep: false,
     };
     let valid = flag.node(id, instance, depth);
@@ -64,18 +68,25 @@ fn run_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> 
 /// One yes/no run.
 struct Flag<'s> {
     schema: &'s CompiledSchema,
+    /// The instance the run started at (its size sets when memoizing starts: see [`budget`]).
+    root: &'s Value,
     /// The nodes laid out for this evaluator (see [`super::plan`]).
     plans: &'s [Plan],
     /// A non-collecting evaluator for subtrees handed back, made on first need.
     ev: Option<Evaluator<'s>>,
     /// Outcomes of reference hops by (node, instance address), as the collecting evaluator keeps them: once a union
-    /// has fallen back to a second member and the run has made [`MEMO_AFTER_HOPS`] hops, so that unions whose
-    /// members recurse into the same children stay polynomial.
+    /// has fallen back to a second member and the run has made [`MEMO_AFTER_HOPS`] hops, and more than its
+    /// instance's size calls for (see [`budget`]), so that unions whose members recurse into the same children stay
+    /// polynomial.
     memo: HashMap<(NodeId, usize), bool, BuildHasherDefault<MemoHasher>>,
     memo_enabled: bool,
     /// Non-zero while evaluating property names, whose values are temporary and must not be memoized.
     memo_suspended: u32,
     ref_hops: u32,
+    /// The hops after which the memo is used: [`MEMO_AFTER_HOPS`], doubled each time it is passed while the
+    /// instance has the values for that many (see [`budget`]); `memo_sized` once it no longer grows.
+    memo_after: u32,
+    memo_sized: bool,
     /// Whether the depth limit was reached anywhere (the run then fails).
     too_deep: bool,
 }
@@ -158,15 +169,25 @@ impl Flag<'_> {
     #[inline(never)]
     fn follow(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         self.ref_hops = self.ref_hops.saturating_add(1);
-        if self.memo_enabled && self.ref_hops > MEMO_AFTER_HOPS && self.memo_suspended == 0 {
+        if self.memo_enabled && self.ref_hops > self.memo_after && self.memo_suspended == 0 {
             return self.follow_memoized(id, instance, depth);
         }
         self.child(id, instance, depth)
     }
 
-    /// [`Self::follow`] through the memo.
+    /// [`Self::follow`] through the memo, once the run has made more hops than its instance's size calls for (until
+    /// then the threshold grows, see [`budget`]).
     #[inline(never)]
     fn follow_memoized(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+        if !self.memo_sized {
+            match budget::next_threshold(self.root, self.memo_after) {
+                Some(next) => {
+                    self.memo_after = next;
+                    return self.child(id, instance, depth);
+                }
+                None => self.memo_sized = true,
+            }
+        }
         let key = (id, std::ptr::from_ref(instance) as usize);
         if let Some(known) = self.memo.get(&key) {
             return *known;
