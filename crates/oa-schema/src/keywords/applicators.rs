@@ -428,6 +428,19 @@ fn excluded(pins: &[Option<Box<[Value]>>], member_idx: usize, tag: Option<&Value
     })
 }
 
+/// Whether every member pins `property` to one string, no two the same.
+fn tells_all_apart(pins: &[Vec<(&str, &[Value])>], property: &str) -> bool {
+    let mut strings = Vec::with_capacity(pins.len());
+    for member in pins {
+        match member.iter().find(|(name, _)| *name == property) {
+            Some((_, [Value::String(pin)])) => strings.push(pin.as_str()),
+            _ => return false,
+        }
+    }
+    strings.sort_unstable();
+    strings.windows(2).all(|pair| pair[0] != pair[1])
+}
+
 /// How many (member, value) pairs a property's pins exclude: for each member that pins it, the values some other
 /// member pins that this one does not. Zero when every member pins the same values (nothing is told apart).
 fn exclusions(pins: &[Vec<(&str, &[Value])>], property: &str) -> usize {
@@ -474,12 +487,21 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
         }
     }
     let (property, _) = best?;
-    // The property to skip by: the view's, unless another that several members pin excludes more.
+    // The property to skip by: the view's, unless another that several members pin excludes more. A view's
+    // property that every member pins to a string of its own tells every member apart already (FHIR's
+    // `resourceType` over 146 members): kept without counting.
     let mut skip_property = property;
-    let mut most = exclusions(&pins, property);
+    let mut most = if tells_all_apart(&pins, property) {
+        usize::MAX
+    } else {
+        exclusions(&pins, property)
+    };
     let mut names: Vec<&str> = pins.iter().flatten().map(|(name, _)| *name).collect();
     names.sort_unstable();
     names.dedup();
+    if most == usize::MAX {
+        names.clear();
+    }
     for name in names {
         let n_members = pins
             .iter()
