@@ -35,6 +35,7 @@ mod alternatives;
 mod anchored;
 mod ast;
 mod parse;
+mod plain;
 mod printable;
 mod sequence;
 mod translate;
@@ -339,8 +340,14 @@ fn build_weight(node: &ast::Node, depth: u32) -> Option<u64> {
 }
 
 /// Whether `pattern` is a valid ECMA-262 pattern (`format: regex`): it parses, and every `\p{...}` names a
-/// property. Engine limits (size, lookbehind forms) do not make a pattern invalid here.
+/// property. Engine limits (size, lookbehind forms) do not make a pattern invalid here. Patterns of plain syntax
+/// are answered without building a tree (see [`plain`]).
 pub(crate) fn is_valid_pattern(pattern: &str) -> bool {
+    plain::plainly_valid(pattern) || parses_with_properties(pattern)
+}
+
+/// [`is_valid_pattern`] by the parser alone.
+fn parses_with_properties(pattern: &str) -> bool {
     parse::parse(pattern).is_ok_and(|node| properties_exist(&node))
 }
 

@@ -215,7 +215,7 @@ fn report_union<'v>(
         // that would set aside every member. When the union has a discriminating property (one that several
         // members pin), only that property counts: a member whose other `enum` the instance breaks (FHIR's
         // Patient with a wrong `gender`) is the member to report, not one to set aside.
-        let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
+        let tag = discriminator.and_then(|discriminator| discriminator.view_tag(instance));
         let consistent: Vec<NodeId> = admitting
             .iter()
             .copied()
@@ -223,7 +223,7 @@ fn report_union<'v>(
                 Some(discriminator) => nodes
                     .iter()
                     .position(|member| member == id)
-                    .is_none_or(|member_idx| !discriminator.excludes(member_idx, tag)),
+                    .is_none_or(|member_idx| !discriminator.view_excludes(member_idx, tag)),
                 None => !discriminator_contradicts(ev, *id, instance, 0),
             })
             .collect();
@@ -354,12 +354,21 @@ type StringPins = Box<[(Box<str>, usize)]>;
 /// A property that members of a union pin with `const` or `enum`, found at compile time. A member whose pinned
 /// values do not include the instance's cannot be satisfied, so the yes/no pass skips it without evaluating it;
 /// reports still evaluate every member the 0126 rule selects.
+///
+/// Two properties may be kept: the one the opt-in report view sets members aside by (`property`: the one most
+/// members pin), and the one the evaluators skip members by (`skip_property`: the one whose pins tell the most
+/// members apart). They differ when every member pins a property to the same values (solidaritySchema's
+/// `platform`, next to the `rule` that tells its six members apart).
 #[derive(Debug)]
 pub(crate) struct Discriminator {
-    /// The pinned property.
+    /// The pinned property of the report view.
     pub(crate) property: Box<str>,
     /// Each member's pinned values, by member index; `None` for a member that does not pin it.
     pins: Box<[Option<Box<[Value]>>]>,
+    /// The pinned property members are skipped by.
+    skip_property: Box<str>,
+    /// Each member's pinned values of `skip_property`.
+    skip_pins: Box<[Option<Box<[Value]>>]>,
     /// When every member pins the property to strings: `(pin, member index)` sorted, so that a string tag finds
     /// its candidate members without comparing with every member (FHIR's 146-member `oneOf`).
     by_string: Option<StringPins>,
@@ -369,8 +378,16 @@ pub(crate) struct Discriminator {
 }
 
 impl Discriminator {
-    /// The instance's value of the pinned property, looked up once per union evaluation.
+    /// The instance's value of the property members are skipped by, looked up once per union evaluation.
     pub(super) fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
+        match instance {
+            Value::Object(object) => object.get(self.skip_property.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The instance's value of the report view's property.
+    fn view_tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
         match instance {
             Value::Object(object) => object.get(self.property.as_ref()),
             _ => None,
@@ -387,16 +404,70 @@ impl Discriminator {
         Some(by_string.get(start..end).unwrap_or(&[]))
     }
 
-    /// Whether member `member_idx` certainly fails on an instance whose pinned property is `tag`.
+    /// Whether member `member_idx` certainly fails on an instance whose skipping property is `tag` (see
+    /// [`Self::tag`]).
     pub(super) fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
-        let (Some(Some(pins)), Some(value)) = (self.pins.get(member_idx), tag) else {
-            return false;
-        };
-        !pins.iter().any(|pin| match (pin, value) {
-            (Value::String(pin), Value::String(value)) => pin == value,
-            _ => json_equal(pin, value),
-        })
+        excluded(&self.skip_pins, member_idx, tag)
     }
+
+    /// [`Self::excludes`] for the report view's property (see [`Self::view_tag`]).
+    fn view_excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
+        excluded(&self.pins, member_idx, tag)
+    }
+}
+
+/// Whether member `member_idx`, pinned to `pins[member_idx]`, certainly fails on an instance whose pinned property
+/// is `tag`.
+fn excluded(pins: &[Option<Box<[Value]>>], member_idx: usize, tag: Option<&Value>) -> bool {
+    let (Some(Some(pins)), Some(value)) = (pins.get(member_idx), tag) else {
+        return false;
+    };
+    !pins.iter().any(|pin| match (pin, value) {
+        (Value::String(pin), Value::String(value)) => pin == value,
+        _ => json_equal(pin, value),
+    })
+}
+
+/// Whether every member pins `property` to one string, no two the same.
+fn tells_all_apart(pins: &[Vec<(&str, &[Value])>], property: &str) -> bool {
+    let mut strings = Vec::with_capacity(pins.len());
+    for member in pins {
+        match member.iter().find(|(name, _)| *name == property) {
+            Some((_, [Value::String(pin)])) => strings.push(pin.as_str()),
+            _ => return false,
+        }
+    }
+    strings.sort_unstable();
+    strings.windows(2).all(|pair| pair[0] != pair[1])
+}
+
+/// How many (member, value) pairs a property's pins exclude: for each member that pins it, the values some other
+/// member pins that this one does not. Zero when every member pins the same values (nothing is told apart).
+fn exclusions(pins: &[Vec<(&str, &[Value])>], property: &str) -> usize {
+    let pinned: Vec<&[Value]> = pins
+        .iter()
+        .filter_map(|member| {
+            member
+                .iter()
+                .find(|(name, _)| *name == property)
+                .map(|(_, values)| *values)
+        })
+        .collect();
+    let mut values: Vec<&Value> = Vec::new();
+    for value in pinned.iter().flat_map(|values| values.iter()) {
+        if !values.iter().any(|known| json_equal(known, value)) {
+            values.push(value);
+        }
+    }
+    pinned
+        .iter()
+        .map(|own| {
+            values
+                .iter()
+                .filter(|value| !own.iter().any(|pin| json_equal(pin, value)))
+                .count()
+        })
+        .sum()
 }
 
 /// How many `$ref`/`allOf` hops to follow when looking for the properties a member pins.
@@ -416,16 +487,46 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
         }
     }
     let (property, _) = best?;
-    let pins = pins
-        .iter()
-        .map(|member| {
-            member
-                .iter()
-                .find(|(name, _)| *name == property)
-                .map(|(_, values)| Box::<[Value]>::from(*values))
-        })
-        .collect::<Box<[Option<Box<[Value]>>]>>();
-    let by_string = string_pins(&pins);
+    // The property to skip by: the view's, unless another that several members pin excludes more. A view's
+    // property that every member pins to a string of its own tells every member apart already (FHIR's
+    // `resourceType` over 146 members): kept without counting.
+    let mut skip_property = property;
+    let mut most = if tells_all_apart(&pins, property) {
+        usize::MAX
+    } else {
+        exclusions(&pins, property)
+    };
+    let mut names: Vec<&str> = pins.iter().flatten().map(|(name, _)| *name).collect();
+    names.sort_unstable();
+    names.dedup();
+    if most == usize::MAX {
+        names.clear();
+    }
+    for name in names {
+        let n_members = pins
+            .iter()
+            .filter(|member| member.iter().any(|(other, _)| *other == name))
+            .count();
+        if n_members >= 2 && name != property {
+            let excluded = exclusions(&pins, name);
+            if excluded > most {
+                (skip_property, most) = (name, excluded);
+            }
+        }
+    }
+    let pins_of_property = |property: &str| {
+        pins.iter()
+            .map(|member| {
+                member
+                    .iter()
+                    .find(|(name, _)| *name == property)
+                    .map(|(_, values)| Box::<[Value]>::from(*values))
+            })
+            .collect::<Box<[Option<Box<[Value]>>]>>()
+    };
+    let skip_pins = pins_of_property(skip_property);
+    let pins = pins_of_property(property);
+    let by_string = string_pins(&skip_pins);
     let mut by_tag = foldhash::HashMap::default();
     for (position, (pin, _)) in by_string
         .iter()
@@ -440,6 +541,8 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
     Some(Discriminator {
         property: property.into(),
         pins,
+        skip_property: skip_property.into(),
+        skip_pins,
         by_string,
         by_tag,
     })

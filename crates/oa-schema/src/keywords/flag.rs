@@ -20,6 +20,7 @@ use std::hash::BuildHasherDefault;
 
 mod budget;
 mod objects;
+pub(super) mod unions;
 
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
@@ -237,6 +238,7 @@ impl Flag<'_> {
             Check::Nullable { value, index } => self.nullable(value, (id, index), instance, depth),
             Check::IfChain(ref chain) => self.if_chain(chain, id, instance, depth),
             Check::HandBack => self.handed_back(id, instance, depth),
+            Check::UnionByKind(ref union) => self.union_by_kind(union, instance, depth),
             Check::Keyword(index) => self.keyword_at(id, index, instance, depth),
         }
     }

@@ -184,6 +184,8 @@ pub(crate) enum Check {
     /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
     /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
     Nullable { value: NodeId, index: u16 },
+    /// `anyOf` or `oneOf` without a discriminator, its members by the kinds their own `type` may admit.
+    UnionByKind(Arc<super::flag::unions::ByKind>),
 }
 
 /// An `allOf` most of whose members are `{"if": {"properties": {P: {"const": "…"}}}, "then": …}` on one property
@@ -524,6 +526,12 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
         Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
             (Check::Nullable { value, index }, ALL_KINDS)
+        }
+        Keyword::AnyOf(ids, None) | Keyword::OneOf(ids, None)
+            if let Some(union) =
+                super::flag::unions::ByKind::of(matches!(keyword, Keyword::OneOf(..)), ids, nodes) =>
+        {
+            (Check::UnionByKind(union), ALL_KINDS)
         }
         Keyword::AllOf(ids) if let Some(chain) = IfChain::of(index, ids, nodes) => {
             (Check::IfChain(chain), ALL_KINDS)
