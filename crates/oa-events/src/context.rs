@@ -59,6 +59,16 @@ impl CallContext {
         }
     }
 
+    /// [`current_scope`](Self::current_scope) for the context's last event: the scope moved out, not copied.
+    pub(crate) fn into_current_scope(self) -> (Scope, EventBus) {
+        let metadata = self.metadata_now();
+        let scope = Scope {
+            caller_invocation_metadata: (!metadata.is_empty()).then_some(metadata),
+            ..self.scope
+        };
+        (scope, self.bus)
+    }
+
     /// A copy of the metadata in scope now.
     pub(crate) fn metadata_now(&self) -> Map<String, Value> {
         self.metadata
@@ -194,18 +204,30 @@ async fn report(
 ) -> Result<Response, ProviderError> {
     // The recorder owns the context (no copy of its scope per call); the terminal event reads it there.
     let recorder = Arc::new(Recorder {
+        held: HeldAttempt {
+            bus: context.bus.clone(),
+            event: Mutex::new(None),
+        },
         context,
         inner: request.hook.clone(),
         state: Mutex::new(RecorderState::default()),
     });
-    let context = &recorder.context;
     let mut request = request;
     request.hook = Some(Arc::clone(&recorder) as Arc<dyn AttemptHook>);
     let outcome = provider.complete(&request).await;
     // The request is the caller's but for the hook: its messages and config are the caller's, read only when the
     // provider reported no attempt (no copy of them per call).
+    request.hook = None;
     let caller_call_id = request.call_id.take();
-    let (llm_request, latency_ms) = match recorder.take_last() {
+    let last = recorder.take_last();
+    let held = recorder.held.take();
+    // The terminal event is the recorder's last: its scope is moved into it when no one else holds the recorder
+    // (the provider let go of its hook), and copied otherwise.
+    let (scope, bus) = match Arc::try_unwrap(recorder) {
+        Ok(recorder) => recorder.context.into_current_scope(),
+        Err(recorder) => (recorder.context.current_scope(), recorder.context.bus.clone()),
+    };
+    let (llm_request, latency_ms) = match last {
         Some((llm_request, latency_ms)) => (llm_request, Some(latency_ms)),
         // A provider that reports no attempt: the caller's messages and config, no path, and the call id the
         // caller gave (or one minted here, the only identity such a call has).
@@ -229,13 +251,13 @@ async fn report(
     };
     let event = match &outcome {
         Ok(response) => Event::LlmCompletion(LlmCompletionEvent {
-            scope: context.current_scope(),
+            scope,
             request: llm_request,
             response: response_fields(response),
             latency_ms,
         }),
         Err(error) => Event::LlmFailed(LlmFailedEvent {
-            scope: context.current_scope(),
+            scope,
             request: llm_request,
             response: error
                 .structured_output()
@@ -247,7 +269,12 @@ async fn report(
             latency_ms,
         }),
     };
-    context.bus.dispatch(event);
+    // The successful attempt's event and the terminal one go onto the queue back to back: the delivery task is
+    // woken once for both.
+    if let Some(attempt) = held {
+        bus.dispatch(attempt);
+    }
+    bus.dispatch(event);
     outcome
 }
 
@@ -273,6 +300,47 @@ struct Recorder {
     context: CallContext,
     inner: Option<Arc<dyn AttemptHook>>,
     state: Mutex<RecorderState>,
+    held: HeldAttempt,
+}
+
+/// A successful attempt's event, held until the terminal event that follows it at once, so both go onto the queue
+/// together and wake its task once (dispatched on its own, each woke the task, on another thread, twice a call).
+/// Nothing can come between them: a successful attempt ends the call. A failed attempt's event is dispatched at
+/// once (a retry may follow it after a backoff). Dispatched when dropped, should the call be abandoned between the
+/// two.
+struct HeldAttempt {
+    bus: EventBus,
+    event: Mutex<Option<Event>>,
+}
+
+impl HeldAttempt {
+    /// Holds `event`; one already held (not expected: a held attempt ends the call) is dispatched first.
+    fn hold(&self, event: Event) {
+        let earlier = match self.event.lock() {
+            Ok(mut held) => held.replace(event),
+            Err(_) => Some(event),
+        };
+        if let Some(earlier) = earlier {
+            self.bus.dispatch(earlier);
+        }
+    }
+
+    /// Dispatches the held event, if any, so that what comes next follows it.
+    fn release(&self) {
+        if let Some(event) = self.take() {
+            self.bus.dispatch(event);
+        }
+    }
+
+    fn take(&self) -> Option<Event> {
+        self.event.lock().ok().and_then(|mut held| held.take())
+    }
+}
+
+impl Drop for HeldAttempt {
+    fn drop(&mut self) {
+        self.release();
+    }
 }
 
 impl Recorder {
@@ -290,6 +358,7 @@ impl AttemptHook for Recorder {
         if !self.context.bus.wants_tokens() {
             return;
         }
+        self.held.release();
         let chunk_index = match self.state.lock() {
             Ok(mut state) => {
                 state.n_chunks += 1;
@@ -339,7 +408,7 @@ impl AttemptHook for Recorder {
         if let Ok(mut state) = self.state.lock() {
             state.last = Some((request.clone(), latency_ms));
         }
-        self.context.bus.dispatch(Event::LlmAttempt(LlmAttempt {
+        let event = Event::LlmAttempt(LlmAttempt {
             scope: self.context.current_scope(),
             request,
             wire_attempt_index: record.attempt_index,
@@ -354,6 +423,12 @@ impl AttemptHook for Recorder {
             diagnostics: record.diagnostics.to_vec(),
             started_at: record.started_at,
             duration: record.duration,
-        }));
+        });
+        if record.outcome.is_ok() {
+            self.held.hold(event);
+        } else {
+            self.held.release();
+            self.context.bus.dispatch(event);
+        }
     }
 }

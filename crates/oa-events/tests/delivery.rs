@@ -380,3 +380,52 @@ async fn an_observed_provider_reports_calls_made_outside_a_graph() {
     assert_eq!(done.request.schema_mode, Some(SchemaMode::UnverifiedRepaired));
     assert_eq!(done.request.call_id, attempts[0].request.call_id);
 }
+
+/// Answers through a real provider (its attempt reported to the request's hook), then never returns: a call
+/// abandoned between its successful attempt and its end.
+#[derive(Debug)]
+struct HangsAfterAnswering(oa_provider::OpenAiProvider);
+
+#[async_trait]
+impl Provider for HangsAfterAnswering {
+    async fn ready(&self) -> Result<(), oa_provider::ProviderError> {
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: &CompletionRequest,
+    ) -> Result<oa_provider::Response, oa_provider::ProviderError> {
+        self.0.complete(request).await?;
+        std::future::pending().await
+    }
+}
+
+/// A successful attempt's event waits to go onto the queue with the terminal event; a call dropped in between
+/// still delivers it (and no terminal event, as none was made).
+#[tokio::test]
+async fn an_abandoned_call_still_delivers_its_successful_attempt() {
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let hanging = HangsAfterAnswering(provider(&server.base_url()));
+    let observed = ObservedProvider::new(Arc::new(hanging), bus.clone(), "abandoned");
+    let request = CompletionRequest::new(vec![Message::user("hi")]);
+    let outcome = tokio::time::timeout(Duration::from_millis(500), observed.complete(&request)).await;
+    assert!(outcome.is_err(), "the call hangs after its answer");
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let events = collect.events();
+    let kinds: Vec<String> = events.iter().map(kind).collect();
+    assert_eq!(kinds, ["llm_attempt"]);
+    let Event::LlmAttempt(attempt) = &events[0] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(attempt.scope.node_name, "abandoned");
+    assert_eq!(
+        attempt
+            .response
+            .as_ref()
+            .and_then(|response| response.output_content.as_deref()),
+        Some("hello")
+    );
+}

@@ -364,6 +364,60 @@ async fn a_server_that_never_answers_hits_the_idle_gap() {
     assert!(error.is_unavailable() && error.is_timeout(), "{error:?}");
 }
 
+/// A complete answer's head with a `content-length` of `body_len`, then the body as `pieces`, each after `pause`.
+fn paced_body(body: &[u8], pause: Duration, n_pieces: usize) -> Reply {
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut pieces = vec![(Duration::ZERO, head.into_bytes())];
+    let size = body.len().div_ceil(n_pieces);
+    pieces.extend(body.chunks(size).map(|piece| (pause, piece.to_vec())));
+    Reply::Paced { pieces }
+}
+
+#[tokio::test]
+async fn a_body_trickling_in_forever_hits_the_total_deadline() {
+    // Slow loris on an atomic answer: each piece comes well inside the idle gap, so only the total deadline ends it.
+    let body = text_completion("slow").to_string().into_bytes();
+    let server = Server::start(vec![paced_body(&body, Duration::from_millis(60), body.len())]).unwrap();
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .idle_timeout(Duration::from_millis(250))
+        .total_timeout(Duration::from_millis(700))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let error = provider.complete(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.transport_cause(),
+        Some(oa_provider::TransportCause::TotalTimeout),
+        "{error:?}"
+    );
+    assert!(error.message().contains("total timeout of 700 ms"), "{error}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_body_whose_pieces_keep_coming_inside_the_idle_gap_completes() {
+    // Six pieces 120 ms apart: 720 ms in all, well past one idle gap of 300 ms, but no gap between reads is that long.
+    let body = text_completion("steady").to_string().into_bytes();
+    let server = Server::start(vec![paced_body(&body, Duration::from_millis(120), 6)]).unwrap();
+    let provider = OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .idle_timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let response = provider.complete(&hi()).await.unwrap();
+    assert_eq!(response.message.text().as_deref(), Some("steady"));
+}
+
 #[tokio::test]
 async fn ready_checks_listing_and_load_state() {
     let listing = |entries: Value| Reply::json(200, json!({"object": "list", "data": entries}));
