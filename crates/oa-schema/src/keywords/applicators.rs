@@ -473,15 +473,28 @@ fn exclusions(pins: &[Vec<(&str, &[Value])>], property: &str) -> usize {
 /// How many `$ref`/`allOf` hops to follow when looking for the properties a member pins.
 const MAX_PIN_HOPS: u32 = 4;
 
+/// The most pins and pinned values (together, over every member) for which [`find_discriminator`] compares pinned
+/// values pairwise to choose the property members are skipped by.
+const MAX_COUNTED_PINS: usize = 4096;
+
 /// Builds the discriminator of a union, if at least two members pin the same property.
 pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]) -> Option<Discriminator> {
     let pins: Vec<Vec<(&str, &[Value])>> = members.iter().map(|id| pins_of(nodes, *id, 0)).collect();
+    // Members pinning each name, counted once per member: one pass, not a scan of every member per pin (a union
+    // of many members pinning many properties would make that quadratic in the schema's size).
+    let mut n_members_of: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
+    for member in &pins {
+        let mut names: Vec<&str> = member.iter().map(|(name, _)| *name).collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            *n_members_of.entry(name).or_insert(0) += 1;
+        }
+    }
+    let n_members = |name: &str| n_members_of.get(name).copied().unwrap_or(0);
     let mut best: Option<(&str, usize)> = None;
     for (name, _) in pins.iter().flatten() {
-        let n_members = pins
-            .iter()
-            .filter(|member| member.iter().any(|(other, _)| other == name))
-            .count();
+        let n_members = n_members(name);
         if n_members >= 2 && best.is_none_or(|(_, n_best)| n_members > n_best) {
             best = Some((name, n_members));
         }
@@ -489,9 +502,12 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
     let (property, _) = best?;
     // The property to skip by: the view's, unless another that several members pin excludes more. A view's
     // property that every member pins to a string of its own tells every member apart already (FHIR's
-    // `resourceType` over 146 members): kept without counting.
+    // `resourceType` over 146 members): kept without counting. Counting compares pinned values pairwise, so it is
+    // done only for unions with at most `MAX_COUNTED_PINS` pins and pinned values in all (else the view's
+    // property is kept: members are skipped as before this count existed).
+    let n_pinned: usize = pins.iter().flatten().map(|(_, values)| 1 + values.len()).sum();
     let mut skip_property = property;
-    let mut most = if tells_all_apart(&pins, property) {
+    let mut most = if n_pinned > MAX_COUNTED_PINS || tells_all_apart(&pins, property) {
         usize::MAX
     } else {
         exclusions(&pins, property)
@@ -503,11 +519,7 @@ pub(crate) fn find_discriminator(nodes: &[crate::node::Node], members: &[NodeId]
         names.clear();
     }
     for name in names {
-        let n_members = pins
-            .iter()
-            .filter(|member| member.iter().any(|(other, _)| *other == name))
-            .count();
-        if n_members >= 2 && name != property {
+        if n_members(name) >= 2 && name != property {
             let excluded = exclusions(&pins, name);
             if excluded > most {
                 (skip_property, most) = (name, excluded);
