@@ -116,7 +116,7 @@ pub(crate) fn render(
                 "| {} | {concurrency} | {} | {:.1} | {} |",
                 workload.name(),
                 rounds.ratio(0, 0).rounds,
-                rounds.median_ns(0) / 1_000.0,
+                rounds.median_ns(0) / 1_000.0 / concurrency as f64,
                 cells.join(" | ")
             );
         }

@@ -7,8 +7,9 @@
 //! many short rounds, back to back on the same work, so a burst of load lands on all of them alike; each round gives
 //! its own ratio, and the median of the round ratios is reported with its interquartile range.
 //!
-//! How: every contender gets a batch size (iterations per timed batch) calibrated during the warm-up so that one
-//! batch lasts about [`Settings::batch`] (well above the timer's resolution; one iteration when a single one is
+//! How: every contender gets a batch size (iterations per timed batch) calibrated during the warm-up on its fastest
+//! batch so that one batch lasts about [`Settings::batch`] (a millisecond: well above the timer's resolution, and
+//! short enough that most batches are not preempted by another process; one iteration when a single one is
 //! longer). A round times one batch of each contender in turn; the order rotates from round to round (and runs
 //! backwards every other cycle), so that no contender always goes first or always follows the same one. Rounds go on
 //! until the time budget is spent (at least [`Settings::min_rounds`], at most [`Settings::max_rounds`]).
@@ -33,6 +34,23 @@ pub(crate) struct Settings {
     pub(crate) min_rounds: usize,
     /// Rounds after which measuring stops even with budget left (very fast rows).
     pub(crate) max_rounds: usize,
+}
+
+impl Settings {
+    /// These settings with the batch target and the budget taken from `OA_PAIRED_BATCH_US` and
+    /// `OA_PAIRED_BUDGET_MS` when set (to study the method; the runs of record use the defaults).
+    pub(crate) fn from_env(self) -> Self {
+        let read = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|value| value.parse::<u64>().ok())
+        };
+        Self {
+            batch: read("OA_PAIRED_BATCH_US").map_or(self.batch, Duration::from_micros),
+            budget: read("OA_PAIRED_BUDGET_MS").map_or(self.budget, Duration::from_millis),
+            ..self
+        }
+    }
 }
 
 /// One contender's timed batch: runs the work `iterations` times and returns the time it took. The closure times
@@ -77,14 +95,18 @@ impl Rounds {
 pub(crate) fn measure(settings: &Settings, batches: &mut [Batch<'_>]) -> Rounds {
     let n = batches.len();
     let mut iterations = vec![1u64; n];
+    // The fastest time per iteration seen so far, per contender: calibrating on the least disturbed batch keeps a
+    // batch that an outside process preempted (tens of milliseconds lost) from shrinking the batch size.
+    let mut fastest = vec![f64::INFINITY; n];
     let target = settings.batch.as_secs_f64();
     let warm_up_start = Instant::now();
     let mut warm_up_rounds = 0usize;
     while warm_up_rounds < 1 || warm_up_start.elapsed() < settings.warm_up {
-        for (batch, iters) in batches.iter_mut().zip(&mut iterations) {
+        for ((batch, iters), fastest) in batches.iter_mut().zip(&mut iterations).zip(&mut fastest) {
             let took = batch(*iters).as_secs_f64().max(1e-9);
+            *fastest = fastest.min(took / *iters as f64);
             // Towards the target, at most tenfold per round, so that one slow first call does not mislead.
-            let wanted = (*iters as f64 * target / took).clamp(1.0, *iters as f64 * 10.0);
+            let wanted = (target / *fastest).clamp(1.0, *iters as f64 * 10.0);
             *iters = wanted.round().max(1.0) as u64;
         }
         warm_up_rounds += 1;
