@@ -151,7 +151,7 @@ fn paired_row(
             }) as paired::Batch<'_>
         })
         .collect();
-    let rounds = paired::measure(&PAIRED.from_env(), &mut batches);
+    let rounds = paired::measure(&PAIRED.with_env_overrides(), &mut batches);
     let oa = Client::ALL
         .iter()
         .position(|client| *client == Client::Oa)

@@ -204,7 +204,7 @@ fn pair_row(paired_rows: &mut Vec<Value>, workload: &str, operation: &str, mut b
     if !select::runs_paired(workload, operation) {
         return;
     }
-    let rounds = paired::measure(&PAIRED.from_env(), &mut batches);
+    let rounds = paired::measure(&PAIRED.with_env_overrides(), &mut batches);
     let ratio = rounds.ratio(0, 1);
     eprintln!(
         "paired {workload}/{operation}: oa ÷ jsonschema {:.3} (IQR {:.3}–{:.3}, {} rounds of {} and {} iterations)",

@@ -39,7 +39,7 @@ pub(crate) struct Settings {
 impl Settings {
     /// These settings with the batch target and the budget taken from `OA_PAIRED_BATCH_US` and
     /// `OA_PAIRED_BUDGET_MS` when set (to study the method; the runs of record use the defaults).
-    pub(crate) fn from_env(self) -> Self {
+    pub(crate) fn with_env_overrides(self) -> Self {
         let read = |name: &str| {
             std::env::var(name)
                 .ok()
