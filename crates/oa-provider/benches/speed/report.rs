@@ -253,7 +253,8 @@ pub(crate) fn render(
     let n_failed = checks.iter().filter(|(_, ok)| !ok).count();
     let _ = writeln!(
         out,
-        "\n### Acceptance (issue 24): {} of {} hold\n",
+        "\n### Acceptance (issue 24): {} of {} hold\n\nTime checks on the paired ratios (criterion's where a row has none, \
+         marked \"(criterion)\").\n",
         checks.len() - n_failed,
         checks.len()
     );
