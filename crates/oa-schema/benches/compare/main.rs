@@ -1,8 +1,10 @@
 //! Comparative benchmark: oa-schema against jsonschema and boon, same process, same inputs.
 //!
 //! For every workload (../shared/bench-data read at run time, plus LLM-shaped schemas) it measures compile time,
-//! `is_valid` and full error collection for each tool, then prints the Markdown table of median ratios
-//! oa-schema ÷ peer (see `report.rs`, also runnable alone as `cargo run -p oa-schema --example bench_report`).
+//! `is_valid` and full error collection for each tool with criterion, then the same row again in a paired pass
+//! (oa-schema and jsonschema in interleaved rounds, `paired.rs`), and prints the Markdown table of ratios
+//! oa-schema ÷ peer (see `report.rs`, also runnable alone as `cargo run -p oa-schema --example bench_report`). The
+//! paired ratio is the ratio of record against jsonschema: the acceptance lines read it.
 //!
 //! Before measuring, each tool's verdicts are checked on every instance. A tool that cannot compile a schema, or
 //! that gets a verdict wrong, is skipped for that row with a loud message, and the skip is recorded in

@@ -17,7 +17,10 @@
 //! Limits: a round's two batches are not simultaneous, so load that changes within a round still lands on one of
 //! them; the median of many rounds discounts such rounds but does not remove them. Each batch starts after the other
 //! contender's, with caches and branch predictors left by the other's work; a contender that needs warm state pays a
-//! little more than in criterion's long single-tool loops (batches of milliseconds keep this small).
+//! little more than in criterion's long single-tool loops (batches of milliseconds keep this small). A row whose
+//! single iteration outlasts a batch gets one iteration per batch and few rounds: under heavy load nearly every such
+//! batch is preempted, and the interquartile range (printed beside the ratio) is wide. The median, not the minimum:
+//! the minimum would time an idle machine, not the row as criterion times it.
 
 use std::time::{Duration, Instant};
 
