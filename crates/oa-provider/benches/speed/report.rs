@@ -1,15 +1,21 @@
-//! The report: criterion's medians of this run (read from its `new/estimates.json` files) and the usage pass, as
-//! Markdown tables of ratios to the floor, the acceptance checks of issue 24, and the SSE throughput in MB/s.
+//! The report: the paired pass's ratios, criterion's medians of this run (read from its `new/estimates.json` files)
+//! and the usage pass, as Markdown tables of ratios to the floor, the acceptance checks of issue 24, and the SSE
+//! throughput in MB/s.
+//!
+//! The time checks read the paired ratios (medians of interleaved rounds' ratios, see `paired.rs`): oa ÷ floor,
+//! oa+observers ÷ floor, and oa ÷ each peer taken round by round. A row without a paired result falls back to
+//! criterion's ratio of medians and says so.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::CONCURRENCIES;
 use crate::clients::Client;
+use crate::paired::{Rounds, Spread};
 use crate::sse::SseResults;
 use crate::usage::Usage;
 use crate::workloads::Workload;
+use crate::{CONCURRENCIES, PairedRows};
 
 /// Issue 24's limits on oa (no observer) ÷ floor: plain and structured, and the stream; both observers attached.
 const LIMIT_OA: f64 = 1.10;
@@ -31,7 +37,7 @@ pub(crate) fn criterion_dir() -> PathBuf {
 }
 
 /// Criterion's median of one benchmark in nanoseconds, if this run wrote it (a filtered run leaves older files).
-fn median(dir: &Path, group: &str, function: &str, started: SystemTime) -> Option<f64> {
+pub(crate) fn median(dir: &Path, group: &str, function: &str, started: SystemTime) -> Option<f64> {
     let path = dir.join(group).join(function).join("new").join("estimates.json");
     let modified = std::fs::metadata(&path).and_then(|meta| meta.modified()).ok()?;
     if modified < started {
@@ -51,7 +57,28 @@ fn cell(value: Option<f64>) -> String {
     value.map_or_else(|| "—".to_owned(), |value| format!("{value:.2}"))
 }
 
-pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseResults) -> String {
+/// A paired ratio with its interquartile range.
+fn spread_cell(spread: Spread) -> String {
+    format!("{:.2} ({:.2}–{:.2})", spread.median, spread.q1, spread.q3)
+}
+
+/// The column of `client` in the paired rounds (they hold every client of [`Client::ALL`], in order).
+fn column(client: Client) -> Option<usize> {
+    Client::ALL.iter().position(|each| *each == client)
+}
+
+/// Paired `a ÷ b` of one row, if the row was paired.
+fn paired_ratio(rounds: Option<&Rounds>, a: Client, b: Client) -> Option<Spread> {
+    Some(rounds?.ratio(column(a)?, column(b)?))
+}
+
+pub(crate) fn render(
+    dir: &Path,
+    started: SystemTime,
+    paired: &PairedRows,
+    usage: &Usage,
+    sse: &SseResults,
+) -> String {
     let mut out = String::new();
     let header = Client::ALL
         .iter()
@@ -63,7 +90,41 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
 
     let _ = writeln!(
         out,
-        "### Time per call, ratio to the floor (criterion medians; floor in µs)\n"
+        "### Time per call, ratio to the floor: paired (the ratio of record)\n\n\
+         Median of the round ratios, interquartile range in brackets; rounds interleave every client on the same \
+         calls (see `paired.rs`). The acceptance checks below read these.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| workload | c | rounds | floor µs | {header} |\n{}|",
+        "|---".repeat(Client::ALL.len() + 4)
+    );
+    for workload in Workload::ALL {
+        for concurrency in CONCURRENCIES {
+            let Some(rounds) = paired.get(&(workload, concurrency)) else {
+                continue;
+            };
+            let cells: Vec<String> = Client::ALL
+                .iter()
+                .map(|client| {
+                    paired_ratio(Some(rounds), *client, Client::Floor)
+                        .map_or_else(|| "—".to_owned(), spread_cell)
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {concurrency} | {} | {:.1} | {} |",
+                workload.name(),
+                rounds.ratio(0, 0).rounds,
+                rounds.median_ns(0) / 1_000.0 / concurrency as f64,
+                cells.join(" | ")
+            );
+        }
+    }
+
+    let _ = writeln!(
+        out,
+        "\n### Time per call, ratio to the floor: criterion (clients timed one after another; floor in µs)\n"
     );
     let _ = writeln!(out, "| workload | c | floor µs | {header} |\n{rule}|");
     for workload in Workload::ALL {
@@ -83,32 +144,38 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
                 floor.map_or_else(|| "—".to_owned(), |floor| format!("{:.1}", floor / 1_000.0)),
                 cells.join(" | ")
             );
-            let get = |client: Client| {
-                Client::ALL
-                    .iter()
-                    .position(|c| *c == client)
-                    .and_then(|idx| ratios.get(idx).copied().flatten())
+            let rounds = paired.get(&(workload, concurrency));
+            // The ratio a check reads: paired when the row was paired, else criterion's (said in the check).
+            let of_record = |a: Client, b: Client| -> Option<(f64, &str)> {
+                match paired_ratio(rounds, a, b) {
+                    Some(spread) => Some((spread.median, "")),
+                    None => {
+                        ratio(ratios[column(a)?], ratios[column(b)?]).map(|value| (value, " (criterion)"))
+                    }
+                }
             };
-            let (oa, observed) = (get(Client::Oa), get(Client::OaObserved));
             let limit = if workload == Workload::Stream {
                 LIMIT_OA_STREAM
             } else {
                 LIMIT_OA
             };
-            if let Some(oa) = oa {
-                checks.push((format!("{group}: oa {oa:.2} ≤ {limit:.2} × floor"), oa <= limit));
-                for peer in [Client::AsyncOpenAi, Client::Rig] {
-                    if let Some(peer_ratio) = get(peer) {
-                        checks.push((
-                            format!("{group}: oa {oa:.2} ≤ {} {peer_ratio:.2}", peer.name()),
-                            oa <= peer_ratio,
-                        ));
-                    }
+            if let Some((oa, how)) = of_record(Client::Oa, Client::Floor) {
+                checks.push((
+                    format!("{group}: oa {oa:.2} ≤ {limit:.2} × floor{how}"),
+                    oa <= limit,
+                ));
+            }
+            for peer in [Client::AsyncOpenAi, Client::Rig] {
+                if let Some((oa_to_peer, how)) = of_record(Client::Oa, peer) {
+                    checks.push((
+                        format!("{group}: oa ÷ {} {oa_to_peer:.2} ≤ 1{how}", peer.name()),
+                        oa_to_peer <= 1.0,
+                    ));
                 }
             }
-            if let Some(observed) = observed {
+            if let Some((observed, how)) = of_record(Client::OaObserved, Client::Floor) {
                 checks.push((
-                    format!("{group}: oa+observers {observed:.2} ≤ {LIMIT_OBSERVED:.2} × floor"),
+                    format!("{group}: oa+observers {observed:.2} ≤ {LIMIT_OBSERVED:.2} × floor{how}"),
                     observed <= LIMIT_OBSERVED,
                 ));
             }
@@ -186,7 +253,8 @@ pub(crate) fn render(dir: &Path, started: SystemTime, usage: &Usage, sse: &SseRe
     let n_failed = checks.iter().filter(|(_, ok)| !ok).count();
     let _ = writeln!(
         out,
-        "\n### Acceptance (issue 24): {} of {} hold\n",
+        "\n### Acceptance (issue 24): {} of {} hold\n\nTime checks on the paired ratios (criterion's where a row has none, \
+         marked \"(criterion)\").\n",
         checks.len() - n_failed,
         checks.len()
     );

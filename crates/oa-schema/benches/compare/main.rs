@@ -1,8 +1,10 @@
 //! Comparative benchmark: oa-schema against jsonschema and boon, same process, same inputs.
 //!
 //! For every workload (../shared/bench-data read at run time, plus LLM-shaped schemas) it measures compile time,
-//! `is_valid` and full error collection for each tool, then prints the Markdown table of median ratios
-//! oa-schema ÷ peer (see `report.rs`, also runnable alone as `cargo run -p oa-schema --example bench_report`).
+//! `is_valid` and full error collection for each tool with criterion, then the same row again in a paired pass
+//! (oa-schema and jsonschema in interleaved rounds, `paired.rs`), and prints the Markdown table of ratios
+//! oa-schema ÷ peer (see `report.rs`, also runnable alone as `cargo run -p oa-schema --example bench_report`). The
+//! paired ratio is the ratio of record against jsonschema: the acceptance lines read it.
 //!
 //! Before measuring, each tool's verdicts are checked on every instance. A tool that cannot compile a schema, or
 //! that gets a verdict wrong, is skipped for that row with a loud message, and the skip is recorded in
@@ -18,6 +20,7 @@
 mod catalog;
 mod check;
 mod llm;
+mod paired;
 mod report;
 mod schemastore;
 mod select;
@@ -27,26 +30,42 @@ mod workloads;
 
 use check::Plan;
 use criterion::{BatchSize, Criterion};
+use paired::{Batch, Settings};
+use serde_json::{Value, json};
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tools::{Compiled, Tool};
 use workloads::Workload;
+
+/// The paired pass of every row (oa-schema against jsonschema; see `paired.rs`): its ratio is the one the acceptance
+/// checks read. Rounds of two batches of about 1 ms, for 1.5 s a row after 0.2 s of calibration.
+const PAIRED: Settings = Settings {
+    warm_up: Duration::from_millis(200),
+    budget: Duration::from_millis(1500),
+    batch: Duration::from_millis(1),
+    min_rounds: 10,
+    max_rounds: 5_000,
+};
 
 fn main() {
     let criterion_dir = report::criterion_dir();
     let workloads = select::selected(every_workload());
     let plans = check::plan_all(workloads, &criterion_dir);
 
+    // Criterion's windows were 0.3 s + 1.2 s per tool before the paired pass; shortened to pay for it (criterion's
+    // medians are kept for the absolute times and as the second estimator of the ratio).
     let mut criterion = Criterion::default()
         .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_millis(1200))
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(700))
         .without_plots()
         .configure_from_args();
+    let mut paired_rows = Vec::new();
     for plan in &plans {
-        bench_workload(&mut criterion, plan);
+        bench_workload(&mut criterion, plan, &mut paired_rows);
     }
     criterion.final_summary();
+    write_paired(&criterion_dir, paired_rows);
 
     match report::render(&criterion_dir) {
         Ok(markdown) => {
@@ -69,8 +88,9 @@ fn every_workload() -> Vec<Workload> {
     workloads
 }
 
-/// Benchmarks one workload: a compile group, then an `is_valid` and an error-collection group per instance set.
-fn bench_workload(criterion: &mut Criterion, plan: &Plan) {
+/// Benchmarks one workload: a compile group, then an `is_valid` and an error-collection group per instance set;
+/// after each group, the paired pass of oa-schema against jsonschema on the same work (pushed to `paired_rows`).
+fn bench_workload(criterion: &mut Criterion, plan: &Plan, paired_rows: &mut Vec<Value>) {
     let workload: &Workload = &plan.workload;
     let format_assertion = workload.format_assertion;
 
@@ -96,6 +116,29 @@ fn bench_workload(criterion: &mut Criterion, plan: &Plan) {
         });
     }
     group.finish();
+    if plan.compiles(Tool::OaSchema) && plan.compiles(Tool::Jsonschema) {
+        let compile_batch = |tool: Tool| -> Batch<'_> {
+            Box::new(move |iterations| {
+                // Each compile timed alone and its validators dropped outside the timed region, as criterion's
+                // `PerIteration` does: keeping a batch's validators alive until the clock stops would time a
+                // growing heap instead (a clock read costs tens of nanoseconds; a compile row, microseconds).
+                let mut took = Duration::ZERO;
+                for _ in 0..iterations {
+                    let start = Instant::now();
+                    let compiled = compile_all(tool, workload, Vec::new(), format_assertion);
+                    took += start.elapsed();
+                    drop(black_box(compiled));
+                }
+                took
+            })
+        };
+        pair_row(
+            paired_rows,
+            &workload.name,
+            "compile",
+            [compile_batch(Tool::OaSchema), compile_batch(Tool::Jsonschema)],
+        );
+    }
 
     for (set_idx, set) in workload.instance_sets.iter().enumerate() {
         let compiled: Vec<(Tool, Vec<Compiled>)> = Tool::ALL
@@ -104,39 +147,89 @@ fn bench_workload(criterion: &mut Criterion, plan: &Plan) {
             .map(|tool| (tool, compile_all(tool, workload, Vec::new(), format_assertion)))
             .collect();
 
-        let mut group = criterion.benchmark_group(format!("{}/is_valid {}", workload.name, set.label));
-        for (tool, validators) in &compiled {
-            if !plan.runs(*tool, set_idx, check::Operation::IsValid) {
-                continue;
+        for operation in [check::Operation::IsValid, check::Operation::Errors] {
+            let operation_name = match operation {
+                check::Operation::IsValid => "is_valid",
+                check::Operation::Errors => "errors",
+            };
+            let judge = |validators: &[Compiled]| match operation {
+                check::Operation::IsValid => set
+                    .instances
+                    .iter()
+                    .map(|(schema_idx, instance)| {
+                        usize::from(validators[*schema_idx].is_valid(black_box(instance)))
+                    })
+                    .sum::<usize>(),
+                check::Operation::Errors => set
+                    .instances
+                    .iter()
+                    .map(|(schema_idx, instance)| validators[*schema_idx].count_errors(black_box(instance)))
+                    .sum(),
+            };
+            let label = format!("{operation_name} {}", set.label);
+            let mut group = criterion.benchmark_group(format!("{}/{label}", workload.name));
+            for (tool, validators) in &compiled {
+                if plan.runs(*tool, set_idx, operation) {
+                    group.bench_function(tool.name(), |bencher| bencher.iter(|| judge(validators)));
+                }
             }
-            group.bench_function(tool.name(), |bencher| {
-                bencher.iter(|| {
-                    let mut n_valid = 0usize;
-                    for (schema_idx, instance) in &set.instances {
-                        n_valid += usize::from(validators[*schema_idx].is_valid(black_box(instance)));
-                    }
-                    n_valid
-                });
-            });
-        }
-        group.finish();
+            group.finish();
 
-        let mut group = criterion.benchmark_group(format!("{}/errors {}", workload.name, set.label));
-        for (tool, validators) in &compiled {
-            if !plan.runs(*tool, set_idx, check::Operation::Errors) {
-                continue;
+            let measured = |tool: Tool| {
+                compiled
+                    .iter()
+                    .find(|(each, _)| *each == tool && plan.runs(tool, set_idx, operation))
+                    .map(|(_, validators)| validators)
+            };
+            if let (Some(oa), Some(js)) = (measured(Tool::OaSchema), measured(Tool::Jsonschema)) {
+                let batches = [judge_batch(&judge, oa), judge_batch(&judge, js)];
+                pair_row(paired_rows, &workload.name, &label, batches);
             }
-            group.bench_function(tool.name(), |bencher| {
-                bencher.iter(|| {
-                    let mut n_errors = 0usize;
-                    for (schema_idx, instance) in &set.instances {
-                        n_errors += validators[*schema_idx].count_errors(black_box(instance));
-                    }
-                    n_errors
-                });
-            });
         }
-        group.finish();
+    }
+}
+
+/// A paired batch of `judge` (every instance of the row, judged by one tool's `validators`).
+fn judge_batch<'a>(judge: &'a impl Fn(&[Compiled]) -> usize, validators: &'a [Compiled]) -> Batch<'a> {
+    Box::new(move |iterations| {
+        let start = Instant::now();
+        for _ in 0..iterations {
+            black_box(judge(validators));
+        }
+        start.elapsed()
+    })
+}
+
+/// The paired pass of one row (unless criterion's filter leaves the row out, or criterion only tests or lists):
+/// oa-schema (first batch) against jsonschema (second), recorded as one JSON object for the report.
+fn pair_row(paired_rows: &mut Vec<Value>, workload: &str, operation: &str, mut batches: [Batch<'_>; 2]) {
+    if !select::runs_paired(workload, operation) {
+        return;
+    }
+    let rounds = paired::measure(&PAIRED.with_env_overrides(), &mut batches);
+    let ratio = rounds.ratio(0, 1);
+    eprintln!(
+        "paired {workload}/{operation}: oa ÷ jsonschema {:.3} (IQR {:.3}–{:.3}, {} rounds of {} and {} iterations)",
+        ratio.median, ratio.q1, ratio.q3, ratio.rounds, rounds.iterations[0], rounds.iterations[1]
+    );
+    paired_rows.push(json!({
+        "workload": workload,
+        "operation": operation,
+        "median": ratio.median,
+        "q1": ratio.q1,
+        "q3": ratio.q3,
+        "rounds": ratio.rounds,
+        "oa_ns": rounds.median_ns(0),
+        "jsonschema_ns": rounds.median_ns(1),
+    }));
+}
+
+/// Writes the paired rows to `<criterion_dir>/oa-bench-paired.json` (the report reads it when it is newer than the
+/// run's start).
+fn write_paired(criterion_dir: &std::path::Path, rows: Vec<Value>) {
+    let path = criterion_dir.join(report::PAIRED_FILE);
+    if let Err(err) = std::fs::write(&path, json!({ "rows": rows }).to_string()) {
+        eprintln!("oa-schema benchmark: could not write {}: {err}", path.display());
     }
 }
 

@@ -1,6 +1,11 @@
 //! The report: reads criterion's `new/benchmark.json` and `new/estimates.json` files and the benchmark's own
-//! `oa-bench-run.json`, and renders the Markdown table of median ratios oa-schema ÷ peer with geometric means, the
-//! acceptance checks of issue 5, the error counts and every skip.
+//! `oa-bench-run.json` and `oa-bench-paired.json`, and renders the Markdown table of ratios oa-schema ÷ peer with
+//! geometric means, the acceptance checks of issues 5 and 26, the error counts and every skip.
+//!
+//! Two ratios oa-schema ÷ jsonschema per row: criterion's (its median for oa-schema ÷ its median for jsonschema,
+//! measured one after the other) and the paired one (the median of interleaved rounds' ratios, see `paired.rs`).
+//! The paired ratio is the ratio of record: every acceptance line and geomean against jsonschema reads it, and falls
+//! back to criterion's only for a row without a paired result (marked `*`). Ratios to boon are criterion's.
 //!
 //! Shared by the benchmark (printed after a run) and `examples/bench_report.rs` (re-rendered from disk).
 
@@ -38,6 +43,9 @@ const OTHER_TARGET: f64 = 1.0;
 /// See [`SMALL_TARGET`].
 const ROW_LIMIT_ISSUE_26: f64 = 1.5;
 
+/// The paired pass's results, beside criterion's (written by the benchmark at the end of a run).
+pub(crate) const PAIRED_FILE: &str = "oa-bench-paired.json";
+
 /// Where criterion writes: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the workspace's
 /// `target/criterion` (criterion's own order of preference).
 pub(crate) fn criterion_dir() -> PathBuf {
@@ -52,6 +60,46 @@ pub(crate) fn criterion_dir() -> PathBuf {
 
 /// One measured benchmark: median time in nanoseconds, keyed by (workload, operation, tool).
 type Medians = BTreeMap<(String, String, String), f64>;
+
+/// A paired ratio oa-schema ÷ jsonschema: median, first and third quartile of the round ratios.
+#[derive(Debug, Clone, Copy)]
+struct Paired {
+    median: f64,
+    q1: f64,
+    q3: f64,
+}
+
+/// The paired results by (workload, operation), if the file was written by this run.
+fn read_paired(criterion_dir: &Path, started_unix: Option<u64>) -> BTreeMap<(String, String), Paired> {
+    let path = criterion_dir.join(PAIRED_FILE);
+    let fresh = std::fs::metadata(&path)
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .is_some_and(|elapsed| started_unix.is_none_or(|started| elapsed.as_secs() >= started));
+    let mut paired = BTreeMap::new();
+    let Some(rows) = fresh
+        .then(|| read_json(&path).ok())
+        .flatten()
+        .and_then(|file| file.get("rows").and_then(Value::as_array).cloned())
+    else {
+        return paired;
+    };
+    for row in &rows {
+        let text = |name: &str| row.get(name).and_then(Value::as_str).map(str::to_owned);
+        let number = |name: &str| row.get(name).and_then(Value::as_f64);
+        if let (Some(workload), Some(operation), Some(median), Some(q1), Some(q3)) = (
+            text("workload"),
+            text("operation"),
+            number("median"),
+            number("q1"),
+            number("q3"),
+        ) {
+            paired.insert((workload, operation), Paired { median, q1, q3 });
+        }
+    }
+    paired
+}
 
 /// Renders the whole report as Markdown.
 ///
@@ -85,8 +133,22 @@ pub(crate) fn render(criterion_dir: &Path) -> Result<String, String> {
         })
         .unwrap_or_default();
 
+    let paired = read_paired(criterion_dir, started_unix);
     let mut out = String::new();
-    let rows = rows(&medians, &workload_order);
+    let rows = rows(&medians, &paired, &workload_order);
+    if paired.is_empty() {
+        out.push_str(
+            "**No paired results from this run**: every line against jsonschema reads criterion's ratio of \
+             medians.\n\n",
+        );
+    } else {
+        out.push_str(
+            "**Ratio of record against jsonschema: the paired ratio** (median of interleaved rounds' ratios; IQR in \
+             brackets). Every geomean and acceptance line against jsonschema reads it (`*`: criterion's ratio, for \
+             a row without a paired result). Criterion's ratio of medians is shown beside it; ratios to boon are \
+             criterion's.\n\n",
+        );
+    }
     render_table(&mut out, &rows);
     render_geomeans(&mut out, &rows);
     render_acceptance(&mut out, &rows);
@@ -106,17 +168,26 @@ pub(crate) fn render(criterion_dir: &Path) -> Result<String, String> {
     Ok(out)
 }
 
-/// One table row: a workload's operation, with each tool's median if measured.
+/// One table row: a workload's operation, with each tool's median if measured and the paired ratio.
 struct Row {
     workload: String,
     operation: String,
     oa: Option<f64>,
     jsonschema: Option<f64>,
     boon: Option<f64>,
+    paired: Option<Paired>,
 }
 
 impl Row {
+    /// The ratio of record oa ÷ jsonschema: the paired one, else criterion's.
     fn ratio_jsonschema(&self) -> Option<f64> {
+        self.paired
+            .map(|paired| paired.median)
+            .or_else(|| self.criterion_jsonschema())
+    }
+
+    /// Criterion's ratio of medians oa ÷ jsonschema.
+    fn criterion_jsonschema(&self) -> Option<f64> {
         Some(self.oa? / self.jsonschema?)
     }
 
@@ -179,7 +250,11 @@ fn collect(
 
 /// The rows in report order: workloads as the run listed them (others after, by name), operations as
 /// [`OPERATIONS`].
-fn rows(medians: &Medians, workload_order: &[String]) -> Vec<Row> {
+fn rows(
+    medians: &Medians,
+    paired: &BTreeMap<(String, String), Paired>,
+    workload_order: &[String],
+) -> Vec<Row> {
     let mut workloads: Vec<String> = workload_order.to_vec();
     for (workload, _, _) in medians.keys() {
         if !workloads.contains(workload) {
@@ -202,6 +277,7 @@ fn rows(medians: &Medians, workload_order: &[String]) -> Vec<Row> {
                     oa,
                     jsonschema,
                     boon,
+                    paired: paired.get(&(workload.clone(), operation.to_owned())).copied(),
                 });
             }
         }
@@ -210,8 +286,11 @@ fn rows(medians: &Medians, workload_order: &[String]) -> Vec<Row> {
 }
 
 fn render_table(out: &mut String, rows: &[Row]) {
-    out.push_str("| workload | operation | oa-schema | jsonschema | boon | oa ÷ jsonschema | oa ÷ boon |\n");
-    out.push_str("|---|---|--:|--:|--:|--:|--:|\n");
+    out.push_str(
+        "| workload | operation | oa-schema | jsonschema | boon | oa ÷ jsonschema, paired (IQR) | criterion's | \
+         oa ÷ boon |\n",
+    );
+    out.push_str("|---|---|--:|--:|--:|--:|--:|--:|\n");
     for row in rows {
         let js_mark = match row.ratio_jsonschema() {
             Some(ratio) if ratio > ROW_LIMIT_JSONSCHEMA => " ✗",
@@ -222,47 +301,51 @@ fn render_table(out: &mut String, rows: &[Row]) {
             Some(ratio) if row.family() == "is_valid" && ratio > IS_VALID_LIMIT_BOON => " ✗",
             _ => "",
         };
+        let of_record = match row.paired {
+            Some(paired) => format!("{:.2} ({:.2}–{:.2})", paired.median, paired.q1, paired.q3),
+            None => format!("{}*", ratio(row.ratio_jsonschema())),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {}{js_mark} | {}{boon_mark} |",
+            "| {} | {} | {} | {} | {} | {of_record}{js_mark} | {} | {}{boon_mark} |",
             row.workload,
             row.operation,
             time(row.oa),
             time(row.jsonschema),
             time(row.boon),
-            ratio(row.ratio_jsonschema()),
+            ratio(row.criterion_jsonschema()),
             ratio(row.ratio_boon()),
         );
     }
     out.push_str(
-        "\nMedians per iteration (one iteration = every schema of the row compiled, or every instance of the row \
-         validated). ▲ slower than jsonschema; ✗ beyond issue 5's limit (above 2.0 against jsonschema, above 0.5 \
-         against boon for `is_valid`); — not measured (see the skips).\n",
+        "\nCriterion's medians per iteration (one iteration = every schema of the row compiled, or every instance of \
+         the row validated). The paired ratio's rounds: see `oa-bench-paired.json`. ▲ slower than jsonschema; ✗ \
+         beyond issue 5's limit (above 2.0 against jsonschema, above 0.5 against boon for `is_valid`); — not \
+         measured (see the skips).\n",
     );
 }
 
 fn render_geomeans(out: &mut String, rows: &[Row]) {
-    out.push_str("\n| operation | geomean oa ÷ jsonschema | rows | geomean oa ÷ boon | rows |\n|---|--:|--:|--:|--:|\n");
-    let families = ["compile", "is_valid", "errors"];
-    for family in families {
-        let in_family: Vec<&Row> = rows.iter().filter(|row| row.family() == family).collect();
+    out.push_str(
+        "\n| operation | geomean oa ÷ jsonschema (of record) | criterion's | rows | geomean oa ÷ boon | rows |\n\
+         |---|--:|--:|--:|--:|--:|\n",
+    );
+    for family in ["compile", "is_valid", "errors", "all"] {
+        let in_family: Vec<&Row> = rows
+            .iter()
+            .filter(|row| family == "all" || row.family() == family)
+            .collect();
         let (js, n_js) = geomean(in_family.iter().filter_map(|row| row.ratio_jsonschema()));
+        let (criterion, _) = geomean(in_family.iter().filter_map(|row| row.criterion_jsonschema()));
         let (boon, n_boon) = geomean(in_family.iter().filter_map(|row| row.ratio_boon()));
         let _ = writeln!(
             out,
-            "| {family} | {} | {n_js} | {} | {n_boon} |",
+            "| {family} | {} | {} | {n_js} | {} | {n_boon} |",
             ratio(js),
+            ratio(criterion),
             ratio(boon)
         );
     }
-    let (all_js, n_js) = geomean(rows.iter().filter_map(Row::ratio_jsonschema));
-    let (all_boon, n_boon) = geomean(rows.iter().filter_map(Row::ratio_boon));
-    let _ = writeln!(
-        out,
-        "| all | {} | {n_js} | {} | {n_boon} |",
-        ratio(all_js),
-        ratio(all_boon)
-    );
 }
 
 fn render_acceptance(out: &mut String, rows: &[Row]) {
@@ -325,8 +408,8 @@ fn render_acceptance(out: &mut String, rows: &[Row]) {
 /// operation against its target, and every row above [`ROW_LIMIT_ISSUE_26`].
 fn render_sets(out: &mut String, rows: &[Row]) {
     out.push_str(
-        "\nIssue 26, geomean oa ÷ jsonschema per workload set (rows in brackets; ✗ above the target: \
-         0.8 for the small-schema set, 1.0 for every other):\n\n",
+        "\nIssue 26, geomean oa ÷ jsonschema per workload set, the ratio of record (criterion's ratio of medians and \
+         the rows in brackets; ✗ above the target: 0.8 for the small-schema set, 1.0 for every other):\n\n",
     );
     out.push_str("| workload set | compile | is_valid | errors |\n|---|--:|--:|--:|\n");
     let mut sets = vec![
@@ -352,17 +435,15 @@ fn render_sets(out: &mut String, rows: &[Row]) {
     }
     for (label, set, target) in &sets {
         let cells = ["compile", "is_valid", "errors"].map(|family| {
-            let (value, count) = geomean(
-                rows.iter()
-                    .filter(|row| set.holds(row) && row.family() == family)
-                    .filter_map(Row::ratio_jsonschema),
-            );
+            let in_set = || rows.iter().filter(|row| set.holds(row) && row.family() == family);
+            let (value, count) = geomean(in_set().filter_map(Row::ratio_jsonschema));
+            let (criterion, _) = geomean(in_set().filter_map(Row::criterion_jsonschema));
             let verdict = if value.is_some_and(|value| value > *target) {
                 " ✗"
             } else {
                 ""
             };
-            format!("{}{verdict} ({count})", ratio(value))
+            format!("{}{verdict} ({}; {count})", ratio(value), ratio(criterion))
         });
         let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
     }

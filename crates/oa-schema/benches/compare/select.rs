@@ -42,19 +42,24 @@ fn filter(args: &[String]) -> Option<&str> {
     None
 }
 
+/// Criterion's filter and a test of a benchmark id against it; none without a filter, or when the filter is not a
+/// regex criterion reads the same way.
+fn id_filter(args: &[String]) -> Option<(&str, impl Fn(&str) -> bool + '_)> {
+    let filter = filter(args)?;
+    let regex = regex::Regex::new(filter).ok()?;
+    Some((filter, move |id: &str| regex.is_match(id) || id == filter))
+}
+
 /// The workloads of which criterion will run at least one benchmark under this process's arguments (all of them
 /// without a filter, or when the filter is not a regex criterion reads the same way).
 pub(crate) fn selected(workloads: Vec<Workload>) -> Vec<Workload> {
     let args: Vec<String> = std::env::args().collect();
-    let Some(filter) = filter(&args) else {
-        return workloads;
-    };
-    let Ok(regex) = regex::Regex::new(filter) else {
+    let Some((filter, matches)) = id_filter(&args) else {
         return workloads;
     };
     let (kept, left): (Vec<Workload>, Vec<Workload>) = workloads
         .into_iter()
-        .partition(|workload| ids(workload).any(|id| regex.is_match(&id) || id == filter));
+        .partition(|workload| ids(workload).any(|id| matches(&id)));
     let names: Vec<&str> = left.iter().map(|workload| workload.name.as_str()).collect();
     eprintln!(
         "oa-schema benchmark: filter {filter:?} leaves out {} workloads: {}",
@@ -62,6 +67,22 @@ pub(crate) fn selected(workloads: Vec<Workload>) -> Vec<Workload> {
         names.join(", ")
     );
     kept
+}
+
+/// Whether the paired pass measures the row `workload/operation`: not when criterion only tests or lists the
+/// benchmarks (`--test`, `--list`, as `cargo test --benches` does), nor when criterion's filter matches neither
+/// tool's benchmark id of the row.
+pub(crate) fn runs_paired(workload: &str, operation: &str) -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|arg| arg == "--test" || arg == "--list") {
+        return false;
+    }
+    let Some((_, matches)) = id_filter(&args) else {
+        return true;
+    };
+    [Tool::OaSchema, Tool::Jsonschema]
+        .into_iter()
+        .any(|tool| matches(&format!("{workload}/{operation}/{}", tool.name())))
 }
 
 /// Every benchmark id the workload can produce (`WORKLOAD/OPERATION/TOOL`).
