@@ -634,17 +634,30 @@ mod tests {
     use serde_json::{Value, json};
 
     fn any_instance() -> impl Strategy<Value = Value> {
+        instances("[a-cé]{0,3}", "[a-d]", 3, 24, 4)
+    }
+
+    /// Small JSON values: scalars near the edges the generated schemas test (small integers, tenths, short strings
+    /// of `strings`), nested `depth` levels in arrays and objects (keys of `keys`) of fewer than `breadth` entries.
+    /// Shared with the tests of the modules below this one.
+    pub(super) fn instances(
+        strings: &'static str,
+        keys: &'static str,
+        depth: u32,
+        size: u32,
+        breadth: usize,
+    ) -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
             (-3i64..3).prop_map(|n| json!(n)),
             (-30i64..30).prop_map(|n| json!(n as f64 / 10.0)),
-            "[a-cé]{0,3}".prop_map(Value::String),
+            strings.prop_map(Value::String),
         ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
+        leaf.prop_recursive(depth, size, breadth as u32, move |inner| {
             prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::btree_map("[a-d]", inner, 0..4)
+                prop::collection::vec(inner.clone(), 0..breadth).prop_map(Value::Array),
+                prop::collection::btree_map(keys, inner, 0..breadth)
                     .prop_map(|map| Value::Object(map.into_iter().collect())),
             ]
         })

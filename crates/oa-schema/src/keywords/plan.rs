@@ -35,6 +35,16 @@ pub(crate) fn kind_of(instance: &Value) -> usize {
     }
 }
 
+/// The kinds of instance in [`kind_of`]'s order, as types (a number is also admitted by `integer`).
+pub(crate) const KIND_TYPES: [JsonType; 6] = [
+    JsonType::Null,
+    JsonType::Boolean,
+    JsonType::Number,
+    JsonType::String,
+    JsonType::Array,
+    JsonType::Object,
+];
+
 /// A `type` keyword as kinds of instance: one bit test, and the integer test only for numbers when `integer` is
 /// named without `number`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,17 +58,7 @@ pub(crate) struct Kinds {
 impl Kinds {
     fn of(types: TypeSet) -> Self {
         let mut mask = 0;
-        for (kind, ty) in [
-            JsonType::Null,
-            JsonType::Boolean,
-            JsonType::Number,
-            JsonType::String,
-            JsonType::Array,
-            JsonType::Object,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (kind, ty) in KIND_TYPES.into_iter().enumerate() {
             if types.contains(ty) {
                 mask |= 1 << kind;
             }
