@@ -73,8 +73,9 @@ struct Flag<'s> {
     root: &'s Value,
     /// The nodes laid out for this evaluator (see [`super::plan`]).
     plans: &'s [Plan],
-    /// A non-collecting evaluator for subtrees handed back, made on first need.
-    ev: Option<Evaluator<'s>>,
+    /// A non-collecting evaluator for subtrees handed back, made on first need. Boxed: inline, its space made
+    /// every run's frame several times larger, though most runs never hand a subtree back.
+    ev: Option<Box<Evaluator<'s>>>,
     /// Outcomes of reference hops by (node, instance address), as the collecting evaluator keeps them: once a union
     /// has fallen back to a second member and the run has made [`MEMO_AFTER_HOPS`] hops, and more than its
     /// instance's size calls for (see [`budget`]), so that unions whose members recurse into the same children stay
@@ -155,7 +156,7 @@ impl Flag<'_> {
         let node = &schema.nodes[id as usize];
         let frame = Frame::detached(node.resource, depth.saturating_sub(1));
         self.ev
-            .get_or_insert_with(|| Evaluator::new(schema, false))
+            .get_or_insert_with(|| Box::new(Evaluator::new(schema, false)))
             .descend(&frame, id, instance, None, "", None)
     }
 
