@@ -36,12 +36,14 @@ pub(crate) fn to_string_spliced(value: &Value, splice: Option<Splice<'_>>) -> St
     into_text(out)
 }
 
-fn into_text(bytes: Vec<u8>) -> String {
+/// Canonical bytes as text (JSON is UTF-8).
+pub(crate) fn into_text(bytes: Vec<u8>) -> String {
     // serde_json writes UTF-8, so the lossy branch never runs; taking the bytes saves a copy of the whole text.
     String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
-fn write(value: &Value, out: &mut Vec<u8>) {
+/// Appends the canonical serialization of `value` to `out` (a body written member by member).
+pub(crate) fn write(value: &Value, out: &mut Vec<u8>) {
     write_spliced(value, out, None);
 }
 
@@ -84,7 +86,7 @@ fn write_members<'v>(
         if entry_idx > 0 {
             out.push(b',');
         }
-        write_key(key, out);
+        write_str(key, out);
         out.push(b':');
         match splice.and_then(|splice| splice.below(key)) {
             Some(Below::Here(text)) => out.extend_from_slice(text.as_bytes()),
@@ -119,9 +121,10 @@ impl<'a> Splice<'a> {
     }
 }
 
-fn write_key(key: &str, out: &mut Vec<u8>) {
-    // A `&str` serializes as a JSON string, escaped exactly as a `Value::String` is, without cloning the key.
-    if serde_json::to_writer(&mut *out, key).is_err() {
+/// Appends `text` as a JSON string, escaped exactly as a `Value::String` holding it is, without copying it into
+/// one.
+pub(crate) fn write_str(text: &str, out: &mut Vec<u8>) {
+    if serde_json::to_writer(&mut *out, text).is_err() {
         out.extend_from_slice(b"\"\"");
     }
 }

@@ -5,7 +5,7 @@
 
 use oa_provider::{
     Category, CompletionRequest, Message, OpenAiProvider, Provider, RuntimeConfig, Tool, ToolChoice,
-    json_equal,
+    canonical_json, json_equal,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
@@ -52,9 +52,13 @@ async fn sent_bytes(call: Value) -> Vec<u8> {
     requests[0].body.clone()
 }
 
+/// Sends `call` and checks the body sent: the value expected, in its canonical bytes (keys sorted recursively, no
+/// whitespace), however the mapping wrote it.
 async fn check(call: Value, expected: Value) {
-    let body: Value = serde_json::from_slice(&sent_bytes(call).await).unwrap();
+    let bytes = sent_bytes(call).await;
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
     assert!(json_equal(&body, &expected), "sent {body}\nexpected {expected}");
+    assert_eq!(canonical_json(&body).as_bytes(), bytes.as_slice());
 }
 
 async fn check_rejected(call: Value) {
@@ -226,7 +230,7 @@ async fn managed_structural_and_declared_collisions_are_rejected_before_sending(
 async fn matching_collisions_are_no_ops_and_unmanaged_keys_ride_untouched() {
     let user = json!([{"role": "user", "content": "hi"}]);
     check(
-        json!({"messages": user, "config": {"temperature": 0.7, "extras": {"temperature": 0.7, "model": "test-model", "stream": false}}}),
+        json!({"messages": user, "config": {"temperature": 0.7, "extras": {"temperature": 0.7, "model": "test-model", "stream": false, "messages": user}}}),
         json!({"model": "test-model", "messages": user, "temperature": 0.7}),
     )
     .await;

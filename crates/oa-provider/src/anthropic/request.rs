@@ -59,7 +59,7 @@ pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<WireBody, ProviderE
         coerce_scalar: false,
     };
     let value = managed.place(&config.extras, stop).map(Value::Object)?;
-    Ok(WireBody {
+    Ok(WireBody::Value {
         value,
         schema: native.map(|schema| (&SCHEMA_AT[..], schema.clone())),
     })

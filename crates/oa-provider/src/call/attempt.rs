@@ -83,7 +83,7 @@ impl Attempt<'_> {
             Err(error) => (Err(error), None),
             Ok(body) => {
                 // One text for the wire and the record: the bytes sent share it, nothing is copied per attempt.
-                let body_text = SharedBody(Arc::new(body.canonical_text()));
+                let body_text = SharedBody(Arc::new(body.into_canonical_text()));
                 let exchange = Exchange {
                     endpoint: call.endpoint,
                     wire: call.wire,

@@ -16,15 +16,78 @@ use crate::structured::ResponseSchema;
 
 /// The fields one request's mapping manages, with what it sends for each.
 #[derive(Debug)]
-pub(crate) struct Managed {
+pub(crate) struct Managed<'a> {
     mapping: Mapping,
     /// `(wire key, value, emitted)`; a field managed but not emitted (`stream: false` on a unary call) still
     /// resolves a colliding extras value.
-    fields: Vec<(&'static str, Value, bool)>,
+    fields: Vec<(&'static str, Sent<'a>, bool)>,
     /// The field holding the response schema, if any: its value holds `null` where the schema goes (the body
     /// writer puts the schema's canonical text there), so a colliding extras value is compared with the value
     /// as sent, the schema put back in.
     native: Option<Native>,
+}
+
+/// What a managed field sends: a value, or something that writes its own canonical text straight into the body
+/// (the messages, or a native constraint cached with its schema), so no `Value` tree is built per request.
+pub(crate) enum Sent<'a> {
+    Value(Value),
+    Written(&'a dyn WriteCanonical),
+}
+
+/// A managed field's value that writes its own canonical JSON text, exactly as `crate::canonical::to_string`
+/// writes the value it stands for.
+pub(crate) trait WriteCanonical {
+    /// Appends the canonical text.
+    fn write_canonical(&self, out: &mut Vec<u8>);
+
+    /// About how many bytes it writes, so the body is allocated once.
+    fn len_hint(&self) -> usize;
+}
+
+impl Sent<'_> {
+    /// The value sent, for comparing with an extras value (rare: only when extras names the field). Written text
+    /// is read back: the canonical writer's text reads back to a value equal to the one it was written from.
+    fn value(&self) -> Cow<'_, Value> {
+        match self {
+            Self::Value(value) => Cow::Borrowed(value),
+            Self::Written(writer) => {
+                let mut text = Vec::new();
+                writer.write_canonical(&mut text);
+                // Canonical text always parses; were it not to, `null` would make a conflict, never a silent pass.
+                Cow::Owned(serde_json::from_slice(&text).unwrap_or(Value::Null))
+            }
+        }
+    }
+
+    fn into_value(self) -> Value {
+        match self {
+            Self::Value(value) => value,
+            Self::Written(_) => self.value().into_owned(),
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::Value(value) => crate::canonical::write(value, out),
+            Self::Written(writer) => writer.write_canonical(out),
+        }
+    }
+}
+
+impl std::fmt::Debug for Sent<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Value(value) => f.debug_tuple("Value").field(value).finish(),
+            Self::Written(_) => f.write_str("Written(..)"),
+        }
+    }
+}
+
+/// One member of the body object, after the extras are resolved against the managed fields.
+enum Member<'e, 'a> {
+    /// An unmanaged extras value, riding untouched.
+    Extra(&'e Value),
+    Managed(Sent<'a>),
 }
 
 /// Where the response schema lies inside a managed field.
@@ -48,7 +111,7 @@ pub(crate) struct StopField {
     pub(crate) coerce_scalar: bool,
 }
 
-impl Managed {
+impl<'a> Managed<'a> {
     /// No managed fields yet, for `mapping` (named in collision errors).
     pub(crate) fn new(mapping: Mapping) -> Self {
         Self {
@@ -77,12 +140,17 @@ impl Managed {
 
     /// Manages `key` and sends `value` under it.
     pub(crate) fn emit(&mut self, key: &'static str, value: Value) {
-        self.fields.push((key, value, true));
+        self.fields.push((key, Sent::Value(value), true));
+    }
+
+    /// Manages `key` and sends what `writer` writes under it.
+    pub(crate) fn emit_written(&mut self, key: &'static str, writer: &'a dyn WriteCanonical) {
+        self.fields.push((key, Sent::Written(writer), true));
     }
 
     /// Manages `key` without sending it: an extras value equal to `value` is a no-op, any other is rejected.
     pub(crate) fn absorb(&mut self, key: &'static str, value: Value) {
-        self.fields.push((key, value, false));
+        self.fields.push((key, Sent::Value(value), false));
     }
 
     /// Manages the call's `tools` and `tool_choice`, each only when the call has it, in the mapping's wire form.
@@ -108,10 +176,10 @@ impl Managed {
             .fields
             .iter()
             .find(|(name, _, _)| *name == key)
-            .map(|(_, value, _)| value)?;
+            .map(|(_, sent, _)| sent.value())?;
         match &self.native {
             Some(native) if native.key == key => {
-                let mut whole = value.clone();
+                let mut whole = value.into_owned();
                 let slot = native
                     .inner
                     .iter()
@@ -121,7 +189,7 @@ impl Managed {
                 }
                 Some(Cow::Owned(whole))
             }
-            _ => Some(Cow::Borrowed(value)),
+            _ => Some(value),
         }
     }
 
@@ -135,7 +203,65 @@ impl Managed {
         extras: &BTreeMap<String, Value>,
         stop: StopField,
     ) -> Result<Map<String, Value>, ProviderError> {
-        let mut object = Map::new();
+        let members = self.resolve(extras, stop)?;
+        Ok(members
+            .into_iter()
+            .map(|(key, member)| {
+                let value = match member {
+                    Member::Extra(value) => value.clone(),
+                    Member::Managed(sent) => sent.into_value(),
+                };
+                (key.to_owned(), value)
+            })
+            .collect())
+    }
+
+    /// [`place`](Self::place), written straight to the object's canonical text: written fields go in as they
+    /// are and extras values are written where they lie, so nothing is copied into a `Value` first.
+    ///
+    /// # Errors
+    ///
+    /// As [`place`](Self::place).
+    pub(crate) fn write(
+        self,
+        extras: &BTreeMap<String, Value>,
+        stop: StopField,
+    ) -> Result<String, ProviderError> {
+        let mut members = self.resolve(extras, stop)?;
+        // Keys are unique (an extras key naming a managed field is dropped or refused), so the order is total.
+        members.sort_unstable_by(|left, right| left.0.cmp(right.0));
+        let written: usize = members
+            .iter()
+            .map(|(_, member)| match member {
+                Member::Managed(Sent::Written(writer)) => writer.len_hint(),
+                _ => 0,
+            })
+            .sum();
+        let mut out = Vec::with_capacity(256 + written);
+        out.push(b'{');
+        for (member_idx, (key, member)) in members.iter().enumerate() {
+            if member_idx > 0 {
+                out.push(b',');
+            }
+            crate::canonical::write_str(key, &mut out);
+            out.push(b':');
+            match member {
+                Member::Extra(value) => crate::canonical::write(value, &mut out),
+                Member::Managed(sent) => sent.write(&mut out),
+            }
+        }
+        out.push(b'}');
+        Ok(crate::canonical::into_text(out))
+    }
+
+    /// The body's members, unordered: unmanaged extras, the managed fields emitted, and the merged stop
+    /// sequences.
+    fn resolve<'e>(
+        self,
+        extras: &'e BTreeMap<String, Value>,
+        stop: StopField,
+    ) -> Result<Vec<(&'e str, Member<'e, 'a>)>, ProviderError> {
+        let mut members = Vec::with_capacity(extras.len() + self.fields.len() + 1);
         let mut merged_stop = stop.declared;
         for (key, value) in extras {
             if key == stop.key
@@ -157,20 +283,18 @@ impl Managed {
                         self.mapping
                     )));
                 }
-                None => {
-                    object.insert(key.clone(), value.clone());
-                }
+                None => members.push((key.as_str(), Member::Extra(value))),
             }
         }
-        for (key, value, emitted) in self.fields {
+        for (key, sent, emitted) in self.fields {
             if emitted {
-                object.insert(key.to_owned(), value);
+                members.push((key, Member::Managed(sent)));
             }
         }
         if let Some(merged) = merged_stop {
-            object.insert(stop.key.to_owned(), Value::from(merged));
+            members.push((stop.key, Member::Managed(Sent::Value(Value::from(merged)))));
         }
-        Ok(object)
+        Ok(members)
     }
 }
 

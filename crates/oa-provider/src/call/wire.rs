@@ -34,24 +34,34 @@ pub(crate) struct WireRequest<'a> {
     pub(crate) stream: bool,
 }
 
-/// One attempt's encoded body: the JSON value, with the response schema's place in it when the native constraint
-/// carries one. The schema's canonical text, made once per compiled schema, is written there as it is (the value
-/// holds `null` in its place), so a structured call neither copies the schema tree nor serializes it again.
+/// One attempt's encoded body. The response schema's canonical text, made once per compiled schema, goes in as it
+/// is, so a structured call neither copies the schema tree nor serializes it again.
 #[derive(Debug)]
-pub(crate) struct WireBody {
-    pub(crate) value: Value,
-    /// Where the schema goes (a path of object keys from the root), and the schema.
-    pub(crate) schema: Option<(&'static [&'static str], ResponseSchema)>,
+pub(crate) enum WireBody {
+    /// The body as a JSON value, with the response schema's place in it when the native constraint carries one
+    /// (the value holds `null` there; its canonical text is written in).
+    Value {
+        value: Value,
+        /// Where the schema goes (a path of object keys from the root), and the schema.
+        schema: Option<(&'static [&'static str], ResponseSchema)>,
+    },
+    /// The body's canonical text, written directly (Chat Completions: the hot path builds no `Value` tree).
+    Text(String),
 }
 
 impl WireBody {
     /// The body's canonical text: the bytes sent and the attempt record's `body`.
-    pub(crate) fn canonical_text(&self) -> String {
-        let splice = self.schema.as_ref().map(|(at, schema)| crate::canonical::Splice {
-            at,
-            text: &schema.canonical,
-        });
-        crate::canonical::to_string_spliced(&self.value, splice)
+    pub(crate) fn into_canonical_text(self) -> String {
+        match self {
+            Self::Value { value, schema } => {
+                let splice = schema.as_ref().map(|(at, schema)| crate::canonical::Splice {
+                    at,
+                    text: &schema.canonical,
+                });
+                crate::canonical::to_string_spliced(&value, splice)
+            }
+            Self::Text(text) => text,
+        }
     }
 }
 
@@ -204,19 +214,14 @@ mod tests {
         ]
     }
 
-    /// The body as it was built before the canonical text was cached: the schema tree copied into the body value,
-    /// the whole serialized canonically.
-    fn with_schema_copied(body: &WireBody) -> String {
-        let mut value = body.value.clone();
-        if let Some((at, schema)) = &body.schema {
-            let slot = at
-                .iter()
-                .try_fold(&mut value, |slot, key| slot.get_mut(*key))
-                .expect("the schema's place is in the body");
-            assert_eq!(*slot, Value::Null, "the place holds null until written");
-            *slot = schema.schema.clone();
-        }
-        crate::canonical::to_string(&value)
+    /// The body's text as sent, checked to be the canonical text of the value it reads back to (keys sorted, no
+    /// whitespace, every string escaped as the canonical writer escapes it): so a schema spliced in as text, or a
+    /// member that wrote itself, sends the bytes a value holding it would have been written as.
+    fn as_sent(body: WireBody) -> (String, Value) {
+        let text = body.into_canonical_text();
+        let sent: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(crate::canonical::to_string(&sent), text);
+        (text, sent)
     }
 
     fn request<'a>(
@@ -250,9 +255,7 @@ mod tests {
                     let body = wire
                         .body(&request(&config, &messages, (path, &compiled)))
                         .unwrap();
-                    let text = body.canonical_text();
-                    assert_eq!(text, with_schema_copied(&body), "{:?} {path:?}", wire.mapping());
-                    let sent: Value = serde_json::from_str(&text).unwrap();
+                    let (text, sent) = as_sent(body);
                     let native_sent = path == native;
                     assert_eq!(sent.pointer(pointer), native_sent.then_some(&schema));
                     assert_eq!(text.contains(&compiled.canonical), native_sent);
@@ -271,11 +274,10 @@ mod tests {
         };
         let wire = &crate::openai::ChatCompletions;
         let native = wire.native_path(&compiled);
-        let plain = wire
-            .body(&request(&config, &messages, (native, &compiled)))
-            .unwrap()
-            .canonical_text();
-        let sent: Value = serde_json::from_str(&plain).unwrap();
+        let (plain, sent) = as_sent(
+            wire.body(&request(&config, &messages, (native, &compiled)))
+                .unwrap(),
+        );
         // The value as sent is a no-op in extras; a different schema is a conflict.
         config
             .extras
@@ -283,7 +285,7 @@ mod tests {
         let same = wire
             .body(&request(&config, &messages, (native, &compiled)))
             .unwrap();
-        assert_eq!(same.canonical_text(), plain);
+        assert_eq!(same.into_canonical_text(), plain);
         let mut other = sent["response_format"].clone();
         other["json_schema"]["schema"] = json!({"type": "object"});
         config.extras.insert("response_format".to_owned(), other);
@@ -304,7 +306,11 @@ mod tests {
                 (StructuredOutputPath::Native, &compiled),
             ))
             .unwrap();
-        assert_eq!(body.canonical_text(), with_schema_copied(&body));
+        let (_, gemini_sent) = as_sent(body);
+        assert_eq!(
+            gemini_sent.pointer("/generationConfig/responseJsonSchema"),
+            Some(&schemas()[0])
+        );
         config
             .extras
             .insert("responseJsonSchema".to_owned(), json!({"type": "object"}));

@@ -60,7 +60,7 @@ pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<WireBody, ProviderE
     if !generation.is_empty() {
         root.insert("generationConfig".to_owned(), Value::Object(generation));
     }
-    Ok(WireBody {
+    Ok(WireBody::Value {
         value: Value::Object(root),
         schema: native_schema(inputs).map(|schema| (&SCHEMA_AT[..], schema.clone())),
     })

@@ -1,10 +1,13 @@
 //! §8.1.1 request mapping: messages, tools, tool_choice, declared config and extras into the Chat Completions
 //! body, with the §6 managed-field collision rules. The body is serialized canonically (sorted keys).
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
-use crate::call::managed::{Managed, StopField};
+use crate::call::managed::{Managed, StopField, WriteCanonical};
 use crate::call::wire::{WireBody, WireRequest};
+use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::{
     Content, ContentBlock, ImageSource, Mapping, Message, Role, StructuredOutputPath, Tool, ToolCall,
@@ -13,7 +16,8 @@ use crate::model::{
 use crate::openai::strict::response_format;
 use crate::structured::ResponseSchema;
 
-/// Builds the request body.
+/// Builds the request body, written straight to its canonical text: the messages and the native constraint write
+/// themselves (see [`WriteCanonical`]), so no `Value` tree of the body is built per request.
 ///
 /// # Errors
 ///
@@ -24,17 +28,28 @@ pub(crate) fn build_body(inputs: &WireRequest<'_>) -> Result<WireBody, ProviderE
         declared: inputs.config.stop_sequences.clone(),
         coerce_scalar: true,
     };
-    let value = managed_fields(inputs)?
-        .place(&inputs.config.extras, stop)
-        .map(Value::Object)?;
-    Ok(WireBody {
-        value,
-        schema: native_schema(inputs).map(|(_, schema)| (&SCHEMA_AT[..], schema.clone())),
-    })
+    let messages = WireMessages(inputs.messages);
+    let format = native_schema(inputs).map(|(strict, schema)| NativeFormat(response_format(schema, strict)));
+    let mut managed = Managed::new(Mapping::OpenAi);
+    managed.emit("model", Value::from(inputs.model));
+    managed.emit_written("messages", &messages);
+    if inputs.stream {
+        managed.emit("stream", Value::Bool(true));
+        managed.emit("stream_options", json!({"include_usage": true}));
+    } else {
+        managed.absorb("stream", Value::Bool(false));
+    }
+    managed.emit_tools(inputs.tools, inputs.tool_choice, wire_tool, wire_tool_choice);
+    if let Some(format) = &format {
+        managed.emit_written("response_format", format);
+    }
+    for (name, value) in inputs.config.declared_values() {
+        if name != "stop_sequences" {
+            managed.emit(name, value);
+        }
+    }
+    managed.write(&inputs.config.extras, stop).map(WireBody::Text)
 }
-
-/// Where the response schema goes in the body: `response_format.json_schema.schema` (§8.1.5).
-static SCHEMA_AT: [&str; 3] = ["response_format", "json_schema", "schema"];
 
 /// The native constraint's strictness and schema, on the native paths only; the fallback paths carry no
 /// response_format.
@@ -46,60 +61,104 @@ fn native_schema<'a>(inputs: &WireRequest<'a>) -> Option<(bool, &'a ResponseSche
     }
 }
 
-fn managed_fields(inputs: &WireRequest<'_>) -> Result<Managed, ProviderError> {
-    let mut managed = Managed::new(Mapping::OpenAi);
-    managed.emit("model", Value::from(inputs.model));
-    managed.emit(
-        "messages",
-        Value::Array(
-            inputs
-                .messages
-                .iter()
-                .map(wire_message)
-                .collect::<Result<_, _>>()?,
-        ),
-    );
-    if inputs.stream {
-        managed.emit("stream", Value::Bool(true));
-        managed.emit("stream_options", json!({"include_usage": true}));
-    } else {
-        managed.absorb("stream", Value::Bool(false));
-    }
-    managed.emit_tools(inputs.tools, inputs.tool_choice, wire_tool, wire_tool_choice);
-    if let Some((strict, schema)) = native_schema(inputs) {
-        managed.emit_native(
-            SCHEMA_AT[0],
-            response_format(schema, strict),
-            &SCHEMA_AT[1..],
-            schema,
-        );
-    }
-    for (name, value) in inputs.config.declared_values() {
-        if name != "stop_sequences" {
-            managed.emit(name, value);
+/// `response_format` (§8.1.5) as its three cached pieces of canonical text.
+struct NativeFormat<'s>([&'s str; 3]);
+
+impl WriteCanonical for NativeFormat<'_> {
+    fn write_canonical(&self, out: &mut Vec<u8>) {
+        for piece in self.0 {
+            out.extend_from_slice(piece.as_bytes());
         }
     }
-    Ok(managed)
+
+    fn len_hint(&self) -> usize {
+        self.0.iter().map(|piece| piece.len()).sum()
+    }
 }
 
-fn wire_message(message: &Message) -> Result<Value, ProviderError> {
-    let mut wire = Map::new();
-    wire.insert("role".to_owned(), Value::from(message.role.as_str()));
-    match message.role {
-        Role::User => {
-            let content = match &message.content {
-                Some(Content::Text(text)) => Value::from(text.as_str()),
-                Some(Content::Blocks(blocks)) => {
-                    Value::Array(blocks.iter().filter_map(wire_user_block).collect())
-                }
-                None => Value::Null,
-            };
-            wire.insert("content".to_owned(), content);
+/// The `messages` array, each message written as Chat Completions takes it.
+struct WireMessages<'m>(&'m [Message]);
+
+impl WriteCanonical for WireMessages<'_> {
+    fn write_canonical(&self, out: &mut Vec<u8>) {
+        out.push(b'[');
+        for (message_idx, message) in self.0.iter().enumerate() {
+            if message_idx > 0 {
+                out.push(b',');
+            }
+            wire_message(message).write(out);
         }
+        out.push(b']');
+    }
+
+    fn len_hint(&self) -> usize {
+        self.0
+            .iter()
+            .map(|message| match &message.content {
+                Some(Content::Text(text)) => text.len() + 48,
+                _ => 48,
+            })
+            .sum()
+    }
+}
+
+/// One message on the wire, borrowing the caller's text. Its members are written in key order (`content`, `role`,
+/// `tool_call_id`, `tool_calls`), as the canonical writer orders them.
+struct WireMessage<'m> {
+    content: WireContent<'m>,
+    role: &'static str,
+    tool_call_id: Option<&'m str>,
+    tool_calls: Option<Value>,
+}
+
+enum WireContent<'m> {
+    Null,
+    Text(Cow<'m, str>),
+    /// A user message's content blocks.
+    Blocks(Value),
+}
+
+impl WireMessage<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"content":"#);
+        match &self.content {
+            WireContent::Null => out.extend_from_slice(b"null"),
+            WireContent::Text(text) => canonical::write_str(text, out),
+            WireContent::Blocks(blocks) => canonical::write(blocks, out),
+        }
+        out.extend_from_slice(br#","role":"#);
+        canonical::write_str(self.role, out);
+        if let Some(tool_call_id) = self.tool_call_id {
+            out.extend_from_slice(br#","tool_call_id":"#);
+            canonical::write_str(tool_call_id, out);
+        }
+        if let Some(tool_calls) = &self.tool_calls {
+            out.extend_from_slice(br#","tool_calls":"#);
+            canonical::write(tool_calls, out);
+        }
+        out.push(b'}');
+    }
+}
+
+fn wire_message(message: &Message) -> WireMessage<'_> {
+    let role = message.role.as_str();
+    match message.role {
+        Role::User => WireMessage {
+            content: match &message.content {
+                Some(Content::Text(text)) => WireContent::Text(Cow::Borrowed(text)),
+                Some(Content::Blocks(blocks)) => {
+                    WireContent::Blocks(Value::Array(blocks.iter().filter_map(wire_user_block).collect()))
+                }
+                None => WireContent::Null,
+            },
+            role,
+            tool_call_id: None,
+            tool_calls: None,
+        },
         Role::Assistant => {
             // Thinking and redacted-thinking blocks are stripped (§8.1.1); the text blocks join into one string.
             let content = match &message.content {
-                Some(Content::Text(text)) if !text.is_empty() => Value::from(text.as_str()),
+                Some(Content::Text(text)) if !text.is_empty() => WireContent::Text(Cow::Borrowed(text)),
                 Some(Content::Blocks(blocks)) => {
                     let text: String = blocks
                         .iter()
@@ -109,33 +168,34 @@ fn wire_message(message: &Message) -> Result<Value, ProviderError> {
                         })
                         .collect();
                     if text.is_empty() {
-                        Value::Null
+                        WireContent::Null
                     } else {
-                        Value::from(text)
+                        WireContent::Text(Cow::Owned(text))
                     }
                 }
-                _ => Value::Null,
+                _ => WireContent::Null,
             };
-            wire.insert("content".to_owned(), content);
-            if let Some(calls) = message.tool_calls.as_ref().filter(|calls| !calls.is_empty()) {
-                wire.insert(
-                    "tool_calls".to_owned(),
-                    Value::Array(calls.iter().map(wire_tool_call).collect()),
-                );
+            WireMessage {
+                content,
+                role,
+                tool_call_id: None,
+                tool_calls: message
+                    .tool_calls
+                    .as_ref()
+                    .filter(|calls| !calls.is_empty())
+                    .map(|calls| Value::Array(calls.iter().map(wire_tool_call).collect())),
             }
         }
-        Role::System | Role::Tool => {
-            let text = match &message.content {
-                Some(Content::Text(text)) => text.clone(),
-                _ => message.text().unwrap_or_default(),
-            };
-            wire.insert("content".to_owned(), Value::from(text));
-            if let Some(tool_call_id) = &message.tool_call_id {
-                wire.insert("tool_call_id".to_owned(), Value::from(tool_call_id.as_str()));
-            }
-        }
+        Role::System | Role::Tool => WireMessage {
+            content: WireContent::Text(match &message.content {
+                Some(Content::Text(text)) => Cow::Borrowed(text),
+                _ => Cow::Owned(message.text().unwrap_or_default()),
+            }),
+            role,
+            tool_call_id: message.tool_call_id.as_deref(),
+            tool_calls: None,
+        },
     }
-    Ok(Value::Object(wire))
 }
 
 fn wire_user_block(block: &ContentBlock) -> Option<Value> {

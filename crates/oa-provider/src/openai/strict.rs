@@ -2,23 +2,26 @@
 //! (`strict: true`) and `native_unenforced` (`strict: false`), the schema name the wire requires, and the
 //! `response_format` value itself.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::structured::ResponseSchema;
 
-/// The native `response_format` for `schema` (§8.1.5), with `null` where the schema goes: the body writer puts
-/// the compiled schema's canonical text there (see `WireBody`), so the schema tree is not copied per request.
-pub(crate) fn response_format(schema: &ResponseSchema, strict: bool) -> Value {
-    json!({
-        "type": "json_schema",
-        "json_schema": {
-            "name": schema
-                .openai_name
-                .get_or_init(|| schema_name(&schema.schema, &schema.canonical)),
-            "schema": Value::Null,
-            "strict": strict,
-        },
-    })
+/// The native `response_format` for `schema` (§8.1.5) as canonical text, in three pieces that follow each other:
+/// the head (made once per compiled schema), the schema's cached canonical text, and the tail (fixed by `strict`).
+/// Nothing is built or serialized per request, and the schema text is not copied into the cache a second time.
+pub(crate) fn response_format(schema: &ResponseSchema, strict: bool) -> [&str; 3] {
+    let head = schema.openai_format_head.get_or_init(|| {
+        let mut head = br#"{"json_schema":{"name":"#.to_vec();
+        crate::canonical::write_str(&schema_name(&schema.schema, &schema.canonical), &mut head);
+        head.extend_from_slice(br#","schema":"#);
+        crate::canonical::into_text(head)
+    });
+    let tail = if strict {
+        r#","strict":true},"type":"json_schema"}"#
+    } else {
+        r#","strict":false},"type":"json_schema"}"#
+    };
+    [head, &schema.canonical, tail]
 }
 
 /// Whether `schema` meets OpenAI's strict-mode rules, so the request may say `strict: true` (§8.1.5).

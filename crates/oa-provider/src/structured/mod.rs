@@ -61,9 +61,10 @@ pub(crate) struct CompiledSchema {
     pub(crate) version: String,
     /// Whether OpenAI's strict mode accepts the schema, decided on first use.
     pub(crate) strict_compatible: OnceLock<bool>,
-    /// The name OpenAI's `json_schema` carries (from the title, or a digest of the whole canonical text), made
-    /// on first use rather than digested again on every request.
-    pub(crate) openai_name: OnceLock<String>,
+    /// The canonical text of OpenAI's `response_format` up to the schema (`{"json_schema":{"name":…,"schema":`),
+    /// made on first use: the name (from the title, or a digest of the whole canonical text) is not digested
+    /// again, nor the object built and written, on every request.
+    pub(crate) openai_format_head: OnceLock<String>,
 }
 
 impl Deref for ResponseSchema {
@@ -132,7 +133,7 @@ impl CompiledSchema {
             canonical: identity.canonical,
             version: identity.version,
             strict_compatible: OnceLock::new(),
-            openai_name: OnceLock::new(),
+            openai_format_head: OnceLock::new(),
         })
     }
 }
