@@ -31,7 +31,12 @@ pub(crate) struct Transport {
     /// `host:port` of the base URL: what an error may name (never the path or a query).
     authority: String,
     urls: Urls,
+    /// The headers of a GET: the wire format's fixed ones, the caller's extras, the key.
     headers: HeaderMap,
+    /// Those of a POST (`content-type` appended) and of a streamed POST (`accept` appended too), made once: a
+    /// request takes a clone instead of having each header inserted into it again.
+    post_headers: HeaderMap,
+    post_sse_headers: HeaderMap,
     /// The key and every extra header value: text scrubbed from anything the provider echoes back.
     secrets: Vec<String>,
     pub(crate) limits: Limits,
@@ -46,6 +51,18 @@ impl fmt::Debug for Transport {
             .field("n_headers", &self.headers.len())
             .field("limits", &self.limits)
             .finish()
+    }
+}
+
+/// A request ready to send, or why reqwest could not build it.
+struct Outgoing(Result<reqwest::Request, reqwest::Error>);
+
+impl Outgoing {
+    fn body(self, body: bytes::Bytes) -> Self {
+        Self(self.0.map(|mut request| {
+            *request.body_mut() = Some(body.into());
+            request
+        }))
     }
 }
 
@@ -76,12 +93,26 @@ impl Transport {
                 Some(format!("{host}:{}", url.port_or_known_default()?))
             })
             .unwrap_or_else(|| "the endpoint".to_owned());
+        // Appended, as `RequestBuilder::header` does: the same headers, in the same order, as when each request
+        // added them.
+        let mut post_headers = headers.clone();
+        post_headers.append(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        let mut post_sse_headers = post_headers.clone();
+        post_sse_headers.append(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
         Ok(Self {
             client,
             base_url,
             authority,
             urls: Urls::default(),
             headers,
+            post_headers,
+            post_sse_headers,
             secrets,
             limits,
         })
@@ -105,42 +136,43 @@ impl Transport {
         accept_sse: bool,
     ) -> Result<Reply, ProviderError> {
         let deadline = Instant::now() + self.limits.total_timeout;
-        let mut builder = self
-            .request(reqwest::Method::POST, path)
-            .headers(self.headers.clone())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body);
-        if accept_sse {
-            builder = builder.header(reqwest::header::ACCEPT, "text/event-stream");
-        }
-        self.send(builder, deadline).await
+        let headers = if accept_sse {
+            &self.post_sse_headers
+        } else {
+            &self.post_headers
+        };
+        let request = self.request(reqwest::Method::POST, path, headers).body(body);
+        self.send(request, deadline).await
     }
 
     /// GETs `path` under the base URL.
     pub(crate) async fn get(&self, path: &str) -> Result<Reply, ProviderError> {
         let deadline = Instant::now() + self.limits.total_timeout;
-        let builder = self
-            .request(reqwest::Method::GET, path)
-            .headers(self.headers.clone());
-        self.send(builder, deadline).await
+        let request = self.request(reqwest::Method::GET, path, &self.headers);
+        self.send(request, deadline).await
     }
 
-    /// A request to `path` under the base URL, its URL parsed once per path (given as text when it does not
-    /// parse, so reqwest reports that as before).
-    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        match self.urls.get(&self.base_url, path) {
+    /// A request to `path` under the base URL with `headers`, its URL parsed once per path (given as text when it
+    /// does not parse, so reqwest reports that as before).
+    fn request(&self, method: reqwest::Method, path: &str, headers: &HeaderMap) -> Outgoing {
+        let builder = match self.urls.get(&self.base_url, path) {
             Some(url) => self.client.request(method, url),
             None => self.client.request(method, format!("{}{path}", self.base_url)),
-        }
+        };
+        // The request's headers are empty until now, so the map is the clone as it is, with no header inserted
+        // one by one (`RequestBuilder::headers` would).
+        let request = builder.build().map(|mut request| {
+            *request.headers_mut() = headers.clone();
+            request
+        });
+        Outgoing(request)
     }
 
-    async fn send(
-        &self,
-        builder: reqwest::RequestBuilder,
-        deadline: Instant,
-    ) -> Result<Reply, ProviderError> {
+    async fn send(&self, outgoing: Outgoing, deadline: Instant) -> Result<Reply, ProviderError> {
+        // A request that could not be built (a URL reqwest refuses) fails as sending it would have.
+        let request = outgoing.0.map_err(|error| self.transport_error(error))?;
         let response = self
-            .bounded(deadline, builder.send())
+            .bounded(deadline, self.client.execute(request))
             .await?
             .map_err(|error| self.transport_error(error))?;
         let retry_after = response
@@ -170,6 +202,12 @@ impl Transport {
         };
         if first.len() > self.limits.max_body_bytes {
             return Err(too_large());
+        }
+        // A body of known length that has all arrived (hyper counts down what remains) is complete: no second read
+        // (and no second deadline timer) just to be told so. hyper drains the nothing that is left and keeps the
+        // connection.
+        if reply.response.content_length() == Some(0) {
+            return Ok(first);
         }
         let Some(second) = self.next_chunk(reply).await? else {
             return Ok(first);
