@@ -27,7 +27,8 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
         .get("message")
         .and_then(Value::as_object)
         .ok_or_else(|| ProviderError::invalid_response("choices[0] has no message object"))?;
-    let content = match message.get("content") {
+    let fields = MessageFields::read(message);
+    let content = match fields.content {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(text.clone()),
         Some(_) => {
@@ -36,7 +37,7 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
             ));
         }
     };
-    let raw_calls = match message.get("tool_calls") {
+    let raw_calls = match fields.tool_calls {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(calls)) => calls.iter().map(read_wire_tool_call).collect::<Result<_, _>>()?,
         Some(_) => {
@@ -45,12 +46,13 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
             ));
         }
     };
-    let reasoning = reasoning_text(message);
-    let refusal = message
-        .get("refusal")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    // `reasoning_content` first, when it is a string, else `reasoning`; an empty text is none.
+    let reasoning = fields
+        .reasoning_content
+        .or(fields.reasoning)
+        .filter(|text| !text.is_empty())
+        .map(str::to_owned);
+    let refusal = fields.refusal.unwrap_or_default().to_owned();
     // 0126 on §8.1.2: a non-empty refusal without tool calls is the message's content.
     let content = if !refusal.is_empty() && raw_calls.is_empty() {
         Some(refusal.clone())
@@ -128,12 +130,33 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &CheckedTools<'_>) -> Resu
     })
 }
 
-fn reasoning_text(message: &Map<String, Value>) -> Option<String> {
-    ["reasoning_content", "reasoning"]
-        .iter()
-        .find_map(|key| message.get(*key).and_then(Value::as_str))
-        .filter(|text| !text.is_empty())
-        .map(str::to_owned)
+/// The members of a response message the mapping reads, found in one pass over the message object rather than
+/// a lookup per member (most of them are absent from a plain answer, and a miss costs a search too).
+#[derive(Default)]
+struct MessageFields<'a> {
+    content: Option<&'a Value>,
+    tool_calls: Option<&'a Value>,
+    /// The string values only, as the mapping reads them.
+    reasoning_content: Option<&'a str>,
+    reasoning: Option<&'a str>,
+    refusal: Option<&'a str>,
+}
+
+impl<'a> MessageFields<'a> {
+    fn read(message: &'a Map<String, Value>) -> Self {
+        let mut fields = Self::default();
+        for (key, value) in message {
+            match key.as_str() {
+                "content" => fields.content = Some(value),
+                "tool_calls" => fields.tool_calls = Some(value),
+                "reasoning_content" => fields.reasoning_content = value.as_str(),
+                "reasoning" => fields.reasoning = value.as_str(),
+                "refusal" => fields.refusal = value.as_str(),
+                _ => {}
+            }
+        }
+        fields
+    }
 }
 
 fn read_wire_tool_call(value: &Value) -> Result<WireToolCall, ProviderError> {
