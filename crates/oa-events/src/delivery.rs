@@ -61,6 +61,9 @@ pub struct DrainTimeout {
 
 enum Item {
     Event(Box<Event>),
+    /// Two events that go onto the queue back to back (a call's successful attempt and its terminal event): one
+    /// allocation and one send for both.
+    Pair(Box<(Event, Event)>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -127,6 +130,11 @@ impl EventBus {
         let _ = self.sender.send(Item::Event(Box::new(event)));
     }
 
+    /// Puts `first` then `second` on the queue in one send (nothing can come between them).
+    pub(crate) fn dispatch_pair(&self, first: Event, second: Event) {
+        let _ = self.sender.send(Item::Pair(Box::new((first, second))));
+    }
+
     /// Waits until every event dispatched before this call has been delivered to every observer.
     ///
     /// # Errors
@@ -170,25 +178,32 @@ async fn deliver(
             Item::Flush(done) => {
                 let _ = done.send(());
             }
-            Item::Event(event) => {
-                for observer in &observers {
-                    let outcome = AssertUnwindSafe(observer.on_event(&event)).catch_unwind().await;
-                    let failed = match outcome {
-                        Ok(Ok(())) => false,
-                        Ok(Err(error)) => {
-                            tracing::warn!(target: "openarmature", %error, "observer error isolated");
-                            true
-                        }
-                        Err(_) => {
-                            tracing::warn!(target: "openarmature", "observer panic isolated");
-                            true
-                        }
-                    };
-                    if failed {
-                        n_observer_errors.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
+            Item::Event(event) => deliver_one(&event, &observers, &n_observer_errors).await,
+            Item::Pair(pair) => {
+                deliver_one(&pair.0, &observers, &n_observer_errors).await;
+                deliver_one(&pair.1, &observers, &n_observer_errors).await;
             }
+        }
+    }
+}
+
+/// Hands `event` to every observer in turn, isolating each one's error or panic.
+async fn deliver_one(event: &Event, observers: &[Arc<dyn Observer>], n_observer_errors: &AtomicU64) {
+    for observer in observers {
+        let outcome = AssertUnwindSafe(observer.on_event(event)).catch_unwind().await;
+        let failed = match outcome {
+            Ok(Ok(())) => false,
+            Ok(Err(error)) => {
+                tracing::warn!(target: "openarmature", %error, "observer error isolated");
+                true
+            }
+            Err(_) => {
+                tracing::warn!(target: "openarmature", "observer panic isolated");
+                true
+            }
+        };
+        if failed {
+            n_observer_errors.fetch_add(1, Ordering::Relaxed);
         }
     }
 }

@@ -2,6 +2,7 @@
 //! (`LlmCompletionEvent`, `LlmFailedEvent`, `LlmTokenEvent`) and the per-attempt record observability draws spans
 //! and metrics from.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use oa_provider::{
@@ -216,15 +217,15 @@ pub struct LlmResponseFields {
 /// graph-engine §6 `LlmCompletionEvent`: an LLM call returned a response.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmCompletionEvent {
-    /// Identity and scope; `attempt_index` is node-level.
+    /// Identity and scope; `attempt_index` is node-level. Shared with the call's other events.
     #[serde(flatten)]
-    pub scope: Scope,
-    /// The request of the attempt that produced the response.
+    pub scope: Arc<Scope>,
+    /// The request of the attempt that produced the response (shared with that attempt's record).
     #[serde(flatten)]
-    pub request: LlmRequest,
-    /// The response.
+    pub request: Arc<LlmRequest>,
+    /// The response (shared with the record of the attempt that produced it).
     #[serde(flatten)]
-    pub response: LlmResponseFields,
+    pub response: Arc<LlmResponseFields>,
     /// Wall-clock latency of the attempt that produced the response, in milliseconds.
     pub latency_ms: Option<f64>,
 }
@@ -232,15 +233,16 @@ pub struct LlmCompletionEvent {
 /// graph-engine §6 `LlmFailedEvent`: an LLM call raised a §7 error.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmFailedEvent {
-    /// Identity and scope; `attempt_index` is node-level.
+    /// Identity and scope; `attempt_index` is node-level. Shared with the call's other events.
     #[serde(flatten)]
-    pub scope: Scope,
-    /// The request of the attempt whose failure is reported (the caller's messages if nothing was sent).
+    pub scope: Arc<Scope>,
+    /// The request of the attempt whose failure is reported (the caller's messages if nothing was sent); shared
+    /// with that attempt's record.
     #[serde(flatten)]
-    pub request: LlmRequest,
+    pub request: Arc<LlmRequest>,
     /// The response-side surface; every field `None` except for `structured_output_invalid`.
     #[serde(flatten)]
-    pub response: LlmResponseFields,
+    pub response: Arc<LlmResponseFields>,
     /// The §7 category (serialised as the spec's name, e.g. `"structured_output_invalid"`).
     pub error_category: Category,
     /// The vendor's error code or type ([`oa_provider::ProviderError::vendor_code`]); `None` when the provider
@@ -255,9 +257,10 @@ pub struct LlmFailedEvent {
 /// graph-engine §6 `LlmTokenEvent`: one streamed delta.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmTokenEvent {
-    /// Identity and scope; `attempt_index` is node-level (it does not advance across wire attempts).
+    /// Identity and scope; `attempt_index` is node-level (it does not advance across wire attempts). Shared with
+    /// the call's other events.
     #[serde(flatten)]
-    pub scope: Scope,
+    pub scope: Arc<Scope>,
     /// The provider identifier.
     pub provider: String,
     /// The bound model.
@@ -275,10 +278,11 @@ pub struct LlmTokenEvent {
 /// The implementation's record of one wire attempt: what a §5.5 span and the §11 per-attempt samples render.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmAttempt {
-    /// Identity and scope of the calling node.
-    pub scope: Scope,
-    /// The request this attempt sent, after its per-attempt override.
-    pub request: LlmRequest,
+    /// Identity and scope of the calling node, shared with the call's other events.
+    pub scope: Arc<Scope>,
+    /// The request this attempt sent, after its per-attempt override (the terminal event reporting this attempt
+    /// shares it).
+    pub request: Arc<LlmRequest>,
     /// The wire attempt's index (0 for the first), as on its span.
     pub wire_attempt_index: u32,
     /// Why the attempt was made (`None` on attempt 0).
@@ -289,8 +293,9 @@ pub struct LlmAttempt {
     pub sent: bool,
     /// Whether the attempt streamed.
     pub stream: bool,
-    /// The response-side fields when a response was received (success or `structured_output_invalid`).
-    pub response: Option<LlmResponseFields>,
+    /// The response-side fields when a response was received (success or `structured_output_invalid`); the
+    /// terminal event reporting this attempt shares them.
+    pub response: Option<Arc<LlmResponseFields>>,
     /// The §7 category when the attempt failed.
     pub error_category: Option<Category>,
     /// The error message when the attempt failed.

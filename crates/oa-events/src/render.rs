@@ -1,7 +1,9 @@
 //! Typed-event-native forms of provider values: messages with inline image bytes redacted (observability §5.5.5),
 //! tool calls as `{id, name, arguments}`, and the §5.5.2 request-parameter family.
 
-use oa_provider::{Content, ContentBlock, ImageSource, Message, Response, RuntimeConfig, ToolCall};
+use oa_provider::{
+    Content, ContentBlock, FinishReason, ImageSource, Message, Response, RuntimeConfig, ToolCall, Usage,
+};
 use serde_json::{Map, Value, json};
 
 use crate::event::LlmResponseFields;
@@ -105,6 +107,62 @@ pub(crate) fn failure_fields(failure: &oa_provider::StructuredOutputFailure) -> 
 
 fn response_id(raw: &Value) -> Option<String> {
     raw.get("id").and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Whether `fields` are what [`response_fields`] makes of `response`, compared without building anything (the
+/// terminal event shares its attempt's fields only when they are the outcome's).
+pub(crate) fn response_matches(fields: &LlmResponseFields, response: &Response) -> bool {
+    let content_matches = match response.message.content.as_ref() {
+        None => fields.output_content.is_none(),
+        Some(Content::Text(text)) => {
+            fields.output_content.as_deref() == (!text.is_empty()).then_some(text.as_str())
+        }
+        // Joined text blocks: compared as built (rare, and not on any hot path).
+        Some(blocks @ Content::Blocks(_)) => fields.output_content == content_text(Some(blocks)),
+    };
+    let tool_calls_match = match (&fields.output_tool_calls, &response.message.tool_calls) {
+        (None, None) => true,
+        (Some(rendered), Some(calls)) => *rendered == render_tool_calls(calls),
+        _ => false,
+    };
+    content_matches
+        && tool_calls_match
+        && surface_matches(
+            fields,
+            response.model.as_deref(),
+            &response.raw,
+            response.usage,
+            response.finish_reason,
+        )
+}
+
+/// Whether `fields` are what [`failure_fields`] makes of `failure`, compared without building anything.
+pub(crate) fn failure_matches(
+    fields: &LlmResponseFields,
+    failure: &oa_provider::StructuredOutputFailure,
+) -> bool {
+    fields.output_content.as_deref() == Some(failure.output_content.as_str())
+        && fields.output_tool_calls.is_none()
+        && surface_matches(
+            fields,
+            failure.model.as_deref(),
+            &failure.raw,
+            failure.usage,
+            failure.finish_reason,
+        )
+}
+
+fn surface_matches(
+    fields: &LlmResponseFields,
+    model: Option<&str>,
+    raw: &Value,
+    usage: Usage,
+    finish_reason: FinishReason,
+) -> bool {
+    fields.response_model.as_deref() == model
+        && fields.response_id.as_deref() == raw.get("id").and_then(Value::as_str)
+        && fields.usage == Some(usage)
+        && fields.finish_reason == Some(finish_reason)
 }
 
 /// The content as text: a string verbatim, text blocks joined; `None` when there is no (or empty) content.

@@ -379,6 +379,60 @@ async fn an_observed_provider_reports_calls_made_outside_a_graph() {
     };
     assert_eq!(done.request.schema_mode, Some(SchemaMode::UnverifiedRepaired));
     assert_eq!(done.request.call_id, attempts[0].request.call_id);
+    // The terminal event shares the reporting attempt's request and response fields and the call's scope: one
+    // copy of each per call, not one per event.
+    assert!(Arc::ptr_eq(&done.request, &attempts[1].request));
+    assert!(Arc::ptr_eq(
+        &done.response,
+        attempts[1].response.as_ref().unwrap()
+    ));
+    assert!(Arc::ptr_eq(&done.scope, &attempts[0].scope));
+    assert!(Arc::ptr_eq(&attempts[0].scope, &attempts[1].scope));
+    assert!(!Arc::ptr_eq(&attempts[0].request, &attempts[1].request));
+}
+
+/// Reports its attempt through a real provider, then returns a response other than the one reported.
+#[derive(Debug)]
+struct Rewrites(oa_provider::OpenAiProvider);
+
+#[async_trait]
+impl Provider for Rewrites {
+    async fn ready(&self) -> Result<(), oa_provider::ProviderError> {
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: &CompletionRequest,
+    ) -> Result<oa_provider::Response, oa_provider::ProviderError> {
+        let mut response = self.0.complete(request).await?;
+        response.message.content = Some(oa_provider::Content::Text("rewritten".into()));
+        Ok(response)
+    }
+}
+
+/// The terminal event shares its attempt's response fields only when they are the outcome's: a provider that
+/// returns something other than what its attempt reported gets fields of its own, from what it returned.
+#[tokio::test]
+async fn the_terminal_event_reports_the_returned_response_when_it_differs_from_the_attempt() {
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let rewriting = Rewrites(provider(&server.base_url()));
+    let observed = ObservedProvider::new(Arc::new(rewriting), bus.clone(), "rewrites");
+    let request = CompletionRequest::new(vec![Message::user("hi")]);
+    observed.complete(&request).await.unwrap();
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let events = collect.events();
+    let (Event::LlmAttempt(attempt), Event::LlmCompletion(done)) = (&events[0], &events[1]) else {
+        panic!("{events:?}")
+    };
+    let reported = attempt.response.as_ref().unwrap();
+    assert_eq!(reported.output_content.as_deref(), Some("hello"));
+    assert_eq!(done.response.output_content.as_deref(), Some("rewritten"));
+    assert!(!Arc::ptr_eq(&done.response, reported));
+    assert_eq!(done.response.usage, reported.usage);
+    assert!(Arc::ptr_eq(&done.request, &attempt.request));
 }
 
 /// Answers through a real provider (its attempt reported to the request's hook), then never returns: a call

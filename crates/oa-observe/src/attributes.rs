@@ -8,13 +8,21 @@ use serde_json::Value;
 
 use crate::config::ObserverConfig;
 use crate::names;
+use crate::shared_values::SharedValues;
 use crate::truncate::truncate;
 
-/// Every attribute of the span for `attempt` under `config`.
-pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig) -> Vec<KeyValue> {
+/// Every attribute of the span for `attempt` under `config`; the provider and model names from `shared`.
+pub(crate) fn llm_span_attributes(
+    attempt: &LlmAttempt,
+    config: &ObserverConfig,
+    shared: &SharedValues,
+) -> Vec<KeyValue> {
     let request = &attempt.request;
-    let mut attributes = scope_attributes(&attempt.scope);
-    attributes.push(KeyValue::new(names::LLM_MODEL, request.model.clone()));
+    // Room for a plain attempt's attributes with the gen_ai family (no regrowth on the way).
+    let mut attributes = Vec::with_capacity(24);
+    push_scope_attributes(&attempt.scope, &mut attributes);
+    let model = shared.get(&request.model);
+    attributes.push(KeyValue::new(names::LLM_MODEL, model.clone()));
     attributes.push(KeyValue::new(names::LLM_CALL_ID, request.call_id.clone()));
     attributes.push(KeyValue::new(
         names::LLM_ATTEMPT_INDEX,
@@ -49,7 +57,7 @@ pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig)
         }
     }
     if !config.disable_genai_semconv {
-        genai_attributes(attempt, &mut attributes);
+        genai_attributes(attempt, shared.get(&request.provider), model, &mut attributes);
     }
     if !config.disable_provider_payload {
         payload_attributes(attempt, config.payload_cap, &mut attributes);
@@ -72,7 +80,13 @@ pub(crate) fn marker_attributes(request: &LlmRequest) -> Vec<KeyValue> {
 
 /// The §5.6 cross-cutting attributes every span of an invocation carries.
 pub(crate) fn scope_attributes(scope: &Scope) -> Vec<KeyValue> {
-    let mut attributes = vec![KeyValue::new(names::INVOCATION_ID, scope.invocation_id.clone())];
+    let mut attributes = Vec::new();
+    push_scope_attributes(scope, &mut attributes);
+    attributes
+}
+
+fn push_scope_attributes(scope: &Scope, attributes: &mut Vec<KeyValue>) {
+    attributes.push(KeyValue::new(names::INVOCATION_ID, scope.invocation_id.clone()));
     if let Some(correlation_id) = &scope.correlation_id {
         attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
     }
@@ -84,13 +98,17 @@ pub(crate) fn scope_attributes(scope: &Scope) -> Vec<KeyValue> {
             ));
         }
     }
-    attributes
 }
 
-fn genai_attributes(attempt: &LlmAttempt, attributes: &mut Vec<KeyValue>) {
+fn genai_attributes(
+    attempt: &LlmAttempt,
+    provider: StringValue,
+    model: StringValue,
+    attributes: &mut Vec<KeyValue>,
+) {
     let request = &attempt.request;
-    attributes.push(KeyValue::new(names::GEN_AI_SYSTEM, request.provider.clone()));
-    attributes.push(KeyValue::new(names::GEN_AI_REQUEST_MODEL, request.model.clone()));
+    attributes.push(KeyValue::new(names::GEN_AI_SYSTEM, provider));
+    attributes.push(KeyValue::new(names::GEN_AI_REQUEST_MODEL, model));
     for (name, value) in &request.request_params {
         attributes.push(KeyValue::new(
             format!("{}{name}", names::GEN_AI_REQUEST_PREFIX),

@@ -45,6 +45,7 @@ mod logs;
 mod metrics;
 pub mod names;
 mod observer;
+mod shared_values;
 mod telemetry;
 mod truncate;
 

@@ -19,6 +19,7 @@ use crate::config::ObserverConfig;
 use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
+use crate::shared_values::SharedValues;
 
 /// The instrumentation scope name of everything oa-observe emits.
 pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
@@ -30,6 +31,7 @@ pub struct OtelObserver {
     logger: Option<SdkLogger>,
     config: ObserverConfig,
     open: Mutex<OpenSpans>,
+    shared: SharedValues,
 }
 
 impl std::fmt::Debug for OtelObserver {
@@ -45,7 +47,24 @@ impl std::fmt::Debug for OtelObserver {
 #[derive(Default)]
 struct OpenSpans {
     invocations: HashMap<String, Context>,
-    nodes: HashMap<(String, String), Context>,
+    /// Node spans by invocation id, then node name: found from a scope's borrowed strings (no key copied per
+    /// lookup, as a `(String, String)` key needed).
+    nodes: HashMap<String, HashMap<String, Context>>,
+}
+
+impl OpenSpans {
+    fn node(&self, invocation_id: &str, node_name: &str) -> Option<&Context> {
+        self.nodes.get(invocation_id)?.get(node_name)
+    }
+
+    fn take_node(&mut self, invocation_id: &str, node_name: &str) -> Option<Context> {
+        let nodes = self.nodes.get_mut(invocation_id)?;
+        let context = nodes.remove(node_name);
+        if nodes.is_empty() {
+            self.nodes.remove(invocation_id);
+        }
+        context
+    }
 }
 
 impl OtelObserver {
@@ -66,6 +85,7 @@ impl OtelObserver {
             logger: None,
             config,
             open: Mutex::new(OpenSpans::default()),
+            shared: SharedValues::default(),
         }
     }
 
@@ -163,13 +183,15 @@ impl OtelObserver {
         let context = parent.with_span(span);
         self.open()?
             .nodes
-            .insert((scope.invocation_id.clone(), scope.node_name.clone()), context);
+            .entry(scope.invocation_id.clone())
+            .or_default()
+            .insert(scope.node_name.clone(), context);
         Ok(())
     }
 
     fn node_completed(&self, event: &NodeEvent) -> Result<(), ObserverError> {
-        let key = (event.scope.invocation_id.clone(), event.scope.node_name.clone());
-        let Some(context) = self.open()?.nodes.remove(&key) else {
+        let scope = &event.scope;
+        let Some(context) = self.open()?.take_node(&scope.invocation_id, &scope.node_name) else {
             return Ok(());
         };
         let span = context.span();
@@ -195,8 +217,7 @@ impl OtelObserver {
         let open = self.open()?;
         let spans = [
             open.invocations.get(&scope.invocation_id),
-            open.nodes
-                .get(&(scope.invocation_id.clone(), scope.node_name.clone())),
+            open.node(&scope.invocation_id, &scope.node_name),
         ];
         for context in spans.into_iter().flatten() {
             let span = context.span();
@@ -226,8 +247,7 @@ impl OtelObserver {
         // The calling node's span; when it is not open, the invocation span (lineage-resolved parent, §5.5).
         let parent = {
             let open = self.open()?;
-            open.nodes
-                .get(&(scope.invocation_id.clone(), scope.node_name.clone()))
+            open.node(&scope.invocation_id, &scope.node_name)
                 .or_else(|| open.invocations.get(&scope.invocation_id))
                 .cloned()
                 .unwrap_or_default()
@@ -236,7 +256,7 @@ impl OtelObserver {
             .tracer
             .span_builder(names::LLM_SPAN)
             .with_start_time(attempt.started_at)
-            .with_attributes(llm_span_attributes(attempt, &self.config))
+            .with_attributes(llm_span_attributes(attempt, &self.config, &self.shared))
             .start_with_context(&self.tracer, &parent);
         match attempt.error_category {
             Some(category) => {
