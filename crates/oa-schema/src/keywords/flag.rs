@@ -130,11 +130,18 @@ impl Flag<'_> {
     /// A number at a node that admits integers only: its checks if the number is one.
     #[inline(never)]
     fn integral(&mut self, plan: &Plan, id: NodeId, instance: &Value, depth: u32) -> bool {
-        match instance {
-            Value::Number(number) if crate::node::is_integer(number) => {
-                self.dispatch(plan.checks_for(super::plan::NUMBER_KIND), id, instance, depth)
-            }
-            _ => false,
+        let Value::Number(number) = instance else {
+            return false;
+        };
+        let checks = plan.checks_for(super::plan::NUMBER_KIND);
+        match crate::number::as_short_i64(number) {
+            // The digits read once: the value that makes the number an integer also settles its short bounds.
+            Some(value) => checks.iter().all(|check| match *check {
+                Check::IntBound { bound, limit, .. } => bound.holds(value.cmp(&limit)),
+                ref other => self.check(other, id, instance, depth),
+            }),
+            None if crate::number::is_integer(number) => self.dispatch(checks, id, instance, depth),
+            None => false,
         }
     }
 
