@@ -266,8 +266,8 @@ impl Flag<'_> {
         }
     }
 
-    /// A bound with a short integer limit: integers compare in place, other numbers run keyword `index` of node
-    /// `id`.
+    /// A bound with a short integer limit: short integers and decimals compare in place, other numbers run keyword
+    /// `index` of node `id`.
     #[inline(never)]
     fn int_bound(
         &mut self,
@@ -277,8 +277,8 @@ impl Flag<'_> {
         depth: u32,
     ) -> bool {
         match instance {
-            Value::Number(number) => match crate::number::as_short_i64(number) {
-                Some(value) => bound.holds(value.cmp(&limit)),
+            Value::Number(number) => match crate::number::cmp_with_int(number, limit) {
+                Some(order) => bound.holds(order),
                 None => self.keyword_at(id, index, instance, depth),
             },
             _ => true,
