@@ -221,7 +221,7 @@ impl Ascii {
     }
 
     #[inline]
-    fn contains(self, byte: u8) -> bool {
+    const fn contains(self, byte: u8) -> bool {
         byte < 128 && self.0 & (1 << byte) != 0
     }
 }
