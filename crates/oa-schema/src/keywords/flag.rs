@@ -492,25 +492,6 @@ impl Flag<'_> {
     }
 
     #[inline(never)]
-    fn property_names(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
-        let Value::Object(object) = instance else {
-            return true;
-        };
-        // One string value for every name in turn: a fresh one per name was an allocation each.
-        let mut name = Value::String(String::new());
-        self.memo_suspended += 1;
-        let valid = object.keys().all(|key| {
-            if let Value::String(text) = &mut name {
-                text.clear();
-                text.push_str(key);
-            }
-            self.child(id, &name, depth)
-        });
-        self.memo_suspended -= 1;
-        valid
-    }
-
-    #[inline(never)]
     fn all_of(&mut self, ids: &[NodeId], instance: &Value, depth: u32) -> bool {
         ids.iter().all(|id| self.child(*id, instance, depth))
     }
