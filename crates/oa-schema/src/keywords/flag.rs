@@ -135,13 +135,26 @@ impl Flag<'_> {
         };
         let checks = plan.checks_for(super::plan::NUMBER_KIND);
         match crate::number::as_short_i64(number) {
-            // The digits read once: the value that makes the number an integer also settles its short bounds.
-            Some(value) => checks.iter().all(|check| match *check {
-                Check::IntBound { bound, limit, .. } => bound.holds(value.cmp(&limit)),
-                ref other => self.check(other, id, instance, depth),
-            }),
+            // The digits read once: the value that makes the number an integer also settles its short bounds. One
+            // check (an `enum`, a bound) goes straight to it, as `dispatch` sends it.
+            Some(value) => match checks {
+                [] => true,
+                [only] => self.integer_check(only, value, id, instance, depth),
+                checks => checks
+                    .iter()
+                    .all(|check| self.integer_check(check, value, id, instance, depth)),
+            },
             None if crate::number::is_integer(number) => self.dispatch(checks, id, instance, depth),
             None => false,
+        }
+    }
+
+    /// One check of an integer instance whose value is `value`: a short bound compares it in place.
+    #[inline(always)]
+    fn integer_check(&mut self, check: &Check, value: i64, id: NodeId, instance: &Value, depth: u32) -> bool {
+        match *check {
+            Check::IntBound { bound, limit, .. } => bound.holds(value.cmp(&limit)),
+            ref other => self.check(other, id, instance, depth),
         }
     }
 
