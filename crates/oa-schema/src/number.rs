@@ -17,6 +17,10 @@ use serde_json::Number;
 use std::cmp::Ordering;
 use std::hash::Hasher;
 
+mod short;
+
+pub(crate) use short::cmp_with_int;
+
 /// A number taken from a schema (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`), compiled once.
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaNumber {

@@ -7,24 +7,26 @@
 
 use super::ip::is_ipv6;
 
+mod http;
+
 /// An absolute URI (a scheme is required), ASCII only.
 pub(super) fn is_uri(text: &str) -> bool {
-    parse(text, Kind::Uri)
+    http::is_plain(text) || parse(text, Kind::Uri)
 }
 
 /// A URI or a relative reference, ASCII only.
 pub(super) fn is_uri_reference(text: &str) -> bool {
-    parse(text, Kind::UriReference)
+    http::is_plain(text) || parse(text, Kind::UriReference)
 }
 
 /// An absolute IRI.
 pub(super) fn is_iri(text: &str) -> bool {
-    parse(text, Kind::Iri)
+    http::is_plain(text) || parse(text, Kind::Iri)
 }
 
 /// An IRI or a relative IRI reference.
 pub(super) fn is_iri_reference(text: &str) -> bool {
-    parse(text, Kind::IriReference)
+    http::is_plain(text) || parse(text, Kind::IriReference)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,7 +221,7 @@ impl Ascii {
     }
 
     #[inline]
-    fn contains(self, byte: u8) -> bool {
+    const fn contains(self, byte: u8) -> bool {
         byte < 128 && self.0 & (1 << byte) != 0
     }
 }

@@ -130,11 +130,31 @@ impl Flag<'_> {
     /// A number at a node that admits integers only: its checks if the number is one.
     #[inline(never)]
     fn integral(&mut self, plan: &Plan, id: NodeId, instance: &Value, depth: u32) -> bool {
-        match instance {
-            Value::Number(number) if crate::node::is_integer(number) => {
-                self.dispatch(plan.checks_for(super::plan::NUMBER_KIND), id, instance, depth)
-            }
-            _ => false,
+        let Value::Number(number) = instance else {
+            return false;
+        };
+        let checks = plan.checks_for(super::plan::NUMBER_KIND);
+        match crate::number::as_short_i64(number) {
+            // The digits read once: the value that makes the number an integer also settles its short bounds. One
+            // check (an `enum`, a bound) goes straight to it, as `dispatch` sends it.
+            Some(value) => match checks {
+                [] => true,
+                [only] => self.integer_check(only, value, id, instance, depth),
+                checks => checks
+                    .iter()
+                    .all(|check| self.integer_check(check, value, id, instance, depth)),
+            },
+            None if crate::number::is_integer(number) => self.dispatch(checks, id, instance, depth),
+            None => false,
+        }
+    }
+
+    /// One check of an integer instance whose value is `value`: a short bound compares it in place.
+    #[inline(always)]
+    fn integer_check(&mut self, check: &Check, value: i64, id: NodeId, instance: &Value, depth: u32) -> bool {
+        match *check {
+            Check::IntBound { bound, limit, .. } => bound.holds(value.cmp(&limit)),
+            ref other => self.check(other, id, instance, depth),
         }
     }
 
@@ -259,8 +279,8 @@ impl Flag<'_> {
         }
     }
 
-    /// A bound with a short integer limit: integers compare in place, other numbers run keyword `index` of node
-    /// `id`.
+    /// A bound with a short integer limit: short integers and decimals compare in place, other numbers run keyword
+    /// `index` of node `id`.
     #[inline(never)]
     fn int_bound(
         &mut self,
@@ -270,8 +290,8 @@ impl Flag<'_> {
         depth: u32,
     ) -> bool {
         match instance {
-            Value::Number(number) => match crate::number::as_short_i64(number) {
-                Some(value) => bound.holds(value.cmp(&limit)),
+            Value::Number(number) => match crate::number::cmp_with_int(number, limit) {
+                Some(order) => bound.holds(order),
                 None => self.keyword_at(id, index, instance, depth),
             },
             _ => true,
@@ -482,25 +502,6 @@ impl Flag<'_> {
         object.iter().all(|(key, value)| {
             super::properties::is_declared(key, names, patterns) || self.child(id, value, depth)
         })
-    }
-
-    #[inline(never)]
-    fn property_names(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
-        let Value::Object(object) = instance else {
-            return true;
-        };
-        // One string value for every name in turn: a fresh one per name was an allocation each.
-        let mut name = Value::String(String::new());
-        self.memo_suspended += 1;
-        let valid = object.keys().all(|key| {
-            if let Value::String(text) = &mut name {
-                text.clear();
-                text.push_str(key);
-            }
-            self.child(id, &name, depth)
-        });
-        self.memo_suspended -= 1;
-        valid
     }
 
     #[inline(never)]

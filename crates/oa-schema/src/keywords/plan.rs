@@ -20,6 +20,8 @@ const KINDS: usize = 6;
 
 /// The kind of a number (see [`kind_of`]).
 pub(crate) const NUMBER_KIND: usize = 2;
+/// [`kind_of`] a string.
+pub(crate) const STRING_KIND: usize = 3;
 
 /// The kind of an instance, as an index into a plan's check lists (the order of `Value`'s variants, so that this
 /// compiles to reading the variant's tag).
@@ -29,7 +31,7 @@ pub(crate) fn kind_of(instance: &Value) -> usize {
         Value::Null => 0,
         Value::Bool(_) => 1,
         Value::Number(_) => NUMBER_KIND,
-        Value::String(_) => 3,
+        Value::String(_) => STRING_KIND,
         Value::Array(_) => 4,
         Value::Object(_) => 5,
     }

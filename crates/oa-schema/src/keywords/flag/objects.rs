@@ -2,8 +2,10 @@
 
 use super::Flag;
 use crate::ecma_regex::EcmaRegex;
+use crate::eval::MAX_DEPTH;
 use crate::keywords::Shape;
 use crate::keywords::names::NameIndex;
+use crate::keywords::plan::{Check, STRING_KIND};
 use crate::keywords::shape::{Lookup, Slot};
 use crate::node::NodeId;
 use serde_json::{Map, Value};
@@ -107,6 +109,50 @@ impl Flag<'_> {
             }
             true
         })
+    }
+
+    /// `propertyNames`: each name, as a string, against node `id`; all of them at once when that node (through up
+    /// to four `$ref`s) takes any string and checks nothing of one (`{"$ref": "#/$defs/key"}` to `{"type": "string"}`).
+    #[inline(never)]
+    pub(super) fn property_names(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+        let Value::Object(object) = instance else {
+            return true;
+        };
+        if let Some(hops) = self.any_string_holds(id, depth) {
+            // The hops the walk would have made, counted as it counts them (they set when memoizing starts).
+            let names = u32::try_from(object.len()).unwrap_or(u32::MAX);
+            self.ref_hops = self.ref_hops.saturating_add(hops.saturating_mul(names));
+            return true;
+        }
+        // One string value for every name in turn: a fresh one per name was an allocation each.
+        let mut name = Value::String(String::new());
+        self.memo_suspended += 1;
+        let valid = object.keys().all(|key| {
+            if let Value::String(text) = &mut name {
+                text.clear();
+                text.push_str(key);
+            }
+            self.child(id, &name, depth)
+        });
+        self.memo_suspended -= 1;
+        valid
+    }
+
+    /// The `$ref` hops from node `id` (a child of a node at `depth`) to a node that admits every string and has no
+    /// check for one, if there is such a chain of at most four within the depth limit.
+    fn any_string_holds(&self, mut id: NodeId, depth: u32) -> Option<u32> {
+        for hops in 0..=4 {
+            let plan = self.plans.get(id as usize)?;
+            if depth + 1 + hops > MAX_DEPTH || !plan.types.admits_kind(STRING_KIND) {
+                return None;
+            }
+            match plan.checks_for(STRING_KIND) {
+                [] => return Some(hops),
+                [Check::Ref(target)] => id = *target,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// `properties` of many names (keyword `index` of node `id`): a small object's members are looked up by name,
@@ -395,6 +441,44 @@ mod tests {
             .plans
             .iter()
             .any(|plan| [3, 5].iter().any(|kind| plan.checks_for(*kind).iter().any(&is)))
+    }
+
+    /// `propertyNames` whose schema takes every string (straight, or through `$ref`s: answered without a walk) or
+    /// not, against objects with and without members.
+    #[test]
+    fn property_names_agree_with_the_collecting_evaluator() {
+        let names_schema = prop::sample::select(vec![
+            json!({ "type": "string" }),
+            json!({ "$ref": "#/$defs/key" }),
+            json!({ "$ref": "#/$defs/via" }),
+            json!({ "$ref": "#/$defs/short" }),
+            json!({ "type": ["string", "null"], "description": "a name" }),
+            json!({ "type": "integer" }),
+            json!({ "maxLength": 2 }),
+            json!(true),
+            json!(false),
+        ]);
+        let instance = prop::collection::btree_map(name(), member_value(), 0..6)
+            .prop_map(|map| Value::Object(map.into_iter().collect()));
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(512));
+        runner
+            .run(&(names_schema, instance), |(names, instance)| {
+                let schema = json!({
+                    "$defs": {
+                        "key": { "type": "string" },
+                        "via": { "$ref": "#/$defs/key" },
+                        "short": { "$ref": "#/$defs/key", "maxLength": 3 },
+                    },
+                    "propertyNames": names,
+                });
+                let validator = Validator::new(&schema).unwrap();
+                let compiled = validator.compiled();
+                let flag = crate::keywords::is_valid(compiled, &instance);
+                let collected = Evaluator::new(compiled, true).run(&instance);
+                prop_assert_eq!(flag, collected, "{} {}", schema, instance);
+                Ok(())
+            })
+            .unwrap();
     }
 
     /// A long `enum` of strings, with and without other values, against strings it lists and does not, and other
