@@ -25,9 +25,19 @@ pub(super) mod unions;
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
     if schema.dynamic_scope_matters {
-        return Evaluator::new(schema, false).run(instance);
+        return in_dynamic_scope(schema, instance);
     }
-    holds_at(schema, schema.root, instance, 0)
+    // The run inlined with its depth known (the root is never too deep), rather than a call to `holds_at`.
+    let (valid, too_deep) = run_at(schema, schema.root, instance, 0);
+    valid && !too_deep
+}
+
+/// [`is_valid`] for a schema whose `$dynamicRef`s depend on the dynamic scope: the collecting evaluator's run,
+/// out of line so that its large state is no part of the common call's frame.
+#[cold]
+#[inline(never)]
+fn in_dynamic_scope(schema: &CompiledSchema, instance: &Value) -> bool {
+    Evaluator::new(schema, false).run(instance)
 }
 
 /// Whether `instance` is valid against node `id` reached at `depth` (the collecting evaluator asks before it walks
