@@ -187,7 +187,6 @@ impl Flag<'_> {
         valid
     }
 
-
     /// Evaluates a subschema of the node at `depth`.
     #[inline]
     fn child(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
