@@ -25,9 +25,19 @@ pub(super) mod unions;
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
     if schema.dynamic_scope_matters {
-        return Evaluator::new(schema, false).run(instance);
+        return in_dynamic_scope(schema, instance);
     }
-    holds_at(schema, schema.root, instance, 0)
+    // The run inlined with its depth known (the root is never too deep), rather than a call to `holds_at`.
+    let (valid, too_deep) = run_at(schema, schema.root, instance, 0);
+    valid && !too_deep
+}
+
+/// [`is_valid`] for a schema whose `$dynamicRef`s depend on the dynamic scope: the collecting evaluator's run,
+/// out of line so that its large state is no part of the common call's frame.
+#[cold]
+#[inline(never)]
+fn in_dynamic_scope(schema: &CompiledSchema, instance: &Value) -> bool {
+    Evaluator::new(schema, false).run(instance)
 }
 
 /// Whether `instance` is valid against node `id` reached at `depth` (the collecting evaluator asks before it walks
@@ -52,18 +62,15 @@ fn run_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> 
         schema,
         root: instance,
         plans: &schema.plans,
-        ev: None,
-        memo: HashMap::default(),
-        memo_enabled: false,
-        memo_suspended: 0,
+        rare: None,
         ref_hops: 0,
         memo_after: MEMO_AFTER_HOPS,
-        memo_sized: false,
+        memo_suspended: 0,
+        memo_enabled: false,
         too_deep: false,
     };
     let valid = flag.node(id, instance, depth);
-    let too_deep = flag.too_deep || flag.ev.as_ref().is_some_and(|ev| ev.too_deep);
-    (valid, too_deep)
+    (valid, flag.too_deep)
 }
 
 /// One yes/no run.
@@ -73,24 +80,40 @@ struct Flag<'s> {
     root: &'s Value,
     /// The nodes laid out for this evaluator (see [`super::plan`]).
     plans: &'s [Plan],
-    /// A non-collecting evaluator for subtrees handed back, made on first need. Boxed: inline, its space made
-    /// every run's frame several times larger, though most runs never hand a subtree back.
-    ev: Option<Box<Evaluator<'s>>>,
+    /// What only long runs or handed-back subtrees need, made on first need: a run that passes or fails at once
+    /// builds none of it and frees nothing (its setup and drop were a tenth of a small `is_valid`).
+    rare: Option<Box<Rare<'s>>>,
+    ref_hops: u32,
+    /// The hops after which the memo is used: [`MEMO_AFTER_HOPS`], doubled each time it is passed while the
+    /// instance has the values for that many (see [`budget`]).
+    memo_after: u32,
+    /// Non-zero while evaluating property names, whose values are temporary and must not be memoized.
+    memo_suspended: u32,
+    /// Set once a union has fallen back to a second member: only then can memoizing pay.
+    memo_enabled: bool,
+    /// Whether the depth limit was reached anywhere (the run then fails), here or in a subtree handed back.
+    too_deep: bool,
+}
+
+/// The part of a run's state that most runs never need (see [`Flag::rare`]).
+#[derive(Default)]
+struct Rare<'s> {
+    /// A non-collecting evaluator for subtrees handed back.
+    ev: Option<Evaluator<'s>>,
     /// Outcomes of reference hops by (node, instance address), as the collecting evaluator keeps them: once a union
     /// has fallen back to a second member and the run has made [`MEMO_AFTER_HOPS`] hops, and more than its
     /// instance's size calls for (see [`budget`]), so that unions whose members recurse into the same children stay
     /// polynomial.
     memo: HashMap<(NodeId, usize), bool, BuildHasherDefault<MemoHasher>>,
-    memo_enabled: bool,
-    /// Non-zero while evaluating property names, whose values are temporary and must not be memoized.
-    memo_suspended: u32,
-    ref_hops: u32,
-    /// The hops after which the memo is used: [`MEMO_AFTER_HOPS`], doubled each time it is passed while the
-    /// instance has the values for that many (see [`budget`]); `memo_sized` once it no longer grows.
-    memo_after: u32,
+    /// Whether [`Flag::memo_after`] has stopped growing.
     memo_sized: bool,
-    /// Whether the depth limit was reached anywhere (the run then fails).
-    too_deep: bool,
+}
+
+impl<'s> Flag<'s> {
+    /// The run's rare state, made now if this is its first need.
+    fn rare(&mut self) -> &mut Rare<'s> {
+        self.rare.get_or_insert_with(Box::default)
+    }
 }
 
 impl Flag<'_> {
@@ -175,9 +198,13 @@ impl Flag<'_> {
         let schema = self.schema;
         let node = &schema.nodes[id as usize];
         let frame = Frame::detached(node.resource, depth.saturating_sub(1));
-        self.ev
-            .get_or_insert_with(|| Box::new(Evaluator::new(schema, false)))
-            .descend(&frame, id, instance, None, "", None)
+        let ev = self
+            .rare()
+            .ev
+            .get_or_insert_with(|| Evaluator::new(schema, false));
+        let valid = ev.descend(&frame, id, instance, None, "", None);
+        self.too_deep |= ev.too_deep;
+        valid
     }
 
     /// Evaluates a subschema of the node at `depth`.
@@ -201,21 +228,21 @@ impl Flag<'_> {
     /// then the threshold grows, see [`budget`]).
     #[inline(never)]
     fn follow_memoized(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
-        if !self.memo_sized {
+        if !self.rare.as_ref().is_some_and(|rare| rare.memo_sized) {
             match budget::next_threshold(self.root, self.memo_after) {
                 Some(next) => {
                     self.memo_after = next;
                     return self.child(id, instance, depth);
                 }
-                None => self.memo_sized = true,
+                None => self.rare().memo_sized = true,
             }
         }
         let key = (id, std::ptr::from_ref(instance) as usize);
-        if let Some(known) = self.memo.get(&key) {
+        if let Some(known) = self.rare().memo.get(&key) {
             return *known;
         }
         let valid = self.child(id, instance, depth);
-        self.memo.insert(key, valid);
+        self.rare().memo.insert(key, valid);
         valid
     }
 
