@@ -51,13 +51,15 @@ const CONCURRENCIES: [usize; 2] = [1, 64];
 type Callers = BTreeMap<(Workload, Client), Arc<Caller>>;
 
 /// The paired pass of a row (every client of `Client::ALL`, in that order): rounds of batches of about 1 ms (one
-/// batch of 64 calls at concurrency 64, however long), for 2.5 s a row after 0.3 s of calibration, at least 3
-/// rounds (a stream round at concurrency 64 takes several seconds).
+/// batch of 64 calls at concurrency 64, however long), for 2.5 s a row after 0.3 s of calibration, at least 9
+/// rounds: a stream round at concurrency 64 takes about 5 s (rig's batch alone 3 s), so that row is the only one the
+/// minimum decides; with 3 rounds its median moved 0.96–1.43 between runs whose instruction counts had not moved,
+/// and 9 rounds cost about 30 s more per run.
 const PAIRED: paired::Settings = paired::Settings {
     warm_up: Duration::from_millis(300),
     budget: Duration::from_millis(2500),
     batch: Duration::from_millis(1),
-    min_rounds: 3,
+    min_rounds: 9,
     max_rounds: 5_000,
 };
 
