@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(valid, "{pattern:?} compiles but is not a valid pattern");
     let answer = regex.is_match(haystack);
     match regex.route() {
-        "anchored" | "sequence" => assert_eq!(
+        "anchored" | "sequence" | "separated" => assert_eq!(
             answer,
             reference_is_match(pattern, haystack),
             "{pattern:?} on {haystack:?} ({} route)",

@@ -37,6 +37,7 @@ mod ast;
 mod parse;
 mod plain;
 mod printable;
+mod separated;
 mod sequence;
 mod translate;
 mod utf8;
@@ -71,6 +72,9 @@ enum Compiled {
     /// A sequence of classes and `.`, matched without an engine by a bit-parallel automaton (see [`sequence`]).
     /// Boxed: its ASCII table would make every other variant as large.
     Sequence(Box<sequence::Sequence>),
+    /// Runs of a class with single separators, `^A+(BA+)*$`, matched without an engine (see [`separated`]).
+    /// Boxed, as the sequence is.
+    Separated(Box<separated::Separated>),
     /// The `regex` crate's byte engine, on the string's UTF-8 (see [`utf8`] for why bytes).
     Linear(regex::bytes::Regex),
     /// A linear pattern whose engine is built on first use. Building the automaton is most of a small schema's
@@ -166,6 +170,8 @@ impl EcmaRegex {
             Compiled::Alternatives(alternatives)
         } else if let Some(sequence) = sequence::Sequence::parse(pattern) {
             Compiled::Sequence(Box::new(sequence))
+        } else if let Some(separated) = separated::Separated::parse(pattern) {
+            Compiled::Separated(Box::new(separated))
         } else if node.needs_backtracking() {
             let text = translate::translate(&node, Engine::Backtracking);
             let regex = fancy_regex::RegexBuilder::new(&text)
@@ -212,6 +218,7 @@ impl EcmaRegex {
             // Anchored patterns too, one after another: the fuzz targets check them as they check one.
             Compiled::Anchored(_) | Compiled::Alternatives(_) => "anchored",
             Compiled::Sequence(_) => "sequence",
+            Compiled::Separated(_) => "separated",
             Compiled::Linear(_) => "linear",
             Compiled::Deferred { .. } => "deferred",
             Compiled::Backtracking(_) => "backtracking",
@@ -237,6 +244,7 @@ impl EcmaRegex {
             Compiled::Anchored(anchored) => Ok(anchored.is_match(haystack)),
             Compiled::Alternatives(alternatives) => Ok(alternatives::is_match(alternatives, haystack)),
             Compiled::Sequence(sequence) => Ok(sequence.is_match(haystack)),
+            Compiled::Separated(separated) => Ok(separated.is_match(haystack)),
             Compiled::Linear(regex) => Ok(regex.is_match(haystack.as_bytes())),
             // A deferred translation always builds (pinned by tests); should that ever fail, the match reports the
             // budget rather than panicking.

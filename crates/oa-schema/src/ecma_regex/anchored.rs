@@ -168,7 +168,7 @@ impl Class {
     }
 
     #[inline]
-    fn contains(self, c: char) -> bool {
+    pub(super) fn contains(self, c: char) -> bool {
         match u8::try_from(c) {
             Ok(byte) if byte.is_ascii() => self.has_ascii(byte),
             _ if is_ecma_line_terminator(c) => self.line,
