@@ -391,12 +391,21 @@ async fn an_observed_provider_reports_calls_made_outside_a_graph() {
     assert!(!Arc::ptr_eq(&attempts[0].request, &attempts[1].request));
 }
 
-/// Reports its attempt through a real provider, then returns a response other than the one reported.
+/// What [`AfterAnswering`] does once its real provider has answered (its attempt reported to the request's hook).
+#[derive(Debug, Clone, Copy)]
+enum Then {
+    /// Returns a response other than the one reported.
+    Rewrite,
+    /// Never returns: a call abandoned between its successful attempt and its end.
+    Hang,
+}
+
+/// A real provider whose answer is followed by [`Then`].
 #[derive(Debug)]
-struct Rewrites(oa_provider::OpenAiProvider);
+struct AfterAnswering(oa_provider::OpenAiProvider, Then);
 
 #[async_trait]
-impl Provider for Rewrites {
+impl Provider for AfterAnswering {
     async fn ready(&self) -> Result<(), oa_provider::ProviderError> {
         Ok(())
     }
@@ -406,8 +415,13 @@ impl Provider for Rewrites {
         request: &CompletionRequest,
     ) -> Result<oa_provider::Response, oa_provider::ProviderError> {
         let mut response = self.0.complete(request).await?;
-        response.message.content = Some(oa_provider::Content::Text("rewritten".into()));
-        Ok(response)
+        match self.1 {
+            Then::Rewrite => {
+                response.message.content = Some(oa_provider::Content::Text("rewritten".into()));
+                Ok(response)
+            }
+            Then::Hang => std::future::pending().await,
+        }
     }
 }
 
@@ -418,7 +432,7 @@ async fn the_terminal_event_reports_the_returned_response_when_it_differs_from_t
     let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
-    let rewriting = Rewrites(provider(&server.base_url()));
+    let rewriting = AfterAnswering(provider(&server.base_url()), Then::Rewrite);
     let observed = ObservedProvider::new(Arc::new(rewriting), bus.clone(), "rewrites");
     let request = CompletionRequest::new(vec![Message::user("hi")]);
     observed.complete(&request).await.unwrap();
@@ -435,26 +449,6 @@ async fn the_terminal_event_reports_the_returned_response_when_it_differs_from_t
     assert!(Arc::ptr_eq(&done.request, &attempt.request));
 }
 
-/// Answers through a real provider (its attempt reported to the request's hook), then never returns: a call
-/// abandoned between its successful attempt and its end.
-#[derive(Debug)]
-struct HangsAfterAnswering(oa_provider::OpenAiProvider);
-
-#[async_trait]
-impl Provider for HangsAfterAnswering {
-    async fn ready(&self) -> Result<(), oa_provider::ProviderError> {
-        Ok(())
-    }
-
-    async fn complete(
-        &self,
-        request: &CompletionRequest,
-    ) -> Result<oa_provider::Response, oa_provider::ProviderError> {
-        self.0.complete(request).await?;
-        std::future::pending().await
-    }
-}
-
 /// A successful attempt's event waits to go onto the queue with the terminal event; a call dropped in between
 /// still delivers it (and no terminal event, as none was made).
 #[tokio::test]
@@ -462,7 +456,7 @@ async fn an_abandoned_call_still_delivers_its_successful_attempt() {
     let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
-    let hanging = HangsAfterAnswering(provider(&server.base_url()));
+    let hanging = AfterAnswering(provider(&server.base_url()), Then::Hang);
     let observed = ObservedProvider::new(Arc::new(hanging), bus.clone(), "abandoned");
     let request = CompletionRequest::new(vec![Message::user("hi")]);
     let outcome = tokio::time::timeout(Duration::from_millis(500), observed.complete(&request)).await;
