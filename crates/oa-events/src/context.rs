@@ -226,8 +226,8 @@ async fn report(
         // caller gave (or one minted here, the only identity such a call has).
         None => (
             Arc::new(LlmRequest {
-                provider: String::from("unknown"),
-                model: String::from("unknown"),
+                provider: Arc::from("unknown"),
+                model: Arc::from("unknown"),
                 call_id: request
                     .call_id
                     .clone()
@@ -434,8 +434,8 @@ impl AttemptHook for Recorder {
             inner.on_attempt(record);
         }
         let request = Arc::new(LlmRequest {
-            provider: record.provider.to_owned(),
-            model: record.model.to_owned(),
+            provider: self.bus.shared_name(record.provider),
+            model: self.bus.shared_name(record.model),
             call_id: record.call_id.to_owned(),
             input_messages: render_messages(record.request.messages),
             request_params: request_params(record.request.config),

@@ -11,6 +11,7 @@ use futures_util::FutureExt;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::event::Event;
+use crate::shared_names::SharedNames;
 
 /// Receives events from the delivery queue.
 ///
@@ -72,9 +73,16 @@ enum Item {
 #[derive(Clone)]
 pub struct EventBus {
     sender: mpsc::UnboundedSender<Item>,
-    n_observer_errors: Arc<AtomicU64>,
+    shared: Arc<Shared>,
     n_observers: usize,
     wants_tokens: bool,
+}
+
+/// What the handles of one queue share beside the sender.
+struct Shared {
+    n_observer_errors: AtomicU64,
+    /// The provider and model names of the queue's attempt records.
+    names: SharedNames,
 }
 
 impl std::fmt::Debug for EventBus {
@@ -95,13 +103,16 @@ impl EventBus {
     /// When called outside a Tokio runtime (the queue's task needs one).
     pub fn new(observers: Vec<Arc<dyn Observer>>) -> Self {
         let (sender, receiver) = mpsc::unbounded_channel();
-        let n_observer_errors = Arc::new(AtomicU64::new(0));
+        let shared = Arc::new(Shared {
+            n_observer_errors: AtomicU64::new(0),
+            names: SharedNames::default(),
+        });
         let n_observers = observers.len();
         let wants_tokens = observers.iter().any(|observer| observer.wants_tokens());
-        tokio::spawn(deliver(receiver, observers, Arc::clone(&n_observer_errors)));
+        tokio::spawn(deliver(receiver, observers, Arc::clone(&shared)));
         Self {
             sender,
-            n_observer_errors,
+            shared,
             n_observers,
             wants_tokens,
         }
@@ -164,24 +175,30 @@ impl EventBus {
 
     /// How many observer calls failed or panicked so far.
     pub fn n_observer_errors(&self) -> u64 {
-        self.n_observer_errors.load(Ordering::Relaxed)
+        self.shared.n_observer_errors.load(Ordering::Relaxed)
+    }
+
+    /// `name` (a provider or model name) as the queue's shared string for it.
+    pub(crate) fn shared_name(&self, name: &str) -> Arc<str> {
+        self.shared.names.get(name)
     }
 }
 
 async fn deliver(
     mut receiver: mpsc::UnboundedReceiver<Item>,
     observers: Vec<Arc<dyn Observer>>,
-    n_observer_errors: Arc<AtomicU64>,
+    shared: Arc<Shared>,
 ) {
+    let n_observer_errors = &shared.n_observer_errors;
     while let Some(item) = receiver.recv().await {
         match item {
             Item::Flush(done) => {
                 let _ = done.send(());
             }
-            Item::Event(event) => deliver_one(&event, &observers, &n_observer_errors).await,
+            Item::Event(event) => deliver_one(&event, &observers, n_observer_errors).await,
             Item::Pair(pair) => {
-                deliver_one(&pair.0, &observers, &n_observer_errors).await;
-                deliver_one(&pair.1, &observers, &n_observer_errors).await;
+                deliver_one(&pair.0, &observers, n_observer_errors).await;
+                deliver_one(&pair.1, &observers, n_observer_errors).await;
             }
         }
     }

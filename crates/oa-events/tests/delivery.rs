@@ -391,6 +391,44 @@ async fn an_observed_provider_reports_calls_made_outside_a_graph() {
     assert!(!Arc::ptr_eq(&attempts[0].request, &attempts[1].request));
 }
 
+/// Counts the attempt records it receives.
+#[derive(Default)]
+struct CountAttempts(std::sync::atomic::AtomicUsize);
+
+impl oa_provider::AttemptHook for CountAttempts {
+    fn on_attempt(&self, _record: &oa_provider::AttemptRecord<'_>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// An observed provider called with a hook beside the request reports the call and chains to that hook (in place
+/// of the request's own), as a wrapper around it expects; a plain call chains to the request's own.
+#[tokio::test]
+async fn an_observed_provider_chains_to_the_hook_passed_beside_the_request() {
+    let server = Server::start(vec![text_reply("one", "stop"), text_reply("two", "stop")]).unwrap();
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
+    let own = Arc::new(CountAttempts::default());
+    let request = CompletionRequest::new(vec![Message::user("hi")])
+        .with_hook(Arc::clone(&own) as Arc<dyn oa_provider::AttemptHook>);
+    let beside = Arc::new(CountAttempts::default());
+    let hook: Arc<dyn oa_provider::AttemptHook> = beside.clone();
+    let response = observed.complete_hooked(&request, &hook).await.unwrap();
+    assert_eq!(response.message.text().as_deref(), Some("one"));
+    assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(own.0.load(std::sync::atomic::Ordering::Relaxed), 0);
+    observed.complete(&request).await.unwrap();
+    assert_eq!(own.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let kinds: Vec<String> = collect.events().iter().map(kind).collect();
+    assert_eq!(
+        kinds,
+        ["llm_attempt", "llm_completion", "llm_attempt", "llm_completion"]
+    );
+}
+
 /// What [`AfterAnswering`] does once its real provider has answered (its attempt reported to the request's hook).
 #[derive(Debug, Clone, Copy)]
 enum Then {

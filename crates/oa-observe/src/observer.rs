@@ -19,7 +19,6 @@ use crate::config::ObserverConfig;
 use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
-use crate::shared_values::SharedValues;
 
 /// The instrumentation scope name of everything oa-observe emits.
 pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
@@ -31,7 +30,6 @@ pub struct OtelObserver {
     logger: Option<SdkLogger>,
     config: ObserverConfig,
     open: Mutex<OpenSpans>,
-    shared: SharedValues,
 }
 
 impl std::fmt::Debug for OtelObserver {
@@ -85,7 +83,6 @@ impl OtelObserver {
             logger: None,
             config,
             open: Mutex::new(OpenSpans::default()),
-            shared: SharedValues::default(),
         }
     }
 
@@ -256,7 +253,7 @@ impl OtelObserver {
             .tracer
             .span_builder(names::LLM_SPAN)
             .with_start_time(attempt.started_at)
-            .with_attributes(llm_span_attributes(attempt, &self.config, &self.shared))
+            .with_attributes(llm_span_attributes(attempt, &self.config))
             .start_with_context(&self.tracer, &parent);
         match attempt.error_category {
             Some(category) => {
