@@ -28,6 +28,40 @@ pub trait Observer: Send + Sync {
     /// An [`ObserverError`] the queue records and isolates.
     async fn on_event(&self, event: &Event) -> Result<(), ObserverError>;
 
+    /// Handles one event at once, for an observer whose handling never waits: `Some` with the outcome, and the
+    /// queue does not call [`on_event`](Self::on_event) for that event; `None` (the default) and the queue awaits
+    /// `on_event`. Such an observer answers both alike; this way the queue spares the boxed future `on_event`
+    /// costs per event and observer. Errors and panics are isolated as `on_event`'s are.
+    ///
+    /// ```
+    /// use async_trait::async_trait;
+    /// use oa_events::{Event, Observer, ObserverError};
+    ///
+    /// struct Log;
+    ///
+    /// impl Log {
+    ///     fn handle(&self, event: &Event) -> Result<(), ObserverError> {
+    ///         println!("{}", event.invocation_id());
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// #[async_trait]
+    /// impl Observer for Log {
+    ///     async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+    ///         self.handle(event)
+    ///     }
+    ///
+    ///     fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+    ///         Some(self.handle(event))
+    ///     }
+    /// }
+    /// ```
+    fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+        let _ = event;
+        None
+    }
+
     /// Whether this observer reads [`Event::LlmToken`]: a stream of 2,000 tokens is 2,000 events, so when no
     /// observer of a queue wants them they are not built at all. Defaults to `true` (every event is delivered);
     /// an observer that ignores token events says `false`.
@@ -204,10 +238,15 @@ async fn deliver(
     }
 }
 
-/// Hands `event` to every observer in turn, isolating each one's error or panic.
+/// Hands `event` to every observer in turn, isolating each one's error or panic: at once to an observer that
+/// handles it so ([`Observer::on_event_now`]), else through its `on_event`.
 async fn deliver_one(event: &Event, observers: &[Arc<dyn Observer>], n_observer_errors: &AtomicU64) {
     for observer in observers {
-        let outcome = AssertUnwindSafe(observer.on_event(event)).catch_unwind().await;
+        let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| observer.on_event_now(event))) {
+            Ok(Some(handled)) => Ok(handled),
+            Ok(None) => AssertUnwindSafe(observer.on_event(event)).catch_unwind().await,
+            Err(panic) => Err(panic),
+        };
         let failed = match outcome {
             Ok(Ok(())) => false,
             Ok(Err(error)) => {

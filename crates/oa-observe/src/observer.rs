@@ -295,9 +295,9 @@ fn record_exception(
     );
 }
 
-#[async_trait]
-impl Observer for OtelObserver {
-    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+impl OtelObserver {
+    /// Renders one event; nothing here waits.
+    fn handle(&self, event: &Event) -> Result<(), ObserverError> {
         match event {
             Event::InvocationStarted(event) => self.invocation_started(event),
             Event::InvocationCompleted(event) => self.invocation_completed(event),
@@ -308,6 +308,18 @@ impl Observer for OtelObserver {
             // The typed events carry what the attempt records already rendered; tokens are not rendered (§6).
             _ => Ok(()),
         }
+    }
+}
+
+#[async_trait]
+impl Observer for OtelObserver {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        self.handle(event)
+    }
+
+    /// Rendering never waits: done at once, with no boxed future per event.
+    fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+        Some(self.handle(event))
     }
 
     /// Tokens are not rendered, so none need be built for this observer.
