@@ -199,7 +199,12 @@ impl Provider for ObservedProvider {
         request: &CompletionRequest,
         hook: &Arc<dyn AttemptHook>,
     ) -> Result<Response, ProviderError> {
-        report(self.inner.as_ref(), request, self.recorder(Some(Arc::clone(hook)))).await
+        report(
+            self.inner.as_ref(),
+            request,
+            self.recorder(Some(Arc::clone(hook))),
+        )
+        .await
     }
 
     fn capability_key(&self) -> Option<CapabilityKey> {

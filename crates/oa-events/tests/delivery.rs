@@ -116,7 +116,9 @@ impl AtOnce {
         self.seen.lock().unwrap().push(format!("{how} {}", kind(event)));
         match event {
             Event::NodeStarted(_) | Event::NodeCompleted(_) if self.fail => Err(ObserverError::new("no")),
-            Event::InvocationStarted(_) | Event::InvocationCompleted(_) if self.fail => panic!("observer bug"),
+            Event::InvocationStarted(_) | Event::InvocationCompleted(_) if self.fail => {
+                panic!("observer bug")
+            }
             _ => Ok(()),
         }
     }
@@ -163,7 +165,11 @@ async fn observers_handling_events_at_once_get_each_once_in_order_and_are_isolat
     ];
     assert_eq!(*at_once.seen.lock().unwrap(), expected);
     assert_eq!(*failing.seen.lock().unwrap(), expected);
-    assert_eq!(collect.events().len(), 6, "the awaited observer after them gets every event");
+    assert_eq!(
+        collect.events().len(),
+        6,
+        "the awaited observer after them gets every event"
+    );
     assert_eq!(bus.n_observer_errors(), 6, "four errors and two panics, isolated");
 }
 

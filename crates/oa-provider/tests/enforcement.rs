@@ -9,9 +9,10 @@ use std::time::{Duration, SystemTime};
 
 use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category, CompletionRequest, FailureClass,
-    Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RetryConfig,
-    RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
+    AttemptHook, AttemptRecord, Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category,
+    CompletionRequest, FailureClass, Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider,
+    Reask, RetryConfig, RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords,
+    schema_version,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
@@ -445,7 +446,11 @@ async fn a_router_passes_the_hook_beside_the_request_on_either_route() {
         .unwrap();
     assert_eq!(response.schema_mode, Some(SchemaMode::PromptedRepaired));
     assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 2);
-    assert_eq!(own.0.load(std::sync::atomic::Ordering::Relaxed), 0, "the request's own hook is replaced");
+    assert_eq!(
+        own.0.load(std::sync::atomic::Ordering::Relaxed),
+        0,
+        "the request's own hook is replaced"
+    );
 }
 
 #[tokio::test]

@@ -99,7 +99,11 @@ async fn the_hook_beside_the_request_gets_every_attempt_in_place_of_the_requests
         let request = retried(&own);
         let hook: Arc<dyn AttemptHook> = beside.clone();
         let response = provider.complete_hooked(&request, &hook).await.unwrap();
-        assert_eq!(response.message.text().as_deref(), Some("ok"), "default {default}");
+        assert_eq!(
+            response.message.text().as_deref(),
+            Some("ok"),
+            "default {default}"
+        );
         assert_eq!(
             beside.attempts(),
             [
@@ -108,12 +112,17 @@ async fn the_hook_beside_the_request_gets_every_attempt_in_place_of_the_requests
             ],
             "default {default}"
         );
-        assert!(own.attempts().is_empty(), "default {default}: the request's own hook is replaced");
+        assert!(
+            own.attempts().is_empty(),
+            "default {default}: the request's own hook is replaced"
+        );
         // The caller's request is as it was: its own hook is still the one a plain complete() reports to.
-        assert!(request.hook.as_ref().is_some_and(|hook| Arc::ptr_eq(
-            hook,
-            &(Arc::clone(&own) as Arc<dyn AttemptHook>)
-        )));
+        assert!(
+            request
+                .hook
+                .as_ref()
+                .is_some_and(|hook| Arc::ptr_eq(hook, &(Arc::clone(&own) as Arc<dyn AttemptHook>)))
+        );
         let again = Server::start(vec![Reply::json(200, text_completion("ok"))]).unwrap();
         provider_at(&again).complete(&request).await.unwrap();
         assert_eq!(own.attempts().len(), 1, "default {default}");
@@ -141,7 +150,10 @@ async fn streamed_deltas_go_to_the_hook_beside_the_request() {
     let beside = Arc::new(Seen::default());
     let request = retried(&own).with_stream(true);
     let hook: Arc<dyn AttemptHook> = beside.clone();
-    let response = provider_at(&server).complete_hooked(&request, &hook).await.unwrap();
+    let response = provider_at(&server)
+        .complete_hooked(&request, &hook)
+        .await
+        .unwrap();
     assert_eq!(response.message.text().as_deref(), Some("Hello"));
     assert_eq!(beside.tokens(), ["Hel", "lo"]);
     assert_eq!(beside.attempts().len(), 1);
@@ -156,7 +168,10 @@ async fn a_call_rejected_before_sending_is_reported_to_the_hook_beside_the_reque
     // No messages: refused by the pre-checks, nothing sent.
     let request = CompletionRequest::new(Vec::new()).with_hook(Arc::clone(&own) as Arc<dyn AttemptHook>);
     let hook: Arc<dyn AttemptHook> = beside.clone();
-    let error = provider_at(&server).complete_hooked(&request, &hook).await.unwrap_err();
+    let error = provider_at(&server)
+        .complete_hooked(&request, &hook)
+        .await
+        .unwrap_err();
     assert_eq!(error.category(), Category::InvalidRequest);
     let seen = beside.attempts();
     assert_eq!(seen.len(), 1);
