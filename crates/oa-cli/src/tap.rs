@@ -67,6 +67,22 @@ impl<P> DiagnosticTap<P> {
     }
 }
 
+impl<P: Provider> DiagnosticTap<P> {
+    /// The call with the tap as its hook, chaining to `next` (the caller's hook): passed beside the borrowed
+    /// request, which is not copied.
+    async fn complete_hooked_by(
+        &self,
+        request: &CompletionRequest,
+        next: Option<Arc<dyn AttemptHook>>,
+    ) -> Result<Response, ProviderError> {
+        let hook: Arc<dyn AttemptHook> = Arc::new(Tap {
+            next,
+            seen: Arc::clone(&self.seen),
+        });
+        self.inner.complete_hooked(request, &hook).await
+    }
+}
+
 #[async_trait]
 impl<P: Provider> Provider for DiagnosticTap<P> {
     async fn ready(&self) -> Result<(), ProviderError> {
@@ -74,13 +90,15 @@ impl<P: Provider> Provider for DiagnosticTap<P> {
     }
 
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        let hook = Tap {
-            next: request.hook.clone(),
-            seen: Arc::clone(&self.seen),
-        };
-        self.inner
-            .complete(&request.clone().with_hook(Arc::new(hook)))
-            .await
+        self.complete_hooked_by(request, request.hook.clone()).await
+    }
+
+    async fn complete_hooked(
+        &self,
+        request: &CompletionRequest,
+        hook: &Arc<dyn AttemptHook>,
+    ) -> Result<Response, ProviderError> {
+        self.complete_hooked_by(request, Some(Arc::clone(hook))).await
     }
 
     fn capability_key(&self) -> Option<oa_provider::CapabilityKey> {

@@ -106,7 +106,7 @@ pub async fn complete(
     match CallContext::current() {
         Some(context) => {
             let recorder = Recorder::in_context(context, request.hook.clone());
-            report(provider, Box::new(request), Arc::new(recorder)).await
+            report(provider, &request, Arc::new(recorder)).await
         }
         None => provider.complete(&request).await,
     }
@@ -157,6 +157,15 @@ impl ObservedProvider {
         &self.bus
     }
 
+    /// The recorder of one call, chaining to `inner`: reporting to the ambient context inside a node, to this
+    /// wrapper's bus outside one.
+    fn recorder(&self, inner: Option<Arc<dyn AttemptHook>>) -> Arc<Recorder> {
+        Arc::new(match CallContext::current() {
+            Some(context) => Recorder::in_context(context, inner),
+            None => Recorder::standalone(self.standalone_scope(), self.bus.clone(), inner),
+        })
+    }
+
     /// The scope of a call outside a graph: a fresh invocation id, this wrapper's node name, no caller metadata
     /// (nothing can add any: no context is ambient to augment).
     fn standalone_scope(&self) -> Scope {
@@ -182,11 +191,20 @@ impl Provider for ObservedProvider {
     }
 
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        let recorder = match CallContext::current() {
-            Some(context) => Recorder::in_context(context, request.hook.clone()),
-            None => Recorder::standalone(self.standalone_scope(), self.bus.clone(), request.hook.clone()),
-        };
-        report(self.inner.as_ref(), Box::new(request.clone()), Arc::new(recorder)).await
+        report(self.inner.as_ref(), request, self.recorder(request.hook.clone())).await
+    }
+
+    async fn complete_hooked(
+        &self,
+        request: &CompletionRequest,
+        hook: &Arc<dyn AttemptHook>,
+    ) -> Result<Response, ProviderError> {
+        report(
+            self.inner.as_ref(),
+            request,
+            self.recorder(Some(Arc::clone(hook))),
+        )
+        .await
     }
 
     fn capability_key(&self) -> Option<CapabilityKey> {
@@ -194,21 +212,18 @@ impl Provider for ObservedProvider {
     }
 }
 
-/// Runs the call with `recorder` as its hook and dispatches the terminal event. The request and the recorder come
-/// boxed: held across the call, inline they made this future (boxed in turn by `async_trait`) larger than glibc's
-/// per-thread cache serves (1,032 bytes), and its allocation cost about 2,000 instructions a call.
+/// Runs the call with `recorder` as its hook and dispatches the terminal event. The hook goes beside the borrowed
+/// request ([`Provider::complete_hooked`]): the caller's request is not copied to set it. The recorder is held
+/// behind its `Arc`: inline it made this future (boxed in turn by `async_trait`) larger than glibc's per-thread
+/// cache serves (1,032 bytes), and its allocation cost about 2,000 instructions a call.
 async fn report(
     provider: &dyn Provider,
-    request: Box<CompletionRequest>,
+    request: &CompletionRequest,
     recorder: Arc<Recorder>,
 ) -> Result<Response, ProviderError> {
-    let mut request = request;
-    request.hook = Some(Arc::clone(&recorder) as Arc<dyn AttemptHook>);
-    let outcome = provider.complete(&request).await;
-    // The request is the caller's but for the hook: its messages and config are the caller's, read only when the
-    // provider reported no attempt (no copy of them per call).
-    request.hook = None;
-    let caller_call_id = request.call_id.take();
+    let hook: Arc<dyn AttemptHook> = Arc::clone(&recorder) as Arc<dyn AttemptHook>;
+    let outcome = provider.complete_hooked(request, &hook).await;
+    drop(hook);
     let (last, held, scope) = recorder.finish();
     let (llm_request, last_response, latency_ms) = match last {
         Some(last) => (last.request, last.response, Some(last.latency_ms)),
@@ -216,9 +231,12 @@ async fn report(
         // caller gave (or one minted here, the only identity such a call has).
         None => (
             Arc::new(LlmRequest {
-                provider: String::from("unknown"),
-                model: String::from("unknown"),
-                call_id: caller_call_id.unwrap_or_else(|| format!("call_{}", random_uuid())),
+                provider: Arc::from("unknown"),
+                model: Arc::from("unknown"),
+                call_id: request
+                    .call_id
+                    .clone()
+                    .unwrap_or_else(|| format!("call_{}", random_uuid())),
                 input_messages: render_messages(&request.messages),
                 request_params: request_params(&request.config),
                 request_extras: request_extras(&request.config),
@@ -421,8 +439,8 @@ impl AttemptHook for Recorder {
             inner.on_attempt(record);
         }
         let request = Arc::new(LlmRequest {
-            provider: record.provider.to_owned(),
-            model: record.model.to_owned(),
+            provider: self.bus.shared_name(record.provider),
+            model: self.bus.shared_name(record.model),
             call_id: record.call_id.to_owned(),
             input_messages: render_messages(record.request.messages),
             request_params: request_params(record.request.config),

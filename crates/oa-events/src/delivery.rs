@@ -11,6 +11,7 @@ use futures_util::FutureExt;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::event::Event;
+use crate::shared_names::SharedNames;
 
 /// Receives events from the delivery queue.
 ///
@@ -26,6 +27,40 @@ pub trait Observer: Send + Sync {
     ///
     /// An [`ObserverError`] the queue records and isolates.
     async fn on_event(&self, event: &Event) -> Result<(), ObserverError>;
+
+    /// Handles one event at once, for an observer whose handling never waits: `Some` with the outcome, and the
+    /// queue does not call [`on_event`](Self::on_event) for that event; `None` (the default) and the queue awaits
+    /// `on_event`. Such an observer answers both alike; this way the queue spares the boxed future `on_event`
+    /// costs per event and observer. Errors and panics are isolated as `on_event`'s are.
+    ///
+    /// ```
+    /// use async_trait::async_trait;
+    /// use oa_events::{Event, Observer, ObserverError};
+    ///
+    /// struct Log;
+    ///
+    /// impl Log {
+    ///     fn handle(&self, event: &Event) -> Result<(), ObserverError> {
+    ///         println!("{}", event.invocation_id());
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// #[async_trait]
+    /// impl Observer for Log {
+    ///     async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+    ///         self.handle(event)
+    ///     }
+    ///
+    ///     fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+    ///         Some(self.handle(event))
+    ///     }
+    /// }
+    /// ```
+    fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+        let _ = event;
+        None
+    }
 
     /// Whether this observer reads [`Event::LlmToken`]: a stream of 2,000 tokens is 2,000 events, so when no
     /// observer of a queue wants them they are not built at all. Defaults to `true` (every event is delivered);
@@ -72,9 +107,16 @@ enum Item {
 #[derive(Clone)]
 pub struct EventBus {
     sender: mpsc::UnboundedSender<Item>,
-    n_observer_errors: Arc<AtomicU64>,
+    shared: Arc<Shared>,
     n_observers: usize,
     wants_tokens: bool,
+}
+
+/// What the handles of one queue share beside the sender.
+struct Shared {
+    n_observer_errors: AtomicU64,
+    /// The provider and model names of the queue's attempt records.
+    names: SharedNames,
 }
 
 impl std::fmt::Debug for EventBus {
@@ -95,13 +137,16 @@ impl EventBus {
     /// When called outside a Tokio runtime (the queue's task needs one).
     pub fn new(observers: Vec<Arc<dyn Observer>>) -> Self {
         let (sender, receiver) = mpsc::unbounded_channel();
-        let n_observer_errors = Arc::new(AtomicU64::new(0));
+        let shared = Arc::new(Shared {
+            n_observer_errors: AtomicU64::new(0),
+            names: SharedNames::default(),
+        });
         let n_observers = observers.len();
         let wants_tokens = observers.iter().any(|observer| observer.wants_tokens());
-        tokio::spawn(deliver(receiver, observers, Arc::clone(&n_observer_errors)));
+        tokio::spawn(deliver(receiver, observers, Arc::clone(&shared)));
         Self {
             sender,
-            n_observer_errors,
+            shared,
             n_observers,
             wants_tokens,
         }
@@ -164,33 +209,44 @@ impl EventBus {
 
     /// How many observer calls failed or panicked so far.
     pub fn n_observer_errors(&self) -> u64 {
-        self.n_observer_errors.load(Ordering::Relaxed)
+        self.shared.n_observer_errors.load(Ordering::Relaxed)
+    }
+
+    /// `name` (a provider or model name) as the queue's shared string for it.
+    pub(crate) fn shared_name(&self, name: &str) -> Arc<str> {
+        self.shared.names.get(name)
     }
 }
 
 async fn deliver(
     mut receiver: mpsc::UnboundedReceiver<Item>,
     observers: Vec<Arc<dyn Observer>>,
-    n_observer_errors: Arc<AtomicU64>,
+    shared: Arc<Shared>,
 ) {
+    let n_observer_errors = &shared.n_observer_errors;
     while let Some(item) = receiver.recv().await {
         match item {
             Item::Flush(done) => {
                 let _ = done.send(());
             }
-            Item::Event(event) => deliver_one(&event, &observers, &n_observer_errors).await,
+            Item::Event(event) => deliver_one(&event, &observers, n_observer_errors).await,
             Item::Pair(pair) => {
-                deliver_one(&pair.0, &observers, &n_observer_errors).await;
-                deliver_one(&pair.1, &observers, &n_observer_errors).await;
+                deliver_one(&pair.0, &observers, n_observer_errors).await;
+                deliver_one(&pair.1, &observers, n_observer_errors).await;
             }
         }
     }
 }
 
-/// Hands `event` to every observer in turn, isolating each one's error or panic.
+/// Hands `event` to every observer in turn, isolating each one's error or panic: at once to an observer that
+/// handles it so ([`Observer::on_event_now`]), else through its `on_event`.
 async fn deliver_one(event: &Event, observers: &[Arc<dyn Observer>], n_observer_errors: &AtomicU64) {
     for observer in observers {
-        let outcome = AssertUnwindSafe(observer.on_event(event)).catch_unwind().await;
+        let outcome = match std::panic::catch_unwind(AssertUnwindSafe(|| observer.on_event_now(event))) {
+            Ok(Some(handled)) => Ok(handled),
+            Ok(None) => AssertUnwindSafe(observer.on_event(event)).catch_unwind().await,
+            Err(panic) => Err(panic),
+        };
         let failed = match outcome {
             Ok(Ok(())) => false,
             Ok(Err(error)) => {

@@ -169,10 +169,11 @@ pub struct NodeEvent {
 /// one attempt sent (0126: under call-level retry, the request of the attempt whose outcome is reported).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmRequest {
-    /// The provider identifier (e.g. `"openai"`).
-    pub provider: String,
-    /// The model the provider is bound to.
-    pub model: String,
+    /// The provider identifier (e.g. `"openai"`). Shared: the same string for every record of a queue that names
+    /// this provider (serialised as a string).
+    pub provider: Arc<str>,
+    /// The model the provider is bound to; shared as `provider` is.
+    pub model: Arc<str>,
     /// The per-call identifier; the same on every event and attempt record of one `complete()` call.
     pub call_id: String,
     /// The messages as sent, in typed-event-native JSON form, inline image bytes redacted (observability

@@ -12,30 +12,49 @@ use std::hash::{BuildHasher, Hasher};
 /// assert_eq!((id.len(), &id[14..15]), (36, "4"));
 /// ```
 pub fn random_uuid() -> String {
-    let draw = |salt: u64| {
-        let mut hasher = RandomState::new().build_hasher();
-        hasher.write_u64(salt);
-        hasher.finish()
-    };
-    let bits = (u128::from(draw(0x243f_6a88_85a3_08d3)) << 64) | u128::from(draw(0x1319_8a2e_0370_7344));
+    let bits = random_bits();
     // Version 4 in the 13th hex digit, the RFC 4122 variant in the 17th.
     let bits = (bits & !(0xf << 76)) | (0x4 << 76);
     let bits = (bits & !(0xc << 60)) | (0x8 << 60);
     hyphenated(bits)
 }
 
-/// `bits` as 32 lowercase hex digits in the 8-4-4-4-12 groups of a UUID, written digit by digit (`format!` twice
-/// cost more than the draw, on every observed call).
+/// 128 bits from one hasher keyed afresh (each `RandomState` of a thread takes new keys), finished twice: one
+/// draw of the keys rather than two.
+fn random_bits() -> u128 {
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(0x243f_6a88_85a3_08d3);
+    let high = hasher.finish();
+    hasher.write_u64(0x1319_8a2e_0370_7344);
+    (u128::from(high) << 64) | u128::from(hasher.finish())
+}
+
+/// `bits` as 32 lowercase hex digits in the 8-4-4-4-12 groups of a UUID: each half's digits written into a
+/// fixed buffer by a loop of fixed length (unrolled; a shift of the whole `u128` per digit cost more), the groups
+/// copied into place and the text copied out once (a `push` per digit, with its capacity check and UTF-8
+/// encoding, cost more than the draw).
 fn hyphenated(bits: u128) -> String {
-    let mut id = String::with_capacity(36);
-    for (digit_idx, shift) in (0..32u32).rev().enumerate() {
-        if matches!(digit_idx, 8 | 12 | 16 | 20) {
-            id.push('-');
-        }
-        let nibble = (bits >> (shift * 4)) & 0xf;
-        id.push(char::from_digit(nibble as u32, 16).unwrap_or('0'));
+    let mut digits = [0; 32];
+    hex_digits(&mut digits[..16], (bits >> 64) as u64);
+    hex_digits(&mut digits[16..], bits as u64);
+    let mut text = [b'-'; 36];
+    text[..8].copy_from_slice(&digits[..8]);
+    text[9..13].copy_from_slice(&digits[8..12]);
+    text[14..18].copy_from_slice(&digits[12..16]);
+    text[19..23].copy_from_slice(&digits[16..20]);
+    text[24..].copy_from_slice(&digits[20..]);
+    // Hex digits and hyphens are ASCII: the lossy branch is never taken (`from_utf8_lossy` itself walked the text
+    // in chunks, a third of the id's cost).
+    String::from_utf8(text.to_vec())
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// Writes `word` into `out` (16 bytes) as 16 lowercase hex digits, most significant first.
+fn hex_digits(out: &mut [u8], word: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for (at, byte) in out.iter_mut().enumerate().take(16) {
+        *byte = HEX[((word >> ((15 - at) * 4)) & 0xf) as usize];
     }
-    id
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ mod metadata;
 mod queryable;
 mod render;
 mod runtime;
+mod shared_names;
 
 pub use context::{CallContext, ObservedProvider, complete};
 pub use delivery::{DrainTimeout, EventBus, Observer, ObserverError};

@@ -39,15 +39,25 @@ impl EventCounter {
     pub fn count(&self) -> u64 {
         self.count.load(Ordering::SeqCst)
     }
+
+    fn count_event(&self, event: &Event) {
+        if matches!(event, Event::NodeStarted(_) | Event::NodeCompleted(_)) {
+            self.count.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 }
 
 #[async_trait]
 impl Observer for EventCounter {
     async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
-        if matches!(event, Event::NodeStarted(_) | Event::NodeCompleted(_)) {
-            self.count.fetch_add(1, Ordering::SeqCst);
-        }
+        self.count_event(event);
         Ok(())
+    }
+
+    /// Counting never waits: done at once.
+    fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+        self.count_event(event);
+        Some(Ok(()))
     }
 
     /// It counts node events only.

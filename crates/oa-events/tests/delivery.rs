@@ -103,6 +103,76 @@ async fn events_arrive_in_order_and_observer_failures_are_isolated() {
     );
 }
 
+/// Handles events at once (`on_event_now`), recording each one's kind and how it came; fails on node events and
+/// panics on invocation events when told to. Its `on_event` records a second way, so a double delivery shows.
+#[derive(Default)]
+struct AtOnce {
+    seen: Mutex<Vec<String>>,
+    fail: bool,
+}
+
+impl AtOnce {
+    fn handle(&self, event: &Event, how: &str) -> Result<(), ObserverError> {
+        self.seen.lock().unwrap().push(format!("{how} {}", kind(event)));
+        match event {
+            Event::NodeStarted(_) | Event::NodeCompleted(_) if self.fail => Err(ObserverError::new("no")),
+            Event::InvocationStarted(_) | Event::InvocationCompleted(_) if self.fail => {
+                panic!("observer bug")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[async_trait]
+impl Observer for AtOnce {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        self.handle(event, "awaited")
+    }
+
+    fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+        Some(self.handle(event, "now"))
+    }
+}
+
+/// An observer that handles events at once gets each exactly once, in order among observers that are awaited, and
+/// its errors and panics are isolated and counted as `on_event`'s are.
+#[tokio::test]
+async fn observers_handling_events_at_once_get_each_once_in_order_and_are_isolated() {
+    let collect = Arc::new(Collect::default());
+    let at_once = Arc::new(AtOnce::default());
+    let failing = Arc::new(AtOnce {
+        fail: true,
+        ..AtOnce::default()
+    });
+    let bus = EventBus::new(vec![
+        Arc::clone(&failing) as Arc<dyn Observer>,
+        Arc::clone(&at_once) as Arc<dyn Observer>,
+        Arc::clone(&collect) as Arc<dyn Observer>,
+    ]);
+    two_nodes()
+        .invoke(&bus, json!({}), InvokeOptions::default())
+        .await
+        .unwrap();
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let expected = [
+        "now invocation_started",
+        "now node_started",
+        "now node_completed",
+        "now node_started",
+        "now node_completed",
+        "now invocation_completed",
+    ];
+    assert_eq!(*at_once.seen.lock().unwrap(), expected);
+    assert_eq!(*failing.seen.lock().unwrap(), expected);
+    assert_eq!(
+        collect.events().len(),
+        6,
+        "the awaited observer after them gets every event"
+    );
+    assert_eq!(bus.n_observer_errors(), 6, "four errors and two panics, isolated");
+}
+
 #[tokio::test(start_paused = true)]
 async fn drain_times_out_on_a_slow_observer_and_delivery_goes_on() {
     let slow = Arc::new(Slow(Mutex::default(), Duration::from_secs(10)));
@@ -389,6 +459,44 @@ async fn an_observed_provider_reports_calls_made_outside_a_graph() {
     assert!(Arc::ptr_eq(&done.scope, &attempts[0].scope));
     assert!(Arc::ptr_eq(&attempts[0].scope, &attempts[1].scope));
     assert!(!Arc::ptr_eq(&attempts[0].request, &attempts[1].request));
+}
+
+/// Counts the attempt records it receives.
+#[derive(Default)]
+struct CountAttempts(std::sync::atomic::AtomicUsize);
+
+impl oa_provider::AttemptHook for CountAttempts {
+    fn on_attempt(&self, _record: &oa_provider::AttemptRecord<'_>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// An observed provider called with a hook beside the request reports the call and chains to that hook (in place
+/// of the request's own), as a wrapper around it expects; a plain call chains to the request's own.
+#[tokio::test]
+async fn an_observed_provider_chains_to_the_hook_passed_beside_the_request() {
+    let server = Server::start(vec![text_reply("one", "stop"), text_reply("two", "stop")]).unwrap();
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
+    let own = Arc::new(CountAttempts::default());
+    let request = CompletionRequest::new(vec![Message::user("hi")])
+        .with_hook(Arc::clone(&own) as Arc<dyn oa_provider::AttemptHook>);
+    let beside = Arc::new(CountAttempts::default());
+    let hook: Arc<dyn oa_provider::AttemptHook> = beside.clone();
+    let response = observed.complete_hooked(&request, &hook).await.unwrap();
+    assert_eq!(response.message.text().as_deref(), Some("one"));
+    assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(own.0.load(std::sync::atomic::Ordering::Relaxed), 0);
+    observed.complete(&request).await.unwrap();
+    assert_eq!(own.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let kinds: Vec<String> = collect.events().iter().map(kind).collect();
+    assert_eq!(
+        kinds,
+        ["llm_attempt", "llm_completion", "llm_attempt", "llm_completion"]
+    );
 }
 
 /// What [`AfterAnswering`] does once its real provider has answered (its attempt reported to the request's hook).

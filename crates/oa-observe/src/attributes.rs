@@ -2,26 +2,24 @@
 //! the baseline, the structured-output path, the request parameters and `gen_ai.*` response attributes unless
 //! `disable_genai_semconv`, the §5.5.10 tool-call identity projections, and the payload only when `disable_provider_payload` is off, truncated to the cap.
 
+use std::sync::Arc;
+
 use oa_events::{LlmAttempt, LlmRequest, Scope};
 use opentelemetry::{Array, KeyValue, StringValue, Value as OtelValue};
 use serde_json::Value;
 
 use crate::config::ObserverConfig;
 use crate::names;
-use crate::shared_values::SharedValues;
 use crate::truncate::truncate;
 
-/// Every attribute of the span for `attempt` under `config`; the provider and model names from `shared`.
-pub(crate) fn llm_span_attributes(
-    attempt: &LlmAttempt,
-    config: &ObserverConfig,
-    shared: &SharedValues,
-) -> Vec<KeyValue> {
+/// Every attribute of the span for `attempt` under `config`. The provider and model names are the record's shared
+/// strings: each span takes a reference count, not a copy.
+pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig) -> Vec<KeyValue> {
     let request = &attempt.request;
     // Room for a plain attempt's attributes with the gen_ai family (no regrowth on the way).
     let mut attributes = Vec::with_capacity(24);
     push_scope_attributes(&attempt.scope, &mut attributes);
-    let model = shared.get(&request.model);
+    let model = StringValue::from(Arc::clone(&request.model));
     attributes.push(KeyValue::new(names::LLM_MODEL, model.clone()));
     attributes.push(KeyValue::new(names::LLM_CALL_ID, request.call_id.clone()));
     attributes.push(KeyValue::new(
@@ -57,7 +55,8 @@ pub(crate) fn llm_span_attributes(
         }
     }
     if !config.disable_genai_semconv {
-        genai_attributes(attempt, shared.get(&request.provider), model, &mut attributes);
+        let provider = StringValue::from(Arc::clone(&request.provider));
+        genai_attributes(attempt, provider, model, &mut attributes);
     }
     if !config.disable_provider_payload {
         payload_attributes(attempt, config.payload_cap, &mut attributes);

@@ -45,7 +45,6 @@ mod logs;
 mod metrics;
 pub mod names;
 mod observer;
-mod shared_values;
 mod telemetry;
 mod truncate;
 

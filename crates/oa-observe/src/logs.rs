@@ -81,8 +81,8 @@ pub(crate) fn emit_diagnostic(logger: &SdkLogger, attempt: &LlmAttempt, diagnost
     record.set_severity_text(text);
     record.set_body(AnyValue::String(diagnostic.message().into()));
     let request = &attempt.request;
-    record.add_attribute(names::LLM_PROVIDER, request.provider.clone());
-    record.add_attribute(names::LLM_MODEL, request.model.clone());
+    record.add_attribute(names::LLM_PROVIDER, request.provider.to_string());
+    record.add_attribute(names::LLM_MODEL, request.model.to_string());
     record.add_attribute(names::LLM_CALL_ID, request.call_id.clone());
     record.add_attribute(names::LLM_ATTEMPT_INDEX, i64::from(attempt.wire_attempt_index));
     for attribute in marker_attributes(request) {

@@ -1,6 +1,8 @@
 //! The §11 metrics, one sample per wire attempt (0126 on §11): duration with `error.type` on a failed attempt,
 //! token usage per reported counter, and a counter of structured-output failures by class.
 
+use std::sync::Arc;
+
 use oa_events::LlmAttempt;
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram, MeterProvider};
@@ -42,8 +44,8 @@ impl Metrics {
         let request = &attempt.request;
         let mut base = vec![
             KeyValue::new(names::DIM_OPERATION, "chat"),
-            KeyValue::new(names::GEN_AI_REQUEST_MODEL, request.model.clone()),
-            KeyValue::new(names::GEN_AI_SYSTEM, request.provider.clone()),
+            KeyValue::new(names::GEN_AI_REQUEST_MODEL, Arc::clone(&request.model)),
+            KeyValue::new(names::GEN_AI_SYSTEM, Arc::clone(&request.provider)),
         ];
         // The marker is a dimension on every metric (the enforcement chapter).
         base.extend(marker_attributes(request));

@@ -19,7 +19,6 @@ use crate::config::ObserverConfig;
 use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
-use crate::shared_values::SharedValues;
 
 /// The instrumentation scope name of everything oa-observe emits.
 pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
@@ -31,7 +30,6 @@ pub struct OtelObserver {
     logger: Option<SdkLogger>,
     config: ObserverConfig,
     open: Mutex<OpenSpans>,
-    shared: SharedValues,
 }
 
 impl std::fmt::Debug for OtelObserver {
@@ -85,7 +83,6 @@ impl OtelObserver {
             logger: None,
             config,
             open: Mutex::new(OpenSpans::default()),
-            shared: SharedValues::default(),
         }
     }
 
@@ -256,7 +253,7 @@ impl OtelObserver {
             .tracer
             .span_builder(names::LLM_SPAN)
             .with_start_time(attempt.started_at)
-            .with_attributes(llm_span_attributes(attempt, &self.config, &self.shared))
+            .with_attributes(llm_span_attributes(attempt, &self.config))
             .start_with_context(&self.tracer, &parent);
         match attempt.error_category {
             Some(category) => {
@@ -298,9 +295,9 @@ fn record_exception(
     );
 }
 
-#[async_trait]
-impl Observer for OtelObserver {
-    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+impl OtelObserver {
+    /// Renders one event; nothing here waits.
+    fn handle(&self, event: &Event) -> Result<(), ObserverError> {
         match event {
             Event::InvocationStarted(event) => self.invocation_started(event),
             Event::InvocationCompleted(event) => self.invocation_completed(event),
@@ -311,6 +308,18 @@ impl Observer for OtelObserver {
             // The typed events carry what the attempt records already rendered; tokens are not rendered (§6).
             _ => Ok(()),
         }
+    }
+}
+
+#[async_trait]
+impl Observer for OtelObserver {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        self.handle(event)
+    }
+
+    /// Rendering never waits: done at once, with no boxed future per event.
+    fn on_event_now(&self, event: &Event) -> Option<Result<(), ObserverError>> {
+        Some(self.handle(event))
     }
 
     /// Tokens are not rendered, so none need be built for this observer.

@@ -382,7 +382,15 @@ macro_rules! provider_impls {
                 &self,
                 request: &$crate::CompletionRequest,
             ) -> Result<$crate::Response, $crate::ProviderError> {
-                $crate::call::complete(&self.endpoint, &$wire, request).await
+                $crate::call::complete(&self.endpoint, &$wire, request, request.hook.as_deref()).await
+            }
+
+            async fn complete_hooked(
+                &self,
+                request: &$crate::CompletionRequest,
+                hook: &std::sync::Arc<dyn $crate::AttemptHook>,
+            ) -> Result<$crate::Response, $crate::ProviderError> {
+                $crate::call::complete(&self.endpoint, &$wire, request, Some(hook.as_ref())).await
             }
 
             fn capability_key(&self) -> Option<$crate::CapabilityKey> {

@@ -9,9 +9,10 @@ use std::time::{Duration, SystemTime};
 
 use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::{
-    Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category, CompletionRequest, FailureClass,
-    Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RetryConfig,
-    RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
+    AttemptHook, AttemptRecord, Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category,
+    CompletionRequest, FailureClass, Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider,
+    Reask, RetryConfig, RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords,
+    schema_version,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
@@ -403,6 +404,53 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
     let response = routed.complete(&ask(strict_schema())).await.unwrap();
     assert_eq!(response.parsed, Some(json!({"value": 2})));
     assert_eq!(response.schema_mode, Some(SchemaMode::Enforced));
+}
+
+/// Counts the attempt records it receives.
+#[derive(Default)]
+struct CountAttempts(std::sync::atomic::AtomicUsize);
+
+impl AttemptHook for CountAttempts {
+    fn on_attempt(&self, _record: &AttemptRecord<'_>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[tokio::test]
+async fn a_router_passes_the_hook_beside_the_request_on_either_route() {
+    let native = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
+    let prompted = Server::start(vec![
+        Reply::json(200, text_completion("oops")),
+        Reply::json(200, text_completion("{\"value\":3}")),
+    ])
+    .unwrap();
+    let registry = Arc::new(CapabilityRegistry::new());
+    let own = Arc::new(CountAttempts::default());
+    let request = ask(strict_schema()).with_hook(Arc::clone(&own) as Arc<dyn AttemptHook>);
+    // Routing off: the native route, one attempt.
+    let beside = Arc::new(CountAttempts::default());
+    let hook: Arc<dyn AttemptHook> = beside.clone();
+    let response = router(&native, &prompted, &registry)
+        .complete_hooked(&request, &hook)
+        .await
+        .unwrap();
+    assert_eq!(response.parsed, Some(json!({"value": 1})));
+    assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    // Routing on, no verdict: the degraded route, repaired once: two attempts.
+    let beside = Arc::new(CountAttempts::default());
+    let hook: Arc<dyn AttemptHook> = beside.clone();
+    let response = router(&native, &prompted, &registry)
+        .with_routing(true)
+        .complete_hooked(&request, &hook)
+        .await
+        .unwrap();
+    assert_eq!(response.schema_mode, Some(SchemaMode::PromptedRepaired));
+    assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 2);
+    assert_eq!(
+        own.0.load(std::sync::atomic::Ordering::Relaxed),
+        0,
+        "the request's own hook is replaced"
+    );
 }
 
 #[tokio::test]

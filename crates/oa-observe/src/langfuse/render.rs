@@ -207,7 +207,7 @@ pub(crate) fn generation(
         status_message,
         input: payload.then(|| capped(&Value::Array(request.input_messages.clone()), config.payload_cap)),
         output,
-        model: Some(request.model.clone()),
+        model: Some(request.model.to_string()),
         model_parameters: request.request_params.clone(),
         usage: response.usage.map(|usage| Usage {
             input: usage.prompt_tokens,

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use crate::call::diagnostic;
 use crate::call::exchange::Exchange;
-use crate::call::hook::{AttemptRecord, AttemptRequest};
+use crate::call::hook::{AttemptHook, AttemptRecord, AttemptRequest};
 use crate::call::retry::AttemptPlan;
 use crate::call::wire::{Mapped, WireFormat, WireRequest};
 use crate::endpoint::Endpoint;
@@ -29,6 +29,8 @@ pub(crate) struct CallPlan<'a> {
     pub(crate) schema: Option<&'a ResponseSchema>,
     pub(crate) tools: &'a CheckedTools<'a>,
     pub(crate) call_id: &'a str,
+    /// Where the call's records and deltas go: the request's hook, or the one passed beside it.
+    pub(crate) hook: Option<&'a dyn AttemptHook>,
     /// The registry held a fresh enforcing verdict for the route when the call began.
     pub(crate) verified: bool,
 }
@@ -90,6 +92,7 @@ impl Attempt<'_> {
                     request: call.request,
                     tools: checked_tools,
                     call_id: call.call_id,
+                    hook: call.hook,
                     attempt_index: plan.index,
                 };
                 let outcome = exchange
@@ -133,7 +136,7 @@ impl Attempt<'_> {
         // Where the call is made, once per attempt, whatever is attached (0126 on observability §5.5.7).
         let diagnostics = diagnostic::raise(&record);
         record.diagnostics = &diagnostics;
-        if let Some(hook) = &call.request.hook {
+        if let Some(hook) = call.hook {
             hook.on_attempt(&record);
         }
         outcome

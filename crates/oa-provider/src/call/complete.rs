@@ -5,7 +5,7 @@
 use std::time::{Duration, SystemTime};
 
 use crate::call::attempt::{Attempt, CallPlan};
-use crate::call::hook::{AttemptRecord, AttemptRequest, mint_call_id};
+use crate::call::hook::{AttemptHook, AttemptRecord, AttemptRequest, mint_call_id};
 use crate::call::precheck;
 use crate::call::retry;
 use crate::call::wire::WireFormat;
@@ -14,17 +14,19 @@ use crate::error::ProviderError;
 use crate::model::{CompletionRequest, Response, StructuredOutputPath};
 use crate::structured::{CheckedTools, ResponseSchema};
 
-/// Runs one call on `endpoint` through `wire`.
+/// Runs one call on `endpoint` through `wire`, reporting to `hook` (the request's own, or the one a wrapper passed
+/// beside the borrowed request with `complete_hooked`).
 pub(crate) async fn complete(
     endpoint: &Endpoint,
     wire: &dyn WireFormat,
     request: &CompletionRequest,
+    hook: Option<&dyn AttemptHook>,
 ) -> Result<Response, ProviderError> {
     let call_id = request.call_id.clone().unwrap_or_else(mint_call_id);
     let schema = match check_request(endpoint, wire, request) {
         Ok(schema) => schema,
         Err(error) => {
-            report_rejection(endpoint, wire, request, &call_id, &error);
+            report_rejection(endpoint, wire, request, hook, &call_id, &error);
             return Err(error);
         }
     };
@@ -43,6 +45,7 @@ pub(crate) async fn complete(
         schema: schema.as_ref(),
         tools: &tools,
         call_id: &call_id,
+        hook,
         verified: schema.is_some() && endpoint.is_verified_enforcing().await,
     };
     match run(&plan, path).await {
@@ -107,10 +110,11 @@ fn report_rejection(
     endpoint: &Endpoint,
     wire: &dyn WireFormat,
     request: &CompletionRequest,
+    hook: Option<&dyn AttemptHook>,
     call_id: &str,
     error: &ProviderError,
 ) {
-    if let Some(hook) = &request.hook {
+    if let Some(hook) = hook {
         hook.on_attempt(&AttemptRecord {
             mapping: wire.mapping(),
             attempt_index: 0,

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::call::hook::{DeltaKind, TokenDelta};
+use crate::call::hook::{AttemptHook, DeltaKind, TokenDelta};
 use crate::call::wire::{Mapped, StreamFold, WireFormat};
 use crate::endpoint::Endpoint;
 use crate::error::{Category, PartialStream, ProviderError};
@@ -18,6 +18,7 @@ pub(crate) struct Exchange<'a> {
     pub(crate) request: &'a CompletionRequest,
     pub(crate) tools: &'a CheckedTools<'a>,
     pub(crate) call_id: &'a str,
+    pub(crate) hook: Option<&'a dyn AttemptHook>,
     pub(crate) attempt_index: u32,
 }
 
@@ -56,7 +57,7 @@ impl Exchange<'_> {
                 self.wire.mapping()
             )));
         };
-        let hook = self.request.hook.as_deref();
+        let hook = self.hook;
         let mut emit = |kind: DeltaKind, text: &str| {
             if let Some(hook) = hook {
                 hook.on_token(&TokenDelta {

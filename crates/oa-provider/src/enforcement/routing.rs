@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-use crate::call::{Backoff, Reask, RetryConfig};
+use crate::call::{AttemptHook, Backoff, Reask, RetryConfig};
 use crate::enforcement::probe::{ProbeOutcome, probe_canary};
 use crate::enforcement::registry::{Capability, CapabilityKey, CapabilityRegistry, ProbeKind};
 use crate::error::ProviderError;
@@ -159,6 +159,25 @@ impl Provider for RoutedProvider {
     }
 
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
+        self.route(request, None).await
+    }
+
+    async fn complete_hooked(
+        &self,
+        request: &CompletionRequest,
+        hook: &Arc<dyn AttemptHook>,
+    ) -> Result<Response, ProviderError> {
+        self.route(request, Some(hook)).await
+    }
+}
+
+impl RoutedProvider {
+    /// The call on the route the registry says, `hook` (when given) passed on in place of the request's own.
+    async fn route(
+        &self,
+        request: &CompletionRequest,
+        hook: Option<&Arc<dyn AttemptHook>>,
+    ) -> Result<Response, ProviderError> {
         if self
             .sampler
             .as_ref()
@@ -169,9 +188,17 @@ impl Provider for RoutedProvider {
             let _ = self.probe_now().await;
         }
         if request.response_schema.is_none() || self.routes_natively().await {
-            return self.native.complete(request).await;
+            return match hook {
+                Some(hook) => self.native.complete_hooked(request, hook).await,
+                None => self.native.complete(request).await,
+            };
         }
-        self.prompted.complete(&degraded(request)).await
+        // The degraded request is a copy already: the hook is set on it.
+        let mut degraded = degraded(request);
+        if let Some(hook) = hook {
+            degraded.hook = Some(Arc::clone(hook));
+        }
+        self.prompted.complete(&degraded).await
     }
 }
 

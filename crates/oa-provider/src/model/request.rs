@@ -35,6 +35,46 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// sending, `structured_output_invalid` with its carries when the content fails the response_schema.
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError>;
 
+    /// Performs `complete(request)` with `hook` receiving the call's token deltas and attempt records in place of
+    /// `request.hook`: how a wrapper (an observer's recorder, a diagnostics tap) attaches its hook to a caller's
+    /// request it only borrows. The wrapper chains to `request.hook` itself if that should still see everything.
+    ///
+    /// The default copies the request to set its hook, then calls [`complete`](Self::complete); the built-in
+    /// providers take the hook as it is, with no copy of the request, and a wrapper passes it on the same way.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use oa_provider::{AttemptHook, AttemptRecord, CompletionRequest, Message, OpenAiProvider, Provider};
+    ///
+    /// struct Printer;
+    /// impl AttemptHook for Printer {
+    ///     fn on_attempt(&self, record: &AttemptRecord<'_>) {
+    ///         println!("attempt {} of {}", record.attempt_index, record.call_id);
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let provider = OpenAiProvider::builder("gpt-4o-mini").base_url("http://127.0.0.1:9").no_api_key().build()?;
+    /// let request = CompletionRequest::new(vec![Message::user("hi")]);
+    /// let hook: Arc<dyn AttemptHook> = Arc::new(Printer);
+    /// // Nothing listens on port 9: the call fails, and the hook still sees its attempt.
+    /// assert!(provider.complete_hooked(&request, &hook).await.is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`complete`](Self::complete).
+    async fn complete_hooked(
+        &self,
+        request: &CompletionRequest,
+        hook: &Arc<dyn AttemptHook>,
+    ) -> Result<Response, ProviderError> {
+        self.complete(&request.clone().with_hook(Arc::clone(hook))).await
+    }
+
     /// The route this provider serves, as the capability registry keys it (provider name, model, base URL);
     /// `None` for a provider that is not one route (a router, a test double). Probes record their verdicts under
     /// it, and a provider built with a registry reads its verdict under it.
