@@ -182,6 +182,31 @@ impl Location {
         }
     }
 
+    /// Shortens the location to the ancestor whose plain form is its first `len` bytes (a length
+    /// [`as_str`](Self::as_str) had on the way here), keeping the buffer for what is pushed next: a caller that
+    /// builds many neighbouring locations goes back to where they part without popping step by step. A length
+    /// that ends no step (inside a token, or not below the current length) leaves the location as it is; returns
+    /// whether it was shortened.
+    ///
+    /// ```
+    /// # use oa_pointer::Location;
+    /// let mut location = Location::from_tokens(["rows", "2"]);
+    /// location.push_key("name");
+    /// assert!(location.truncate("/rows".len()));
+    /// assert_eq!(location.as_str(), "/rows");
+    /// assert!(!location.truncate(2)); // inside `rows`
+    /// assert!(location.truncate(0));
+    /// assert!(location.is_root());
+    /// ```
+    pub fn truncate(&mut self, len: usize) -> bool {
+        if self.text.as_bytes().get(len) == Some(&b'/') {
+            self.text.truncate(len);
+            true
+        } else {
+            false
+        }
+    }
+
     /// The location of the containing value; `None` at the root.
     pub fn parent(&self) -> Option<Self> {
         let start = self.text.rfind('/')?;

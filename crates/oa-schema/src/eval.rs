@@ -1,7 +1,8 @@
 //! The evaluator: walks compiled nodes over an instance, either answering yes/no or collecting every violation.
 //!
 //! Paths are built lazily: each step pushes a `Frame` on the call stack, linked to its parent, and only a recorded
-//! violation walks the chain to build its instance location and keyword path. The same chain is the dynamic scope
+//! violation walks the chain to build its instance location and keyword path (a run's later violations only the
+//! part of it not shared with the last one's: see `paths`). The same chain is the dynamic scope
 //! that `$dynamicRef` searches. Recursion is bounded by [`MAX_DEPTH`].
 
 use crate::evaluated::Evaluated;
@@ -13,6 +14,8 @@ use serde_json::Value;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+
+mod paths;
 
 /// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a
 /// depth violation instead of overflowing the stack.
@@ -49,6 +52,9 @@ pub(crate) struct Frame<'f, 'v> {
     /// The resource of this frame's node.
     pub(crate) resource: ResourceId,
     depth: u32,
+    /// How many violations the run had recorded when this frame was made (`usize::MAX` for a detached frame):
+    /// with its address, what tells the kept paths' frames apart (see `paths`).
+    born: usize,
 }
 
 impl Frame<'static, 'static> {
@@ -61,6 +67,7 @@ impl Frame<'static, 'static> {
             schema_step: "",
             resource,
             depth,
+            born: usize::MAX,
         }
     }
 }
@@ -225,6 +232,13 @@ pub(crate) struct Evaluator<'s> {
     pub(crate) too_deep: bool,
     /// The first depth-limit violation, when it was reached while nothing was being recorded.
     first_too_deep: Option<Violation>,
+    /// The last violation's paths, which the next one starts from (from a run's second violation on): behind one
+    /// pointer, so that a run without a second violation makes and frees nothing for them.
+    paths: Option<Box<paths::Paths>>,
+    /// Every violation's paths built from its frame chain, as a run's first violation's are: the reference the kept
+    /// paths are checked against.
+    #[cfg(test)]
+    pub(crate) paths_from_scratch: bool,
 }
 
 /// One annotation: a meta-data, format or content keyword's value at an instance location.
@@ -256,6 +270,9 @@ impl<'s> Evaluator<'s> {
             first_too_deep: None,
             discriminators: false,
             ref_hops: 0,
+            paths: None,
+            #[cfg(test)]
+            paths_from_scratch: false,
         }
     }
 
@@ -321,6 +338,7 @@ impl<'s> Evaluator<'s> {
             schema_step: "",
             resource: schema.nodes[root as usize].resource,
             depth: 0,
+            born: self.violations.len(),
         };
         let valid = self.node(root, instance, &frame, None) && !self.too_deep;
         if self.too_deep
@@ -364,6 +382,7 @@ impl<'s> Evaluator<'s> {
             schema_step,
             resource: node.resource,
             depth: parent.depth + 1,
+            born: self.violations.len(),
         };
         if frame.depth > MAX_DEPTH {
             self.reach_depth_limit(&frame, node);
@@ -555,36 +574,52 @@ impl<'s> Evaluator<'s> {
         if !self.collect {
             return false;
         }
-        let (location_bytes, keyword_path_bytes) = frame.path_lengths();
-        let mut instance_location = Location::with_capacity(
-            location_bytes
-                + match &detail.extra {
-                    Some(Extra::Key(key)) => key.len() + 1,
-                    Some(Extra::Index(_)) => 8,
-                    None => 0,
-                },
-        );
         // A `false` subschema is located at itself, a keyword one step below its schema.
         let keyword_step = if keyword == "false" { 0 } else { keyword.len() + 1 };
         let missing = detail.missing_property.unwrap_or_default();
-        let schema = self.schema;
-        let absolute = schema.absolute(node);
-        let mut text = ViolationText::with_capacity(
-            keyword_path_bytes
-                + keyword_step
-                + absolute.len()
-                + keyword_step
-                + keyword.len()
-                + 2
-                + detail.message.len()
-                + missing.len(),
-        );
-        frame.write_paths(&mut instance_location, Some(text.buffer()));
-        match detail.extra {
-            Some(Extra::Key(key)) => instance_location.push(Segment::Key(key)),
-            Some(Extra::Index(idx)) => instance_location.push(Segment::Index(idx)),
-            None => {}
-        }
+        let absolute = self.schema.absolute(node);
+        // The texts' bytes after the keyword path.
+        let rest_bytes = keyword_step
+            + absolute.len()
+            + keyword_step
+            + keyword.len()
+            + 2
+            + detail.message.len()
+            + missing.len();
+        let extra = match detail.extra {
+            Some(Extra::Key(key)) => Some(Segment::Key(key)),
+            Some(Extra::Index(idx)) => Some(Segment::Index(idx)),
+            None => None,
+        };
+        // A run's first violation (most reports have one) builds its paths from the frame chain; later ones from
+        // the last one's, extended from where the chains part (see `paths`).
+        let first = self.violations.is_empty();
+        #[cfg(test)]
+        let first = first || self.paths_from_scratch;
+        let (instance_location, mut text) = if first {
+            let (location_bytes, keyword_path_bytes) = frame.path_lengths();
+            let mut instance_location = Location::with_capacity(
+                location_bytes
+                    + match extra {
+                        Some(Segment::Key(key)) => key.len() + 1,
+                        Some(Segment::Index(_)) => 8,
+                        None => 0,
+                    },
+            );
+            let mut text = ViolationText::with_capacity(keyword_path_bytes + rest_bytes);
+            frame.write_paths(&mut instance_location, Some(text.buffer()));
+            if let Some(extra) = extra {
+                instance_location.push(extra);
+            }
+            (instance_location, text)
+        } else {
+            let paths = self.paths.get_or_insert_with(paths::Paths::adopt);
+            paths.reach(frame, self.violations.len());
+            let keyword_path = paths.keyword_path();
+            let mut text = ViolationText::with_capacity(keyword_path.len() + rest_bytes);
+            text.push(keyword_path);
+            (paths.location(extra), text)
+        };
         if keyword_step > 0 {
             text.push("/");
             text.push(keyword);
@@ -626,12 +661,15 @@ fn is_scalar(value: &Value) -> bool {
 }
 
 impl Drop for Evaluator<'_> {
-    /// Hands the message buffer to the next run on this thread.
+    /// Hands the message buffer and the path buffers to the next run on this thread.
     fn drop(&mut self) {
         let spare = std::mem::take(&mut self.spare_message);
         if spare.capacity() > 0 {
             // After the thread's locals are gone (a run during thread exit) the buffer is simply freed.
             let _ = SPARE_MESSAGE.try_with(|cell| cell.set(spare));
+        }
+        if let Some(paths) = self.paths.take() {
+            paths.give_back();
         }
     }
 }

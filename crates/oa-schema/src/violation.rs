@@ -678,6 +678,51 @@ mod tests {
             }
         }
 
+        /// On generated recursive unions (members reported in turn, escaped names, indices, missing and rejected
+        /// properties) over generated instances: every violation's paths, built from the last one's, are those built
+        /// from its own frame chain, in the same order; and the report is the raw list sorted stably by location
+        /// and report order, repeats dropped after the first (those reached through another keyword path kept
+        /// aside).
+        #[test]
+        fn evaluator_paths_and_order_match_the_references(
+            union in prop_oneof![Just("oneOf"), Just("anyOf"), Just("allOf")],
+            members in prop::collection::vec(0..MEMBERS.len(), 1..5),
+            wrapped in any::<bool>(),
+            instance in nested_instance(),
+        ) {
+            let members: Vec<serde_json::Value> = members
+                .iter()
+                .map(|&member| serde_json::from_str(MEMBERS[member]).unwrap())
+                .collect();
+            let node = serde_json::json!({ union: members });
+            let schema = if wrapped {
+                serde_json::json!({
+                    "$defs": {"n": node},
+                    "items": {"$ref": "#/$defs/n"},
+                    "additionalProperties": {"$ref": "#/$defs/n"},
+                })
+            } else {
+                serde_json::json!({ "$defs": {"n": node}, "$ref": "#/$defs/n" })
+            };
+            let validator = crate::Validator::new(&schema).unwrap();
+            let collect = |from_scratch: bool| {
+                let mut evaluator = crate::eval::Evaluator::new(validator.compiled(), true);
+                evaluator.paths_from_scratch = from_scratch;
+                let valid = evaluator.run(&instance);
+                (valid, std::mem::take(&mut evaluator.violations))
+            };
+            let (valid, kept) = collect(false);
+            let (reference_valid, reference) = collect(true);
+            prop_assert_eq!(valid, reference_valid);
+            prop_assert_eq!(&kept, &reference, "{} {}", schema, instance);
+            if !kept.is_empty() {
+                let (items, reached_also) = reference_report(&kept);
+                let report = Violations::sorted(kept);
+                prop_assert_eq!(&report.items, &items);
+                prop_assert_eq!(&report.reached_also, &reached_also);
+            }
+        }
+
         /// Each text reads back as written, whatever the lengths.
         #[test]
         fn texts_read_back(
@@ -692,6 +737,40 @@ mod tests {
             prop_assert_eq!(violation.message(), message.as_str());
             prop_assert_eq!(violation.missing_property(), missing.as_deref());
         }
+    }
+
+    /// Union members for `evaluator_paths_and_order_match_the_references`: each recurses through `#/$defs/n` or
+    /// fails in its own way, so that a failed union reports member after member.
+    const MEMBERS: [&str; 8] = [
+        r##"{"type": "object", "required": ["10", "~", "a/b"], "additionalProperties": {"$ref": "#/$defs/n"}}"##,
+        r##"{"type": "array", "minItems": 3, "items": {"$ref": "#/$defs/n"}}"##,
+        r##"{"prefixItems": [{"type": "string"}], "items": {"$ref": "#/$defs/n"}, "maxItems": 4}"##,
+        r##"{"properties": {"~": {"$ref": "#/$defs/n"}, "/": {"maximum": 0}}, "patternProperties": {"^0": {"type": "integer"}}}"##,
+        r##"{"type": ["string", "null"], "maxLength": 1}"##,
+        r##"{"not": {"type": "null"}, "propertyNames": {"maxLength": 1}, "dependentRequired": {"a": ["2"]}}"##,
+        r##"{"additionalProperties": false, "properties": {"2": true}}"##,
+        r##"{"anyOf": [{"type": "integer"}, {"items": {"$ref": "#/$defs/n"}, "contains": {"type": "array"}}]}"##,
+    ];
+
+    /// The report by the plain route: a stable sort of a copy, then each repeat dropped after the first, those
+    /// reached through another keyword path kept aside with the index of the one they repeat.
+    #[allow(clippy::type_complexity)]
+    fn reference_report(items: &[Violation]) -> (Vec<Violation>, Vec<(usize, Violation)>) {
+        let mut sorted = items.to_vec();
+        sorted.sort_by(location_then_report_order);
+        let mut kept: Vec<Violation> = Vec::new();
+        let mut reached_also = Vec::new();
+        for violation in sorted {
+            match kept.last() {
+                Some(last) if repeats(last, &violation) => {
+                    if last.schema_location.keyword_path() != violation.schema_location.keyword_path() {
+                        reached_also.push((kept.len() - 1, violation));
+                    }
+                }
+                _ => kept.push(violation),
+            }
+        }
+        (kept, reached_also)
     }
 
     fn nested_instance() -> impl Strategy<Value = serde_json::Value> {
