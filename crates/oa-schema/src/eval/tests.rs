@@ -1,6 +1,6 @@
-//! The collecting walk's shortcuts (the yes/no pre-run of `validate_with`, which a scalar instance skips, and the
-//! questions asked about an array's items before they are walked, scalars included) against the plain route: the
-//! yes/no verdict, then a collecting walk that asks nothing. Both must give the same report.
+//! The collecting walk's shortcuts (the questions asked about an array's items before they are walked, scalars
+//! included) against the plain route: the yes/no verdict, then a collecting walk that asks nothing. Both must give
+//! the same report.
 
 use super::{Evaluator, PRECHECK_NESTING};
 use crate::validator::Validator;
@@ -80,8 +80,8 @@ proptest! {
         prop_assert_eq!(validator.validate(&instance), plain_report(&validator, &instance));
     }
 
-    /// A scalar (or small) root against each schema: `validate` (which skips the yes/no pre-run for a scalar) gives
-    /// the plain route's report.
+    /// A scalar (or small) root against each schema: `validate` gives the plain route's report (the root is never
+    /// asked about; small array roots' items are).
     #[test]
     fn scalar_roots_report_as_before(schema in scalar_schema(), instance in value()) {
         let validator = Validator::new(&schema).expect("the schema compiles");
