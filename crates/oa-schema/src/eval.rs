@@ -132,8 +132,11 @@ const MESSAGE_BUFFER_MAX_BYTES: usize = 1024;
 /// What a violation says beyond its keyword: built only on the error path.
 #[derive(Debug)]
 pub(crate) struct Detail<'a> {
-    /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation).
+    /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation),
+    /// continued by `parts`.
     pub(crate) message: String,
+    /// The rest of the message, copied straight into the violation (see [`Detail::parts`]).
+    pub(crate) parts: &'a [&'a str],
     pub(crate) expected_types: TypeSet,
     pub(crate) missing_property: Option<&'a str>,
     /// A further instance step (the missing or rejected property, the rejected item).
@@ -149,11 +152,24 @@ pub(crate) enum Extra<'a> {
     Index(usize),
 }
 
-impl Detail<'_> {
+impl<'a> Detail<'a> {
     /// A plain message.
     pub(crate) fn message(message: String) -> Self {
         Self {
             message,
+            parts: &[],
+            expected_types: TypeSet::default(),
+            missing_property: None,
+            extra: None,
+        }
+    }
+
+    /// A message of borrowed parts, written into the violation's text without a buffer of its own (the message
+    /// buffer is for messages built piece by piece).
+    pub(crate) fn parts(parts: &'a [&'a str]) -> Self {
+        Self {
+            message: String::new(),
+            parts,
             expected_types: TypeSet::default(),
             missing_property: None,
             extra: None,
@@ -267,10 +283,18 @@ impl<'s> Evaluator<'s> {
 
     /// Makes the report's first allocation now, at [`VIOLATIONS_AT_FIRST`], for a run known to record a violation
     /// (an allocation of the right size costs less than the first growth of an empty list).
+    #[inline]
     pub(crate) fn expect_violations(&mut self) {
         if self.violations.capacity() == 0 {
-            self.violations = Vec::with_capacity(VIOLATIONS_AT_FIRST);
+            self.allocate_report();
         }
+    }
+
+    /// The report's first allocation (once a run, out of line).
+    #[cold]
+    #[inline(never)]
+    fn allocate_report(&mut self) {
+        self.violations = Vec::with_capacity(VIOLATIONS_AT_FIRST);
     }
 
     /// A violation's message from its parts, in the reused buffer (see [`message_buffer`](Self::message_buffer)).
@@ -496,8 +520,8 @@ impl<'s> Evaluator<'s> {
         let keywords = match &node.body {
             Body::Bool(true) => return true,
             Body::Bool(false) => {
-                let message = self.message_of(&["no value is allowed here"]);
-                return self.fail(frame, node, "false", Detail::message(message));
+                let detail = Detail::parts(&["no value is allowed here"]);
+                return self.fail(frame, node, "false", detail);
             }
             Body::Keywords(keywords) => keywords,
         };
@@ -612,6 +636,7 @@ impl<'s> Evaluator<'s> {
                 + keyword.len()
                 + 2
                 + detail.message.len()
+                + detail.parts.iter().map(|part| part.len()).sum::<usize>()
                 + missing.len(),
         );
         frame.write_paths(&mut instance_location, Some(text.buffer()));
@@ -635,6 +660,9 @@ impl<'s> Evaluator<'s> {
         text.push(keyword);
         text.push(": ");
         text.push(&detail.message);
+        for part in detail.parts {
+            text.push(part);
+        }
         text.end_message();
         text.push(missing);
         // Room for a small report at once, rather than growing through 4 and 8 and moving it each time.
@@ -646,7 +674,7 @@ impl<'s> Evaluator<'s> {
             detail.expected_types,
             detail.missing_property.is_some(),
         ));
-        if detail.message.capacity() <= MESSAGE_BUFFER_MAX_BYTES {
+        if (1..=MESSAGE_BUFFER_MAX_BYTES).contains(&detail.message.capacity()) {
             self.spare_message = detail.message;
         }
         false
