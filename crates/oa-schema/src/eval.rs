@@ -139,8 +139,11 @@ const MESSAGE_BUFFER_MAX_BYTES: usize = 1024;
 /// What a violation says beyond its keyword: built only on the error path.
 #[derive(Debug)]
 pub(crate) struct Detail<'a> {
-    /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation).
+    /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation),
+    /// continued by `parts`.
     pub(crate) message: String,
+    /// The rest of the message, copied straight into the violation (see [`Detail::parts`]).
+    pub(crate) parts: &'a [&'a str],
     pub(crate) expected_types: TypeSet,
     pub(crate) missing_property: Option<&'a str>,
     /// A further instance step (the missing or rejected property, the rejected item).
@@ -156,11 +159,24 @@ pub(crate) enum Extra<'a> {
     Index(usize),
 }
 
-impl Detail<'_> {
+impl<'a> Detail<'a> {
     /// A plain message.
     pub(crate) fn message(message: String) -> Self {
         Self {
             message,
+            parts: &[],
+            expected_types: TypeSet::default(),
+            missing_property: None,
+            extra: None,
+        }
+    }
+
+    /// A message of borrowed parts, written into the violation's text without a buffer of its own (the message
+    /// buffer is for messages built piece by piece).
+    pub(crate) fn parts(parts: &'a [&'a str]) -> Self {
+        Self {
+            message: String::new(),
+            parts,
             expected_types: TypeSet::default(),
             missing_property: None,
             extra: None,
@@ -226,6 +242,10 @@ pub(crate) struct Evaluator<'s> {
     /// How many of this run's questions to the yes/no evaluator were answered yes, and no.
     prechecks_held: u32,
     prechecks_failed: u32,
+    /// The same for scalar items, counted apart: a scalar's question is cheap, and a failing scalar (often the very
+    /// one that failed the instance) must not stop the questions about arrays and objects.
+    scalar_prechecks_held: u32,
+    scalar_prechecks_failed: u32,
     /// Whether this run writes a report (`collect` as created; probes turn `collect` off for a while).
     reporting: bool,
     /// Whether the depth limit was reached anywhere: the run then fails, whatever the branch that reached it.
@@ -266,6 +286,8 @@ impl<'s> Evaluator<'s> {
             failed_prechecks: 0,
             prechecks_held: 0,
             prechecks_failed: 0,
+            scalar_prechecks_held: 0,
+            scalar_prechecks_failed: 0,
             too_deep: false,
             first_too_deep: None,
             discriminators: false,
@@ -274,6 +296,22 @@ impl<'s> Evaluator<'s> {
             #[cfg(test)]
             paths_from_scratch: false,
         }
+    }
+
+    /// Makes the report's first allocation now, at [`VIOLATIONS_AT_FIRST`], for a run known to record a violation
+    /// (an allocation of the right size costs less than the first growth of an empty list).
+    #[inline]
+    pub(crate) fn expect_violations(&mut self) {
+        if self.violations.capacity() == 0 {
+            self.allocate_report();
+        }
+    }
+
+    /// The report's first allocation (once a run, out of line).
+    #[cold]
+    #[inline(never)]
+    fn allocate_report(&mut self) {
+        self.violations = Vec::with_capacity(VIOLATIONS_AT_FIRST);
     }
 
     /// A violation's message from its parts, in the reused buffer (see [`message_buffer`](Self::message_buffer)).
@@ -392,8 +430,9 @@ impl<'s> Evaluator<'s> {
         // skip the collecting walk. Only array items: siblings under one schema, most of them valid when some are
         // not, where an object member is about as likely to be what failed its object, and a question answered no
         // is a yes/no walk on top of the collecting one (asking about members too cost more than it saved on the
-        // small-schema and fhir benchmark rows). Only arrays and objects (a scalar's walk costs about what the
-        // question does), and only under fewer than `PRECHECK_NESTING` subtrees that answered no, so that no part
+        // small-schema and fhir benchmark rows). Scalars too, on a throttle of their own (see
+        // `worth_prechecking_scalar`); a lone `type` is answered in place above. Only under fewer than
+        // `PRECHECK_NESTING` subtrees that answered no, so that no part
         // of the instance is asked about more than that many times. Not when the caller tracks what was evaluated,
         // annotations are kept, or the dynamic scope matters (a yes/no run from here cannot see it).
         if self.collect
@@ -404,15 +443,25 @@ impl<'s> Evaluator<'s> {
                 Value::Object(members) => {
                     self.worth_prechecking(members.len(), || members.values().all(is_scalar))
                 }
-                _ => false,
+                _ => self.worth_prechecking_scalar(),
             }
             && want.is_none()
             && self.annotations.is_none()
             && !schema.dynamic_scope_matters
         {
+            let scalar = is_scalar(instance);
             if crate::keywords::holds_at(schema, id, instance, frame.depth) {
-                self.prechecks_held = self.prechecks_held.saturating_add(1);
+                if scalar {
+                    self.scalar_prechecks_held = self.scalar_prechecks_held.saturating_add(1);
+                } else {
+                    self.prechecks_held = self.prechecks_held.saturating_add(1);
+                }
                 return true;
+            }
+            if scalar {
+                // Nothing below a scalar is asked about again: its walk needs no nesting count.
+                self.scalar_prechecks_failed = self.scalar_prechecks_failed.saturating_add(1);
+                return self.node(id, instance, &frame, None);
             }
             self.prechecks_failed = self.prechecks_failed.saturating_add(1);
             self.failed_prechecks += 1;
@@ -431,6 +480,16 @@ impl<'s> Evaluator<'s> {
     fn worth_prechecking(&self, len: usize, flat: impl FnOnce() -> bool) -> bool {
         len >= PRECHECK_MIN_LEN
             || (len > 0 && self.prechecks_failed.saturating_mul(2) <= self.prechecks_held && flat())
+    }
+
+    /// Whether a scalar item is worth asking the yes/no evaluator about before walking it: its question costs a
+    /// fraction of its walk (which links a frame and dispatches every keyword with a report in mind) when it holds,
+    /// and the walk again when it fails, so it is asked while its run's scalar questions were answered no at most
+    /// one time more than twice as often as yes (the first failing item, often the one that failed the instance,
+    /// does not stop the questions; an array of failing scalars stops them after two).
+    #[inline]
+    fn worth_prechecking_scalar(&self) -> bool {
+        self.scalar_prechecks_failed <= self.scalar_prechecks_held.saturating_mul(2).saturating_add(1)
     }
 
     /// Records that the depth limit was reached. That fails the whole run (see `run`), wherever it happens: a
@@ -480,8 +539,8 @@ impl<'s> Evaluator<'s> {
         let keywords = match &node.body {
             Body::Bool(true) => return true,
             Body::Bool(false) => {
-                let message = self.message_of(&["no value is allowed here"]);
-                return self.fail(frame, node, "false", Detail::message(message));
+                let detail = Detail::parts(&["no value is allowed here"]);
+                return self.fail(frame, node, "false", detail);
             }
             Body::Keywords(keywords) => keywords,
         };
@@ -585,6 +644,7 @@ impl<'s> Evaluator<'s> {
             + keyword.len()
             + 2
             + detail.message.len()
+            + detail.parts.iter().map(|part| part.len()).sum::<usize>()
             + missing.len();
         let extra = match detail.extra {
             Some(Extra::Key(key)) => Some(Segment::Key(key)),
@@ -635,12 +695,13 @@ impl<'s> Evaluator<'s> {
         text.push(keyword);
         text.push(": ");
         text.push(&detail.message);
+        for part in detail.parts {
+            text.push(part);
+        }
         text.end_message();
         text.push(missing);
-        if self.violations.capacity() == 0 {
-            // Room for a small report at once, rather than growing through 4 and 8 and moving it each time.
-            self.violations.reserve_exact(VIOLATIONS_AT_FIRST);
-        }
+        // Room for a small report at once, rather than growing through 4 and 8 and moving it each time.
+        self.expect_violations();
         self.violations.push(Violation::new(
             instance_location,
             Some(keyword),
@@ -648,7 +709,7 @@ impl<'s> Evaluator<'s> {
             detail.expected_types,
             detail.missing_property.is_some(),
         ));
-        if detail.message.capacity() <= MESSAGE_BUFFER_MAX_BYTES {
+        if (1..=MESSAGE_BUFFER_MAX_BYTES).contains(&detail.message.capacity()) {
             self.spare_message = detail.message;
         }
         false
@@ -679,6 +740,9 @@ thread_local! {
     /// messages then cost no allocation of their own, even in a report of one violation.
     static SPARE_MESSAGE: Cell<String> = const { Cell::new(String::new()) };
 }
+
+#[cfg(test)]
+mod tests;
 
 /// A multiplicative hasher for memo keys (node id, instance address, mode): they are not attacker-chosen strings,
 /// and SipHash would cost more than the evaluations it saves.

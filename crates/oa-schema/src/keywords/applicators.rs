@@ -345,8 +345,8 @@ pub(super) fn evaluate_not<'v>(
     if !ev.collect {
         return false;
     }
-    let message = ev.message_of(&["must not match the schema"]);
-    ev.fail(frame, node, "not", Detail::message(message))
+    let detail = Detail::parts(&["must not match the schema"]);
+    ev.fail(frame, node, "not", detail)
 }
 
 /// String pins with their member indices, sorted by pin.

@@ -45,6 +45,5 @@ pub(super) fn evaluate(
     if !ev.collect {
         return false;
     }
-    let message = ev.message_of(&["must be a valid ", name]);
-    ev.fail(frame, node, "format", Detail::message(message))
+    ev.fail(frame, node, "format", Detail::parts(&["must be a valid ", name]))
 }

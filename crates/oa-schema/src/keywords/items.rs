@@ -120,7 +120,7 @@ pub(super) fn evaluate_items<'v>(
         }
         let item_valid = if rejects_all {
             // An item rejected by `items: false` (or `additionalItems: false`) is reported at the item itself.
-            let mut detail = Detail::message(ev.message_of(&["item is not allowed"]));
+            let mut detail = Detail::parts(&["item is not allowed"]);
             detail.extra = Some(Extra::Index(item_idx));
             ev.fail(frame, node, keyword, detail)
         } else {

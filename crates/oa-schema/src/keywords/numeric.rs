@@ -158,8 +158,12 @@ pub(super) fn evaluate_bound(
     if !ev.collect {
         return false;
     }
-    let message = ev.message_of(&[bound.phrase(), " ", text]);
-    ev.fail(frame, node, bound.keyword(), Detail::message(message))
+    ev.fail(
+        frame,
+        node,
+        bound.keyword(),
+        Detail::parts(&[bound.phrase(), " ", text]),
+    )
 }
 
 pub(super) fn evaluate_multiple_of(
@@ -176,8 +180,12 @@ pub(super) fn evaluate_multiple_of(
     if !ev.collect {
         return false;
     }
-    let message = ev.message_of(&["must be a multiple of ", text]);
-    ev.fail(frame, node, "multipleOf", Detail::message(message))
+    ev.fail(
+        frame,
+        node,
+        "multipleOf",
+        Detail::parts(&["must be a multiple of ", text]),
+    )
 }
 
 /// Compares an instance with a limit. Parsing to `f64` rounds monotonically, so a strict difference between the

@@ -200,8 +200,7 @@ pub(super) fn evaluate_pattern_properties<'v>(
 
 #[cold]
 fn budget_exceeded(ev: &mut Evaluator<'_>, key: &str, node: &Node, frame: &Frame<'_, '_>) -> bool {
-    let mut detail =
-        Detail::message(ev.message_of(&["matching the property name exceeded the regex budget"]));
+    let mut detail = Detail::parts(&["matching the property name exceeded the regex budget"]);
     detail.extra = Some(Extra::Key(key));
     ev.fail(frame, node, "patternProperties", detail)
 }
@@ -281,7 +280,7 @@ pub(super) fn rejected(
     node: &Node,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    let mut detail = Detail::message(ev.message_of(&["property is not allowed"]));
+    let mut detail = Detail::parts(&["property is not allowed"]);
     detail.extra = Some(Extra::Key(key));
     ev.fail(frame, node, keyword, detail)
 }

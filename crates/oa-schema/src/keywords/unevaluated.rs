@@ -71,7 +71,7 @@ pub(super) fn evaluate_items<'v>(
             continue;
         }
         let item_valid = if rejects_all {
-            let mut detail = Detail::message(ev.message_of(&["item is not allowed"]));
+            let mut detail = Detail::parts(&["item is not allowed"]);
             detail.extra = Some(Extra::Index(item_idx));
             ev.fail(frame, node, "unevaluatedItems", detail)
         } else {
