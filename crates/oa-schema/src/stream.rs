@@ -59,6 +59,8 @@ pub(crate) struct Run<'s> {
     schema: &'s CompiledSchema,
     plan: &'s StreamPlan,
     reason: Cell<Option<FallbackReason>>,
+    /// A string value reused for every string the evaluator checks (one allocation per run, not per string).
+    scratch: std::cell::RefCell<Value>,
 }
 
 impl<'s> Run<'s> {
@@ -84,7 +86,16 @@ impl<'s> Run<'s> {
         if self.trivial(id, crate::keywords::STRING_KIND) {
             return Ok(());
         }
-        self.scalar(node, depth, &Value::String(text.to_owned()))
+        let Ok(mut scratch) = self.scratch.try_borrow_mut() else {
+            return self.scalar(node, depth, &Value::String(text.to_owned()));
+        };
+        if let Value::String(buffer) = &mut *scratch {
+            buffer.clear();
+            buffer.push_str(text);
+        } else {
+            *scratch = Value::String(text.to_owned());
+        }
+        self.scalar(node, depth, &scratch)
     }
 
     /// Checks an integer that fits `u64` or `i64`.
@@ -153,6 +164,7 @@ pub(crate) fn deserialize_str<T: de::DeserializeOwned>(
         schema,
         plan,
         reason: Cell::new(None),
+        scratch: std::cell::RefCell::new(Value::String(String::new())),
     };
     let mut inner = serde_json::Deserializer::from_str(text);
     let checked = Checked {
@@ -440,7 +452,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
                 depth: self.depth,
                 mode: Mode::Unknown,
                 object: None,
-                seen: Vec::new(),
+                seen: 0,
+                seen_more: Vec::new(),
                 others_seen: Vec::new(),
                 n_required: 0,
                 count: 0,
@@ -543,9 +556,10 @@ struct MapState<'r, 's> {
     mode: Mode,
     /// The plan, once the first key said this is an object (`None` inside: anything goes).
     object: Option<Option<(NodeId, &'s Container)>>,
-    /// Which of the plan's names were seen (duplicates are refused, as the full route's value would keep only the
-    /// last).
-    seen: Vec<bool>,
+    /// Which of the plan's first 64 names were seen, by bit, and of the others (duplicates are refused, as the full
+    /// route's value would keep only the last).
+    seen: u64,
+    seen_more: Vec<bool>,
     /// The other names seen.
     others_seen: Vec<String>,
     n_required: usize,
@@ -581,12 +595,8 @@ impl<'s> MapState<'_, 's> {
         };
         match object.find(name) {
             Some(slot) => {
-                if self.seen.is_empty() {
-                    self.seen = vec![false; object.names.len()];
-                }
-                match self.seen.get_mut(slot) {
-                    Some(seen) if !*seen => *seen = true,
-                    _ => return Err(self.run.stop(FallbackReason::Undecided)),
+                if !self.note_seen(slot, object.names.len()) {
+                    return Err(self.run.stop(FallbackReason::Undecided));
                 }
                 let (node, required) = object
                     .names
@@ -604,6 +614,25 @@ impl<'s> MapState<'_, 's> {
                 self.child = self.others(object)?;
                 self.other_name(name)
             }
+        }
+    }
+
+    /// Notes that the plan's name `slot` (of `n_names`) was seen; false when it had been.
+    fn note_seen(&mut self, slot: usize, n_names: usize) -> bool {
+        if let Some(bit) = u32::try_from(slot).ok().and_then(|slot| 1u64.checked_shl(slot)) {
+            let fresh = self.seen & bit == 0;
+            self.seen |= bit;
+            return fresh;
+        }
+        if self.seen_more.is_empty() {
+            self.seen_more = vec![false; n_names.saturating_sub(64)];
+        }
+        match self.seen_more.get_mut(slot.saturating_sub(64)) {
+            Some(seen) if !*seen => {
+                *seen = true;
+                true
+            }
+            _ => false,
         }
     }
 

@@ -546,3 +546,27 @@ fn recursion_through_refs_is_planned_and_bounded() {
             .is_err()
     );
 }
+
+#[test]
+fn repeats_are_seen_beyond_the_first_64_names() {
+    let properties: serde_json::Map<String, Value> = (0..70)
+        .map(|n| (format!("p{n:02}"), json!({"type": "integer"})))
+        .collect();
+    let validator =
+        Validator::new(&json!({"properties": properties, "additionalProperties": false})).unwrap();
+    assert!(validator.streams_every_container());
+    let all: Vec<String> = (0..70).map(|n| format!("\"p{n:02}\": {n}")).collect();
+    let text = format!("{{{}}}", all.join(", "));
+    assert_eq!(
+        validator.deserialize_str::<Value>(&text).unwrap(),
+        parse_json(&text).unwrap()
+    );
+    for repeated in ["p03", "p68"] {
+        let text = format!("{{{}, \"{repeated}\": 1}}", all.join(", "));
+        assert_eq!(
+            validator.deserialize_str::<Value>(&text).unwrap_err().reason(),
+            FallbackReason::Undecided,
+            "{repeated}"
+        );
+    }
+}
