@@ -218,3 +218,38 @@ async fn a_call_without_a_value_says_so() {
         "{err:?}"
     );
 }
+
+/// The speed bench's large schema (issue 24): the typed route plans every container of it, so a valid answer never
+/// falls back to building a `Value`.
+#[tokio::test]
+async fn the_benchs_large_schema_is_planned_whole() {
+    let schema: Value = serde_json::from_str(include_str!("../benches/speed/large_schema.json")).unwrap();
+    let validator = oa_schema::Validator::new(&schema).unwrap();
+    assert!(validator.streams_every_container());
+    let item = |i: usize| {
+        json!({"sku": format!("SKU-{:06}", 100_000 + i), "description": "a widget", "quantity": 1 + i % 7,
+               "unit_price": 19.5 + i as f64, "category": "service", "tags": ["bulk"],
+               "discount": if i % 2 == 0 { json!(0.1) } else { Value::Null }})
+    };
+    let address =
+        json!({"street": "12 rue de Rivoli", "city": "Paris", "postcode": "75001", "country": "FR"});
+    let answer = json!({
+        "order_id": "PO-004217",
+        "customer": {"name": "Ada", "email": "ada@example.com", "tier": "pro", "billing": address, "shipping": address},
+        "items": [item(0), item(1), item(2)],
+        "priority": "high",
+        "notes": null,
+        "totals": {"subtotal": 12_345.5, "tax": 2_469.1, "total": 14_814.6, "currency": "EUR"}
+    })
+    .to_string();
+    assert_eq!(
+        validator.deserialize_str::<Value>(&answer).unwrap(),
+        oa_schema::parse_json(&answer).unwrap()
+    );
+    let server = Server::start(vec![text_reply(&answer, "stop")]).unwrap();
+    let typed = complete_as::<Value>(&provider(&server), &request(schema))
+        .await
+        .unwrap();
+    assert_eq!(typed.response.parsed, None, "decoded on the typed route");
+    assert_eq!(typed.value["items"][1]["unit_price"], json!(20.5));
+}

@@ -116,6 +116,19 @@ impl<'s> Run<'s> {
         self.scalar(node, depth, &Value::Number(number))
     }
 
+    /// Checks a number serde_json showed as its digits. The number is the one `parse_json` would hold: its
+    /// `Value` reads such digits with `Number::from_str` too.
+    fn digits<E: de::Error>(&self, node: Option<NodeId>, depth: u32, digits: &str) -> Result<(), E> {
+        let Some(id) = node else { return Ok(()) };
+        if self.trivial(id, crate::keywords::NUMBER_KIND) {
+            return Ok(());
+        }
+        let number: serde_json::Number = digits
+            .parse()
+            .map_err(|_| self.stop::<E>(FallbackReason::Undecided))?;
+        self.scalar(node, depth, &Value::Number(number))
+    }
+
     /// Whether every instance of `kind` passes node `id` without looking at it.
     fn trivial(&self, id: NodeId, kind: usize) -> bool {
         self.schema.plans.get(id as usize).is_some_and(|plan| {
@@ -870,19 +883,10 @@ impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for Digits<'_, '_, '_, T
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T::Value, D::Error> {
         let digits: String = de::Deserialize::deserialize(OnlyString(deserializer))
             .map_err(|_: D::Error| self.map.run.stop::<D::Error>(FallbackReason::Undecided))?;
-        let number = number_of(self.map.run, &digits)?;
-        self.map.run.scalar(self.map.node, self.map.depth, &number)?;
+        self.map.run.digits(self.map.node, self.map.depth, &digits)?;
         self.map.mode = Mode::Number(true);
         self.seed
             .deserialize(de::value::StringDeserializer::<D::Error>::new(digits))
-    }
-}
-
-/// The digits as `parse_json` reads them (a number, or a stop).
-fn number_of<E: de::Error>(run: &Run<'_>, digits: &str) -> Result<Value, E> {
-    match crate::parse::parse_json(digits) {
-        Ok(number @ Value::Number(_)) => Ok(number),
-        _ => Err(run.stop(FallbackReason::Undecided)),
     }
 }
 
@@ -946,19 +950,18 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
         let run = self.checking.run;
-        let key: Option<String> = map.next_key()?;
-        if key.as_deref() != Some(NUMBER_TOKEN) {
+        if map.next_key_seed(IsNumberToken)? != Some(true) {
+            // An object where the target wants a number.
             return Err(run.stop(FallbackReason::Deserialize));
         }
         let digits: String = map
             .next_value_seed(OwnedDigits)
             .map_err(|_: A::Error| run.stop::<A::Error>(FallbackReason::Undecided))?;
-        let number = number_of(run, &digits)?;
-        run.scalar(self.checking.node, self.checking.depth, &number)?;
+        run.digits(self.checking.node, self.checking.depth, &digits)?;
         if map.next_key::<de::IgnoredAny>()?.is_some() {
             return Err(run.stop(FallbackReason::Undecided));
         }
-        by_hint(number, self.hint, self.checking.visitor).map_err(<A::Error as de::Error>::custom)
+        by_hint(&digits, self.hint, self.checking.visitor)
     }
 }
 
@@ -973,25 +976,52 @@ impl<'de> DeserializeSeed<'de> for OwnedDigits {
     }
 }
 
-/// Reads a parsed number as the target asked.
-fn by_hint<'de, V: Visitor<'de>>(
-    number: Value,
+/// Reads a number's digits as the target asked, as serde_json's `Number` does for such digits (`str::parse` into
+/// the asked type, "invalid number" when it does not fit), so that `T` gets what it would from the parsed value.
+fn by_hint<'de, V: Visitor<'de>, E: de::Error>(
+    digits: &str,
     hint: NumberHint,
     visitor: V,
-) -> Result<V::Value, serde_json::Error> {
+) -> Result<V::Value, E> {
+    fn parsed<N: std::str::FromStr, E: de::Error>(digits: &str) -> Result<N, E> {
+        digits.parse().map_err(|_| E::custom("invalid number"))
+    }
     match hint {
-        NumberHint::I8 => number.deserialize_i8(visitor),
-        NumberHint::I16 => number.deserialize_i16(visitor),
-        NumberHint::I32 => number.deserialize_i32(visitor),
-        NumberHint::I64 => number.deserialize_i64(visitor),
-        NumberHint::I128 => number.deserialize_i128(visitor),
-        NumberHint::U8 => number.deserialize_u8(visitor),
-        NumberHint::U16 => number.deserialize_u16(visitor),
-        NumberHint::U32 => number.deserialize_u32(visitor),
-        NumberHint::U64 => number.deserialize_u64(visitor),
-        NumberHint::U128 => number.deserialize_u128(visitor),
-        NumberHint::F32 => number.deserialize_f32(visitor),
-        NumberHint::F64 => number.deserialize_f64(visitor),
+        NumberHint::I8 => visitor.visit_i8(parsed(digits)?),
+        NumberHint::I16 => visitor.visit_i16(parsed(digits)?),
+        NumberHint::I32 => visitor.visit_i32(parsed(digits)?),
+        NumberHint::I64 => visitor.visit_i64(parsed(digits)?),
+        NumberHint::I128 => visitor.visit_i128(parsed(digits)?),
+        NumberHint::U8 => visitor.visit_u8(parsed(digits)?),
+        NumberHint::U16 => visitor.visit_u16(parsed(digits)?),
+        NumberHint::U32 => visitor.visit_u32(parsed(digits)?),
+        NumberHint::U64 => visitor.visit_u64(parsed(digits)?),
+        NumberHint::U128 => visitor.visit_u128(parsed(digits)?),
+        NumberHint::F32 => visitor.visit_f32(parsed(digits)?),
+        NumberHint::F64 => visitor.visit_f64(parsed(digits)?),
+    }
+}
+
+/// The seed of a number map's key: whether it is [`NUMBER_TOKEN`] (read without a copy).
+struct IsNumberToken;
+
+impl<'de> DeserializeSeed<'de> for IsNumberToken {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for IsNumberToken {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
+        Ok(v == NUMBER_TOKEN)
     }
 }
 

@@ -80,6 +80,13 @@ pub(crate) struct PlannedName {
 impl ObjectPlan {
     /// The position of `name` in [`names`](Self::names).
     pub(crate) fn find(&self, name: &str) -> Option<usize> {
+        // A few names (the usual object): compared lengths first, no call per name.
+        if self.names.len() <= 8 {
+            return self
+                .names
+                .iter()
+                .position(|known| super::same_name(&known.name, name));
+        }
         self.names
             .binary_search_by(|known| super::cmp_names(&known.name, name))
             .ok()
