@@ -229,7 +229,7 @@ async fn the_benchs_large_schema_is_planned_whole() {
     let item = |i: usize| {
         json!({"sku": format!("SKU-{:06}", 100_000 + i), "description": "a widget", "quantity": 1 + i % 7,
                "unit_price": 19.5 + i as f64, "category": "service", "tags": ["bulk"],
-               "discount": if i % 2 == 0 { json!(0.1) } else { Value::Null }})
+               "discount": if i.is_multiple_of(2) { json!(0.1) } else { Value::Null }})
     };
     let address =
         json!({"street": "12 rue de Rivoli", "city": "Paris", "postcode": "75001", "country": "FR"});
