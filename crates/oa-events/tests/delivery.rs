@@ -585,3 +585,49 @@ async fn an_abandoned_call_still_delivers_its_successful_attempt() {
         Some("hello")
     );
 }
+
+/// `complete_as` through an `ObservedProvider`: the wrapper's clone of the request keeps the typed decoder, so the
+/// value is decoded on the typed route, and the events are those of any structured call.
+#[tokio::test]
+async fn an_observed_provider_passes_the_typed_decoder_through() {
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Answer {
+        answer: String,
+    }
+    let server = Server::start(vec![
+        text_reply("prose, not JSON", "stop"),
+        text_reply(r#"{"answer": "yes"}"#, "stop"),
+    ])
+    .unwrap();
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "typed");
+    let request = CompletionRequest::new(vec![Message::user("hi")])
+        .with_response_schema(strict_schema())
+        .with_retry(
+            RetryConfig::new(2)
+                .with_backoff(Backoff::Fixed(Duration::ZERO))
+                .with_reask(Reask::template("{error_message}")),
+        );
+    let typed = oa_provider::complete_as::<Answer>(&observed, &request)
+        .await
+        .unwrap();
+    assert_eq!(typed.value.answer, "yes");
+    assert_eq!(
+        typed.response.parsed, None,
+        "decoded on the typed route behind the wrapper"
+    );
+    assert_eq!(typed.response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let events = collect.events();
+    let kinds: Vec<String> = events.iter().map(kind).collect();
+    assert_eq!(kinds, ["llm_attempt", "llm_attempt", "llm_completion"]);
+    let Event::LlmAttempt(first) = &events[0] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(first.failure_class, Some(FailureClass::NotJson));
+    let Event::LlmCompletion(done) = &events[2] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(done.request.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+}

@@ -98,7 +98,10 @@ pub use model::{
     UnknownMapping, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
-pub use structured::{DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, check_response_schema};
+pub use structured::{
+    CompleteAsError, DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, Typed, TypedDecoder,
+    check_response_schema, complete_as,
+};
 #[cfg(feature = "schemars")]
 pub use structured::{StrictOutput, output_schema};
 

@@ -83,6 +83,7 @@ pub(crate) fn compile(
         Body::Bool(_) => false,
     });
     Ok(CompiledSchema {
+        stream: std::sync::OnceLock::new(),
         plans: crate::keywords::plans(&nodes, dynamic_scope_matters),
         annotations: {
             annotations.sort_by_key(|(id, _)| *id);

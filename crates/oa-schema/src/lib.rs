@@ -61,6 +61,7 @@ mod number;
 mod output;
 mod parse;
 mod registry;
+mod stream;
 mod validator;
 mod violation;
 
@@ -68,6 +69,7 @@ pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
+pub use stream::{Fallback, FallbackReason};
 pub use validator::{ReportOptions, Validator, ValidatorOptions};
 pub use violation::{SchemaLocation, Violation, Violations};
 

@@ -38,6 +38,8 @@ pub(crate) struct CompiledSchema {
     /// serde_json's `preserve_order`), which lets object keywords merge sorted name lists with an instance's
     /// members instead of looking each name up.
     pub(crate) sorted_maps: bool,
+    /// How containers decompose for the validating deserializer (`Validator::deserialize_str`), built on first use.
+    pub(crate) stream: std::sync::OnceLock<crate::keywords::StreamPlan>,
 }
 
 impl CompiledSchema {

@@ -54,6 +54,59 @@ impl Validator {
         crate::keywords::is_valid(&self.compiled, instance)
     }
 
+    /// Reads JSON `text` into `T`, checking it against the schema while it is read, without building a `Value`:
+    /// the typed route of structured output.
+    ///
+    /// It answers `Ok` only when [`parse_json`](crate::parse_json) accepts `text`, [`validate`](Self::validate)
+    /// accepts that value, and `T` deserializes from it (and then `T` is what it would read from the value). In
+    /// every other case, and whenever it cannot decide cheaply, it answers [`Fallback`](crate::Fallback): the
+    /// caller then parses and validates as usual, which reports every violation, and reads `T` from the value.
+    ///
+    /// What it decides itself: every scalar at every position (any keyword), and objects and arrays whose schema
+    /// uses `properties`, `required`, `additionalProperties` (`false` or a schema), `items`, the item and property
+    /// counts, a lone `$ref`, or a union of one schema with `{"type": "null"}`; any other keyword that applies to a
+    /// container met in the text (`allOf`, `oneOf`, `patternProperties`, `enum` of objects, `unevaluated*`...)
+    /// falls back. Members the target type skips are read and checked too. A repeated member name falls back
+    /// (the value would keep only the last), as do byte strings, raw values, maps with non-string keys and enums
+    /// with data. Without the `arbitrary_precision` feature every call falls back.
+    ///
+    /// # Errors
+    /// [`Fallback`](crate::Fallback), with the reason.
+    ///
+    /// ```
+    /// use oa_schema::{FallbackReason, Validator};
+    /// use serde_json::json;
+    ///
+    /// #[derive(serde::Deserialize, Debug, PartialEq)]
+    /// struct Point {
+    ///     x: f64,
+    ///     label: Option<String>,
+    /// }
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "type": "object",
+    ///     "properties": { "x": { "type": "number", "minimum": 0 }, "label": { "type": ["string", "null"] } },
+    ///     "required": ["x"],
+    ///     "additionalProperties": false
+    /// }))
+    /// .unwrap();
+    /// let point: Point = validator.deserialize_str(r#"{"x": 1.5, "label": null}"#).unwrap();
+    /// assert_eq!(point, Point { x: 1.5, label: None });
+    ///
+    /// // Invalid for the schema: no answer here; `validate` of the parsed value gives the report.
+    /// let err = validator.deserialize_str::<Point>(r#"{"x": -1}"#).unwrap_err();
+    /// assert_eq!(err.reason(), FallbackReason::Invalid);
+    /// ```
+    pub fn deserialize_str<T: serde::de::DeserializeOwned>(&self, text: &str) -> Result<T, crate::Fallback> {
+        crate::stream::deserialize_str(&self.compiled, text)
+    }
+
+    /// Whether [`deserialize_str`](Self::deserialize_str) has a plan for every object and array position the
+    /// schema reaches from its root (so that it falls back only on invalid text or a type that refuses it).
+    pub fn streams_every_container(&self) -> bool {
+        crate::stream::plans_every_container(&self.compiled)
+    }
+
     /// Validates `instance`, reporting every violation.
     ///
     /// # Errors

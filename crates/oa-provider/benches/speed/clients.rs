@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures_util::StreamExt;
 use oa_events::{EventBus, EventCounter, ObservedProvider, Observer};
 use oa_observe::{ObserverConfig, OtelObserver};
-use oa_provider::{ApiKey, CompletionRequest, Message, OpenAiProvider, Provider};
+use oa_provider::{ApiKey, CompletionRequest, Message, OpenAiProvider, Provider, complete_as};
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 use serde_json::Value;
@@ -212,21 +212,29 @@ impl Caller {
                 provider,
                 request,
                 workload,
-            } => {
-                let response = provider
-                    .complete(request)
+            } => match workload {
+                // The typed call, as oa's users would make it for a type: validated while decoded.
+                Workload::StructuredSmall => complete_as::<CityFact>(provider.as_ref(), request)
                     .await
-                    .map_err(|error| error.to_string())?;
-                match (workload, response.parsed) {
-                    (Workload::StructuredSmall | Workload::StructuredLarge, Some(parsed)) => {
-                        Ok(Answer::Json(parsed))
+                    .map(|typed| Answer::Small(typed.value))
+                    .map_err(|error| error.to_string()),
+                Workload::StructuredLarge => complete_as::<PurchaseOrder>(provider.as_ref(), request)
+                    .await
+                    .map(|typed| Answer::Large(Box::new(typed.value)))
+                    .map_err(|error| error.to_string()),
+                Workload::Plain | Workload::Stream => {
+                    let response = provider
+                        .complete(request)
+                        .await
+                        .map_err(|error| error.to_string())?;
+                    match response.parsed {
+                        None => Ok(Answer::Text(
+                            response.message.text().unwrap_or_default().to_owned(),
+                        )),
+                        Some(parsed) => Err(format!("unexpected parsed: {parsed:?}")),
                     }
-                    (Workload::Plain | Workload::Stream, None) => Ok(Answer::Text(
-                        response.message.text().unwrap_or_default().to_owned(),
-                    )),
-                    (_, parsed) => Err(format!("unexpected parsed: {parsed:?}")),
                 }
-            }
+            },
         }
     }
 }

@@ -239,10 +239,10 @@ fn check(workload: Workload, client: Client, answer: Result<Answer, String>) {
     let content = workload.content();
     let expected = match (workload, client) {
         (Workload::Plain | Workload::Stream, _) => Ok(Answer::Text(content)),
-        (Workload::StructuredSmall, Client::AsyncOpenAi | Client::Rig) => {
+        (Workload::StructuredSmall, Client::AsyncOpenAi | Client::Rig | Client::Oa | Client::OaObserved) => {
             serde_json::from_str(&content).map(Answer::Small)
         }
-        (Workload::StructuredLarge, Client::AsyncOpenAi | Client::Rig) => {
+        (Workload::StructuredLarge, Client::AsyncOpenAi | Client::Rig | Client::Oa | Client::OaObserved) => {
             serde_json::from_str(&content).map(|order| Answer::Large(Box::new(order)))
         }
         _ => serde_json::from_str(&content).map(Answer::Json),

@@ -102,67 +102,13 @@ pub(crate) struct CityFact {
 }
 
 /// An extraction schema of the shape LLM applications send: nested strict objects, enums, patterns, numeric
-/// bounds, a nullable field, and an array of strict objects.
+/// bounds, a nullable field, and an array of strict objects. Kept as a file, which `tests/typed_call.rs` also reads
+/// (the typed route must plan every container of it).
 fn large_schema() -> Value {
-    let address = json!({
-        "type": "object",
-        "properties": {
-            "street": {"type": "string"},
-            "city": {"type": "string"},
-            "postcode": {"type": "string", "pattern": "^[0-9]{5}$"},
-            "country": {"type": "string", "enum": ["FR", "DE", "IT", "ES", "NL", "BE"]}
-        },
-        "required": ["street", "city", "postcode", "country"],
-        "additionalProperties": false
-    });
-    let item = json!({
-        "type": "object",
-        "properties": {
-            "sku": {"type": "string", "pattern": "^SKU-[0-9]{6}$"},
-            "description": {"type": "string", "maxLength": 200},
-            "quantity": {"type": "integer", "minimum": 1, "maximum": 1000},
-            "unit_price": {"type": "number", "minimum": 0},
-            "category": {"type": "string", "enum": ["hardware", "software", "service", "licence"]},
-            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
-            "discount": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 1}, {"type": "null"}]}
-        },
-        "required": ["sku", "description", "quantity", "unit_price", "category", "tags", "discount"],
-        "additionalProperties": false
-    });
-    json!({
-        "type": "object",
-        "properties": {
-            "order_id": {"type": "string", "pattern": "^PO-[0-9]{6}$"},
-            "customer": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "minLength": 1},
-                    "email": {"type": "string", "pattern": "^[^@]+@[^@]+$"},
-                    "tier": {"type": "string", "enum": ["free", "pro", "enterprise"]},
-                    "billing": address.clone(),
-                    "shipping": address
-                },
-                "required": ["name", "email", "tier", "billing", "shipping"],
-                "additionalProperties": false
-            },
-            "items": {"type": "array", "items": item, "minItems": 1, "maxItems": 100},
-            "priority": {"type": "string", "enum": ["low", "normal", "high", "urgent"]},
-            "notes": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-            "totals": {
-                "type": "object",
-                "properties": {
-                    "subtotal": {"type": "number", "minimum": 0},
-                    "tax": {"type": "number", "minimum": 0},
-                    "total": {"type": "number", "minimum": 0},
-                    "currency": {"type": "string", "enum": ["EUR", "USD", "GBP"]}
-                },
-                "required": ["subtotal", "tax", "total", "currency"],
-                "additionalProperties": false
-            }
-        },
-        "required": ["order_id", "customer", "items", "priority", "notes", "totals"],
-        "additionalProperties": false
-    })
+    match serde_json::from_str(include_str!("large_schema.json")) {
+        Ok(schema) => schema,
+        Err(error) => panic!("large_schema.json: {error}"),
+    }
 }
 
 fn large_answer() -> Value {

@@ -165,7 +165,11 @@ impl Attempt<'_> {
                     model: model.as_deref(),
                     raw: &raw,
                 };
-                Some(schema.check_content(&content_text(&message), surface)?)
+                schema.check_content_typed(
+                    &content_text(&message),
+                    surface,
+                    self.call.request.typed_decoder.as_ref(),
+                )?
             }
             _ => None,
         };

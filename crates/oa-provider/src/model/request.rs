@@ -107,6 +107,9 @@ pub struct CompletionRequest {
     /// The call's identifier (graph-engine §6 `call_id`); `None` lets the provider mint one per `complete()`.
     /// Every attempt record and token delta of the call carries it, so a listener reads it there.
     pub call_id: Option<String>,
+    /// Set by [`complete_as`](crate::complete_as): the content check first tries to read the content straight into
+    /// the caller's type while validating it, and takes the parse-and-validate route when that cannot decide.
+    pub typed_decoder: Option<crate::structured::TypedDecoder>,
 }
 
 impl CompletionRequest {
@@ -189,6 +192,7 @@ impl fmt::Debug for CompletionRequest {
             .field("stream", &self.stream)
             .field("hook", &self.hook.is_some())
             .field("call_id", &self.call_id)
+            .field("typed_decoder", &self.typed_decoder)
             .finish()
     }
 }

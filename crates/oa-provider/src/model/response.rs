@@ -128,7 +128,9 @@ pub struct Response {
     pub finish_reason: FinishReason,
     /// Token usage, counters nullable.
     pub usage: Usage,
-    /// The validated structured value; `None` without a schema or when the model called tools.
+    /// The validated structured value; `None` without a schema, when the model called tools, or when the call was
+    /// made with [`complete_as`](crate::complete_as) and its content was read straight into the caller's type on
+    /// the typed route (no `Value` is built there: the value is [`Typed::value`](crate::Typed::value)).
     pub parsed: Option<Value>,
     /// The provider's response as parsed JSON, verbatim (for a stream, the assembled form).
     pub raw: Value,

@@ -12,6 +12,7 @@ pub(crate) mod output;
 mod schema_cache;
 mod tools;
 mod typed;
+mod typed_call;
 
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
@@ -27,6 +28,7 @@ pub use typed::ParsedAsError;
 pub(crate) use typed::deserialize_as;
 #[cfg(feature = "schemars")]
 pub use typed::{StrictOutput, output_schema};
+pub use typed_call::{CompleteAsError, Typed, TypedDecoder, complete_as};
 
 use crate::error::ProviderError;
 pub(crate) use crate::model::StructuredOutputPath;

@@ -46,6 +46,21 @@ pub(crate) struct Surface<'a> {
 }
 
 impl ResponseSchema {
+    /// The content check of a call that may carry a typed decoder ([`complete_as`](crate::complete_as)): the
+    /// decoder first, which reads the content into the caller's type while validating it (`Ok(None)`: decoded, no
+    /// value built); when it cannot decide, [`check_content`](Self::check_content) as on every call.
+    pub(crate) fn check_content_typed(
+        &self,
+        content: &str,
+        surface: Surface<'_>,
+        decoder: Option<&crate::structured::TypedDecoder>,
+    ) -> Result<Option<Value>, ProviderError> {
+        if decoder.is_some_and(|decoder| decoder.try_decode(&self.validator, content)) {
+            return Ok(None);
+        }
+        self.check_content(content, surface).map(Some)
+    }
+
     /// Parses and validates `content`: the value, or the `structured_output_invalid` error carrying the typed
     /// problem and its class. Counted by [`validations`] in tests.
     pub(crate) fn check_content(&self, content: &str, surface: Surface<'_>) -> Result<Value, ProviderError> {

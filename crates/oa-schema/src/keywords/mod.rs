@@ -15,6 +15,7 @@ mod plan;
 mod properties;
 mod ref_;
 mod shape;
+mod stream;
 mod string;
 mod type_;
 mod unevaluated;
@@ -33,8 +34,9 @@ use serde_json::{Map, Value};
 pub(crate) use applicators::{Discriminator, find_discriminator};
 pub(crate) use flag::{answer_at, holds_at, is_valid};
 pub(crate) use numeric::Bound;
-pub(crate) use plan::{Plan, plans};
+pub(crate) use plan::{NUMBER_KIND, Plan, STRING_KIND, plans};
 pub(crate) use shape::{Shape, fuse as fuse_shapes};
+pub(crate) use stream::{Container, ObjectPlan, Others, StreamNode, StreamPlan};
 
 /// One `dependentRequired` entry: when the first property is present, the others must be too.
 pub(crate) type DependentRule = (Box<str>, Box<[Box<str>]>);

@@ -80,6 +80,12 @@ impl Kinds {
             .all(|item| self.admits(kind_of(item), item))
     }
 
+    /// Whether numbers that are integers by value are admitted (outright, or by `integer`).
+    #[inline]
+    pub(crate) fn admits_integers(self) -> bool {
+        self.integers || self.admits_kind(NUMBER_KIND)
+    }
+
     /// Whether every instance of kind `kind` (see [`kind_of`]) is admitted, without looking at it.
     #[inline]
     pub(crate) fn admits_kind(self, kind: usize) -> bool {

@@ -54,6 +54,13 @@ pub(super) struct Slot {
     pub(super) cheap: bool,
 }
 
+impl Slot {
+    /// The property name.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 impl Shape {
     /// The names, sorted.
     pub(super) fn table(&self) -> &[Slot] {

@@ -1,0 +1,255 @@
+//! `complete_as`, the typed call, over a real socket: the content read into the caller's type on the typed route
+//! (no `Value` built), repaired by reask when invalid, a value that passes the schema but not the type reported
+//! with its location, and a schema outside the streaming plan served by the parse-and-validate route.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use oa_provider::{
+    Backoff, Category, CompleteAsError, CompletionRequest, Message, OpenAiProvider, ParsedAsError, Reask,
+    RetryConfig, SchemaMode, StructuredOutputPath, complete_as,
+};
+use oa_testkit::openai::text_reply;
+use oa_testkit::{Reply, Server};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Answer {
+    city: String,
+    population: u32,
+    note: Option<String>,
+}
+
+fn schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "minLength": 1},
+            "population": {"type": "integer", "minimum": 0},
+            "note": {"type": ["string", "null"]}
+        },
+        "required": ["city", "population", "note"],
+        "additionalProperties": false
+    })
+}
+
+fn provider(server: &Server) -> OpenAiProvider {
+    OpenAiProvider::builder("test-model")
+        .base_url(server.base_url())
+        .no_api_key()
+        .build()
+        .unwrap()
+}
+
+fn request(schema: Value) -> CompletionRequest {
+    CompletionRequest::new(vec![Message::user("Paris?")]).with_response_schema(schema)
+}
+
+fn reasking(request: CompletionRequest) -> CompletionRequest {
+    request.with_retry(
+        RetryConfig::new(2)
+            .with_backoff(Backoff::Fixed(Duration::ZERO))
+            .with_reask(Reask::template("{error_message}")),
+    )
+}
+
+#[tokio::test]
+async fn a_valid_answer_is_read_into_the_type_without_a_value() {
+    let content = r#"{"city": "Paris", "population": 2102650, "note": null}"#;
+    let server = Server::start(vec![text_reply(content, "stop")]).unwrap();
+    let typed = complete_as::<Answer>(&provider(&server), &request(schema()))
+        .await
+        .unwrap();
+    assert_eq!(
+        typed.value,
+        Answer {
+            city: "Paris".to_owned(),
+            population: 2_102_650,
+            note: None
+        }
+    );
+    assert_eq!(typed.response.parsed, None, "the typed route builds no Value");
+    assert_eq!(typed.response.message.text().as_deref(), Some(content));
+    // Telemetry is that of any structured call.
+    assert_eq!(
+        typed.response.structured_output_path,
+        Some(StructuredOutputPath::Native)
+    );
+    assert_eq!(typed.response.schema_mode, Some(SchemaMode::Unverified));
+    assert!(typed.response.schema_version.is_some());
+    let body = server.requests()[0].json().unwrap();
+    assert_eq!(body["response_format"]["json_schema"]["strict"], json!(true));
+}
+
+#[tokio::test]
+async fn the_same_call_made_with_complete_reports_the_same_telemetry() {
+    let content = r#"{"city": "Paris", "population": 1, "note": "x"}"#;
+    let server = Server::start(vec![text_reply(content, "stop"), text_reply(content, "stop")]).unwrap();
+    let provider = provider(&server);
+    let typed = complete_as::<Answer>(&provider, &request(schema()))
+        .await
+        .unwrap();
+    let plain = oa_provider::Provider::complete(&provider, &request(schema()))
+        .await
+        .unwrap();
+    assert_eq!(
+        typed.response.structured_output_path,
+        plain.structured_output_path
+    );
+    assert_eq!(typed.response.schema_mode, plain.schema_mode);
+    assert_eq!(typed.response.schema_version, plain.schema_version);
+    assert_eq!(plain.parsed_as::<Answer>().unwrap(), typed.value);
+    let [first, second] = &server.requests()[..] else {
+        panic!("two requests")
+    };
+    assert_eq!(first.body, second.body, "the typed call sends the same bytes");
+}
+
+#[tokio::test]
+async fn an_invalid_answer_fails_with_every_violation_and_is_repaired_by_reask() {
+    let server = Server::start(vec![
+        text_reply(r#"{"city": "", "population": -1, "note": null}"#, "stop"),
+        text_reply(r#"{"city": "Paris", "population": 3, "note": null}"#, "stop"),
+    ])
+    .unwrap();
+    let typed = complete_as::<Answer>(&provider(&server), &reasking(request(schema())))
+        .await
+        .unwrap();
+    assert_eq!(typed.value.population, 3);
+    assert_eq!(typed.response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+    // The reask carried the full report of the first answer.
+    let reask = server.requests()[1].json().unwrap();
+    let correction = reask["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        correction.contains("#/city") && correction.contains("#/population"),
+        "{correction}"
+    );
+
+    // Without reask, the failure carries every violation.
+    let server = Server::start(vec![text_reply(
+        r#"{"city": "", "population": -1, "note": null}"#,
+        "stop",
+    )])
+    .unwrap();
+    let err = complete_as::<Answer>(&provider(&server), &request(schema()))
+        .await
+        .unwrap_err();
+    let CompleteAsError::Provider(err) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(err.category(), Category::StructuredOutputInvalid);
+    let violations = err
+        .structured_output()
+        .and_then(|failure| failure.problem().violations().cloned())
+        .unwrap();
+    assert_eq!(violations.len(), 2);
+}
+
+#[tokio::test]
+async fn a_value_valid_for_the_schema_but_not_the_type_names_its_location() {
+    // The schema allows any integer; the type wants a u32.
+    let loose = json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "population": {"type": "integer"},
+            "note": {"type": ["string", "null"]}
+        },
+        "required": ["city", "population", "note"],
+        "additionalProperties": false
+    });
+    let server = Server::start(vec![text_reply(
+        r#"{"city": "Paris", "population": -5, "note": null}"#,
+        "stop",
+    )])
+    .unwrap();
+    let err = complete_as::<Answer>(&provider(&server), &request(loose))
+        .await
+        .unwrap_err();
+    let CompleteAsError::Parsed(ParsedAsError::Deserialize { location, message }) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(location, "/population");
+    assert!(!message.is_empty());
+}
+
+#[tokio::test]
+async fn a_schema_outside_the_streaming_plan_takes_the_parse_and_validate_route() {
+    let unplanned = json!({
+        "type": "object",
+        "allOf": [{"required": ["city"]}],
+        "properties": {"city": {"type": "string"}, "population": {"type": "integer"}, "note": {"type": ["string", "null"]}},
+        "required": ["population", "note"]
+    });
+    let server = Server::start(vec![
+        text_reply(r#"{"population": 1, "note": null}"#, "stop"),
+        text_reply(r#"{"city": "Paris", "population": 1, "note": null}"#, "stop"),
+    ])
+    .unwrap();
+    let typed = complete_as::<Answer>(&provider(&server), &reasking(request(unplanned)))
+        .await
+        .unwrap();
+    assert_eq!(typed.value.city, "Paris");
+    assert!(
+        typed.response.parsed.is_some(),
+        "the fallback route keeps the value"
+    );
+    assert_eq!(typed.response.schema_mode, Some(SchemaMode::UnenforcedRepaired));
+}
+
+#[tokio::test]
+async fn a_call_without_a_value_says_so() {
+    let server = Server::start(vec![Reply::json(
+        200,
+        oa_testkit::openai::text_completion("plain text"),
+    )])
+    .unwrap();
+    let plain = CompletionRequest::new(vec![Message::user("hi")]);
+    let err = complete_as::<Answer>(&provider(&server), &plain)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, CompleteAsError::Parsed(ParsedAsError::NoValue)),
+        "{err:?}"
+    );
+}
+
+/// The speed bench's large schema (issue 24): the typed route plans every container of it, so a valid answer never
+/// falls back to building a `Value`.
+#[tokio::test]
+async fn the_benchs_large_schema_is_planned_whole() {
+    let schema: Value = serde_json::from_str(include_str!("../benches/speed/large_schema.json")).unwrap();
+    let validator = oa_schema::Validator::new(&schema).unwrap();
+    assert!(validator.streams_every_container());
+    let item = |i: usize| {
+        json!({"sku": format!("SKU-{:06}", 100_000 + i), "description": "a widget", "quantity": 1 + i % 7,
+               "unit_price": 19.5 + i as f64, "category": "service", "tags": ["bulk"],
+               "discount": if i.is_multiple_of(2) { json!(0.1) } else { Value::Null }})
+    };
+    let address =
+        json!({"street": "12 rue de Rivoli", "city": "Paris", "postcode": "75001", "country": "FR"});
+    let answer = json!({
+        "order_id": "PO-004217",
+        "customer": {"name": "Ada", "email": "ada@example.com", "tier": "pro", "billing": address, "shipping": address},
+        "items": [item(0), item(1), item(2)],
+        "priority": "high",
+        "notes": null,
+        "totals": {"subtotal": 12_345.5, "tax": 2_469.1, "total": 14_814.6, "currency": "EUR"}
+    })
+    .to_string();
+    assert_eq!(
+        validator.deserialize_str::<Value>(&answer).unwrap(),
+        oa_schema::parse_json(&answer).unwrap()
+    );
+    let server = Server::start(vec![text_reply(&answer, "stop")]).unwrap();
+    let typed = complete_as::<Value>(&provider(&server), &request(schema))
+        .await
+        .unwrap();
+    assert_eq!(typed.response.parsed, None, "decoded on the typed route");
+    assert_eq!(typed.value["items"][1]["unit_price"], json!(20.5));
+}
