@@ -414,13 +414,7 @@ async fn an_observed_provider_reports_calls_made_outside_a_graph() {
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
     let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
-    let request = CompletionRequest::new(vec![Message::user("hi")])
-        .with_response_schema(strict_schema())
-        .with_retry(
-            RetryConfig::new(2)
-                .with_backoff(Backoff::Fixed(Duration::ZERO))
-                .with_reask(Reask::template("{error_message}")),
-        );
+    let request = reasking_request();
     let response = observed.complete(&request).await.unwrap();
     assert_eq!(response.schema_mode, Some(SchemaMode::UnverifiedRepaired));
     bus.drain(Duration::from_secs(5)).await.unwrap();
@@ -602,13 +596,7 @@ async fn an_observed_provider_passes_the_typed_decoder_through() {
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
     let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "typed");
-    let request = CompletionRequest::new(vec![Message::user("hi")])
-        .with_response_schema(strict_schema())
-        .with_retry(
-            RetryConfig::new(2)
-                .with_backoff(Backoff::Fixed(Duration::ZERO))
-                .with_reask(Reask::template("{error_message}")),
-        );
+    let request = reasking_request();
     let typed = oa_provider::complete_as::<Answer>(&observed, &request)
         .await
         .unwrap();
@@ -630,4 +618,15 @@ async fn an_observed_provider_passes_the_typed_decoder_through() {
         panic!("{events:?}")
     };
     assert_eq!(done.request.schema_mode, Some(SchemaMode::UnverifiedRepaired));
+}
+
+/// A structured request whose first wrong answer is asked again once, at once.
+fn reasking_request() -> CompletionRequest {
+    CompletionRequest::new(vec![Message::user("hi")])
+        .with_response_schema(strict_schema())
+        .with_retry(
+            RetryConfig::new(2)
+                .with_backoff(Backoff::Fixed(Duration::ZERO))
+                .with_reask(Reask::template("{error_message}")),
+        )
 }
