@@ -85,7 +85,7 @@ pub fn request_extras(config: &RuntimeConfig) -> Map<String, Value> {
 pub(crate) fn response_fields(response: &Response) -> LlmResponseFields {
     LlmResponseFields {
         response_model: response.model.clone(),
-        response_id: response_id(&response.raw),
+        response_id: response.response_id.clone(),
         usage: Some(response.usage),
         finish_reason: Some(response.finish_reason),
         output_content: content_text(response.message.content.as_ref()),
@@ -97,16 +97,12 @@ pub(crate) fn response_fields(response: &Response) -> LlmResponseFields {
 pub(crate) fn failure_fields(failure: &oa_provider::StructuredOutputFailure) -> LlmResponseFields {
     LlmResponseFields {
         response_model: failure.model.clone(),
-        response_id: response_id(&failure.raw),
+        response_id: failure.response_id.clone(),
         usage: Some(failure.usage),
         finish_reason: Some(failure.finish_reason),
         output_content: Some(failure.output_content.clone()),
         output_tool_calls: None,
     }
-}
-
-fn response_id(raw: &Value) -> Option<String> {
-    raw.get("id").and_then(Value::as_str).map(str::to_owned)
 }
 
 /// Whether `fields` are what [`response_fields`] makes of `response`, compared without building anything (the
@@ -130,7 +126,7 @@ pub(crate) fn response_matches(fields: &LlmResponseFields, response: &Response) 
         && surface_matches(
             fields,
             response.model.as_deref(),
-            &response.raw,
+            response.response_id.as_deref(),
             response.usage,
             response.finish_reason,
         )
@@ -146,7 +142,7 @@ pub(crate) fn failure_matches(
         && surface_matches(
             fields,
             failure.model.as_deref(),
-            &failure.raw,
+            failure.response_id.as_deref(),
             failure.usage,
             failure.finish_reason,
         )
@@ -155,12 +151,12 @@ pub(crate) fn failure_matches(
 fn surface_matches(
     fields: &LlmResponseFields,
     model: Option<&str>,
-    raw: &Value,
+    response_id: Option<&str>,
     usage: Usage,
     finish_reason: FinishReason,
 ) -> bool {
     fields.response_model.as_deref() == model
-        && fields.response_id.as_deref() == raw.get("id").and_then(Value::as_str)
+        && fields.response_id.as_deref() == response_id
         && fields.usage == Some(usage)
         && fields.finish_reason == Some(finish_reason)
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::model::{FinishReason, StructuredOutputPath, Usage};
+use crate::model::{FinishReason, RawJson, StructuredOutputPath, Usage};
 use crate::structured::output::Surface;
 use crate::structured::{FailureClass, OutputProblem};
 
@@ -102,8 +102,10 @@ pub struct StructuredOutputFailure {
     pub usage: Usage,
     /// The model the response named, when it named one.
     pub model: Option<String>,
-    /// The parsed provider response, verbatim.
-    pub raw: Value,
+    /// The response's `id` string, when it gave one (as [`Response::response_id`](crate::Response::response_id)).
+    pub response_id: Option<String>,
+    /// The provider response, verbatim (as [`Response::raw`](crate::Response::raw)).
+    pub raw: RawJson,
     problem: OutputProblem,
     failure_class: FailureClass,
     case_only: bool,
@@ -124,6 +126,7 @@ impl StructuredOutputFailure {
             finish_reason: surface.finish_reason,
             usage: surface.usage,
             model: surface.model.map(str::to_owned),
+            response_id: surface.response_id.map(str::to_owned),
             raw: surface.raw.clone(),
             problem,
             failure_class,

@@ -9,7 +9,7 @@ use crate::call::DeltaKind;
 use crate::call::exchange::{StreamReader, decode_body};
 use crate::call::wire::{Mapped, WireFormat};
 use crate::error::ProviderError;
-use crate::model::{FinishReason, Mapping, Message, Tool, Usage};
+use crate::model::{FinishReason, Mapping, Message, RawJson, Tool, Usage};
 use crate::structured::{CheckedTools, coercion};
 
 /// What a response decoded to: the §6 parts and the `raw` JSON.
@@ -46,7 +46,7 @@ fn wire(mapping: Mapping) -> &'static dyn WireFormat {
 
 fn finish(
     calling: Calling<'_>,
-    decode: impl FnOnce(&CheckedTools<'_>) -> Result<(Mapped, Value), ProviderError>,
+    decode: impl FnOnce(&CheckedTools<'_>) -> Result<(Mapped, RawJson), ProviderError>,
 ) -> Result<Decoded, ProviderError> {
     let synthetic;
     let (tools, coerced) = match calling {
@@ -67,7 +67,7 @@ fn finish(
         finish_reason: mapped.finish_reason,
         usage: mapped.usage,
         model: mapped.model,
-        raw,
+        raw: raw.into_value(),
     })
 }
 
@@ -82,7 +82,9 @@ pub fn decode(
     calling: Calling<'_>,
     scrub: &dyn Fn(&str) -> String,
 ) -> Result<Decoded, ProviderError> {
-    finish(calling, |tools| decode_body(wire(mapping), body, tools, scrub))
+    finish(calling, |tools| {
+        decode_body(wire(mapping), bytes::Bytes::copy_from_slice(body), tools, scrub)
+    })
 }
 
 /// A stream's outcome and the deltas it reported, in order.

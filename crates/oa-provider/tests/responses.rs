@@ -514,3 +514,21 @@ async fn builder_rejects_bad_base_urls_and_headers() {
         .unwrap_err();
     assert!(!error.to_string().contains("secret"));
 }
+
+#[tokio::test]
+async fn response_id_is_the_body_id_string_and_none_otherwise() {
+    let mut body = text_completion("Hello!");
+    body["id"] = json!("chatcmpl-abc");
+    let response = complete_with(Reply::json(200, body.clone()), hi()).await.unwrap();
+    assert_eq!(response.response_id.as_deref(), Some("chatcmpl-abc"));
+    assert_eq!(response.raw["id"], "chatcmpl-abc");
+    for id in [json!(7), json!(null)] {
+        body["id"] = id;
+        let response = complete_with(Reply::json(200, body.clone()), hi()).await.unwrap();
+        assert_eq!(response.response_id, None, "id {}", body["id"]);
+        assert_eq!(response.raw, body);
+    }
+    body.as_object_mut().unwrap().remove("id");
+    let response = complete_with(Reply::json(200, body), hi()).await.unwrap();
+    assert_eq!(response.response_id, None);
+}

@@ -47,6 +47,7 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
         finish_reason,
         usage: Usage::derived(counter("input_tokens"), counter("output_tokens")),
         model: root.get("model").and_then(Value::as_str).map(str::to_owned),
+        response_id: None,
     })
 }
 

@@ -16,7 +16,7 @@ use crate::endpoint::Endpoint;
 use crate::enforcement::SchemaMode;
 use crate::error::ProviderError;
 use crate::model::{
-    CompletionRequest, Content, ContentBlock, FinishReason, Message, Response, StructuredOutputPath,
+    CompletionRequest, Content, ContentBlock, FinishReason, Message, RawJson, Response, StructuredOutputPath,
 };
 use crate::structured::output::Surface;
 use crate::structured::{CheckedTools, ResponseSchema, augment_messages, coercion};
@@ -147,7 +147,7 @@ impl Attempt<'_> {
     fn finish(
         self,
         mapped: Mapped,
-        raw: serde_json::Value,
+        raw: RawJson,
         schema_mode: Option<SchemaMode>,
     ) -> Result<Response, ProviderError> {
         let Mapped {
@@ -155,6 +155,7 @@ impl Attempt<'_> {
             finish_reason,
             usage,
             model,
+            response_id,
         } = mapped;
         let schema = self.call.schema;
         let parsed = match schema {
@@ -163,6 +164,7 @@ impl Attempt<'_> {
                     finish_reason,
                     usage,
                     model: model.as_deref(),
+                    response_id: response_id.as_deref(),
                     raw: &raw,
                 };
                 schema.check_content_typed(
@@ -180,6 +182,7 @@ impl Attempt<'_> {
             parsed,
             raw,
             model,
+            response_id,
             structured_output_path: self.path,
             schema_mode,
             schema_version: schema.map(|schema| schema.version.clone()),

@@ -1,6 +1,7 @@
 //! One wire exchange: POST the body, map a non-success status, then read the response atomically or as a stream
 //! (token deltas handed to the hook as they are decoded), ending with the wire format's mapped parts.
 
+use bytes::Bytes;
 use serde_json::Value;
 
 use crate::call::hook::{AttemptHook, DeltaKind, TokenDelta};
@@ -9,7 +10,7 @@ use crate::endpoint::Endpoint;
 use crate::error::{Category, PartialStream, ProviderError};
 use crate::http::Reply;
 use crate::http::sse::SseDecoder;
-use crate::model::CompletionRequest;
+use crate::model::{CompletionRequest, RawJson};
 use crate::structured::CheckedTools;
 
 pub(crate) struct Exchange<'a> {
@@ -23,7 +24,7 @@ pub(crate) struct Exchange<'a> {
 }
 
 impl Exchange<'_> {
-    pub(crate) async fn run(&self, body: bytes::Bytes) -> Result<(Mapped, Value), ProviderError> {
+    pub(crate) async fn run(&self, body: Bytes) -> Result<(Mapped, RawJson), ProviderError> {
         let transport = &self.endpoint.transport;
         let stream = self.request.stream;
         let mut reply = transport
@@ -46,10 +47,10 @@ impl Exchange<'_> {
             return self.read_stream(&mut reply).await;
         }
         let body = transport.read_body(&mut reply).await?;
-        decode_body(self.wire, &body, self.tools, &|text| transport.scrub(text))
+        decode_body(self.wire, body, self.tools, &|text| transport.scrub(text))
     }
 
-    async fn read_stream(&self, reply: &mut Reply) -> Result<(Mapped, Value), ProviderError> {
+    async fn read_stream(&self, reply: &mut Reply) -> Result<(Mapped, RawJson), ProviderError> {
         let transport = &self.endpoint.transport;
         let Some(mut reader) = StreamReader::new(self.wire, transport.limits.max_sse_line_bytes) else {
             return Err(ProviderError::invalid_request(format!(
@@ -85,19 +86,30 @@ impl Exchange<'_> {
 }
 
 /// An atomic response body to the wire format's mapped parts and its `raw` JSON; `scrub` is applied to an error's
-/// message, which may quote the body.
+/// message, which may quote the body. The wire format's typed view reads it first, and `raw` keeps the bytes
+/// unparsed; a body the view does not read is parsed into a `Value` and mapped from that.
 pub(crate) fn decode_body(
     wire: &dyn WireFormat,
-    body: &[u8],
+    body: Bytes,
     tools: &CheckedTools<'_>,
     scrub: &dyn Fn(&str) -> String,
-) -> Result<(Mapped, Value), ProviderError> {
-    let raw: Value = serde_json::from_slice(body)
+) -> Result<(Mapped, RawJson), ProviderError> {
+    if let Some(mapped) = wire.map_bytes(&body, tools) {
+        let mapped = mapped.map_err(|error| error.scrubbed(scrub))?;
+        return Ok((mapped, RawJson::unparsed(body)));
+    }
+    let raw: Value = serde_json::from_slice(&body)
         .map_err(|_| ProviderError::invalid_response("response body is not JSON"))?;
-    let mapped = wire
+    let mut mapped = wire
         .map_body(&raw, tools)
         .map_err(|error| error.scrubbed(scrub))?;
-    Ok((mapped, raw))
+    mapped.response_id = response_id(&raw);
+    Ok((mapped, RawJson::from(raw)))
+}
+
+/// The response's `id` string (observability's `gen_ai.response.id`: "the `id` field on the response body").
+fn response_id(raw: &Value) -> Option<String> {
+    raw.get("id").and_then(Value::as_str).map(str::to_owned)
 }
 
 /// A streamed response read chunk by chunk, however the bytes are split: Server-Sent Events decoded, each event's
@@ -178,13 +190,15 @@ impl StreamReader {
         &self,
         tools: &CheckedTools<'_>,
         scrub: &dyn Fn(&str) -> String,
-    ) -> Result<(Mapped, Value), ProviderError> {
+    ) -> Result<(Mapped, RawJson), ProviderError> {
         if !self.fold.is_done() && !self.fold.is_complete() {
             return Err(
                 ProviderError::new(Category::Unavailable, "stream ended before it completed")
                     .with_partial(self.fold.partial()),
             );
         }
-        self.fold.finish(tools).map_err(|error| error.scrubbed(scrub))
+        let (mut mapped, raw) = self.fold.finish(tools).map_err(|error| error.scrubbed(scrub))?;
+        mapped.response_id = response_id(&raw);
+        Ok((mapped, RawJson::from(raw)))
     }
 }

@@ -538,11 +538,12 @@ mod tests {
     fn invalid_output() -> ProviderError {
         let schema =
             crate::structured::ResponseSchema::check(&serde_json::json!({"type": "object"})).unwrap();
-        let raw = serde_json::Value::Null;
+        let raw = crate::model::RawJson::default();
         let surface = crate::structured::output::Surface {
             finish_reason: crate::model::FinishReason::Stop,
             usage: crate::model::Usage::default(),
             model: None,
+            response_id: None,
             raw: &raw,
         };
         schema.check_content("not json", surface).unwrap_err()

@@ -72,6 +72,8 @@ pub(crate) struct Mapped {
     pub(crate) finish_reason: FinishReason,
     pub(crate) usage: Usage,
     pub(crate) model: Option<String>,
+    /// The body's `id` string: set by the driver from the parsed body, or by a typed view that read it.
+    pub(crate) response_id: Option<String>,
 }
 
 /// One provider wire format: OpenAI Chat Completions, Anthropic Messages, Gemini `generateContent`.
@@ -107,6 +109,19 @@ pub(crate) trait WireFormat: Send + Sync {
     ///
     /// `provider_invalid_response` for a body that is not the wire format's shape.
     fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError>;
+
+    /// Maps an atomic response body straight from its bytes through a typed view of the wire format's shape,
+    /// building no `Value` (the response's `raw` is then parsed only if someone reads it).
+    ///
+    /// `None` when the view does not read the body (a shape it does not expect, a member of another type, a
+    /// repeated member): the driver then parses the body and calls [`map_body`](Self::map_body), which stays the
+    /// reference. `Some` promises two things: the result (mapped parts with `response_id`, or error) is exactly
+    /// `map_body`'s on the parsed body, and the bytes parse as a `Value` (the view reads every member, unknown
+    /// ones too, as strictly as a `Value` parse does). The default has no view.
+    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
+        let _ = (body, tools);
+        None
+    }
 
     /// A fresh fold for one streamed response; `None` when the mapping does not stream (§5), so a `stream` call
     /// is rejected before anything is sent.

@@ -37,6 +37,7 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
                 finish_reason: FinishReason::ContentFilter,
                 usage,
                 model,
+                response_id: None,
             });
         }
         return Err(ProviderError::invalid_response("response has no candidates[0]"));
@@ -78,6 +79,7 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
         finish_reason,
         usage,
         model,
+        response_id: None,
     })
 }
 

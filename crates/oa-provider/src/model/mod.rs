@@ -4,6 +4,7 @@
 mod config;
 mod mapping;
 mod message;
+mod raw;
 mod request;
 pub(crate) mod response;
 mod tool;
@@ -11,6 +12,7 @@ mod tool;
 pub use config::{DECLARED_FIELDS, RuntimeConfig};
 pub use mapping::{Mapping, UnknownMapping};
 pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
+pub use raw::RawJson;
 pub use request::{CompletionRequest, Provider};
 pub use response::{FinishReason, Response, StructuredOutputPath, Usage};
 pub use tool::{Tool, ToolChoice};

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::enforcement::SchemaMode;
-use crate::model::Message;
+use crate::model::{Message, RawJson};
 use crate::structured::{ParsedAsError, deserialize_as};
 
 /// Why the model stopped (§6); the spec closes the set.
@@ -132,10 +132,14 @@ pub struct Response {
     /// made with [`complete_as`](crate::complete_as) and its content was read straight into the caller's type on
     /// the typed route (no `Value` is built there: the value is [`Typed::value`](crate::Typed::value)).
     pub parsed: Option<Value>,
-    /// The provider's response as parsed JSON, verbatim (for a stream, the assembled form).
-    pub raw: Value,
+    /// The provider's response as JSON, verbatim (for a stream, the assembled form); parsed on first read when the
+    /// mapping read the body through its typed view.
+    pub raw: RawJson,
     /// The model the provider says answered, when it said.
     pub model: Option<String>,
+    /// The provider's identifier for this response (the body's `id` string), when it gave one: what observability
+    /// reports as `gen_ai.response.id`, read by the mapping so nothing downstream parses `raw` for it.
+    pub response_id: Option<String>,
     /// The structured-output path of the request this response answers; `None` without a schema.
     pub structured_output_path: Option<StructuredOutputPath>,
     /// How the structured value was produced (path, and whether a reask repaired it); `None` without a schema.

@@ -127,6 +127,7 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &CheckedTools<'_>) -> Resu
         finish_reason,
         usage: read_usage(assembly.usage),
         model: None,
+        response_id: None,
     })
 }
 

@@ -45,6 +45,7 @@ pub(crate) fn read_back(mapped: Mapped) -> Result<Mapped, ProviderError> {
         finish_reason,
         usage,
         model,
+        response_id,
     } = mapped;
     let mut calls = message.tool_calls.take().unwrap_or_default();
     if calls.len() > 1 {
@@ -78,6 +79,7 @@ pub(crate) fn read_back(mapped: Mapped) -> Result<Mapped, ProviderError> {
         finish_reason,
         usage,
         model,
+        response_id,
     })
 }
 
@@ -99,6 +101,7 @@ mod tests {
             finish_reason,
             usage: Usage::default(),
             model: None,
+            response_id: None,
         }
     }
 

@@ -174,11 +174,12 @@ mod tests {
     /// The class a real content check gives `content` against [`schema`].
     fn classify(content: &str) -> FailureClass {
         let schema = ResponseSchema::check(&schema()).unwrap();
-        let raw = Value::Null;
+        let raw = crate::model::RawJson::default();
         let surface = Surface {
             finish_reason: FinishReason::Stop,
             usage: Usage::default(),
             model: None,
+            response_id: None,
             raw: &raw,
         };
         let error = schema.check_content(content, surface).unwrap_err();

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::error::{ProviderError, StructuredOutputFailure};
-use crate::model::{FinishReason, Usage};
+use crate::model::{FinishReason, RawJson, Usage};
 use crate::structured::failure_class::FailureClass;
 use crate::structured::{ResponseSchema, differs_only_in_case};
 
@@ -42,7 +42,8 @@ pub(crate) struct Surface<'a> {
     pub(crate) finish_reason: FinishReason,
     pub(crate) usage: Usage,
     pub(crate) model: Option<&'a str>,
-    pub(crate) raw: &'a Value,
+    pub(crate) response_id: Option<&'a str>,
+    pub(crate) raw: &'a RawJson,
 }
 
 impl ResponseSchema {
