@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use oa_provider::{
-    AttemptHook, AttemptRecord, CompletionRequest, Provider, ProviderError, Response, TokenDelta,
+    AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Provider, ProviderError, Response, TokenDelta,
 };
 use serde_json::{Map, Value};
 
@@ -68,18 +68,21 @@ impl<P> DiagnosticTap<P> {
 }
 
 impl<P: Provider> DiagnosticTap<P> {
-    /// The call with the tap as its hook, chaining to `next` (the caller's hook): passed beside the borrowed
-    /// request, which is not copied.
-    async fn complete_hooked_by(
+    /// The call with the tap as its hook, chaining to the hook `extras` resolve to (theirs, else the request's):
+    /// passed beside the borrowed request, which is not copied; any typed decoder passes through.
+    async fn complete_tapped(
         &self,
         request: &CompletionRequest,
-        next: Option<Arc<dyn AttemptHook>>,
+        extras: &CallExtras,
     ) -> Result<Response, ProviderError> {
-        let hook: Arc<dyn AttemptHook> = Arc::new(Tap {
-            next,
-            seen: Arc::clone(&self.seen),
-        });
-        self.inner.complete_hooked(request, &hook).await
+        let tapped = CallExtras {
+            hook: Some(Arc::new(Tap {
+                next: extras.hook_for(request).cloned(),
+                seen: Arc::clone(&self.seen),
+            })),
+            typed_decoder: extras.typed_decoder.clone(),
+        };
+        self.inner.complete_with(request, &tapped).await
     }
 }
 
@@ -90,15 +93,15 @@ impl<P: Provider> Provider for DiagnosticTap<P> {
     }
 
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        self.complete_hooked_by(request, request.hook.clone()).await
+        self.complete_tapped(request, &CallExtras::NONE).await
     }
 
-    async fn complete_hooked(
+    async fn complete_with(
         &self,
         request: &CompletionRequest,
-        hook: &Arc<dyn AttemptHook>,
+        extras: &CallExtras,
     ) -> Result<Response, ProviderError> {
-        self.complete_hooked_by(request, Some(Arc::clone(hook))).await
+        self.complete_tapped(request, extras).await
     }
 
     fn capability_key(&self) -> Option<oa_provider::CapabilityKey> {

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use oa_provider::{
-    AttemptHook, AttemptRecord, CapabilityKey, CompletionRequest, Provider, ProviderError, Response,
-    TokenDelta,
+    AttemptHook, AttemptRecord, CallExtras, CapabilityKey, CompletionRequest, Provider, ProviderError,
+    Response, TokenDelta, TypedDecoder,
 };
 
 use serde_json::{Map, Value};
@@ -106,7 +106,7 @@ pub async fn complete(
     match CallContext::current() {
         Some(context) => {
             let recorder = Recorder::in_context(context, request.hook.clone());
-            report(provider, &request, Arc::new(recorder)).await
+            report(provider, &request, Arc::new(recorder), None).await
         }
         None => provider.complete(&request).await,
     }
@@ -191,18 +191,25 @@ impl Provider for ObservedProvider {
     }
 
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        report(self.inner.as_ref(), request, self.recorder(request.hook.clone())).await
+        report(
+            self.inner.as_ref(),
+            request,
+            self.recorder(request.hook.clone()),
+            None,
+        )
+        .await
     }
 
-    async fn complete_hooked(
+    async fn complete_with(
         &self,
         request: &CompletionRequest,
-        hook: &Arc<dyn AttemptHook>,
+        extras: &CallExtras,
     ) -> Result<Response, ProviderError> {
         report(
             self.inner.as_ref(),
             request,
-            self.recorder(Some(Arc::clone(hook))),
+            self.recorder(extras.hook_for(request).cloned()),
+            extras.typed_decoder.clone(),
         )
         .await
     }
@@ -212,18 +219,23 @@ impl Provider for ObservedProvider {
     }
 }
 
-/// Runs the call with `recorder` as its hook and dispatches the terminal event. The hook goes beside the borrowed
-/// request ([`Provider::complete_hooked`]): the caller's request is not copied to set it. The recorder is held
+/// Runs the call with `recorder` as its hook (and `typed_decoder`, when a caller passed one beside the request) and
+/// dispatches the terminal event. Both go beside the borrowed request ([`Provider::complete_with`]): the caller's
+/// request is not copied to set them. The recorder is held
 /// behind its `Arc`: inline it made this future (boxed in turn by `async_trait`) larger than glibc's per-thread
 /// cache serves (1,032 bytes), and its allocation cost about 2,000 instructions a call.
 async fn report(
     provider: &dyn Provider,
     request: &CompletionRequest,
     recorder: Arc<Recorder>,
+    typed_decoder: Option<TypedDecoder>,
 ) -> Result<Response, ProviderError> {
-    let hook: Arc<dyn AttemptHook> = Arc::clone(&recorder) as Arc<dyn AttemptHook>;
-    let outcome = provider.complete_hooked(request, &hook).await;
-    drop(hook);
+    let extras = CallExtras {
+        hook: Some(Arc::clone(&recorder) as Arc<dyn AttemptHook>),
+        typed_decoder,
+    };
+    let outcome = provider.complete_with(request, &extras).await;
+    drop(extras);
     let (last, held, scope) = recorder.finish();
     let (llm_request, last_response, latency_ms) = match last {
         Some(last) => (last.request, last.response, Some(last.latency_ms)),

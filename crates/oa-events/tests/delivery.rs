@@ -580,7 +580,7 @@ async fn an_abandoned_call_still_delivers_its_successful_attempt() {
     );
 }
 
-/// `complete_as` through an `ObservedProvider`: the wrapper's clone of the request keeps the typed decoder, so the
+/// `complete_as` through an `ObservedProvider`: the wrapper passes the typed decoder on beside the request, so the
 /// value is decoded on the typed route, and the events are those of any structured call.
 #[tokio::test]
 async fn an_observed_provider_passes_the_typed_decoder_through() {

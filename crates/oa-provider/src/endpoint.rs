@@ -382,15 +382,15 @@ macro_rules! provider_impls {
                 &self,
                 request: &$crate::CompletionRequest,
             ) -> Result<$crate::Response, $crate::ProviderError> {
-                $crate::call::complete(&self.endpoint, &$wire, request, request.hook.as_deref()).await
+                $crate::call::complete(&self.endpoint, &$wire, request, &$crate::CallExtras::NONE).await
             }
 
-            async fn complete_hooked(
+            async fn complete_with(
                 &self,
                 request: &$crate::CompletionRequest,
-                hook: &std::sync::Arc<dyn $crate::AttemptHook>,
+                extras: &$crate::CallExtras,
             ) -> Result<$crate::Response, $crate::ProviderError> {
-                $crate::call::complete(&self.endpoint, &$wire, request, Some(hook.as_ref())).await
+                $crate::call::complete(&self.endpoint, &$wire, request, extras).await
             }
 
             fn capability_key(&self) -> Option<$crate::CapabilityKey> {

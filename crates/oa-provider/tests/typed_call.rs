@@ -4,11 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use oa_provider::{
-    Backoff, Category, CompleteAsError, CompletionRequest, Message, OpenAiProvider, ParsedAsError, Reask,
-    RetryConfig, SchemaMode, StructuredOutputPath, complete_as,
+    AttemptHook, AttemptRecord, Backoff, CallExtras, CapabilityKey, CapabilityRegistry, Category,
+    CompleteAsError, CompletionRequest, Message, OpenAiProvider, ParsedAsError, Provider, ProviderError,
+    Reask, Response, RetryConfig, RoutedProvider, SchemaMode, StructuredOutputPath, complete_as,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
@@ -252,4 +255,96 @@ async fn the_benchs_large_schema_is_planned_whole() {
         .unwrap();
     assert_eq!(typed.response.parsed, None, "decoded on the typed route");
     assert_eq!(typed.value["items"][1]["unit_price"], json!(20.5));
+}
+
+/// A wrapper that knows only `complete`: `complete_as` reaches it through the trait's default `complete_with`,
+/// which copies the request to set the decoder, so the typed route still runs.
+#[derive(Debug)]
+struct OnlyComplete(OpenAiProvider);
+
+#[async_trait::async_trait]
+impl Provider for OnlyComplete {
+    async fn ready(&self) -> Result<(), ProviderError> {
+        self.0.ready().await
+    }
+
+    async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
+        self.0.complete(request).await
+    }
+}
+
+const PARIS: &str = r#"{"city": "Paris", "population": 2102650, "note": null}"#;
+
+fn assert_typed_route(typed: &oa_provider::Typed<Answer>) {
+    assert_eq!(typed.value.city, "Paris");
+    assert_eq!(typed.response.parsed, None, "decoded on the typed route");
+}
+
+#[tokio::test]
+async fn a_provider_that_only_implements_complete_still_gets_the_decoder() {
+    let server = Server::start(vec![text_reply(PARIS, "stop")]).unwrap();
+    let typed = complete_as::<Answer>(&OnlyComplete(provider(&server)), &request(schema()))
+        .await
+        .unwrap();
+    assert_typed_route(&typed);
+}
+
+#[tokio::test]
+async fn a_router_passes_the_decoder_on_to_the_native_and_the_degraded_route() {
+    for routing in [false, true] {
+        let native = Server::start(vec![text_reply(PARIS, "stop")]).unwrap();
+        let prompted = Server::start(vec![text_reply(PARIS, "stop")]).unwrap();
+        let router = RoutedProvider::new(
+            Arc::new(provider(&native)),
+            Arc::new(provider(&prompted)),
+            Arc::new(CapabilityRegistry::new()),
+            CapabilityKey::new("openai", "test-model", native.base_url()),
+        )
+        .with_routing(routing);
+        let typed = complete_as::<Answer>(&router, &request(schema())).await.unwrap();
+        assert_typed_route(&typed);
+        // Routing off sends natively; on, an unverified route degrades to the prompt path.
+        let (sent, idle) = if routing {
+            (&prompted, &native)
+        } else {
+            (&native, &prompted)
+        };
+        assert_eq!(sent.requests().len(), 1, "routing {routing}");
+        assert!(idle.requests().is_empty(), "routing {routing}");
+    }
+}
+
+/// Counts the attempts it sees.
+#[derive(Default)]
+struct Attempts(AtomicUsize);
+
+impl AttemptHook for Attempts {
+    fn on_attempt(&self, _: &AttemptRecord<'_>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn call_extras_take_the_place_of_the_requests_own_hook_and_decoder_only_when_set() {
+    let server = Server::start(vec![text_reply(PARIS, "stop"), text_reply(PARIS, "stop")]).unwrap();
+    let provider = provider(&server);
+    let own = Arc::new(Attempts::default());
+    let passed = Arc::new(Attempts::default());
+    let request = request(schema()).with_hook(Arc::clone(&own) as Arc<dyn AttemptHook>);
+    let extras = CallExtras::default().with_hook(Arc::clone(&passed) as Arc<dyn AttemptHook>);
+    let response = provider.complete_with(&request, &extras).await.unwrap();
+    assert_eq!(
+        (own.0.load(Ordering::SeqCst), passed.0.load(Ordering::SeqCst)),
+        (0, 1)
+    );
+    assert!(
+        response.parsed.is_some(),
+        "no decoder anywhere: parse and validate"
+    );
+    let response = provider.complete_with(&request, &CallExtras::NONE).await.unwrap();
+    assert_eq!(
+        (own.0.load(Ordering::SeqCst), passed.0.load(Ordering::SeqCst)),
+        (1, 1)
+    );
+    assert!(response.parsed.is_some());
 }

@@ -19,7 +19,7 @@ use crate::model::{
     CompletionRequest, Content, ContentBlock, FinishReason, Message, RawJson, Response, StructuredOutputPath,
 };
 use crate::structured::output::Surface;
-use crate::structured::{CheckedTools, ResponseSchema, augment_messages, coercion};
+use crate::structured::{CheckedTools, ResponseSchema, TypedDecoder, augment_messages, coercion};
 
 /// What every attempt of one call shares.
 pub(crate) struct CallPlan<'a> {
@@ -31,6 +31,8 @@ pub(crate) struct CallPlan<'a> {
     pub(crate) call_id: &'a str,
     /// Where the call's records and deltas go: the request's hook, or the one passed beside it.
     pub(crate) hook: Option<&'a dyn AttemptHook>,
+    /// The typed content decoder the check tries first: the request's, or the one passed beside it.
+    pub(crate) typed_decoder: Option<&'a TypedDecoder>,
     /// The registry held a fresh enforcing verdict for the route when the call began.
     pub(crate) verified: bool,
 }
@@ -167,11 +169,7 @@ impl Attempt<'_> {
                     response_id: response_id.as_deref(),
                     raw: &raw,
                 };
-                schema.check_content_typed(
-                    &content_text(&message),
-                    surface,
-                    self.call.request.typed_decoder.as_ref(),
-                )?
+                schema.check_content_typed(&content_text(&message), surface, self.call.typed_decoder)?
             }
             _ => None,
         };

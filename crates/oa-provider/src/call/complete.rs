@@ -11,17 +11,18 @@ use crate::call::retry;
 use crate::call::wire::WireFormat;
 use crate::endpoint::Endpoint;
 use crate::error::ProviderError;
-use crate::model::{CompletionRequest, Response, StructuredOutputPath};
+use crate::model::{CallExtras, CompletionRequest, Response, StructuredOutputPath};
 use crate::structured::{CheckedTools, ResponseSchema};
 
-/// Runs one call on `endpoint` through `wire`, reporting to `hook` (the request's own, or the one a wrapper passed
-/// beside the borrowed request with `complete_hooked`).
+/// Runs one call on `endpoint` through `wire` with the hook and typed decoder `extras` resolve to (theirs, else the
+/// request's: a wrapper passes its own beside the borrowed request with `complete_with`).
 pub(crate) async fn complete(
     endpoint: &Endpoint,
     wire: &dyn WireFormat,
     request: &CompletionRequest,
-    hook: Option<&dyn AttemptHook>,
+    extras: &CallExtras,
 ) -> Result<Response, ProviderError> {
+    let hook = extras.hook_for(request).map(|hook| hook.as_ref());
     let call_id = request.call_id.clone().unwrap_or_else(mint_call_id);
     let schema = match check_request(endpoint, wire, request) {
         Ok(schema) => schema,
@@ -46,6 +47,7 @@ pub(crate) async fn complete(
         tools: &tools,
         call_id: &call_id,
         hook,
+        typed_decoder: extras.typed_decoder_for(request),
         verified: schema.is_some() && endpoint.is_verified_enforcing().await,
     };
     match run(&plan, path).await {

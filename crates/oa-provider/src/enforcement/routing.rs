@@ -11,11 +11,11 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-use crate::call::{AttemptHook, Backoff, Reask, RetryConfig};
+use crate::call::{Backoff, Reask, RetryConfig};
 use crate::enforcement::probe::{ProbeOutcome, probe_canary};
 use crate::enforcement::registry::{Capability, CapabilityKey, CapabilityRegistry, ProbeKind};
 use crate::error::ProviderError;
-use crate::model::{CompletionRequest, Provider, Response};
+use crate::model::{CallExtras, CompletionRequest, Provider, Response};
 
 /// Decides which calls carry a canary: one per `every` calls per route, the first call of a route included (so a
 /// fresh process verifies a route on its first use rather than after `every` unverified calls).
@@ -159,24 +159,24 @@ impl Provider for RoutedProvider {
     }
 
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        self.route(request, None).await
+        self.route(request, &CallExtras::NONE).await
     }
 
-    async fn complete_hooked(
+    async fn complete_with(
         &self,
         request: &CompletionRequest,
-        hook: &Arc<dyn AttemptHook>,
+        extras: &CallExtras,
     ) -> Result<Response, ProviderError> {
-        self.route(request, Some(hook)).await
+        self.route(request, extras).await
     }
 }
 
 impl RoutedProvider {
-    /// The call on the route the registry says, `hook` (when given) passed on in place of the request's own.
+    /// The call on the route the registry says, `extras` passed on in place of the request's own.
     async fn route(
         &self,
         request: &CompletionRequest,
-        hook: Option<&Arc<dyn AttemptHook>>,
+        extras: &CallExtras,
     ) -> Result<Response, ProviderError> {
         if self
             .sampler
@@ -188,16 +188,11 @@ impl RoutedProvider {
             let _ = self.probe_now().await;
         }
         if request.response_schema.is_none() || self.routes_natively().await {
-            return match hook {
-                Some(hook) => self.native.complete_hooked(request, hook).await,
-                None => self.native.complete(request).await,
-            };
+            return self.native.complete_with(request, extras).await;
         }
-        // The degraded request is a copy already: the hook is set on it.
+        // The degraded request is a copy already: the extras are set on it.
         let mut degraded = degraded(request);
-        if let Some(hook) = hook {
-            degraded.hook = Some(Arc::clone(hook));
-        }
+        extras.apply(&mut degraded);
         self.prompted.complete(&degraded).await
     }
 }

@@ -2,6 +2,7 @@
 //! request `complete()` takes, the §5 [`Provider`] interface, and the response it returns.
 
 mod config;
+mod extras;
 mod mapping;
 mod message;
 mod raw;
@@ -10,6 +11,7 @@ pub(crate) mod response;
 mod tool;
 
 pub use config::{DECLARED_FIELDS, RuntimeConfig};
+pub use extras::CallExtras;
 pub use mapping::{Mapping, UnknownMapping};
 pub use message::{Content, ContentBlock, ImageDetail, ImageSource, Message, Role, ToolCall};
 pub use raw::RawJson;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::call::{AttemptHook, RetryConfig};
 use crate::enforcement::CapabilityKey;
 use crate::error::ProviderError;
-use crate::model::{Message, Response, RuntimeConfig, Tool, ToolChoice};
+use crate::model::{CallExtras, Message, Response, RuntimeConfig, Tool, ToolChoice};
 
 /// An LLM provider bound to one model (§5).
 ///
@@ -72,7 +72,51 @@ pub trait Provider: Send + Sync + fmt::Debug {
         request: &CompletionRequest,
         hook: &Arc<dyn AttemptHook>,
     ) -> Result<Response, ProviderError> {
-        self.complete(&request.clone().with_hook(Arc::clone(hook))).await
+        self.complete_with(request, &CallExtras::default().with_hook(Arc::clone(hook)))
+            .await
+    }
+
+    /// Performs `complete(request)` with `extras` in place of the request's own hook and typed decoder (each
+    /// extra that is set): the general form of [`complete_hooked`](Self::complete_hooked), and how
+    /// [`complete_as`](crate::complete_as) attaches its decoder to a request it only borrows.
+    ///
+    /// The default copies the request to apply the extras (none when there are none), then calls
+    /// [`complete`](Self::complete); the built-in providers and wrappers take them as they are, with no copy.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use oa_provider::{AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Message, OpenAiProvider, Provider};
+    ///
+    /// struct Printer;
+    /// impl AttemptHook for Printer {
+    ///     fn on_attempt(&self, record: &AttemptRecord<'_>) {
+    ///         println!("attempt {} of {}", record.attempt_index, record.call_id);
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let provider = OpenAiProvider::builder("gpt-4o-mini").base_url("http://127.0.0.1:9").no_api_key().build()?;
+    /// let request = CompletionRequest::new(vec![Message::user("hi")]);
+    /// let extras = CallExtras::default().with_hook(Arc::new(Printer));
+    /// // Nothing listens on port 9: the call fails, and the hook still sees its attempt.
+    /// assert!(provider.complete_with(&request, &extras).await.is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`complete`](Self::complete).
+    async fn complete_with(
+        &self,
+        request: &CompletionRequest,
+        extras: &CallExtras,
+    ) -> Result<Response, ProviderError> {
+        if extras.is_empty() {
+            return self.complete(request).await;
+        }
+        self.complete(&extras.applied_to(request)).await
     }
 
     /// The route this provider serves, as the capability registry keys it (provider name, model, base URL);
@@ -107,8 +151,9 @@ pub struct CompletionRequest {
     /// The call's identifier (graph-engine §6 `call_id`); `None` lets the provider mint one per `complete()`.
     /// Every attempt record and token delta of the call carries it, so a listener reads it there.
     pub call_id: Option<String>,
-    /// Set by [`complete_as`](crate::complete_as): the content check first tries to read the content straight into
-    /// the caller's type while validating it, and takes the parse-and-validate route when that cannot decide.
+    /// A typed content decoder: the content check first tries to read the content straight into the caller's type
+    /// while validating it, and takes the parse-and-validate route when that cannot decide. [`complete_as`]
+    /// (crate::complete_as) passes its own beside the request ([`CallExtras`]) rather than setting it here.
     pub typed_decoder: Option<crate::structured::TypedDecoder>,
 }
 

@@ -3,8 +3,9 @@
 //! parse-and-validate route whenever that cannot decide (a failure then carries the full report, and reask works
 //! as on every call).
 //!
-//! The object-safe [`Provider`] trait is unchanged: the request carries a type-erased [`TypedDecoder`], which the
-//! content check tries first; a decoded `T` waits in the decoder's slot until `complete_as` takes it.
+//! The object-safe [`Provider`] trait stays object-safe: a type-erased [`TypedDecoder`] goes beside the borrowed
+//! request ([`Provider::complete_with`]), and the content check tries it first; a decoded `T` waits in the
+//! decoder's slot until `complete_as` takes it.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::de::DeserializeOwned;
 
 use crate::error::ProviderError;
-use crate::model::{CompletionRequest, Provider, Response};
+use crate::model::{CallExtras, CompletionRequest, Provider, Response};
 use crate::structured::{ParsedAsError, deserialize_as};
 
 /// A content decoder into the caller's type, attached to a request by [`complete_as`]. Opaque: cloning shares
@@ -118,9 +119,8 @@ where
     T: DeserializeOwned + Send + 'static,
 {
     let slot = Arc::new(Slot::<T>(Mutex::new(None)));
-    let mut typed = request.clone();
-    typed.typed_decoder = Some(TypedDecoder(slot.clone()));
-    let response = provider.complete(&typed).await?;
+    let extras = CallExtras::default().with_typed_decoder(TypedDecoder(slot.clone()));
+    let response = provider.complete_with(request, &extras).await?;
     // A response with a parsed value took the parse-and-validate route (whatever an earlier attempt left in the
     // slot): T is read from that value, as `parsed_as` reads it.
     let value = match &response.parsed {
