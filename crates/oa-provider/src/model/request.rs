@@ -152,8 +152,9 @@ pub struct CompletionRequest {
     /// Every attempt record and token delta of the call carries it, so a listener reads it there.
     pub call_id: Option<String>,
     /// A typed content decoder: the content check first tries to read the content straight into the caller's type
-    /// while validating it, and takes the parse-and-validate route when that cannot decide. [`complete_as`]
-    /// (crate::complete_as) passes its own beside the request ([`CallExtras`]) rather than setting it here.
+    /// while validating it, and takes the parse-and-validate route when that cannot decide.
+    /// [`complete_as`](crate::complete_as) passes its own beside the request ([`CallExtras`]) rather than setting
+    /// it here.
     pub typed_decoder: Option<crate::structured::TypedDecoder>,
 }
 
