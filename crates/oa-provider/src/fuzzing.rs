@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::call::DeltaKind;
-use crate::call::exchange::{StreamReader, decode_body};
+use crate::call::exchange::{StreamReader, decode_body, decode_value};
 use crate::call::wire::{Mapped, WireFormat};
 use crate::error::ProviderError;
 use crate::model::{FinishReason, Mapping, Message, RawJson, Tool, Usage};
@@ -23,6 +23,8 @@ pub struct Decoded {
     pub usage: Usage,
     /// The model the response named.
     pub model: Option<String>,
+    /// The body's `id` string.
+    pub response_id: Option<String>,
     /// The parsed body, or the stream's assembled form.
     pub raw: Value,
 }
@@ -67,6 +69,7 @@ fn finish(
         finish_reason: mapped.finish_reason,
         usage: mapped.usage,
         model: mapped.model,
+        response_id: mapped.response_id,
         raw: raw.into_value(),
     })
 }
@@ -85,6 +88,21 @@ pub fn decode(
     finish(calling, |tools| {
         decode_body(wire(mapping), bytes::Bytes::copy_from_slice(body), tools, scrub)
     })
+}
+
+/// Decodes an atomic body as [`decode`] does, but always by the reference route (the body parsed into a `Value`
+/// and mapped from that), never the mapping's typed view: the two must agree wherever the view reads a body.
+///
+/// # Errors
+///
+/// The error the reference route returns.
+pub fn decode_reference(
+    mapping: Mapping,
+    body: &[u8],
+    calling: Calling<'_>,
+    scrub: &dyn Fn(&str) -> String,
+) -> Result<Decoded, ProviderError> {
+    finish(calling, |tools| decode_value(wire(mapping), body, tools, scrub))
 }
 
 /// A stream's outcome and the deltas it reported, in order.

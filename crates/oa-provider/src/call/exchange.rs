@@ -98,7 +98,17 @@ pub(crate) fn decode_body(
         let mapped = mapped.map_err(|error| error.scrubbed(scrub))?;
         return Ok((mapped, RawJson::unparsed(body)));
     }
-    let raw: Value = serde_json::from_slice(&body)
+    decode_value(wire, &body, tools, scrub)
+}
+
+/// The reference route of [`decode_body`]: the body parsed into a `Value` and mapped from that.
+pub(crate) fn decode_value(
+    wire: &dyn WireFormat,
+    body: &[u8],
+    tools: &CheckedTools<'_>,
+    scrub: &dyn Fn(&str) -> String,
+) -> Result<(Mapped, RawJson), ProviderError> {
+    let raw: Value = serde_json::from_slice(body)
         .map_err(|_| ProviderError::invalid_response("response body is not JSON"))?;
     let mut mapped = wire
         .map_body(&raw, tools)

@@ -13,10 +13,6 @@ pub(crate) mod ready;
 mod retry;
 pub(crate) mod status;
 pub(crate) mod turns;
-#[expect(
-    dead_code,
-    reason = "the mappings' typed views that use it land next; remove this then"
-)]
 pub(crate) mod view;
 pub(crate) mod wire;
 

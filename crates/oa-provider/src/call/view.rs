@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::LazyLock;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -71,17 +72,13 @@ impl<'de> Visitor<'de> for SkipVisitor {
         Skip::deserialize(deserializer)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(Skip)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Skip, A::Error> {
+        drain_seq(seq).map(|()| Skip)
     }
 
     /// An object, or (under serde_json's `arbitrary_precision`) a number, which arrives as a one-member map.
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-        while map.next_key::<Skip>()?.is_some() {
-            map.next_value::<Skip>()?;
-        }
-        Ok(Skip)
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Skip, A::Error> {
+        drain_map(map).map(|_| Skip)
     }
 }
 
@@ -134,6 +131,197 @@ pub(crate) fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, name: &'stat
     Ok(())
 }
 
+/// The key serde_json gives a number under its `arbitrary_precision` feature: `deserialize_any` hands the number
+/// over as a one-member map from this key to the number's digits. A `Value` parse reads a JSON object whose first
+/// key is this text the same way (a number, if its one member is a numeric string; else an error).
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// The key serde_json's `raw_value` feature reads specially; a view declines an object that starts with it.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Whether this build's serde_json has `arbitrary_precision` (features unify across the build, so the crate
+/// cannot know at compile time): then `deserialize_any` hands numbers over as [`NUMBER_TOKEN`] maps.
+fn numbers_arrive_as_maps() -> bool {
+    static ARBITRARY_PRECISION: LazyLock<bool> = LazyLock::new(|| {
+        serde_json::from_str::<serde_json::Value>(r#"{"$serde_json::private::Number":"1"}"#)
+            .is_ok_and(|value| value.is_number())
+    });
+    *ARBITRARY_PRECISION
+}
+
+/// Walks the rest of an array as [`Skip`] walks its elements.
+pub(crate) fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<Skip>()?.is_some() {}
+    Ok(())
+}
+
+/// Reads a map handed to `visit_map` as a `Value` parse would and keeps nothing but, when it was a number (see
+/// [`NUMBER_TOKEN`]), the number. Anything a `Value` parse might read differently is an error, so the view
+/// declines: the token key in a build without `arbitrary_precision`, the raw-value token.
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<serde_json::Number>, A::Error> {
+    let Some(first) = map.next_key::<Text<'de>>()? else {
+        return Ok(None);
+    };
+    match first.0.as_ref() {
+        NUMBER_TOKEN => {
+            if !numbers_arrive_as_maps() {
+                return Err(de::Error::custom("a member named as serde_json's number token"));
+            }
+            let digits: Text<'de> = map.next_value()?;
+            let number = digits
+                .0
+                .parse::<serde_json::Number>()
+                .map_err(de::Error::custom)?;
+            if map.next_key::<Skip>()?.is_some() {
+                return Err(de::Error::custom("a number token with more members"));
+            }
+            Ok(Some(number))
+        }
+        RAW_VALUE_TOKEN => Err(de::Error::custom(
+            "a member named as serde_json's raw-value token",
+        )),
+        _ => {
+            map.next_value::<Skip>()?;
+            while map.next_key::<Skip>()?.is_some() {
+                map.next_value::<Skip>()?;
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// A member read as `Value::as_str` reads it: the string, or `None` for any other value (read as [`Skip`] does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AsStr<'de>(pub(crate) Option<Text<'de>>);
+
+impl<'de> AsStr<'de> {
+    /// The string, owned.
+    pub(crate) fn into_owned(self) -> Option<String> {
+        self.0.map(Text::into_owned)
+    }
+}
+
+impl<'de> Deserialize<'de> for AsStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(AsStrVisitor)
+    }
+}
+
+struct AsStrVisitor;
+
+impl<'de> Visitor<'de> for AsStrVisitor {
+    type Value = AsStr<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(AsStr(Some(Text(Cow::Borrowed(text)))))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(AsStr(Some(Text(Cow::Owned(text.to_owned())))))
+    }
+
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(AsStr(Some(Text(Cow::Owned(text)))))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(AsStr(None))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(AsStr(None))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(AsStr(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(AsStr(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(AsStr(None))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq).map(|()| AsStr(None))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        drain_map(map).map(|_| AsStr(None))
+    }
+}
+
+/// A usage counter read as the mappings' `read_counter` reads a `Value`: a number that is a `u64`, else `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counter(pub(crate) Option<u64>);
+
+impl<'de> Deserialize<'de> for Counter {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(CounterVisitor)
+    }
+}
+
+struct CounterVisitor;
+
+impl<'de> Visitor<'de> for CounterVisitor {
+    type Value = Counter;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Counter, E> {
+        Ok(Counter(Some(value)))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Counter, E> {
+        Ok(Counter(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Counter, E> {
+        Ok(Counter(None))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Counter, E> {
+        Ok(Counter(None))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Counter, E> {
+        Ok(Counter(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<Counter, E> {
+        Ok(Counter(None))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Counter, A::Error> {
+        drain_seq(seq).map(|()| Counter(None))
+    }
+
+    /// An object (`None`), or under `arbitrary_precision` a number, read as `Number::as_u64` reads its digits.
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Counter, A::Error> {
+        Ok(Counter(drain_map(map)?.and_then(|number| number.as_u64())))
+    }
+}
+
+/// An object's next key, refused when a `Value` parse would read the object as something else (see
+/// [`NUMBER_TOKEN`]); views match members on the returned text.
+pub(crate) fn next_member<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Text<'de>>, A::Error> {
+    let key = map.next_key::<Text<'de>>()?;
+    if let Some(Text(text)) = &key
+        && text.starts_with("$serde_json::private::")
+    {
+        return Err(de::Error::custom("a member named as one of serde_json's tokens"));
+    }
+    Ok(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +358,58 @@ mod tests {
         // The limit is the one that matters: past it, a Value parse fails, and so does Skip (IgnoredAny does not).
         assert!(serde_json::from_slice::<Skip>(too_deep.as_bytes()).is_err());
         assert!(serde_json::from_slice::<de::IgnoredAny>(too_deep.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn serde_json_tokens_as_member_names_never_pass_where_a_value_parse_fails() {
+        let cases: [&[u8]; 5] = [
+            br#"{"$serde_json::private::Number":"12"}"#,
+            br#"{"$serde_json::private::Number":"x"}"#,
+            br#"{"$serde_json::private::Number":"12","x":1}"#,
+            br#"{"$serde_json::private::Number":12}"#,
+            br#"{"$serde_json::private::RawValue":"1"}"#,
+        ];
+        for body in cases {
+            // The promise runs one way: what Skip reads, a Value parse reads (declining more is allowed).
+            if serde_json::from_slice::<Skip>(body).is_ok() {
+                assert!(
+                    serde_json::from_slice::<Value>(body).is_ok(),
+                    "{}",
+                    String::from_utf8_lossy(body)
+                );
+            }
+        }
+        // In this build (arbitrary_precision on, through oa-schema) a lone numeric token member is a number.
+        assert!(numbers_arrive_as_maps());
+        assert!(serde_json::from_slice::<Skip>(cases[0]).is_ok());
+        assert_eq!(
+            serde_json::from_slice::<Counter>(cases[0]).ok(),
+            Some(Counter(Some(12)))
+        );
+    }
+
+    #[test]
+    fn counters_and_strings_read_as_the_value_accessors_read() {
+        for text in [
+            "0",
+            "7",
+            "-0",
+            "-3",
+            "3.0",
+            "1e2",
+            "18446744073709551615",
+            "18446744073709551616",
+            "\"7\"",
+            "null",
+            "[1]",
+            "{\"a\":1}",
+        ] {
+            let value: Value = serde_json::from_str(text).unwrap();
+            let counter: Counter = serde_json::from_str(text).unwrap();
+            assert_eq!(counter.0, value.as_u64(), "{text}");
+            let as_str: AsStr<'_> = serde_json::from_str(text).unwrap();
+            assert_eq!(as_str.into_owned().as_deref(), value.as_str(), "{text}");
+        }
     }
 
     #[test]

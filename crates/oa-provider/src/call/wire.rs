@@ -66,7 +66,7 @@ impl WireBody {
 }
 
 /// The §6 parts a wire format reads from a response, before structured-output validation.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Mapped {
     pub(crate) message: Message,
     pub(crate) finish_reason: FinishReason,

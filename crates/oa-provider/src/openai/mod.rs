@@ -8,6 +8,7 @@ mod response;
 mod status;
 mod stream;
 mod strict;
+mod view;
 
 use std::borrow::Cow;
 
@@ -113,6 +114,10 @@ impl WireFormat for ChatCompletions {
 
     fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
         response::map_body(raw, tools)
+    }
+
+    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
+        view::map_bytes(body, tools)
     }
 
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {

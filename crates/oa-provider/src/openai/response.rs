@@ -1,6 +1,8 @@
 //! §8.1.2 response mapping: a Chat Completions body (or the assembled stream) to a §6 `Response`, with the
 //! refusal rule (0126), usage counters read strictly, and tool calls checked against the declared tools.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::call::wire::Mapped;
@@ -10,8 +12,34 @@ use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::CheckedTools;
 use crate::structured::WireToolCall;
 
-/// Maps an atomic response body.
+/// Maps an atomic response body: reads it ([`read_value`]) and maps what was read ([`map_read`]), the path the
+/// typed view ([`super::view`]) shares.
 pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    map_read(read_value(body)?, tools)
+}
+
+/// What the mapping reads from an atomic body: borrowed from the parsed `Value`, or by the typed view from the
+/// body's bytes.
+#[derive(Debug, Default)]
+pub(crate) struct Read<'a> {
+    /// `choices[0].message.content`, when a string.
+    pub(crate) content: Option<Cow<'a, str>>,
+    /// `choices[0].message.tool_calls`, read.
+    pub(crate) raw_calls: Vec<WireToolCall>,
+    /// The string values only, as the mapping reads them.
+    pub(crate) reasoning_content: Option<Cow<'a, str>>,
+    pub(crate) reasoning: Option<Cow<'a, str>>,
+    pub(crate) refusal: Option<Cow<'a, str>>,
+    /// `choices[0].finish_reason`, when a string.
+    pub(crate) wire_finish: Option<Cow<'a, str>>,
+    /// The usage block, read strictly.
+    pub(crate) usage: Usage,
+    /// The top-level `model`, when a string.
+    pub(crate) model: Option<Cow<'a, str>>,
+}
+
+/// Reads a parsed body: the reference reading, which the typed view must match.
+fn read_value(body: &Value) -> Result<Read<'_>, ProviderError> {
     let Some(root) = body.as_object() else {
         return Err(ProviderError::invalid_response(
             "response body is not a JSON object",
@@ -30,7 +58,7 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
     let fields = MessageFields::read(message);
     let content = match fields.content {
         None | Some(Value::Null) => None,
-        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::String(text)) => Some(Cow::Borrowed(text.as_str())),
         Some(_) => {
             return Err(ProviderError::invalid_response(
                 "choices[0].message.content is not a string",
@@ -46,35 +74,49 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
             ));
         }
     };
+    Ok(Read {
+        content,
+        raw_calls,
+        reasoning_content: fields.reasoning_content.map(Cow::Borrowed),
+        reasoning: fields.reasoning.map(Cow::Borrowed),
+        refusal: fields.refusal.map(Cow::Borrowed),
+        wire_finish: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(Cow::Borrowed),
+        usage: read_usage(root.get("usage")),
+        model: root.get("model").and_then(Value::as_str).map(Cow::Borrowed),
+    })
+}
+
+/// Maps what was read from an atomic body: the refusal rule, reasoning, and the shared [`assemble`].
+pub(crate) fn map_read(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
     // `reasoning_content` first, when it is a string, else `reasoning`; an empty text is none.
-    let reasoning = fields
+    let reasoning = read
         .reasoning_content
-        .or(fields.reasoning)
+        .or(read.reasoning)
         .filter(|text| !text.is_empty())
-        .map(str::to_owned);
-    let refusal = fields.refusal.unwrap_or_default().to_owned();
+        .map(Cow::into_owned);
+    let refusal = read.refusal.map(Cow::into_owned).unwrap_or_default();
     // 0126 on §8.1.2: a non-empty refusal without tool calls is the message's content.
-    let content = if !refusal.is_empty() && raw_calls.is_empty() {
+    let content = if !refusal.is_empty() && read.raw_calls.is_empty() {
         Some(refusal.clone())
     } else {
-        content
+        read.content.map(Cow::into_owned)
     };
-    let wire_finish = choice.get("finish_reason").and_then(Value::as_str);
-    assemble(
+    let mut mapped = assemble(
         Assembly {
             content,
             reasoning,
             refusal,
-            raw_calls,
-            wire_finish,
-            usage: root.get("usage"),
+            raw_calls: read.raw_calls,
+            wire_finish: read.wire_finish.as_deref(),
+            usage: read.usage,
         },
         tools,
-    )
-    .map(|mut mapped| {
-        mapped.model = root.get("model").and_then(Value::as_str).map(str::to_owned);
-        mapped
-    })
+    )?;
+    mapped.model = read.model.map(Cow::into_owned);
+    Ok(mapped)
 }
 
 /// The pieces both the atomic and the streamed path end with.
@@ -85,7 +127,7 @@ pub(crate) struct Assembly<'a> {
     pub(crate) refusal: String,
     pub(crate) raw_calls: Vec<WireToolCall>,
     pub(crate) wire_finish: Option<&'a str>,
-    pub(crate) usage: Option<&'a Value>,
+    pub(crate) usage: Usage,
 }
 
 /// Builds the §6 message, finish reason and usage; checks tool calls unless the finish reason is `error`.
@@ -125,7 +167,7 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &CheckedTools<'_>) -> Resu
     Ok(Mapped {
         message: Message::reply(content, tool_calls),
         finish_reason,
-        usage: read_usage(assembly.usage),
+        usage: assembly.usage,
         model: None,
         response_id: None,
     })

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::call::hook::DeltaKind;
 use crate::call::wire::{Mapped, StreamFold};
 use crate::error::{PartialStream, ProviderError};
-use crate::openai::response::{Assembly, assemble};
+use crate::openai::response::{Assembly, assemble, read_usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
 /// The header fields of a stream's `raw`, each taken from the first chunk that has it.
@@ -260,7 +260,7 @@ impl StreamAssembler {
             refusal: self.refusal.clone(),
             raw_calls: self.calls.iter().map(|(_, call)| call.clone()).collect(),
             wire_finish: self.finish_reason.as_deref(),
-            usage: raw.get("usage"),
+            usage: read_usage(raw.get("usage")),
         }
     }
 }

@@ -1,0 +1,770 @@
+//! The typed view of a Chat Completions body ([`WireFormat::map_bytes`](crate::call::wire::WireFormat)): the
+//! members [`read_value`](super::response) reads, taken straight from the bytes (strings borrowed where they have
+//! no escapes), every other member walked as strictly as a `Value` parse walks it ([`Skip`]), and no `Value` tree
+//! built. Whatever the reference reading might read differently is an error here, so the view declines and the
+//! driver takes the reference route: a repeated member (a `Value` keeps the last), a required member of another
+//! type, a missing `choices[0]`. What the view reads goes through the same [`map_read`].
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::call::view::{AsStr, Counter, Skip, Text, drain_seq, next_member, once};
+use crate::call::wire::Mapped;
+use crate::error::ProviderError;
+use crate::model::Usage;
+use crate::openai::response::{Read, map_read};
+use crate::structured::{CheckedTools, WireToolCall};
+
+/// Maps a body through the view; `None` when the view declines it (see the module doc).
+pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
+    let BodyView {
+        choice,
+        usage,
+        model,
+        id,
+    } = serde_json::from_slice::<BodyView<'_>>(body).ok()?;
+    let ChoiceView {
+        message,
+        finish_reason,
+    } = choice?;
+    let message = message?;
+    let read = Read {
+        content: message.content.map(|text| text.0),
+        raw_calls: message.tool_calls,
+        reasoning_content: message.reasoning_content.0.map(|text| text.0),
+        reasoning: message.reasoning.0.map(|text| text.0),
+        refusal: message.refusal.0.map(|text| text.0),
+        wire_finish: finish_reason.0.map(|text| text.0),
+        usage: usage.unwrap_or_default(),
+        model: model.0.map(|text| text.0),
+    };
+    Some(map_read(read, tools).map(|mut mapped| {
+        mapped.response_id = id.into_owned();
+        mapped
+    }))
+}
+
+/// The body's members the mapping reads. `choice` is `None` when `choices` is an empty array.
+struct BodyView<'de> {
+    choice: Option<ChoiceView<'de>>,
+    usage: Option<Usage>,
+    model: AsStr<'de>,
+    id: AsStr<'de>,
+}
+
+impl<'de> Deserialize<'de> for BodyView<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(BodyVisitor)
+    }
+}
+
+struct BodyVisitor;
+
+impl<'de> Visitor<'de> for BodyVisitor {
+    type Value = BodyView<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Chat Completions response object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut choices, mut usage, mut model, mut id) = (None, None, None, None);
+        while let Some(key) = next_member(&mut map)? {
+            match key.0.as_ref() {
+                "choices" => once(&mut choices, map.next_value::<ChoicesView<'de>>()?, "choices")?,
+                "usage" => once(&mut usage, map.next_value::<UsageView>()?, "usage")?,
+                "model" => once(&mut model, map.next_value::<AsStr<'de>>()?, "model")?,
+                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        let Some(ChoicesView(choice)) = choices else {
+            return Err(de::Error::missing_field("choices"));
+        };
+        Ok(BodyView {
+            choice,
+            usage: usage.map(|UsageView(usage)| usage),
+            model: model.unwrap_or(AsStr(None)),
+            id: id.unwrap_or(AsStr(None)),
+        })
+    }
+}
+
+/// `choices`: an array whose first element is read, the rest walked.
+struct ChoicesView<'de>(Option<ChoiceView<'de>>);
+
+impl<'de> Deserialize<'de> for ChoicesView<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(ChoicesVisitor)
+    }
+}
+
+struct ChoicesVisitor;
+
+impl<'de> Visitor<'de> for ChoicesVisitor {
+    type Value = ChoicesView<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of choices")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let first = seq.next_element::<ChoiceView<'de>>()?;
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(ChoicesView(first))
+    }
+}
+
+/// `choices[0]`: its message (`None` when absent) and finish reason.
+struct ChoiceView<'de> {
+    message: Option<MessageView<'de>>,
+    finish_reason: AsStr<'de>,
+}
+
+impl<'de> Deserialize<'de> for ChoiceView<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ChoiceVisitor)
+    }
+}
+
+struct ChoiceVisitor;
+
+impl<'de> Visitor<'de> for ChoiceVisitor {
+    type Value = ChoiceView<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a choice object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut message, mut finish_reason) = (None, None);
+        while let Some(key) = next_member(&mut map)? {
+            match key.0.as_ref() {
+                "message" => once(&mut message, map.next_value::<MessageView<'de>>()?, "message")?,
+                "finish_reason" => once(
+                    &mut finish_reason,
+                    map.next_value::<AsStr<'de>>()?,
+                    "finish_reason",
+                )?,
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(ChoiceView {
+            message,
+            finish_reason: finish_reason.unwrap_or(AsStr(None)),
+        })
+    }
+}
+
+/// `choices[0].message`.
+struct MessageView<'de> {
+    content: Option<Text<'de>>,
+    tool_calls: Vec<WireToolCall>,
+    reasoning_content: AsStr<'de>,
+    reasoning: AsStr<'de>,
+    refusal: AsStr<'de>,
+}
+
+impl<'de> Deserialize<'de> for MessageView<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MessageVisitor)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = MessageView<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut content, mut tool_calls) = (None, None);
+        let (mut reasoning_content, mut reasoning, mut refusal) = (None, None, None);
+        while let Some(key) = next_member(&mut map)? {
+            match key.0.as_ref() {
+                "content" => once(&mut content, map.next_value::<NullOr<Text<'de>>>()?, "content")?,
+                "tool_calls" => once(
+                    &mut tool_calls,
+                    map.next_value::<NullOr<ToolCallsView>>()?,
+                    "tool_calls",
+                )?,
+                "reasoning_content" => once(
+                    &mut reasoning_content,
+                    map.next_value::<AsStr<'de>>()?,
+                    "reasoning_content",
+                )?,
+                "reasoning" => once(&mut reasoning, map.next_value::<AsStr<'de>>()?, "reasoning")?,
+                "refusal" => once(&mut refusal, map.next_value::<AsStr<'de>>()?, "refusal")?,
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(MessageView {
+            content: content.and_then(|NullOr(text)| text),
+            tool_calls: tool_calls
+                .and_then(|NullOr(calls)| calls)
+                .map(|ToolCallsView(calls)| calls)
+                .unwrap_or_default(),
+            reasoning_content: reasoning_content.unwrap_or(AsStr(None)),
+            reasoning: reasoning.unwrap_or(AsStr(None)),
+            refusal: refusal.unwrap_or(AsStr(None)),
+        })
+    }
+}
+
+/// `null`, or a `T`: anything else is an error (the reference mapping rejects it, so the view declines).
+struct NullOr<T>(Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NullOr<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // serde_json's `deserialize_option` reads `null` as none and hands anything else to `T`.
+        Option::<T>::deserialize(deserializer).map(NullOr)
+    }
+}
+
+/// `tool_calls`: an array of calls.
+struct ToolCallsView(Vec<WireToolCall>);
+
+impl<'de> Deserialize<'de> for ToolCallsView {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(ToolCallsVisitor)
+    }
+}
+
+struct ToolCallsVisitor;
+
+impl<'de> Visitor<'de> for ToolCallsVisitor {
+    type Value = ToolCallsView;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of tool calls")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut calls = Vec::new();
+        while let Some(ToolCallView(call)) = seq.next_element::<ToolCallView>()? {
+            calls.push(call);
+        }
+        Ok(ToolCallsView(calls))
+    }
+}
+
+/// One tool call: `{id, function: {name, arguments}}`, as `read_wire_tool_call` reads it.
+struct ToolCallView(WireToolCall);
+
+impl<'de> Deserialize<'de> for ToolCallView {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ToolCallVisitor)
+    }
+}
+
+struct ToolCallVisitor;
+
+impl<'de> Visitor<'de> for ToolCallVisitor {
+    type Value = ToolCallView;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tool call object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut id, mut function) = (None, None);
+        while let Some(key) = next_member(&mut map)? {
+            match key.0.as_ref() {
+                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
+                "function" => once(&mut function, map.next_value::<FunctionView>()?, "function")?,
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        let FunctionView { name, arguments } =
+            function.ok_or_else(|| de::Error::missing_field("function"))?;
+        Ok(ToolCallView(WireToolCall {
+            id: id.and_then(AsStr::into_owned).unwrap_or_default(),
+            name,
+            arguments,
+            signature: None,
+        }))
+    }
+}
+
+/// A tool call's `function`.
+struct FunctionView {
+    name: String,
+    arguments: String,
+}
+
+impl<'de> Deserialize<'de> for FunctionView {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(FunctionVisitor)
+    }
+}
+
+struct FunctionVisitor;
+
+impl<'de> Visitor<'de> for FunctionVisitor {
+    type Value = FunctionView;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a function object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut name, mut arguments) = (None, None);
+        while let Some(key) = next_member(&mut map)? {
+            match key.0.as_ref() {
+                "name" => once(&mut name, map.next_value::<AsStr<'de>>()?, "name")?,
+                "arguments" => once(
+                    &mut arguments,
+                    map.next_value::<NullOr<Text<'de>>>()?,
+                    "arguments",
+                )?,
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(FunctionView {
+            name: name.and_then(AsStr::into_owned).unwrap_or_default(),
+            arguments: arguments
+                .and_then(|NullOr(text)| text)
+                .map(Text::into_owned)
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// `usage`: its counters when an object, else no usage (as `read_usage` reads a `Value`).
+struct UsageView(Usage);
+
+impl<'de> Deserialize<'de> for UsageView {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UsageVisitor)
+    }
+}
+
+struct UsageVisitor;
+
+impl<'de> Visitor<'de> for UsageVisitor {
+    type Value = UsageView;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut prompt, mut completion, mut total, mut details) = (None, None, None, None);
+        while let Some(key) = next_member(&mut map)? {
+            match key.0.as_ref() {
+                "prompt_tokens" => once(&mut prompt, map.next_value::<Counter>()?, "prompt_tokens")?,
+                "completion_tokens" => {
+                    once(&mut completion, map.next_value::<Counter>()?, "completion_tokens")?
+                }
+                "total_tokens" => once(&mut total, map.next_value::<Counter>()?, "total_tokens")?,
+                "prompt_tokens_details" => once(
+                    &mut details,
+                    map.next_value::<CachedView>()?,
+                    "prompt_tokens_details",
+                )?,
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        let counter = |slot: Option<Counter>| slot.and_then(|Counter(value)| value);
+        Ok(UsageView(Usage {
+            prompt_tokens: counter(prompt),
+            completion_tokens: counter(completion),
+            total_tokens: counter(total),
+            cached_tokens: details.and_then(|CachedView(cached)| cached),
+            cache_creation_tokens: None,
+        }))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq).map(|()| UsageView(Usage::default()))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(UsageView(Usage::default()))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(UsageView(Usage::default()))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(UsageView(Usage::default()))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(UsageView(Usage::default()))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(UsageView(Usage::default()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(UsageView(Usage::default()))
+    }
+}
+
+/// `usage.prompt_tokens_details`: its `cached_tokens` when an object (`Value::get` finds members of objects only).
+struct CachedView(Option<u64>);
+
+impl<'de> Deserialize<'de> for CachedView {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(CachedVisitor)
+    }
+}
+
+struct CachedVisitor;
+
+impl<'de> Visitor<'de> for CachedVisitor {
+    type Value = CachedView;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut cached = None;
+        while let Some(key) = next_member(&mut map)? {
+            if key.0 == "cached_tokens" {
+                once(&mut cached, map.next_value::<Counter>()?, "cached_tokens")?;
+            } else {
+                map.next_value::<Skip>()?;
+            }
+        }
+        Ok(CachedView(cached.and_then(|Counter(value)| value)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq).map(|()| CachedView(None))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(CachedView(None))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(CachedView(None))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(CachedView(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(CachedView(None))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(CachedView(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(CachedView(None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use serde_json::json;
+
+    use super::*;
+    use crate::call::exchange::decode_value;
+    use crate::model::Tool;
+    use crate::openai::WIRE;
+
+    fn tools() -> Vec<Tool> {
+        vec![Tool::new(
+            "lookup",
+            "",
+            json!({"type": "object", "properties": {"q": {"type": "integer"}}, "required": ["q"]}),
+        )]
+    }
+
+    /// The view's answer on `body`, checked against the reference route: `true` when the view read it.
+    fn agrees(body: &str) -> bool {
+        let declared = tools();
+        let tools = CheckedTools::new(&declared);
+        let Some(viewed) = map_bytes(body.as_bytes(), &tools) else {
+            return false;
+        };
+        let reference =
+            decode_value(WIRE, body.as_bytes(), &tools, &|text| text.to_owned()).map(|(mapped, _)| mapped);
+        match (&viewed, &reference) {
+            (Ok(viewed), Ok(reference)) => assert_eq!(viewed, reference, "{body}"),
+            (Err(viewed), Err(reference)) => {
+                assert_eq!(format!("{viewed:?}"), format!("{reference:?}"), "{body}");
+            }
+            _ => panic!("the view and the reference disagree on {body}:\n{viewed:?}\n{reference:?}"),
+        }
+        true
+    }
+
+    const PLAIN: &str = r#"{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi \"there\"","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5,"prompt_tokens_details":{"cached_tokens":1,"audio_tokens":0}},"system_fingerprint":null}"#;
+
+    #[test]
+    fn reads_what_the_reference_reads() {
+        assert!(agrees(PLAIN));
+        let declared = tools();
+        let mapped = map_bytes(PLAIN.as_bytes(), &CheckedTools::new(&declared))
+            .expect("read")
+            .expect("mapped");
+        assert_eq!(mapped.response_id.as_deref(), Some("chatcmpl-1"));
+        assert_eq!(mapped.usage.cached_tokens, Some(1));
+        let with_calls = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"q\":1}"}}]},"finish_reason":"tool_calls"}]}"#;
+        assert!(agrees(with_calls));
+        let refused = r#"{"choices":[{"message":{"content":"x","refusal":"no"},"finish_reason":"stop"}]}"#;
+        assert!(agrees(refused));
+        // A tool call the declared tools reject: both routes give the same error.
+        let bad_args = r#"{"choices":[{"message":{"tool_calls":[{"id":"c1","function":{"name":"lookup","arguments":"{\"q\":\"x\"}"}}]},"finish_reason":"tool_calls"}]}"#;
+        assert!(agrees(bad_args));
+        let escaped_keys =
+            r#"{"\u0063hoices":[{"message":{"cont\u0065nt":"a"},"finish_reason":7}],"usage":[1,{"a":2}]}"#;
+        assert!(agrees(escaped_keys));
+    }
+
+    #[test]
+    fn declines_what_it_might_read_differently() {
+        let deep = format!("{}{}", "[".repeat(140), "]".repeat(140));
+        let declined = [
+            // A repeated member: a Value keeps the last.
+            r#"{"choices":[{"message":{"content":"a","content":"b"}}]}"#.to_owned(),
+            r#"{"model":"a","model":"b","choices":[{"message":{}}]}"#.to_owned(),
+            // Shapes the reference rejects.
+            r#"{"choices":[]}"#.to_owned(),
+            r#"{"choices":{}}"#.to_owned(),
+            r#"[1]"#.to_owned(),
+            r#"{"choices":[{"message":{"content":5}}]}"#.to_owned(),
+            r#"{"choices":[{"message":{"tool_calls":{}}}]}"#.to_owned(),
+            r#"{"choices":[{"finish_reason":"stop"}]}"#.to_owned(),
+            // serde_json's number token as a member name.
+            r#"{"choices":[{"message":{"$serde_json::private::Number":"1"}}]}"#.to_owned(),
+            // Nested past a Value parse's limit in a member nobody reads.
+            format!(r#"{{"x":{deep},"choices":[{{"message":{{}}}}]}}"#),
+            // Not JSON after all.
+            format!("{PLAIN} x"),
+        ];
+        for body in &declined {
+            assert!(!agrees(body), "the view read {body}");
+        }
+    }
+
+    /// JSON text of any shape, with the values the readings treat specially: numbers a counter may or may not
+    /// read, strings with escapes, nesting near the parser's depth limit.
+    fn any_json() -> BoxedStrategy<String> {
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("0".to_owned()),
+            Just("7".to_owned()),
+            Just("-0".to_owned()),
+            Just("-3".to_owned()),
+            Just("3.0".to_owned()),
+            Just("1e2".to_owned()),
+            Just("1e400".to_owned()),
+            Just("18446744073709551615".to_owned()),
+            Just("18446744073709551616".to_owned()),
+            Just(r#""""#.to_owned()),
+            Just(r#""stop""#.to_owned()),
+            Just(r#""a\nb\u00e9""#.to_owned()),
+            Just(r#""\ud800""#.to_owned()),
+            (100usize..140).prop_map(|depth| format!("{}{}", "[".repeat(depth), "]".repeat(depth))),
+        ];
+        leaf.prop_recursive(3, 12, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(|items| format!("[{}]", items.join(","))),
+                prop::collection::vec((prop::sample::select(vec!["a", "content", "id"]), inner), 0..3)
+                    .prop_map(|members| object(
+                        members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                    )),
+            ]
+        })
+        .boxed()
+    }
+
+    fn object(members: Vec<(String, String)>) -> String {
+        let members: Vec<String> = members
+            .into_iter()
+            .map(|(key, value)| format!("{}:{value}", serde_json::to_string(&key).unwrap_or_default()))
+            .collect();
+        format!("{{{}}}", members.join(","))
+    }
+
+    /// An object of these optional members in a random order, sometimes one of them twice, sometimes a key
+    /// spelled with an escape, sometimes an unknown member.
+    fn members(candidates: Vec<(&'static str, BoxedStrategy<String>)>) -> BoxedStrategy<String> {
+        let picks: Vec<BoxedStrategy<Option<(String, String)>>> = candidates
+            .into_iter()
+            .map(|(key, value)| {
+                prop::option::weighted(0.8, (prop::bool::weighted(0.05), value))
+                    .prop_map(move |picked| {
+                        picked.map(|(escaped, value)| {
+                            let key = if escaped {
+                                format!("\\u{:04x}{}", u32::from(key.as_bytes()[0]), &key[1..])
+                            } else {
+                                key.to_owned()
+                            };
+                            (key, value)
+                        })
+                    })
+                    .boxed()
+            })
+            .collect();
+        (
+            picks,
+            prop::option::weighted(0.2, any_json()),
+            any::<u64>(),
+            prop::bool::weighted(0.05),
+        )
+            .prop_map(|(picked, unknown, order, repeat)| {
+                let mut members: Vec<(String, String)> = picked.into_iter().flatten().collect();
+                if let Some(value) = unknown {
+                    members.push(("extra".to_owned(), value));
+                }
+                if repeat && let Some(first) = members.first().cloned() {
+                    members.push(first);
+                }
+                let len = members.len().max(1);
+                members.rotate_left((order as usize) % len);
+                let members: Vec<String> = members
+                    .into_iter()
+                    .map(|(key, value)| format!("\"{key}\":{value}"))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            })
+            .boxed()
+    }
+
+    fn or_any(likely: BoxedStrategy<String>) -> BoxedStrategy<String> {
+        prop_oneof![9 => likely, 1 => any_json()].boxed()
+    }
+
+    fn text(choices: &[&'static str]) -> BoxedStrategy<String> {
+        or_any(
+            prop::sample::select(choices.to_vec())
+                .prop_map(|text| serde_json::to_string(text).unwrap_or_default())
+                .boxed(),
+        )
+    }
+
+    fn counter() -> BoxedStrategy<String> {
+        or_any(
+            prop_oneof![
+                (0u64..1000).prop_map(|n| n.to_string()),
+                any::<u64>().prop_map(|n| n.to_string())
+            ]
+            .boxed(),
+        )
+    }
+
+    fn body() -> BoxedStrategy<String> {
+        let function = or_any(members(vec![
+            ("name", text(&["lookup", "other", ""])),
+            (
+                "arguments",
+                text(&["{\"q\":1}", "{}", "", "not json", "{\"q\":\"x\"}"]),
+            ),
+        ]));
+        let call = or_any(members(vec![
+            ("id", text(&["c1", "c2"])),
+            ("type", text(&["function"])),
+            ("function", function),
+        ]));
+        let calls = or_any(
+            prop::collection::vec(call, 0..3)
+                .prop_map(|calls| format!("[{}]", calls.join(",")))
+                .boxed(),
+        );
+        let message = or_any(members(vec![
+            ("role", text(&["assistant"])),
+            ("content", text(&["hello", "", "{\"a\":1}", "line\nbreak"])),
+            ("tool_calls", calls),
+            ("reasoning_content", text(&["", "thinking"])),
+            ("reasoning", text(&["", "pondering"])),
+            ("refusal", text(&["", "I can't"])),
+        ]));
+        let choice = or_any(members(vec![
+            ("index", counter()),
+            ("message", message),
+            (
+                "finish_reason",
+                text(&[
+                    "stop",
+                    "length",
+                    "tool_calls",
+                    "content_filter",
+                    "function_call",
+                    "odd",
+                ]),
+            ),
+        ]));
+        let choices = or_any(
+            prop::collection::vec(choice, 1..3)
+                .prop_map(|choices| format!("[{}]", choices.join(",")))
+                .boxed(),
+        );
+        let details = or_any(members(vec![
+            ("cached_tokens", counter()),
+            ("audio_tokens", counter()),
+        ]));
+        let usage = or_any(members(vec![
+            ("prompt_tokens", counter()),
+            ("completion_tokens", counter()),
+            ("total_tokens", counter()),
+            ("prompt_tokens_details", details),
+        ]));
+        or_any(members(vec![
+            ("id", text(&["chatcmpl-1", ""])),
+            ("model", text(&["m", "gpt"])),
+            ("choices", choices),
+            ("usage", usage),
+        ]))
+    }
+
+    #[test]
+    fn agrees_with_the_reference_on_generated_bodies() {
+        let read = Cell::new(0u32);
+        let declined = Cell::new(0u32);
+        let mut runner = TestRunner::new(Config {
+            cases: 4000,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        runner
+            .run(&body(), |body| {
+                if agrees(&body) {
+                    read.set(read.get() + 1);
+                } else {
+                    declined.set(declined.get() + 1);
+                }
+                Ok(())
+            })
+            .unwrap_or_else(|failure| panic!("{failure}"));
+        // Both routes must be exercised, or the comparison proves little.
+        assert!(read.get() > 400, "the view read only {} bodies", read.get());
+        assert!(
+            declined.get() > 400,
+            "the view declined only {} bodies",
+            declined.get()
+        );
+    }
+}
