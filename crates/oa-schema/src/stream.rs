@@ -9,7 +9,7 @@
 //! from it; anything else, and anything it cannot decide cheaply, is a [`Fallback`], after which the caller takes
 //! the full route (`parse_json`, `validate`, the type from the value), which reports every violation.
 
-use crate::keywords::{Container, ObjectPlan, Others, StreamNode, StreamPlan, holds_at};
+use crate::keywords::{Container, ObjectPlan, Others, StreamNode, StreamPlan, float_holds_at, holds_at};
 use crate::node::{CompiledSchema, NodeId};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -45,7 +45,8 @@ pub enum FallbackReason {
     /// A container met a node whose keywords the streaming plan does not cover (or the schema's dynamic scope
     /// matters).
     Unplanned,
-    /// The text is not JSON, or the schema rejects it: the full route reports why.
+    /// The text is not JSON, or the schema rejects it: the full route reports why. (Where a member name repeats,
+    /// its first value is checked as it comes, and may be the one rejected, though a `Value` keeps the last.)
     Invalid,
     /// The target type refused the value (the schema says less than the type).
     Deserialize,
@@ -127,6 +128,20 @@ impl<'s> Run<'s> {
             .parse()
             .map_err(|_| self.stop::<E>(FallbackReason::Undecided))?;
         self.scalar(node, depth, &Value::Number(number))
+    }
+
+    /// Checks a float the target read as `f64` (its digits unseen): decided from `x` where that is exact (see
+    /// `float_holds_at`), else undecided.
+    fn float<E: de::Error>(&self, node: Option<NodeId>, depth: u32, x: f64) -> Result<(), E> {
+        let Some(id) = node else { return Ok(()) };
+        if self.trivial(id, crate::keywords::NUMBER_KIND) {
+            return Ok(());
+        }
+        match float_holds_at(self.schema, id, x, depth) {
+            Some(true) => Ok(()),
+            Some(false) => Err(self.stop(FallbackReason::Invalid)),
+            None => Err(self.stop(FallbackReason::Undecided)),
+        }
     }
 
     /// Whether every instance of `kind` passes node `id` without looking at it.
@@ -241,8 +256,20 @@ enum NumberHint {
 macro_rules! numeric_hints {
     ($($method:ident => $hint:ident),*) => {
         $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            // Every number is read with `deserialize_any`, which shows its exact digits when it is not an integer
-            // of 64 bits; the target then gets it as `T` from the parsed value would.
+            // Read as the target asked: serde_json then visits an integer of 64 bits as it is and any other number
+            // as its `f64`, without writing its digits out (which `deserialize_any` does, into a new string, under
+            // `arbitrary_precision`). The target gets what it would from the parsed value.
+            let numeric = Numeric { checking: self.visitor(visitor), hint: NumberHint::$hint };
+            self.inner.$method(numeric)
+        })*
+    };
+}
+
+macro_rules! numeric_digits {
+    ($($method:ident => $hint:ident),*) => {
+        $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+            // Read with `deserialize_any`, which shows a number's exact digits when it is not an integer of 64
+            // bits; the target then gets it as `T` from the parsed value would.
             let numeric = Numeric { checking: self.visitor(visitor), hint: NumberHint::$hint };
             self.inner.deserialize_any(numeric)
         })*
@@ -262,8 +289,12 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, '_, D> {
     type Error = D::Error;
 
     numeric_hints!(deserialize_i8 => I8, deserialize_i16 => I16, deserialize_i32 => I32, deserialize_i64 => I64,
-        deserialize_i128 => I128, deserialize_u8 => U8, deserialize_u16 => U16, deserialize_u32 => U32,
-        deserialize_u64 => U64, deserialize_u128 => U128, deserialize_f32 => F32, deserialize_f64 => F64);
+        deserialize_u8 => U8, deserialize_u16 => U16, deserialize_u32 => U32, deserialize_u64 => U64,
+        deserialize_f64 => F64);
+
+    // serde_json reads these its own way (`f32` straight to single precision, 128-bit integers past `u64`): the
+    // digits, as the parsed value holds them.
+    numeric_digits!(deserialize_i128 => I128, deserialize_u128 => U128, deserialize_f32 => F32);
 
     forwarded!(
         deserialize_any,
@@ -946,6 +977,23 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
         self.checking.visit_u64(v)
+    }
+
+    /// A float read as `f64` (serde_json with `float_roundtrip`, which oa-schema turns on, rounds it correctly, as
+    /// `str::parse` rounds the parsed value's digits). An `f64` target gets it as is.
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        let run = self.checking.run;
+        if !matches!(self.hint, NumberHint::F64) {
+            // serde_json visits an integer as a float only past 64 bits, or written with a fraction or exponent:
+            // digits an integer target refuses, except `-0` (read as `0`), which is left to the full route.
+            return Err(run.stop(if v == 0.0 && v.is_sign_negative() {
+                FallbackReason::Undecided
+            } else {
+                FallbackReason::Deserialize
+            }));
+        }
+        run.float(self.checking.node, self.checking.depth, v)?;
+        self.checking.visitor.visit_f64(v)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {

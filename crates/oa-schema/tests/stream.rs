@@ -13,6 +13,25 @@ fn full_route(validator: &Validator, text: &str) -> Option<Value> {
     validator.validate(&value).ok().map(|()| value)
 }
 
+/// Whether the text holds a number written as a float (a fraction or an exponent, or `-0`) whose `f64` is
+/// integral: an `f64` target reads it without its digits, and the typed route does not decide a tie with a limit
+/// or an integer-only type from the rounded value (it falls back, undecided).
+fn has_integral_float(text: &str) -> bool {
+    fn walk(value: &Value) -> bool {
+        match value {
+            Value::Number(number) => {
+                let digits = number.to_string();
+                (digits.contains(['.', 'e', 'E']) || digits.starts_with("-0"))
+                    && digits.parse::<f64>().is_ok_and(|x| x.fract() == 0.0)
+            }
+            Value::Array(items) => items.iter().any(walk),
+            Value::Object(members) => members.values().any(walk),
+            _ => false,
+        }
+    }
+    parse_json(text).is_ok_and(|value| walk(&value))
+}
+
 fn has_duplicate_keys(text: &str) -> bool {
     parse_json(text).is_ok()
         && parse_json_with(text, ParseOptions::default().reject_duplicate_keys(true)).is_err()
@@ -29,15 +48,19 @@ fn check_contract(schema: &Value, text: &str) -> Result<(), TestCaseError> {
         }
         Err(fallback) => {
             if expected.is_some() && validator.streams_every_container() {
+                // A repeated name is undecided, or its first value (checked before the repeat is seen) invalid.
                 prop_assert!(
-                    fallback.reason() == FallbackReason::Undecided && has_duplicate_keys(text),
+                    matches!(fallback.reason(), FallbackReason::Undecided | FallbackReason::Invalid)
+                        && has_duplicate_keys(text),
                     "fell back ({:?}) on valid text: schema {} text {}",
                     fallback.reason(),
                     schema,
                     text
                 );
             }
-            if fallback.reason() == FallbackReason::Invalid {
+            // A repeated name's first value is checked as it comes, before the repeat is seen (a `Value` keeps
+            // the last): there, `Invalid` may name the first.
+            if fallback.reason() == FallbackReason::Invalid && !has_duplicate_keys(text) {
                 prop_assert!(
                     expected.is_none(),
                     "called invalid: schema {} text {}",
@@ -234,6 +257,10 @@ fn order_text() -> impl Strategy<Value = String> {
         Just("1.5"),
         Just("100"),
         Just("100.5"),
+        Just("100.0"),
+        Just("99.5e0"),
+        Just("99.99999999999999999"),
+        Just("100.00000000000000001"),
         Just("-0"),
         Just("1e2"),
         Just("1e400")
@@ -290,10 +317,12 @@ proptest! {
                 prop_assert_eq!(order, expected);
             }
             Err(fallback) => {
-                // Valid, typed, no repeated name: the typed route must have decided.
+                // Valid, typed, no repeated name, no float the rounded value cannot settle: the typed route must
+                // have decided.
                 if matches!(expected, Some(Ok(_))) {
                     prop_assert!(
-                        has_duplicate_keys(&text),
+                        has_duplicate_keys(&text)
+                            || (fallback.reason() == FallbackReason::Undecided && has_integral_float(&text)),
                         "fell back ({:?}) on {}", fallback.reason(), text
                     );
                 }
@@ -355,23 +384,117 @@ fn an_integer_beyond_64_bits_is_kept_exactly_or_refused_by_the_type() {
 
 #[test]
 fn a_number_is_checked_from_its_digits() {
-    // 1.0000000000000000001 is 1.0 as an f64, but not an integer, and above a maximum of 1.
+    // 1.0000000000000000001 is 1.0 as an f64, but not an integer, and above a maximum of 1. A target that keeps
+    // the digits (a `Value`) is checked from them; an `f64` target reads the rounded value, which cannot tell, so
+    // the typed route leaves it to the full route, which reports it.
     let schema = json!({"type": "integer"});
     assert_eq!(
-        reason::<f64>(&schema, "1.0000000000000000001"),
+        reason::<Value>(&schema, "1.0000000000000000001"),
         FallbackReason::Invalid
+    );
+    assert_eq!(
+        reason::<Value>(&json!({"maximum": 1}), "1.0000000000000000001"),
+        FallbackReason::Invalid
+    );
+    assert_eq!(
+        reason::<f64>(&schema, "1.0000000000000000001"),
+        FallbackReason::Undecided
     );
     assert_eq!(
         reason::<f64>(&json!({"maximum": 1}), "1.0000000000000000001"),
-        FallbackReason::Invalid
+        FallbackReason::Undecided
     );
+    let validator = Validator::new(&json!({"maximum": 1})).unwrap();
+    assert!(full_route(&validator, "1.0000000000000000001").is_none());
     assert_eq!(
         Validator::new(&schema)
             .unwrap()
-            .deserialize_str::<f64>("1.0")
+            .deserialize_str::<Value>("1.0")
             .unwrap(),
-        1.0
+        parse_json("1.0").unwrap()
     );
+}
+
+#[test]
+fn a_float_read_as_f64_is_decided_from_its_rounded_value_unless_it_ties() {
+    let validator = Validator::new(&json!({
+        "type": "object",
+        "properties": {
+            "price": {"type": "number", "minimum": 0, "exclusiveMaximum": 10.5},
+            "discount": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 1}, {"type": "null"}]},
+            "count": {"type": "integer"}
+        }
+    }))
+    .unwrap();
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Line {
+        price: f64,
+        discount: Option<f64>,
+        #[serde(default)]
+        count: Option<f64>,
+    }
+    let decided = validator
+        .deserialize_str::<Line>(r#"{"price": 10.49999, "discount": 0.25}"#)
+        .unwrap();
+    assert_eq!(
+        decided,
+        Line {
+            price: 10.49999,
+            discount: Some(0.25),
+            count: None
+        }
+    );
+    let reason = |text: &str| validator.deserialize_str::<Line>(text).unwrap_err().reason();
+    // Beyond a bound by more than rounding: refused from the rounded value, as the full route refuses it.
+    assert_eq!(reason(r#"{"price": 10.6, "discount": null}"#), FallbackReason::Invalid);
+    assert_eq!(reason(r#"{"price": -0.5, "discount": null}"#), FallbackReason::Invalid);
+    assert_eq!(reason(r#"{"price": 1, "discount": 1.5}"#), FallbackReason::Invalid);
+    assert_eq!(reason(r#"{"price": 1, "discount": null, "count": 2.5}"#), FallbackReason::Invalid);
+    // On a limit, or integral under `integer`: the rounded value cannot tell, the full route decides.
+    for text in [
+        r#"{"price": 10.5, "discount": null}"#,
+        r#"{"price": 0.0, "discount": null}"#,
+        r#"{"price": 1, "discount": 1.0}"#,
+        r#"{"price": 1, "discount": null, "count": 2.0}"#,
+    ] {
+        assert_eq!(reason(text), FallbackReason::Undecided, "{text}");
+    }
+    for (text, valid) in [
+        (r#"{"price": 10.6, "discount": null}"#, false),
+        (r#"{"price": 10.5, "discount": null}"#, false),
+        (r#"{"price": 0.0, "discount": null}"#, true),
+        (r#"{"price": 1, "discount": null, "count": 2.0}"#, true),
+        (r#"{"price": 1, "discount": null, "count": 2.5}"#, false),
+    ] {
+        assert_eq!(full_route(&validator, text).is_some(), valid, "{text}");
+    }
+}
+
+proptest! {
+    // The typed route's f64 is serde_json's (with float_roundtrip); the full route's is `str::parse` of the
+    // digits the value keeps. They must be the same number, bit for bit.
+    #[test]
+    fn serde_json_reads_floats_as_str_parse_rounds_them(
+        mantissa in "[1-9][0-9]{0,24}",
+        point in 0usize..26,
+        exponent in -330i32..310,
+        negative in any::<bool>(),
+    ) {
+        let point = point.min(mantissa.len());
+        let text = format!(
+            "{}{}.{}e{}",
+            if negative { "-" } else { "" },
+            &mantissa[..point.max(1)],
+            if point.max(1) < mantissa.len() { &mantissa[point.max(1)..] } else { "0" },
+            exponent
+        );
+        let expected: f64 = text.parse().unwrap();
+        match serde_json::from_str::<f64>(&text) {
+            Ok(read) => prop_assert_eq!(read.to_bits(), expected.to_bits(), "{}", text),
+            // serde_json refuses what overflows; str::parse gives infinity.
+            Err(_) => prop_assert!(expected.is_infinite(), "{}", text),
+        }
+    }
 }
 
 #[test]

@@ -48,6 +48,56 @@ pub(crate) fn holds_at(schema: &CompiledSchema, id: NodeId, instance: &Value, de
     valid && !too_deep
 }
 
+/// Whether a number is valid against node `id` at `depth`, told from `x`, its correctly rounded `f64`, alone (the
+/// typed route reads a float that way, without its digits): `Some` only where `x` settles it, that is where the
+/// node's checks for numbers are bounds (through nullable unions) and `x` differs from each limit. Rounding is
+/// monotonic, so a strict difference between the rounded values is the exact answer. `None` for anything else (a
+/// tie, an integer-only type, another keyword): the caller then decides from the digits.
+pub(crate) fn float_holds_at(schema: &CompiledSchema, id: NodeId, x: f64, depth: u32) -> Option<bool> {
+    let plan = schema.plans.get(id as usize)?;
+    if plan.always {
+        return Some(true);
+    }
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if !plan.types.admits_kind(super::plan::NUMBER_KIND) {
+        // Integers at most (or no number): a rounded value with a fraction is not an integer's (an integer of at
+        // most 2^53 rounds to itself), so the number is refused; an integral one may have lost its fraction.
+        return (x.fract() != 0.0).then_some(false);
+    }
+    for check in plan.checks_for(super::plan::NUMBER_KIND) {
+        let holds = match *check {
+            // A short integer limit is exact in `f64` (and checked to be).
+            Check::IntBound { bound, limit, .. } if limit.unsigned_abs() <= 1 << 53 => {
+                bound.holds(strictly(x, limit as f64)?)
+            }
+            Check::Keyword(index) => match &schema.nodes.get(id as usize)?.body {
+                Body::Keywords(keywords) => match keywords.get(usize::from(index))? {
+                    Keyword::Bound {
+                        bound,
+                        approx: Some(approx),
+                        ..
+                    } => bound.holds(strictly(x, *approx)?),
+                    _ => return None,
+                },
+                Body::Bool(_) => return None,
+            },
+            Check::Nullable { value, .. } if depth < MAX_DEPTH => float_holds_at(schema, value, x, depth + 1)?,
+            _ => return None,
+        };
+        if !holds {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// `x` against `limit` when they differ; `None` for a tie (or NaN, which JSON does not have).
+fn strictly(x: f64, limit: f64) -> Option<std::cmp::Ordering> {
+    x.partial_cmp(&limit).filter(|order| order.is_ne())
+}
+
 /// As [`holds_at`], but `None` when the depth limit was reached (the caller then evaluates the subtree itself, so
 /// that the limit is reported where it was reached).
 pub(crate) fn answer_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> Option<bool> {
