@@ -9,7 +9,9 @@
 //! from it; anything else, and anything it cannot decide cheaply, is a [`Fallback`], after which the caller takes
 //! the full route (`parse_json`, `validate`, the type from the value), which reports every violation.
 
-use crate::keywords::{Container, ObjectPlan, Others, StreamNode, StreamPlan, float_holds_at, holds_at};
+use crate::keywords::{
+    Container, ObjectPlan, Others, StreamNode, StreamPlan, float_holds_at, floats_settle_at, holds_at,
+};
 use crate::node::{CompiledSchema, NodeId};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -142,6 +144,13 @@ impl<'s> Run<'s> {
             Some(false) => Err(self.stop(FallbackReason::Invalid)),
             None => Err(self.stop(FallbackReason::Undecided)),
         }
+    }
+
+    /// Whether a float at `node` may be read without its digits (see `floats_settle_at`).
+    fn reads_floats_rounded(&self, node: Option<NodeId>, depth: u32) -> bool {
+        node.is_none_or(|id| {
+            self.trivial(id, crate::keywords::NUMBER_KIND) || floats_settle_at(self.schema, id, depth)
+        })
     }
 
     /// Whether every instance of `kind` passes node `id` without looking at it.
@@ -289,8 +298,23 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, '_, D> {
     type Error = D::Error;
 
     numeric_hints!(deserialize_i8 => I8, deserialize_i16 => I16, deserialize_i32 => I32, deserialize_i64 => I64,
-        deserialize_u8 => U8, deserialize_u16 => U16, deserialize_u32 => U32, deserialize_u64 => U64,
-        deserialize_f64 => F64);
+        deserialize_u8 => U8, deserialize_u16 => U16, deserialize_u32 => U32, deserialize_u64 => U64);
+
+    /// A float is read without its digits where its rounded value settles the node's checks (bounds, but for a
+    /// tie); under any other numeric keyword (`multipleOf`, `enum`, an integer-only `type`...) through its digits,
+    /// checked exactly.
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let rounded = self.run.reads_floats_rounded(self.node, self.depth);
+        let numeric = Numeric {
+            checking: self.visitor(visitor),
+            hint: NumberHint::F64,
+        };
+        if rounded {
+            self.inner.deserialize_f64(numeric)
+        } else {
+            self.inner.deserialize_any(numeric)
+        }
+    }
 
     // serde_json reads these its own way (`f32` straight to single precision, 128-bit integers past `u64`): the
     // digits, as the parsed value holds them.

@@ -14,8 +14,8 @@ fn full_route(validator: &Validator, text: &str) -> Option<Value> {
 }
 
 /// Whether the text holds a number written as a float (a fraction or an exponent, or `-0`) whose `f64` is
-/// integral: an `f64` target reads it without its digits, and the typed route does not decide a tie with a limit
-/// or an integer-only type from the rounded value (it falls back, undecided).
+/// integral: an `f64` target under bounds reads it without its digits, and the typed route does not decide a tie
+/// with a limit from the rounded value (it falls back, undecided). The order schema's limits are integers.
 fn has_integral_float(text: &str) -> bool {
     fn walk(value: &Value) -> bool {
         match value {
@@ -50,8 +50,10 @@ fn check_contract(schema: &Value, text: &str) -> Result<(), TestCaseError> {
             if expected.is_some() && validator.streams_every_container() {
                 // A repeated name is undecided, or its first value (checked before the repeat is seen) invalid.
                 prop_assert!(
-                    matches!(fallback.reason(), FallbackReason::Undecided | FallbackReason::Invalid)
-                        && has_duplicate_keys(text),
+                    matches!(
+                        fallback.reason(),
+                        FallbackReason::Undecided | FallbackReason::Invalid
+                    ) && has_duplicate_keys(text),
                     "fell back ({:?}) on valid text: schema {} text {}",
                     fallback.reason(),
                     schema,
@@ -384,21 +386,17 @@ fn an_integer_beyond_64_bits_is_kept_exactly_or_refused_by_the_type() {
 
 #[test]
 fn a_number_is_checked_from_its_digits() {
-    // 1.0000000000000000001 is 1.0 as an f64, but not an integer, and above a maximum of 1. A target that keeps
-    // the digits (a `Value`) is checked from them; an `f64` target reads the rounded value, which cannot tell, so
-    // the typed route leaves it to the full route, which reports it.
+    // 1.0000000000000000001 is 1.0 as an f64, but not an integer, and above a maximum of 1. Under an integer-only
+    // `type` the digits are read (whatever the target); an `f64` target under bounds alone reads the rounded
+    // value, which ties the limit: the typed route leaves it to the full route, which reports it.
     let schema = json!({"type": "integer"});
     assert_eq!(
-        reason::<Value>(&schema, "1.0000000000000000001"),
+        reason::<f64>(&schema, "1.0000000000000000001"),
         FallbackReason::Invalid
     );
     assert_eq!(
         reason::<Value>(&json!({"maximum": 1}), "1.0000000000000000001"),
         FallbackReason::Invalid
-    );
-    assert_eq!(
-        reason::<f64>(&schema, "1.0000000000000000001"),
-        FallbackReason::Undecided
     );
     assert_eq!(
         reason::<f64>(&json!({"maximum": 1}), "1.0000000000000000001"),
@@ -409,9 +407,16 @@ fn a_number_is_checked_from_its_digits() {
     assert_eq!(
         Validator::new(&schema)
             .unwrap()
-            .deserialize_str::<Value>("1.0")
+            .deserialize_str::<f64>("1.0")
             .unwrap(),
-        parse_json("1.0").unwrap()
+        1.0
+    );
+    // Under a keyword the rounded value cannot settle, the digits are read and checked exactly.
+    let cents = Validator::new(&json!({"type": "number", "multipleOf": 0.01})).unwrap();
+    assert_eq!(cents.deserialize_str::<f64>("10.25").unwrap(), 10.25);
+    assert_eq!(
+        cents.deserialize_str::<f64>("10.255").unwrap_err().reason(),
+        FallbackReason::Invalid
     );
 }
 
@@ -446,16 +451,35 @@ fn a_float_read_as_f64_is_decided_from_its_rounded_value_unless_it_ties() {
     );
     let reason = |text: &str| validator.deserialize_str::<Line>(text).unwrap_err().reason();
     // Beyond a bound by more than rounding: refused from the rounded value, as the full route refuses it.
-    assert_eq!(reason(r#"{"price": 10.6, "discount": null}"#), FallbackReason::Invalid);
-    assert_eq!(reason(r#"{"price": -0.5, "discount": null}"#), FallbackReason::Invalid);
-    assert_eq!(reason(r#"{"price": 1, "discount": 1.5}"#), FallbackReason::Invalid);
-    assert_eq!(reason(r#"{"price": 1, "discount": null, "count": 2.5}"#), FallbackReason::Invalid);
-    // On a limit, or integral under `integer`: the rounded value cannot tell, the full route decides.
+    assert_eq!(
+        reason(r#"{"price": 10.6, "discount": null}"#),
+        FallbackReason::Invalid
+    );
+    assert_eq!(
+        reason(r#"{"price": -0.5, "discount": null}"#),
+        FallbackReason::Invalid
+    );
+    assert_eq!(
+        reason(r#"{"price": 1, "discount": 1.5}"#),
+        FallbackReason::Invalid
+    );
+    // Under an integer-only `type` the digits are read: 2.5 is refused, 2.0 is an integer.
+    assert_eq!(
+        reason(r#"{"price": 1, "discount": null, "count": 2.5}"#),
+        FallbackReason::Invalid
+    );
+    assert_eq!(
+        validator
+            .deserialize_str::<Line>(r#"{"price": 1, "discount": null, "count": 2.0}"#)
+            .unwrap()
+            .count,
+        Some(2.0)
+    );
+    // On a limit the rounded value cannot tell: the full route decides.
     for text in [
         r#"{"price": 10.5, "discount": null}"#,
         r#"{"price": 0.0, "discount": null}"#,
         r#"{"price": 1, "discount": 1.0}"#,
-        r#"{"price": 1, "discount": null, "count": 2.0}"#,
     ] {
         assert_eq!(reason(text), FallbackReason::Undecided, "{text}");
     }

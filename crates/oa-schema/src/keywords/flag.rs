@@ -83,7 +83,9 @@ pub(crate) fn float_holds_at(schema: &CompiledSchema, id: NodeId, x: f64, depth:
                 },
                 Body::Bool(_) => return None,
             },
-            Check::Nullable { value, .. } if depth < MAX_DEPTH => float_holds_at(schema, value, x, depth + 1)?,
+            Check::Nullable { value, .. } if depth < MAX_DEPTH => {
+                float_holds_at(schema, value, x, depth + 1)?
+            }
             _ => return None,
         };
         if !holds {
@@ -91,6 +93,32 @@ pub(crate) fn float_holds_at(schema: &CompiledSchema, id: NodeId, x: f64, depth:
         }
     }
     Some(true)
+}
+
+/// Whether [`float_holds_at`] settles every float at node `id` but a tie: the node admits numbers and its checks
+/// for them are bounds (through nullable unions). The typed route reads a float without its digits only there.
+pub(crate) fn floats_settle_at(schema: &CompiledSchema, id: NodeId, depth: u32) -> bool {
+    let Some(plan) = schema.plans.get(id as usize) else {
+        return false;
+    };
+    if plan.always {
+        return true;
+    }
+    if depth > MAX_DEPTH || !plan.types.admits_kind(super::plan::NUMBER_KIND) {
+        return false;
+    }
+    plan.checks_for(super::plan::NUMBER_KIND)
+        .iter()
+        .all(|check| match *check {
+            Check::IntBound { limit, .. } => limit.unsigned_abs() <= 1 << 53,
+            Check::Keyword(index) => matches!(
+                schema.nodes.get(id as usize).map(|node| &node.body),
+                Some(Body::Keywords(keywords))
+                    if matches!(keywords.get(usize::from(index)), Some(Keyword::Bound { approx: Some(_), .. }))
+            ),
+            Check::Nullable { value, .. } => depth < MAX_DEPTH && floats_settle_at(schema, value, depth + 1),
+            _ => false,
+        })
 }
 
 /// `x` against `limit` when they differ; `None` for a tie (or NaN, which JSON does not have).

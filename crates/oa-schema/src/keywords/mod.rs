@@ -32,7 +32,7 @@ use crate::number::{MultipleOf, SchemaNumber};
 use serde_json::{Map, Value};
 
 pub(crate) use applicators::{Discriminator, find_discriminator};
-pub(crate) use flag::{answer_at, float_holds_at, holds_at, is_valid};
+pub(crate) use flag::{answer_at, float_holds_at, floats_settle_at, holds_at, is_valid};
 pub(crate) use numeric::Bound;
 pub(crate) use plan::{NUMBER_KIND, Plan, STRING_KIND, plans};
 pub(crate) use shape::{Shape, fuse as fuse_shapes};
