@@ -28,7 +28,32 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
             Entry::Other => {}
         }
     }
-    let finish_reason = match root.get("stop_reason").and_then(Value::as_str) {
+    let usage = root.get("usage");
+    let counter = |name: &str| read_counter(usage.and_then(|usage| usage.get(name)));
+    assemble(
+        Read {
+            blocks,
+            raw_calls,
+            stop_reason: root.get("stop_reason").and_then(Value::as_str),
+            usage: Usage::derived(counter("input_tokens"), counter("output_tokens")),
+            model: root.get("model").and_then(Value::as_str).map(str::to_owned),
+        },
+        tools,
+    )
+}
+
+/// What the mapping reads from a body, from the parsed `Value` or by the typed view ([`super::view`]).
+pub(crate) struct Read<'a> {
+    pub(crate) blocks: Vec<ContentBlock>,
+    pub(crate) raw_calls: Vec<WireToolCall>,
+    pub(crate) stop_reason: Option<&'a str>,
+    pub(crate) usage: Usage,
+    pub(crate) model: Option<String>,
+}
+
+/// The finish reason, the checked tool calls and the message, from what was read.
+pub(crate) fn assemble(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    let finish_reason = match read.stop_reason {
         Some("end_turn" | "stop_sequence" | "pause_turn") => FinishReason::Stop,
         Some("max_tokens") => FinishReason::Length,
         Some("tool_use") => FinishReason::ToolCalls,
@@ -36,17 +61,16 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
         _ => FinishReason::Error,
     };
     let degraded = finish_reason == FinishReason::Error;
-    let tool_calls = raw_calls
+    let tool_calls = read
+        .raw_calls
         .into_iter()
         .map(|call| tools.check(call, degraded))
         .collect::<Result<Vec<_>, _>>()?;
-    let usage = root.get("usage");
-    let counter = |name: &str| read_counter(usage.and_then(|usage| usage.get(name)));
     Ok(Mapped {
-        message: Message::reply(Content::from_blocks(blocks), tool_calls),
+        message: Message::reply(Content::from_blocks(read.blocks), tool_calls),
         finish_reason,
-        usage: Usage::derived(counter("input_tokens"), counter("output_tokens")),
-        model: root.get("model").and_then(Value::as_str).map(str::to_owned),
+        usage: read.usage,
+        model: read.model,
         response_id: None,
     })
 }

@@ -14,6 +14,8 @@ mod retry;
 pub(crate) mod status;
 pub(crate) mod turns;
 pub(crate) mod view;
+#[cfg(test)]
+pub(crate) mod view_check;
 pub(crate) mod wire;
 
 pub(crate) use complete::complete;

@@ -322,6 +322,133 @@ pub(crate) fn next_member<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<
     Ok(key)
 }
 
+/// Implements a visitor's scalar methods (bool, integer, float, string, null) as one answer: for a view that
+/// reads a member of any type and only looks inside objects (as `Value::get` finds members of objects only).
+macro_rules! scalars_answer {
+    ($answer:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($answer)
+        }
+
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($answer)
+        }
+
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($answer)
+        }
+
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($answer)
+        }
+
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($answer)
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($answer)
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            $crate::call::view::drain_seq(seq).map(|()| $answer)
+        }
+    };
+}
+pub(crate) use scalars_answer;
+
+/// The counters named in it, of a member read as the mappings read `usage.get(name)` of a `Value`: per name, the
+/// counter ([`Counter`]); all `None` when the member is not an object.
+pub(crate) struct Counters<const N: usize>(pub(crate) [&'static str; N]);
+
+impl<'de, const N: usize> de::DeserializeSeed<'de> for Counters<N> {
+    type Value = [Option<u64>; N];
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, const N: usize> Visitor<'de> for Counters<N> {
+    type Value = [Option<u64>; N];
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    scalars_answer!([None; N]);
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut counters: [Option<Counter>; N] = [None; N];
+        while let Some(key) = next_member(&mut map)? {
+            match self.0.iter().position(|name| *name == key.0) {
+                Some(at) => {
+                    let counter = map.next_value::<Counter>()?;
+                    if let Some(slot) = counters.get_mut(at) {
+                        once(slot, counter, "a counter")?;
+                    }
+                }
+                None => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(counters.map(|counter| counter.and_then(|Counter(value)| value)))
+    }
+}
+
+/// A member read as `Value::as_bool` reads it: the boolean, or `None` for any other value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AsBool(pub(crate) Option<bool>);
+
+impl<'de> Deserialize<'de> for AsBool {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(AsBoolVisitor)
+    }
+}
+
+struct AsBoolVisitor;
+
+impl<'de> Visitor<'de> for AsBoolVisitor {
+    type Value = AsBool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<AsBool, E> {
+        Ok(AsBool(Some(value)))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<AsBool, E> {
+        Ok(AsBool(None))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<AsBool, E> {
+        Ok(AsBool(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<AsBool, E> {
+        Ok(AsBool(None))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<AsBool, E> {
+        Ok(AsBool(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<AsBool, E> {
+        Ok(AsBool(None))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<AsBool, A::Error> {
+        drain_seq(seq).map(|()| AsBool(None))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AsBool, A::Error> {
+        drain_map(map).map(|_| AsBool(None))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 mod request;
 mod response;
 mod status;
+mod view;
 
 use std::borrow::Cow;
 
@@ -115,6 +116,10 @@ impl WireFormat for GenerateContent {
 
     fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
         response::map_body(raw, tools)
+    }
+
+    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
+        view::map_bytes(body, tools)
     }
 
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {

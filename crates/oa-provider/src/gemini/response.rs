@@ -56,8 +56,32 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
     for part in parts {
         read_part(part, &mut blocks, &mut raw_calls)?;
     }
-    let finish_reason = if raw_calls.is_empty() {
-        match candidate.get("finishReason").and_then(Value::as_str) {
+    assemble(
+        Read {
+            blocks,
+            raw_calls,
+            finish_reason: candidate.get("finishReason").and_then(Value::as_str),
+            usage,
+            model,
+        },
+        tools,
+    )
+}
+
+/// What the mapping reads from a body with a candidate, from the parsed `Value` or by the typed view
+/// ([`super::view`]).
+pub(crate) struct Read<'a> {
+    pub(crate) blocks: Vec<ContentBlock>,
+    pub(crate) raw_calls: Vec<WireToolCall>,
+    pub(crate) finish_reason: Option<&'a str>,
+    pub(crate) usage: Usage,
+    pub(crate) model: Option<String>,
+}
+
+/// The finish reason, the checked tool calls and the message, from what was read.
+pub(crate) fn assemble(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    let finish_reason = if read.raw_calls.is_empty() {
+        match read.finish_reason {
             Some("STOP") => FinishReason::Stop,
             Some("MAX_TOKENS") => FinishReason::Length,
             Some("SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII") => {
@@ -70,15 +94,16 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
         FinishReason::ToolCalls
     };
     let degraded = finish_reason == FinishReason::Error;
-    let tool_calls = raw_calls
+    let tool_calls = read
+        .raw_calls
         .into_iter()
         .map(|call| tools.check(call, degraded))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Mapped {
-        message: Message::reply(Content::from_blocks(blocks), tool_calls),
+        message: Message::reply(Content::from_blocks(read.blocks), tool_calls),
         finish_reason,
-        usage,
-        model,
+        usage: read.usage,
+        model: read.model,
         response_id: None,
     })
 }

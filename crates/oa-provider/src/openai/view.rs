@@ -481,42 +481,14 @@ impl<'de> Visitor<'de> for CachedVisitor {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::Cell;
-
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
-    use serde_json::json;
 
     use super::*;
-    use crate::call::exchange::decode_value;
-    use crate::model::Tool;
+    use crate::call::view_check::{agrees_on_generated, counter, members, or_any, text, tools};
     use crate::openai::WIRE;
 
-    fn tools() -> Vec<Tool> {
-        vec![Tool::new(
-            "lookup",
-            "",
-            json!({"type": "object", "properties": {"q": {"type": "integer"}}, "required": ["q"]}),
-        )]
-    }
-
-    /// The view's answer on `body`, checked against the reference route: `true` when the view read it.
     fn agrees(body: &str) -> bool {
-        let declared = tools();
-        let tools = CheckedTools::new(&declared);
-        let Some(viewed) = map_bytes(body.as_bytes(), &tools) else {
-            return false;
-        };
-        let reference =
-            decode_value(WIRE, body.as_bytes(), &tools, &|text| text.to_owned()).map(|(mapped, _)| mapped);
-        match (&viewed, &reference) {
-            (Ok(viewed), Ok(reference)) => assert_eq!(viewed, reference, "{body}"),
-            (Err(viewed), Err(reference)) => {
-                assert_eq!(format!("{viewed:?}"), format!("{reference:?}"), "{body}");
-            }
-            _ => panic!("the view and the reference disagree on {body}:\n{viewed:?}\n{reference:?}"),
-        }
-        true
+        crate::call::view_check::agrees(WIRE, body)
     }
 
     const PLAIN: &str = r#"{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi \"there\"","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5,"prompt_tokens_details":{"cached_tokens":1,"audio_tokens":0}},"system_fingerprint":null}"#;
@@ -566,114 +538,6 @@ mod tests {
         for body in &declined {
             assert!(!agrees(body), "the view read {body}");
         }
-    }
-
-    /// JSON text of any shape, with the values the readings treat specially: numbers a counter may or may not
-    /// read, strings with escapes, nesting near the parser's depth limit.
-    fn any_json() -> BoxedStrategy<String> {
-        let leaf = prop_oneof![
-            Just("null".to_owned()),
-            Just("true".to_owned()),
-            Just("0".to_owned()),
-            Just("7".to_owned()),
-            Just("-0".to_owned()),
-            Just("-3".to_owned()),
-            Just("3.0".to_owned()),
-            Just("1e2".to_owned()),
-            Just("1e400".to_owned()),
-            Just("18446744073709551615".to_owned()),
-            Just("18446744073709551616".to_owned()),
-            Just(r#""""#.to_owned()),
-            Just(r#""stop""#.to_owned()),
-            Just(r#""a\nb\u00e9""#.to_owned()),
-            Just(r#""\ud800""#.to_owned()),
-            (100usize..140).prop_map(|depth| format!("{}{}", "[".repeat(depth), "]".repeat(depth))),
-        ];
-        leaf.prop_recursive(3, 12, 3, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..3).prop_map(|items| format!("[{}]", items.join(","))),
-                prop::collection::vec((prop::sample::select(vec!["a", "content", "id"]), inner), 0..3)
-                    .prop_map(|members| object(
-                        members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
-                    )),
-            ]
-        })
-        .boxed()
-    }
-
-    fn object(members: Vec<(String, String)>) -> String {
-        let members: Vec<String> = members
-            .into_iter()
-            .map(|(key, value)| format!("{}:{value}", serde_json::to_string(&key).unwrap_or_default()))
-            .collect();
-        format!("{{{}}}", members.join(","))
-    }
-
-    /// An object of these optional members in a random order, sometimes one of them twice, sometimes a key
-    /// spelled with an escape, sometimes an unknown member.
-    fn members(candidates: Vec<(&'static str, BoxedStrategy<String>)>) -> BoxedStrategy<String> {
-        let picks: Vec<BoxedStrategy<Option<(String, String)>>> = candidates
-            .into_iter()
-            .map(|(key, value)| {
-                prop::option::weighted(0.8, (prop::bool::weighted(0.05), value))
-                    .prop_map(move |picked| {
-                        picked.map(|(escaped, value)| {
-                            let key = if escaped {
-                                format!("\\u{:04x}{}", u32::from(key.as_bytes()[0]), &key[1..])
-                            } else {
-                                key.to_owned()
-                            };
-                            (key, value)
-                        })
-                    })
-                    .boxed()
-            })
-            .collect();
-        (
-            picks,
-            prop::option::weighted(0.2, any_json()),
-            any::<u64>(),
-            prop::bool::weighted(0.05),
-        )
-            .prop_map(|(picked, unknown, order, repeat)| {
-                let mut members: Vec<(String, String)> = picked.into_iter().flatten().collect();
-                if let Some(value) = unknown {
-                    members.push(("extra".to_owned(), value));
-                }
-                if repeat && let Some(first) = members.first().cloned() {
-                    members.push(first);
-                }
-                let len = members.len().max(1);
-                members.rotate_left((order as usize) % len);
-                let members: Vec<String> = members
-                    .into_iter()
-                    .map(|(key, value)| format!("\"{key}\":{value}"))
-                    .collect();
-                format!("{{{}}}", members.join(","))
-            })
-            .boxed()
-    }
-
-    fn or_any(likely: BoxedStrategy<String>) -> BoxedStrategy<String> {
-        prop_oneof![9 => likely, 1 => any_json()].boxed()
-    }
-
-    fn text(choices: &[&'static str]) -> BoxedStrategy<String> {
-        or_any(
-            prop::sample::select(choices.to_vec())
-                .prop_map(|text| serde_json::to_string(text).unwrap_or_default())
-                .boxed(),
-        )
-    }
-
-    fn counter() -> BoxedStrategy<String> {
-        or_any(
-            prop_oneof![
-                (0u64..1000).prop_map(|n| n.to_string()),
-                any::<u64>().prop_map(|n| n.to_string())
-            ]
-            .boxed(),
-        )
     }
 
     fn body() -> BoxedStrategy<String> {
@@ -742,29 +606,6 @@ mod tests {
 
     #[test]
     fn agrees_with_the_reference_on_generated_bodies() {
-        let read = Cell::new(0u32);
-        let declined = Cell::new(0u32);
-        let mut runner = TestRunner::new(Config {
-            cases: 4000,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        runner
-            .run(&body(), |body| {
-                if agrees(&body) {
-                    read.set(read.get() + 1);
-                } else {
-                    declined.set(declined.get() + 1);
-                }
-                Ok(())
-            })
-            .unwrap_or_else(|failure| panic!("{failure}"));
-        // Both routes must be exercised, or the comparison proves little.
-        assert!(read.get() > 400, "the view read only {} bodies", read.get());
-        assert!(
-            declined.get() > 400,
-            "the view declined only {} bodies",
-            declined.get()
-        );
+        agrees_on_generated(WIRE, body(), 400, 400);
     }
 }
