@@ -7,7 +7,7 @@ use crate::call::wire::Mapped;
 use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::response::read_counter;
-use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
+use crate::model::{ContentBlock, FinishReason, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
 /// Maps an atomic response body.
@@ -60,19 +60,14 @@ pub(crate) fn assemble(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mappe
         Some("refusal") => FinishReason::ContentFilter,
         _ => FinishReason::Error,
     };
-    let degraded = finish_reason == FinishReason::Error;
-    let tool_calls = read
-        .raw_calls
-        .into_iter()
-        .map(|call| tools.check(call, degraded))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Mapped {
-        message: Message::reply(Content::from_blocks(read.blocks), tool_calls),
+    Mapped::from_blocks(
+        read.blocks,
+        read.raw_calls,
         finish_reason,
-        usage: read.usage,
-        model: read.model,
-        response_id: None,
-    })
+        read.usage,
+        read.model,
+        tools,
+    )
 }
 
 /// One content entry, read.

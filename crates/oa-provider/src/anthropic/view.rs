@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
 use crate::anthropic::response::{Read, assemble};
 use crate::call::view::{AsStr, Counters, Skip, next_member, once};
@@ -67,7 +67,7 @@ impl<'de> Visitor<'de> for BodyVisitor {
         let (mut content, mut stop_reason, mut usage, mut model, mut id) = (None, None, None, None, None);
         while let Some(key) = next_member(&mut map)? {
             match key.0.as_ref() {
-                "content" => once(&mut content, map.next_value::<ContentView>()?, "content")?,
+                "content" => once(&mut content, map.next_value::<Vec<EntryView>>()?, "content")?,
                 "stop_reason" => once(&mut stop_reason, map.next_value::<AsStr<'de>>()?, "stop_reason")?,
                 "usage" => once(
                     &mut usage,
@@ -81,9 +81,9 @@ impl<'de> Visitor<'de> for BodyVisitor {
                 }
             }
         }
-        let ContentView(blocks) = content.ok_or_else(|| de::Error::missing_field("content"))?;
+        let entries = content.ok_or_else(|| de::Error::missing_field("content"))?;
         Ok(BodyView {
-            blocks,
+            blocks: entries.into_iter().filter_map(|EntryView(block)| block).collect(),
             stop_reason: stop_reason.unwrap_or(AsStr(None)),
             usage,
             model: model.unwrap_or(AsStr(None)),
@@ -92,34 +92,7 @@ impl<'de> Visitor<'de> for BodyVisitor {
     }
 }
 
-/// `content`: an array of entries, the blocks the mapping surfaces kept.
-struct ContentView(Vec<ContentBlock>);
-
-impl<'de> Deserialize<'de> for ContentView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(ContentVisitor)
-    }
-}
-
-struct ContentVisitor;
-
-impl<'de> Visitor<'de> for ContentVisitor {
-    type Value = ContentView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of content entries")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut blocks = Vec::new();
-        while let Some(EntryView(block)) = seq.next_element::<EntryView>()? {
-            blocks.extend(block);
-        }
-        Ok(ContentView(blocks))
-    }
-}
-
-/// One content entry: its block, or `None` for a type the mapping does not surface.
+/// One entry of `content` (an array of them): its block, or `None` for a type the mapping does not surface.
 struct EntryView(Option<ContentBlock>);
 
 impl<'de> Deserialize<'de> for EntryView {

@@ -449,6 +449,32 @@ impl<'de> Visitor<'de> for AsBoolVisitor {
     }
 }
 
+/// An array whose first element is read as `T` (`None` when empty) and the rest walked as [`Skip`] walks them:
+/// `choices[0]`, `candidates[0]`.
+pub(crate) struct First<T>(pub(crate) Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for First<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(FirstVisitor(std::marker::PhantomData))
+    }
+}
+
+struct FirstVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for FirstVisitor<T> {
+    type Value = First<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<First<T>, A::Error> {
+        let first = seq.next_element::<T>()?;
+        drain_seq(seq)?;
+        Ok(First(first))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

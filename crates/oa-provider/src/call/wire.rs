@@ -10,9 +10,10 @@ use crate::call::hook::DeltaKind;
 use crate::call::status::{ErrorBody, status_error};
 use crate::error::{Category, PartialStream, ProviderError};
 use crate::model::{
-    CompletionRequest, FinishReason, Mapping, Message, RuntimeConfig, Tool, ToolChoice, Usage,
+    CompletionRequest, Content, ContentBlock, FinishReason, Mapping, Message, RuntimeConfig, Tool,
+    ToolChoice, Usage,
 };
-use crate::structured::{CheckedTools, ResponseSchema, StructuredOutputPath};
+use crate::structured::{CheckedTools, ResponseSchema, StructuredOutputPath, WireToolCall};
 
 /// One attempt's request, as the driver hands it to the wire format to encode.
 #[derive(Debug)]
@@ -74,6 +75,32 @@ pub(crate) struct Mapped {
     pub(crate) model: Option<String>,
     /// The body's `id` string: set by the driver from the parsed body, or by a typed view that read it.
     pub(crate) response_id: Option<String>,
+}
+
+impl Mapped {
+    /// The parts of an answer read as content blocks and tool calls (Anthropic, Gemini): the tool calls checked
+    /// against the declared tools, unless the finish reason is `error` (a degraded answer keeps them unchecked).
+    pub(crate) fn from_blocks(
+        blocks: Vec<ContentBlock>,
+        raw_calls: Vec<WireToolCall>,
+        finish_reason: FinishReason,
+        usage: Usage,
+        model: Option<String>,
+        tools: &CheckedTools<'_>,
+    ) -> Result<Self, ProviderError> {
+        let degraded = finish_reason == FinishReason::Error;
+        let tool_calls = raw_calls
+            .into_iter()
+            .map(|call| tools.check(call, degraded))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            message: Message::reply(Content::from_blocks(blocks), tool_calls),
+            finish_reason,
+            usage,
+            model,
+            response_id: None,
+        })
+    }
 }
 
 /// One provider wire format: OpenAI Chat Completions, Anthropic Messages, Gemini `generateContent`.

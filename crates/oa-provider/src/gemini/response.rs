@@ -8,7 +8,7 @@ use crate::call::wire::Mapped;
 use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::response::read_counter;
-use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
+use crate::model::{ContentBlock, FinishReason, Message, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
 /// Maps an atomic response body.
@@ -93,19 +93,14 @@ pub(crate) fn assemble(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mappe
         // Gemini has no dedicated tool-call finish reason in every version (§8.3.2).
         FinishReason::ToolCalls
     };
-    let degraded = finish_reason == FinishReason::Error;
-    let tool_calls = read
-        .raw_calls
-        .into_iter()
-        .map(|call| tools.check(call, degraded))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Mapped {
-        message: Message::reply(Content::from_blocks(read.blocks), tool_calls),
+    Mapped::from_blocks(
+        read.blocks,
+        read.raw_calls,
         finish_reason,
-        usage: read.usage,
-        model: read.model,
-        response_id: None,
-    })
+        read.usage,
+        read.model,
+        tools,
+    )
 }
 
 /// Reads one part: text (a thought summary when `thought: true`) or a function call; any other part type

@@ -8,9 +8,9 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
-use crate::call::view::{AsBool, AsStr, Counters, Skip, Text, drain_seq, next_member, once, scalars_answer};
+use crate::call::view::{AsBool, AsStr, Counters, First, Skip, Text, next_member, once, scalars_answer};
 use crate::call::wire::Mapped;
 use crate::error::ProviderError;
 use crate::gemini::response::{Read, assemble};
@@ -86,7 +86,7 @@ impl<'de> Visitor<'de> for BodyVisitor {
             match key.0.as_ref() {
                 "candidates" => once(
                     &mut candidates,
-                    map.next_value::<CandidatesView<'de>>()?,
+                    map.next_value::<First<CandidateView<'de>>>()?,
                     "candidates",
                 )?,
                 "usageMetadata" => once(&mut usage, map.next_value_seed(USAGE)?, "usageMetadata")?,
@@ -97,38 +97,13 @@ impl<'de> Visitor<'de> for BodyVisitor {
                 }
             }
         }
-        let CandidatesView(candidate) = candidates.ok_or_else(|| de::Error::missing_field("candidates"))?;
+        let First(candidate) = candidates.ok_or_else(|| de::Error::missing_field("candidates"))?;
         Ok(BodyView {
             candidate,
             usage,
             model: model.unwrap_or(AsStr(None)),
             id: id.unwrap_or(AsStr(None)),
         })
-    }
-}
-
-/// `candidates`: an array whose first element is read, the rest walked.
-struct CandidatesView<'de>(Option<CandidateView<'de>>);
-
-impl<'de> Deserialize<'de> for CandidatesView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(CandidatesVisitor)
-    }
-}
-
-struct CandidatesVisitor;
-
-impl<'de> Visitor<'de> for CandidatesVisitor {
-    type Value = CandidatesView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of candidates")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let first = seq.next_element::<CandidateView<'de>>()?;
-        drain_seq(seq)?;
-        Ok(CandidatesView(first))
     }
 }
 
@@ -205,7 +180,7 @@ impl<'de> Visitor<'de> for ContentVisitor {
         let mut parts = None;
         while let Some(key) = next_member(&mut map)? {
             if key.0 == "parts" {
-                once(&mut parts, map.next_value::<Option<PartsView>>()?, "parts")?;
+                once(&mut parts, map.next_value::<Option<Vec<PartView>>>()?, "parts")?;
             } else {
                 map.next_value::<Skip>()?;
             }
@@ -213,40 +188,16 @@ impl<'de> Visitor<'de> for ContentVisitor {
         Ok(ContentView(
             parts
                 .flatten()
-                .map(|PartsView(blocks)| blocks)
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|PartView(block)| block)
+                .collect(),
         ))
     }
 }
 
-/// `parts`: an array of parts, their blocks kept.
-struct PartsView(Vec<ContentBlock>);
-
-impl<'de> Deserialize<'de> for PartsView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(PartsVisitor)
-    }
-}
-
-struct PartsVisitor;
-
-impl<'de> Visitor<'de> for PartsVisitor {
-    type Value = PartsView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of parts")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut blocks = Vec::new();
-        while let Some(PartView(block)) = seq.next_element::<PartView>()? {
-            blocks.extend(block);
-        }
-        Ok(PartsView(blocks))
-    }
-}
-
-/// One part, of any type: a text block (a thought summary when `thought: true`), or nothing.
+/// One of `parts` (an array of them), of any type: a text block (a thought summary when `thought: true`), or
+/// nothing.
 struct PartView(Option<ContentBlock>);
 
 impl<'de> Deserialize<'de> for PartView {

@@ -7,9 +7,9 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
-use crate::call::view::{AsStr, Counter, Skip, Text, drain_seq, next_member, once};
+use crate::call::view::{AsStr, Counter, First, Skip, Text, next_member, once, scalars_answer};
 use crate::call::wire::Mapped;
 use crate::error::ProviderError;
 use crate::model::Usage;
@@ -72,7 +72,11 @@ impl<'de> Visitor<'de> for BodyVisitor {
         let (mut choices, mut usage, mut model, mut id) = (None, None, None, None);
         while let Some(key) = next_member(&mut map)? {
             match key.0.as_ref() {
-                "choices" => once(&mut choices, map.next_value::<ChoicesView<'de>>()?, "choices")?,
+                "choices" => once(
+                    &mut choices,
+                    map.next_value::<First<ChoiceView<'de>>>()?,
+                    "choices",
+                )?,
                 "usage" => once(&mut usage, map.next_value::<UsageView>()?, "usage")?,
                 "model" => once(&mut model, map.next_value::<AsStr<'de>>()?, "model")?,
                 "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
@@ -81,7 +85,7 @@ impl<'de> Visitor<'de> for BodyVisitor {
                 }
             }
         }
-        let Some(ChoicesView(choice)) = choices else {
+        let Some(First(choice)) = choices else {
             return Err(de::Error::missing_field("choices"));
         };
         Ok(BodyView {
@@ -90,31 +94,6 @@ impl<'de> Visitor<'de> for BodyVisitor {
             model: model.unwrap_or(AsStr(None)),
             id: id.unwrap_or(AsStr(None)),
         })
-    }
-}
-
-/// `choices`: an array whose first element is read, the rest walked.
-struct ChoicesView<'de>(Option<ChoiceView<'de>>);
-
-impl<'de> Deserialize<'de> for ChoicesView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(ChoicesVisitor)
-    }
-}
-
-struct ChoicesVisitor;
-
-impl<'de> Visitor<'de> for ChoicesVisitor {
-    type Value = ChoicesView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of choices")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let first = seq.next_element::<ChoiceView<'de>>()?;
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(ChoicesView(first))
     }
 }
 
@@ -193,7 +172,7 @@ impl<'de> Visitor<'de> for MessageVisitor {
                 "content" => once(&mut content, map.next_value::<NullOr<Text<'de>>>()?, "content")?,
                 "tool_calls" => once(
                     &mut tool_calls,
-                    map.next_value::<NullOr<ToolCallsView>>()?,
+                    map.next_value::<NullOr<Vec<ToolCallView>>>()?,
                     "tool_calls",
                 )?,
                 "reasoning_content" => once(
@@ -212,8 +191,10 @@ impl<'de> Visitor<'de> for MessageVisitor {
             content: content.and_then(|NullOr(text)| text),
             tool_calls: tool_calls
                 .and_then(|NullOr(calls)| calls)
-                .map(|ToolCallsView(calls)| calls)
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into_iter()
+                .map(|ToolCallView(call)| call)
+                .collect(),
             reasoning_content: reasoning_content.unwrap_or(AsStr(None)),
             reasoning: reasoning.unwrap_or(AsStr(None)),
             refusal: refusal.unwrap_or(AsStr(None)),
@@ -231,34 +212,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for NullOr<T> {
     }
 }
 
-/// `tool_calls`: an array of calls.
-struct ToolCallsView(Vec<WireToolCall>);
-
-impl<'de> Deserialize<'de> for ToolCallsView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_seq(ToolCallsVisitor)
-    }
-}
-
-struct ToolCallsVisitor;
-
-impl<'de> Visitor<'de> for ToolCallsVisitor {
-    type Value = ToolCallsView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of tool calls")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut calls = Vec::new();
-        while let Some(ToolCallView(call)) = seq.next_element::<ToolCallView>()? {
-            calls.push(call);
-        }
-        Ok(ToolCallsView(calls))
-    }
-}
-
-/// One tool call: `{id, function: {name, arguments}}`, as `read_wire_tool_call` reads it.
+/// One of `tool_calls` (an array of them): `{id, function: {name, arguments}}`, as `read_wire_tool_call` reads it.
 struct ToolCallView(WireToolCall);
 
 impl<'de> Deserialize<'de> for ToolCallView {
@@ -391,33 +345,7 @@ impl<'de> Visitor<'de> for UsageVisitor {
         }))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq).map(|()| UsageView(Usage::default()))
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(UsageView(Usage::default()))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(UsageView(Usage::default()))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(UsageView(Usage::default()))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(UsageView(Usage::default()))
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(UsageView(Usage::default()))
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(UsageView(Usage::default()))
-    }
+    scalars_answer!(UsageView(Usage::default()));
 }
 
 /// `usage.prompt_tokens_details`: its `cached_tokens` when an object (`Value::get` finds members of objects only).
@@ -450,33 +378,7 @@ impl<'de> Visitor<'de> for CachedVisitor {
         Ok(CachedView(cached.and_then(|Counter(value)| value)))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq).map(|()| CachedView(None))
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(CachedView(None))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(CachedView(None))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(CachedView(None))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(CachedView(None))
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(CachedView(None))
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(CachedView(None))
-    }
+    scalars_answer!(CachedView(None));
 }
 
 #[cfg(test)]
