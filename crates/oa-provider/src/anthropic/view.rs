@@ -2,24 +2,29 @@
 //! reference reading (`response.rs`) reads, taken straight from the bytes, every other member walked as strictly
 //! as a `Value` parse walks it ([`Skip`]), no `Value` built. It declines (the driver then takes the reference
 //! route) whatever the reference might read differently: a repeated member, a required member of another type, a
-//! content entry without a string `type`, and every `tool_use` entry (its `input` is re-serialized canonically
-//! from a `Value`). What it reads goes through the same [`assemble`].
+//! content entry without a string `type`. A `tool_use` entry's `input` is the one member read into a `Value` (the
+//! reference re-serializes it canonically from one, and so does the view). What it reads goes through the same
+//! [`assemble`].
 
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
+use serde_json::Value;
+
 use crate::anthropic::response::{Read, assemble};
 use crate::call::view::{AsStr, Counters, Skip, next_member, once};
 use crate::call::wire::Mapped;
+use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::{ContentBlock, Usage};
-use crate::structured::CheckedTools;
+use crate::structured::{CheckedTools, WireToolCall};
 
 /// Maps a body through the view; `None` when the view declines it (see the module doc).
 pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
     let BodyView {
         blocks,
+        raw_calls,
         stop_reason,
         usage,
         model,
@@ -28,7 +33,7 @@ pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<
     let [input_tokens, output_tokens] = usage.unwrap_or([None, None]);
     let read = Read {
         blocks,
-        raw_calls: Vec::new(),
+        raw_calls,
         stop_reason: stop_reason.0.as_ref().map(|text| text.0.as_ref()),
         usage: Usage::derived(input_tokens, output_tokens),
         model: model.into_owned(),
@@ -42,6 +47,7 @@ pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<
 /// The body's members the mapping reads.
 struct BodyView<'de> {
     blocks: Vec<ContentBlock>,
+    raw_calls: Vec<WireToolCall>,
     stop_reason: AsStr<'de>,
     usage: Option<[Option<u64>; 2]>,
     model: AsStr<'de>,
@@ -82,8 +88,17 @@ impl<'de> Visitor<'de> for BodyVisitor {
             }
         }
         let entries = content.ok_or_else(|| de::Error::missing_field("content"))?;
+        let (mut blocks, mut raw_calls) = (Vec::new(), Vec::new());
+        for EntryView(entry) in entries {
+            match entry {
+                Entry::Block(block) => blocks.push(block),
+                Entry::Call(call) => raw_calls.push(call),
+                Entry::Other => {}
+            }
+        }
         Ok(BodyView {
-            blocks: entries.into_iter().filter_map(|EntryView(block)| block).collect(),
+            blocks,
+            raw_calls,
             stop_reason: stop_reason.unwrap_or(AsStr(None)),
             usage,
             model: model.unwrap_or(AsStr(None)),
@@ -92,8 +107,16 @@ impl<'de> Visitor<'de> for BodyVisitor {
     }
 }
 
-/// One entry of `content` (an array of them): its block, or `None` for a type the mapping does not surface.
-struct EntryView(Option<ContentBlock>);
+/// One entry of `content` (an array of them), read.
+struct EntryView(Entry);
+
+/// What an entry maps to.
+enum Entry {
+    Block(ContentBlock),
+    Call(WireToolCall),
+    /// A type this mapping does not surface.
+    Other,
+}
 
 impl<'de> Deserialize<'de> for EntryView {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -112,6 +135,7 @@ impl<'de> Visitor<'de> for EntryVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let (mut kind, mut text, mut thinking, mut signature, mut data) = (None, None, None, None, None);
+        let (mut id, mut name, mut input) = (None, None, None);
         while let Some(key) = next_member(&mut map)? {
             match key.0.as_ref() {
                 "type" => once(&mut kind, map.next_value::<AsStr<'de>>()?, "type")?,
@@ -119,6 +143,10 @@ impl<'de> Visitor<'de> for EntryVisitor {
                 "thinking" => once(&mut thinking, map.next_value::<AsStr<'de>>()?, "thinking")?,
                 "signature" => once(&mut signature, map.next_value::<AsStr<'de>>()?, "signature")?,
                 "data" => once(&mut data, map.next_value::<AsStr<'de>>()?, "data")?,
+                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
+                "name" => once(&mut name, map.next_value::<AsStr<'de>>()?, "name")?,
+                // Read as the reference reads it (the same parser into a `Value`), then written canonically.
+                "input" => once(&mut input, map.next_value::<Value>()?, "input")?,
                 _ => {
                     map.next_value::<Skip>()?;
                 }
@@ -133,20 +161,21 @@ impl<'de> Visitor<'de> for EntryVisitor {
             return Err(de::Error::missing_field("type"));
         };
         Ok(EntryView(match kind.0.as_ref() {
-            "text" => Some(ContentBlock::text(required(text, "text")?)),
-            "thinking" => Some(ContentBlock::Thinking {
+            "text" => Entry::Block(ContentBlock::text(required(text, "text")?)),
+            "thinking" => Entry::Block(ContentBlock::Thinking {
                 text: required(thinking, "thinking")?,
                 signature: signature.and_then(AsStr::into_owned),
             }),
-            "redacted_thinking" => Some(ContentBlock::RedactedThinking {
+            "redacted_thinking" => Entry::Block(ContentBlock::RedactedThinking {
                 data: required(data, "data")?,
             }),
-            "tool_use" => {
-                return Err(de::Error::custom(
-                    "a tool_use entry: the reference route reads it",
-                ));
-            }
-            _ => None,
+            "tool_use" => Entry::Call(WireToolCall {
+                id: required(id, "id")?,
+                name: required(name, "name")?,
+                arguments: input.as_ref().map(canonical::to_string).unwrap_or_default(),
+                signature: None,
+            }),
+            _ => Entry::Other,
         }))
     }
 }
@@ -171,6 +200,15 @@ mod tests {
             WIRE,
             r#"{"content":[],"stop_reason":5,"usage":{"input_tokens":-1,"output_tokens":2}}"#
         ));
+        // Tool calls: the declared tool's arguments checked as the reference checks them (valid, then invalid).
+        assert!(agrees(
+            WIRE,
+            r#"{"content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t","name":"lookup","input":{"q":1,"b":[2,{"z":1,"a":0}]}}],"stop_reason":"tool_use"}"#
+        ));
+        assert!(agrees(
+            WIRE,
+            r#"{"content":[{"type":"tool_use","id":"t","name":"lookup","input":{"q":"x"}}],"stop_reason":"tool_use"}"#
+        ));
     }
 
     #[test]
@@ -179,7 +217,7 @@ mod tests {
             r#"{"content":[{"type":"text","text":"a","text":"b"}]}"#,
             r#"{"content":[{"type":"text"}]}"#,
             r#"{"content":[{"text":"a"}]}"#,
-            r#"{"content":[{"type":"tool_use","id":"t","name":"lookup","input":{"q":1}}],"stop_reason":"tool_use"}"#,
+            r#"{"content":[{"type":"tool_use","name":"lookup","input":{}}],"stop_reason":"tool_use"}"#,
             r#"{"content":{}}"#,
             r#"{"stop_reason":"end_turn"}"#,
             r#"{"content":[],"usage":{"input_tokens":1,"input_tokens":2}}"#,
@@ -205,7 +243,18 @@ mod tests {
             ("signature", text(&["sig"])),
             ("data", text(&["opaque"])),
             ("id", text(&["t1"])),
-            ("name", text(&["lookup"])),
+            ("name", text(&["lookup", "other"])),
+            (
+                "input",
+                or_any(
+                    prop_oneof![
+                        Just(r#"{"q":1}"#.to_owned()),
+                        Just(r#"{"q":"x","a":[1]}"#.to_owned()),
+                        Just("{}".to_owned())
+                    ]
+                    .boxed(),
+                ),
+            ),
         ]));
         let content = or_any(
             prop::collection::vec(entry, 0..4)

@@ -2,20 +2,23 @@
 //! members the reference reading (`response.rs`) reads, taken straight from the bytes, every other member walked as
 //! strictly as a `Value` parse walks it ([`Skip`]), no `Value` built. It declines (the driver then takes the
 //! reference route) whatever the reference might read differently: a repeated member, a member of another type
-//! where the reference fails, a body without `candidates[0]` (the blocked-prompt path), and every part with a
-//! `functionCall` (its `args` are re-serialized canonically from a `Value`). What it reads goes through the same
-//! [`assemble`].
+//! where the reference fails, a body without `candidates[0]` (the blocked-prompt path). A `functionCall`'s `args`
+//! is the one member read into a `Value` (the reference re-serializes it canonically from one, and so does the
+//! view). What it reads goes through the same [`assemble`].
 
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
-use crate::call::view::{AsBool, AsStr, Counters, First, Skip, Text, next_member, once, scalars_answer};
+use serde_json::Value;
+
+use crate::call::view::{AsBool, AsStr, Counters, First, Skip, next_member, once, scalars_answer};
 use crate::call::wire::Mapped;
+use crate::canonical;
 use crate::error::ProviderError;
 use crate::gemini::response::{Read, assemble};
 use crate::model::{ContentBlock, Usage};
-use crate::structured::CheckedTools;
+use crate::structured::{CheckedTools, WireToolCall};
 
 /// The `usageMetadata` counters the mapping reads, in `Usage`'s order.
 const USAGE: Counters<4> = Counters([
@@ -35,12 +38,13 @@ pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<
     } = serde_json::from_slice::<BodyView<'_>>(body).ok()?;
     let CandidateView {
         blocks,
+        raw_calls,
         finish_reason,
     } = candidate?;
     let [prompt_tokens, completion_tokens, total_tokens, cached_tokens] = usage.unwrap_or([None; 4]);
     let read = Read {
         blocks,
-        raw_calls: Vec::new(),
+        raw_calls,
         finish_reason: finish_reason.0.as_ref().map(|text| text.0.as_ref()),
         usage: Usage {
             prompt_tokens,
@@ -107,9 +111,11 @@ impl<'de> Visitor<'de> for BodyVisitor {
     }
 }
 
-/// `candidates[0]`, of any type (the reference looks inside objects only): its parts' blocks and finish reason.
+/// `candidates[0]`, of any type (the reference looks inside objects only): its parts' blocks and calls, and its
+/// finish reason.
 struct CandidateView<'de> {
     blocks: Vec<ContentBlock>,
+    raw_calls: Vec<WireToolCall>,
     finish_reason: AsStr<'de>,
 }
 
@@ -130,6 +136,7 @@ impl<'de> Visitor<'de> for CandidateVisitor {
 
     scalars_answer!(CandidateView {
         blocks: Vec::new(),
+        raw_calls: Vec::new(),
         finish_reason: AsStr(None),
     });
 
@@ -148,8 +155,12 @@ impl<'de> Visitor<'de> for CandidateVisitor {
                 }
             }
         }
+        let (blocks, raw_calls) = content
+            .map(|ContentView(blocks, calls)| (blocks, calls))
+            .unwrap_or_default();
         Ok(CandidateView {
-            blocks: content.map(|ContentView(blocks)| blocks).unwrap_or_default(),
+            blocks,
+            raw_calls,
             finish_reason: finish_reason.unwrap_or(AsStr(None)),
         })
     }
@@ -157,7 +168,7 @@ impl<'de> Visitor<'de> for CandidateVisitor {
 
 /// `content`, of any type: its `parts` when an object (`null` or absent is none; any other non-array fails the
 /// reference, so the view declines).
-struct ContentView(Vec<ContentBlock>);
+struct ContentView(Vec<ContentBlock>, Vec<WireToolCall>);
 
 impl<'de> Deserialize<'de> for ContentView {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -174,7 +185,7 @@ impl<'de> Visitor<'de> for ContentVisitor {
         f.write_str("any JSON value")
     }
 
-    scalars_answer!(ContentView(Vec::new()));
+    scalars_answer!(ContentView(Vec::new(), Vec::new()));
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut parts = None;
@@ -185,20 +196,49 @@ impl<'de> Visitor<'de> for ContentVisitor {
                 map.next_value::<Skip>()?;
             }
         }
-        Ok(ContentView(
-            parts
-                .flatten()
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|PartView(block)| block)
-                .collect(),
-        ))
+        let (mut blocks, mut calls) = (Vec::new(), Vec::new());
+        for PartView(part) in parts.flatten().unwrap_or_default() {
+            match part {
+                Part::Block(block) => blocks.push(block),
+                Part::Call {
+                    id,
+                    name,
+                    args,
+                    signature,
+                } => {
+                    // Gemini does not always return an id; the reference makes one from the call's position.
+                    let id = id.unwrap_or_else(|| format!("gemini_call_{}", calls.len()));
+                    calls.push(WireToolCall {
+                        id,
+                        name,
+                        arguments: args.as_ref().map(canonical::to_string).unwrap_or_default(),
+                        signature,
+                    });
+                }
+                Part::Nothing => {}
+            }
+        }
+        Ok(ContentView(blocks, calls))
     }
 }
 
-/// One of `parts` (an array of them), of any type: a text block (a thought summary when `thought: true`), or
-/// nothing.
-struct PartView(Option<ContentBlock>);
+/// One of `parts` (an array of them), read.
+struct PartView(Part);
+
+/// What a part maps to.
+enum Part {
+    /// A text block (a thought summary when `thought: true`).
+    Block(ContentBlock),
+    /// A function call; `id` when it came non-empty.
+    Call {
+        id: Option<String>,
+        name: String,
+        args: Option<Value>,
+        signature: Option<String>,
+    },
+    /// A part of any other type (inline data, executable code) or not an object.
+    Nothing,
+}
 
 impl<'de> Deserialize<'de> for PartView {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -215,25 +255,20 @@ impl<'de> Visitor<'de> for PartVisitor {
         f.write_str("any JSON value")
     }
 
-    scalars_answer!(PartView(None));
+    scalars_answer!(PartView(Part::Nothing));
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut text, mut thought, mut signature) = (None, None, None);
+        let (mut text, mut thought, mut signature, mut call) = (None, None, None, None);
         while let Some(key) = next_member(&mut map)? {
             match key.0.as_ref() {
-                // A string, or the reference fails ("a text part is not a string"): declined.
-                "text" => once(&mut text, map.next_value::<Text<'de>>()?, "text")?,
+                "text" => once(&mut text, map.next_value::<AsStr<'de>>()?, "text")?,
                 "thought" => once(&mut thought, map.next_value::<AsBool>()?, "thought")?,
                 "thoughtSignature" => once(
                     &mut signature,
                     map.next_value::<AsStr<'de>>()?,
                     "thoughtSignature",
                 )?,
-                "functionCall" => {
-                    return Err(de::Error::custom(
-                        "a functionCall part: the reference route reads it",
-                    ));
-                }
+                "functionCall" => once(&mut call, map.next_value::<FunctionCallView>()?, "functionCall")?,
                 _ => {
                     map.next_value::<Skip>()?;
                 }
@@ -242,14 +277,74 @@ impl<'de> Visitor<'de> for PartVisitor {
         let signature = signature
             .and_then(AsStr::into_owned)
             .filter(|signature| !signature.is_empty());
-        Ok(PartView(text.map(|text| {
-            let text = text.into_owned();
-            if thought == Some(AsBool(Some(true))) {
-                ContentBlock::Thinking { text, signature }
-            } else {
-                ContentBlock::Text { text, signature }
+        // A call first (its part's text is not read), as the reference reads a part.
+        if let Some(FunctionCallView { id, name, args }) = call {
+            return Ok(PartView(Part::Call {
+                id,
+                name,
+                args,
+                signature,
+            }));
+        }
+        Ok(PartView(match text {
+            None => Part::Nothing,
+            // Not a string: the reference fails ("a text part is not a string"), so the view declines.
+            Some(AsStr(None)) => return Err(de::Error::custom("a text part is not a string")),
+            Some(AsStr(Some(text))) => {
+                let text = text.into_owned();
+                Part::Block(if thought == Some(AsBool(Some(true))) {
+                    ContentBlock::Thinking { text, signature }
+                } else {
+                    ContentBlock::Text { text, signature }
+                })
             }
-        })))
+        }))
+    }
+}
+
+/// A part's `functionCall`: an object with a string `name` (else the reference fails, and the view declines).
+struct FunctionCallView {
+    /// The `id`, when a non-empty string.
+    id: Option<String>,
+    name: String,
+    args: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for FunctionCallView {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(FunctionCallVisitor)
+    }
+}
+
+struct FunctionCallVisitor;
+
+impl<'de> Visitor<'de> for FunctionCallVisitor {
+    type Value = FunctionCallView;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a functionCall object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut id, mut name, mut args) = (None, None, None);
+        while let Some(key) = next_member(&mut map)? {
+            match key.0.as_ref() {
+                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
+                "name" => once(&mut name, map.next_value::<AsStr<'de>>()?, "name")?,
+                // Read as the reference reads it (the same parser into a `Value`), then written canonically.
+                "args" => once(&mut args, map.next_value::<Value>()?, "args")?,
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(FunctionCallView {
+            id: id.and_then(AsStr::into_owned).filter(|id| !id.is_empty()),
+            name: name
+                .and_then(AsStr::into_owned)
+                .ok_or_else(|| de::Error::missing_field("name"))?,
+            args,
+        })
     }
 }
 
@@ -280,6 +375,16 @@ mod tests {
             WIRE,
             r#"{"candidates":[{"content":{"parts":[true,"a",{"thought":true}]}}]}"#
         ));
+        // Function calls (ids made from the position when absent or empty; a call's text is not read), checked
+        // against the declared tool as the reference checks them: valid, then invalid.
+        assert!(agrees(
+            WIRE,
+            r#"{"candidates":[{"content":{"parts":[{"text":"x"},{"text":5,"functionCall":{"name":"lookup","args":{"q":1,"z":[{"b":1,"a":2}]}},"thoughtSignature":"s"},{"functionCall":{"id":"","name":"lookup","args":{"q":2}}}]},"finishReason":"STOP"}]}"#
+        ));
+        assert!(agrees(
+            WIRE,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c9","name":"lookup","args":{"q":"x"}}}]}}]}"#
+        ));
     }
 
     #[test]
@@ -290,7 +395,8 @@ mod tests {
             r#"{"candidates":[{"content":{"parts":{}}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":5}]}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":null}]}}]}"#,
-            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"lookup","args":{}}}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"args":{}}}]}}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":null}]}}]}"#,
             r#"{"candidates":[{"finishReason":"STOP","finishReason":"SAFETY"}]}"#,
         ] {
             assert!(!agrees(WIRE, body), "the view read {body}");
@@ -305,6 +411,24 @@ mod tests {
                 or_any(prop_oneof![Just("true".to_owned()), Just("false".to_owned())].boxed()),
             ),
             ("thoughtSignature", text(&["sig", ""])),
+            (
+                "functionCall",
+                or_any(members(vec![
+                    ("id", text(&["c1", ""])),
+                    ("name", text(&["lookup", "other"])),
+                    (
+                        "args",
+                        or_any(
+                            prop_oneof![
+                                Just(r#"{"q":1}"#.to_owned()),
+                                Just(r#"{"q":"x"}"#.to_owned()),
+                                Just("{}".to_owned())
+                            ]
+                            .boxed(),
+                        ),
+                    ),
+                ])),
+            ),
         ]));
         let parts = prop_oneof![
             8 => prop::collection::vec(part, 0..4).prop_map(|parts| format!("[{}]", parts.join(","))),
