@@ -330,15 +330,8 @@ pub(crate) use shared_builder_setters;
 /// module level for a type with an `endpoint: Endpoint` field.
 macro_rules! provider_impls {
     ($provider:ident, $wire:expr, $key_header:expr, $fixed_headers:expr) => {
-        /// This mapping's wire format, for the fuzz targets (feature `fuzzing`) and the typed views' tests.
+        /// This mapping's wire format, for the fuzz targets (feature `fuzzing`) and its typed view's tests.
         #[cfg(any(test, feature = "fuzzing"))]
-        #[cfg_attr(
-            not(feature = "fuzzing"),
-            allow(
-                dead_code,
-                reason = "the tests of a mapping without a typed view do not use it"
-            )
-        )]
         pub(crate) static WIRE: &dyn $crate::call::wire::WireFormat = &$wire;
 
         /// The builder settings with this mapping's defaults.
