@@ -136,9 +136,6 @@ impl<'s> Run<'s> {
     /// `float_holds_at`), else undecided.
     fn float<E: de::Error>(&self, node: Option<NodeId>, depth: u32, x: f64) -> Result<(), E> {
         let Some(id) = node else { return Ok(()) };
-        if self.trivial(id, crate::keywords::NUMBER_KIND) {
-            return Ok(());
-        }
         match float_holds_at(self.schema, id, x, depth) {
             Some(true) => Ok(()),
             Some(false) => Err(self.stop(FallbackReason::Invalid)),
@@ -146,11 +143,10 @@ impl<'s> Run<'s> {
         }
     }
 
-    /// Whether a float at `node` may be read without its digits (see `floats_settle_at`).
+    /// Whether a float at `node` may be read without its digits (see `floats_settle_at`, which a node without
+    /// checks for numbers passes).
     fn reads_floats_rounded(&self, node: Option<NodeId>, depth: u32) -> bool {
-        node.is_none_or(|id| {
-            self.trivial(id, crate::keywords::NUMBER_KIND) || floats_settle_at(self.schema, id, depth)
-        })
+        node.is_none_or(|id| floats_settle_at(self.schema, id, depth))
     }
 
     /// Whether every instance of `kind` passes node `id` without looking at it.

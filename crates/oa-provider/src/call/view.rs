@@ -190,7 +190,90 @@ fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<serde_json::Nu
     }
 }
 
-/// A member read as `Value::as_str` reads it: the string, or `None` for any other value (read as [`Skip`] does).
+/// One JSON value as the `Value` accessors the mappings use see it (`as_str`, `as_bool`, `as_u64`): a string, a
+/// boolean or a number, or anything else (read as [`Skip`] reads it). [`AsStr`], [`AsBool`] and [`Counter`] each
+/// keep their accessor's answer.
+enum Scalar<'de> {
+    Str(Text<'de>),
+    Bool(bool),
+    /// An unsigned integer of 64 bits, as serde_json visits one without `arbitrary_precision`.
+    U64(u64),
+    /// A number under `arbitrary_precision` (see [`NUMBER_TOKEN`]).
+    Number(serde_json::Number),
+    Other,
+}
+
+impl Scalar<'_> {
+    /// What `Value::as_u64` answers.
+    fn as_u64(&self) -> Option<u64> {
+        match self {
+            Self::U64(value) => Some(*value),
+            Self::Number(number) => number.as_u64(),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Bool(value))
+    }
+
+    /// A negative integer (`as_u64` says none).
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
+        Ok(Scalar::U64(value))
+    }
+
+    /// A float (`as_u64` says none).
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Text(Cow::Borrowed(text))))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Text(Cow::Owned(text.to_owned()))))
+    }
+
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Text(Cow::Owned(text))))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq).map(|()| Scalar::Other)
+    }
+
+    /// An object, or under `arbitrary_precision` a number.
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Ok(drain_map(map)?.map_or(Scalar::Other, Scalar::Number))
+    }
+}
+
+/// A member read as `Value::as_str` reads it: the string, or `None` for any other value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AsStr<'de>(pub(crate) Option<Text<'de>>);
 
@@ -203,57 +286,23 @@ impl<'de> AsStr<'de> {
 
 impl<'de> Deserialize<'de> for AsStr<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(AsStrVisitor)
+        Scalar::deserialize(deserializer).map(|scalar| match scalar {
+            Scalar::Str(text) => AsStr(Some(text)),
+            _ => AsStr(None),
+        })
     }
 }
 
-struct AsStrVisitor;
+/// A member read as `Value::as_bool` reads it: the boolean, or `None` for any other value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AsBool(pub(crate) Option<bool>);
 
-impl<'de> Visitor<'de> for AsStrVisitor {
-    type Value = AsStr<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(AsStr(Some(Text(Cow::Borrowed(text)))))
-    }
-
-    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(AsStr(Some(Text(Cow::Owned(text.to_owned())))))
-    }
-
-    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-        Ok(AsStr(Some(Text(Cow::Owned(text)))))
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(AsStr(None))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(AsStr(None))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(AsStr(None))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(AsStr(None))
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(AsStr(None))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq).map(|()| AsStr(None))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        drain_map(map).map(|_| AsStr(None))
+impl<'de> Deserialize<'de> for AsBool {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Scalar::deserialize(deserializer).map(|scalar| match scalar {
+            Scalar::Bool(value) => AsBool(Some(value)),
+            _ => AsBool(None),
+        })
     }
 }
 
@@ -263,50 +312,7 @@ pub(crate) struct Counter(pub(crate) Option<u64>);
 
 impl<'de> Deserialize<'de> for Counter {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(CounterVisitor)
-    }
-}
-
-struct CounterVisitor;
-
-impl<'de> Visitor<'de> for CounterVisitor {
-    type Value = Counter;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Counter, E> {
-        Ok(Counter(Some(value)))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Counter, E> {
-        Ok(Counter(None))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Counter, E> {
-        Ok(Counter(None))
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Counter, E> {
-        Ok(Counter(None))
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Counter, E> {
-        Ok(Counter(None))
-    }
-
-    fn visit_unit<E>(self) -> Result<Counter, E> {
-        Ok(Counter(None))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Counter, A::Error> {
-        drain_seq(seq).map(|()| Counter(None))
-    }
-
-    /// An object (`None`), or under `arbitrary_precision` a number, read as `Number::as_u64` reads its digits.
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Counter, A::Error> {
-        Ok(Counter(drain_map(map)?.and_then(|number| number.as_u64())))
+        Scalar::deserialize(deserializer).map(|scalar| Counter(scalar.as_u64()))
     }
 }
 
@@ -394,58 +400,6 @@ impl<'de, const N: usize> Visitor<'de> for Counters<N> {
             }
         }
         Ok(counters.map(|counter| counter.and_then(|Counter(value)| value)))
-    }
-}
-
-/// A member read as `Value::as_bool` reads it: the boolean, or `None` for any other value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct AsBool(pub(crate) Option<bool>);
-
-impl<'de> Deserialize<'de> for AsBool {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(AsBoolVisitor)
-    }
-}
-
-struct AsBoolVisitor;
-
-impl<'de> Visitor<'de> for AsBoolVisitor {
-    type Value = AsBool;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<AsBool, E> {
-        Ok(AsBool(Some(value)))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<AsBool, E> {
-        Ok(AsBool(None))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<AsBool, E> {
-        Ok(AsBool(None))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<AsBool, E> {
-        Ok(AsBool(None))
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<AsBool, E> {
-        Ok(AsBool(None))
-    }
-
-    fn visit_unit<E>(self) -> Result<AsBool, E> {
-        Ok(AsBool(None))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<AsBool, A::Error> {
-        drain_seq(seq).map(|()| AsBool(None))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AsBool, A::Error> {
-        drain_map(map).map(|_| AsBool(None))
     }
 }
 
