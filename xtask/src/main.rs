@@ -2,7 +2,8 @@
 //!
 //! `ci` is the one command CI runs (through `.ci/run`) and the one a newcomer runs on a fresh machine: it checks
 //! that the reference material is present, then formatting, lints with warnings denied, documentation with warnings
-//! denied, every test in the workspace, and a short fuzz smoke when the nightly toolchain is here. Each step is an
+//! denied, the publishing checks (`rust-version`, `cargo package`), every test in the workspace (and oa-schema's and
+//! oa-provider's again without `arbitrary_precision`), and a short fuzz smoke when the nightly toolchain is here. Each step is an
 //! ordinary command, printed before it runs, so any step can be repeated by hand.
 //!
 //! `fuzz --seconds N` runs every fuzz target of `fuzz/` for N seconds, and `miri` the tests that finish under
@@ -18,6 +19,7 @@ mod miri;
 mod mutants;
 mod nightly;
 mod peer;
+mod publish;
 mod soak;
 mod tidy;
 mod totals;
@@ -105,6 +107,8 @@ fn ci() -> Result<(), String> {
         &["doc", "--workspace", "--no-deps", "--locked"],
         &[fresh, &[("RUSTDOCFLAGS", "-D warnings")]].concat(),
     )?;
+    // Publishing: the rust-version's own toolchain, and every published crate built from its package.
+    publish::check(&root, fresh)?;
     // The end-to-end tests run against a real llama.cpp server; it stops when `peer` drops, pass or fail.
     let peer = start_peer(&root)?;
     let peer_env = peer.as_ref().map(peer::Peer::env).unwrap_or_default();
@@ -114,8 +118,12 @@ fn ci() -> Result<(), String> {
         .chain(fresh.iter().copied())
         .collect();
     let totals = totals::cargo_test(&root, &["test", "--workspace", "--locked"], &peer_env);
+    // Again as a library user's build has them: without oa-schema's opt-in arbitrary_precision (oa-cli turns it on
+    // for the whole workspace run above).
+    let without = totals::cargo_test(&root, publish::WITHOUT_ARBITRARY_PRECISION, &peer_env);
     drop(peer);
-    let totals = totals?;
+    let mut totals = totals?;
+    totals.add(without?);
     // The README's main command and the typed-output example must run, not only compile.
     cargo(
         &root,

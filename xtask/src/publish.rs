@@ -1,0 +1,136 @@
+//! The publishing checks of `ci`: the workspace builds with the oldest toolchain it declares (`rust-version`), and
+//! every published crate packages and builds from its package, as a user's `cargo add` would get it.
+//!
+//! Also the test run a library user's build gets: oa-schema's `arbitrary_precision` is opt-in, and the workspace's
+//! test run has it on (the `oa` command turns it on, and features unify), so oa-schema and oa-provider are tested
+//! again without it.
+
+use std::path::Path;
+use std::process::Command;
+
+/// `cargo test` of the libraries without oa-schema's `arbitrary_precision`: only packages that do not turn it on are
+/// selected, so the build's serde_json keeps no digits (the suite runner checks its listed differences then).
+pub(crate) const WITHOUT_ARBITRARY_PRECISION: &[&str] =
+    &["test", "-p", "oa-schema", "-p", "oa-provider", "--locked"];
+
+/// The crates that are not published (`publish = false`), left out of `cargo package`.
+const UNPUBLISHED: [&str; 2] = ["oa-soak", "xtask"];
+
+/// Checks the declared `rust-version` with that toolchain, then packages and verifies every published crate.
+pub(crate) fn check(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
+    rust_version(root)?;
+    let mut args = vec!["package", "--workspace", "--locked"];
+    for crate_name in UNPUBLISHED {
+        args.extend(["--exclude", crate_name]);
+    }
+    crate::cargo(root, &args, env)
+}
+
+/// `cargo +VERSION check --workspace --all-targets` with the toolchain of the workspace's `rust-version`, installed
+/// by rustup when missing (a minimal profile). Where rustup cannot install it, a loud warning, as for nightly.
+fn rust_version(root: &Path) -> Result<(), String> {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))
+        .map_err(|e| format!("cannot read the workspace's Cargo.toml: {e}"))?;
+    let version =
+        declared_rust_version(&manifest).ok_or("the workspace's Cargo.toml declares no rust-version")?;
+    let toolchain = format!("+{version}");
+    if !succeeds(toolchain_cargo(&toolchain).arg("--version")) {
+        println!("\n==> rustup toolchain install {version} --profile minimal");
+        let installed = Command::new("rustup")
+            .args(["toolchain", "install", version, "--profile", "minimal"])
+            .status()
+            .is_ok_and(|status| status.success());
+        if !installed {
+            crate::loud_warning(&format!(
+                "the toolchain of rust-version {version} is absent and rustup could not install it: the \
+                 rust-version check did not run"
+            ));
+            return Ok(());
+        }
+    }
+    // Its own target directory: another compiler's artifacts would only evict the stable build's.
+    let target = crate::target_dir(root).join("rust-version");
+    let args = ["check", "--workspace", "--all-targets", "--locked"];
+    println!(
+        "\n==> cargo {toolchain} {} (CARGO_TARGET_DIR={})",
+        args.join(" "),
+        target.display()
+    );
+    let status = toolchain_cargo(&toolchain)
+        .args(args)
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("could not run cargo {toolchain}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo {toolchain} {}` failed ({status}): the code no longer builds with its rust-version",
+            args.join(" ")
+        ))
+    }
+}
+
+/// The `rust-version = "X.Y"` of the manifest's `[workspace.package]` table.
+fn declared_rust_version(manifest: &str) -> Option<&str> {
+    let mut in_table = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_table = line == "[workspace.package]";
+        } else if in_table && let Some(value) = line.strip_prefix("rust-version") {
+            return value
+                .trim_start()
+                .strip_prefix('=')?
+                .trim()
+                .strip_prefix('"')?
+                .strip_suffix('"');
+        }
+    }
+    None
+}
+
+/// `cargo +TOOLCHAIN`, through rustup's proxy, without the toolchain choice `cargo run` passed down.
+fn toolchain_cargo(toolchain: &str) -> Command {
+    let mut command = Command::new("cargo");
+    command
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUSTC")
+        .env_remove("CARGO")
+        .arg(toolchain);
+    command
+}
+
+fn succeeds(command: &mut Command) -> bool {
+    command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declared_rust_version;
+
+    #[test]
+    fn reads_the_workspace_rust_version() {
+        let manifest = "[workspace]\nmembers = []\n\n[workspace.package]\nversion = \"0.1.0\"\n# a comment\n\
+                        rust-version = \"1.88\"\n\n[workspace.dependencies]\nrust-version = \"9\"\n";
+        assert_eq!(declared_rust_version(manifest), Some("1.88"));
+        assert_eq!(
+            declared_rust_version("[package]\nrust-version = \"1.80\"\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_workspace_declares_one() {
+        let manifest = std::fs::read_to_string(crate::workspace_root().join("Cargo.toml")).unwrap();
+        let version = declared_rust_version(&manifest).unwrap();
+        assert!(
+            version.split('.').all(|part| part.parse::<u32>().is_ok()),
+            "{version}"
+        );
+    }
+}
