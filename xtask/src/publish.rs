@@ -5,6 +5,7 @@
 //! test run has it on (the `oa` command turns it on, and features unify), so oa-schema and oa-provider are tested
 //! again without it.
 
+use crate::nightly::{succeeds, toolchain_cargo};
 use std::path::Path;
 use std::process::Command;
 
@@ -88,25 +89,6 @@ fn declared_rust_version(manifest: &str) -> Option<&str> {
         }
     }
     None
-}
-
-/// `cargo +TOOLCHAIN`, through rustup's proxy, without the toolchain choice `cargo run` passed down.
-fn toolchain_cargo(toolchain: &str) -> Command {
-    let mut command = Command::new("cargo");
-    command
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("RUSTC")
-        .env_remove("CARGO")
-        .arg(toolchain);
-    command
-}
-
-fn succeeds(command: &mut Command) -> bool {
-    command
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
 }
 
 #[cfg(test)]
