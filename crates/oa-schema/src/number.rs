@@ -1,8 +1,8 @@
 //! JSON numbers compared by value: schema bounds, `multipleOf`, integer tests, exactly and beyond f64.
 //!
 //! Every number is read as an exact decimal `±mantissa × 10^exponent` (see [`Decimal`]): with serde_json's
-//! `arbitrary_precision` (our default feature) from the digits as written, otherwise from the `i64`/`u64` or the
-//! shortest decimal that round-trips the `f64`. Mantissas of up to 38 digits live in a `u128`; longer ones stay a
+//! `arbitrary_precision` (our opt-in feature) from the digits as written, otherwise from the `i64`/`u64` or the
+//! shortest decimal that round-trips the `f64` (the decimal the document wrote, up to 15 significant digits). Mantissas of up to 38 digits live in a `u128`; longer ones stay a
 //! digit string, never a big integer, so reading a number is linear in its length. Nothing here raises 10 to a
 //! power taken from the input, so an exponent like `1e999999999` costs no more than `1e9`: comparisons look at
 //! decimal magnitudes first, then at the digits; `multipleOf` reduces the divisor by the powers of 10 the instance
