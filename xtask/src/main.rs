@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("peer") => with_peer(&args[1..]),
         Some("tidy") => tidy::check(&workspace_root()).map_err(|problems| problems.join("\n")),
+        Some("publish") => publish::check(&workspace_root(), &[]),
         Some("fuzz") => fuzz_task(&args[1..]),
         Some("miri") => miri_task(),
         Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
@@ -43,7 +44,7 @@ fn main() -> ExitCode {
         Some("load") => soak::run(&workspace_root(), &owned(soak::LOAD_ARGS), &[]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  publish  the rust-version checked with its toolchain, every published crate packaged and built\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
             );
             return ExitCode::from(2);
         }
