@@ -340,6 +340,28 @@ fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
     assert_eq!(text.lines().last(), Some("19 passed, 0 failed, 0 skipped"));
 }
 
+/// Issue 39: capability folders are found below a folder named `conformance` (here both the directory given and
+/// the one above it), not reported as "no fixture".
+#[test]
+fn conformance_finds_capability_folders_below_a_folder_named_conformance() {
+    let scratch = Scratch::new();
+    let work = scratch.dir.path().join("work");
+    let suite = work.join("conformance/llm-provider/conformance");
+    std::fs::create_dir_all(&suite).unwrap();
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/llm-provider/conformance");
+    std::fs::copy(
+        own.join("083-openai-refusal-finish-reason.yaml"),
+        suite.join("083-openai-refusal-finish-reason.yaml"),
+    )
+    .unwrap();
+    for dir in [work.join("conformance"), work.clone()] {
+        let output = oa(&[&"conformance", &dir]);
+        let text = stdout(&output);
+        assert_eq!(output.status.code(), Some(0), "{}: {text}", dir.display());
+        assert_eq!(text.lines().last(), Some("7 passed, 0 failed, 0 skipped"), "{text}");
+    }
+}
+
 #[test]
 fn basic_and_flag_outputs_follow_the_2020_12_formats() {
     let scratch = Scratch::new();

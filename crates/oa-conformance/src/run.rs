@@ -146,14 +146,19 @@ pub fn run(dirs: &[PathBuf]) -> Result<Report, DiscoverError> {
     Ok(Report { cases })
 }
 
-/// The directories `oa conformance` runs by default, relative to a workspace root: the llm-provider
-/// and observability fixtures of ../shared, and this crate's own fixtures (llm-provider 082/083,
-/// observability 161).
+/// The spec fixtures oa implements, relative to a workspace root: spec v0.118.2, the base proposal 0126 is
+/// written on (the v0.109 copy in `../shared/openarmature-spec` still runs when named).
+const SPEC_FIXTURES: &str = "../shared/openarmature-spec-0.118/spec";
+
+/// The directories `oa conformance` runs by default, relative to a workspace root: the llm-provider,
+/// observability and conformance-adapter fixtures of [`SPEC_FIXTURES`], and this crate's own fixtures
+/// (proposal 0126's llm-provider 082/083 and observability 161).
 pub fn default_dirs(workspace_root: &std::path::Path) -> Vec<PathBuf> {
-    let spec = workspace_root.join("../shared/openarmature-spec/spec");
+    let spec = workspace_root.join(SPEC_FIXTURES);
     vec![
         spec.join("llm-provider/conformance"),
         spec.join("observability/conformance"),
+        spec.join("conformance-adapter/conformance"),
         workspace_root.join("crates/oa-conformance/fixtures/llm-provider/conformance"),
         workspace_root.join("crates/oa-conformance/fixtures/observability/conformance"),
     ]

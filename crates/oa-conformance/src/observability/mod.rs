@@ -156,22 +156,29 @@ fn direct_call(call: &Node) -> Result<Captured, String> {
     }
 }
 
-/// The OTel observer unless `otel_observer: {attached: false}`, configured by the case's flags.
+/// The OTel observer unless `otel_observer: {attached: false}`, configured by the case's flags: each read from the
+/// `otel_observer:` block first (0121 on conformance-adapter §5.5: the block carries the observer's construction
+/// knobs), else from the bare case-level key older fixtures use.
 fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Option<OtelObserver>, String> {
-    let attached = body
-        .get("otel_observer")
-        .and_then(|otel| otel.get("attached"))
-        .and_then(Node::as_bool)
-        .unwrap_or(true);
-    if !attached {
+    let block = body.get("otel_observer");
+    let knob = |key: &str| block.and_then(|otel| otel.get(key)).or_else(|| body.get(key));
+    if !knob("attached").and_then(Node::as_bool).unwrap_or(true) {
         return Ok(None);
     }
-    let flag = |key: &str, default: bool| body.get(key).and_then(Node::as_bool).unwrap_or(default);
-    let config = ObserverConfig::builder()
+    let flag = |key: &str, default: bool| knob(key).and_then(Node::as_bool).unwrap_or(default);
+    let mut config = ObserverConfig::builder()
         .disable_llm_spans(flag("disable_llm_spans", false))
         .disable_provider_payload(flag("disable_provider_payload", true))
         .disable_genai_semconv(flag("disable_genai_semconv", false))
-        .enable_metrics(flag("enable_metrics", false))
+        .enable_metrics(flag("enable_metrics", false));
+    if let Some(cap) = knob("payload_byte_cap") {
+        let cap = cap
+            .as_i64()
+            .and_then(|cap| usize::try_from(cap).ok())
+            .ok_or("fixture_schema_invalid: otel_observer.payload_byte_cap")?;
+        config = config.payload_cap(cap);
+    }
+    let config = config
         .build()
         .map_err(|error| format!("fixture_schema_invalid: {error}"))?;
     Ok(Some(OtelObserver::new(
