@@ -78,6 +78,8 @@ pub const VOCABULARY_DEFERRALS: &[VocabularyDeferral] = &[
     vocabulary("prompt_backend", Position::Case, PROMPTS),
     vocabulary("mock_embedding", Position::Case, RETRIEVAL),
     vocabulary("mock_rerank", Position::Case, RETRIEVAL),
+    vocabulary("calls_embed", Position::Node, RETRIEVAL),
+    vocabulary("calls_rerank", Position::Node, RETRIEVAL),
     vocabulary("calls_tool", Position::Node, TOOLS),
     vocabulary("session_id", Position::Case, SESSIONS),
     vocabulary("session_id", Position::Invocation, SESSIONS),

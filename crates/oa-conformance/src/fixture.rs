@@ -182,11 +182,7 @@ impl Fixture {
             }
         };
         for (idx, case) in cases.iter().enumerate() {
-            let location = if case.name.is_some() {
-                format!("/cases/{idx}")
-            } else {
-                String::new()
-            };
+            let location = case_location(case, idx);
             vocabulary.check_case(&case.body, &location)?;
             let mapping = case.body.get("mapping").and_then(Node::as_str);
             if let Some(mapping) =
@@ -200,6 +196,15 @@ impl Fixture {
             }
         }
         Ok(Fixture { id, path, cases })
+    }
+}
+
+/// Where case `idx` sits in its fixture: `/cases/N`, or the root of a single-case fixture.
+pub(crate) fn case_location(case: &Case, idx: usize) -> String {
+    if case.name.is_some() {
+        format!("/cases/{idx}")
+    } else {
+        String::new()
     }
 }
 

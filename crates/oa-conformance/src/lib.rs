@@ -17,6 +17,7 @@
 //!
 //! No optional features. See the README for the guarantees and every known limit.
 
+mod capability;
 mod deferral;
 mod discover;
 mod error;

@@ -1,12 +1,14 @@
 //! The entry point: plan every case of the given fixture directories, then run or defer each one.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::capability::{AdapterCapabilities, Requirement, requirement};
 use crate::deferral::{deferral_for, vocabulary_deferral};
 use crate::discover::{DiscoverError, discover};
-use crate::error::FixtureError;
-use crate::fixture::{Fixture, FixtureId};
+use crate::error::{FixtureError, FixtureErrorKind};
+use crate::fixture::{Fixture, FixtureId, case_location};
 use crate::llm;
 use crate::report::{CaseReport, Outcome, Report};
 
@@ -20,10 +22,10 @@ pub struct PlannedCase {
 
 #[derive(Debug, Clone)]
 enum Action {
-    /// Run case `usize` of the fixture.
-    Run(Arc<Fixture>, usize),
-    /// Report skipped with this reason.
-    Defer(&'static str),
+    /// Run case `usize` of the fixture, under the adapter's declared capabilities.
+    Run(Arc<Fixture>, usize, AdapterCapabilities),
+    /// Report skipped with this reason (a deferral table's, or a `requires_capability` arm for another adapter).
+    Defer(Cow<'static, str>),
     /// The fixture did not load: report failed with the §9 error.
     LoadFailed(FixtureError),
 }
@@ -47,9 +49,9 @@ impl PlannedCase {
         }
     }
 
-    /// The deferral reason when this case will be skipped.
-    pub fn deferral_reason(&self) -> Option<&'static str> {
-        match self.action {
+    /// The reason when this case will be skipped.
+    pub fn deferral_reason(&self) -> Option<&str> {
+        match &self.action {
             Action::Defer(reason) => Some(reason),
             _ => None,
         }
@@ -59,9 +61,9 @@ impl PlannedCase {
     /// nothing is shared between cases (conformance-adapter §4.2).
     pub fn run(&self) -> CaseReport {
         let (outcome, reason) = match &self.action {
-            Action::Defer(reason) => (Outcome::Skipped, Some((*reason).to_owned())),
+            Action::Defer(reason) => (Outcome::Skipped, Some(reason.to_string())),
             Action::LoadFailed(error) => (Outcome::Failed, Some(error.to_string())),
-            Action::Run(fixture, idx) => match execute(fixture, *idx) {
+            Action::Run(fixture, idx, capabilities) => match execute(fixture, *idx, *capabilities) {
                 Ok(()) => (Outcome::Passed, None),
                 Err(reason) => (Outcome::Failed, Some(reason)),
             },
@@ -75,14 +77,14 @@ impl PlannedCase {
     }
 }
 
-fn execute(fixture: &Fixture, case_idx: usize) -> Result<(), String> {
+fn execute(fixture: &Fixture, case_idx: usize, capabilities: AdapterCapabilities) -> Result<(), String> {
     let case = fixture
         .cases
         .get(case_idx)
         .ok_or("case index out of range (adapter bug)")?;
     match fixture.id.capability() {
         "llm-provider" => llm::run_case(case),
-        "observability" => crate::observability::run_case(case),
+        "observability" => crate::observability::run_case(case, capabilities),
         other => Err(format!(
             "harness_primitive_missing: no executor for capability `{other}`"
         )),
@@ -97,6 +99,15 @@ fn execute(fixture: &Fixture, case_idx: usize) -> Result<(), String> {
 ///
 /// When a directory cannot be read or holds no fixture.
 pub fn plan(dirs: &[PathBuf]) -> Result<Vec<PlannedCase>, DiscoverError> {
+    plan_with(dirs, AdapterCapabilities::DECLARED)
+}
+
+/// [`plan`] under a given capability declaration (the declared one, or its opposite where a test runs the other
+/// arm of a fixture).
+pub(crate) fn plan_with(
+    dirs: &[PathBuf],
+    capabilities: AdapterCapabilities,
+) -> Result<Vec<PlannedCase>, DiscoverError> {
     let mut planned = Vec::new();
     for dir in dirs {
         for file in discover(dir)? {
@@ -118,9 +129,17 @@ pub fn plan(dirs: &[PathBuf]) -> Result<Vec<PlannedCase>, DiscoverError> {
                         let by_name = deferral_for(&id.to_string(), case.name.as_deref()).map(|d| d.reason);
                         let by_vocabulary =
                             vocabulary_deferral(id.capability(), &case.body).map(|d| d.reason);
-                        let action = match by_name.or(by_vocabulary) {
-                            Some(reason) => Action::Defer(reason),
-                            None => Action::Run(Arc::clone(&fixture), idx),
+                        let action = match requirement(&case.body, capabilities) {
+                            Requirement::Undeclared(name) => Action::LoadFailed(FixtureError::new(
+                                FixtureErrorKind::HarnessPrimitiveMissing,
+                                &format!("{}/requires_capability/{name}", case_location(case, idx)),
+                                format!("the adapter declares no capability `{name}`"),
+                            )),
+                            Requirement::OtherArm(reason) => Action::Defer(Cow::Owned(reason)),
+                            Requirement::Applies => match by_name.or(by_vocabulary) {
+                                Some(reason) => Action::Defer(Cow::Borrowed(reason)),
+                                None => Action::Run(Arc::clone(&fixture), idx, capabilities),
+                            },
                         };
                         planned.push(PlannedCase {
                             fixture: id.clone(),

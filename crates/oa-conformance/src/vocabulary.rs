@@ -220,11 +220,23 @@ const OBS_SUBGRAPH: Shape = Shape::Map(&[
     ("edges", Shape::Any),
 ]);
 
+/// A `mock_llm` entry: a reply, or (§5.5, 0119) a `raises` naming the error the call raises.
 const MOCK_LLM_ENTRY: Shape = Shape::Map(&[
     ("status", Shape::Int),
     ("body", Shape::Any),
     ("headers", Shape::MapOf(&Shape::Any)),
     ("connection_failure", Shape::Bool),
+    (
+        "raises",
+        Shape::Map(&[
+            ("error_type", Shape::Str),
+            ("message", Shape::Str),
+            (
+                "message_repeat",
+                Shape::Map(&[("char", Shape::Str), ("bytes", Shape::Int)]),
+            ),
+        ]),
+    ),
 ]);
 
 /// `mock_llm`: the list form, or 0126's mapping form carrying capabilities.
@@ -270,12 +282,13 @@ const OBSERVER_ASSERTIONS: Shape = Shape::Map(&[
     ("sentinel_node_event_emission_is_impl_defined", Shape::Any),
 ]);
 
-/// A captured log-record assertion (`count` and `event_name` per 0126 on §5.5).
+/// A captured log-record assertion (`count` and `event_name` per 0126 on §5.5, `level` per 0116).
 const LOG_RECORD: Shape = Shape::Map(&[
     ("body", Shape::Any),
     ("attributes", Shape::Any),
     ("event_name", Shape::Any),
     ("count", Shape::Int),
+    ("level", Shape::Str),
 ]);
 
 const METRIC: Shape = Shape::Map(&[
@@ -310,6 +323,8 @@ const OBS_EXPECTED: Shape = Shape::Map(&[
     ("no_langfuse_observations_on_private", Shape::Any),
     ("no_llm_provider_span", Shape::Any),
     ("no_openarmature_spans_on_global", Shape::Any),
+    ("no_payload_bearing_langfuse_observations_on_global", Shape::Any),
+    ("payload_bearing_langfuse_observations_on_global", Shape::Any),
     ("no_spans_emitted", Shape::Any),
     ("node_completed_event_carries_error", Shape::Any),
     ("observer_event_invariants", Shape::MapOf(&Shape::Any)),
@@ -337,6 +352,8 @@ const OBS_CASE_KEYS: &[(&str, Shape)] = &[
     ("inner_subgraphs", Shape::Any),
     ("expected", OBS_EXPECTED),
     ("expected_error", Shape::Any),
+    ("expected_construction_error", Shape::Map(&[("category", Shape::Str)])),
+    ("requires_capability", Shape::MapOf(&Shape::Bool)),
     ("first_run_expected", Shape::Any),
     ("first_run_expected_error", Shape::Any),
     ("invariants", Shape::MapOf(&Shape::Any)),

@@ -37,6 +37,8 @@ pub(crate) const SUPPORTED_KEYS: &[&str] = &[
     "invocations",
     "sequential_invocations",
     "direct_call",
+    "requires_capability",
+    "expected_construction_error",
 ];
 
 /// `harness_primitive_missing` for the first case key outside [`SUPPORTED_KEYS`].

@@ -6,16 +6,19 @@ use std::time::Duration;
 
 use oa_events::NodeError;
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Reask, Response, RetryConfig,
+    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, Response, RetryConfig,
     RuntimeConfig, Tool,
 };
+use oa_testkit::Server;
+
+use super::raises::{Raised, RaisingProvider};
 use serde_json::{Map, Value};
 
 use crate::node::Node;
 
 /// A `calls_llm` node: its provider and request.
 pub(super) struct LlmCall {
-    provider: OpenAiProvider,
+    provider: Box<dyn Provider>,
     request: CompletionRequest,
     stores_response_in: Option<String>,
     responses: Arc<Mutex<Vec<Response>>>,
@@ -30,6 +33,7 @@ impl LlmCall {
         system: Option<&str>,
         responses: Arc<Mutex<Vec<Response>>>,
         implied_tools: &[Tool],
+        raising: Option<(Arc<Server>, Arc<Vec<Option<Raised>>>)>,
     ) -> Result<Self, String> {
         for (key, _) in call.as_map().unwrap_or_default() {
             if ![
@@ -63,6 +67,14 @@ impl LlmCall {
             .total_timeout(Duration::from_secs(20))
             .build()
             .map_err(|error| format!("harness: {error}"))?;
+        let provider: Box<dyn Provider> = match raising {
+            Some((server, raised)) => Box::new(RaisingProvider {
+                inner: provider,
+                server,
+                raised,
+            }),
+            None => Box::new(provider),
+        };
         let mut messages = Vec::new();
         for message in call.get("messages").and_then(Node::as_seq).unwrap_or_default() {
             let mut message = message.to_json();
@@ -131,7 +143,7 @@ impl LlmCall {
     }
 
     pub(super) async fn run(&self) -> Result<Value, NodeError> {
-        let response = oa_events::complete(&self.provider, self.request.clone()).await?;
+        let response = oa_events::complete(&*self.provider, self.request.clone()).await?;
         if let Ok(mut responses) = self.responses.lock() {
             responses.push(response.clone());
         }

@@ -6,6 +6,7 @@ mod directives;
 mod edges;
 mod llm;
 mod mock;
+mod raises;
 
 use std::sync::{Arc, Mutex};
 
@@ -30,13 +31,21 @@ pub(crate) struct Built {
     pub(crate) responses: Arc<Mutex<Vec<Response>>>,
     /// The case's queryable observers, which nodes read and the bus feeds.
     pub(crate) queryable: Queryable,
-    _server: Server,
+    _server: Arc<Server>,
 }
 
 pub(crate) async fn build(body: &Node) -> Result<Built, String> {
-    let (replies, capabilities) = mock::mock_replies(body)?;
-    let server = mock_server::start(replies, None)
-        .map_err(|error| format!("harness: cannot start the mock: {error}"))?;
+    let mock = mock::mock_replies(body)?;
+    let capabilities = mock.capabilities;
+    let server = Arc::new(
+        mock_server::start(mock.replies, None)
+            .map_err(|error| format!("harness: cannot start the mock: {error}"))?,
+    );
+    let raising = mock
+        .raised
+        .iter()
+        .any(Option::is_some)
+        .then(|| (Arc::clone(&server), Arc::new(mock.raised)));
     let (initial_state, append_fields) = state(body)?;
     let nodes = body
         .get("nodes")
@@ -73,6 +82,7 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
                     system.as_deref(),
                     Arc::clone(&responses),
                     &implied,
+                    raising.clone(),
                 )
             };
             steps.extend(Directive::parse(directive, spec, llm)?);
