@@ -129,6 +129,9 @@ impl Fixture {
             .filter(|(key, _)| key != "cases" && key != "conformance_version")
             .cloned()
             .collect();
+        // 0120: a key is checked where it is written, so an unknown one is named at its own location (the
+        // document root's shared keys at `/<key>`, a case's own at `/cases/N/<key>`).
+        vocabulary.check_case(&Node::Map(shared.clone()), "")?;
         let cases = match root.get("cases") {
             None => vec![Case {
                 name: None,
@@ -152,6 +155,7 @@ impl Fixture {
                             "a case needs a string `name`",
                         ));
                     };
+                    vocabulary.check_case(item, &location)?;
                     let mut body = shared.clone();
                     for (key, value) in own {
                         match body.iter_mut().find(|(k, _)| k == key) {
@@ -181,9 +185,12 @@ impl Fixture {
                 ));
             }
         };
-        for (idx, case) in cases.iter().enumerate() {
+        let mut cases = cases;
+        for (idx, case) in cases.iter_mut().enumerate() {
             let location = case_location(case, idx);
-            vocabulary.check_case(&case.body, &location)?;
+            if vocabulary.graph_shaped() {
+                unwrap_graph_block(&mut case.body, &location)?;
+            }
             let mapping = case.body.get("mapping").and_then(Node::as_str);
             if let Some(mapping) =
                 mapping.filter(|m| id.capability() == "llm-provider" && !KNOWN_MAPPINGS.contains(m))
@@ -197,6 +204,34 @@ impl Fixture {
         }
         Ok(Fixture { id, path, cases })
     }
+}
+
+/// Conformance-adapter §4.2 (0123): a case's `graph:` container holds its graph specification, every other key
+/// being its sibling; the two forms are equivalent, so the container's keys are lifted into the case. A graph key
+/// written both inside the container and beside it is malformed, except `subgraphs`/`subgraph`, which §5.4 ranks
+/// (the container's, innermost, is kept; such cases need a graph engine and are deferred by their vocabulary).
+fn unwrap_graph_block(body: &mut Node, location: &str) -> Result<(), FixtureError> {
+    let Node::Map(entries) = body else {
+        return Ok(());
+    };
+    let Some(at) = entries.iter().position(|(key, _)| key == "graph") else {
+        return Ok(());
+    };
+    let (_, graph) = entries.remove(at);
+    for (key, value) in graph.as_map().unwrap_or_default() {
+        match entries.iter_mut().find(|(known, _)| known == key) {
+            Some(slot) if key == "subgraphs" || key == "subgraph" => slot.1 = value.clone(),
+            Some(_) => {
+                return Err(FixtureError::new(
+                    FixtureErrorKind::SchemaInvalid,
+                    &format!("{location}/graph/{key}"),
+                    format!("`{key}` is written both inside the `graph:` container and beside it"),
+                ));
+            }
+            None => entries.push((key.clone(), value.clone())),
+        }
+    }
+    Ok(())
 }
 
 /// Where case `idx` sits in its fixture: `/cases/N`, or the root of a single-case fixture.

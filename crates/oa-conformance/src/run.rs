@@ -84,7 +84,7 @@ fn execute(fixture: &Fixture, case_idx: usize, capabilities: AdapterCapabilities
         .ok_or("case index out of range (adapter bug)")?;
     match fixture.id.capability() {
         "llm-provider" => llm::run_case(case),
-        "observability" => crate::observability::run_case(case, capabilities),
+        "observability" | "conformance-adapter" => crate::observability::run_case(case, capabilities),
         other => Err(format!(
             "harness_primitive_missing: no executor for capability `{other}`"
         )),
