@@ -333,6 +333,47 @@ mod tests {
         assert_eq!(error.kind(), FixtureErrorKind::HarnessPrimitiveMissing);
     }
 
+    /// 0120: the document root and a case's `graph:` container are checked where they are written.
+    #[test]
+    fn unknown_keys_at_the_root_and_in_the_graph_block_are_named_there() {
+        let error = parse(
+            "observability",
+            "colour: red\ncases:\n  - {name: a, entry: x}\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
+        assert_eq!(error.location(), "/colour");
+        let error = parse(
+            "observability",
+            "cases:\n  - {name: a, entry: x}\n  - {name: b, expectd: {}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.location(), "/cases/1/expectd");
+        let error = parse(
+            "conformance-adapter",
+            "cases:\n  - {name: a, graph: {entry: x, nodez: {}}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
+        assert_eq!(error.location(), "/cases/0/graph/nodez");
+        // The container's keys are the case's; written on both sides, malformed.
+        let fixture = parse(
+            "conformance-adapter",
+            "cases:\n  - {name: a, initial_state: {}, graph: {entry: x, nodes: {x: {noop: true}}}}\n",
+        )
+        .unwrap();
+        let body = &fixture.cases[0].body;
+        assert_eq!(body.get("entry").and_then(Node::as_str), Some("x"));
+        assert!(body.get("graph").is_none());
+        let error = parse(
+            "observability",
+            "cases:\n  - {name: a, entry: y, graph: {entry: x}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::SchemaInvalid);
+        assert_eq!(error.location(), "/cases/0/graph/entry");
+    }
+
     #[test]
     fn structural_errors_are_schema_invalid() {
         for text in ["[1, 2]", "cases: 3", "cases: []", "cases: [{call: {}}]"] {

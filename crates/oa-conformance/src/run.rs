@@ -77,6 +77,15 @@ impl PlannedCase {
     }
 }
 
+/// 0120's second obligation, for a case about to run: a key the vocabulary knows but no runner of its capability
+/// reads (the llm-provider vocabulary is read whole by its executor).
+fn unread(capability: &str, body: &crate::node::Node) -> Option<(String, String)> {
+    match capability {
+        "observability" | "conformance-adapter" => crate::observability::support::unread(body),
+        _ => None,
+    }
+}
+
 fn execute(fixture: &Fixture, case_idx: usize, capabilities: AdapterCapabilities) -> Result<(), String> {
     let case = fixture
         .cases
@@ -138,7 +147,16 @@ pub(crate) fn plan_with(
                             Requirement::OtherArm(reason) => Action::Defer(Cow::Owned(reason)),
                             Requirement::Applies => match by_name.or(by_vocabulary) {
                                 Some(reason) => Action::Defer(Cow::Borrowed(reason)),
-                                None => Action::Run(Arc::clone(&fixture), idx, capabilities),
+                                None => match unread(id.capability(), &case.body) {
+                                    Some((at, key)) => Action::LoadFailed(FixtureError::new(
+                                        FixtureErrorKind::HarnessPrimitiveMissing,
+                                        &format!("{}{at}", case_location(case, idx)),
+                                        format!(
+                                            "`{key}` is in the recognised vocabulary, but no oa runner reads it"
+                                        ),
+                                    )),
+                                    None => Action::Run(Arc::clone(&fixture), idx, capabilities),
+                                },
                             },
                         };
                         planned.push(PlannedCase {

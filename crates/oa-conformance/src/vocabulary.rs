@@ -717,9 +717,17 @@ fn check(node: &Node, shape: Shape, location: &str) -> Result<(), FixtureError> 
             }
             Ok(())
         }
-        Shape::Either(first, second) => {
-            check(node, *first, location).or_else(|_| check(node, *second, location))
-        }
+        // Neither fits: the error of the shape that got further into the value (a list of mock entries with one
+        // misspelled key is named at that key, not as "not a mapping").
+        Shape::Either(first, second) => check(node, *first, location).or_else(|one| {
+            check(node, *second, location).map_err(|other| {
+                if other.location().len() > one.location().len() {
+                    other
+                } else {
+                    one
+                }
+            })
+        }),
         Shape::SpanTree => match node {
             Node::Seq(items) => {
                 for (idx, item) in items.iter().enumerate() {
@@ -850,6 +858,118 @@ mod tests {
         assert_eq!(error.location(), "/expected/span_tree/children/0/colour");
         let error = check_obs("expected: {observers: {c: {contains_events: []}}}").unwrap_err();
         assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
+    }
+
+    /// 0120: a misspelled key is refused at every level an observability case carries one, named at its own
+    /// location (the root and `graph:` levels are exercised through `Fixture::parse`, in `fixture.rs`).
+    #[test]
+    fn an_unknown_key_is_refused_at_every_level() {
+        for (yaml, location) in [
+            ("expectd: {}", "/expectd"),
+            ("mock_llm: [{status: 200, bodi: {}}]", "/mock_llm/0/bodi"),
+            (
+                "mock_llm: [{status: 503, raises: {error_type: e, messag: m}}]",
+                "/mock_llm/0/raises/messag",
+            ),
+            (
+                "mock_llm: [{status: 503, raises: {error_type: e, message_repeat: {char: x, byte: 1}}}]",
+                "/mock_llm/0/raises/message_repeat/byte",
+            ),
+            ("mock_llm: {responses: [], capabilitiez: {}}", "/mock_llm/capabilitiez"),
+            ("nodes: {a: {calls_llm: {modle: m}}}", "/nodes/a/calls_llm/modle"),
+            (
+                "nodes: {a: {capture_queryable_observer_read_into: {observer: o}}}",
+                "/nodes/a/capture_queryable_observer_read_into/observer",
+            ),
+            ("state: {fieldz: {}}", "/state/fieldz"),
+            ("state: {fields: {v: {type: int, defualt: 0}}}", "/state/fields/v/defualt"),
+            ("edges: [{from: a, too: END}]", "/edges/0/too"),
+            ("typed_observers: [{name: c, knd: typed_event_collector}]", "/typed_observers/0/knd"),
+            ("queryable_observers: [{name: q, knid: event_counter}]", "/queryable_observers/0/knid"),
+            ("otel_observer: {disable_payload: false}", "/otel_observer/disable_payload"),
+            ("langfuse_observer: {disable_payload: false}", "/langfuse_observer/disable_payload"),
+            ("langfuse_observer_config: {disable_stat_payload: false}", "/langfuse_observer_config/disable_stat_payload"),
+            ("langfuse_client: {moed: credentials}", "/langfuse_client/moed"),
+            ("provider: {typ: openai_compatible}", "/provider/typ"),
+            ("sequential_invocations: {invocations: [{nme: a}]}", "/sequential_invocations/invocations/0/nme"),
+            ("expected_error: {categry: x}", "/expected_error/categry"),
+            ("expected_construction_error: {categori: x}", "/expected_construction_error/categori"),
+            ("expected: {span_tre: []}", "/expected/span_tre"),
+            ("expected: {log_records: [{levle: WARNING}]}", "/expected/log_records/0/levle"),
+            (
+                "expected: {langfuse_trace: {observations: [{type: span, children: [{levl: ERROR}]}]}}",
+                "/expected/langfuse_trace/observations/0/children/0/levl",
+            ),
+            (
+                "expected: {langfuse_trace: {observations: [{metadata_truncation: {error_message: {max_byte: 1}}}]}}",
+                "/expected/langfuse_trace/observations/0/metadata_truncation/error_message/max_byte",
+            ),
+            ("expected: {langfuse_trace: {sesionId: s}}", "/expected/langfuse_trace/sesionId"),
+        ] {
+            let error = check_obs(yaml).unwrap_err();
+            assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown, "{yaml}: {error}");
+            assert_eq!(error.location(), location, "{yaml}");
+        }
+        // A `requires_capability` name is any key (the adapter decides which it declares), a boolean each.
+        check_obs("requires_capability: {anything: true}").unwrap();
+        let error = check_obs("requires_capability: {langfuse_bound_provider_detection: maybe}").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::SchemaInvalid);
+    }
+
+    /// The executor's lists (what it reads, level by level) are all vocabulary: a read key the loader refused
+    /// could never arrive.
+    #[test]
+    fn what_the_executor_reads_is_vocabulary() {
+        use crate::observability::support;
+        let keys = |shape: Shape| match shape {
+            Shape::Map(entries) => entries.iter().map(|(key, _)| *key).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        let case: Vec<&str> = OBS_CASE_KEYS.iter().map(|(key, _)| *key).collect();
+        for (read, known) in [
+            (support::CASE_KEYS, case),
+            (support::NODE_DIRECTIVES, keys(OBS_NODE)),
+            (support::CALLS_LLM_KEYS, keys(CALLS_LLM)),
+            (support::EXPECTED_KEYS, keys(OBS_EXPECTED)),
+            (support::OBSERVER_ASSERTIONS, keys(OBSERVER_ASSERTIONS)),
+        ] {
+            for key in read {
+                // `caller_invocation_label` is read from `sequential_invocations` entries, where it is vocabulary.
+                if *key != "caller_invocation_label" {
+                    assert!(known.contains(key), "{key} is read but not vocabulary");
+                }
+            }
+        }
+    }
+
+    /// 0120's second obligation for llm-provider, checked over the repository as the reference does: every key
+    /// its vocabulary knows is a literal its executor reads (its readers refuse what they do not handle).
+    #[test]
+    fn every_llm_provider_key_is_read_by_its_executor() {
+        let sources = [
+            include_str!("llm/mod.rs"),
+            include_str!("llm/expect.rs"),
+            include_str!("llm/record.rs"),
+            include_str!("llm/view.rs"),
+            include_str!("llm/stream_equivalent.rs"),
+            include_str!("llm/invariants/mod.rs"),
+            include_str!("mock_server.rs"),
+            include_str!("matcher.rs"),
+        ]
+        .concat();
+        let vocabulary = include_str!("vocabulary.rs");
+        let llm = &vocabulary[vocabulary.find("// ---- llm-provider").unwrap()..vocabulary.find("// ---- observability").unwrap()];
+        let mut n_keys = 0;
+        for line in llm.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("(\"") else { continue };
+            let Some(key) = rest.split('"').next() else { continue };
+            n_keys += 1;
+            assert!(
+                key == "description" || sources.contains(&format!("\"{key}\"")),
+                "llm-provider key `{key}` is vocabulary that no runner reads"
+            );
+        }
+        assert!(n_keys > 40, "the vocabulary's keys were not found ({n_keys})");
     }
 
     #[test]

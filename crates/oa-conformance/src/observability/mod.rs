@@ -53,7 +53,6 @@ fn run_case_blocking(case: &Case, capabilities: AdapterCapabilities) -> Result<(
 }
 
 async fn execute(body: &Node, capabilities: AdapterCapabilities) -> Result<(), String> {
-    support::check_keys(body)?;
     let global = body
         .get("caller_global_otel_active")
         .and_then(Node::as_bool)
@@ -194,6 +193,15 @@ fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Optio
     )))
 }
 
+/// The keys of a `sequential_invocations` entry the harness reads.
+const SEQUENTIAL_ENTRY_KEYS: &[&str] = &[
+    "name",
+    "caller_invocation_id",
+    "caller_correlation_id",
+    "caller_metadata",
+    "caller_invocation_label",
+];
+
 /// The invocations the case asks for, each as (name, options): one; `invocations: N` alike; or the listed
 /// `sequential_invocations`, all on the same observers.
 fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, String> {
@@ -218,10 +226,21 @@ fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, 
             .map(str::to_owned),
     };
     if let Some(sequential) = body.get("sequential_invocations") {
+        // The harness keeps one set of observers for every invocation, which is what this says.
+        if sequential.get("observer_persists_across").and_then(Node::as_bool) == Some(false) {
+            return Err("harness_primitive_missing: sequential_invocations with fresh observers".to_owned());
+        }
         let entries = sequential
             .get("invocations")
             .and_then(Node::as_seq)
             .ok_or("fixture_schema_invalid: sequential_invocations.invocations")?;
+        for entry in entries {
+            for (key, _) in entry.as_map().unwrap_or_default() {
+                if !SEQUENTIAL_ENTRY_KEYS.contains(&key.as_str()) {
+                    return Err(format!("harness_primitive_missing: sequential_invocations entry key {key}"));
+                }
+            }
+        }
         let shared = base(body);
         return Ok(entries
             .iter()

@@ -12,6 +12,7 @@ use oa_provider::{
 use oa_testkit::Server;
 
 use super::raises::{Raised, RaisingProvider};
+use crate::observability::support::CALLS_LLM_KEYS;
 use serde_json::{Map, Value};
 
 use crate::node::Node;
@@ -36,18 +37,7 @@ impl LlmCall {
         raising: Option<(Arc<Server>, Arc<Vec<Option<Raised>>>)>,
     ) -> Result<Self, String> {
         for (key, _) in call.as_map().unwrap_or_default() {
-            if ![
-                "model",
-                "messages",
-                "response_schema",
-                "config",
-                "retry",
-                "stream",
-                "stores_response_in",
-                "tools",
-            ]
-            .contains(&key.as_str())
-            {
+            if !CALLS_LLM_KEYS.contains(&key.as_str()) {
                 return Err(format!("harness_primitive_missing: calls_llm.{key}"));
             }
         }
