@@ -200,3 +200,53 @@ pub fn default_dirs(workspace_root: &std::path::Path) -> Vec<PathBuf> {
         workspace_root.join("crates/oa-conformance/fixtures/observability/conformance"),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 158's other arm: run as an adapter that cannot establish a Langfuse client's binding would be, the
+    /// suppress-floor cases (skipped under oa's declaration) run and pass through the same observer, which then
+    /// closes every payload channel with one warning; the raise cases become the recognised skips.
+    #[test]
+    fn fixture_158_passes_its_suppress_arm_for_an_adapter_that_cannot_detect_the_binding() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(SPEC_FIXTURES)
+            .join("observability/conformance");
+        assert!(
+            dir.is_dir(),
+            "{} is missing: the shared reference material must sit beside the repository",
+            dir.display()
+        );
+        let blind = AdapterCapabilities {
+            langfuse_bound_provider_detection: false,
+        };
+        let planned: Vec<PlannedCase> = plan_with(&[dir], blind)
+            .unwrap()
+            .into_iter()
+            .filter(|case| case.fixture().number() == Some("158"))
+            .collect();
+        let outcomes: Vec<(Option<&str>, Outcome)> = planned
+            .iter()
+            .map(|case| (case.case(), case.run().outcome))
+            .collect();
+        let ran = |name: &str| outcomes.iter().find(|(case, _)| *case == Some(name)).map(|(_, o)| *o);
+        for name in [
+            "singleton_preexists_suppresses",
+            "singleton_preexists_optout_proceeds",
+            "state_channel_preexists_suppresses",
+            "hook_preexists_suppresses",
+        ] {
+            assert_eq!(ran(name), Some(Outcome::Passed), "{name}: {outcomes:?}");
+        }
+        for name in [
+            "singleton_preexists_raises",
+            "state_channel_preexists_raises",
+            "hook_preexists_raises",
+        ] {
+            assert_eq!(ran(name), Some(Outcome::Skipped), "{name}");
+        }
+        assert!(outcomes.iter().all(|(_, outcome)| *outcome != Outcome::Failed), "{outcomes:?}");
+    }
+}
