@@ -8,9 +8,9 @@ use crate::node::Node;
 use crate::vocabulary::Vocabulary;
 
 /// The conformance-adapter version this adapter targets: the spec version its vocabulary was
-/// surveyed from (v0.109, plus proposal 0126). Fixtures declaring a later `conformance_version`
+/// surveyed from (v0.118.2, plus proposal 0126). Fixtures declaring a later `conformance_version`
 /// raise `fixture_version_unsupported` (§4.4).
-pub const ADAPTER_VERSION: (u64, u64, u64) = (0, 109, 0);
+pub const ADAPTER_VERSION: (u64, u64, u64) = (0, 118, 2);
 
 /// The wire mappings the llm-provider harness can select with `mapping:` (033 and 060 headers).
 const KNOWN_MAPPINGS: &[&str] = &["openai", "anthropic", "gemini", "streaming_unsupported_stub"];
@@ -316,10 +316,12 @@ mod tests {
         .unwrap();
         parse(
             "llm-provider",
-            "conformance_version: \"0.109.0\"\ncall: {operation: ready}\n",
+            "conformance_version: \"0.118.2\"\ncall: {operation: ready}\n",
         )
         .unwrap();
-        let error = parse("llm-provider", "conformance_version: \"0.110.0\"\n").unwrap_err();
+        let error = parse("llm-provider", "conformance_version: \"0.118.3\"\n").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::VersionUnsupported);
+        let error = parse("llm-provider", "conformance_version: \"0.119.0\"\n").unwrap_err();
         assert_eq!(error.kind(), FixtureErrorKind::VersionUnsupported);
         let error = parse("llm-provider", "conformance_version: \"1.x\"\n").unwrap_err();
         assert_eq!(error.kind(), FixtureErrorKind::SchemaInvalid);
