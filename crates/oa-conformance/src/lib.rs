@@ -9,7 +9,7 @@
 //! ```no_run
 //! use std::path::PathBuf;
 //!
-//! let dirs = [PathBuf::from("../shared/openarmature-spec/spec/llm-provider/conformance")];
+//! let dirs = [PathBuf::from("../shared/openarmature-spec-0.118/spec/llm-provider/conformance")];
 //! let report = oa_conformance::run(&dirs)?;
 //! println!("{}", report.totals_line());
 //! # Ok::<(), oa_conformance::DiscoverError>(())
