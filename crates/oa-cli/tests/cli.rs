@@ -345,7 +345,8 @@ fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
 /// has never seen, are judged exactly as the originals: the same outcome and reason for every case.
 #[test]
 fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/openarmature-spec-0.118/spec/observability/conformance");
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/openarmature-spec-0.118/spec/observability/conformance");
     assert!(
         spec.is_dir(),
         "../shared/openarmature-spec-0.118 is missing (looked for {}): place the shared reference material beside the \
@@ -363,8 +364,16 @@ fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
     std::fs::create_dir_all(&held_out).unwrap();
     std::fs::create_dir_all(&original_dir).unwrap();
     for (idx, stem) in originals.iter().enumerate() {
-        std::fs::copy(spec.join(format!("{stem}.yaml")), original_dir.join(format!("{stem}.yaml"))).unwrap();
-        std::fs::copy(spec.join(format!("{stem}.yaml")), held_out.join(format!("9{idx:02}-held-out.yaml"))).unwrap();
+        std::fs::copy(
+            spec.join(format!("{stem}.yaml")),
+            original_dir.join(format!("{stem}.yaml")),
+        )
+        .unwrap();
+        std::fs::copy(
+            spec.join(format!("{stem}.yaml")),
+            held_out.join(format!("9{idx:02}-held-out.yaml")),
+        )
+        .unwrap();
     }
     let judged = |dir: &Path| -> Vec<(String, String, String)> {
         let output = oa(&[&"conformance", &dir, &"--json"]);
@@ -387,7 +396,10 @@ fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
     let passed = copy.iter().filter(|(_, outcome, _)| outcome == "passed").count();
     // 013's one case, 158's five for a detecting adapter, 160's three LLM cases.
     assert_eq!(passed, 1 + 5 + 3, "{copy:?}");
-    assert!(copy.iter().all(|(_, outcome, reason)| outcome == "passed" || !reason.is_empty()));
+    assert!(
+        copy.iter()
+            .all(|(_, outcome, reason)| outcome == "passed" || !reason.is_empty())
+    );
 }
 
 /// Issue 39: capability folders are found below a folder named `conformance` (here both the directory given and
@@ -398,7 +410,8 @@ fn conformance_finds_capability_folders_below_a_folder_named_conformance() {
     let work = scratch.dir.path().join("work");
     let suite = work.join("conformance/llm-provider/conformance");
     std::fs::create_dir_all(&suite).unwrap();
-    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/llm-provider/conformance");
+    let own =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/llm-provider/conformance");
     std::fs::copy(
         own.join("083-openai-refusal-finish-reason.yaml"),
         suite.join("083-openai-refusal-finish-reason.yaml"),
@@ -408,7 +421,11 @@ fn conformance_finds_capability_folders_below_a_folder_named_conformance() {
         let output = oa(&[&"conformance", &dir]);
         let text = stdout(&output);
         assert_eq!(output.status.code(), Some(0), "{}: {text}", dir.display());
-        assert_eq!(text.lines().last(), Some("7 passed, 0 failed, 0 skipped"), "{text}");
+        assert_eq!(
+            text.lines().last(),
+            Some("7 passed, 0 failed, 0 skipped"),
+            "{text}"
+        );
     }
 }
 

@@ -89,7 +89,10 @@ mod tests {
         ) else {
             panic!("expected a skip");
         };
-        assert!(reason.contains("langfuse_bound_provider_detection: false"), "{reason}");
+        assert!(
+            reason.contains("langfuse_bound_provider_detection: false"),
+            "{reason}"
+        );
         assert_eq!(
             requirement(
                 &case("requires_capability: {langfuse_bound_provider_detection: true, telepathy: true}"),

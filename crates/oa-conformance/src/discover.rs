@@ -175,15 +175,32 @@ mod tests {
     #[test]
     fn capability_folders_are_found_below_a_folder_named_conformance() {
         let root = tempfile::tempdir().unwrap();
-        touch(&root.path().join("work/conformance/observability/conformance/999-copy.yaml"));
-        touch(&root.path().join("work/conformance/llm-provider/conformance/001-x.yaml"));
+        touch(
+            &root
+                .path()
+                .join("work/conformance/observability/conformance/999-copy.yaml"),
+        );
+        touch(
+            &root
+                .path()
+                .join("work/conformance/llm-provider/conformance/001-x.yaml"),
+        );
         for dir in [
             root.path().to_path_buf(),
             root.path().join("work"),
             root.path().join("work/conformance"),
         ] {
-            let capabilities: Vec<String> = discover(&dir).unwrap().into_iter().map(|f| f.capability).collect();
-            assert_eq!(capabilities, ["llm-provider", "observability"], "{}", dir.display());
+            let capabilities: Vec<String> = discover(&dir)
+                .unwrap()
+                .into_iter()
+                .map(|f| f.capability)
+                .collect();
+            assert_eq!(
+                capabilities,
+                ["llm-provider", "observability"],
+                "{}",
+                dir.display()
+            );
         }
     }
 

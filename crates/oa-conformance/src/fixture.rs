@@ -338,11 +338,7 @@ mod tests {
     /// 0120: the document root and a case's `graph:` container are checked where they are written.
     #[test]
     fn unknown_keys_at_the_root_and_in_the_graph_block_are_named_there() {
-        let error = parse(
-            "observability",
-            "colour: red\ncases:\n  - {name: a, entry: x}\n",
-        )
-        .unwrap_err();
+        let error = parse("observability", "colour: red\ncases:\n  - {name: a, entry: x}\n").unwrap_err();
         assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
         assert_eq!(error.location(), "/colour");
         let error = parse(

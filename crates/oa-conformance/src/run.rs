@@ -231,7 +231,12 @@ mod tests {
             .iter()
             .map(|case| (case.case(), case.run().outcome))
             .collect();
-        let ran = |name: &str| outcomes.iter().find(|(case, _)| *case == Some(name)).map(|(_, o)| *o);
+        let ran = |name: &str| {
+            outcomes
+                .iter()
+                .find(|(case, _)| *case == Some(name))
+                .map(|(_, o)| *o)
+        };
         for name in [
             "singleton_preexists_suppresses",
             "singleton_preexists_optout_proceeds",
@@ -247,6 +252,9 @@ mod tests {
         ] {
             assert_eq!(ran(name), Some(Outcome::Skipped), "{name}");
         }
-        assert!(outcomes.iter().all(|(_, outcome)| *outcome != Outcome::Failed), "{outcomes:?}");
+        assert!(
+            outcomes.iter().all(|(_, outcome)| *outcome != Outcome::Failed),
+            "{outcomes:?}"
+        );
     }
 }

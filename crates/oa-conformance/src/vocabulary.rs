@@ -518,7 +518,10 @@ const OBS_CASE_KEYS: &[(&str, Shape)] = &[
     ("graph", GRAPH_BLOCK),
     ("expected", OBS_EXPECTED),
     ("expected_error", EXPECTED_ERROR),
-    ("expected_construction_error", Shape::Map(&[("category", Shape::Str)])),
+    (
+        "expected_construction_error",
+        Shape::Map(&[("category", Shape::Str)]),
+    ),
     ("requires_capability", Shape::MapOf(&Shape::Bool)),
     ("first_run_expected", Shape::Any),
     ("first_run_expected_error", Shape::Any),
@@ -875,27 +878,57 @@ mod tests {
                 "mock_llm: [{status: 503, raises: {error_type: e, message_repeat: {char: x, byte: 1}}}]",
                 "/mock_llm/0/raises/message_repeat/byte",
             ),
-            ("mock_llm: {responses: [], capabilitiez: {}}", "/mock_llm/capabilitiez"),
+            (
+                "mock_llm: {responses: [], capabilitiez: {}}",
+                "/mock_llm/capabilitiez",
+            ),
             ("nodes: {a: {calls_llm: {modle: m}}}", "/nodes/a/calls_llm/modle"),
             (
                 "nodes: {a: {capture_queryable_observer_read_into: {observer: o}}}",
                 "/nodes/a/capture_queryable_observer_read_into/observer",
             ),
             ("state: {fieldz: {}}", "/state/fieldz"),
-            ("state: {fields: {v: {type: int, defualt: 0}}}", "/state/fields/v/defualt"),
+            (
+                "state: {fields: {v: {type: int, defualt: 0}}}",
+                "/state/fields/v/defualt",
+            ),
             ("edges: [{from: a, too: END}]", "/edges/0/too"),
-            ("typed_observers: [{name: c, knd: typed_event_collector}]", "/typed_observers/0/knd"),
-            ("queryable_observers: [{name: q, knid: event_counter}]", "/queryable_observers/0/knid"),
-            ("otel_observer: {disable_payload: false}", "/otel_observer/disable_payload"),
-            ("langfuse_observer: {disable_payload: false}", "/langfuse_observer/disable_payload"),
-            ("langfuse_observer_config: {disable_stat_payload: false}", "/langfuse_observer_config/disable_stat_payload"),
+            (
+                "typed_observers: [{name: c, knd: typed_event_collector}]",
+                "/typed_observers/0/knd",
+            ),
+            (
+                "queryable_observers: [{name: q, knid: event_counter}]",
+                "/queryable_observers/0/knid",
+            ),
+            (
+                "otel_observer: {disable_payload: false}",
+                "/otel_observer/disable_payload",
+            ),
+            (
+                "langfuse_observer: {disable_payload: false}",
+                "/langfuse_observer/disable_payload",
+            ),
+            (
+                "langfuse_observer_config: {disable_stat_payload: false}",
+                "/langfuse_observer_config/disable_stat_payload",
+            ),
             ("langfuse_client: {moed: credentials}", "/langfuse_client/moed"),
             ("provider: {typ: openai_compatible}", "/provider/typ"),
-            ("sequential_invocations: {invocations: [{nme: a}]}", "/sequential_invocations/invocations/0/nme"),
+            (
+                "sequential_invocations: {invocations: [{nme: a}]}",
+                "/sequential_invocations/invocations/0/nme",
+            ),
             ("expected_error: {categry: x}", "/expected_error/categry"),
-            ("expected_construction_error: {categori: x}", "/expected_construction_error/categori"),
+            (
+                "expected_construction_error: {categori: x}",
+                "/expected_construction_error/categori",
+            ),
             ("expected: {span_tre: []}", "/expected/span_tre"),
-            ("expected: {log_records: [{levle: WARNING}]}", "/expected/log_records/0/levle"),
+            (
+                "expected: {log_records: [{levle: WARNING}]}",
+                "/expected/log_records/0/levle",
+            ),
             (
                 "expected: {langfuse_trace: {observations: [{type: span, children: [{levl: ERROR}]}]}}",
                 "/expected/langfuse_trace/observations/0/children/0/levl",
@@ -904,10 +937,17 @@ mod tests {
                 "expected: {langfuse_trace: {observations: [{metadata_truncation: {error_message: {max_byte: 1}}}]}}",
                 "/expected/langfuse_trace/observations/0/metadata_truncation/error_message/max_byte",
             ),
-            ("expected: {langfuse_trace: {sesionId: s}}", "/expected/langfuse_trace/sesionId"),
+            (
+                "expected: {langfuse_trace: {sesionId: s}}",
+                "/expected/langfuse_trace/sesionId",
+            ),
         ] {
             let error = check_obs(yaml).unwrap_err();
-            assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown, "{yaml}: {error}");
+            assert_eq!(
+                error.kind(),
+                FixtureErrorKind::DirectiveUnknown,
+                "{yaml}: {error}"
+            );
             assert_eq!(error.location(), location, "{yaml}");
         }
         // A `requires_capability` name is any key (the adapter decides which it declares), a boolean each.
@@ -958,11 +998,16 @@ mod tests {
         ]
         .concat();
         let vocabulary = include_str!("vocabulary.rs");
-        let llm = &vocabulary[vocabulary.find("// ---- llm-provider").unwrap()..vocabulary.find("// ---- observability").unwrap()];
+        let llm = &vocabulary[vocabulary.find("// ---- llm-provider").unwrap()
+            ..vocabulary.find("// ---- observability").unwrap()];
         let mut n_keys = 0;
         for line in llm.lines() {
-            let Some(rest) = line.trim_start().strip_prefix("(\"") else { continue };
-            let Some(key) = rest.split('"').next() else { continue };
+            let Some(rest) = line.trim_start().strip_prefix("(\"") else {
+                continue;
+            };
+            let Some(key) = rest.split('"').next() else {
+                continue;
+            };
             n_keys += 1;
             assert!(
                 key == "description" || sources.contains(&format!("\"{key}\"")),

@@ -383,11 +383,15 @@ fn a_recognised_key_no_runner_reads_fails_the_case_naming_it() {
         let [(outcome, reason)] = run_graph(GRAPH.replace("EXTRA", extra)).try_into().unwrap();
         assert_eq!(outcome, Outcome::Failed, "{extra}");
         assert!(
-            reason.starts_with(&format!("harness_primitive_missing {location}: `")) && reason.contains("no oa runner reads it"),
+            reason.starts_with(&format!("harness_primitive_missing {location}: `"))
+                && reason.contains("no oa runner reads it"),
             "{extra}: {reason}"
         );
     }
-    let node = plain.replace("a: {update: {v: 1}}", "a: {update: {v: 1}, calls_llm_from_wrapper: {}}");
+    let node = plain.replace(
+        "a: {update: {v: 1}}",
+        "a: {update: {v: 1}, calls_llm_from_wrapper: {}}",
+    );
     let [(outcome, reason)] = run_graph(node).try_into().unwrap();
     assert_eq!(outcome, Outcome::Failed);
     assert!(reason.contains("at /nodes/a/calls_llm_from_wrapper"), "{reason}");
@@ -402,15 +406,23 @@ fn a_recognised_key_no_runner_reads_fails_the_case_naming_it() {
 #[test]
 fn requires_capability_selects_the_arm_and_an_undeclared_name_fails() {
     let case = |requirement: &str| GRAPH.replace("EXTRA", &format!("requires_capability: {{{requirement}}}"));
-    let [(outcome, reason)] = run_graph(case("langfuse_bound_provider_detection: true")).try_into().unwrap();
+    let [(outcome, reason)] = run_graph(case("langfuse_bound_provider_detection: true"))
+        .try_into()
+        .unwrap();
     assert_eq!((outcome, reason.as_str()), (Outcome::Passed, ""));
-    let [(outcome, reason)] = run_graph(case("langfuse_bound_provider_detection: false")).try_into().unwrap();
+    let [(outcome, reason)] = run_graph(case("langfuse_bound_provider_detection: false"))
+        .try_into()
+        .unwrap();
     assert_eq!(outcome, Outcome::Skipped);
-    assert!(reason.contains("langfuse_bound_provider_detection: false, and this adapter declares true"), "{reason}");
+    assert!(
+        reason.contains("langfuse_bound_provider_detection: false, and this adapter declares true"),
+        "{reason}"
+    );
     let [(outcome, reason)] = run_graph(case("telepathy: true")).try_into().unwrap();
     assert_eq!(outcome, Outcome::Failed);
     assert!(
-        reason.contains("/requires_capability/telepathy") && reason.contains("declares no capability `telepathy`"),
+        reason.contains("/requires_capability/telepathy")
+            && reason.contains("declares no capability `telepathy`"),
         "{reason}"
     );
 }

@@ -217,7 +217,12 @@ mod tests {
 
     #[test]
     fn reserved_prefixes_and_names_are_rejected_and_plain_keys_pass() {
-        for key in ["openarmature.user.x", "gen_ai.system", "openarmature_anything", "openarmature_tool_name"] {
+        for key in [
+            "openarmature.user.x",
+            "gen_ai.system",
+            "openarmature_anything",
+            "openarmature_tool_name",
+        ] {
             assert!(matches!(
                 validate_metadata(&one(key, json!("v"))),
                 Err(MetadataError::ReservedNamespace { .. })

@@ -12,10 +12,12 @@ use std::time::Duration;
 
 use oa_events::{EventBus, Graph, InvokeOptions, NodeError, Observer};
 use oa_observe::langfuse::{
-    IsolatedProvider, ObservationRecord, PAYLOAD_SUPPRESSED, ProviderBinding, SHARED_PROVIDER_ACCEPTED, TraceRecord,
+    IsolatedProvider, ObservationRecord, PAYLOAD_SUPPRESSED, ProviderBinding, SHARED_PROVIDER_ACCEPTED,
+    TraceRecord,
 };
 use oa_observe::{
-    LangfuseClient, LangfuseConfig, LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder, LogBridge,
+    LangfuseClient, LangfuseConfig, LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder,
+    LogBridge,
 };
 use oa_provider::{Message, OpenAiProvider};
 use oa_testkit::openai::text_reply;
@@ -45,7 +47,11 @@ impl LangfuseClient for SpanEmittingClient {
         let mut span = self.provider.tracer("langfuse").start(observation.name.clone());
         span.set_attribute(KeyValue::new(
             "langfuse.observation.output",
-            observation.output.as_ref().map(Value::to_string).unwrap_or_default(),
+            observation
+                .output
+                .as_ref()
+                .map(Value::to_string)
+                .unwrap_or_default(),
         ));
         span.end();
     }
@@ -60,7 +66,10 @@ fn credentials() -> LangfuseCredentials {
 }
 
 fn payload_on() -> LangfuseConfig {
-    LangfuseConfig::builder().disable_provider_payload(false).build().unwrap()
+    LangfuseConfig::builder()
+        .disable_provider_payload(false)
+        .build()
+        .unwrap()
 }
 
 /// Runs one graph whose node makes one call answered "hello", with `observer` on the bus.
@@ -131,7 +140,10 @@ async fn a_client_built_on_the_isolated_provider_exports_there_with_its_payload(
     .unwrap();
     invoke(observer).await;
     let spans = exporter.get_finished_spans().unwrap();
-    let generation = spans.iter().find(|span| span.name == "openarmature.llm.complete").unwrap();
+    let generation = spans
+        .iter()
+        .find(|span| span.name == "openarmature.llm.complete")
+        .unwrap();
     assert_eq!(
         oa_testkit::attribute(generation, "langfuse.observation.output"),
         Some(opentelemetry::Value::from("\"hello\""))
@@ -146,7 +158,10 @@ async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before
         .with_simple_exporter(exporter.clone())
         .build();
     // Each channel alone is live: the provider payload, the state payload, a trace hook.
-    let state_on = LangfuseConfig::builder().disable_state_payload(false).build().unwrap();
+    let state_on = LangfuseConfig::builder()
+        .disable_state_payload(false)
+        .build()
+        .unwrap();
     let builders = [
         LangfuseObserver::builder(payload_on()),
         LangfuseObserver::builder(state_on),
@@ -171,13 +186,16 @@ async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before
     let telemetry = Telemetry::new();
     let provider = shared.clone();
     constructed(&telemetry, || {
-        LangfuseObserver::builder(LangfuseConfig::default()).from_credentials_with(credentials(), move |_, _| {
-            Ok(Arc::new(SpanEmittingClient {
-                recorder: LangfuseRecorder::default(),
-                provider,
-                binding: ProviderBinding::Shared,
-            }) as Arc<dyn LangfuseClient>)
-        })
+        LangfuseObserver::builder(LangfuseConfig::default()).from_credentials_with(
+            credentials(),
+            move |_, _| {
+                Ok(Arc::new(SpanEmittingClient {
+                    recorder: LangfuseRecorder::default(),
+                    provider,
+                    binding: ProviderBinding::Shared,
+                }) as Arc<dyn LangfuseClient>)
+            },
+        )
     })
     .unwrap();
     assert_eq!(
@@ -211,10 +229,16 @@ async fn accepting_the_shared_provider_warns_once_and_emits_the_payload() {
     invoke(observer).await;
     assert_eq!(
         records(&telemetry),
-        [(Some(SHARED_PROVIDER_ACCEPTED.to_owned()), Some("WARNING".to_owned()))]
+        [(
+            Some(SHARED_PROVIDER_ACCEPTED.to_owned()),
+            Some("WARNING".to_owned())
+        )]
     );
     let spans = exporter.get_finished_spans().unwrap();
-    let generation = spans.iter().find(|span| span.name == "openarmature.llm.complete").unwrap();
+    let generation = spans
+        .iter()
+        .find(|span| span.name == "openarmature.llm.complete")
+        .unwrap();
     assert_eq!(
         oa_testkit::attribute(generation, "langfuse.observation.output"),
         Some(opentelemetry::Value::from("\"hello\""))
@@ -277,9 +301,10 @@ fn a_blank_credential_is_refused_where_a_client_is_built() {
         let blank = LangfuseCredentials::new(public, secret, "http://127.0.0.1:9");
         let built = LangfuseObserver::from_credentials(blank.clone(), LangfuseConfig::default());
         assert_eq!(built.unwrap_err(), LangfuseError::MissingCredential(missing));
-        let built = LangfuseObserver::builder(LangfuseConfig::default()).from_credentials_with(blank, |_, _| {
-            Ok(Arc::new(LangfuseRecorder::default()) as Arc<dyn LangfuseClient>)
-        });
+        let built = LangfuseObserver::builder(LangfuseConfig::default())
+            .from_credentials_with(blank, |_, _| {
+                Ok(Arc::new(LangfuseRecorder::default()) as Arc<dyn LangfuseClient>)
+            });
         assert_eq!(built.unwrap_err(), LangfuseError::MissingCredential(missing));
     }
 }
@@ -305,6 +330,8 @@ fn a_supplied_client_is_left_alone_and_a_shared_one_with_payload_is_warned_about
         )]
     );
     let quiet = Telemetry::new();
-    constructed(&quiet, || LangfuseObserver::new(client as Arc<dyn LangfuseClient>, LangfuseConfig::default()));
+    constructed(&quiet, || {
+        LangfuseObserver::new(client as Arc<dyn LangfuseClient>, LangfuseConfig::default())
+    });
     assert!(records(&quiet).is_empty());
 }

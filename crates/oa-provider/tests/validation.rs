@@ -157,10 +157,18 @@ fn a_declared_field_and_a_same_named_extras_key_are_addressed_separately() {
     assert_eq!(serde_json::to_value(&parsed).unwrap(), config);
     let override_ = oa_provider::RuntimeConfig::from_json(&json!({"extras": {"temperature": 0.1}})).unwrap();
     let merged = parsed.merged_with(&override_);
-    assert_eq!(merged.temperature, Some(0.5), "an extras key never reaches the declared field");
+    assert_eq!(
+        merged.temperature,
+        Some(0.5),
+        "an extras key never reaches the declared field"
+    );
     assert_eq!(merged.extras["temperature"], json!(0.1));
     let declared = oa_provider::RuntimeConfig::from_json(&json!({"temperature": 0.2})).unwrap();
     let merged = parsed.merged_with(&declared);
     assert_eq!(merged.temperature, Some(0.2));
-    assert_eq!(merged.extras["temperature"], json!(0.9), "nor the declared field the extras key");
+    assert_eq!(
+        merged.extras["temperature"],
+        json!(0.9),
+        "nor the declared field the extras key"
+    );
 }

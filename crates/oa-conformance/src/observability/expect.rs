@@ -571,7 +571,9 @@ fn log_matches(entry: &Node, log: &LogView, matcher: &Matcher) -> bool {
         return false;
     }
     if let Some(level) = entry.get("level")
-        && !log.severity.is_some_and(|severity| level_matches(level, severity))
+        && !log
+            .severity
+            .is_some_and(|severity| level_matches(level, severity))
     {
         return false;
     }
@@ -693,4 +695,46 @@ fn check_metrics(want: &Node, run: &Run) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RULE: &str = "{max_bytes: 60, marker_pattern: '…\\[truncated, [0-9]+ bytes total\\]$', utf8_valid: true, \
+                        prefix_of_full_serialization: true}";
+
+    #[test]
+    fn a_truncation_rule_fails_each_way_a_cut_can_be_wrong() {
+        let rule = Node::from_yaml_str(RULE).unwrap();
+        let full = "😀".repeat(40);
+        let cut = format!("{}…[truncated, 160 bytes total]", "😀".repeat(7));
+        check_truncation(&cut, &rule, &[&full], "m").unwrap();
+        // Over the cap, without the marker, not a prefix of what it came from.
+        let long = format!("{}…[truncated, 160 bytes total]", "😀".repeat(9));
+        assert!(
+            check_truncation(&long, &rule, &[&full], "m")
+                .unwrap_err()
+                .contains("over 60")
+        );
+        assert!(
+            check_truncation(&"😀".repeat(7), &rule, &[&full], "m")
+                .unwrap_err()
+                .contains("marker")
+        );
+        let other = format!("{}…[truncated, 160 bytes total]", "😁".repeat(7));
+        assert!(
+            check_truncation(&other, &rule, &[&full], "m")
+                .unwrap_err()
+                .contains("prefix")
+        );
+        // A value that was not cut is no truncation of it.
+        assert!(check_truncation(&cut, &rule, &[], "m").is_err());
+        let unknown = Node::from_yaml_str("{max_lines: 3}").unwrap();
+        assert!(
+            check_truncation(&cut, &unknown, &[&full], "m")
+                .unwrap_err()
+                .starts_with("harness_primitive_missing")
+        );
+    }
 }

@@ -44,12 +44,15 @@ pub(crate) fn composed(body: &Node) -> bool {
             .any(|key| expected.and_then(|e| e.get(key)).is_some())
 }
 
+/// A case's Langfuse observer and the recorder holding what it wrote.
+pub(crate) type Composed = (Arc<LangfuseObserver>, Arc<LangfuseRecorder>);
+
 /// The case's Langfuse observer and the recorder holding what it wrote; the inner `Err` is the observer's own
 /// construction error (observability §6), which `expected_construction_error` may expect.
 pub(crate) fn observer(
     body: &Node,
     capabilities: AdapterCapabilities,
-) -> Result<Result<(Arc<LangfuseObserver>, Arc<LangfuseRecorder>), LangfuseError>, String> {
+) -> Result<Result<Composed, LangfuseError>, String> {
     let mut builder = LangfuseObserver::builder(config(body)?);
     let hook = |key: &str| {
         body.get("langfuse_observer")
@@ -252,7 +255,10 @@ impl LangfuseClient for FaithfulClient {
         ];
         for (key, value) in [("input", &observation.input), ("output", &observation.output)] {
             if let Some(value) = value.as_ref().filter(|value| !value.is_null()) {
-                attributes.push(KeyValue::new(format!("{OBSERVATION_PREFIX}{key}"), value.to_string()));
+                attributes.push(KeyValue::new(
+                    format!("{OBSERVATION_PREFIX}{key}"),
+                    value.to_string(),
+                ));
             }
         }
         if let Some(message) = observation.metadata.get("error_message") {
@@ -286,7 +292,8 @@ pub(crate) const PAYLOAD_ATTRIBUTES: &[&str] = &[
 fn is_stub(value: &Value) -> bool {
     value.as_object().is_some_and(|object| {
         let keys: Vec<&str> = object.keys().map(String::as_str).collect();
-        keys.iter().all(|key| ["entry_node", "correlation_id"].contains(key))
+        keys.iter()
+            .all(|key| ["entry_node", "correlation_id"].contains(key))
             || keys.iter().all(|key| ["final_node", "status"].contains(key))
     })
 }

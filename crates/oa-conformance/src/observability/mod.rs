@@ -71,7 +71,10 @@ async fn execute(body: &Node, capabilities: AdapterCapabilities) -> Result<(), S
         Some(call) => direct_call(call)?,
         None => capture_run(body, global, capabilities).await?,
     };
-    check_construction(body.get("expected_construction_error"), captured.construction_error.as_ref())?;
+    check_construction(
+        body.get("expected_construction_error"),
+        captured.construction_error.as_ref(),
+    )?;
     expect::check_error(body.get("expected_error"), captured.error())?;
     let expected = body.get("expected").unwrap_or(&Node::Null);
     expect::check(expected, &captured)?;
@@ -237,7 +240,9 @@ fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, 
         for entry in entries {
             for (key, _) in entry.as_map().unwrap_or_default() {
                 if !SEQUENTIAL_ENTRY_KEYS.contains(&key.as_str()) {
-                    return Err(format!("harness_primitive_missing: sequential_invocations entry key {key}"));
+                    return Err(format!(
+                        "harness_primitive_missing: sequential_invocations entry key {key}"
+                    ));
                 }
             }
         }
@@ -293,7 +298,9 @@ fn check_construction(want: Option<&Node>, error: Option<&LangfuseError>) -> Res
                         ));
                     }
                     other => {
-                        return Err(format!("harness_primitive_missing: expected_construction_error.{other}"));
+                        return Err(format!(
+                            "harness_primitive_missing: expected_construction_error.{other}"
+                        ));
                     }
                 }
             }
@@ -305,10 +312,16 @@ fn check_construction(want: Option<&Node>, error: Option<&LangfuseError>) -> Res
 /// Builds and runs the case's graph with its observers, and collects what they saw. The Langfuse observer is built
 /// first, with the log bridge installed (its construction may warn, or fail before anything runs: observability
 /// §6).
-async fn capture_run(body: &Node, global: bool, capabilities: AdapterCapabilities) -> Result<Captured, String> {
+async fn capture_run(
+    body: &Node,
+    global: bool,
+    capabilities: AdapterCapabilities,
+) -> Result<Captured, String> {
     let telemetry = oa_testkit::Telemetry::new();
     let bridge = || {
-        tracing::Dispatch::new(tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider)))
+        tracing::Dispatch::new(
+            tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider)),
+        )
     };
     let langfuse = if langfuse::composed(body) {
         match tracing::dispatcher::with_default(&bridge(), || langfuse::observer(body, capabilities))? {
@@ -496,7 +509,10 @@ expected:
             .unwrap()
         };
         assert_eq!(
-            super::run_case(&parse("reasoning_content").cases[0], AdapterCapabilities::DECLARED),
+            super::run_case(
+                &parse("reasoning_content").cases[0],
+                AdapterCapabilities::DECLARED
+            ),
             Ok(())
         );
         // The same deltas under a field no mapping reads: no reasoning token events, no thinking block.

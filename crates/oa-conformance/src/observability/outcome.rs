@@ -281,7 +281,12 @@ fn check_observations(
                         let text = observation["metadata"][key.as_str()]
                             .as_str()
                             .ok_or_else(|| format!("{at}: metadata.{key} is absent or not a string"))?;
-                        super::expect::check_truncation(text, rule, messages, &format!("{at}: metadata.{key}"))?;
+                        super::expect::check_truncation(
+                            text,
+                            rule,
+                            messages,
+                            &format!("{at}: metadata.{key}"),
+                        )?;
                     }
                 }
                 "metadata_absent" => {

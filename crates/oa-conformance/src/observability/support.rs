@@ -185,13 +185,19 @@ mod tests {
         for key in EXPECTED_KEYS {
             let want = Node::Map(vec![((*key).to_owned(), Node::Bool(true))]);
             if let Err(error) = crate::observability::expect::check(&want, &empty()) {
-                assert!(!error.contains("harness_primitive_missing: expected."), "{key}: {error}");
+                assert!(
+                    !error.contains("harness_primitive_missing: expected."),
+                    "{key}: {error}"
+                );
             }
         }
         for assertion in OBSERVER_ASSERTIONS {
             let want = Node::from_yaml_str(&format!("observers: {{c: {{{assertion}: true}}}}")).unwrap();
             if let Err(error) = crate::observability::expect::check(&want, &empty()) {
-                assert!(!error.contains("harness_primitive_missing"), "{assertion}: {error}");
+                assert!(
+                    !error.contains("harness_primitive_missing"),
+                    "{assertion}: {error}"
+                );
             }
         }
         // The contrast: a key outside the lists is refused by the checker too.
@@ -205,14 +211,20 @@ mod tests {
     #[test]
     fn an_unread_key_is_found_at_each_level_with_its_location() {
         let find = |yaml: &str| unread(&Node::from_yaml_str(yaml).unwrap());
-        assert_eq!(find("entry: a\nnodes: {a: {noop: true}}\nexpected: {span_tree: []}"), None);
+        assert_eq!(
+            find("entry: a\nnodes: {a: {noop: true}}\nexpected: {span_tree: []}"),
+            None
+        );
         assert_eq!(
             find("first_run_expected: {}"),
             Some(("/first_run_expected".to_owned(), "first_run_expected".to_owned()))
         );
         assert_eq!(
             find("nodes: {a: {calls_llm_from_wrapper: {}}}"),
-            Some(("/nodes/a/calls_llm_from_wrapper".to_owned(), "calls_llm_from_wrapper".to_owned()))
+            Some((
+                "/nodes/a/calls_llm_from_wrapper".to_owned(),
+                "calls_llm_from_wrapper".to_owned()
+            ))
         );
         assert_eq!(
             find("nodes: {a: {calls_llm: {model: m, response: canned}}}"),

@@ -111,7 +111,10 @@ impl LangfuseObserverBuilder {
     /// # Errors
     ///
     /// [`LangfuseError`] when a key is blank, the host is unusable or the HTTP client cannot be built.
-    pub fn from_credentials(self, credentials: LangfuseCredentials) -> Result<LangfuseObserver, LangfuseError> {
+    pub fn from_credentials(
+        self,
+        credentials: LangfuseCredentials,
+    ) -> Result<LangfuseObserver, LangfuseError> {
         let client = HttpLangfuseClient::new(credentials, HttpLimits::default())?;
         self.owned(Arc::new(client), None)
     }
@@ -150,7 +153,8 @@ impl LangfuseObserverBuilder {
         client: Arc<dyn LangfuseClient>,
         ours: Option<&IsolationToken>,
     ) -> Result<LangfuseObserver, LangfuseError> {
-        let posture = owned_client_posture(&client.binding(), ours, self.live(), self.accept_shared_provider)?;
+        let posture =
+            owned_client_posture(&client.binding(), ours, self.live(), self.accept_shared_provider)?;
         if posture == Posture::Suppressed {
             self.config.disable_provider_payload = true;
             self.config.disable_state_payload = true;

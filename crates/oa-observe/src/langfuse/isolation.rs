@@ -189,16 +189,34 @@ mod tests {
             owned_client_posture(&other, Some(&token), true, false),
             Err(LangfuseError::ProviderIsolationUnavailable)
         );
-        assert_eq!(posture(&ProviderBinding::NoProvider, true, false), Ok(Posture::AsConfigured));
+        assert_eq!(
+            posture(&ProviderBinding::NoProvider, true, false),
+            Ok(Posture::AsConfigured)
+        );
         assert_eq!(
             posture(&ProviderBinding::Shared, true, false),
             Err(LangfuseError::ProviderIsolationUnavailable)
         );
-        assert_eq!(posture(&ProviderBinding::Shared, false, false), Ok(Posture::AsConfigured));
-        assert_eq!(posture(&ProviderBinding::Shared, true, true), Ok(Posture::AsConfigured));
-        assert_eq!(posture(&ProviderBinding::Unknown, true, false), Ok(Posture::Suppressed));
-        assert_eq!(posture(&ProviderBinding::Unknown, false, false), Ok(Posture::AsConfigured));
-        assert_eq!(posture(&ProviderBinding::Unknown, true, true), Ok(Posture::AsConfigured));
+        assert_eq!(
+            posture(&ProviderBinding::Shared, false, false),
+            Ok(Posture::AsConfigured)
+        );
+        assert_eq!(
+            posture(&ProviderBinding::Shared, true, true),
+            Ok(Posture::AsConfigured)
+        );
+        assert_eq!(
+            posture(&ProviderBinding::Unknown, true, false),
+            Ok(Posture::Suppressed)
+        );
+        assert_eq!(
+            posture(&ProviderBinding::Unknown, false, false),
+            Ok(Posture::AsConfigured)
+        );
+        assert_eq!(
+            posture(&ProviderBinding::Unknown, true, true),
+            Ok(Posture::AsConfigured)
+        );
     }
 
     #[test]
@@ -206,7 +224,12 @@ mod tests {
         let cases: [(ProviderBinding, bool, bool, &[&str]); 5] = [
             (ProviderBinding::Unknown, true, false, &[PAYLOAD_SUPPRESSED]),
             (ProviderBinding::Shared, true, true, &[SHARED_PROVIDER_ACCEPTED]),
-            (ProviderBinding::Shared, false, false, &[SHARED_PROVIDER_NO_PAYLOAD]),
+            (
+                ProviderBinding::Shared,
+                false,
+                false,
+                &[SHARED_PROVIDER_NO_PAYLOAD],
+            ),
             (ProviderBinding::Shared, true, false, &[]),
             (ProviderBinding::NoProvider, true, false, &[]),
         ];

@@ -4,15 +4,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::raises::{Raising, RaisingProvider};
+use crate::observability::support::CALLS_LLM_KEYS;
 use oa_events::NodeError;
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, Response, RetryConfig,
-    RuntimeConfig, Tool,
+    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, Response,
+    RetryConfig, RuntimeConfig, Tool,
 };
-use oa_testkit::Server;
-
-use super::raises::{Raised, RaisingProvider};
-use crate::observability::support::CALLS_LLM_KEYS;
 use serde_json::{Map, Value};
 
 use crate::node::Node;
@@ -25,17 +23,33 @@ pub(super) struct LlmCall {
     responses: Arc<Mutex<Vec<Response>>>,
 }
 
+/// What every `calls_llm` of a case shares: the mock it calls and what the case says about it.
+pub(super) struct CallSite {
+    pub(super) base_url: String,
+    pub(super) capabilities: Capabilities,
+    /// The model a call binds when it names none.
+    pub(super) default_model: String,
+    /// The `provider` block's `gen_ai.system` override.
+    pub(super) system: Option<String>,
+    /// Every response the case's calls returned, in order.
+    pub(super) responses: Arc<Mutex<Vec<Response>>>,
+    /// The tools a call without its own `tools` declares (see `mock::implied_tools`).
+    pub(super) implied_tools: Vec<Tool>,
+    /// The mock's `raises` entries, when it has any.
+    pub(super) raising: Option<Raising>,
+}
+
 impl LlmCall {
-    pub(super) fn from_node(
-        call: &Node,
-        base_url: &str,
-        capabilities: Capabilities,
-        default_model: &str,
-        system: Option<&str>,
-        responses: Arc<Mutex<Vec<Response>>>,
-        implied_tools: &[Tool],
-        raising: Option<(Arc<Server>, Arc<Vec<Option<Raised>>>)>,
-    ) -> Result<Self, String> {
+    pub(super) fn from_node(call: &Node, site: &CallSite) -> Result<Self, String> {
+        let CallSite {
+            base_url,
+            capabilities,
+            default_model,
+            system,
+            responses,
+            implied_tools,
+            raising,
+        } = site;
         for (key, _) in call.as_map().unwrap_or_default() {
             if !CALLS_LLM_KEYS.contains(&key.as_str()) {
                 return Err(format!("harness_primitive_missing: calls_llm.{key}"));
@@ -53,15 +67,14 @@ impl LlmCall {
         let provider = builder
             .base_url(base_url)
             .no_api_key()
-            .capabilities(capabilities)
+            .capabilities(*capabilities)
             .total_timeout(Duration::from_secs(20))
             .build()
             .map_err(|error| format!("harness: {error}"))?;
         let provider: Box<dyn Provider> = match raising {
-            Some((server, raised)) => Box::new(RaisingProvider {
+            Some(raising) => Box::new(RaisingProvider {
                 inner: provider,
-                server,
-                raised,
+                raising: raising.clone(),
             }),
             None => Box::new(provider),
         };
@@ -128,7 +141,7 @@ impl LlmCall {
                 .get("stores_response_in")
                 .and_then(Node::as_str)
                 .map(str::to_owned),
-            responses,
+            responses: Arc::clone(responses),
         })
     }
 

@@ -54,7 +54,8 @@ impl Raised {
             }
             _ => {
                 return Err(
-                    "fixture_schema_invalid: raises needs exactly one of message and message_repeat".to_owned(),
+                    "fixture_schema_invalid: raises needs exactly one of message and message_repeat"
+                        .to_owned(),
                 );
             }
         };
@@ -67,21 +68,28 @@ impl Raised {
     }
 }
 
-/// A `calls_llm` provider over the case's mock that raises, for a call whose last reply was a `raises` entry, the
-/// error that entry names (the attempts, spans and hook records stay those of the real exchange).
-#[derive(Debug)]
-pub(super) struct RaisingProvider {
-    pub(super) inner: OpenAiProvider,
+/// The mock and its `raises` entries.
+#[derive(Debug, Clone)]
+pub(super) struct Raising {
     /// The mock, whose request count says which reply a call got last.
     pub(super) server: Arc<Server>,
     /// Per mocked reply, in order: the error its entry raises, if it is a `raises` entry.
     pub(super) raised: Arc<Vec<Option<Raised>>>,
 }
 
+/// A `calls_llm` provider over the case's mock that raises, for a call whose last reply was a `raises` entry, the
+/// error that entry names (the attempts, spans and hook records stay those of the real exchange).
+#[derive(Debug)]
+pub(super) struct RaisingProvider {
+    pub(super) inner: OpenAiProvider,
+    pub(super) raising: Raising,
+}
+
 impl RaisingProvider {
     fn raise(&self, error: ProviderError) -> ProviderError {
-        let last = self.server.n_requests().checked_sub(1);
-        match last.and_then(|idx| self.raised.get(idx)).and_then(Option::as_ref) {
+        let Raising { server, raised } = &self.raising;
+        let last = server.n_requests().checked_sub(1);
+        match last.and_then(|idx| raised.get(idx)).and_then(Option::as_ref) {
             Some(raised) => ProviderError::new(error.category(), raised.message.clone())
                 .with_vendor_code(Some(raised.error_type.clone())),
             None => error,
@@ -96,7 +104,10 @@ impl Provider for RaisingProvider {
     }
 
     async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError> {
-        self.inner.complete(request).await.map_err(|error| self.raise(error))
+        self.inner
+            .complete(request)
+            .await
+            .map_err(|error| self.raise(error))
     }
 
     async fn complete_with(
@@ -133,7 +144,10 @@ mod tests {
             "{error_type: e, message_repeat: {char: \"\", bytes: 1}}",
             "{error_type: e, message_repeat: {char: x, bytes: 99999999999}}",
         ] {
-            assert!(raised(bad).unwrap_err().starts_with("fixture_schema_invalid"), "{bad}");
+            assert!(
+                raised(bad).unwrap_err().starts_with("fixture_schema_invalid"),
+                "{bad}"
+            );
         }
     }
 }
