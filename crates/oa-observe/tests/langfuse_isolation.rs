@@ -24,7 +24,7 @@ use oa_testkit::openai::text_reply;
 use oa_testkit::{Server, Telemetry};
 use opentelemetry::KeyValue;
 use opentelemetry::trace::{Span as _, Tracer as _, TracerProvider as _};
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use serde_json::{Value, json};
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -101,6 +101,15 @@ async fn invoke(observer: LangfuseObserver) {
     bus.drain(Duration::from_secs(5)).await.unwrap();
 }
 
+/// The output the client's generation span carried, as the exporter holds it.
+fn generation_output(exporter: &InMemorySpanExporter) -> Option<opentelemetry::Value> {
+    let spans = exporter.get_finished_spans().unwrap();
+    let generation = spans
+        .iter()
+        .find(|span| span.name == "openarmature.llm.complete")?;
+    oa_testkit::attribute(generation, "langfuse.observation.output")
+}
+
 /// Builds with `build` under a `LogBridge` into `telemetry`'s logger provider.
 fn constructed<T>(telemetry: &Telemetry, build: impl FnOnce() -> T) -> T {
     let bridge = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
@@ -124,7 +133,7 @@ fn records(telemetry: &Telemetry) -> Vec<(Option<String>, Option<String>)> {
 
 #[tokio::test]
 async fn a_client_built_on_the_isolated_provider_exports_there_with_its_payload() {
-    let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+    let exporter = InMemorySpanExporter::default();
     let telemetry = Telemetry::new();
     let observer = constructed(&telemetry, || {
         let exporter = exporter.clone();
@@ -139,21 +148,13 @@ async fn a_client_built_on_the_isolated_provider_exports_there_with_its_payload(
     })
     .unwrap();
     invoke(observer).await;
-    let spans = exporter.get_finished_spans().unwrap();
-    let generation = spans
-        .iter()
-        .find(|span| span.name == "openarmature.llm.complete")
-        .unwrap();
-    assert_eq!(
-        oa_testkit::attribute(generation, "langfuse.observation.output"),
-        Some(opentelemetry::Value::from("\"hello\""))
-    );
+    assert_eq!(generation_output(&exporter), Some("\"hello\"".into()));
     assert!(records(&telemetry).is_empty(), "{:?}", records(&telemetry));
 }
 
 #[tokio::test]
 async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before_anything_is_emitted() {
-    let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+    let exporter = InMemorySpanExporter::default();
     let shared = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
         .build();
@@ -209,7 +210,7 @@ async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before
 
 #[tokio::test]
 async fn accepting_the_shared_provider_warns_once_and_emits_the_payload() {
-    let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+    let exporter = InMemorySpanExporter::default();
     let shared = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
         .build();
@@ -234,15 +235,7 @@ async fn accepting_the_shared_provider_warns_once_and_emits_the_payload() {
             Some("WARNING".to_owned())
         )]
     );
-    let spans = exporter.get_finished_spans().unwrap();
-    let generation = spans
-        .iter()
-        .find(|span| span.name == "openarmature.llm.complete")
-        .unwrap();
-    assert_eq!(
-        oa_testkit::attribute(generation, "langfuse.observation.output"),
-        Some(opentelemetry::Value::from("\"hello\""))
-    );
+    assert_eq!(generation_output(&exporter), Some("\"hello\"".into()));
 }
 
 /// A client that keeps to the trait's default binding.
