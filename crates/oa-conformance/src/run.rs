@@ -188,7 +188,7 @@ pub fn run(dirs: &[PathBuf]) -> Result<Report, DiscoverError> {
 const SPEC_FIXTURES: &str = "../shared/openarmature-spec-0.118/spec";
 
 /// The directories `oa conformance` runs by default, relative to a workspace root: the llm-provider,
-/// observability and conformance-adapter fixtures of [`SPEC_FIXTURES`], and this crate's own fixtures
+/// observability and conformance-adapter fixtures of spec v0.118.2 in `../shared`, and this crate's own fixtures
 /// (proposal 0126's llm-provider 082/083 and observability 161).
 pub fn default_dirs(workspace_root: &std::path::Path) -> Vec<PathBuf> {
     let spec = workspace_root.join(SPEC_FIXTURES);

@@ -94,8 +94,9 @@ impl LangfuseObserver {
         Self::builder(config).client(client)
     }
 
-    /// An observer that builds and owns its client from credentials (§8.9 mode (b)): an [`HttpLangfuseClient`]
-    /// with the default limits, which emits through no OpenTelemetry provider.
+    /// An observer that builds and owns its client from credentials (§8.9 mode (b)): an
+    /// [`HttpLangfuseClient`](super::HttpLangfuseClient) with the default limits, which emits through no
+    /// OpenTelemetry provider.
     ///
     /// # Errors
     ///
