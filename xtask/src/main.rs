@@ -243,7 +243,10 @@ fn start_peer(root: &Path) -> Result<Option<peer::Peer>, String> {
 /// The tests read `../shared`; say so loudly when it is missing, and fail under CI.
 fn check_shared(root: &Path) -> Result<(), String> {
     let shared = root.join("..").join("shared");
-    if shared.join("json-schema-test-suite").is_dir() && shared.join("openarmature-spec").is_dir() {
+    // The JSON Schema suite, and the spec's fixtures at v0.118.2 (what the conformance runner and the fuzz seeds
+    // read).
+    let parts = ["json-schema-test-suite", "openarmature-spec-0.118"];
+    if parts.iter().all(|part| shared.join(part).is_dir()) {
         return Ok(());
     }
     let message = format!(

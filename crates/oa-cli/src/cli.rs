@@ -37,7 +37,7 @@ oa validate tsconfig.json config.json --draft 7 --resource-dir schemastore/schem
     ///
     /// Prints a line per fixture and the totals as `N passed, M failed, K skipped`; exit 1 when any case failed.
     #[command(
-        after_help = "Examples:\n  oa conformance\n  oa conformance ../shared/openarmature-spec/spec --json\n  \
+        after_help = "Examples:\n  oa conformance\n  oa conformance ../shared/openarmature-spec-0.118/spec --json\n  \
 oa conformance crates/oa-conformance/fixtures"
     )]
     Conformance(ConformanceArgs),
@@ -166,8 +166,9 @@ pub(crate) enum Output {
 #[derive(Debug, Args)]
 pub(crate) struct ConformanceArgs {
     /// Fixture directories: a `conformance/` directory, or any directory with `<capability>/conformance/` folders
-    /// below it (a directory with no fixture exits 2). Default: the llm-provider and observability fixtures in
-    /// ../shared and the project's own, found from the current directory.
+    /// below it, under any folder name (a directory with no fixture exits 2). Default: the llm-provider,
+    /// observability and conformance-adapter fixtures of spec v0.118.2 in ../shared and the project's own, found
+    /// from the current directory.
     pub(crate) dirs: Vec<PathBuf>,
     /// Print one JSON object per case instead of the per-fixture lines.
     #[arg(long)]

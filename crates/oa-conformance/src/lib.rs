@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod capability;
 mod deferral;
 mod discover;
 mod error;
