@@ -68,7 +68,8 @@ impl Validator {
     /// container met in the text (`allOf`, `oneOf`, `patternProperties`, `enum` of objects, `unevaluated*`...)
     /// falls back. Members the target type skips are read and checked too. A repeated member name falls back
     /// (the value would keep only the last), as do byte strings, raw values, maps with non-string keys and enums
-    /// with data. Without the `arbitrary_precision` feature every call falls back.
+    /// with data. Numbers are checked as the parsed value would hold them, with or without the
+    /// `arbitrary_precision` feature (the README's "Numbers").
     ///
     /// # Errors
     /// [`Fallback`](crate::Fallback), with the reason.

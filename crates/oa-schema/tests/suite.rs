@@ -5,8 +5,11 @@
 //! Reads `../shared/json-schema-test-suite` (from the workspace root). Every file in `remotes/` is registered under
 //! `http://localhost:1234/`. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
 //! (each with its reason) are skipped and counted, at most 1% of each draft's optional cases, and an entry that
-//! matches no case fails the run, so the list cannot go stale. Prints `N passed, M failed` per directory and
-//! overall; exits non-zero on any failure, and when the suite is missing.
+//! matches no case fails the run, so the list cannot go stale. Without the `arbitrary_precision` feature, the cases
+//! listed in `tests/suite-without-arbitrary-precision.txt` (numbers beyond what an `f64` holds, each with its reason)
+//! must give the verdict opposite to the suite's, and are counted apart; with the feature they run as any other.
+//! Prints `N passed, M failed` per directory and overall; exits non-zero on any failure, and when the suite is
+//! missing.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -44,6 +47,8 @@ struct Tally {
     passed: usize,
     failed: usize,
     skipped: usize,
+    /// Listed cases that gave the other verdict, as listed (without `arbitrary_precision` only).
+    differed: usize,
     /// Optional cases met (skipped or run).
     optional: usize,
 }
@@ -61,8 +66,16 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let remotes = register_remotes(Validator::options(), &suite.join("remotes"));
-    let skips = load_skips();
+    let skips = load_list(include_str!("suite-skips.txt"));
+    // Without the feature, the cases whose verdict differs for want of the digits; with it, none.
+    let differences = if cfg!(feature = "arbitrary_precision") {
+        Vec::new()
+    } else {
+        load_list(include_str!("suite-without-arbitrary-precision.txt"))
+    };
     let mut used = HashSet::new();
+    let mut used_differences = HashSet::new();
+    let mut total_differed = 0;
     let tests = suite.join("tests");
     let mut ok = true;
     let (mut total_passed, mut total_failed) = (0, 0);
@@ -82,11 +95,20 @@ fn main() -> ExitCode {
         let mut draft_tally = Tally::default();
         for (name, dir, format_assertion, optional) in dirs {
             let options = options.clone().format_assertion(format_assertion);
-            let tally = run_dir(&options, &dir, &tests, optional, &skips, &mut used);
+            let lists = Lists {
+                skips: &skips,
+                differences: &differences,
+            };
+            let used = Used {
+                skips: &mut used,
+                differences: &mut used_differences,
+            };
+            let tally = run_dir(&options, &dir, &tests, optional, &lists, used);
             println!(
                 "{name}: {} passed, {} failed, {} skipped",
                 tally.passed, tally.failed, tally.skipped
             );
+            total_differed += tally.differed;
             draft_tally.passed += tally.passed;
             draft_tally.failed += tally.failed;
             draft_tally.skipped += tally.skipped;
@@ -120,8 +142,36 @@ fn main() -> ExitCode {
             ok = false;
         }
     }
+    for (idx, entry) in differences.iter().enumerate() {
+        if !used_differences.contains(&idx) {
+            println!(
+                "STALE entry of tests/suite-without-arbitrary-precision.txt (matches no case): {} / {} / {}",
+                entry.file, entry.group, entry.test
+            );
+            ok = false;
+        }
+    }
+    if !cfg!(feature = "arbitrary_precision") {
+        // Counted apart from the passes: these verdicts are the suite's opposite, as listed.
+        println!(
+            "without arbitrary_precision: {total_differed} cases gave the other verdict, as listed in \
+             tests/suite-without-arbitrary-precision.txt"
+        );
+    }
     println!("{total_passed} passed, {total_failed} failed");
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// The committed lists of cases: skipped, and (without `arbitrary_precision`) expected to differ.
+struct Lists<'a> {
+    skips: &'a [Skip],
+    differences: &'a [Skip],
+}
+
+/// Which entries of each list matched a case.
+struct Used<'a> {
+    skips: &'a mut HashSet<usize>,
+    differences: &'a mut HashSet<usize>,
 }
 
 /// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list).
@@ -130,8 +180,8 @@ fn run_dir(
     dir: &Path,
     tests: &Path,
     optional: bool,
-    skips: &[Skip],
-    used: &mut HashSet<usize>,
+    lists: &Lists<'_>,
+    used: Used<'_>,
 ) -> Tally {
     let mut tally = Tally::default();
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -151,16 +201,35 @@ fn run_dir(
                 if optional {
                     tally.optional += 1;
                 }
-                let skip_idx = skips.iter().position(|skip| {
-                    skip.file == relative && skip.group == group_name && skip.test == test_name
-                });
-                if let Some(skip_idx) = skip_idx {
+                let position = |list: &[Skip]| {
+                    list.iter().position(|skip| {
+                        skip.file == relative && skip.group == group_name && skip.test == test_name
+                    })
+                };
+                if let Some(skip_idx) = position(lists.skips) {
                     assert!(
                         optional,
                         "required case in the skip list: {relative} / {group_name} / {test_name}"
                     );
-                    used.insert(skip_idx);
+                    used.skips.insert(skip_idx);
                     tally.skipped += 1;
+                    continue;
+                }
+                if let Some(idx) = position(lists.differences) {
+                    used.differences.insert(idx);
+                    // The verdict must be the other one, reached soundly (evaluators agreeing, a report when invalid).
+                    let mut flipped = test.clone();
+                    flipped["valid"] = Value::Bool(!test["valid"].as_bool().unwrap());
+                    match outcome(&compiled, &flipped) {
+                        Ok(()) => tally.differed += 1,
+                        Err(reason) => {
+                            tally.failed += 1;
+                            println!(
+                                "FAIL (listed as differing without arbitrary_precision) {relative} / {group_name} / \
+                                 {test_name}: {reason}"
+                            );
+                        }
+                    }
                     continue;
                 }
                 match outcome(&compiled, test) {
@@ -224,8 +293,7 @@ fn register_remotes(mut options: ValidatorOptions, remotes: &Path) -> ValidatorO
 }
 
 /// Reads `file | group | test | reason` lines; `#` starts a comment line.
-fn load_skips() -> Vec<Skip> {
-    let text = include_str!("suite-skips.txt");
+fn load_list(text: &str) -> Vec<Skip> {
     text.lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
         .map(|line| {
