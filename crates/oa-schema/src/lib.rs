@@ -61,7 +61,9 @@ mod number;
 mod output;
 mod parse;
 mod registry;
+mod retrieve;
 mod stream;
+mod unresolved;
 mod validator;
 mod violation;
 
@@ -69,7 +71,9 @@ pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
+pub use retrieve::{Retrieve, RetrieveError};
 pub use stream::{Fallback, FallbackReason};
+pub use unresolved::{UnresolvedCause, UnresolvedReference};
 pub use validator::{ReportOptions, Validator, ValidatorOptions};
 pub use violation::{SchemaLocation, Violation, Violations};
 

@@ -40,6 +40,9 @@ pub(crate) struct CompiledSchema {
     pub(crate) sorted_maps: bool,
     /// How containers decompose for the validating deserializer (`Validator::deserialize_str`), built on first use.
     pub(crate) stream: std::sync::OnceLock<crate::keywords::StreamPlan>,
+    /// References that resolve to nothing (only when compiled with them deferred), indexed by
+    /// `Keyword::Unresolved`.
+    pub(crate) unresolved: Box<[crate::unresolved::UnresolvedReference]>,
 }
 
 impl CompiledSchema {

@@ -3,7 +3,8 @@
 //! folders' schemas declare no `$schema`).
 //!
 //! Reads `../shared/json-schema-test-suite` (from the workspace root). Every file in `remotes/` is registered under
-//! `http://localhost:1234/`. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
+//! `http://localhost:1234/`; every case runs a second time with the remotes supplied by a retriever instead, and
+//! unresolved references deferred, which must give the same verdicts. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
 //! (each with its reason) are skipped and counted, at most 1% of each draft's optional cases, and an entry that
 //! matches no case fails the run, so the list cannot go stale. Prints `N passed, M failed` per directory and
 //! overall; exits non-zero on any failure, and when the suite is missing.
@@ -14,11 +15,12 @@
     clippy::print_stderr
 )]
 
-use oa_schema::{Draft, Validator, ValidatorOptions};
+use oa_schema::{Draft, Retrieve, RetrieveError, Validator, ValidatorOptions};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Optional cases may be skipped up to this share of each draft's optional cases.
 const MAX_SKIP_SHARE: f64 = 0.01;
@@ -60,14 +62,22 @@ fn main() -> ExitCode {
         eprintln!("==================================================================");
         return ExitCode::FAILURE;
     }
-    let remotes = register_remotes(Validator::options(), &suite.join("remotes"));
+    let remote_documents = remotes(&suite.join("remotes"));
+    let registered = remote_documents
+        .iter()
+        .fold(Validator::options(), |options, (uri, document)| {
+            options.shared_resource(uri, Arc::clone(document))
+        });
+    let retrieving = Validator::options()
+        .defer_unresolved_references(true)
+        .retriever(Arc::new(Remotes(remote_documents)));
     let skips = load_skips();
     let mut used = HashSet::new();
     let tests = suite.join("tests");
     let mut ok = true;
     let (mut total_passed, mut total_failed) = (0, 0);
     for (folder, draft) in DRAFTS {
-        let options = remotes.clone().default_draft(draft);
+        let variants = [registered.clone(), retrieving.clone()].map(|options| options.default_draft(draft));
         let root = tests.join(folder);
         let dirs: [(String, PathBuf, bool, bool); 3] = [
             (folder.to_owned(), root.clone(), false, false),
@@ -81,8 +91,10 @@ fn main() -> ExitCode {
         ];
         let mut draft_tally = Tally::default();
         for (name, dir, format_assertion, optional) in dirs {
-            let options = options.clone().format_assertion(format_assertion);
-            let tally = run_dir(&options, &dir, &tests, optional, &skips, &mut used);
+            let variants = variants
+                .clone()
+                .map(|options| options.format_assertion(format_assertion));
+            let tally = run_dir(&variants, &dir, &tests, optional, &skips, &mut used);
             println!(
                 "{name}: {} passed, {} failed, {} skipped",
                 tally.passed, tally.failed, tally.skipped
@@ -124,9 +136,10 @@ fn main() -> ExitCode {
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-/// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list).
+/// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list), under
+/// each of the `variants` (a case passes when it passes under all).
 fn run_dir(
-    options: &ValidatorOptions,
+    variants: &[ValidatorOptions; 2],
     dir: &Path,
     tests: &Path,
     optional: bool,
@@ -145,7 +158,7 @@ fn run_dir(
         let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for group in groups.as_array().unwrap() {
             let group_name = group["description"].as_str().unwrap();
-            let compiled = options.build(&group["schema"]);
+            let compiled = variants.each_ref().map(|options| options.build(&group["schema"]));
             for test in group["tests"].as_array().unwrap() {
                 let test_name = test["description"].as_str().unwrap();
                 if optional {
@@ -163,12 +176,23 @@ fn run_dir(
                     tally.skipped += 1;
                     continue;
                 }
-                match outcome(&compiled, test) {
-                    Ok(()) => tally.passed += 1,
-                    Err(reason) => {
-                        tally.failed += 1;
-                        println!("FAIL {relative} / {group_name} / {test_name}: {reason}");
-                    }
+                let failures: Vec<String> = compiled
+                    .iter()
+                    .zip(["registered remotes", "retrieved remotes, deferred"])
+                    .filter_map(|(compiled, variant)| {
+                        outcome(compiled, test)
+                            .err()
+                            .map(|reason| format!("{reason} ({variant})"))
+                    })
+                    .collect();
+                if failures.is_empty() {
+                    tally.passed += 1;
+                } else {
+                    tally.failed += 1;
+                    println!(
+                        "FAIL {relative} / {group_name} / {test_name}: {}",
+                        failures.join("; ")
+                    );
                 }
             }
         }
@@ -202,7 +226,9 @@ fn outcome(compiled: &Result<Validator, oa_schema::SchemaError>, test: &Value) -
     }
 }
 
-fn register_remotes(mut options: ValidatorOptions, remotes: &Path) -> ValidatorOptions {
+/// Every file of `remotes/`, by its URI under `http://localhost:1234/`.
+fn remotes(remotes: &Path) -> HashMap<String, Arc<Value>> {
+    let mut documents = HashMap::new();
     let mut stack = vec![remotes.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -216,11 +242,21 @@ fn register_remotes(mut options: ValidatorOptions, remotes: &Path) -> ValidatorO
                     .to_string_lossy()
                     .replace('\\', "/");
                 let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options.resource(&format!("http://localhost:1234/{relative}"), document);
+                documents.insert(format!("http://localhost:1234/{relative}"), Arc::new(document));
             }
         }
     }
-    options
+    documents
+}
+
+/// The remotes as a retriever serves them: asked only for what nothing registered holds.
+#[derive(Debug)]
+struct Remotes(HashMap<String, Arc<Value>>);
+
+impl Retrieve for Remotes {
+    fn retrieve(&self, uri: &str) -> Result<Option<Arc<Value>>, RetrieveError> {
+        Ok(self.0.get(uri).cloned())
+    }
 }
 
 /// Reads `file | group | test | reason` lines; `#` starts a comment line.

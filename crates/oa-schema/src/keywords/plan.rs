@@ -546,6 +546,7 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         }
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
+        | Keyword::Unresolved { .. }
         | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
