@@ -79,6 +79,7 @@ pub(crate) fn compile(
     let mut resources = std::mem::take(&mut compiler.resources);
     let mut annotations = std::mem::take(&mut compiler.annotations);
     let unresolved = std::mem::take(&mut compiler.unresolved).into_boxed_slice();
+    let documents = compiler.registry.document_uris();
     resources.shrink_to_fit();
     drop(compiler);
     // Collected in place: `Option<Node>` is as large as `Node`, so the compiled nodes reuse the slots' buffer.
@@ -118,6 +119,8 @@ pub(crate) fn compile(
         dynamic_scope_matters,
         sorted_maps: crate::node::maps_iterate_sorted(),
         unresolved,
+        documents,
+        format_assertion: settings.format_assertion,
     })
 }
 
@@ -175,19 +178,20 @@ impl<'a> Compiler<'a> {
         id
     }
 
-    /// The resource for a base URI, registering its dynamic anchors the first time.
-    fn resource_for(&mut self, base: &Arc<Url>) -> ResourceId {
+    /// The resource for a base URI (whose root is at `root_pointer` of document `doc_id`), registering its dynamic
+    /// anchors the first time.
+    fn resource_for(&mut self, base: &Arc<Url>, doc_id: DocId, root_pointer: &str) -> ResourceId {
         if let Some((last, id)) = &self.last_resource
             && Arc::ptr_eq(last, base)
         {
             return *id;
         }
-        let id = self.resource_for_uri(base);
+        let id = self.resource_for_uri(base, doc_id, root_pointer);
         self.last_resource = Some((Arc::clone(base), id));
         id
     }
 
-    fn resource_for_uri(&mut self, base: &Url) -> ResourceId {
+    fn resource_for_uri(&mut self, base: &Url, doc_id: DocId, root_pointer: &str) -> ResourceId {
         if let Some(id) = self.resource_ids.get(base.as_str()) {
             return *id;
         }
@@ -202,6 +206,8 @@ impl<'a> Compiler<'a> {
         self.resources.push(Resource {
             base: display_base(base).into(),
             dynamic_anchors,
+            document: u32::try_from(doc_id).unwrap_or(u32::MAX),
+            root_pointer: root_pointer.into(),
         });
         id
     }
@@ -210,7 +216,8 @@ impl<'a> Compiler<'a> {
         let Pending { id, doc_id, pointer } = pending;
         let value = self.values.get(id as usize).copied().flatten();
         let place = self.registry.place(doc_id, &pointer, value);
-        let resource = self.resource_for(&place.base);
+        let root_pointer = pointer.get(..place.root_len()).unwrap_or_default();
+        let resource = self.resource_for(&place.base, doc_id, root_pointer);
         let within = pointer.get(place.root_len()..).unwrap_or(&pointer);
         let shown_base = self
             .resources
@@ -502,7 +509,7 @@ const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
     .add(b']');
 
 /// Percent-encodes a JSON Pointer for use as a URI fragment, appending it to `out`.
-fn push_fragment_encoded(pointer: &str, out: &mut String) {
+pub(crate) fn push_fragment_encoded(pointer: &str, out: &mut String) {
     // Nearly every pointer needs no escape: one scan, one copy. Every byte `FRAGMENT` escapes (and every non-ASCII
     // byte) is outside the printable range or one of those listed.
     const PLAIN: [bool; 256] = {

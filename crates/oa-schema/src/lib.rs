@@ -41,6 +41,7 @@
 //! routes to the fuzz targets (not a supported API).
 
 mod alternatives;
+mod bundle;
 mod compile;
 mod depth;
 mod dialect;
@@ -67,6 +68,7 @@ mod unresolved;
 mod validator;
 mod violation;
 
+pub use bundle::{Bundle, Inexpressible, Origin};
 pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
 pub use output::OutputFormat;

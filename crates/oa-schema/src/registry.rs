@@ -76,6 +76,8 @@ pub(crate) const RECURSIVE_ANCHOR: &str = "";
 struct Document<'a> {
     value: &'a Value,
     dialect: Dialect,
+    /// The URI it was loaded under, as locations show it.
+    shown: Box<str>,
 }
 
 /// Every document a compilation can reach, indexed.
@@ -153,7 +155,12 @@ impl<'a> Registry<'a> {
     pub(crate) fn add_document(&mut self, value: &'a Value, uri: Url) -> Result<DocId, SchemaError> {
         let doc_id = self.documents.len();
         let dialect = self.dialect_for(value, &uri)?;
-        self.documents.push(Document { value, dialect });
+        let shown = display_base(&uri).into();
+        self.documents.push(Document {
+            value,
+            dialect,
+            shown,
+        });
         self.places.push(HashMap::new());
         self.by_uri
             .entry(uri.as_str().to_owned())
@@ -167,6 +174,11 @@ impl<'a> Registry<'a> {
         self.documents
             .get(doc_id)
             .and_then(|doc| pointer_get(doc.value, pointer))
+    }
+
+    /// The URI each document was loaded under, as locations show it (empty for the anonymous base), by [`DocId`].
+    pub(crate) fn document_uris(&self) -> Box<[Box<str>]> {
+        self.documents.iter().map(|doc| doc.shown.clone()).collect()
     }
 
     /// How many subschemas indexing found in a document.
