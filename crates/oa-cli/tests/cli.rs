@@ -3,7 +3,11 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+mod support;
+
+use support::{oa, stdout};
 
 struct Scratch {
     dir: tempfile::TempDir,
@@ -21,18 +25,6 @@ impl Scratch {
         std::fs::write(&path, text).unwrap();
         path
     }
-}
-
-fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
-    for arg in args {
-        command.arg(arg);
-    }
-    command.output().unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 fn person_schema() -> Value {

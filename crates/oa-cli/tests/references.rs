@@ -6,23 +6,11 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
-    for arg in args {
-        command.arg(arg);
-    }
-    command.output().unwrap()
-}
+mod support;
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
+use support::{oa, stderr, stdout};
 
 fn write(path: &Path, value: &Value) -> PathBuf {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

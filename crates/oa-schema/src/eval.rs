@@ -127,6 +127,11 @@ impl<'f, 'v> Frame<'f, 'v> {
     }
 }
 
+/// The most violations of unresolved references reached while probing that a run keeps aside for its report: a
+/// union probed over every item of a large array reaches the same reference once per item; the report needs them
+/// only to name the references and where, and its collecting walk names those it reaches itself.
+const UNRESOLVED_ASIDE_MAX: usize = 4096;
+
 /// The report's first capacity (a small report is built without growing).
 const VIOLATIONS_AT_FIRST: usize = 8;
 
@@ -528,18 +533,12 @@ impl<'s> Evaluator<'s> {
         }
     }
 
-    /// Records that a reference that resolves to nothing (entry `index`, written in `keyword` of `node`) was reached.
+    /// Records that a reference that resolves to nothing (entry `index`, written in `keyword`) was reached.
     /// That fails the whole run, as the depth limit does: `not` or a union must not turn it into success. Each one
     /// reached is reported, when collecting or not.
     #[cold]
     #[inline(never)]
-    pub(crate) fn reach_unresolved(
-        &mut self,
-        frame: &Frame<'_, '_>,
-        node: &Node,
-        index: u32,
-        keyword: &'static str,
-    ) {
+    pub(crate) fn reach_unresolved(&mut self, frame: &Frame<'_, '_>, index: u32, keyword: &'static str) {
         self.unresolved = true;
         if !self.reporting {
             return;
@@ -548,7 +547,9 @@ impl<'s> Evaluator<'s> {
         let Some(entry) = schema.unresolved.get(index as usize) else {
             return;
         };
-        let _ = node;
+        if !self.collect && self.unresolved_reached.len() >= UNRESOLVED_ASIDE_MAX {
+            return;
+        }
         let violation = Violation::unresolved(
             frame.instance_location(),
             keyword,
@@ -560,7 +561,7 @@ impl<'s> Evaluator<'s> {
         if self.collect {
             self.expect_violations();
             self.violations.push(violation);
-        } else {
+        } else if self.unresolved_reached.len() < UNRESOLVED_ASIDE_MAX {
             self.unresolved_reached.push(violation);
         }
     }

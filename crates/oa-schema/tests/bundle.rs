@@ -6,7 +6,10 @@
 //! schemas whose bundle reports something inexpressible are left out, counted by kind.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-use oa_schema::{Bundle, Draft, Inexpressible, Validator, ValidatorOptions};
+#[path = "support/remotes.rs"]
+mod remotes;
+
+use oa_schema::{Bundle, Draft, Inexpressible, Validator};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -101,28 +104,6 @@ fn suite_dir() -> Option<PathBuf> {
     None
 }
 
-fn remotes(options: ValidatorOptions, dir: &Path) -> ValidatorOptions {
-    let mut options = options;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "json") {
-                let relative = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options.resource(&format!("http://localhost:1234/{relative}"), document);
-            }
-        }
-    }
-    options
-}
-
 /// The groups of every `.json` file of a folder (not its subfolders).
 fn groups(dir: &Path) -> Vec<(String, Value)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -148,7 +129,11 @@ fn groups(dir: &Path) -> Vec<(String, Value)> {
 #[test]
 fn every_suite_schema_bundles_and_judges_alike() {
     let Some(suite) = suite_dir() else { return };
-    let registered = remotes(Validator::options(), &suite.join("remotes"));
+    let registered = remotes::remotes(&suite.join("remotes"))
+        .into_iter()
+        .fold(Validator::options(), |options, (uri, document)| {
+            options.shared_resource(&uri, document)
+        });
     let drafts = [
         ("draft4", Draft::Draft4),
         ("draft6", Draft::Draft6),
@@ -568,4 +553,44 @@ fn generated_schemas_bundle_and_judge_alike() {
         "only {} of {cases} compiled",
         compiled.get()
     );
+}
+
+#[test]
+fn a_keyword_whose_place_is_taken_moves_into_an_all_of_member() {
+    // `$ref` beside a `$dynamicRef` that resolves statically: both become `$ref`.
+    let validator = Validator::new(&json!({
+        "$defs": { "int": { "type": "integer" }, "small": { "maximum": 3 } },
+        "allOf": [{ "minimum": 0 }],
+        "$ref": "#/$defs/int",
+        "$dynamicRef": "#/$defs/small"
+    }))
+    .unwrap();
+    let bundle = validator.bundle();
+    assert!(bundle.inexpressible().is_empty());
+    let schema = bundle.schema();
+    assert_eq!(schema["allOf"].as_array().map(Vec::len), Some(2), "{schema:#}");
+    let refs = [
+        schema["$ref"].as_str().unwrap(),
+        schema["allOf"][1]["$ref"].as_str().unwrap(),
+    ];
+    assert!(
+        refs.contains(&"#/$defs/int") && refs.contains(&"#/$defs/small"),
+        "{schema:#}"
+    );
+    assert_eq!(bundle.origin("/allOf/1").unwrap().pointer(), "");
+    let (at_root, in_member) = if schema["$ref"] == json!("#/$defs/int") {
+        ("$ref", "$dynamicRef")
+    } else {
+        ("$dynamicRef", "$ref")
+    };
+    assert_eq!(bundle.source_keyword("", "$ref"), Some(at_root));
+    assert_eq!(bundle.source_keyword("/allOf/1", "$ref"), Some(in_member));
+    let rebuilt = Validator::new(schema).unwrap();
+    for instance in [json!(-1), json!(0), json!(3), json!(4), json!(2.5), json!("x")] {
+        assert_eq!(
+            rebuilt.is_valid(&instance),
+            validator.is_valid(&instance),
+            "{instance}"
+        );
+    }
 }

@@ -15,7 +15,11 @@
     clippy::print_stderr
 )]
 
+#[path = "support/remotes.rs"]
+mod remotes;
+
 use oa_schema::{Draft, Retrieve, RetrieveError, Validator, ValidatorOptions};
+use remotes::remotes;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -224,29 +228,6 @@ fn outcome(compiled: &Result<Validator, oa_schema::SchemaError>, test: &Value) -
     } else {
         Ok(())
     }
-}
-
-/// Every file of `remotes/`, by its URI under `http://localhost:1234/`.
-fn remotes(remotes: &Path) -> HashMap<String, Arc<Value>> {
-    let mut documents = HashMap::new();
-    let mut stack = vec![remotes.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "json") {
-                let relative = path
-                    .strip_prefix(remotes)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                documents.insert(format!("http://localhost:1234/{relative}"), Arc::new(document));
-            }
-        }
-    }
-    documents
 }
 
 /// The remotes as a retriever serves them: asked only for what nothing registered holds.

@@ -305,11 +305,19 @@ impl Layout<'_> {
         let origin = origin_of(self.schema, id);
         let empty = Parts::default();
         let parts = self.parts.get(&id).unwrap_or(&empty);
+        let renamed_in = |member: Option<usize>| -> Vec<(&'static str, &'static str)> {
+            parts
+                .renamed
+                .iter()
+                .filter(|(at, ..)| *at == member)
+                .map(|(_, written, original)| (*written, *original))
+                .collect()
+        };
         subschemas.insert(
             pointer.to_owned(),
             Subschema {
                 origin: origin.clone(),
-                renamed: parts.renamed.clone(),
+                renamed: renamed_in(None),
             },
         );
         for member in &parts.extra_members {
@@ -317,7 +325,7 @@ impl Layout<'_> {
                 format!("{pointer}/allOf/{member}"),
                 Subschema {
                     origin: origin.clone(),
-                    renamed: parts.renamed.clone(),
+                    renamed: renamed_in(Some(*member)),
                 },
             );
         }

@@ -4,9 +4,10 @@
 use crate::keywords::{Bound, Keyword};
 use crate::node::{Body, CompiledSchema, NodeId};
 use serde_json::{Value, json};
+use std::collections::HashSet;
 
 /// A step below a node.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(super) enum Token {
     Key(String),
     Index(usize),
@@ -32,8 +33,9 @@ pub(super) struct Parts {
     pub(super) members: Vec<(Vec<Token>, Content)>,
     /// `allOf` members made for such moves, by index: the subschemas with no node of their own.
     pub(super) extra_members: Vec<usize>,
-    /// 2020-12 keywords written from another keyword of the caller's schema: (written, original).
-    pub(super) renamed: Vec<(&'static str, &'static str)>,
+    /// 2020-12 keywords written from another keyword of the caller's schema: (written, original), and the `allOf`
+    /// member they were moved into (`None`: the node itself).
+    pub(super) renamed: Vec<(Option<usize>, &'static str, &'static str)>,
     /// What 2020-12 cannot say: (keyword of the caller's schema, what).
     pub(super) inexpressible: Vec<Note>,
 }
@@ -66,7 +68,9 @@ pub(super) fn of(schema: &CompiledSchema, id: NodeId, unevaluated_items: bool) -
                 _ => None,
             })
             .unwrap_or(0),
-        leaves: Vec::new(),
+        leaves: HashSet::new(),
+        prefixes: HashSet::new(),
+        last_member: None,
     };
     // `dependencies` (before 2019-09, and kept by 2020-12) is written as `dependentRequired` and
     // `dependentSchemas`; its string lists merge with `dependentRequired`'s (both require all they name).
@@ -141,22 +145,35 @@ struct Writer<'p> {
     parts: &'p mut Parts,
     /// The node's own `allOf` members: moved members go after them.
     n_all_of: usize,
-    /// Every path written, for the collision check.
-    leaves: Vec<Vec<Token>>,
+    /// Every path written, and every proper prefix of one, for the collision check (a path is taken when it, or a
+    /// prefix of it, was written, or it is a prefix of one written): a node with thousands of properties stays
+    /// linear.
+    leaves: HashSet<Vec<Token>>,
+    prefixes: HashSet<Vec<Token>>,
+    /// The `allOf` member the last member written was moved into, if it was.
+    last_member: Option<usize>,
 }
 
 impl Writer<'_> {
     fn taken(&self, path: &[Token]) -> bool {
-        self.leaves
-            .iter()
-            .any(|leaf| leaf.starts_with(path) || path.starts_with(leaf))
+        self.prefixes.contains(path) || (1..=path.len()).any(|len| self.leaves.contains(&path[..len]))
+    }
+
+    fn record(&mut self, path: &[Token]) {
+        for len in 1..path.len() {
+            self.prefixes.insert(path[..len].to_vec());
+        }
+        self.leaves.insert(path.to_vec());
     }
 
     fn put(&mut self, path: Vec<Token>, content: Content) {
         let mut path = path;
         let mut extra = 0;
-        while self.taken(&path) {
+        self.last_member = None;
+        // Bounded: each move takes a further `allOf` member; a node has far fewer keywords than this.
+        while self.taken(&path) && extra < 64 {
             let member = self.n_all_of + extra;
+            self.last_member = Some(member);
             let moved: Vec<Token> = [key("allOf"), Token::Index(member)]
                 .into_iter()
                 .chain(path.iter().skip(if extra == 0 { 0 } else { 2 }).cloned())
@@ -167,20 +184,23 @@ impl Writer<'_> {
             path = moved;
             extra += 1;
         }
-        self.leaves.push(path.clone());
+        self.record(&path);
         self.parts.members.push((path, content));
     }
 
     fn put_if_free(&mut self, path: Vec<Token>, content: Content) {
+        self.last_member = None;
         if !self.taken(&path) {
-            self.leaves.push(path.clone());
+            self.record(&path);
             self.parts.members.push((path, content));
         }
     }
 
+    /// Records that the member just written (`written`) comes from `original`.
     fn rename(&mut self, written: &'static str, original: &'static str) {
-        if !self.parts.renamed.contains(&(written, original)) {
-            self.parts.renamed.push((written, original));
+        let entry = (self.last_member, written, original);
+        if !self.parts.renamed.contains(&entry) {
+            self.parts.renamed.push(entry);
         }
     }
 

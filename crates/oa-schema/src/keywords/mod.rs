@@ -413,9 +413,7 @@ pub(crate) fn evaluate<'v>(
         Keyword::UnevaluatedItems(unevaluated) => {
             unevaluated::evaluate_items(ev, *unevaluated, node, instance, frame, evaluated)
         }
-        Keyword::Unresolved { index, keyword } => {
-            ref_::evaluate_unresolved(ev, (*index, keyword), node, frame)
-        }
+        Keyword::Unresolved { index, keyword } => ref_::evaluate_unresolved(ev, (*index, keyword), frame),
     }
 }
 

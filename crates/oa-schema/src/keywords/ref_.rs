@@ -138,9 +138,8 @@ pub(super) fn dynamic_target(
 pub(super) fn evaluate_unresolved(
     ev: &mut Evaluator<'_>,
     (index, keyword): (u32, &'static str),
-    node: &crate::node::Node,
     frame: &Frame<'_, '_>,
 ) -> bool {
-    ev.reach_unresolved(frame, node, index, keyword);
+    ev.reach_unresolved(frame, index, keyword);
     false
 }
