@@ -112,6 +112,17 @@ impl SchemaSource {
     }
 }
 
+/// The `file://` URI a schema file is compiled at (after resolving symbolic links): `None` for standard input or a
+/// path that cannot be resolved.
+pub(crate) fn file_base(path: &Path) -> Option<String> {
+    if path == Path::new("-") {
+        return None;
+    }
+    std::fs::canonicalize(path)
+        .ok()
+        .and_then(|canonical| disk::file_uri(&canonical).ok())
+}
+
 /// Standard input's text.
 fn read_stdin() -> Result<String, String> {
     let mut text = String::new();
