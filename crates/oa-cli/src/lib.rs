@@ -21,7 +21,7 @@ mod output;
 mod pairs;
 mod probe;
 mod progress;
-mod resources;
+mod schema_source;
 mod tap;
 mod validate;
 

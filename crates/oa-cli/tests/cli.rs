@@ -3,7 +3,11 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+mod support;
+
+use support::{oa, stdout};
 
 struct Scratch {
     dir: tempfile::TempDir,
@@ -21,18 +25,6 @@ impl Scratch {
         std::fs::write(&path, text).unwrap();
         path
     }
-}
-
-fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
-    for arg in args {
-        command.arg(arg);
-    }
-    command.output().unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 fn person_schema() -> Value {
@@ -604,11 +596,12 @@ fn resource_dir_registers_a_catalog_by_id_and_validates_offline() {
     let scratch = Scratch::new();
     let (dir, schema) = catalog(&scratch);
     let instance = scratch.file("instance.json", r#"{"owner": {"home": {"city": 7}}}"#);
-    // Without the catalog the reference resolves nowhere: nothing is fetched.
+    // Without the catalog the reference resolves nowhere: nothing is fetched, and the instance reaches it.
     let output = oa(&[&"validate", &schema, &instance]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("resolves to no known schema"), "{stderr}");
+    assert!(stderr.contains("no schema oa was given has that URI"), "{stderr}");
+    assert!(stderr.contains("oa never fetches schemas"), "{stderr}");
     let output = oa(&[
         &"validate",
         &schema,
@@ -635,7 +628,7 @@ fn resource_files_register_by_id_or_by_file_uri() {
     let scratch = Scratch::new();
     let (dir, schema) = catalog(&scratch);
     let instance = scratch.file("instance.json", r#"{"owner": {"home": {}}}"#);
-    // Listed after one flag.
+    // One file per flag, the flag repeated.
     let output = oa(&[
         &"validate",
         &schema,
@@ -644,6 +637,7 @@ fn resource_files_register_by_id_or_by_file_uri() {
         &"json",
         &"--resource",
         &dir.join("address.json"),
+        &"--resource",
         &dir.join("nested/person.json"),
     ]);
     assert_eq!(output.status.code(), Some(1));
@@ -674,13 +668,20 @@ fn unreadable_or_clashing_resources_are_input_errors() {
         vec![broken],
         vec![dir.join("address.json"), dir.join("address.json")],
     ] {
-        let mut command: Vec<&dyn AsRef<std::ffi::OsStr>> =
-            vec![&"validate", &schema, &instance, &"--resource"];
+        let mut command: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"validate", &schema, &instance];
         for arg in &args {
+            command.push(&"--resource");
             command.push(arg);
         }
         let output = oa(&command);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("cannot read")
+                || stderr.contains("not well-formed JSON")
+                || stderr.contains("is already that of"),
+            "{args:?}: {stderr}"
+        );
     }
     let output = oa(&[
         &"validate",

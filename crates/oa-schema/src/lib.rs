@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod alternatives;
+mod bundle;
 mod compile;
 mod depth;
 mod dialect;
@@ -21,14 +22,19 @@ mod number;
 mod output;
 mod parse;
 mod registry;
+mod retrieve;
 mod stream;
+mod unresolved;
 mod validator;
 mod violation;
 
+pub use bundle::{Bundle, Inexpressible, Origin};
 pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
+pub use retrieve::{Retrieve, RetrieveError};
 pub use stream::{Fallback, FallbackReason};
+pub use unresolved::{UnresolvedCause, UnresolvedReference};
 pub use validator::{ReportOptions, Validator, ValidatorOptions};
 pub use violation::{SchemaLocation, Violation, Violations};

@@ -3,7 +3,8 @@
 //! folders' schemas declare no `$schema`).
 //!
 //! Reads `../shared/json-schema-test-suite` (from the workspace root). Every file in `remotes/` is registered under
-//! `http://localhost:1234/`. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
+//! `http://localhost:1234/`; every case runs a second time with the remotes supplied by a retriever instead, and
+//! unresolved references deferred, which must give the same verdicts. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
 //! (each with its reason) are skipped and counted, at most 1% of each draft's optional cases, and an entry that
 //! matches no case fails the run, so the list cannot go stale. Without the `arbitrary_precision` feature, the cases
 //! listed in `tests/suite-without-arbitrary-precision.txt` (numbers beyond what an `f64` holds, each with its reason)
@@ -17,11 +18,16 @@
     clippy::print_stderr
 )]
 
-use oa_schema::{Draft, Validator, ValidatorOptions};
+#[path = "support/remotes.rs"]
+mod remotes;
+
+use oa_schema::{Draft, Retrieve, RetrieveError, Validator, ValidatorOptions};
+use remotes::remotes;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Optional cases may be skipped up to this share of each draft's optional cases.
 const MAX_SKIP_SHARE: f64 = 0.01;
@@ -47,10 +53,10 @@ struct Tally {
     passed: usize,
     failed: usize,
     skipped: usize,
-    /// Listed cases that gave the other verdict, as listed (without `arbitrary_precision` only).
-    differed: usize,
     /// Optional cases met (skipped or run).
     optional: usize,
+    /// Listed cases that gave the other verdict, as listed (without `arbitrary_precision` only).
+    differed: usize,
 }
 
 fn main() -> ExitCode {
@@ -65,7 +71,15 @@ fn main() -> ExitCode {
         eprintln!("==================================================================");
         return ExitCode::FAILURE;
     }
-    let remotes = register_remotes(Validator::options(), &suite.join("remotes"));
+    let remote_documents = remotes(&suite.join("remotes"));
+    let registered = remote_documents
+        .iter()
+        .fold(Validator::options(), |options, (uri, document)| {
+            options.shared_resource(uri, Arc::clone(document))
+        });
+    let retrieving = Validator::options()
+        .defer_unresolved_references(true)
+        .retriever(Arc::new(Remotes(remote_documents)));
     let skips = load_list(include_str!("suite-skips.txt"));
     // Without the feature, the cases whose verdict differs for want of the digits; with it, none.
     let differences = if cfg!(feature = "arbitrary_precision") {
@@ -80,7 +94,7 @@ fn main() -> ExitCode {
     let mut ok = true;
     let (mut total_passed, mut total_failed) = (0, 0);
     for (folder, draft) in DRAFTS {
-        let options = remotes.clone().default_draft(draft);
+        let variants = [registered.clone(), retrieving.clone()].map(|options| options.default_draft(draft));
         let root = tests.join(folder);
         let dirs: [(String, PathBuf, bool, bool); 3] = [
             (folder.to_owned(), root.clone(), false, false),
@@ -94,7 +108,9 @@ fn main() -> ExitCode {
         ];
         let mut draft_tally = Tally::default();
         for (name, dir, format_assertion, optional) in dirs {
-            let options = options.clone().format_assertion(format_assertion);
+            let variants = variants
+                .clone()
+                .map(|options| options.format_assertion(format_assertion));
             let lists = Lists {
                 skips: &skips,
                 differences: &differences,
@@ -103,16 +119,16 @@ fn main() -> ExitCode {
                 skips: &mut used,
                 differences: &mut used_differences,
             };
-            let tally = run_dir(&options, &dir, &tests, optional, &lists, used);
+            let tally = run_dir(&variants, &dir, &tests, optional, &lists, used);
             println!(
                 "{name}: {} passed, {} failed, {} skipped",
                 tally.passed, tally.failed, tally.skipped
             );
-            total_differed += tally.differed;
             draft_tally.passed += tally.passed;
             draft_tally.failed += tally.failed;
             draft_tally.skipped += tally.skipped;
             draft_tally.optional += tally.optional;
+            total_differed += tally.differed;
         }
         #[allow(clippy::cast_precision_loss)] // Case counts are small.
         let share = draft_tally.skipped as f64 / draft_tally.optional.max(1) as f64;
@@ -174,9 +190,10 @@ struct Used<'a> {
     differences: &'a mut HashSet<usize>,
 }
 
-/// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list).
+/// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list), under
+/// each of the `variants` (a case passes when it passes under all).
 fn run_dir(
-    options: &ValidatorOptions,
+    variants: &[ValidatorOptions; 2],
     dir: &Path,
     tests: &Path,
     optional: bool,
@@ -195,7 +212,7 @@ fn run_dir(
         let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for group in groups.as_array().unwrap() {
             let group_name = group["description"].as_str().unwrap();
-            let compiled = options.build(&group["schema"]);
+            let compiled = variants.each_ref().map(|options| options.build(&group["schema"]));
             for test in group["tests"].as_array().unwrap() {
                 let test_name = test["description"].as_str().unwrap();
                 if optional {
@@ -217,27 +234,41 @@ fn run_dir(
                 }
                 if let Some(idx) = position(lists.differences) {
                     used.differences.insert(idx);
-                    // The verdict must be the other one, reached soundly (evaluators agreeing, a report when invalid).
+                    // The verdict must be the other one, reached soundly (evaluators agreeing, a report when
+                    // invalid), under every variant.
                     let mut flipped = test.clone();
                     flipped["valid"] = Value::Bool(!test["valid"].as_bool().unwrap());
-                    match outcome(&compiled, &flipped) {
-                        Ok(()) => tally.differed += 1,
-                        Err(reason) => {
-                            tally.failed += 1;
-                            println!(
-                                "FAIL (listed as differing without arbitrary_precision) {relative} / {group_name} / \
-                                 {test_name}: {reason}"
-                            );
-                        }
+                    let failures: Vec<String> =
+                        compiled.iter().filter_map(|compiled| outcome(compiled, &flipped).err()).collect();
+                    if failures.is_empty() {
+                        tally.differed += 1;
+                    } else {
+                        tally.failed += 1;
+                        println!(
+                            "FAIL (listed as differing without arbitrary_precision) {relative} / {group_name} / \
+                             {test_name}: {}",
+                            failures.join("; ")
+                        );
                     }
                     continue;
                 }
-                match outcome(&compiled, test) {
-                    Ok(()) => tally.passed += 1,
-                    Err(reason) => {
-                        tally.failed += 1;
-                        println!("FAIL {relative} / {group_name} / {test_name}: {reason}");
-                    }
+                let failures: Vec<String> = compiled
+                    .iter()
+                    .zip(["registered remotes", "retrieved remotes, deferred"])
+                    .filter_map(|(compiled, variant)| {
+                        outcome(compiled, test)
+                            .err()
+                            .map(|reason| format!("{reason} ({variant})"))
+                    })
+                    .collect();
+                if failures.is_empty() {
+                    tally.passed += 1;
+                } else {
+                    tally.failed += 1;
+                    println!(
+                        "FAIL {relative} / {group_name} / {test_name}: {}",
+                        failures.join("; ")
+                    );
                 }
             }
         }
@@ -271,25 +302,14 @@ fn outcome(compiled: &Result<Validator, oa_schema::SchemaError>, test: &Value) -
     }
 }
 
-fn register_remotes(mut options: ValidatorOptions, remotes: &Path) -> ValidatorOptions {
-    let mut stack = vec![remotes.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "json") {
-                let relative = path
-                    .strip_prefix(remotes)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options.resource(&format!("http://localhost:1234/{relative}"), document);
-            }
-        }
+/// The remotes as a retriever serves them: asked only for what nothing registered holds.
+#[derive(Debug)]
+struct Remotes(HashMap<String, Arc<Value>>);
+
+impl Retrieve for Remotes {
+    fn retrieve(&self, uri: &str) -> Result<Option<Arc<Value>>, RetrieveError> {
+        Ok(self.0.get(uri).cloned())
     }
-    options
 }
 
 /// Reads `file | group | test | reason` lines; `#` starts a comment line.

@@ -514,6 +514,7 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
+        | Keyword::Unresolved { .. }
         | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
