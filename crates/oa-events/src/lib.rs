@@ -1,6 +1,6 @@
 //! oa-events: the graph-engine §6 typed LLM events (`LlmCompletionEvent`, `LlmFailedEvent`, `LlmTokenEvent`, with
-//! proposal 0126's `structured_output_path`), their strictly serial asynchronous delivery to observers, and the
-//! smallest invocation runtime that produces them.
+//! proposal 0126's `structured_output_path`) and tool events (`ToolCallEvent`, `ToolCallFailedEvent`), their
+//! strictly serial asynchronous delivery to observers, and the smallest invocation runtime that produces them.
 //!
 //! # Overview
 //!
@@ -13,6 +13,9 @@
 //!   graph, so a provider call with a bus attached is never silently unreported.
 //! - [`Graph`] runs named async nodes over JSON state along static or conditional edges ([`Route`]) and sets the
 //!   [`CallContext`] around each node; node failures carry their graph-engine §4 [`GraphErrorCategory`].
+//! - [`call_tool`] is graph-engine §6's tool-call instrumentation scope: a node body wraps one tool execution in
+//!   it and the queue carries exactly one [`ToolCallEvent`] or [`ToolCallFailedEvent`]; oa observes, the caller
+//!   runs the tool.
 //! - [`set_invocation_metadata`] and [`get_invocation_metadata`] augment and read the invocation metadata
 //!   (observability §3.4) from inside a node; [`EventCounter`] and [`InvocationAccumulator`] are queryable
 //!   observers (observability §9) a node can read mid-invocation.
@@ -46,12 +49,14 @@ mod queryable;
 mod render;
 mod runtime;
 mod shared_names;
+mod tool;
 
 pub use context::{CallContext, ObservedProvider, complete};
 pub use delivery::{DrainTimeout, EventBus, Observer, ObserverError};
 pub use event::{
     Event, GraphErrorCategory, InvocationEvent, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest,
-    LlmResponseFields, LlmTokenEvent, MetadataEvent, NodeEvent, Scope,
+    LlmResponseFields, LlmTokenEvent, MetadataEvent, NodeEvent, Scope, ToolCallEvent, ToolCallFailedEvent,
+    ToolInvocation,
 };
 pub use identity::{IMPLEMENTATION_NAME, IMPLEMENTATION_VERSION, SPEC_VERSION};
 pub use ids::random_uuid;
@@ -62,6 +67,7 @@ pub use metadata::{
 pub use queryable::{EventCounter, InvocationAccumulator, NodePhase};
 pub use render::{render_messages, render_tool_calls, request_extras, request_params};
 pub use runtime::{Graph, GraphBuilder, GraphError, InvocationError, InvokeOptions, NodeError, Route};
+pub use tool::{ToolError, ToolFailure, call_tool};
 
 // The README's example runs as a doc test, so it stays true.
 #[cfg(doctest)]
