@@ -1,5 +1,6 @@
-//! The OpenTelemetry observer: an invocation span, a node span per node, and an LLM provider span per wire
-//! attempt under the calling node's span (observability §4, §5.5), plus the §11 metrics when enabled. It renders
+//! The OpenTelemetry observer: an invocation span, a node span per node, an LLM provider span per wire attempt
+//! and a tool span per instrumented tool execution under the calling node's span (observability §4, §5.5,
+//! §5.5.11), plus the §11 metrics when enabled. It renders
 //! the events of an [`EventBus`](oa_events::EventBus) and never touches the global providers.
 
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use crate::config::ObserverConfig;
 use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
+use crate::tool::ToolOutcome;
 
 /// The instrumentation scope name of everything oa-observe emits.
 pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
@@ -112,6 +114,9 @@ impl OtelObserver {
         ];
         if let Some(correlation_id) = &event.correlation_id {
             attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
+        }
+        if let Some(session_id) = &event.session_id {
+            attributes.push(KeyValue::new(names::SESSION_ID, session_id.clone()));
         }
         for (key, value) in &event.metadata {
             attributes.push(KeyValue::new(
@@ -278,6 +283,39 @@ impl OtelObserver {
     }
 }
 
+impl OtelObserver {
+    /// §5.5.11: the `openarmature.tool.call` span under the calling node's span (the invocation span when that is
+    /// not open), backdated by the measured latency; ERROR with `error.type` as its description and an exception
+    /// event on failure. `disable_llm_spans` does not gate it.
+    fn tool_call(&self, outcome: &ToolOutcome<'_>) -> Result<(), ObserverError> {
+        let scope = outcome.scope;
+        let parent = {
+            let open = self.open()?;
+            open.node(&scope.invocation_id, &scope.node_name)
+                .or_else(|| open.invocations.get(&scope.invocation_id))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let span = self
+            .tracer
+            .span_builder(names::TOOL_SPAN)
+            .with_start_time(outcome.started_at())
+            .with_attributes(outcome.span_attributes(&self.config))
+            .start_with_context(&self.tracer, &parent);
+        let context = Context::new().with_span(span);
+        let span = context.span();
+        match (&outcome.result, outcome.error_type()) {
+            (Err((_, message)), Some(error_type)) => {
+                record_exception(&span, error_type, message, outcome.at);
+                span.set_status(Status::error(error_type.to_owned()));
+            }
+            _ => span.set_status(Status::Ok),
+        }
+        span.end_with_timestamp(outcome.at);
+        Ok(())
+    }
+}
+
 /// §4.2: an ERROR span records the exception (its type and message) as an OTel exception event.
 fn record_exception(
     span: &opentelemetry::trace::SpanRef<'_>,
@@ -305,6 +343,8 @@ impl OtelObserver {
             Event::NodeCompleted(event) => self.node_completed(event),
             Event::LlmAttempt(attempt) => self.llm_attempt(attempt),
             Event::MetadataAugmented(event) => self.metadata_augmented(event),
+            Event::ToolCall(event) => self.tool_call(&event.into()),
+            Event::ToolCallFailed(event) => self.tool_call(&event.into()),
             // The typed events carry what the attempt records already rendered; tokens are not rendered (§6).
             _ => Ok(()),
         }
