@@ -205,10 +205,33 @@ const SEQUENTIAL_ENTRY_KEYS: &[&str] = &[
     "caller_invocation_label",
 ];
 
-/// The invocations the case asks for, each as (name, options): one; `invocations: N` alike; or the listed
-/// `sequential_invocations`, all on the same observers.
-fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, String> {
-    let base = |node: &Node| InvokeOptions {
+/// The keys of an `invocations:` list entry the harness reads (084: one session-bound `invoke()` each).
+const INVOCATION_ENTRY_KEYS: &[&str] = &[
+    "name",
+    "caller_invocation_id",
+    "caller_correlation_id",
+    "caller_metadata",
+    "caller_invocation_label",
+    "session_id",
+    "initial_state",
+];
+
+/// One planned invocation: its name in `sequential_invocations`, its options, and its own initial state when its
+/// entry gives one (laid over the state's field defaults).
+struct Planned {
+    name: Option<String>,
+    options: InvokeOptions,
+    initial_state: Option<Value>,
+}
+
+/// The caller-supplied identity an invocation entry (or the case itself) gives.
+fn invoke_options(node: &Node) -> Result<InvokeOptions, String> {
+    let session_id = match node.get("session_id") {
+        None | Some(Node::Null) => None,
+        Some(Node::Str(id)) => Some(id.clone()),
+        Some(_) => return Err("fixture_schema_invalid: session_id must be a string".to_owned()),
+    };
+    Ok(InvokeOptions {
         invocation_id: node
             .get("caller_invocation_id")
             .and_then(Node::as_str)
@@ -227,56 +250,83 @@ fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, 
             .get("caller_invocation_label")
             .and_then(Node::as_str)
             .map(str::to_owned),
+        session_id,
+    })
+}
+
+/// `entry`'s options over the case's `shared` ones: each field the entry gives wins.
+fn merged(shared: &InvokeOptions, own: InvokeOptions) -> InvokeOptions {
+    InvokeOptions {
+        invocation_id: own.invocation_id.or(shared.invocation_id.clone()),
+        correlation_id: own.correlation_id.or(shared.correlation_id.clone()),
+        metadata: if own.metadata.is_empty() {
+            shared.metadata.clone()
+        } else {
+            own.metadata
+        },
+        label: own.label.or(shared.label.clone()),
+        session_id: own.session_id.or(shared.session_id.clone()),
+    }
+}
+
+/// The entries of a list of invocations, each checked against the keys the harness reads.
+fn entries<'a>(list: &'a Node, keys: &[&str], what: &str) -> Result<&'a [Node], String> {
+    let entries = list
+        .as_seq()
+        .ok_or_else(|| format!("fixture_schema_invalid: {what}"))?;
+    for entry in entries {
+        for (key, _) in entry.as_map().unwrap_or_default() {
+            if !keys.contains(&key.as_str()) {
+                return Err(format!("harness_primitive_missing: {what} entry key {key}"));
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// The invocations the case asks for: one; `invocations: N` alike; the listed `invocations:` entries (each its
+/// own `invoke()`, with its session and initial state); or the listed `sequential_invocations`; all on the same
+/// observers.
+fn invocation_plan(body: &Node) -> Result<Vec<Planned>, String> {
+    let shared = invoke_options(body)?;
+    let listed = |entries: &[Node]| -> Result<Vec<Planned>, String> {
+        entries
+            .iter()
+            .map(|entry| {
+                Ok(Planned {
+                    name: entry.get("name").and_then(Node::as_str).map(str::to_owned),
+                    options: merged(&shared, invoke_options(entry)?),
+                    initial_state: entry.get("initial_state").map(Node::to_json),
+                })
+            })
+            .collect()
     };
     if let Some(sequential) = body.get("sequential_invocations") {
         // The harness keeps one set of observers for every invocation, which is what this says.
         if sequential.get("observer_persists_across").and_then(Node::as_bool) == Some(false) {
             return Err("harness_primitive_missing: sequential_invocations with fresh observers".to_owned());
         }
-        let entries = sequential
+        let list = sequential
             .get("invocations")
-            .and_then(Node::as_seq)
             .ok_or("fixture_schema_invalid: sequential_invocations.invocations")?;
-        for entry in entries {
-            for (key, _) in entry.as_map().unwrap_or_default() {
-                if !SEQUENTIAL_ENTRY_KEYS.contains(&key.as_str()) {
-                    return Err(format!(
-                        "harness_primitive_missing: sequential_invocations entry key {key}"
-                    ));
-                }
-            }
-        }
-        let shared = base(body);
-        return Ok(entries
-            .iter()
-            .map(|entry| {
-                let own = base(entry);
-                let options = InvokeOptions {
-                    invocation_id: own.invocation_id.or(shared.invocation_id.clone()),
-                    correlation_id: own.correlation_id.or(shared.correlation_id.clone()),
-                    metadata: if own.metadata.is_empty() {
-                        shared.metadata.clone()
-                    } else {
-                        own.metadata
-                    },
-                    label: own.label.or(shared.label.clone()),
-                };
-                (
-                    entry.get("name").and_then(Node::as_str).map(str::to_owned),
-                    options,
-                )
-            })
-            .collect());
+        return listed(entries(list, SEQUENTIAL_ENTRY_KEYS, "sequential_invocations")?);
     }
     let count = match body.get("invocations") {
         None => 1,
+        Some(list @ Node::Seq(_)) => return listed(entries(list, INVOCATION_ENTRY_KEYS, "invocations")?),
         Some(count) => count
             .as_i64()
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| (1..=16).contains(n))
-            .ok_or("harness_primitive_missing: `invocations` other than a count from 1 to 16")?,
+            .ok_or("harness_primitive_missing: `invocations` other than a count from 1 to 16 or a list")?,
     };
-    Ok((0..count).map(|_| (None, base(body))).collect())
+    Ok((0..count)
+        .map(|_| Planned {
+            name: None,
+            options: shared.clone(),
+            initial_state: None,
+        })
+        .collect())
 }
 
 /// `expected_construction_error: {category}` (0116, a case key beside `expected:`): the Langfuse observer's
@@ -361,13 +411,21 @@ async fn capture_run(
     observers.extend(built.queryable.observers());
     let bus = EventBus::new(observers);
     let mut invocations = Vec::new();
-    for (name, options) in invocation_plan(body)? {
+    for planned in invocation_plan(body)? {
+        // An entry's own initial state is laid over the field defaults, as the case's is.
+        let mut state = built.initial_state.clone();
+        if let (Value::Object(state), Some(Value::Object(own))) = (&mut state, planned.initial_state) {
+            state.extend(own);
+        }
         let result = built
             .graph
-            .invoke(&bus, built.initial_state.clone(), options)
+            .invoke(&bus, state, planned.options)
             .with_subscriber(bridge())
             .await;
-        invocations.push(InvocationRun { name, result });
+        invocations.push(InvocationRun {
+            name: planned.name,
+            result,
+        });
     }
     bus.drain(Duration::from_secs(10))
         .await
