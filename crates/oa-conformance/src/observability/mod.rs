@@ -579,4 +579,135 @@ expected:
             Err("invariant reasoning_content_field_recognized_as_reasoning_kind does not hold".to_owned())
         );
     }
+
+    fn run_text(text: &str) -> Result<(), String> {
+        let fixture = Fixture::parse(
+            text,
+            FixtureId::new("observability", "904-self-test"),
+            PathBuf::from("904-self-test.yaml"),
+        )
+        .map_err(|error| error.to_string())?;
+        super::run_case(&fixture.cases[0], AdapterCapabilities::DECLARED)
+    }
+
+    /// An LLM node requesting tool call `REQUESTED`, then a node executing `EXECUTED` through the scope.
+    const LINKED: &str = r#"
+state: {fields: {answer: {type: string, default: ""}, out: {type: record, default: null}}}
+entry: ask
+nodes:
+  ask:
+    calls_llm:
+      messages: [{role: user, content: "weather?"}]
+      stores_response_in: answer
+  run_tool:
+    calls_tool:
+      tool_name: get_weather
+      tool_call_id: EXECUTED
+      arguments: {city: Paris}
+      mock_tool: {returns: {temperature_c: 20}}
+      stores_result_in: out
+edges:
+  - {from: ask, to: run_tool}
+  - {from: run_tool, to: END}
+initial_state: {}
+mock_llm:
+  - status: 200
+    body:
+      id: cc-self
+      object: chat.completion
+      model: test-model
+      choices:
+        - index: 0
+          message:
+            role: assistant
+            content: null
+            tool_calls: [{id: REQUESTED, type: function, function: {name: get_weather, arguments: "{}"}}]
+          finish_reason: tool_calls
+typed_observers:
+  - {name: collector, kind: typed_event_collector}
+OTEL
+expected:
+  invariants:
+    INVARIANT: true
+"#;
+
+    fn linked(requested: &str, executed: &str, otel: &str, invariant: &str) -> String {
+        LINKED
+            .replace("REQUESTED", requested)
+            .replace("EXECUTED", executed)
+            .replace("OTEL", otel)
+            .replace("INVARIANT", invariant)
+    }
+
+    #[test]
+    fn the_tool_invariants_fail_against_a_run_that_breaks_them() {
+        let linking = "tool_call_id_matches_requesting_llm_output_tool_calls_id";
+        assert_eq!(run_text(&linked("call_a", "call_a", "", linking)), Ok(()));
+        // The execution names an id the model never requested: no linkage.
+        assert_eq!(
+            run_text(&linked("call_a", "call_b", "", linking)),
+            Err(format!("invariant {linking} does not hold"))
+        );
+        // An execution linked to a request is not standalone.
+        assert_eq!(
+            run_text(&linked("call_a", "call_a", "", "standalone_tool_call_id_is_null")),
+            Err("invariant standalone_tool_call_id_is_null does not hold".to_owned())
+        );
+        let populated = "payload_on_populates_tool_arguments_and_result";
+        let on = "otel_observer: {disable_provider_payload: false}";
+        assert_eq!(run_text(&linked("call_a", "call_a", on, populated)), Ok(()));
+        assert_eq!(
+            run_text(&linked("call_a", "call_a", "", populated)),
+            Err(format!("invariant {populated} does not hold"))
+        );
+        let suppressed = "payload_off_suppresses_tool_arguments_and_result";
+        assert_eq!(run_text(&linked("call_a", "call_a", "", suppressed)), Ok(()));
+        assert_eq!(
+            run_text(&linked("call_a", "call_a", on, suppressed)),
+            Err(format!("invariant {suppressed} does not hold"))
+        );
+        // A successful execution is not a failure.
+        assert_eq!(
+            run_text(&linked(
+                "call_a",
+                "call_a",
+                "",
+                "exactly_one_tool_call_failed_event_observed"
+            )),
+            Err("invariant exactly_one_tool_call_failed_event_observed does not hold".to_owned())
+        );
+    }
+
+    /// Two invocations, each bound to its own session.
+    const SESSIONS: &str = r#"
+state: {fields: {x: {type: int, default: 0}}}
+entry: a
+nodes:
+  a: {update_pure: {x: 1}}
+edges:
+  - {from: a, to: END}
+invocations:
+  - {session_id: FIRST, initial_state: {}}
+  - {session_id: SECOND, initial_state: {x: 5}}
+expected:
+  langfuse_traces:
+    - sessionId: FIRST
+    - sessionId: SECOND
+  invariants:
+    each_invocation_distinct_trace_id: true
+    all_traces_share_session_id: FIRST
+    traces_group_into_one_langfuse_session: true
+"#;
+
+    #[test]
+    fn the_session_invariants_hold_only_when_the_invocations_share_a_session() {
+        let sessions =
+            |first: &str, second: &str| run_text(&SESSIONS.replace("FIRST", first).replace("SECOND", second));
+        assert_eq!(sessions("sess-1", "sess-1"), Ok(()));
+        // Each trace keeps its own session (the langfuse_traces block passes), but they do not group.
+        assert_eq!(
+            sessions("sess-1", "sess-2"),
+            Err("invariant all_traces_share_session_id does not hold".to_owned())
+        );
+    }
 }
