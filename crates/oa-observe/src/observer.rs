@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use oa_events::{Event, InvocationEvent, LlmAttempt, MetadataEvent, NodeEvent, Observer, ObserverError};
+use oa_events::{
+    Event, InvocationEvent, LlmAttempt, MetadataEvent, NodeEvent, Observer, ObserverError, Scope,
+};
 use opentelemetry::logs::LoggerProvider;
 use opentelemetry::trace::{Span, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
@@ -95,6 +97,17 @@ impl OtelObserver {
     pub fn with_logger_provider(mut self, logger_provider: &SdkLoggerProvider) -> Self {
         self.logger = Some(logger_provider.logger(INSTRUMENTATION_SCOPE));
         self
+    }
+
+    /// The parent of a span a node body's work emits: the calling node's span; when it is not open, the invocation
+    /// span (lineage-resolved parent, §5.5).
+    fn calling_node(&self, scope: &Scope) -> Result<Context, ObserverError> {
+        let open = self.open()?;
+        Ok(open
+            .node(&scope.invocation_id, &scope.node_name)
+            .or_else(|| open.invocations.get(&scope.invocation_id))
+            .cloned()
+            .unwrap_or_default())
     }
 
     fn open(&self) -> Result<std::sync::MutexGuard<'_, OpenSpans>, ObserverError> {
@@ -245,15 +258,7 @@ impl OtelObserver {
         if self.config.disable_llm_spans {
             return Ok(());
         }
-        let scope = &attempt.scope;
-        // The calling node's span; when it is not open, the invocation span (lineage-resolved parent, §5.5).
-        let parent = {
-            let open = self.open()?;
-            open.node(&scope.invocation_id, &scope.node_name)
-                .or_else(|| open.invocations.get(&scope.invocation_id))
-                .cloned()
-                .unwrap_or_default()
-        };
+        let parent = self.calling_node(&attempt.scope)?;
         let mut span = self
             .tracer
             .span_builder(names::LLM_SPAN)
@@ -288,14 +293,7 @@ impl OtelObserver {
     /// not open), backdated by the measured latency; ERROR with `error.type` as its description and an exception
     /// event on failure. `disable_llm_spans` does not gate it.
     fn tool_call(&self, outcome: &ToolOutcome<'_>) -> Result<(), ObserverError> {
-        let scope = outcome.scope;
-        let parent = {
-            let open = self.open()?;
-            open.node(&scope.invocation_id, &scope.node_name)
-                .or_else(|| open.invocations.get(&scope.invocation_id))
-                .cloned()
-                .unwrap_or_default()
-        };
+        let parent = self.calling_node(outcome.scope)?;
         let span = self
             .tracer
             .span_builder(names::TOOL_SPAN)
