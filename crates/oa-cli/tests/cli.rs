@@ -333,8 +333,9 @@ fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
 }
 
 /// Issue 37: held-out copies of fixtures v0.118.2 changed or added (013's `otel_observer` block, 158's capability
-/// arms and construction errors, 160's `raises` and `metadata_truncation`), under new names in a directory the runner
-/// has never seen, are judged exactly as the originals: the same outcome and reason for every case.
+/// arms and construction errors, 160's `raises` and `metadata_truncation`, 098's tool observations, 084's sessions),
+/// under new names in a directory the runner has never seen, are judged exactly as the originals: the same outcome
+/// and reason for every case.
 #[test]
 fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
     let spec = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -346,7 +347,10 @@ fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
         spec.display()
     );
     let originals = [
+        // In fixture order, so the copies (numbered in this order) are run in the originals' order.
         "013-otel-llm-payload-enabled",
+        "084-langfuse-session-user-promotion",
+        "098-langfuse-tool-observation",
         "158-langfuse-payload-leak-fail-closed",
         "160-langfuse-error-message-truncation",
     ];
@@ -386,8 +390,9 @@ fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
     let copy = judged(&scratch.dir.path().join("held"));
     assert_eq!(copy, original);
     let passed = copy.iter().filter(|(_, outcome, _)| outcome == "passed").count();
-    // 013's one case, 158's five for a detecting adapter, 160's three LLM cases.
-    assert_eq!(passed, 1 + 5 + 3, "{copy:?}");
+    // 013's one case, 158's five for a detecting adapter, 160's three LLM cases and its tool case, 098's three, 084's
+    // five.
+    assert_eq!(passed, 1 + 5 + 4 + 3 + 5, "{copy:?}");
     assert!(
         copy.iter()
             .all(|(_, outcome, reason)| outcome == "passed" || !reason.is_empty())

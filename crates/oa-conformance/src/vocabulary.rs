@@ -199,6 +199,24 @@ const CALLS_LLM: Shape = Shape::Map(&[
     ("response", Shape::Any),
 ]);
 
+/// A node's `calls_tool` (092's header: the tool-call instrumentation scope around a mock tool; 093-098, 158, 160).
+const CALLS_TOOL: Shape = Shape::Map(&[
+    ("tool_name", Shape::Str),
+    ("tool_call_id", Shape::Any),
+    ("arguments", Shape::Any),
+    (
+        "mock_tool",
+        Shape::Map(&[
+            ("returns", Shape::Any),
+            (
+                "raises",
+                Shape::Map(&[("error_type", Shape::Str), ("message", Shape::Str)]),
+            ),
+        ]),
+    ),
+    ("stores_result_in", Shape::Str),
+]);
+
 /// The node directives the observability fixtures use (conformance-adapter §5.1, §5.5; 0084, 0087).
 const OBS_NODE: Shape = Shape::Map(&[
     ("update", Shape::Any),
@@ -218,7 +236,7 @@ const OBS_NODE: Shape = Shape::Map(&[
     ("calls_llm_from_wrapper", Shape::Any),
     ("calls_embed", Shape::Any),
     ("calls_rerank", Shape::Any),
-    ("calls_tool", Shape::Any),
+    ("calls_tool", CALLS_TOOL),
     ("emits_log", Shape::Any),
     ("renders_prompt", Shape::Any),
     ("renders_prompt_group", Shape::Any),
@@ -883,6 +901,10 @@ mod tests {
                 "/mock_llm/capabilitiez",
             ),
             ("nodes: {a: {calls_llm: {modle: m}}}", "/nodes/a/calls_llm/modle"),
+            (
+                "nodes: {a: {calls_tool: {tool_name: t, mock_tool: {retruns: 1}}}}",
+                "/nodes/a/calls_tool/mock_tool/retruns",
+            ),
             (
                 "nodes: {a: {capture_queryable_observer_read_into: {observer: o}}}",
                 "/nodes/a/capture_queryable_observer_read_into/observer",

@@ -11,6 +11,9 @@
 //!   graph, so a provider call with a bus attached is never silently unreported.
 //! - [`Graph`] runs named async nodes over JSON state along static or conditional edges ([`Route`]) and sets the
 //!   [`CallContext`] around each node; node failures carry their graph-engine §4 [`GraphErrorCategory`].
+//! - [`call_tool`] is graph-engine §6's tool-call instrumentation scope: a node body wraps one tool execution in
+//!   it and the queue carries exactly one [`ToolCallEvent`] or [`ToolCallFailedEvent`]; oa observes, the caller
+//!   runs the tool.
 //! - [`set_invocation_metadata`] and [`get_invocation_metadata`] augment and read the invocation metadata
 //!   (observability §3.4) from inside a node; [`EventCounter`] and [`InvocationAccumulator`] are queryable
 //!   observers (observability §9) a node can read mid-invocation.
@@ -25,12 +28,14 @@ mod queryable;
 mod render;
 mod runtime;
 mod shared_names;
+mod tool;
 
 pub use context::{CallContext, ObservedProvider, complete};
 pub use delivery::{DrainTimeout, EventBus, Observer, ObserverError};
 pub use event::{
     Event, GraphErrorCategory, InvocationEvent, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest,
-    LlmResponseFields, LlmTokenEvent, MetadataEvent, NodeEvent, Scope,
+    LlmResponseFields, LlmTokenEvent, MetadataEvent, NodeEvent, Scope, ToolCallEvent, ToolCallFailedEvent,
+    ToolInvocation,
 };
 pub use identity::{IMPLEMENTATION_NAME, IMPLEMENTATION_VERSION, SPEC_VERSION};
 pub use ids::random_uuid;
@@ -41,3 +46,4 @@ pub use metadata::{
 pub use queryable::{EventCounter, InvocationAccumulator, NodePhase};
 pub use render::{render_messages, render_tool_calls, request_extras, request_params};
 pub use runtime::{Graph, GraphBuilder, GraphError, InvocationError, InvokeOptions, NodeError, Route};
+pub use tool::{ToolError, ToolFailure, call_tool};

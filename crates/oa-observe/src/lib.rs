@@ -2,8 +2,9 @@
 //!
 //! ## API map
 //!
-//! - [`OtelObserver`] is an [`oa_events::Observer`]: it renders an invocation span, a span per node and an LLM
-//!   provider span per wire attempt under the calling node's span (observability §4, §5.5, with proposal 0126's
+//! - [`OtelObserver`] is an [`oa_events::Observer`]: it renders an invocation span, a span per node, an LLM
+//!   provider span per wire attempt and an `openarmature.tool.call` span per instrumented tool execution under the
+//!   calling node's span (observability §4, §5.5, §5.5.11, with proposal 0126's
 //!   `openarmature.llm.structured_output.path`), honouring [`ObserverConfig`]'s `disable_llm_spans`,
 //!   `disable_provider_payload` (default on), `disable_genai_semconv`, payload cap (§5.5.5) and `enable_metrics`
 //!   (§11: duration and token usage per attempt, and a counter of structured-output failure classes).
@@ -27,6 +28,7 @@ mod metrics;
 pub mod names;
 mod observer;
 mod telemetry;
+mod tool;
 mod truncate;
 
 pub use config::{ConfigError, ObserverConfig, ObserverConfigBuilder};

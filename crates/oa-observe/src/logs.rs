@@ -28,8 +28,9 @@ const DIAGNOSTIC_NAMESPACE: &str = "openarmature.";
 /// record for a condition the spec defines (an event named `openarmature.*`, e.g.
 /// `openarmature.structured_output.schema_not_honored`, `openarmature.langfuse.payload_suppressed`) carries that name
 /// in the LogRecord's `event_name` (§7, 0121); other records carry none.
-/// Correlation: `openarmature.correlation_id`, `openarmature.invocation_id` and `openarmature.user.<key>` come from
-/// the ambient [`CallContext`] of the task that emitted the event, when there is one.
+/// Correlation: `openarmature.correlation_id`, `openarmature.invocation_id`, `openarmature.session_id` (of a
+/// session-bound invocation) and `openarmature.user.<key>` come from the ambient [`CallContext`] of the task that
+/// emitted the event, when there is one.
 pub struct LogBridge {
     logger: SdkLogger,
 }
@@ -106,11 +107,14 @@ pub(crate) fn emit_diagnostic(logger: &SdkLogger, attempt: &LlmAttempt, diagnost
     logger.emit(record);
 }
 
-/// The §7 correlation fields of `scope`: invocation id, correlation id, caller metadata.
+/// The §7 correlation fields of `scope`: invocation id, correlation id, session id, caller metadata.
 fn add_scope<R: LogRecord>(record: &mut R, scope: &Scope) {
     record.add_attribute(names::INVOCATION_ID, scope.invocation_id.clone());
     if let Some(correlation_id) = &scope.correlation_id {
         record.add_attribute(names::CORRELATION_ID, correlation_id.clone());
+    }
+    if let Some(session_id) = &scope.session_id {
+        record.add_attribute(names::SESSION_ID, session_id.clone());
     }
     if let Some(metadata) = &scope.caller_invocation_metadata {
         for (key, value) in metadata {

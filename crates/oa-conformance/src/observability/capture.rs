@@ -275,6 +275,8 @@ fn event_json(event: &Event) -> Value {
         Some("node_started") | Some("node_completed") => "NodeEvent",
         Some("llm_attempt") => "LlmAttemptRecord",
         Some("metadata_augmented") => "MetadataAugmentationEvent",
+        Some("tool_call") => "ToolCallEvent",
+        Some("tool_call_failed") => "ToolCallFailedEvent",
         _ => "InvocationEvent",
     };
     if let Some(object) = value.as_object_mut() {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use oa_observe::langfuse::{ObservationRecord, ProviderBinding, TraceRecord};
+use oa_observe::langfuse::{ObservationRecord, ObservationType, ProviderBinding, TraceRecord};
 use oa_observe::{
     LangfuseClient, LangfuseConfig, LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder,
 };
@@ -187,9 +187,9 @@ enum Emitter {
 /// Conformance-adapter §6.4's provider-faithful fake: it records what the observer writes (the recorded side) and
 /// emits each observation, and each trace upsert, as an OpenTelemetry span through its bound provider, as a
 /// Langfuse v4 client does (the provider side, where a leak shows). A span carries what the record carries of the
-/// harvested payload (`input`, `output`, a failure's `metadata.error_message`; a trace's input and output when
-/// they are more than §8.4.1's stub), so a payload-bearing emission is told from a payload-free one (158, as 0118
-/// narrowed it: `error_type` is a classification and does not count).
+/// harvested payload (`input`, `output`, a failure's `metadata.error_message`, a failed Tool's status message; a
+/// trace's input and output when they are more than §8.4.1's stub), so a payload-bearing emission is told from a
+/// payload-free one (158, as 0118 narrowed it: `error_type` is a classification and does not count).
 struct FaithfulClient {
     recorder: Arc<LangfuseRecorder>,
     emitter: Emitter,
@@ -256,6 +256,13 @@ impl LangfuseClient for FaithfulClient {
                 message.to_string(),
             ));
         }
+        // A Tool failure has no category: its status message, when there is one, is the harvested message.
+        if let (ObservationType::Tool, Some(message)) = (observation.kind, &observation.status_message) {
+            attributes.push(KeyValue::new(
+                format!("{OBSERVATION_PREFIX}status_message"),
+                message.clone(),
+            ));
+        }
         self.emit(observation.name.clone(), attributes);
     }
 
@@ -272,6 +279,7 @@ pub(crate) const PAYLOAD_ATTRIBUTES: &[&str] = &[
     "langfuse.observation.input",
     "langfuse.observation.output",
     "langfuse.observation.metadata.error_message",
+    "langfuse.observation.status_message",
     "langfuse.trace.input",
     "langfuse.trace.output",
 ];

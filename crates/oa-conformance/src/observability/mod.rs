@@ -205,10 +205,33 @@ const SEQUENTIAL_ENTRY_KEYS: &[&str] = &[
     "caller_invocation_label",
 ];
 
-/// The invocations the case asks for, each as (name, options): one; `invocations: N` alike; or the listed
-/// `sequential_invocations`, all on the same observers.
-fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, String> {
-    let base = |node: &Node| InvokeOptions {
+/// The keys of an `invocations:` list entry the harness reads (084: one session-bound `invoke()` each).
+const INVOCATION_ENTRY_KEYS: &[&str] = &[
+    "name",
+    "caller_invocation_id",
+    "caller_correlation_id",
+    "caller_metadata",
+    "caller_invocation_label",
+    "session_id",
+    "initial_state",
+];
+
+/// One planned invocation: its name in `sequential_invocations`, its options, and its own initial state when its
+/// entry gives one (laid over the state's field defaults).
+struct Planned {
+    name: Option<String>,
+    options: InvokeOptions,
+    initial_state: Option<Value>,
+}
+
+/// The caller-supplied identity an invocation entry (or the case itself) gives.
+fn invoke_options(node: &Node) -> Result<InvokeOptions, String> {
+    let session_id = match node.get("session_id") {
+        None | Some(Node::Null) => None,
+        Some(Node::Str(id)) => Some(id.clone()),
+        Some(_) => return Err("fixture_schema_invalid: session_id must be a string".to_owned()),
+    };
+    Ok(InvokeOptions {
         invocation_id: node
             .get("caller_invocation_id")
             .and_then(Node::as_str)
@@ -227,56 +250,83 @@ fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, 
             .get("caller_invocation_label")
             .and_then(Node::as_str)
             .map(str::to_owned),
+        session_id,
+    })
+}
+
+/// `entry`'s options over the case's `shared` ones: each field the entry gives wins.
+fn merged(shared: &InvokeOptions, own: InvokeOptions) -> InvokeOptions {
+    InvokeOptions {
+        invocation_id: own.invocation_id.or(shared.invocation_id.clone()),
+        correlation_id: own.correlation_id.or(shared.correlation_id.clone()),
+        metadata: if own.metadata.is_empty() {
+            shared.metadata.clone()
+        } else {
+            own.metadata
+        },
+        label: own.label.or(shared.label.clone()),
+        session_id: own.session_id.or(shared.session_id.clone()),
+    }
+}
+
+/// The entries of a list of invocations, each checked against the keys the harness reads.
+fn entries<'a>(list: &'a Node, keys: &[&str], what: &str) -> Result<&'a [Node], String> {
+    let entries = list
+        .as_seq()
+        .ok_or_else(|| format!("fixture_schema_invalid: {what}"))?;
+    for entry in entries {
+        for (key, _) in entry.as_map().unwrap_or_default() {
+            if !keys.contains(&key.as_str()) {
+                return Err(format!("harness_primitive_missing: {what} entry key {key}"));
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// The invocations the case asks for: one; `invocations: N` alike; the listed `invocations:` entries (each its
+/// own `invoke()`, with its session and initial state); or the listed `sequential_invocations`; all on the same
+/// observers.
+fn invocation_plan(body: &Node) -> Result<Vec<Planned>, String> {
+    let shared = invoke_options(body)?;
+    let listed = |entries: &[Node]| -> Result<Vec<Planned>, String> {
+        entries
+            .iter()
+            .map(|entry| {
+                Ok(Planned {
+                    name: entry.get("name").and_then(Node::as_str).map(str::to_owned),
+                    options: merged(&shared, invoke_options(entry)?),
+                    initial_state: entry.get("initial_state").map(Node::to_json),
+                })
+            })
+            .collect()
     };
     if let Some(sequential) = body.get("sequential_invocations") {
         // The harness keeps one set of observers for every invocation, which is what this says.
         if sequential.get("observer_persists_across").and_then(Node::as_bool) == Some(false) {
             return Err("harness_primitive_missing: sequential_invocations with fresh observers".to_owned());
         }
-        let entries = sequential
+        let list = sequential
             .get("invocations")
-            .and_then(Node::as_seq)
             .ok_or("fixture_schema_invalid: sequential_invocations.invocations")?;
-        for entry in entries {
-            for (key, _) in entry.as_map().unwrap_or_default() {
-                if !SEQUENTIAL_ENTRY_KEYS.contains(&key.as_str()) {
-                    return Err(format!(
-                        "harness_primitive_missing: sequential_invocations entry key {key}"
-                    ));
-                }
-            }
-        }
-        let shared = base(body);
-        return Ok(entries
-            .iter()
-            .map(|entry| {
-                let own = base(entry);
-                let options = InvokeOptions {
-                    invocation_id: own.invocation_id.or(shared.invocation_id.clone()),
-                    correlation_id: own.correlation_id.or(shared.correlation_id.clone()),
-                    metadata: if own.metadata.is_empty() {
-                        shared.metadata.clone()
-                    } else {
-                        own.metadata
-                    },
-                    label: own.label.or(shared.label.clone()),
-                };
-                (
-                    entry.get("name").and_then(Node::as_str).map(str::to_owned),
-                    options,
-                )
-            })
-            .collect());
+        return listed(entries(list, SEQUENTIAL_ENTRY_KEYS, "sequential_invocations")?);
     }
     let count = match body.get("invocations") {
         None => 1,
+        Some(list @ Node::Seq(_)) => return listed(entries(list, INVOCATION_ENTRY_KEYS, "invocations")?),
         Some(count) => count
             .as_i64()
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| (1..=16).contains(n))
-            .ok_or("harness_primitive_missing: `invocations` other than a count from 1 to 16")?,
+            .ok_or("harness_primitive_missing: `invocations` other than a count from 1 to 16 or a list")?,
     };
-    Ok((0..count).map(|_| (None, base(body))).collect())
+    Ok((0..count)
+        .map(|_| Planned {
+            name: None,
+            options: shared.clone(),
+            initial_state: None,
+        })
+        .collect())
 }
 
 /// `expected_construction_error: {category}` (0116, a case key beside `expected:`): the Langfuse observer's
@@ -361,13 +411,21 @@ async fn capture_run(
     observers.extend(built.queryable.observers());
     let bus = EventBus::new(observers);
     let mut invocations = Vec::new();
-    for (name, options) in invocation_plan(body)? {
+    for planned in invocation_plan(body)? {
+        // An entry's own initial state is laid over the field defaults, as the case's is.
+        let mut state = built.initial_state.clone();
+        if let (Value::Object(state), Some(Value::Object(own))) = (&mut state, planned.initial_state) {
+            state.extend(own);
+        }
         let result = built
             .graph
-            .invoke(&bus, built.initial_state.clone(), options)
+            .invoke(&bus, state, planned.options)
             .with_subscriber(bridge())
             .await;
-        invocations.push(InvocationRun { name, result });
+        invocations.push(InvocationRun {
+            name: planned.name,
+            result,
+        });
     }
     bus.drain(Duration::from_secs(10))
         .await
@@ -519,6 +577,137 @@ expected:
         assert_eq!(
             super::run_case(&parse("thoughts").cases[0], AdapterCapabilities::DECLARED),
             Err("invariant reasoning_content_field_recognized_as_reasoning_kind does not hold".to_owned())
+        );
+    }
+
+    fn run_text(text: &str) -> Result<(), String> {
+        let fixture = Fixture::parse(
+            text,
+            FixtureId::new("observability", "904-self-test"),
+            PathBuf::from("904-self-test.yaml"),
+        )
+        .map_err(|error| error.to_string())?;
+        super::run_case(&fixture.cases[0], AdapterCapabilities::DECLARED)
+    }
+
+    /// An LLM node requesting tool call `REQUESTED`, then a node executing `EXECUTED` through the scope.
+    const LINKED: &str = r#"
+state: {fields: {answer: {type: string, default: ""}, out: {type: record, default: null}}}
+entry: ask
+nodes:
+  ask:
+    calls_llm:
+      messages: [{role: user, content: "weather?"}]
+      stores_response_in: answer
+  run_tool:
+    calls_tool:
+      tool_name: get_weather
+      tool_call_id: EXECUTED
+      arguments: {city: Paris}
+      mock_tool: {returns: {temperature_c: 20}}
+      stores_result_in: out
+edges:
+  - {from: ask, to: run_tool}
+  - {from: run_tool, to: END}
+initial_state: {}
+mock_llm:
+  - status: 200
+    body:
+      id: cc-self
+      object: chat.completion
+      model: test-model
+      choices:
+        - index: 0
+          message:
+            role: assistant
+            content: null
+            tool_calls: [{id: REQUESTED, type: function, function: {name: get_weather, arguments: "{}"}}]
+          finish_reason: tool_calls
+typed_observers:
+  - {name: collector, kind: typed_event_collector}
+OTEL
+expected:
+  invariants:
+    INVARIANT: true
+"#;
+
+    fn linked(requested: &str, executed: &str, otel: &str, invariant: &str) -> String {
+        LINKED
+            .replace("REQUESTED", requested)
+            .replace("EXECUTED", executed)
+            .replace("OTEL", otel)
+            .replace("INVARIANT", invariant)
+    }
+
+    #[test]
+    fn the_tool_invariants_fail_against_a_run_that_breaks_them() {
+        let linking = "tool_call_id_matches_requesting_llm_output_tool_calls_id";
+        assert_eq!(run_text(&linked("call_a", "call_a", "", linking)), Ok(()));
+        // The execution names an id the model never requested: no linkage.
+        assert_eq!(
+            run_text(&linked("call_a", "call_b", "", linking)),
+            Err(format!("invariant {linking} does not hold"))
+        );
+        // An execution linked to a request is not standalone.
+        assert_eq!(
+            run_text(&linked("call_a", "call_a", "", "standalone_tool_call_id_is_null")),
+            Err("invariant standalone_tool_call_id_is_null does not hold".to_owned())
+        );
+        let populated = "payload_on_populates_tool_arguments_and_result";
+        let on = "otel_observer: {disable_provider_payload: false}";
+        assert_eq!(run_text(&linked("call_a", "call_a", on, populated)), Ok(()));
+        assert_eq!(
+            run_text(&linked("call_a", "call_a", "", populated)),
+            Err(format!("invariant {populated} does not hold"))
+        );
+        let suppressed = "payload_off_suppresses_tool_arguments_and_result";
+        assert_eq!(run_text(&linked("call_a", "call_a", "", suppressed)), Ok(()));
+        assert_eq!(
+            run_text(&linked("call_a", "call_a", on, suppressed)),
+            Err(format!("invariant {suppressed} does not hold"))
+        );
+        // A successful execution is not a failure.
+        assert_eq!(
+            run_text(&linked(
+                "call_a",
+                "call_a",
+                "",
+                "exactly_one_tool_call_failed_event_observed"
+            )),
+            Err("invariant exactly_one_tool_call_failed_event_observed does not hold".to_owned())
+        );
+    }
+
+    /// Two invocations, each bound to its own session.
+    const SESSIONS: &str = r#"
+state: {fields: {x: {type: int, default: 0}}}
+entry: a
+nodes:
+  a: {update_pure: {x: 1}}
+edges:
+  - {from: a, to: END}
+invocations:
+  - {session_id: FIRST, initial_state: {}}
+  - {session_id: SECOND, initial_state: {x: 5}}
+expected:
+  langfuse_traces:
+    - sessionId: FIRST
+    - sessionId: SECOND
+  invariants:
+    each_invocation_distinct_trace_id: true
+    all_traces_share_session_id: FIRST
+    traces_group_into_one_langfuse_session: true
+"#;
+
+    #[test]
+    fn the_session_invariants_hold_only_when_the_invocations_share_a_session() {
+        let sessions =
+            |first: &str, second: &str| run_text(&SESSIONS.replace("FIRST", first).replace("SECOND", second));
+        assert_eq!(sessions("sess-1", "sess-1"), Ok(()));
+        // Each trace keeps its own session (the langfuse_traces block passes), but they do not group.
+        assert_eq!(
+            sessions("sess-1", "sess-2"),
+            Err("invariant all_traces_share_session_id does not hold".to_owned())
         );
     }
 }

@@ -1,5 +1,5 @@
-//! The expectations about an invocation's outcome and its Langfuse output: `langfuse_trace` and the Langfuse
-//! leak checks, `invocation_id`, `final_state` (and its bounds), API-boundary and call-site rejections, spans
+//! The expectations about an invocation's outcome and its Langfuse output: `langfuse_trace`, `langfuse_traces`
+//! and the Langfuse leak checks, `invocation_id`, `final_state` (and its bounds), API-boundary and call-site rejections, spans
 //! emitted or not, `direct_call_result`, `per_invocation` results, `invocation_count` and `determinism_check`.
 
 use serde_json::{Map, Value};
@@ -28,16 +28,24 @@ pub(super) fn check(
             let [trace] = traces else {
                 return fail(format!("{} Langfuse traces, expected one", traces.len()));
             };
-            // The untruncated failure messages a `metadata_truncation` compares against: the typed events'.
-            let messages: Vec<&str> = captured
-                .run
-                .events
-                .values()
-                .flatten()
-                .filter(|event| event["event_type"] == "LlmFailedEvent")
-                .filter_map(|event| event["error_message"].as_str())
-                .collect();
-            check_trace(want, trace, &messages, matcher, &path)
+            check_trace(want, trace, &failure_messages(captured), matcher, &path)
+        }
+        // 084: one trace per invocation, in invocation order, each by its listed fields.
+        "langfuse_traces" => {
+            let traces = captured.run.langfuse.as_deref().unwrap_or_default();
+            let wanted = want.as_seq().unwrap_or_default();
+            if traces.len() != wanted.len() {
+                return fail(format!(
+                    "{} Langfuse traces, expected {}",
+                    traces.len(),
+                    wanted.len()
+                ));
+            }
+            let messages = failure_messages(captured);
+            for (idx, (want, trace)) in wanted.iter().zip(traces).enumerate() {
+                check_trace(want, trace, &messages, matcher, &format!("{path}/{idx}"))?;
+            }
+            Ok(())
         }
         "no_langfuse_observations_emitted" if flag => match captured.run.langfuse.as_deref() {
             Some([]) => Ok(()),
@@ -172,6 +180,21 @@ pub(super) fn check(
         }
         other => Err(format!("harness_primitive_missing: expected.{other}")),
     }
+}
+
+/// The untruncated failure messages a `metadata_truncation` compares against: the typed failure events' (an LLM
+/// call's or a tool execution's).
+fn failure_messages(captured: &Captured) -> Vec<&str> {
+    captured
+        .run
+        .events
+        .values()
+        .flatten()
+        .filter(|event| {
+            event["event_type"] == "LlmFailedEvent" || event["event_type"] == "ToolCallFailedEvent"
+        })
+        .filter_map(|event| event["error_message"].as_str())
+        .collect()
 }
 
 fn is_langfuse_span(span: &SpanView) -> bool {

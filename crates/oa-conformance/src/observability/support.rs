@@ -41,6 +41,7 @@ pub(crate) const CASE_KEYS: &[&str] = &[
     "sequential_invocations",
     "direct_call",
     "requires_capability",
+    "session_id",
 ];
 
 /// Node directives `graph::directives` runs.
@@ -50,6 +51,7 @@ pub(crate) const NODE_DIRECTIVES: &[&str] = &[
     "noop",
     "raises",
     "calls_llm",
+    "calls_tool",
     "augment_metadata",
     "capture_invocation_metadata_into",
     "capture_queryable_observer_read_into",
@@ -70,6 +72,15 @@ pub(crate) const CALLS_LLM_KEYS: &[&str] = &[
     "tools",
 ];
 
+/// `calls_tool` keys `graph::tool` reads.
+pub(crate) const CALLS_TOOL_KEYS: &[&str] = &[
+    "tool_name",
+    "tool_call_id",
+    "arguments",
+    "mock_tool",
+    "stores_result_in",
+];
+
 /// `expected:` keys `expect` and `outcome` check.
 pub(crate) const EXPECTED_KEYS: &[&str] = &[
     "observers",
@@ -88,6 +99,7 @@ pub(crate) const EXPECTED_KEYS: &[&str] = &[
     "response_usage",
     "invariants",
     "langfuse_trace",
+    "langfuse_traces",
     "no_langfuse_observations_emitted",
     "no_langfuse_observations_on_global",
     "no_langfuse_observations_on_private",
@@ -121,7 +133,8 @@ pub(crate) const OBSERVER_ASSERTIONS: &[&str] = &[
 ];
 
 /// The first key of `body` (a case about to run) that no list above holds, as its location below the case and the
-/// key: a case key, a node directive, a `calls_llm` key, an `expected:` key or an observer assertion.
+/// key: a case key, a node directive, a `calls_llm` or `calls_tool` key, an `expected:` key or an observer
+/// assertion.
 pub(crate) fn unread(body: &Node) -> Option<(String, String)> {
     let outside = |entries: Option<&[(String, Node)]>, read: &[&str], at: &str| {
         entries
@@ -140,6 +153,10 @@ pub(crate) fn unread(body: &Node) -> Option<(String, String)> {
         }
         let calls = node.get("calls_llm").and_then(Node::as_map);
         if let Some(found) = outside(calls, CALLS_LLM_KEYS, &format!("{at}/calls_llm")) {
+            return Some(found);
+        }
+        let tools = node.get("calls_tool").and_then(Node::as_map);
+        if let Some(found) = outside(tools, CALLS_TOOL_KEYS, &format!("{at}/calls_tool")) {
             return Some(found);
         }
     }

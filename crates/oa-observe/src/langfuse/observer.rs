@@ -1,6 +1,7 @@
 //! The Langfuse observer: renders the event stream as Langfuse traces and observations (observability §8): an
-//! invocation is a trace, a node a span observation, an LLM call one generation under its node's span (one per
-//! `complete()` call, whatever the number of wire attempts; token events are not rendered).
+//! invocation is a trace (its session, when bound, the trace's `sessionId`), a node a span observation, an LLM
+//! call one generation under its node's span (one per `complete()` call, whatever the number of wire attempts;
+//! token events are not rendered), a tool execution one Tool observation under its node's span.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -16,9 +17,10 @@ use super::config::LangfuseConfig;
 use super::http::LangfuseCredentials;
 use super::model::{Level, ObservationRecord, ObservationType, TraceRecord};
 use super::render::{
-    CallOutcome, capped, generation, identity, observation_metadata, stub_input, stub_output, trace_id,
-    trace_metadata,
+    CallOutcome, capped, generation, identity, observation_metadata, stub_input, stub_output,
+    tool_observation, trace_id, trace_metadata,
 };
+use crate::tool::ToolOutcome;
 
 /// Renders events as Langfuse traces and observations through a [`LangfuseClient`]. Attach it to an
 /// [`EventBus`](oa_events::EventBus) beside (or instead of) the OTel observer; its configuration is its own
@@ -162,7 +164,8 @@ impl LangfuseObserver {
             metadata,
             input: Some(self.trace_io(self.trace_input.as_ref(), &event.state, stub_input(event))),
             output: None,
-            session_id: None,
+            // §8.4.1: a session-bound invocation's trace joins its Langfuse Session.
+            session_id: event.session_id.clone(),
         };
         self.client.upsert_trace(&trace);
         self.open().insert(
@@ -262,29 +265,39 @@ impl LangfuseObserver {
         if self.config.disable_llm_spans {
             return false;
         }
-        let scope = outcome.scope;
-        let mut standalone = false;
-        let (trace_id, parent) = {
-            let open = self.open();
-            match open.get(&scope.invocation_id) {
-                Some(trace) => (
+        let (ids, standalone) = self.ids_under_node(outcome.scope);
+        let record = generation(outcome, &self.config, ids, SystemTime::now());
+        self.client.record_observation(&record);
+        standalone
+    }
+
+    /// Records a tool execution's Tool observation (§8.4.6; `disable_llm_spans` does not gate it); whether its
+    /// trace is complete (it was not part of an open invocation).
+    fn tool_call(&self, outcome: &ToolOutcome<'_>) -> bool {
+        let (ids, standalone) = self.ids_under_node(outcome.scope);
+        self.client
+            .record_observation(&tool_observation(outcome, &self.config, ids));
+        standalone
+    }
+
+    /// A fresh observation's ids under the calling node's open span in its invocation's trace (none when the node
+    /// span is not open), or in a trace of its own when no invocation is open (then also `true`).
+    fn ids_under_node(&self, scope: &Scope) -> ((String, String, Option<String>), bool) {
+        let open = self.open();
+        match open.get(&scope.invocation_id) {
+            Some(trace) => (
+                (
+                    observation_id(),
                     trace.trace.id.clone(),
                     trace.spans.get(&scope.node_name).map(|span| span.id.clone()),
                 ),
-                None => {
-                    standalone = true;
-                    (self.standalone_trace(scope), None)
-                }
+                false,
+            ),
+            None => {
+                drop(open);
+                ((observation_id(), self.standalone_trace(scope), None), true)
             }
-        };
-        let record = generation(
-            outcome,
-            &self.config,
-            (observation_id(), trace_id, parent),
-            SystemTime::now(),
-        );
-        self.client.record_observation(&record);
-        standalone
+        }
     }
 
     /// A call made outside a graph (through `ObservedProvider`) gets a trace of its own, named for its node.
@@ -306,7 +319,7 @@ impl LangfuseObserver {
             metadata,
             input: None,
             output: None,
-            session_id: None,
+            session_id: scope.session_id.clone(),
         };
         self.client.upsert_trace(&trace);
         id
@@ -404,6 +417,8 @@ impl Observer for LangfuseObserver {
                     )),
                 });
             }
+            Event::ToolCall(event) => ended = self.tool_call(&event.into()),
+            Event::ToolCallFailed(event) => ended = self.tool_call(&event.into()),
             // Per-attempt records stay on the OTel side; token events are not rendered (§8.4.3).
             _ => {}
         }

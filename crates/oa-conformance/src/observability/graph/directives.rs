@@ -1,5 +1,5 @@
 //! A node's directives as one node body: `update` / `update_pure` (a partial update, `append` reducers
-//! applied), `noop`, `raises`, `calls_llm`, the §3.4 metadata helpers (`augment_metadata`,
+//! applied), `noop`, `raises`, `calls_llm`, `calls_tool`, the §3.4 metadata helpers (`augment_metadata`,
 //! `capture_invocation_metadata_into`) and the §9 queryable-observer reads (`capture_queryable_observer_read_into`,
 //! `then_drop_for_current_invocation`, `then_assert_bucket_absent_into`).
 //!
@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::apply_reducers;
 use super::llm::LlmCall;
+use super::tool::ToolCall;
 use crate::node::Node;
 
 /// The case's `queryable_observers`, by name, for nodes to read.
@@ -102,6 +103,7 @@ pub(super) enum Directive {
     Noop,
     Raise(String),
     CallLlm(Arc<LlmCall>),
+    CallTool(ToolCall),
     Augment(Map<String, Value>),
     CaptureMetadata(String),
     CaptureRead {
@@ -130,6 +132,7 @@ impl Directive {
             "noop" => Self::Noop,
             "raises" => Self::Raise(spec.as_str().unwrap_or("raised by the fixture").to_owned()),
             "calls_llm" => Self::CallLlm(Arc::new(llm()?)),
+            "calls_tool" => Self::CallTool(ToolCall::from_node(spec)?),
             "augment_metadata" => Self::Augment(
                 spec.to_json()
                     .as_object()
@@ -222,6 +225,11 @@ impl Body {
                 Directive::Raise(message) => return Err(NodeError::new(message.clone())),
                 Directive::CallLlm(call) => {
                     for (key, value) in call.run().await?.as_object().cloned().unwrap_or_default() {
+                        record(&mut update, &mut view, key, value);
+                    }
+                }
+                Directive::CallTool(call) => {
+                    for (key, value) in call.run().await? {
                         record(&mut update, &mut view, key, value);
                     }
                 }

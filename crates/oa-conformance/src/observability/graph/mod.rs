@@ -7,6 +7,7 @@ mod edges;
 mod llm;
 mod mock;
 mod raises;
+mod tool;
 
 use std::sync::{Arc, Mutex};
 

@@ -11,7 +11,7 @@ use crate::node::Node;
 
 impl Context<'_> {
     /// The one recorded Langfuse trace.
-    fn trace(&self) -> Option<&Value> {
+    pub(super) fn trace(&self) -> Option<&Value> {
         match self.run.langfuse.as_deref() {
             Some([trace]) => Some(trace),
             _ => None,
@@ -19,7 +19,7 @@ impl Context<'_> {
     }
 
     /// Every observation of the trace, depth first.
-    fn observations(&self) -> Vec<&Value> {
+    pub(super) fn observations(&self) -> Vec<&Value> {
         fn walk<'v>(level: &'v Value, into: &mut Vec<&'v Value>) {
             for observation in level.as_array().into_iter().flatten() {
                 into.push(observation);
@@ -34,7 +34,7 @@ impl Context<'_> {
     }
 
     /// The trace's one generation.
-    fn generation(&self) -> Option<&Value> {
+    pub(super) fn generation(&self) -> Option<&Value> {
         let generations: Vec<&Value> = self
             .observations()
             .into_iter()
@@ -46,7 +46,7 @@ impl Context<'_> {
         }
     }
 
-    fn caller_metadata(&self) -> serde_json::Map<String, Value> {
+    pub(super) fn caller_metadata(&self) -> serde_json::Map<String, Value> {
         self.body
             .get("caller_metadata")
             .map(Node::to_json)
@@ -109,7 +109,7 @@ impl Context<'_> {
 
     /// Whether the case's Langfuse observer emits provider payload (`langfuse_observer.disable_provider_payload`,
     /// default true: withheld).
-    fn langfuse_payload_on(&self) -> bool {
+    pub(super) fn langfuse_payload_on(&self) -> bool {
         self.body
             .get("langfuse_observer")
             .and_then(|block| block.get("disable_provider_payload"))
@@ -283,7 +283,7 @@ pub(super) fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                 .partition(|s| s.name == "openarmature.invocation");
             !inner.is_empty() && roots.iter().all(carries) && !inner.iter().any(carries)
         }
-        // 084: the user promotion (sessions aside).
+        // 084: the user promotion.
         "trace_session_id_unset" => trace.is_some_and(|t| t["sessionId"].is_null()),
         "trace_user_id_unset" => {
             trace.is_some_and(|t| t["userId"].is_null() && t["metadata"].get("userId").is_none())
@@ -337,12 +337,13 @@ pub(super) fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
             }
             _ => false,
         },
-        "error_message_gated_by_provider_payload_flag" => match (generation, failed.first()) {
-            (Some(g), Some(event)) => {
+        // 098 as well: the failed observation is a Generation or a Tool, with its typed failure event.
+        "error_message_gated_by_provider_payload_flag" => match c.failed_pair() {
+            Some((g, event)) => {
                 non_empty(&event["error_message"])
                     && g["metadata"].get("error_message").is_some() == c.langfuse_payload_on()
             }
-            _ => false,
+            None => false,
         },
         "error_category_retained_when_message_omitted" => match (generation, failed.first()) {
             (Some(g), Some(event)) => {
@@ -354,14 +355,14 @@ pub(super) fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
             }
             _ => false,
         },
-        "error_type_and_message_in_metadata" => match (generation, failed.first()) {
-            (Some(g), Some(event)) => {
+        "error_type_and_message_in_metadata" => match c.failed_pair() {
+            Some((g, event)) => {
                 non_empty(&g["metadata"]["error_type"])
                     && g["metadata"]["error_type"] == event["error_type"]
                     && non_empty(&g["metadata"]["error_message"])
                     && g["metadata"]["error_message"] == event["error_message"]
             }
-            _ => false,
+            None => false,
         },
         "no_output_even_with_payload_flag_off" => match (generation, failed.first()) {
             (Some(g), Some(event)) => {
