@@ -98,6 +98,7 @@ pub use model::{
     ToolChoice, UnknownMapping, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
+pub use structured::fit;
 pub use structured::{
     CompleteAsError, DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, Typed, TypedDecoder,
     check_response_schema, complete_as,
