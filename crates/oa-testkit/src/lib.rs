@@ -3,7 +3,8 @@
 //! captured or only counted), a seeded [`Chaos`] responder for soak and load tests, the same server as a gateway
 //! relay that deletes `response_format`, a closed-port helper, a `tracing` capture layer, and (feature
 //! `otel`) the real OpenTelemetry SDK with in-memory exporters. [`openai`], [`anthropic`] and [`gemini`] hold the
-//! canned bodies of each wire mapping that tests script.
+//! canned bodies of each wire mapping that tests script; [`vendor`] holds scripted vendors that answer a request
+//! whose native schema breaks a documented rule with the vendor's 400.
 //!
 //! # Example
 //!
@@ -33,6 +34,7 @@ mod server;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod tracing_capture;
+pub mod vendor;
 
 use std::io;
 use std::net::SocketAddr;
