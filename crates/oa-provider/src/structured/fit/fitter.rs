@@ -567,7 +567,11 @@ impl<'a> Fitter<'a> {
                 [single] => out.insert("type".to_owned(), json!(single)),
                 many => out.insert("type".to_owned(), json!(many)),
             };
-        } else if frame.union.is_none() && extra.is_empty() && self.mapping != Mapping::Gemini {
+        } else if frame.union.is_none()
+            && extra.is_empty()
+            && !out.contains_key("anyOf")
+            && self.mapping != Mapping::Gemini
+        {
             self.narrow_to_scalars(&frame.host, &mut out)?;
         }
         let node = self.attach_extra(out, extra, plan, frame);
