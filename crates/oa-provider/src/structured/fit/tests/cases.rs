@@ -2,7 +2,6 @@
 //! and the typed failures (limits, roots, hostile input).
 
 use oa_pointer::Location;
-use oa_testkit::vendor::Vendor;
 use serde_json::{Value, json};
 
 use super::super::{FitError, Limit, Reason, RewriteKind, fit};
