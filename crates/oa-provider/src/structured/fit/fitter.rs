@@ -18,8 +18,10 @@ use super::table::{self, Action};
 use super::{MAX_DEPTH, Policy};
 use crate::model::Mapping;
 
-/// How many levels a recursion the provider cannot take is unrolled (levels 0 to this one are sent).
+/// How many times a definition on a recursion the provider cannot take recurs in the unrolled schema.
 pub(crate) const MAX_UNROLL: u8 = 3;
+/// The most levels (references followed inside one cycle) an unrolled recursion gets.
+pub(crate) const MAX_LEVELS: usize = 12;
 /// How many subschemas a fitted schema may have (inlining and unrolling on hostile input).
 pub(crate) const MAX_NODES: usize = 100_000;
 /// The name of the fitted root among the definitions (a reference to it is written `#`).
@@ -78,7 +80,7 @@ pub(crate) struct Fitter<'a> {
     pub(crate) budget: usize,
     n_nodes: usize,
     depth: usize,
-    /// The unrolled cycle being fitted and its level.
+    /// The unrolled cycle being fitted and the level within it (one more at each reference inside the cycle).
     context: Option<(usize, u8)>,
     pub(crate) candidates: BTreeMap<(Location, String, Candidate), usize>,
 }
@@ -250,11 +252,12 @@ impl<'a> Fitter<'a> {
         target: &Location,
         annotations: Vec<(String, Value)>,
     ) -> Result<Option<Node>, FitError> {
-        let level = match (self.unrolled(target), self.context) {
+        let unrolled = self.unrolled(target);
+        let level = match (unrolled, self.context) {
             (Some(component), Some((current, level))) if component == current => level.saturating_add(1),
             _ => 0,
         };
-        if level > MAX_UNROLL {
+        if unrolled.is_some_and(|component| usize::from(level) > self.max_level(component)) {
             return Ok(None);
         }
         let key = (target.clone(), level);
@@ -356,6 +359,13 @@ impl<'a> Fitter<'a> {
             Mapping::Gemini if self.policy.unroll.contains(target) => Some(component),
             _ => None,
         }
+    }
+
+    /// The deepest level a cycle is unrolled to: every definition on it recurs [`MAX_UNROLL`] times (each reference
+    /// inside the cycle is a level), bounded by [`MAX_LEVELS`] so a wide cycle does not multiply without end.
+    fn max_level(&self, component: usize) -> usize {
+        let size = self.cycles.members(component).count().max(1);
+        ((usize::from(MAX_UNROLL) + 1) * size).min(MAX_LEVELS) - 1
     }
 
     /// A definition name for `target` at `level`, unique among the fitted definitions.

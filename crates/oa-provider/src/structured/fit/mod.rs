@@ -54,9 +54,11 @@
 //!   subschema keywords (`not`, `if`, ...) conflict: on OpenAI and Gemini the later one is dropped (in the account),
 //!   on Anthropic it is kept as an `allOf` member.
 //! - `oneOf` is sent as `anyOf`; only tagged and type-disjoint branches are recognised as exact.
-//! - Recursion is unrolled [`MAX_UNROLL`](fitter::MAX_UNROLL) levels for Anthropic (and for Gemini where a cycle
-//!   passes through required properties only), then cut at an optional property or a union branch; deeper answers are
-//!   narrowed away.
+//! - Recursion is unrolled for Anthropic (and for Gemini where a cycle passes through required properties only): each
+//!   definition on the cycle recurs 3 more times (every reference inside the cycle is a level, at most 12), then the
+//!   recursion is cut at an optional property or a union branch (Gemini also at `maxItems: 0`); deeper answers are
+//!   narrowed away. Anthropic takes no `maxItems`, so an array at the cut gets `items: {"type": "null"}` and the
+//!   caller's `items` there is in the account as relaxed.
 //! - Bounded: [`MAX_DEPTH`] levels of subschema nesting (references followed count as levels), 100,000 fitted subschemas, 20,000 schema objects read by merges;
 //!   past them, [`FitError::TooDeep`] or [`FitError::TooLarge`].
 //! - A `format` the caller's validator treats as an annotation is still a clause here (the caller may assert it).

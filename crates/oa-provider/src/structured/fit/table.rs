@@ -576,7 +576,7 @@ pub(crate) static ROWS: &[Row] = &[
         "recursion",
         Rejected,
         Unroll,
-        "unrolled 3 levels, then cut at an optional property or a union branch (a fit failure where none)",
+        "unrolled (each definition recurs 3 more times, at most 12 levels per cycle), then cut at an optional property or a union branch; an array at the cut gets null items (relaxed); a fit failure where nothing can stop it",
         ANTHROPIC_DOCS
     ),
     row!(Anthropic, "pattern", Enforced, Keep, "sent", ANTHROPIC_DOCS),
@@ -852,7 +852,7 @@ pub(crate) static ROWS: &[Row] = &[
         "recursion through required properties only",
         Rejected,
         Unroll,
-        "unrolled 3 levels, then cut at an optional property, a union branch or maxItems 0",
+        "unrolled (each definition recurs 3 more times, at most 12 levels per cycle), then cut at an optional property, a union branch or maxItems 0",
         GEMINI_PROTO
     ),
     row!(

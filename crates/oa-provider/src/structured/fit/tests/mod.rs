@@ -3,6 +3,7 @@
 
 mod agreement;
 mod cases;
+mod corpus;
 
 use oa_testkit::vendor::Vendor;
 
