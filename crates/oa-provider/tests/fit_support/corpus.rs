@@ -13,17 +13,17 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 /// One corpus schema.
-pub struct Entry {
-    pub name: String,
-    pub origin: String,
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) origin: String,
     /// The schema as draft 2020-12.
-    pub schema: Value,
+    pub(crate) schema: Value,
     /// Answers the schema accepts (the first one minimal).
-    pub answers: Vec<Value>,
+    pub(crate) answers: Vec<Value>,
 }
 
 /// Every corpus schema, by file name.
-pub fn load() -> Vec<Entry> {
+pub(crate) fn load() -> Vec<Entry> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fit_corpus");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
@@ -59,7 +59,7 @@ pub fn load() -> Vec<Entry> {
 }
 
 /// A draft-07 schema read as draft 2020-12 says the same thing (for the constructs the corpus uses).
-pub fn draft7_to_2020_12(schema: &Value) -> Value {
+pub(crate) fn draft7_to_2020_12(schema: &Value) -> Value {
     let Value::Object(map) = schema else {
         return schema.clone();
     };
@@ -149,7 +149,7 @@ fn convert_list(value: &Value) -> Value {
 /// How a provider bound by the fitted schema spells a caller's answer: a property the fit made required gets its
 /// `null`, a `null` the fit made omittable goes. `None` when the answer has no spelling the fitted schema accepts
 /// (fitting narrowed it away: a map closed, a recursion cut, a typeless value narrowed to scalars).
-pub fn encode(answer: &Value, fitted: &oa_schema::Validator) -> Option<Value> {
+pub(crate) fn encode(answer: &Value, fitted: &oa_schema::Validator) -> Option<Value> {
     let mut value = answer.clone();
     for _ in 0..64 {
         let Err(violations) = fitted.validate(&value) else {
