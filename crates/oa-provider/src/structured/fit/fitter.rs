@@ -580,6 +580,7 @@ impl<'a> Fitter<'a> {
         } else if frame.union.is_none()
             && extra.is_empty()
             && !out.contains_key("anyOf")
+            && !out.contains_key("type")
             && self.mapping != Mapping::Gemini
         {
             self.narrow_to_scalars(&frame.host, &mut out)?;

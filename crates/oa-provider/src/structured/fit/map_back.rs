@@ -4,7 +4,7 @@
 //! the caller would have received. The plan mirrors the fitted schema's shape: a node per object, array or union,
 //! linked through properties, items and union branches (and through `$ref`s, so it may be cyclic).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use oa_pointer::Location;
 use serde_json::Value;
@@ -16,7 +16,8 @@ const MAX_ANSWER_DEPTH: usize = 256;
 /// How a property's absence is spelled differently on the provider's side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Edit {
-    /// The provider writes `null` where the caller's schema wants the property left out.
+    /// The provider writes `null` where the caller's schema may want the property left out (it is removed only where
+    /// the caller's schema rejects that `null`).
     RemoveNull,
     /// The provider leaves the property out where the caller's schema wants `null`.
     InsertNull,
@@ -70,9 +71,10 @@ impl MapBack {
     }
 
     /// Maps `answer` back to the caller's spelling, when the caller's schema (`caller`, compiled from the schema that
-    /// was fitted) rejects it as the provider wrote it: a `null` the fit introduced for an absent property is removed
-    /// (never a `null` the caller's schema allows there), a property the fit made omittable gets its `null` back.
-    /// An answer the caller's schema already accepts is left alone. Returns where it changed the answer.
+    /// was fitted) rejects it as the provider wrote it: a `null` the provider wrote for a property the fit made
+    /// required is removed where the caller's schema rejects that `null` (never one it allows there), and a property
+    /// the fit made omittable gets its `null` back where the caller's schema requires it. An answer the caller's
+    /// schema already accepts is left alone. Returns where it changed the answer, in pointer order.
     ///
     /// Where a union leaves it ambiguous which branch an object answers (the branches disagree on a property), the
     /// answer is left as written there, for validation to judge.
@@ -80,11 +82,30 @@ impl MapBack {
         let Some(root) = self.root else {
             return Vec::new();
         };
-        if self.is_empty() || caller.is_valid(answer) {
+        if self.is_empty() {
             return Vec::new();
         }
+        let Err(violations) = caller.validate(answer) else {
+            return Vec::new();
+        };
+        // Where the caller's schema objects: a `null` it rejects where it stands, a property it requires that is absent
+        // (a missing property is located where it would be).
+        let mut rejected: BTreeSet<&str> = BTreeSet::new();
+        let mut missing: BTreeSet<&str> = BTreeSet::new();
+        for violation in &violations {
+            let at = violation.instance_location().as_str();
+            if violation.missing_property().is_some() && violation.keyword() == Some("required") {
+                missing.insert(at);
+            } else {
+                rejected.insert(at);
+            }
+        }
         let mut edits = Vec::new();
-        self.walk(answer, &[root], &mut Location::root(), &mut edits, 0);
+        let objections = Objections {
+            rejected: &rejected,
+            missing: &missing,
+        };
+        self.walk(answer, &[root], &mut Location::root(), &objections, &mut edits, 0);
         edits.sort();
         edits
     }
@@ -94,6 +115,7 @@ impl MapBack {
         value: &mut Value,
         ids: &[usize],
         at: &mut Location,
+        objections: &Objections<'_>,
         edits: &mut Vec<Location>,
         depth: usize,
     ) {
@@ -120,12 +142,14 @@ impl MapBack {
                     let Some(member) = map.get_mut(&name) else {
                         continue;
                     };
+                    let here = with_key(at, &name);
                     if member.is_null()
                         && !plans.is_empty()
                         && plans.iter().all(|plan| plan.edit == Some(Edit::RemoveNull))
+                        && objections.rejected.contains(here.as_str())
                     {
                         map.remove(&name);
-                        edits.push(with_key(at, &name));
+                        edits.push(here);
                         continue;
                     }
                     let mut children: Vec<usize> = plans
@@ -136,7 +160,7 @@ impl MapBack {
                     children.dedup();
                     if !children.is_empty() {
                         at.push_key(&name);
-                        self.walk(member, &children, at, edits, depth + 1);
+                        self.walk(member, &children, at, objections, edits, depth + 1);
                         at.pop();
                     }
                 }
@@ -152,9 +176,10 @@ impl MapBack {
                             .get(name)
                             .is_some_and(|plan| plan.edit == Some(Edit::InsertNull))
                     });
-                    if unanimous && !map.contains_key(name) {
+                    let here = with_key(at, name);
+                    if unanimous && !map.contains_key(name) && objections.missing.contains(here.as_str()) {
                         map.insert(name.clone(), Value::Null);
-                        edits.push(with_key(at, name));
+                        edits.push(here);
                     }
                 }
             }
@@ -169,7 +194,7 @@ impl MapBack {
                     children.dedup();
                     if !children.is_empty() {
                         at.push_index(idx);
-                        self.walk(item, &children, at, edits, depth + 1);
+                        self.walk(item, &children, at, objections, edits, depth + 1);
                         at.pop();
                     }
                 }
@@ -195,6 +220,14 @@ impl MapBack {
         }
         active
     }
+}
+
+/// Where the caller's schema objects to an answer, by instance location.
+struct Objections<'a> {
+    /// Locations with a violation other than a missing property.
+    rejected: &'a BTreeSet<&'a str>,
+    /// Where a required property is missing.
+    missing: &'a BTreeSet<&'a str>,
 }
 
 fn with_key(at: &Location, name: &str) -> Location {

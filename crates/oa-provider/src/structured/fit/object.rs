@@ -47,10 +47,13 @@ impl Fitter<'_> {
             match self.mapping {
                 Mapping::OpenAi => {
                     if !in_caller {
+                        // Nullable, so the model can say "absent"; where the caller's schema may take `null` itself,
+                        // the schema is sent as it is. Either way a `null` the caller's schema rejects there is
+                        // mapped back to "absent".
                         if rejects_null {
                             node = self.make_nullable(node)?;
-                            edit = Some(Edit::RemoveNull);
                         }
+                        edit = Some(Edit::RemoveNull);
                         self.rewrite(&frame.host, RewriteKind::MadeRequired(name.clone()));
                         is_required = true;
                     }

@@ -191,6 +191,14 @@ pub(crate) static ROWS: &[Row] = &[
         "sent, with its type",
         OPENAI_GUIDE
     ),
+    row!(
+        OpenAi,
+        "enum (object or array values)",
+        Uncertain,
+        Relax,
+        "each such value replaced by its shape (its type; for containers, the shapes inside)",
+        OPENAI_GUIDE
+    ),
     row!(OpenAi, "properties", Enforced, Keep, "sent", OPENAI_GUIDE),
     row!(
         OpenAi,
@@ -464,7 +472,7 @@ pub(crate) static ROWS: &[Row] = &[
         "enum (object or array values)",
         Rejected,
         Relax,
-        "each such value replaced by its type",
+        "each such value replaced by its shape (its type; for containers, the shapes inside)",
         ANTHROPIC_DOCS
     ),
     row!(Anthropic, "const", Enforced, Keep, "sent", ANTHROPIC_DOCS),

@@ -1,5 +1,5 @@
 //! `const` and `enum` in each provider's dialect (Gemini takes only string and number enums and no `const`;
-//! Anthropic no objects or arrays in an enum), and the two shapes of a nullable schema fitting writes and undoes:
+//! Anthropic no objects or arrays in an enum, and OpenAI's closed-object rule leaves no room for one), and the two shapes of a nullable schema fitting writes and undoes:
 //! `type: [T, "null"]` and `anyOf: [X, {"type": "null"}]`.
 
 use oa_pointer::Location;
@@ -124,8 +124,7 @@ impl Fitter<'_> {
         }
         let keyword = if frame.const_.is_some() { "const" } else { "enum" };
         let listable = |value: &Value| match self.mapping {
-            Mapping::OpenAi => true,
-            Mapping::Anthropic => !(value.is_object() || value.is_array()),
+            Mapping::OpenAi | Mapping::Anthropic => !(value.is_object() || value.is_array()),
             Mapping::Gemini => value.is_string() || value.is_number(),
         };
         if self.mapping == Mapping::Gemini

@@ -51,7 +51,11 @@ fn probe(mapping: Mapping, construct: &str) -> Option<Value> {
         "type" | "properties" | "additionalProperties: false" | "required" => with(json!({"type": "string"})),
         "no type" => with(json!({"description": "anything"})),
         "enum" => string("enum", json!(["a", "b"])),
-        "enum (object or array values)" => with(json!({"enum": [{"a": 1}]})),
+        "enum (object or array values)" => {
+            with(json!({"type": "object", "properties": {"a": {"type": "integer"}},
+                                                        "required": ["a"], "additionalProperties": false,
+                                                        "enum": [{"a": 1}]}))
+        }
         "enum (values other than strings and numbers)" => with(json!({"enum": [true, null]})),
         "const" => string("const", json!("a")),
         "required (not every property)" => {

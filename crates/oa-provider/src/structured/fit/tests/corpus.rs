@@ -154,7 +154,7 @@ fn structural_reason(mapping: Mapping, keyword: &str) -> Option<Reason> {
         (_, "oneOf") => "oneOf",
         (_, "prefixItems") => "prefixItems",
         (Mapping::Gemini, "additionalProperties") => "additionalProperties",
-        (Mapping::Anthropic, "enum") => "enum (object or array values)",
+        (Mapping::OpenAi | Mapping::Anthropic, "enum" | "const") => "enum (object or array values)",
         (Mapping::Gemini, "enum") => "enum (values other than strings and numbers)",
         // A recursion cut on Anthropic relaxes the items of the last level.
         (Mapping::Anthropic, "items") => return Some(Reason::Relaxed),
