@@ -963,27 +963,29 @@ pub(crate) fn reference_to(name: &str) -> String {
     }
 }
 
-/// The definition names every `$ref` under `value` points to.
+/// The definition names every `$ref` in the fitted schema `value` points to (a property named `$ref` or `enum` is a
+/// name, not a keyword: the walk knows which members are schemas).
 fn collect_refs(value: &Value, out: &mut Vec<String>) {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
-        match value {
-            Value::Object(map) => {
-                for (key, member) in map {
-                    if key == "$ref" {
-                        if let Some(text) = member.as_str() {
-                            out.push(match JsonPointer::parse_fragment(text) {
-                                Ok(pointer) => pointer.tokens().nth(1).map_or(ROOT.to_owned(), str::to_owned),
-                                Err(_) => ROOT.to_owned(),
-                            });
-                        }
-                    } else if !matches!(key.as_str(), "enum" | "const" | "default") {
-                        pending.push(member);
+        let Value::Object(map) = value else { continue };
+        for (key, member) in map {
+            match key.as_str() {
+                "$ref" => {
+                    if let Some(text) = member.as_str() {
+                        out.push(match JsonPointer::parse_fragment(text) {
+                            Ok(pointer) => pointer.tokens().nth(1).map_or(ROOT.to_owned(), str::to_owned),
+                            Err(_) => ROOT.to_owned(),
+                        });
                     }
                 }
+                "properties" => {
+                    pending.extend(member.as_object().into_iter().flatten().map(|(_, schema)| schema))
+                }
+                "items" | "additionalProperties" => pending.push(member),
+                "anyOf" | "allOf" | "prefixItems" => pending.extend(member.as_array().into_iter().flatten()),
+                _ => {}
             }
-            Value::Array(items) => pending.extend(items),
-            _ => {}
         }
     }
 }

@@ -140,8 +140,9 @@ impl Fitted {
     }
 }
 
-/// Fits `schema` (a self-contained draft 2020-12 document whose `$ref`s are local JSON Pointers) to `mapping`'s native
-/// structured path.
+/// Fits `schema` (a valid, self-contained draft 2020-12 document whose `$ref`s are local JSON Pointers; the call path
+/// compiles it first) to `mapping`'s native structured path. A schema that is not valid never makes fitting panic, but
+/// what it fits to is not promised to be valid either.
 ///
 /// # Errors
 ///

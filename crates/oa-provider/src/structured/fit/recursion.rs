@@ -64,36 +64,42 @@ impl Cycles {
     }
 }
 
-/// Every `$ref` target under `value` (the schema at `at`), without entering `$defs` or values that are data.
+/// Every `$ref` target in the schema `value` (at `at`) and its subschemas, without entering `$defs` (definitions are
+/// reached through references) or values that are data; a property named like a keyword is a name.
 fn collect_refs(doc: &Doc<'_>, at: &Location, value: &Value, out: &mut Vec<Location>) {
     let mut pending: Vec<(Location, &Value)> = vec![(at.clone(), value)];
     while let Some((holder, value)) = pending.pop() {
-        match value {
-            Value::Object(map) => {
-                for (key, member) in map {
-                    match key.as_str() {
-                        "$ref" => {
-                            if let Ok(target) = doc.resolve(&holder, member) {
-                                out.push(target);
-                            }
-                        }
-                        "$defs" | "definitions" | "enum" | "const" | "default" | "examples" => {}
-                        _ => {
-                            if member.is_object() || member.is_array() {
-                                pending.push((super::doc::child(&holder, key), member));
-                            }
-                        }
+        let Value::Object(map) = value else { continue };
+        for (key, member) in map {
+            let here = super::doc::child(&holder, key);
+            match key.as_str() {
+                "$ref" => {
+                    if let Ok(target) = doc.resolve(&holder, member) {
+                        out.push(target);
                     }
                 }
-            }
-            Value::Array(items) => {
-                for (idx, item) in items.iter().enumerate() {
-                    let mut location = holder.clone();
-                    location.push_index(idx);
-                    pending.push((location, item));
+                "properties" | "patternProperties" | "dependentSchemas" => {
+                    for (name, schema) in member.as_object().into_iter().flatten() {
+                        pending.push((super::doc::child(&here, name), schema));
+                    }
                 }
+                "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                    for (idx, schema) in member.as_array().into_iter().flatten().enumerate() {
+                        pending.push((super::doc::child_index(&holder, key, idx), schema));
+                    }
+                }
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedItems"
+                | "unevaluatedProperties" => pending.push((here, member)),
+                _ => {}
             }
-            _ => {}
         }
     }
 }

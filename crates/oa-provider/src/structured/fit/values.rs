@@ -212,8 +212,15 @@ impl Fitter<'_> {
                 !map.contains_key("anyOf") && !map.contains_key("$ref") && !map.contains_key("const");
             let types = map.get("type").cloned();
             let extended = match types {
-                Some(Value::String(name)) if simple && name != "null" => Some(json!([name, "null"])),
-                Some(Value::Array(mut names)) if simple => {
+                // `["T", "null"]` is the documented form for scalars; objects and arrays take the `anyOf` form.
+                Some(Value::String(name))
+                    if simple && !matches!(name.as_str(), "null" | "object" | "array") =>
+                {
+                    Some(json!([name, "null"]))
+                }
+                Some(Value::Array(mut names))
+                    if simple && !names.iter().any(|name| name == "object" || name == "array") =>
+                {
                     if !names.contains(&json!("null")) {
                         names.push(json!("null"));
                     }

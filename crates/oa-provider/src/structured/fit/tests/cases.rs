@@ -563,3 +563,47 @@ fn the_fitted_schemas_pass_the_scripted_vendors_on_a_mixed_schema() {
     });
     fit_all(&schema);
 }
+
+#[test]
+fn a_fit_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync + Clone + 'static>() {}
+    shareable::<super::super::Fitted>();
+    shareable::<super::super::MapBack>();
+    shareable::<FitError>();
+}
+
+#[test]
+fn properties_named_like_keywords_are_names() {
+    // Found by the `fit` fuzz target: a property named `$ref` hid the reference inside it.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "$ref": {"$ref": "#/$defs/s"},
+            "enum": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+            "const": {"$ref": "#/$defs/s"}
+        },
+        "required": ["$ref", "enum", "const"],
+        "$defs": {
+            "s": {"type": "string"},
+            "node": {"type": "object", "properties": {"enum": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+                     "required": ["enum"]}
+        }
+    });
+    for fitted in fit_all(&schema) {
+        let sent = validator(fitted.schema());
+        let answer = json!({"$ref": "a", "enum": [{"enum": []}], "const": "c"});
+        assert!(
+            sent.is_valid(&answer),
+            "{}: {}",
+            fitted.mapping(),
+            fitted.schema()
+        );
+    }
+    // The recursion through a property named `enum` is found, so Anthropic gets it unrolled.
+    let anthropic = fit(&schema, Mapping::Anthropic).unwrap();
+    assert!(
+        anthropic.schema()["$defs"].get("node__1").is_some(),
+        "{}",
+        anthropic.schema()
+    );
+}
