@@ -1,5 +1,6 @@
 //! Fuzz target: fit arbitrary schemas (JSON text) to every mapping. A schema fitting refuses must fail with a
-//! `FitError`, never a panic, unbounded recursion or time; the fit of a valid schema must compile, and mapping an answer back
+//! `FitError`, never a panic, unbounded recursion or time; the fit of a valid schema must compile and pass the
+//! scripted vendor of its mapping (oa-testkit's documented rules), and mapping an answer back
 //! (the schema's own examples and a few fixed answers) against the caller's compiled schema must not panic and must
 //! leave an answer the caller's schema accepts unchanged.
 #![no_main]
@@ -8,6 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use oa_provider::Mapping;
 use oa_provider::fit::fit;
 use oa_schema::Validator;
+use oa_testkit::vendor::Vendor;
 use serde_json::json;
 
 fuzz_target!(|data: &[u8]| {
