@@ -1,14 +1,17 @@
 //! The walk that fits one document: every subschema of the caller's schema read as a merged [`Frame`], its keywords
 //! sent, rewritten, relaxed or dropped as the table says for the mapping, references kept as `$defs` (one fitted copy
 //! per target, or per depth where recursion is unrolled), the account, the rewrites and the map-back plan built on the
-//! way. `object.rs`, `array.rs` and `values.rs` hold the parts of a frame that need more than a table lookup.
+//! way. `defs.rs` holds references, `compose.rs` unions and merges, and `object.rs`, `array.rs` and `values.rs` the
+//! other parts of a frame that need more than a table lookup.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use oa_pointer::{JsonPointer, Location};
+use oa_pointer::Location;
 use serde_json::{Map, Value, json};
 
 use super::account::{Reason, Rewrite, RewriteKind, Unenforced};
+use super::compose::{has_own_content, unwrap_single_branch};
+use super::defs::Def;
 use super::doc::{self, Doc, Schema};
 use super::error::FitError;
 use super::frame::Frame;
@@ -25,21 +28,13 @@ pub(crate) const MAX_LEVELS: usize = 12;
 /// How many subschemas a fitted schema may have (inlining and unrolling on hostile input).
 pub(crate) const MAX_NODES: usize = 100_000;
 /// The name of the fitted root among the definitions (a reference to it is written `#`).
-const ROOT: &str = "#";
+pub(super) const ROOT: &str = "#";
 
 /// A fitted subschema and the map-back plan node of its answers.
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
     pub(crate) value: Value,
     pub(crate) plan: usize,
-}
-
-/// A definition being fitted or fitted: `None` once fitted means nothing the provider accepts can fill it.
-#[derive(Debug)]
-struct Def {
-    name: String,
-    plan: usize,
-    fitted: Option<Option<Value>>,
 }
 
 /// A property whose `null` the Anthropic limits pass may take away or add (see [`Policy`]).
@@ -70,9 +65,9 @@ pub(crate) struct Fitter<'a> {
     pub(crate) doc: Doc<'a>,
     pub(crate) mapping: Mapping,
     pub(crate) policy: &'a Policy,
-    cycles: &'a Cycles,
-    defs: BTreeMap<(Location, u8), Def>,
-    names: BTreeSet<String>,
+    pub(super) cycles: &'a Cycles,
+    pub(super) defs: BTreeMap<(Location, u8), Def>,
+    pub(super) names: BTreeSet<String>,
     pub(crate) account: BTreeSet<Unenforced>,
     pub(crate) rewrites: BTreeSet<Rewrite>,
     pub(crate) plan: PlanBuilder,
@@ -81,7 +76,7 @@ pub(crate) struct Fitter<'a> {
     n_nodes: usize,
     depth: usize,
     /// The unrolled cycle being fitted and the level within it (one more at each reference inside the cycle).
-    context: Option<(usize, u8)>,
+    pub(super) context: Option<(usize, u8)>,
     pub(crate) candidates: BTreeMap<(Location, String, Candidate), usize>,
 }
 
@@ -245,197 +240,6 @@ impl<'a> Fitter<'a> {
         }
     }
 
-    /// A reference from `holder` to `target`, with the annotations written beside it.
-    pub(crate) fn fit_ref(
-        &mut self,
-        holder: &Location,
-        target: &Location,
-        annotations: Vec<(String, Value)>,
-    ) -> Result<Option<Node>, FitError> {
-        let unrolled = self.unrolled(target);
-        let level = match (unrolled, self.context) {
-            (Some(component), Some((current, level))) if component == current => level.saturating_add(1),
-            _ => 0,
-        };
-        if unrolled.is_some_and(|component| usize::from(level) > self.max_level(component)) {
-            return Ok(None);
-        }
-        let key = (target.clone(), level);
-        let (name, plan) = match self.defs.get(&key) {
-            Some(Def {
-                fitted: Some(None), ..
-            }) => return Ok(None),
-            Some(def) => (def.name.clone(), def.plan),
-            None => self.fit_def(key.clone())?,
-        };
-        if matches!(
-            self.defs.get(&key),
-            Some(Def {
-                fitted: Some(None),
-                ..
-            })
-        ) {
-            return Ok(None);
-        }
-        let node_plan = self.plan.node();
-        self.plan.alternative(node_plan, plan);
-        let reference = json!({"$ref": reference_to(&name)});
-        if annotations.is_empty() {
-            return Ok(Some(Node {
-                value: reference,
-                plan: node_plan,
-            }));
-        }
-        self.rewrites.insert(Rewrite {
-            pointer: holder.clone(),
-            kind: RewriteKind::RefRewritten,
-        });
-        let mut map = match (self.mapping, self.defs.get(&key)) {
-            // Anthropic: no `$ref` beside other keywords and no union to spend; the fitted target is copied in.
-            (
-                Mapping::Anthropic,
-                Some(Def {
-                    fitted: Some(Some(Value::Object(body))),
-                    ..
-                }),
-            ) => body.clone(),
-            (Mapping::Anthropic, _) => {
-                self.note_dropped_annotations(holder, &annotations);
-                return Ok(Some(Node {
-                    value: reference,
-                    plan: node_plan,
-                }));
-            }
-            _ => Map::from_iter([("anyOf".to_owned(), json!([reference]))]),
-        };
-        for (name, value) in annotations {
-            map.insert(name, value);
-        }
-        self.count_node()?;
-        Ok(Some(Node {
-            value: Value::Object(map),
-            plan: node_plan,
-        }))
-    }
-
-    /// Fits a reference target as a definition of its own.
-    fn fit_def(&mut self, key: (Location, u8)) -> Result<(String, usize), FitError> {
-        let (target, level) = key.clone();
-        let name = self.fresh_name(&target, level);
-        let plan = self.plan.node();
-        self.defs.insert(
-            key.clone(),
-            Def {
-                name: name.clone(),
-                plan,
-                fitted: None,
-            },
-        );
-        let saved = self.context;
-        self.context = self.unrolled(&target).map(|component| (component, level));
-        if self.context.is_some() && level == 0 {
-            self.rewrites.insert(Rewrite {
-                pointer: target.clone(),
-                kind: RewriteKind::RecursionUnrolled,
-            });
-        }
-        let fitted = self.fit_at(&target);
-        self.context = saved;
-        let fitted = fitted?;
-        if let Some(node) = &fitted {
-            self.plan.alternative(plan, node.plan);
-        }
-        if let Some(def) = self.defs.get_mut(&key) {
-            def.fitted = Some(fitted.map(|node| node.value));
-        }
-        Ok((name, plan))
-    }
-
-    /// The cycle `target` sits on, when this mapping unrolls it.
-    fn unrolled(&self, target: &Location) -> Option<usize> {
-        let component = self.cycles.component(target)?;
-        match self.mapping {
-            Mapping::Anthropic => Some(component),
-            Mapping::Gemini if self.policy.unroll.contains(target) => Some(component),
-            _ => None,
-        }
-    }
-
-    /// The deepest level a cycle is unrolled to: every definition on it recurs [`MAX_UNROLL`] times (each reference
-    /// inside the cycle is a level), bounded by [`MAX_LEVELS`] so a wide cycle does not multiply without end.
-    fn max_level(&self, component: usize) -> usize {
-        let size = self.cycles.members(component).count().max(1);
-        ((usize::from(MAX_UNROLL) + 1) * size).min(MAX_LEVELS) - 1
-    }
-
-    /// A definition name for `target` at `level`, unique among the fitted definitions.
-    fn fresh_name(&mut self, target: &Location, level: u8) -> String {
-        let last = target
-            .tokens()
-            .next_back()
-            .map(|token| token.into_owned())
-            .unwrap_or_default();
-        let mut base: String = last
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(60)
-            .collect();
-        if base.is_empty() || target.is_root() {
-            base = "root".to_owned();
-        }
-        if level > 0 {
-            base = format!("{base}__{level}");
-        }
-        let mut name = base.clone();
-        let mut suffix = 2;
-        while !self.names.insert(name.clone()) {
-            name = format!("{base}_{suffix}");
-            suffix += 1;
-        }
-        name
-    }
-
-    /// The fitted definitions reachable from `schema` by reference.
-    fn used_defs(&self, schema: &Value) -> Result<Map<String, Value>, FitError> {
-        let by_name: BTreeMap<&str, &Def> = self.defs.values().map(|def| (def.name.as_str(), def)).collect();
-        let mut used = Map::new();
-        let mut pending = Vec::new();
-        collect_refs(schema, &mut pending);
-        while let Some(name) = pending.pop() {
-            if name == ROOT || used.contains_key(&name) {
-                continue;
-            }
-            let Some(Def {
-                fitted: Some(Some(body)),
-                ..
-            }) = by_name.get(name.as_str())
-            else {
-                // A reference to a definition that turned out to have no answer the provider accepts.
-                let source = self
-                    .defs
-                    .iter()
-                    .find(|(_, def)| def.name == name)
-                    .map(|((source, _), _)| source.clone())
-                    .unwrap_or_default();
-                return Err(FitError::Unsatisfiable {
-                    mapping: self.mapping,
-                    pointer: source,
-                    why: "a recursive definition with no answer the provider accepts",
-                });
-            };
-            collect_refs(body, &mut pending);
-            used.insert(name, body.clone());
-        }
-        used.sort_keys();
-        Ok(used)
-    }
-
     /// Counts one more fitted subschema against [`MAX_NODES`].
     pub(crate) fn count_node(&mut self) -> Result<(), FitError> {
         self.n_nodes += 1;
@@ -490,7 +294,7 @@ impl<'a> Fitter<'a> {
         matches!(name, "title" | "description") || (name == "default" && self.mapping == Mapping::Anthropic)
     }
 
-    fn note_dropped_annotations(&mut self, at: &Location, annotations: &[(String, Value)]) {
+    pub(super) fn note_dropped_annotations(&mut self, at: &Location, annotations: &[(String, Value)]) {
         for (name, _) in annotations {
             self.rewrite(at, RewriteKind::AnnotationDropped(name.clone()));
         }
@@ -639,78 +443,6 @@ impl<'a> Fitter<'a> {
         Ok(())
     }
 
-    /// A union beside other keywords, for a provider whose objects must each be closed and complete: the keywords
-    /// are distributed over the branches (`A and (B or C)` sent as `(A and B) or (A and C)`), which is exact.
-    fn fit_distributed(
-        &mut self,
-        frame: &Frame,
-        union: &super::frame::Union,
-    ) -> Result<Option<Node>, FitError> {
-        self.rewrite(&frame.host, RewriteKind::Merged);
-        let plan = self.plan.node();
-        let Some(members) = self.fit_union(union, plan, Some(frame))? else {
-            return Ok(None);
-        };
-        let mut out = Map::new();
-        out.insert("anyOf".to_owned(), Value::Array(members));
-        Ok(Some(Node {
-            value: Value::Object(out),
-            plan,
-        }))
-    }
-
-    /// `anyOf`/`oneOf`: the branches fitted (those nothing can fill left out), `oneOf` sent as `anyOf`; with
-    /// `distribute`, each branch merged with that frame's other keywords.
-    fn fit_union(
-        &mut self,
-        union: &super::frame::Union,
-        plan: usize,
-        distribute: Option<&Frame>,
-    ) -> Result<Option<Vec<Value>>, FitError> {
-        let mut members = Vec::new();
-        let mut live = Vec::new();
-        for member in union.members() {
-            let fitted = match distribute {
-                Some(frame) => {
-                    let mut conjuncts = frame.conjuncts.clone();
-                    conjuncts.push(member.clone());
-                    let branch = Frame::build_without_union(
-                        &self.doc,
-                        &conjuncts,
-                        Some(&union.origin),
-                        &mut self.budget,
-                    )?;
-                    self.fit_frame(&branch)?
-                }
-                None => self.fit_at(&member)?,
-            };
-            match fitted {
-                Some(node) => {
-                    self.plan.alternative(plan, node.plan);
-                    members.push(node.value);
-                    live.push(member);
-                }
-                None => self.rewrite(&member, RewriteKind::Unreachable(union.kind.keyword().to_owned())),
-            }
-        }
-        if members.is_empty() {
-            return Ok(None);
-        }
-        if union.kind == super::frame::UnionKind::OneOf {
-            let disjoint = live.iter().enumerate().all(|(idx, left)| {
-                live[idx + 1..]
-                    .iter()
-                    .all(|right| super::disjoint::provably_disjoint(&self.doc, left, right, &mut self.budget))
-            });
-            if disjoint {
-                self.rewrite(&union.origin, RewriteKind::DisjointOneOf);
-            } else if let Some(reason) = self.table_reason("oneOf") {
-                self.unenforced(&union.origin, "oneOf", reason);
-            }
-        }
-        Ok(Some(members))
-    }
-
     /// The table-driven keywords: kept, dropped or relaxed one by one.
     fn fit_simple(&mut self, frame: &Frame, out: &mut Map<String, Value>, types: Option<&[&str]>) {
         for (keyword, value, origin) in &frame.simple {
@@ -777,102 +509,6 @@ impl<'a> Fitter<'a> {
             }
         }
     }
-
-    /// Keywords of a later conjunct that could not merge: dropped on OpenAI and Gemini (with the stance the table
-    /// gives `allOf`), kept on Anthropic as an `allOf` of the whole conjunct (fitted, no `$ref`).
-    fn fit_conflicts(&mut self, frame: &Frame, out: &mut Map<String, Value>) -> Result<(), FitError> {
-        if frame.conflicts.is_empty() {
-            return Ok(());
-        }
-        if self.mapping != Mapping::Anthropic {
-            // The conjunction is what the provider cannot take: OpenAI rejects `allOf`, Gemini ignores it.
-            let reason = if self.mapping == Mapping::OpenAi {
-                Reason::DroppedRejected
-            } else {
-                Reason::DroppedIgnored
-            };
-            for (keyword, _, origin) in &frame.conflicts {
-                self.unenforced(origin, keyword, reason);
-            }
-            return Ok(());
-        }
-        let mut origins: Vec<&Location> = frame.conflicts.iter().map(|(_, _, origin)| origin).collect();
-        origins.dedup();
-        let mut members = Vec::new();
-        for origin in origins {
-            let frame = self.frame(std::slice::from_ref(origin))?;
-            match self.fit_frame(&frame)? {
-                Some(node) => members.push(node.value),
-                None => {
-                    return Err(FitError::Unsatisfiable {
-                        mapping: self.mapping,
-                        pointer: origin.clone(),
-                        why: "an allOf member nothing the provider accepts satisfies",
-                    });
-                }
-            }
-        }
-        out.insert("allOf".to_owned(), Value::Array(members));
-        Ok(())
-    }
-
-    /// Puts references that point back into the frame (recursion) beside its keywords: alone, the reference itself;
-    /// otherwise `anyOf: [{$ref}]` (OpenAI, Gemini) or an `allOf` of the fitted target (Anthropic).
-    fn attach_extra(
-        &mut self,
-        mut out: Map<String, Value>,
-        extra: Vec<Node>,
-        plan: usize,
-        frame: &Frame,
-    ) -> Node {
-        let asserts = out.keys().any(|key| doc::is_assertion(key));
-        let mut extra = extra.into_iter();
-        if !asserts && let (Some(node), 0) = (extra.next(), extra.len()) {
-            let mut value = node.value;
-            if let Value::Object(map) = &mut value {
-                for (name, annotation) in out {
-                    map.entry(name).or_insert(annotation);
-                }
-            }
-            self.plan.alternative(plan, node.plan);
-            return Node { value, plan };
-        }
-        for node in extra {
-            self.plan.alternative(plan, node.plan);
-            self.rewrite(&frame.host, RewriteKind::RefRewritten);
-            if self.mapping == Mapping::Anthropic {
-                let body = self.copy_of(&node.value);
-                push_member(&mut out, "allOf", body);
-            } else if out.contains_key("anyOf") {
-                let at = frame.refs.first().map_or(&frame.host, |(_, holder)| holder);
-                let reason = if self.mapping == Mapping::OpenAi {
-                    Reason::DroppedRejected
-                } else {
-                    Reason::DroppedIgnored
-                };
-                self.unenforced(at, "$ref", reason);
-            } else {
-                push_member(&mut out, "anyOf", node.value);
-            }
-        }
-        Node {
-            value: Value::Object(out),
-            plan,
-        }
-    }
-
-    /// The body of a fitted definition a bare reference names, for places that take no `$ref` (Anthropic's
-    /// `allOf`); the reference itself when the definition is not fitted yet.
-    pub(crate) fn copy_of(&self, value: &Value) -> Value {
-        let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
-            return value.clone();
-        };
-        self.defs
-            .values()
-            .find(|def| reference_to(&def.name) == reference)
-            .and_then(|def| def.fitted.clone().flatten())
-            .unwrap_or_else(|| value.clone())
-    }
 }
 
 /// Sets a kept keyword; a bound fitting already wrote (a tuple's length) stays when it is tighter.
@@ -884,108 +520,5 @@ fn insert_kept(out: &mut Map<String, Value>, keyword: &str, value: &Value) {
     };
     if !tighter_held {
         out.insert(keyword.to_owned(), value.clone());
-    }
-}
-
-fn push_member(out: &mut Map<String, Value>, keyword: &str, member: Value) {
-    match out.get_mut(keyword) {
-        Some(Value::Array(members)) => members.push(member),
-        _ => {
-            out.insert(keyword.to_owned(), json!([member]));
-        }
-    }
-}
-
-/// `anyOf` with one branch and only annotations beside it is that branch (a branch that is a bare `$ref` keeps its
-/// wrapper when annotations sit beside it: that is how a reference carries them).
-fn unwrap_single_branch(node: Node) -> Node {
-    let Node { value, plan } = node;
-    let Value::Object(mut map) = value else {
-        return Node { value, plan };
-    };
-    let single = matches!(map.get("anyOf"), Some(Value::Array(members)) if members.len() == 1);
-    let only_annotations = map.keys().all(|key| key == "anyOf" || !doc::is_assertion(key));
-    if !(single && only_annotations) {
-        return Node {
-            value: Value::Object(map),
-            plan,
-        };
-    }
-    let Some(Value::Array(mut members)) = map.remove("anyOf") else {
-        return Node {
-            value: Value::Object(map),
-            plan,
-        };
-    };
-    match members.pop() {
-        Some(Value::Object(mut member)) if !member.contains_key("$ref") || map.is_empty() => {
-            for (name, annotation) in map {
-                member.entry(name).or_insert(annotation);
-            }
-            Node {
-                value: Value::Object(member),
-                plan,
-            }
-        }
-        Some(member) => {
-            map.insert("anyOf".to_owned(), json!([member]));
-            Node {
-                value: Value::Object(map),
-                plan,
-            }
-        }
-        None => Node {
-            value: Value::Object(map),
-            plan,
-        },
-    }
-}
-
-/// Whether a frame says more than a union and annotations (so a closed-object provider needs the union distributed).
-fn has_own_content(frame: &Frame) -> bool {
-    frame.types.is_some()
-        || frame.enum_.is_some()
-        || frame.const_.is_some()
-        || !frame.objects.is_empty()
-        || !frame.items.is_empty()
-        || frame.prefix.is_some()
-        || !frame.simple.is_empty()
-        || !frame.refs.is_empty()
-        || !frame.conflicts.is_empty()
-}
-
-/// The `$ref` text for a fitted definition: `#` for the root, `#/$defs/<name>` otherwise.
-pub(crate) fn reference_to(name: &str) -> String {
-    if name == ROOT {
-        "#".to_owned()
-    } else {
-        JsonPointer::from_tokens(["$defs", name]).to_fragment()
-    }
-}
-
-/// The definition names every `$ref` in the fitted schema `value` points to (a property named `$ref` or `enum` is a
-/// name, not a keyword: the walk knows which members are schemas).
-fn collect_refs(value: &Value, out: &mut Vec<String>) {
-    let mut pending = vec![value];
-    while let Some(value) = pending.pop() {
-        let Value::Object(map) = value else { continue };
-        for (key, member) in map {
-            match key.as_str() {
-                "$ref" => {
-                    if let Some(text) = member.as_str() {
-                        out.push(match JsonPointer::parse_fragment(text) {
-                            Ok(pointer) => pointer.tokens().nth(1).map_or(ROOT.to_owned(), str::to_owned),
-                            Err(_) => ROOT.to_owned(),
-                        });
-                    }
-                }
-                "properties" => {
-                    pending.extend(member.as_object().into_iter().flatten().map(|(_, schema)| schema))
-                }
-                "items" | "additionalProperties" => pending.push(member),
-                "anyOf" | "allOf" | "prefixItems" => pending.extend(member.as_array().into_iter().flatten()),
-                _ => {}
-            }
-        }
     }
 }

@@ -65,6 +65,8 @@
 
 mod account;
 mod array;
+mod compose;
+mod defs;
 mod disjoint;
 mod doc;
 mod error;
