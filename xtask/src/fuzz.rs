@@ -38,6 +38,7 @@ impl Target {
 /// Every fuzz target, in the order they run.
 pub(crate) const TARGETS: &[Target] = &[
     Target::new("schema_compile", seeds::schemas, Some("json.dict")),
+    Target::new("schema_bundle", seeds::draft_schemas, Some("json.dict")),
     Target::new("schema_validate", seeds::validate_inputs, Some("json.dict")),
     Target::new("ecma_regex", seeds::patterns, Some("ecma_regex.dict")),
     Target::new("parse_json", seeds::json_texts, Some("json.dict")),

@@ -35,12 +35,14 @@ struct Printed {
     text: String,
 }
 
-/// The summary's three counts.
+/// The summary's counts.
 #[derive(Clone, Copy)]
 enum Kind {
     Valid,
     Invalid,
     Unreadable,
+    /// The line reaches a reference that resolves to no schema.
+    NoVerdict,
 }
 
 /// Judges and renders line `number`; a panic in the validator (a bug) costs that line, never the run.
@@ -49,6 +51,7 @@ fn print(checker: &Checker, output: Output, number: usize, bytes: &[u8]) -> Prin
         .unwrap_or(LineResult::Unreadable("the validator failed on this line"));
     let kind = match &result {
         LineResult::Judged(outcome) if outcome.is_valid() => Kind::Valid,
+        LineResult::Judged(Outcome::NoVerdict(..)) => Kind::NoVerdict,
         LineResult::Judged(_) => Kind::Invalid,
         LineResult::Unreadable(_) => Kind::Unreadable,
     };
@@ -72,15 +75,21 @@ pub(crate) struct Totals {
     pub(crate) n_valid: usize,
     pub(crate) n_invalid: usize,
     pub(crate) n_unreadable: usize,
+    /// Lines that reach a reference that resolves to no schema.
+    pub(crate) n_no_verdict: usize,
 }
 
 impl Totals {
-    /// `N valid, M invalid, K unreadable`.
+    /// `N valid, M invalid, K unreadable`, then `, J without a verdict` when there are such lines.
     pub(crate) fn summary(&self) -> String {
-        format!(
+        let mut summary = format!(
             "{} valid, {} invalid, {} unreadable",
             self.n_valid, self.n_invalid, self.n_unreadable
-        )
+        );
+        if self.n_no_verdict > 0 {
+            summary.push_str(&format!(", {} without a verdict", self.n_no_verdict));
+        }
+        summary
     }
 }
 
@@ -254,6 +263,7 @@ impl Writer<'_> {
                 Kind::Valid => self.totals.n_valid += 1,
                 Kind::Invalid => self.totals.n_invalid += 1,
                 Kind::Unreadable => self.totals.n_unreadable += 1,
+                Kind::NoVerdict => self.totals.n_no_verdict += 1,
             }
             if writeln!(self.out, "{}", line.text).is_err() {
                 self.closed = true;
@@ -280,7 +290,11 @@ fn judge(checker: &Checker, bytes: &[u8]) -> LineResult {
 fn render(checker: &Checker, number: usize, result: &LineResult, output: Output) -> String {
     match (result, output) {
         (LineResult::Judged(outcome), Output::Text) => {
-            let status = if outcome.is_valid() { "valid" } else { "invalid" };
+            let status = match outcome {
+                Outcome::Valid(_) => "valid",
+                Outcome::NoVerdict(..) => "no verdict",
+                _ => "invalid",
+            };
             let mut text = format!("line {number}: {status}");
             if !outcome.is_valid() {
                 for detail in outcome.to_text().lines() {

@@ -1,8 +1,6 @@
-//! oa-events: the graph-engine §6 typed LLM events (`LlmCompletionEvent`, `LlmFailedEvent`, `LlmTokenEvent`, with
-//! proposal 0126's `structured_output_path`), their strictly serial asynchronous delivery to observers, and the
-//! smallest invocation runtime that produces them.
+#![doc = include_str!("../README.md")]
 //!
-//! # Overview
+//! ## API map
 //!
 //! - [`EventBus`] is the observer delivery queue: [`Observer`]s receive every [`Event`] in dispatch order, one at a
 //!   time, on the queue's task; observer errors and panics are isolated; [`EventBus::drain`] and
@@ -16,25 +14,6 @@
 //! - [`set_invocation_metadata`] and [`get_invocation_metadata`] augment and read the invocation metadata
 //!   (observability §3.4) from inside a node; [`EventCounter`] and [`InvocationAccumulator`] are queryable
 //!   observers (observability §9) a node can read mid-invocation.
-//!
-//! # Example
-//!
-//! ```
-//! use oa_events::{EventBus, Graph, InvokeOptions};
-//! use serde_json::json;
-//!
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let bus = EventBus::new(Vec::new());
-//! let graph = Graph::builder()
-//!     .node("greet", |_state| async { Ok(json!({"greeting": "hi"})) })
-//!     .build()?;
-//! let state = graph.invoke(&bus, json!({}), InvokeOptions::default()).await?;
-//! assert_eq!(state["greeting"], "hi");
-//! bus.drain(std::time::Duration::from_secs(1)).await?;
-//! # Ok(())
-//! # }
-//! ```
 
 mod context;
 mod delivery;
@@ -62,8 +41,3 @@ pub use metadata::{
 pub use queryable::{EventCounter, InvocationAccumulator, NodePhase};
 pub use render::{render_messages, render_tool_calls, request_extras, request_params};
 pub use runtime::{Graph, GraphBuilder, GraphError, InvocationError, InvokeOptions, NodeError, Route};
-
-// The README's example runs as a doc test, so it stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;

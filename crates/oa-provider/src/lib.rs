@@ -1,8 +1,6 @@
-//! oa-provider: OpenArmature LLM providers — `complete()`, streaming and structured output you can trust, over
-//! the OpenAI-compatible Chat Completions, Anthropic Messages and Google Gemini wire formats (llm-provider spec
-//! §3–§8.3, with proposal 0126).
+#![doc = include_str!("../README.md")]
 //!
-//! # Overview
+//! ## API map
 //!
 //! - [`Provider`] is the §5 interface: `ready()` and `complete()`. Callers and upper layers see only it.
 //! - [`OpenAiProvider`] (§8.1), [`AnthropicProvider`] (§8.2) and [`GeminiProvider`] (§8.3) implement it, each
@@ -29,34 +27,13 @@
 //!   and a provider built with one marks a native strict call `enforced` only on a fresh enforcing verdict
 //!   (`unverified` otherwise); a [`RoutedProvider`] routes on it when asked to and samples canaries.
 //!
-//! # Layout
+//! ## Layout
 //!
 //! [`model`] holds the vendor-neutral request/response model; `call` drives one call (pre-checks,
 //! retry and reask, attempts, records); `structured` checks schemas and content; [`enforcement`]
 //! holds the marker, probes, registry and routing; `http` the shared transport; and each wire format is one
 //! folder ([`openai`], [`anthropic`], [`gemini`]).
 //!
-//! # Example
-//!
-//! ```no_run
-//! use oa_provider::{CompletionRequest, Message, OpenAiProvider, Provider, RetryConfig};
-//! use serde_json::json;
-//!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let provider = OpenAiProvider::builder("gpt-4o-mini").build()?; // key from OPENAI_API_KEY
-//! let request = CompletionRequest::new(vec![Message::user("Name a prime above 10.")])
-//!     .with_response_schema(json!({
-//!         "type": "object",
-//!         "properties": {"prime": {"type": "integer"}},
-//!         "required": ["prime"],
-//!         "additionalProperties": false
-//!     }))
-//!     .with_retry(RetryConfig::new(3));
-//! let response = provider.complete(&request).await?;
-//! println!("{:?}", response.parsed);
-//! # Ok(())
-//! # }
-//! ```
 //!
 //! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
 //! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
@@ -108,8 +85,3 @@ pub use structured::{
 };
 #[cfg(feature = "schemars")]
 pub use structured::{StrictOutput, output_schema};
-
-// The README's examples compile as doc tests, so they stay true.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;

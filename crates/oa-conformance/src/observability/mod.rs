@@ -21,37 +21,38 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oa_events::{EventBus, InvocationError, InvokeOptions, Observer};
-use oa_observe::{LogBridge, ObserverConfig, OtelObserver};
+use oa_observe::{LangfuseError, LogBridge, ObserverConfig, OtelObserver};
 use serde_json::Value;
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
+use crate::capability::AdapterCapabilities;
 use crate::fixture::Case;
 use crate::node::Node;
 
-/// Runs one observability case; `Err` carries the first failed expectation.
-pub(crate) fn run_case(case: &Case) -> Result<(), String> {
+/// Runs one observability case under the adapter's declared capabilities; `Err` carries the first failed
+/// expectation.
+pub(crate) fn run_case(case: &Case, capabilities: AdapterCapabilities) -> Result<(), String> {
     if tokio::runtime::Handle::try_current().is_ok() {
         return std::thread::scope(|scope| {
             scope
-                .spawn(|| run_case_blocking(case))
+                .spawn(|| run_case_blocking(case, capabilities))
                 .join()
                 .unwrap_or_else(|_| Err("harness: the case thread panicked".to_owned()))
         });
     }
-    run_case_blocking(case)
+    run_case_blocking(case, capabilities)
 }
 
-fn run_case_blocking(case: &Case) -> Result<(), String> {
+fn run_case_blocking(case: &Case, capabilities: AdapterCapabilities) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|error| format!("harness: cannot start a tokio runtime: {error}"))?;
-    runtime.block_on(execute(&case.body))
+    runtime.block_on(execute(&case.body, capabilities))
 }
 
-async fn execute(body: &Node) -> Result<(), String> {
-    support::check_keys(body)?;
+async fn execute(body: &Node, capabilities: AdapterCapabilities) -> Result<(), String> {
     let global = body
         .get("caller_global_otel_active")
         .and_then(Node::as_bool)
@@ -68,8 +69,12 @@ async fn execute(body: &Node) -> Result<(), String> {
     };
     let captured = match body.get("direct_call") {
         Some(call) => direct_call(call)?,
-        None => capture_run(body, global).await?,
+        None => capture_run(body, global, capabilities).await?,
     };
+    check_construction(
+        body.get("expected_construction_error"),
+        captured.construction_error.as_ref(),
+    )?;
     expect::check_error(body.get("expected_error"), captured.error())?;
     let expected = body.get("expected").unwrap_or(&Node::Null);
     expect::check(expected, &captured)?;
@@ -84,7 +89,7 @@ async fn execute(body: &Node) -> Result<(), String> {
         .any(|invariants| invariants.get(invariants::BOTH_REASONING_FIELDS).is_some())
     {
         let other = invariants::swap_reasoning_field(body)?;
-        Some(capture_run(&other, false).await?)
+        Some(capture_run(&other, false, capabilities).await?)
     } else {
         None
     };
@@ -122,6 +127,8 @@ pub(crate) struct Captured {
     pub(crate) direct_call: Option<Value>,
     /// The case's queryable observers.
     pub(crate) queryable: Option<graph::Queryable>,
+    /// Why the Langfuse observer was not built (observability §6), in which case nothing ran.
+    pub(crate) construction_error: Option<LangfuseError>,
 }
 
 impl Captured {
@@ -143,6 +150,7 @@ fn direct_call(call: &Node) -> Result<Captured, String> {
                 responses: Vec::new(),
                 invocations: Vec::new(),
                 queryable: None,
+                construction_error: None,
                 direct_call: Some(serde_json::json!({
                     "value": value,
                     "type": "immutable_mapping",
@@ -156,22 +164,29 @@ fn direct_call(call: &Node) -> Result<Captured, String> {
     }
 }
 
-/// The OTel observer unless `otel_observer: {attached: false}`, configured by the case's flags.
+/// The OTel observer unless `otel_observer: {attached: false}`, configured by the case's flags: each read from the
+/// `otel_observer:` block first (0121 on conformance-adapter §5.5: the block carries the observer's construction
+/// knobs), else from the bare case-level key older fixtures use.
 fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Option<OtelObserver>, String> {
-    let attached = body
-        .get("otel_observer")
-        .and_then(|otel| otel.get("attached"))
-        .and_then(Node::as_bool)
-        .unwrap_or(true);
-    if !attached {
+    let block = body.get("otel_observer");
+    let knob = |key: &str| block.and_then(|otel| otel.get(key)).or_else(|| body.get(key));
+    if !knob("attached").and_then(Node::as_bool).unwrap_or(true) {
         return Ok(None);
     }
-    let flag = |key: &str, default: bool| body.get(key).and_then(Node::as_bool).unwrap_or(default);
-    let config = ObserverConfig::builder()
+    let flag = |key: &str, default: bool| knob(key).and_then(Node::as_bool).unwrap_or(default);
+    let mut config = ObserverConfig::builder()
         .disable_llm_spans(flag("disable_llm_spans", false))
         .disable_provider_payload(flag("disable_provider_payload", true))
         .disable_genai_semconv(flag("disable_genai_semconv", false))
-        .enable_metrics(flag("enable_metrics", false))
+        .enable_metrics(flag("enable_metrics", false));
+    if let Some(cap) = knob("payload_byte_cap") {
+        let cap = cap
+            .as_i64()
+            .and_then(|cap| usize::try_from(cap).ok())
+            .ok_or("fixture_schema_invalid: otel_observer.payload_byte_cap")?;
+        config = config.payload_cap(cap);
+    }
+    let config = config
         .build()
         .map_err(|error| format!("fixture_schema_invalid: {error}"))?;
     Ok(Some(OtelObserver::new(
@@ -180,6 +195,15 @@ fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Optio
         config,
     )))
 }
+
+/// The keys of a `sequential_invocations` entry the harness reads.
+const SEQUENTIAL_ENTRY_KEYS: &[&str] = &[
+    "name",
+    "caller_invocation_id",
+    "caller_correlation_id",
+    "caller_metadata",
+    "caller_invocation_label",
+];
 
 /// The invocations the case asks for, each as (name, options): one; `invocations: N` alike; or the listed
 /// `sequential_invocations`, all on the same observers.
@@ -205,10 +229,23 @@ fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, 
             .map(str::to_owned),
     };
     if let Some(sequential) = body.get("sequential_invocations") {
+        // The harness keeps one set of observers for every invocation, which is what this says.
+        if sequential.get("observer_persists_across").and_then(Node::as_bool) == Some(false) {
+            return Err("harness_primitive_missing: sequential_invocations with fresh observers".to_owned());
+        }
         let entries = sequential
             .get("invocations")
             .and_then(Node::as_seq)
             .ok_or("fixture_schema_invalid: sequential_invocations.invocations")?;
+        for entry in entries {
+            for (key, _) in entry.as_map().unwrap_or_default() {
+                if !SEQUENTIAL_ENTRY_KEYS.contains(&key.as_str()) {
+                    return Err(format!(
+                        "harness_primitive_missing: sequential_invocations entry key {key}"
+                    ));
+                }
+            }
+        }
         let shared = base(body);
         return Ok(entries
             .iter()
@@ -242,21 +279,76 @@ fn invocation_plan(body: &Node) -> Result<Vec<(Option<String>, InvokeOptions)>, 
     Ok((0..count).map(|_| (None, base(body))).collect())
 }
 
-/// Builds and runs the case's graph with its observers, and collects what they saw.
-async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
+/// `expected_construction_error: {category}` (0116, a case key beside `expected:`): the Langfuse observer's
+/// construction failed with that category; without it, a construction that failed fails the case.
+fn check_construction(want: Option<&Node>, error: Option<&LangfuseError>) -> Result<(), String> {
+    match (want, error) {
+        (None, None) => Ok(()),
+        (None, Some(error)) => Err(format!("the Langfuse observer was not built: {error}")),
+        (Some(_), None) => Err("expected_construction_error: the Langfuse observer was built".to_owned()),
+        (Some(want), Some(error)) => {
+            for (key, value) in want.as_map().unwrap_or_default() {
+                match key.as_str() {
+                    "category" if value.as_str() == Some(error.category()) => {}
+                    "category" => {
+                        return Err(format!(
+                            "expected_construction_error.category: got {}, expected {:?}",
+                            error.category(),
+                            value.to_json()
+                        ));
+                    }
+                    other => {
+                        return Err(format!(
+                            "harness_primitive_missing: expected_construction_error.{other}"
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Builds and runs the case's graph with its observers, and collects what they saw. The Langfuse observer is built
+/// first, with the log bridge installed (its construction may warn, or fail before anything runs: observability
+/// §6).
+async fn capture_run(
+    body: &Node,
+    global: bool,
+    capabilities: AdapterCapabilities,
+) -> Result<Captured, String> {
     let telemetry = oa_testkit::Telemetry::new();
+    let bridge = || {
+        tracing::Dispatch::new(
+            tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider)),
+        )
+    };
+    let langfuse = if langfuse::composed(body) {
+        match tracing::dispatcher::with_default(&bridge(), || langfuse::observer(body, capabilities))? {
+            Ok(pair) => Some(pair),
+            Err(error) => {
+                return Ok(Captured {
+                    run: capture::Run::collect(&telemetry, &Default::default(), global, None)?,
+                    responses: Vec::new(),
+                    invocations: Vec::new(),
+                    direct_call: None,
+                    queryable: None,
+                    construction_error: Some(error),
+                });
+            }
+        }
+    } else {
+        None
+    };
     let built = graph::build(body).await?;
     let mut observers: Vec<Arc<dyn Observer>> = Vec::new();
     if let Some(otel) = otel_observer(body, &telemetry)? {
         observers.push(Arc::new(otel));
     }
-    let langfuse = if langfuse::composed(body) {
-        let (observer, recorder) = langfuse::observer(body)?;
+    let langfuse = langfuse.map(|(observer, recorder)| {
         observers.push(observer);
-        Some(recorder)
-    } else {
-        None
-    };
+        recorder
+    });
     let mut collectors = capture::collectors(body)?;
     // The harness's own collector (the empty name sorts first): the response-side checks and invariants read it
     // when the case declares no collector of its own.
@@ -270,11 +362,10 @@ async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
     let bus = EventBus::new(observers);
     let mut invocations = Vec::new();
     for (name, options) in invocation_plan(body)? {
-        let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
         let result = built
             .graph
             .invoke(&bus, built.initial_state.clone(), options)
-            .with_subscriber(tracing::Dispatch::new(subscriber))
+            .with_subscriber(bridge())
             .await;
         invocations.push(InvocationRun { name, result });
     }
@@ -293,6 +384,7 @@ async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
         invocations,
         direct_call: None,
         queryable: Some(built.queryable.clone()),
+        construction_error: None,
     })
 }
 
@@ -300,6 +392,7 @@ async fn capture_run(body: &Node, global: bool) -> Result<Captured, String> {
 mod tests {
     use std::path::PathBuf;
 
+    use crate::capability::AdapterCapabilities;
     use crate::fixture::{Fixture, FixtureId};
 
     /// One LLM call whose mock answers `MESSAGE`, asserting the §5.5.10 absence invariant (fixture 086's).
@@ -339,7 +432,7 @@ expected:
             PathBuf::from("901-self-test.yaml"),
         )
         .map_err(|error| error.to_string())?;
-        super::run_case(&fixture.cases[0])
+        super::run_case(&fixture.cases[0], AdapterCapabilities::DECLARED)
     }
 
     #[test]
@@ -372,7 +465,7 @@ expected:
             )
             .unwrap();
             assert_eq!(
-                super::run_case(&fixture.cases[0]),
+                super::run_case(&fixture.cases[0], AdapterCapabilities::DECLARED),
                 Err(format!("invariant {invariant} does not hold")),
             );
         }
@@ -415,10 +508,16 @@ expected:
             )
             .unwrap()
         };
-        assert_eq!(super::run_case(&parse("reasoning_content").cases[0]), Ok(()));
+        assert_eq!(
+            super::run_case(
+                &parse("reasoning_content").cases[0],
+                AdapterCapabilities::DECLARED
+            ),
+            Ok(())
+        );
         // The same deltas under a field no mapping reads: no reasoning token events, no thinking block.
         assert_eq!(
-            super::run_case(&parse("thoughts").cases[0]),
+            super::run_case(&parse("thoughts").cases[0], AdapterCapabilities::DECLARED),
             Err("invariant reasoning_content_field_recognized_as_reasoning_kind does not hold".to_owned())
         );
     }

@@ -8,12 +8,12 @@ use std::time::SystemTime;
 
 use async_trait::async_trait;
 use oa_events::{Event, InvocationEvent, MetadataEvent, NodeEvent, Observer, ObserverError, Scope};
-use opentelemetry_sdk::trace::{SdkTracerProvider, TracerProviderBuilder};
 use serde_json::{Value, json};
 
+use super::builder::LangfuseObserverBuilder;
 use super::client::{FlushReport, LangfuseClient, LangfuseError};
 use super::config::LangfuseConfig;
-use super::http::{HttpLangfuseClient, HttpLimits, LangfuseCredentials};
+use super::http::LangfuseCredentials;
 use super::model::{Level, ObservationRecord, ObservationType, TraceRecord};
 use super::render::{
     CallOutcome, capped, generation, identity, observation_metadata, stub_input, stub_output, trace_id,
@@ -26,8 +26,12 @@ use super::render::{
 ///
 /// Two ways to get a client (§8.9's ownership modes): hand one in with [`LangfuseObserver::new`] (the caller owns
 /// it and whatever provider it is bound to; the observer never touches it), or give credentials to
-/// [`LangfuseObserver::from_credentials`] (the observer owns an HTTP client that talks to Langfuse's ingestion API
-/// directly and emits nothing through any OpenTelemetry provider, so no other exporter sees its payloads).
+/// [`LangfuseObserver::from_credentials`] (the observer owns an [`HttpLangfuseClient`] that talks to Langfuse's
+/// ingestion API directly and emits nothing through any OpenTelemetry provider, so no other exporter sees its
+/// payloads) or to [`LangfuseObserverBuilder::from_credentials_with`] (a client of the caller's making, built on
+/// an isolated provider; §6's payload-leak rule is checked at construction).
+///
+/// [`HttpLangfuseClient`]: super::HttpLangfuseClient
 ///
 /// ```
 /// use std::sync::Arc;
@@ -60,7 +64,7 @@ pub struct LangfuseObserver {
 
 /// §8.4.1's caller hooks: the trace's input (from the initial state) or output (from the final state); `None`
 /// falls through to the state or the stub.
-type TraceHook = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
+pub(super) type TraceHook = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
 
 /// A trace whose invocation is running, and its open node spans by node name.
 struct OpenTrace {
@@ -80,72 +84,45 @@ impl std::fmt::Debug for LangfuseObserver {
 }
 
 impl LangfuseObserver {
+    /// A builder for the trace hooks and the shared-provider opt-out; the shorthands below cover the plain cases.
+    pub fn builder(config: LangfuseConfig) -> LangfuseObserverBuilder {
+        LangfuseObserverBuilder::new(config)
+    }
+
     /// An observer writing through `client` (§8.9 mode (a): the caller's client, left exactly as given).
     pub fn new(client: Arc<dyn LangfuseClient>, config: LangfuseConfig) -> Self {
-        Self {
-            client,
-            config,
-            trace_input: None,
-            trace_output: None,
-            open: Mutex::new(HashMap::new()),
-            unreported: Mutex::new((FlushReport::default(), None)),
-        }
+        Self::builder(config).client(client)
     }
 
-    /// §8.4.1's `trace_input_from_state`: called once per invocation with the initial state; a `Some` becomes the
-    /// trace's input (capped), whatever `disable_state_payload` says; `None` falls through.
-    pub fn with_trace_input(
-        mut self,
-        hook: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
-    ) -> Self {
-        self.trace_input = Some(Arc::new(hook));
-        self
-    }
-
-    /// §8.4.1's `trace_output_from_state`: the same, with the final state (or the state at the failure).
-    pub fn with_trace_output(
-        mut self,
-        hook: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
-    ) -> Self {
-        self.trace_output = Some(Arc::new(hook));
-        self
-    }
-
-    /// An observer that builds and owns its client from credentials (§8.9 mode (b)): an [`HttpLangfuseClient`]
-    /// with the default limits.
+    /// An observer that builds and owns its client from credentials (§8.9 mode (b)): an
+    /// [`HttpLangfuseClient`](super::HttpLangfuseClient) with the default limits, which emits through no
+    /// OpenTelemetry provider.
     ///
     /// # Errors
     ///
-    /// [`LangfuseError`] when the host is unusable or the HTTP client cannot be built.
+    /// [`LangfuseError`] when a key is blank, the host is unusable or the HTTP client cannot be built.
     pub fn from_credentials(
         credentials: LangfuseCredentials,
         config: LangfuseConfig,
     ) -> Result<Self, LangfuseError> {
-        let client = HttpLangfuseClient::new(credentials, HttpLimits::default())?;
-        Ok(Self::new(Arc::new(client), config))
+        Self::builder(config).from_credentials(credentials)
     }
 
-    /// Mode (b) with a client of the caller's making: `build` receives the credentials and a fresh
-    /// `TracerProviderBuilder` no one else holds, for a client that emits its observations as OpenTelemetry spans
-    /// (as Langfuse's own SDKs do) to add its exporter to. Observability §6 requires that isolated provider when
-    /// this observer emits payloads that an OTel observer withholds; oa gives it one always.
-    ///
-    /// # Errors
-    ///
-    /// Whatever `build` returns.
-    pub fn from_credentials_with<F>(
-        credentials: LangfuseCredentials,
+    /// The observer as a builder assembled it.
+    pub(super) fn assemble(
+        client: Arc<dyn LangfuseClient>,
         config: LangfuseConfig,
-        build: F,
-    ) -> Result<Self, LangfuseError>
-    where
-        F: FnOnce(
-            &LangfuseCredentials,
-            TracerProviderBuilder,
-        ) -> Result<Arc<dyn LangfuseClient>, LangfuseError>,
-    {
-        let client = build(&credentials, SdkTracerProvider::builder())?;
-        Ok(Self::new(client, config))
+        trace_input: Option<TraceHook>,
+        trace_output: Option<TraceHook>,
+    ) -> Self {
+        Self {
+            client,
+            config,
+            trace_input,
+            trace_output,
+            open: Mutex::new(HashMap::new()),
+            unreported: Mutex::new((FlushReport::default(), None)),
+        }
     }
 
     /// Sends what the client has queued (the observer also flushes when an invocation, or a call made outside a

@@ -313,3 +313,25 @@ fn bucket_json(invocation_id: &str, bucket: Vec<(NodePhase, oa_events::NodeEvent
         .collect();
     json!({"invocation_id": invocation_id, "events": events})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observability::support::NODE_DIRECTIVES;
+
+    /// Each directive the support list names is one `Directive::parse` runs, and nothing else is.
+    #[test]
+    fn the_listed_node_directives_are_the_ones_parse_runs() {
+        for name in NODE_DIRECTIVES {
+            let outcome = Directive::parse(name, &Node::Null, || Err("no call here".to_owned()));
+            if let Err(error) = outcome {
+                assert!(!error.contains("node directive"), "{name}: {error}");
+            }
+        }
+        let outcome = Directive::parse("calls_llm_from_wrapper", &Node::Null, || Err(String::new()));
+        assert_eq!(
+            outcome.err().as_deref(),
+            Some("harness_primitive_missing: node directive `calls_llm_from_wrapper`")
+        );
+    }
+}

@@ -106,6 +106,16 @@ impl Context<'_> {
     fn content_tokens(&self) -> String {
         self.token_text()
     }
+
+    /// Whether the case's Langfuse observer emits provider payload (`langfuse_observer.disable_provider_payload`,
+    /// default true: withheld).
+    fn langfuse_payload_on(&self) -> bool {
+        self.body
+            .get("langfuse_observer")
+            .and_then(|block| block.get("disable_provider_payload"))
+            .and_then(Node::as_bool)
+            == Some(false)
+    }
 }
 
 fn non_empty(value: &Value) -> bool {
@@ -314,6 +324,63 @@ pub(super) fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                 _ => false,
             }
         }
+        // 123, 159 (0118): a failed generation's error message is payload, withheld with the output when the flag is
+        // on; its error type and category are classifications, kept under either posture. Each needs a non-empty
+        // message on the typed event, so none holds vacuously.
+        "error_message_withheld_with_output_under_payload_disabled" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                !c.langfuse_payload_on()
+                    && g["output"].is_null()
+                    && g["metadata"].get("error_message").is_none()
+                    && non_empty(&event["error_message"])
+                    && non_empty(&event["output_content"])
+            }
+            _ => false,
+        },
+        "error_message_gated_by_provider_payload_flag" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                non_empty(&event["error_message"])
+                    && g["metadata"].get("error_message").is_some() == c.langfuse_payload_on()
+            }
+            _ => false,
+        },
+        "error_category_retained_when_message_omitted" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                g["metadata"].get("error_message").is_none()
+                    && g["level"] == "ERROR"
+                    && non_empty(&g["statusMessage"])
+                    && g["statusMessage"] == event["error_category"]
+                    && non_empty(&g["metadata"]["error_type"])
+            }
+            _ => false,
+        },
+        "error_type_and_message_in_metadata" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                non_empty(&g["metadata"]["error_type"])
+                    && g["metadata"]["error_type"] == event["error_type"]
+                    && non_empty(&g["metadata"]["error_message"])
+                    && g["metadata"]["error_message"] == event["error_message"]
+            }
+            _ => false,
+        },
+        "no_output_even_with_payload_flag_off" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                c.langfuse_payload_on()
+                    && g["output"].is_null()
+                    && event["output_content"].is_null()
+                    && g["input"].is_array()
+            }
+            _ => false,
+        },
+        "error_level_and_status_message_unchanged_by_payload_flag" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                c.langfuse_payload_on()
+                    && g["level"] == "ERROR"
+                    && non_empty(&g["statusMessage"])
+                    && g["statusMessage"] == event["error_category"]
+            }
+            _ => false,
+        },
         // 148: an unreported counter is omitted, the sound ones kept.
         "generation_usage_input_omitted_when_prompt_tokens_null" => match (generation, completed.first()) {
             (Some(g), Some(event)) => {
