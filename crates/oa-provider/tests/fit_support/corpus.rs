@@ -2,21 +2,21 @@
 //! `$ref`-heavy, recursive; written for this project), each with answers its schema accepts, read as draft 2020-12;
 //! and how an answer is spelled for a fitted schema. Shared by the fitting tests inside the crate and the wire tests.
 //!
-//! The draft-07 (zod-to-json-schema) entries are read through a minimal conversion here (`items` arrays to
-//! `prefixItems`, `additionalItems` to `items`, a `$ref`'s siblings dropped as draft 7 ignores them, `dependencies`
-//! split), until the schema crate's bundler (issue 36 part a) does it for every draft.
+//! Every entry goes through oa-schema's bundler first, as the call path does: compiled by the draft its `$schema`
+//! names (the zod-style entries declare draft 7), then written as one self-contained draft 2020-12 document
+//! (`Validator::bundle`), which is what fitting takes.
 
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// One corpus schema.
 pub(crate) struct Entry {
     pub(crate) name: String,
     pub(crate) origin: String,
-    /// The schema as draft 2020-12.
+    /// The schema as oa-schema's bundler writes it (draft 2020-12, self-contained).
     pub(crate) schema: Value,
     /// Answers the schema accepts (the first one minimal).
     pub(crate) answers: Vec<Value>,
@@ -39,12 +39,18 @@ pub(crate) fn load() -> Vec<Entry> {
                 std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
             let doc: Value =
                 serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-            let draft = doc["draft"].as_str().unwrap_or("2020-12");
-            let schema = match draft {
-                "2020-12" => doc["schema"].clone(),
-                "draft-07" => draft7_to_2020_12(&doc["schema"]),
-                other => panic!("{}: unknown draft {other}", path.display()),
-            };
+            let written = &doc["schema"];
+            let declared = written.get("$schema").and_then(Value::as_str).unwrap_or("2020-12");
+            assert_eq!(
+                doc["draft"].as_str().unwrap_or("2020-12") == "draft-07",
+                declared.contains("draft-07"),
+                "{}: the file's draft and its $schema disagree",
+                path.display()
+            );
+            let validator = oa_schema::Validator::new(written).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+            let bundle = validator.bundle();
+            assert!(bundle.inexpressible().is_empty(), "{}: {:?}", path.display(), bundle.inexpressible());
+            let schema = bundle.schema().clone();
             Entry {
                 name: path
                     .file_stem()
@@ -56,94 +62,6 @@ pub(crate) fn load() -> Vec<Entry> {
             }
         })
         .collect()
-}
-
-/// A draft-07 schema read as draft 2020-12 says the same thing (for the constructs the corpus uses).
-pub(crate) fn draft7_to_2020_12(schema: &Value) -> Value {
-    let Value::Object(map) = schema else {
-        return schema.clone();
-    };
-    let mut out = Map::new();
-    if map.contains_key("$ref") {
-        // Draft 7 ignores everything beside `$ref` (definitions stay: they are where references point).
-        for (key, value) in map {
-            match key.as_str() {
-                "$ref" => {
-                    out.insert(key.clone(), value.clone());
-                }
-                "definitions" | "$defs" => {
-                    out.insert(key.clone(), convert_members(value));
-                }
-                _ => {}
-            }
-        }
-        return Value::Object(out);
-    }
-    let positional = map.get("items").is_some_and(Value::is_array);
-    for (key, value) in map {
-        match key.as_str() {
-            "$schema" => {}
-            "items" if positional => {
-                out.insert("prefixItems".to_owned(), convert_list(value));
-            }
-            "additionalItems" if positional => {
-                out.insert("items".to_owned(), draft7_to_2020_12(value));
-            }
-            "additionalItems" => {}
-            "dependencies" => {
-                for (name, dependency) in value.as_object().into_iter().flatten() {
-                    let (keyword, converted) = if dependency.is_array() {
-                        ("dependentRequired", dependency.clone())
-                    } else {
-                        ("dependentSchemas", draft7_to_2020_12(dependency))
-                    };
-                    let target = out.entry(keyword).or_insert_with(|| Value::Object(Map::new()));
-                    if let Value::Object(target) = target {
-                        target.insert(name.clone(), converted);
-                    }
-                }
-            }
-            "properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas" => {
-                out.insert(key.clone(), convert_members(value));
-            }
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                out.insert(key.clone(), convert_list(value));
-            }
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames" => {
-                out.insert(key.clone(), draft7_to_2020_12(value));
-            }
-            _ => {
-                out.insert(key.clone(), value.clone());
-            }
-        }
-    }
-    Value::Object(out)
-}
-
-fn convert_members(value: &Value) -> Value {
-    match value {
-        Value::Object(members) => Value::Object(
-            members
-                .iter()
-                .map(|(name, member)| (name.clone(), draft7_to_2020_12(member)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-fn convert_list(value: &Value) -> Value {
-    match value {
-        Value::Array(members) => Value::Array(members.iter().map(draft7_to_2020_12).collect()),
-        other => other.clone(),
-    }
 }
 
 /// How a provider bound by the fitted schema spells a caller's answer: a property the fit made required gets its

@@ -2,9 +2,9 @@
 //!
 //! Each vendor accepts a subset of JSON Schema: OpenAI's strict mode, Anthropic's `output_config.format` and Gemini's
 //! `responseJsonSchema` reject some keywords with a 400 and silently ignore others. [`fit`] turns the caller's schema
-//! (a self-contained draft 2020-12 document whose `$ref`s are local JSON Pointers; the schema crate's bundler makes
-//! one from any draft) into the strongest schema the provider takes, and says exactly what the provider is no
-//! longer asked to enforce:
+//! (a self-contained draft 2020-12 document whose `$ref`s are local JSON Pointers: what `oa_schema::Validator::bundle`
+//! writes for a schema of any draft and its resources) into the strongest schema the provider takes, and says exactly
+//! what the provider is no longer asked to enforce:
 //!
 //! - the fitted schema to send ([`Fitted::schema`]);
 //! - the account ([`Fitted::account`]): every clause of the caller's schema the provider does not enforce, as
@@ -43,6 +43,10 @@
 //! assert_eq!(account, [("maxLength", Reason::DroppedRejected), ("minItems", Reason::Relaxed)]);
 //! assert_eq!(fitted.schema()["additionalProperties"], json!(false)); // closed: a narrowing, not in the account
 //! ```
+//!
+//! The account's pointers are into the document fitted. For a bundle, `Bundle::origin(pointer)` and
+//! `Bundle::source_keyword(pointer, keyword)` name the caller's own document, pointer and keyword (the bundle keeps
+//! the root document's pointers; a referenced document sits under `/$defs/NAME`).
 //!
 //! # Limits
 //!
