@@ -18,6 +18,9 @@
 //! - The [`AttemptHook`] receives token deltas as they stream and an [`AttemptRecord`] per wire attempt (the
 //!   request exactly as sent, outcome, timing, usage, path, [`SchemaMode`], [`Diagnostic`]s); the events and
 //!   observability crates subscribe here.
+//! - [`fit`] fits a response schema to what a mapping's native path enforces (the provider table in the README):
+//!   the schema to send, the account of every clause the provider is not asked to enforce, and the plan that maps
+//!   an answer back to the caller's spelling before validation.
 //! - Verifying enforcement: every structured [`Response`] carries a [`SchemaMode`] and a [`schema_version`];
 //!   [`probe_canary`] and [`probe_keywords`] test a route with requests only a schema-bound decoder answers
 //!   validly; a [`CapabilityRegistry`] keyed by [`CapabilityKey`] holds the verdicts with a staleness window,
@@ -75,6 +78,7 @@ pub use model::{
     ToolChoice, UnknownMapping, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
+pub use structured::fit;
 pub use structured::{
     CompleteAsError, DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, Typed, TypedDecoder,
     check_response_schema, complete_as,
