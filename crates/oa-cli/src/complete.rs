@@ -3,16 +3,15 @@
 //! oa-observe (printed with `--trace`, exported with `--otlp`), and the enforcement marker read from a registry.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
 use oa_provider::{
-    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
-    Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
-    StructuredOutputFailure, TokenDelta, Tool,
+    AttemptHook, AttemptOutcome, AttemptRecord, AttemptSummary, Blocked, Capabilities, CompletionRequest,
+    DeltaKind, FailureClass, FinishReason, Message, Provider, ProviderError, Reask, Response, RetryConfig,
+    RoutedProvider, RuntimeConfig, StructuredOutputFailure, TokenDelta, Tool, Usage,
 };
 use serde_json::{Value, json};
 
@@ -70,7 +69,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         }
     };
     let hook = Arc::new(CliHook {
-        attempts: AtomicU32::new(0),
+        attempts: Mutex::default(),
         echo_tokens: args.stream && !args.json,
         diagnostics: Mutex::default(),
     });
@@ -102,16 +101,17 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     if let Some(telemetry) = &telemetry {
         finish_telemetry(telemetry, args.trace);
     }
-    let attempts = hook.attempts.load(Ordering::SeqCst);
+    // Every attempt the hook saw (those before a whole-call --timeout too, which the call's own error cannot hold).
+    let attempts = std::mem::take(&mut *hook.attempts.lock().unwrap_or_else(PoisonError::into_inner));
     let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
     if hook.echo_tokens {
         outln!();
     }
     let ok = outcome.is_ok();
     if args.json {
-        outln!("{}", to_json(&outcome, attempts, &diagnostics));
+        outln!("{}", to_json(&outcome, &attempts, &diagnostics));
     } else {
-        print_summary(&outcome, attempts, &diagnostics, args.stream);
+        print_summary(&outcome, &attempts, &diagnostics, args.stream);
         let path = match &outcome {
             Ok(response) => response.structured_output_path,
             Err(error) => error.structured_output_path(),
@@ -333,9 +333,9 @@ pub(crate) fn read_response_schema(path: &std::path::Path) -> Result<Value, Stri
     Ok(schema)
 }
 
-/// Counts wire attempts, keeps their diagnostics and, with `--stream`, echoes content deltas as they arrive.
+/// Keeps each wire attempt's summary and diagnostics and, with `--stream`, echoes content deltas as they arrive.
 struct CliHook {
-    attempts: AtomicU32,
+    attempts: Mutex<Vec<AttemptSummary>>,
     echo_tokens: bool,
     diagnostics: Mutex<Vec<Diagnostic>>,
 }
@@ -350,7 +350,10 @@ impl AttemptHook for CliHook {
     }
 
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
-        self.attempts.fetch_add(1, Ordering::SeqCst);
+        self.attempts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record.summary());
         self.diagnostics
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -358,7 +361,7 @@ impl AttemptHook for CliHook {
     }
 }
 
-fn usage_json(usage: &oa_provider::Usage) -> Value {
+fn usage_json(usage: &Usage) -> Value {
     json!({
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
@@ -375,8 +378,47 @@ fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
     )
 }
 
-/// The one JSON object `--json` prints; its field names are an interface.
-fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics: &[Diagnostic]) -> Value {
+/// Each attempt as `--json` prints it: its usage (null when no response was read), path, marker and outcome.
+fn attempts_json(attempts: &[AttemptSummary]) -> Value {
+    Value::Array(
+        attempts
+            .iter()
+            .map(|attempt| {
+                let (outcome, category, class) = match attempt.outcome {
+                    AttemptOutcome::Ok => ("ok", None, None),
+                    AttemptOutcome::Failed {
+                        category,
+                        failure_class,
+                    } => (
+                        "failed",
+                        Some(category.as_str()),
+                        failure_class.map(FailureClass::as_str),
+                    ),
+                };
+                json!({
+                    "attempt_index": attempt.attempt_index,
+                    "retry_reason": attempt.retry_reason.map(|reason| reason.as_str()),
+                    "sent": attempt.sent,
+                    "structured_output_path": attempt.structured_output_path.map(|p| p.as_str()),
+                    "schema_mode": attempt.schema_mode.map(|m| m.as_str()),
+                    "usage": attempt.usage.as_ref().map(usage_json),
+                    "outcome": outcome,
+                    "category": category,
+                    "failure_class": class,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The one JSON object `--json` prints; its field names are an interface. `usage` is the spec's terminal figure
+/// (the answering or last attempt's), `usage_total` the call's over every attempt, `attempts` each attempt.
+fn to_json(
+    outcome: &Result<Response, ProviderError>,
+    attempts: &[AttemptSummary],
+    diagnostics: &[Diagnostic],
+) -> Value {
+    let usage_total = usage_json(&Usage::total_of(attempts));
     match outcome {
         Ok(response) => json!({
             "ok": true,
@@ -388,7 +430,9 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
             "structured_output_path": response.structured_output_path.map(|p| p.as_str()),
             "schema_mode": response.schema_mode.map(|m| m.as_str()),
             "schema_version": response.schema_version,
-            "attempts": attempts,
+            "usage_total": usage_total,
+            "attempts": attempts_json(attempts),
+            "blocked": response.blocked.as_ref().map(blocked_json),
             "error": null,
             "diagnostics": diagnostics_json(diagnostics),
         }),
@@ -402,9 +446,11 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
                 "finish_reason": failure.map(|f| f.finish_reason.as_str()),
                 "usage": failure.map(|f| usage_json(&f.usage)),
                 "structured_output_path": error.structured_output_path().map(|p| p.as_str()),
-                "schema_mode": null,
-                "schema_version": null,
-                "attempts": attempts,
+                "schema_mode": error.schema_mode().map(|m| m.as_str()),
+                "schema_version": error.schema_version(),
+                "usage_total": usage_total,
+                "attempts": attempts_json(attempts),
+                "blocked": failure.and_then(|f| f.blocked.as_ref()).map(blocked_json),
                 "error": {
                     "category": error.category().as_str(),
                     "failure_class": error.failure_class().map(FailureClass::as_str),
@@ -417,9 +463,18 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
     }
 }
 
+/// A provider's block as `--json` prints it: `{"stage": "prompt"|"answer", "reason": CODE}`.
+fn blocked_json(blocked: &Blocked) -> Value {
+    let stage = match blocked {
+        Blocked::Prompt(_) => "prompt",
+        Blocked::Answer(_) => "answer",
+    };
+    json!({"stage": stage, "reason": blocked.reason()})
+}
+
 fn print_summary(
     outcome: &Result<Response, ProviderError>,
-    attempts: u32,
+    attempts: &[AttemptSummary],
     diagnostics: &[Diagnostic],
     streamed: bool,
 ) {
@@ -442,7 +497,10 @@ fn print_summary(
                 outln!("tool_call: {} {} {}", call.id, call.name, call.arguments);
             }
             outln!("finish_reason: {}", response.finish_reason.as_str());
-            outln!("usage: {}", usage_line(&response.usage));
+            if let Some(blocked) = &response.blocked {
+                outln!("blocked: {}", blocked_line(blocked));
+            }
+            outln!("usage: {}", usage_summary(&response.usage, attempts));
             outln!(
                 "structured_output_path: {}",
                 or_none(response.structured_output_path.map(|p| p.as_str()))
@@ -452,14 +510,14 @@ fn print_summary(
                 or_none(response.schema_mode.map(|m| m.as_str()))
             );
             outln!("schema_version: {}", or_none(response.schema_version.as_deref()));
-            outln!("attempts: {attempts}");
+            outln!("attempts: {}", attempts.len());
         }
         Err(error) => {
             outln!("error: {}", error.category().as_str());
             match error.structured_output() {
                 Some(failure) => {
                     if failure.finish_reason == FinishReason::ContentFilter {
-                        outln!("refusal: the model refused to answer: {}", failure.output_content);
+                        outln!("refusal: {}", refusal_line(failure));
                     } else {
                         outln!("output_content: {}", failure.output_content);
                     }
@@ -468,7 +526,7 @@ fn print_summary(
                     if let Some(hint) = hint_for(failure) {
                         outln!("hint: {hint}");
                     }
-                    outln!("usage: {}", usage_line(&failure.usage));
+                    outln!("usage: {}", usage_summary(&failure.usage, attempts));
                     outln!("error_message:");
                     for line in failure.error_message.lines() {
                         outln!("  {line}");
@@ -488,7 +546,14 @@ fn print_summary(
                 "structured_output_path: {}",
                 or_none(error.structured_output_path().map(|p| p.as_str()))
             );
-            outln!("attempts: {attempts}");
+            if error.schema_version().is_some() {
+                outln!(
+                    "schema_mode: {}",
+                    or_none(error.schema_mode().map(|m| m.as_str()))
+                );
+                outln!("schema_version: {}", or_none(error.schema_version()));
+            }
+            outln!("attempts: {}", attempts.len());
         }
     }
 }
@@ -524,11 +589,52 @@ fn hint_for(failure: &StructuredOutputFailure) -> Option<&'static str> {
              (check `oa probe`), and a reask (--reask) usually gets it bare",
         ),
         FailureClass::NotJson => Some("the answer is not JSON at all (prose, or cut off by max_tokens)"),
+        FailureClass::Refusal => Some(
+            "the model or the provider's filter declined to answer (finish_reason content_filter); no schema or \
+             reask fixes that: rephrase the request, or check it against the provider's content policy",
+        ),
         _ => None,
     }
 }
 
-fn usage_line(usage: &oa_provider::Usage) -> String {
+/// The terminal attempt's usage, and after more than one attempt what the whole call cost:
+/// `prompt 160, completion 5, total 165 (this attempt); total over 2 attempts: prompt 267, ...`.
+fn usage_summary(usage: &Usage, attempts: &[AttemptSummary]) -> String {
+    if attempts.len() < 2 {
+        return usage_line(usage);
+    }
+    format!(
+        "{} (this attempt); total over {} attempts: {}",
+        usage_line(usage),
+        attempts.len(),
+        usage_line(&Usage::total_of(attempts))
+    )
+}
+
+/// What a refusal said: its text, or "no text", with the reason a provider gave for blocking it.
+fn refusal_line(failure: &StructuredOutputFailure) -> String {
+    let text = if failure.output_content.trim().is_empty() {
+        "no text".to_owned()
+    } else {
+        failure.output_content.clone()
+    };
+    match &failure.blocked {
+        Some(blocked) => format!("{}; {text}", blocked_line(blocked)),
+        None => format!("the model refused to answer: {text}"),
+    }
+}
+
+/// A provider's block in words, naming its reason code.
+fn blocked_line(blocked: &Blocked) -> String {
+    match blocked {
+        Blocked::Prompt(reason) => format!("the provider blocked the prompt (block reason {reason})"),
+        Blocked::Answer(reason) => {
+            format!("the provider's filter stopped the answer (finish reason {reason})")
+        }
+    }
+}
+
+fn usage_line(usage: &Usage) -> String {
     let count = |n: Option<u64>| n.map_or_else(|| "-".to_owned(), |n| n.to_string());
     format!(
         "prompt {}, completion {}, total {}",
