@@ -1,7 +1,8 @@
 //! `oa validate --batch`: one JSON instance per line, every line judged on its own (a line that cannot be read —
 //! invalid UTF-8, a byte-order mark, a blank line — is that line's own input error, in its own numbering, and the
 //! run goes on), spread over `--jobs` threads sharing one compiled validator, printed in input order, and closed by
-//! a summary line on stderr.
+//! a summary line on stderr. When the reader of the results goes away, reading stops there and the summary is of
+//! the lines judged, marked partial.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -72,15 +73,25 @@ pub(crate) struct Totals {
     pub(crate) n_valid: usize,
     pub(crate) n_invalid: usize,
     pub(crate) n_unreadable: usize,
+    /// The output closed before the input ended: the counts are of the lines judged until then.
+    pub(crate) partial: bool,
 }
 
 impl Totals {
-    /// `N valid, M invalid, K unreadable`.
+    /// `N valid, M invalid, K unreadable`, after `partial: ` when the run stopped early.
     pub(crate) fn summary(&self) -> String {
         format!(
-            "{} valid, {} invalid, {} unreadable",
-            self.n_valid, self.n_invalid, self.n_unreadable
+            "{}{} valid, {} invalid, {} unreadable",
+            if self.partial { "partial: " } else { "" },
+            self.n_valid,
+            self.n_invalid,
+            self.n_unreadable
         )
+    }
+
+    /// How many lines were judged.
+    pub(crate) fn n_lines(&self) -> usize {
+        self.n_valid + self.n_invalid + self.n_unreadable
     }
 }
 
@@ -107,6 +118,7 @@ pub(crate) fn run(
     let mut reader = Reader {
         input,
         line_number: 0,
+        at_end: false,
     };
     let read = if jobs <= 1 {
         let mut read = Ok(());
@@ -131,6 +143,9 @@ pub(crate) fn run(
         in_parallel(checker, &mut reader, &mut writer, jobs)
     };
     writer.progress.finish();
+    // Stopped by a closed output with lines left unread or unjudged (when every line was judged, nothing is missing).
+    let all_judged = reader.at_end && writer.totals.n_lines() == reader.line_number;
+    writer.totals.partial = writer.closed && !all_judged;
     read.map(|()| writer.totals)
 }
 
@@ -210,6 +225,8 @@ fn in_parallel(
 struct Reader<'a> {
     input: &'a mut dyn BufRead,
     line_number: usize,
+    /// The input's end was reached.
+    at_end: bool,
 }
 
 impl Reader<'_> {
@@ -219,6 +236,7 @@ impl Reader<'_> {
         while lines.len() < CHUNK_LINES {
             let mut bytes = Vec::new();
             if self.input.read_until(b'\n', &mut bytes)? == 0 {
+                self.at_end = true;
                 break;
             }
             self.line_number += 1;
@@ -240,7 +258,7 @@ struct Writer<'a> {
     out: &'a mut dyn Write,
     totals: Totals,
     progress: Progress,
-    /// The reader went away (a closed pipe): nothing more is judged or written, as Unix tools do.
+    /// The reader went away (a closed pipe): nothing more is read, judged or written.
     closed: bool,
 }
 
@@ -255,7 +273,11 @@ impl Writer<'_> {
                 Kind::Invalid => self.totals.n_invalid += 1,
                 Kind::Unreadable => self.totals.n_unreadable += 1,
             }
-            if writeln!(self.out, "{}", line.text).is_err() {
+            if let Err(error) = writeln!(self.out, "{}", line.text).and_then(|()| self.out.flush()) {
+                if error.kind() != std::io::ErrorKind::BrokenPipe {
+                    eprintln!("oa validate: cannot write to standard output: {error}");
+                    std::process::exit(2);
+                }
                 self.closed = true;
                 return;
             }

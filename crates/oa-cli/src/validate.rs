@@ -215,7 +215,14 @@ fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> E
             return Exit::Usage;
         }
     };
+    if totals.partial {
+        eprintln!(
+            "oa validate: stopped after {} lines because the output closed",
+            totals.n_lines()
+        );
+    }
     eprintln!("{}", totals.summary());
+    // The verdict of what was judged: a closed output never turns an invalid line into exit 0.
     if totals.n_invalid == 0 && totals.n_unreadable == 0 {
         Exit::Ok
     } else {
