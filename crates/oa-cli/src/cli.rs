@@ -119,8 +119,9 @@ pub(crate) struct ValidateArgs {
     /// geometry saying "Polygon" is checked against Polygon alone); for text and json output.
     #[arg(long)]
     pub(crate) discriminate: bool,
-    /// Print at most N violations per instance, then `... and K more` (json: an "omitted" count); for text and
-    /// json output.
+    /// Print at most N violations per instance, then `... and K more` (json: an "omitted" count); a failed union
+    /// is cut by whole alternatives, closest to valid first, its heading keeping its true member count (json:
+    /// "omitted_alternatives"); for text and json output.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_violations: Option<u32>,
 }

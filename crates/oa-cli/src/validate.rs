@@ -164,6 +164,9 @@ impl Outcome {
             && violations.omitted() > 0
         {
             object["omitted"] = json!(violations.omitted());
+            if violations.omitted_alternatives() > 0 {
+                object["omitted_alternatives"] = json!(violations.omitted_alternatives());
+            }
         }
         object
     }

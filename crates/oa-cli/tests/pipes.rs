@@ -144,10 +144,7 @@ fn a_batch_into_a_closed_pipe_stops_and_reports_what_it_judged() {
                 "--jobs",
                 jobs,
             ];
-            for (code, stderr) in [
-                with_stdout_closed(&args),
-                read_one_line_then_close(&args),
-            ] {
+            for (code, stderr) in [with_stdout_closed(&args), read_one_line_then_close(&args)] {
                 let stderr_lines: Vec<&str> = stderr.lines().collect();
                 assert_eq!(stderr_lines.len(), 2, "jobs {jobs}: {stderr}");
                 let judged: usize = stderr_lines[0]
@@ -174,7 +171,10 @@ fn a_batch_into_a_closed_pipe_stops_and_reports_what_it_judged() {
     // The demo, into a closed pipe: no panic, no "Broken pipe".
     let (code, stderr) = read_one_line_then_close(&["demo"]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
 }
 
 #[test]
