@@ -304,7 +304,8 @@ pub(crate) struct CompleteArgs {
     pub(crate) stop: Vec<String>,
     /// Read enforcement verdicts from this capability registry (a file, or `redis://HOST:PORT/DB`, as written by
     /// `oa probe --registry`): a native strict call is `enforced` only when it holds a fresh verdict that this route
-    /// enforces. Redis is read with a bounded timeout; unreachable, it reads as unverified and the call goes on.
+    /// enforces. Redis is read with a bounded timeout; unreachable (or a file that is not there), it reads as
+    /// unverified, the call goes on, and one warning names it and the cause.
     #[arg(long, value_name = "FILE|redis://HOST:PORT/DB")]
     pub(crate) registry: Option<String>,
     /// How long a verdict stays fresh (seconds); older ones count as unverified.

@@ -9,14 +9,14 @@ use std::time::Duration;
 use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
 use oa_provider::{
-    AttemptHook, AttemptOutcome, AttemptRecord, AttemptSummary, Blocked, Capabilities, CompletionRequest,
-    DeltaKind, FailureClass, FinishReason, Message, Provider, ProviderError, Reask, Response, RetryConfig,
-    RoutedProvider, RuntimeConfig, StructuredOutputFailure, TokenDelta, Tool, Usage,
+    AttemptHook, AttemptOutcome, AttemptRecord, AttemptSummary, Blocked, Capabilities, CapabilityRegistry,
+    CompletionRequest, DeltaKind, FailureClass, FinishReason, Message, Provider, ProviderError, Reask,
+    Response, RetryConfig, RoutedProvider, RuntimeConfig, StructuredOutputFailure, TokenDelta, Tool, Usage,
 };
 use serde_json::{Value, json};
 
 use crate::cli::{CompleteArgs, Mapping};
-use crate::endpoint::{open_registry, within};
+use crate::endpoint::{open_registry_to_read, warn_if_unreachable, within};
 use crate::exit::Exit;
 use crate::tap::Diagnostic;
 
@@ -38,8 +38,15 @@ const LANGFUSE_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Runs `oa complete` and reports how it ended.
 pub(crate) fn run(args: &CompleteArgs) -> Exit {
-    let prepared = build_request(args).and_then(|request| Ok((request, build_provider(args)?)));
-    let (request, provider) = match prepared {
+    let prepared = build_request(args).and_then(|request| {
+        let registry = args
+            .registry
+            .as_deref()
+            .map(|location| open_registry_to_read(location, Duration::from_secs(args.stale_after)))
+            .transpose()?;
+        Ok((request, build_provider(args, registry.clone())?, registry))
+    });
+    let (request, provider, registry) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("oa complete: {message}");
@@ -98,6 +105,9 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         outcome
     });
     drop(runtime);
+    if let Some(registry) = &registry {
+        warn_if_unreachable(registry);
+    }
     if let Some(telemetry) = &telemetry {
         finish_telemetry(telemetry, args.trace);
     }
@@ -208,13 +218,10 @@ fn finish_telemetry(telemetry: &Telemetry, trace: bool) {
 
 /// The provider the call goes through: the native route (reading the registry when given), or with `--route` a
 /// router over it and its prompt-path twin.
-fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
-    let stale_after = Duration::from_secs(args.stale_after);
-    let registry = args
-        .registry
-        .as_deref()
-        .map(|location| open_registry(location, stale_after))
-        .transpose()?;
+fn build_provider(
+    args: &CompleteArgs,
+    registry: Option<Arc<CapabilityRegistry>>,
+) -> Result<Arc<dyn Provider>, String> {
     let native_capabilities = Capabilities {
         native_response_format: !args.no_native,
         ..Capabilities::default()
