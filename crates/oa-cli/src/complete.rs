@@ -285,7 +285,7 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     messages.push(Message::user(message));
     let mut request = CompletionRequest::new(messages).with_stream(args.stream);
     if let Some(path) = &args.schema {
-        request = request.with_response_schema(read_response_schema(path)?);
+        request = request.with_response_schema(read_response_schema(path, "oa complete", !args.no_warn)?);
     }
     if let Some(path) = &args.tools {
         request = request.with_tools(read_tools(path)?);
@@ -329,11 +329,18 @@ fn read_tools(path: &std::path::Path) -> Result<Vec<Tool>, String> {
 
 /// Reads a `--schema` file and refuses, before anything is sent, what `complete()` would refuse: text that is not
 /// JSON or not a valid schema (in the words `oa validate` uses), or a schema of the wrong shape for structured
-/// output.
-pub(crate) fn read_response_schema(path: &std::path::Path) -> Result<Value, String> {
+/// output. With `warn`, likely misspelled keywords are warned about, as `command`.
+pub(crate) fn read_response_schema(
+    path: &std::path::Path,
+    command: &str,
+    warn: bool,
+) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let schema: Value = oa_schema::parse_json(&text)
         .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
+    if warn {
+        crate::hints::warn_misspellings(command, &schema, oa_schema::Draft::Draft202012);
+    }
     oa_schema::Validator::new(&schema).map_err(|e| format!("{}: invalid schema: {e}", path.display()))?;
     oa_provider::check_response_schema(&schema)
         .map_err(|error| format!("{}: {}", path.display(), error.message()))?;

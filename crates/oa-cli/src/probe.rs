@@ -34,7 +34,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
     let schema = args
         .schema
         .as_deref()
-        .map(crate::complete::read_response_schema)
+        .map(|path| crate::complete::read_response_schema(path, "oa probe", !args.no_warn))
         .transpose()?;
     let stale_after = std::time::Duration::from_secs(args.stale_after);
     let registry = args

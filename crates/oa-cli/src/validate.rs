@@ -16,6 +16,12 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         eprintln!("oa validate: standard input (`-`) can stand for only one of SCHEMA, INSTANCE and --batch");
         return Exit::Usage;
     }
+    if args.jobs.is_some() && args.batch.is_none() {
+        eprintln!(
+            "oa validate: --jobs spreads the lines of a --batch file over threads; without --batch it does nothing"
+        );
+        return Exit::Usage;
+    }
     if (args.discriminate || args.max_violations.is_some())
         && matches!(args.output(), Output::Basic | Output::Flag)
     {
@@ -46,18 +52,24 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
 fn load_validator(args: &ValidateArgs) -> Result<Validator, String> {
     let schema_path = &args.schema;
     let text = read(schema_path)?;
-    let schema: Value = serde_json::from_str(&text).map_err(|e| {
+    let schema: Value = oa_schema::parse_json(&text).map_err(|e| {
         format!(
             "{}: the schema is not well-formed JSON: {e}",
             schema_path.display()
         )
     })?;
+    if !args.no_warn {
+        crate::hints::warn_misspellings("oa validate", &schema, args.draft);
+    }
     let options = Validator::options()
         .format_assertion(args.format_assertion)
         .default_draft(args.draft);
     crate::resources::register(options, &args.resource, &args.resource_dir, args.draft)?
         .build(&schema)
-        .map_err(|e| format!("{}: invalid schema: {e}", schema_path.display()))
+        .map_err(|e| {
+            let hint = crate::hints::draft_hint(&schema, args.draft).unwrap_or_default();
+            format!("{}: invalid schema: {e}{hint}", schema_path.display())
+        })
 }
 
 /// A file's text, or standard input's for `-`.
