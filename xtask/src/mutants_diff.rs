@@ -60,6 +60,8 @@ pub(crate) fn run(root: &Path, base: Option<&str>, env: &[(&str, &str)]) -> Resu
     let mut command = Command::new("cargo");
     command
         .env_remove("RUSTUP_TOOLCHAIN")
+        // An interrupted run says so in a line, not in a backtrace per worker.
+        .env("RUST_BACKTRACE", "0")
         .envs(env.iter().copied())
         .current_dir(root)
         .args(["mutants", "--workspace", "--in-diff"])

@@ -124,6 +124,42 @@ fn a_misspelled_keyword_is_a_warning_unless_silenced() {
     assert_eq!(stderr(&oa(&["validate", &openapi, &instance])), "");
 }
 
+/// `oa complete --schema` and `oa probe --schema` warn the same way, before anything is sent; `--no-warn` silences
+/// both (found by `cargo xtask mutants-diff`: a `!` deleted from complete's flag went unnoticed).
+#[test]
+fn complete_and_probe_warn_about_a_misspelled_schema_keyword_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = file(
+        &dir,
+        "s.json",
+        br#"{"type": "object", "properties": {"a": {"type": "integer", "maximun": 3}}, "required": ["a"],
+             "additionalProperties": false}"#,
+    );
+    let closed = oa_testkit::closed_base_url().unwrap();
+    let warning = "warning: schema #/properties/a: \"maximun\" is not a keyword of draft 2020-12 and is ignored; did \
+                   you mean \"maximum\"? (--no-warn silences this)";
+    for command in ["complete", "probe"] {
+        let mut args = vec![
+            command,
+            "--base-url",
+            &closed,
+            "--model",
+            "m",
+            "--schema",
+            &schema,
+        ];
+        if command == "complete" {
+            args.push("hi");
+        }
+        let output = oa(&args);
+        let lines: Vec<String> = stderr(&output).lines().map(str::to_owned).collect();
+        assert_eq!(lines[0], format!("oa {command}: {warning}"), "{lines:?}");
+        args.insert(1, "--no-warn");
+        let output = oa(&args);
+        assert!(!stderr(&output).contains("maximun"), "{}", stderr(&output));
+    }
+}
+
 #[test]
 fn jobs_without_batch_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
