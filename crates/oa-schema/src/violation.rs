@@ -357,14 +357,21 @@ pub struct Violations {
     items: Vec<Violation>,
     /// How many violations a cap left out (see `ReportOptions::max_violations`).
     omitted: usize,
-    /// How many alternatives of the unions still shown a cap left out.
-    omitted_alternatives: usize,
-    /// The unions a cap cut (their true member count, the members kept), for the text rendering; empty uncapped.
-    census: crate::alternatives::Census,
+    /// What a cap cut of the failed unions (boxed: a report that was not capped, nearly every one, stays small,
+    /// and so does every error that carries one).
+    cut: Option<Box<UnionsCut>>,
     /// Duplicates reached through another keyword path (the same assertion through two union members), with the
     /// index of the violation they repeat: not violations of their own, but the text rendering lists the line
     /// under each alternative that reaches it. At most [`MAX_REACHED_ALSO`].
     reached_also: Vec<(usize, Violation)>,
+}
+
+/// What a cap cut of a report's failed unions: how many alternatives of the unions still shown it left out, and
+/// each union it cut (its true member count, the members kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct UnionsCut {
+    n_alternatives: usize,
+    census: crate::alternatives::Census,
 }
 
 /// The most duplicates kept for the text rendering: a report that repeats more is unreadable as text anyway, and
@@ -387,8 +394,7 @@ impl Violations {
             return Self {
                 items,
                 omitted: 0,
-                omitted_alternatives: 0,
-                census: crate::alternatives::Census::new(),
+                cut: None,
                 reached_also: Vec::new(),
             };
         }
@@ -421,8 +427,7 @@ impl Violations {
                 return Self {
                     items,
                     omitted: 0,
-                    omitted_alternatives: 0,
-                    census: crate::alternatives::Census::new(),
+                    cut: None,
                     reached_also: Vec::new(),
                 };
             }
@@ -483,8 +488,7 @@ impl Violations {
             return Self {
                 items: sorted,
                 omitted: 0,
-                omitted_alternatives: 0,
-                census: crate::alternatives::Census::new(),
+                cut: None,
                 reached_also: Vec::new(),
             };
         }
@@ -505,8 +509,7 @@ impl Violations {
         Self {
             items,
             omitted: 0,
-            omitted_alternatives: 0,
-            census: crate::alternatives::Census::new(),
+            cut: None,
             reached_also,
         }
     }
@@ -554,10 +557,15 @@ impl Violations {
             items.push(first);
             kept_also.extend(chosen.map(|duplicate| (items.len() - 1, duplicate)));
         }
+        let cut = (!kept.census.is_empty()).then(|| {
+            Box::new(UnionsCut {
+                n_alternatives: kept.n_alternatives_omitted,
+                census: kept.census,
+            })
+        });
         Self {
             omitted: self.omitted + n_items - items.len(),
-            omitted_alternatives: self.omitted_alternatives + kept.n_alternatives_omitted,
-            census: kept.census,
+            cut,
             items,
             reached_also: kept_also,
         }
@@ -579,7 +587,7 @@ impl Violations {
     /// How many alternatives of the failed unions a cap left out (0 unless `ReportOptions::max_violations` cut
     /// one): the text's unions keep their true member count, and its last line says how many were not shown.
     pub fn omitted_alternatives(&self) -> usize {
-        self.omitted_alternatives
+        self.cut.as_ref().map_or(0, |cut| cut.n_alternatives)
     }
 
     /// How many violations a cap left out of this report (0 unless `ReportOptions::max_violations` was used).
@@ -640,9 +648,11 @@ impl fmt::Display for Violations {
         // shows its own lines.
         let items = self.rendered();
         let mut lines = Vec::with_capacity(items.len());
-        crate::alternatives::lines(&items, &self.census, &mut lines);
+        let no_cut = crate::alternatives::Census::new();
+        let census = self.cut.as_ref().map_or(&no_cut, |cut| &cut.census);
+        crate::alternatives::lines(&items, census, &mut lines);
         f.write_str(&lines.join("\n"))?;
-        match (self.omitted, self.omitted_alternatives) {
+        match (self.omitted, self.omitted_alternatives()) {
             (0, _) => {}
             (omitted, 0) => write!(f, "\n... and {omitted} more")?,
             (omitted, 1) => write!(f, "\n... and {omitted} more (1 alternative not shown)")?,
