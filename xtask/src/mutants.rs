@@ -130,25 +130,14 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         return Err(format!("cargo mutants failed ({status})"));
     }
     let out = output.join("mutants.out");
-    let read = |file: &str| -> Vec<String> {
-        std::fs::read_to_string(out.join(file))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    };
-    let (caught, missed, timeouts, unviable) = (
-        read("caught.txt"),
-        read("missed.txt"),
-        read("timeout.txt"),
-        read("unviable.txt"),
-    );
+    let Outcomes {
+        caught,
+        missed,
+        timeouts,
+        unviable,
+    } = Outcomes::read(&out);
     let listed = mutants_list::read(&root.join(scope.equivalents))?;
-    let all = listed_in_run(&out);
-    let unlisted: Vec<&String> = missed
-        .iter()
-        .filter(|name| Mutant::parse(name).is_none_or(|mutant| !mutants_list::covers(&listed, &mutant, &all)))
-        .collect();
+    let unlisted = unlisted(&missed, &listed, &listed_in_run(&out));
     for mutant in &unlisted {
         println!("MISSED, not listed as equivalent: {mutant}");
     }
@@ -186,6 +175,45 @@ fn copies_dir(root: &Path, output: &Path) -> Result<std::path::PathBuf, String> 
         std::os::unix::fs::symlink(&shared, &link).map_err(|e| format!("{}: {e}", link.display()))?;
     }
     Ok(copies)
+}
+
+/// What a run found, as cargo-mutants wrote it (as it goes: an interrupted run's files hold what it reached).
+pub(crate) struct Outcomes {
+    pub(crate) caught: Vec<String>,
+    pub(crate) missed: Vec<String>,
+    pub(crate) timeouts: Vec<String>,
+    pub(crate) unviable: Vec<String>,
+}
+
+impl Outcomes {
+    /// The outcomes in `out` (cargo-mutants' `mutants.out`).
+    pub(crate) fn read(out: &Path) -> Self {
+        let read = |file: &str| -> Vec<String> {
+            std::fs::read_to_string(out.join(file))
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        };
+        Self {
+            caught: read("caught.txt"),
+            missed: read("missed.txt"),
+            timeouts: read("timeout.txt"),
+            unviable: read("unviable.txt"),
+        }
+    }
+}
+
+/// The missed mutants no entry of `listed` names (`all`: every mutant of the run, for occurrences).
+pub(crate) fn unlisted<'a>(
+    missed: &'a [String],
+    listed: &[mutants_list::Entry],
+    all: &[Mutant],
+) -> Vec<&'a String> {
+    missed
+        .iter()
+        .filter(|name| Mutant::parse(name).is_none_or(|mutant| !mutants_list::covers(listed, &mutant, all)))
+        .collect()
 }
 
 /// Every mutant a run generated, from its `mutants.json` (for the occurrence of a repeated key).

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::mutants::{SCOPES, listed_in_run};
-use crate::mutants_list::{self, Mutant};
+use crate::mutants::{Outcomes, SCOPES, listed_in_run, unlisted};
+use crate::mutants_list;
 
 /// How long the step may run when `$OA_MUTANTS_BUDGET_SECS` does not say.
 const DEFAULT_BUDGET: Duration = Duration::from_secs(900);
@@ -132,28 +132,18 @@ pub(crate) fn run(root: &Path, base: Option<&str>, env: &[(&str, &str)]) -> Resu
 
 /// Reads the run's outcomes: a missed mutant no list names fails; what the budget left untried is reported.
 fn judge(root: &Path, out: &Path, stopped: bool) -> Result<(), String> {
-    let read = |file: &str| -> Vec<String> {
-        std::fs::read_to_string(out.join(file))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    };
-    let (caught, missed, timeouts, unviable) = (
-        read("caught.txt"),
-        read("missed.txt"),
-        read("timeout.txt"),
-        read("unviable.txt"),
-    );
+    let Outcomes {
+        caught,
+        missed,
+        timeouts,
+        unviable,
+    } = Outcomes::read(out);
     let all = listed_in_run(out);
     let mut lists = Vec::new();
     for scope in SCOPES {
         lists.extend(mutants_list::read(&root.join(scope.equivalents))?);
     }
-    let unlisted: Vec<&String> = missed
-        .iter()
-        .filter(|name| Mutant::parse(name).is_none_or(|mutant| !mutants_list::covers(&lists, &mutant, &all)))
-        .collect();
+    let unlisted = unlisted(&missed, &lists, &all);
     let tried = caught.len() + missed.len() + timeouts.len() + unviable.len();
     println!(
         "mutants on the change: {} generated, {tried} tried: {} caught, {} timeouts, {} missed ({} listed as \

@@ -35,25 +35,38 @@ fn with_stdin(args: &[&str], input: &[u8]) -> Output {
     output
 }
 
-/// Runs `args`, reads one line of stdout, closes the pipe, and returns how the process ended and its stderr: what
-/// `oa ... | head -1` does.
-fn read_one_line_then_close(args: &[&str]) -> (Option<i32>, String) {
+/// Runs `args`, reads `lines` lines of stdout (none: the reader is gone before anything is written), closes the
+/// pipe, and returns how the process ended and its stderr: what `oa ... | head -1` does.
+fn close_stdout_after(args: &[&str], lines: usize) -> (Option<i32>, String) {
     let mut child = oa()
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut first = String::new();
-    BufReader::new(stdout).read_line(&mut first).unwrap();
-    assert!(!first.is_empty());
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for _ in 0..lines {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(!line.is_empty());
+    }
     // The reader is dropped here: every later write meets a closed pipe.
+    drop(stdout);
     let output = child.wait_with_output().unwrap();
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+/// `oa ... | head -1`.
+fn read_one_line_then_close(args: &[&str]) -> (Option<i32>, String) {
+    close_stdout_after(args, 1)
+}
+
+/// Runs `args` with stdout a pipe whose reader is already gone: every write meets a closed pipe.
+fn with_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
+    close_stdout_after(args, 0)
 }
 
 fn schema_file(dir: &tempfile::TempDir) -> String {
@@ -64,22 +77,6 @@ fn schema_file(dir: &tempfile::TempDir) -> String {
     )
     .unwrap();
     path.to_str().unwrap().to_owned()
-}
-
-/// Runs `args` with stdout a pipe whose reader is already gone: every write meets a closed pipe.
-fn with_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = oa()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let output = child.wait_with_output().unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
 }
 
 /// `oa validate s.json bad.json | head -1` (`set -o pipefail`): invalid exits 1 however the reader goes away (after

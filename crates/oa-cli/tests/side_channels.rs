@@ -23,6 +23,15 @@ fn oa(args: &[&str], env: &[(&str, &str)]) -> Output {
     command.output().unwrap()
 }
 
+/// `oa complete` against `model` (model `m`) with `extra` flags, asking "hi".
+fn complete(model: &Server, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let base_url = model.base_url();
+    let mut args = vec!["complete", "--base-url", &base_url, "--model", "m"];
+    args.extend_from_slice(extra);
+    args.push("hi");
+    oa(&args, env)
+}
+
 /// `host:port` of a port on 127.0.0.1 that refuses connections.
 fn closed_address() -> String {
     let closed = oa_testkit::closed_base_url().unwrap();
@@ -52,20 +61,11 @@ fn an_unreachable_redis_registry_is_one_warning_naming_it_and_the_call_goes_on_u
     let address = closed_address();
     let registry = format!("redis://:hunter2-secret@{address}/0");
     let model = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
-    let args = [
-        "complete",
-        "--base-url",
-        &model.base_url(),
-        "--model",
-        "m",
-        "--schema",
-        &schema,
-        "--registry",
-        &registry,
-        "--json",
-        "hi",
-    ];
-    let output = oa(&args, &[]);
+    let output = complete(
+        &model,
+        &["--schema", &schema, "--registry", &registry, "--json"],
+        &[],
+    );
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["schema_mode"], json!("unverified"));
@@ -89,21 +89,7 @@ fn a_registry_file_that_is_not_there_is_a_warning_naming_it() {
     let missing = dir.path().join("caps.json");
     let missing = missing.to_str().unwrap();
     let model = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
-    let output = oa(
-        &[
-            "complete",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--schema",
-            &schema,
-            "--registry",
-            missing,
-            "hi",
-        ],
-        &[],
-    );
+    let output = complete(&model, &["--schema", &schema, "--registry", missing], &[]);
     assert_eq!(output.status.code(), Some(0));
     let warnings = lines_with(&output, missing);
     assert_eq!(
@@ -153,21 +139,7 @@ fn a_collector_that_is_down_is_named_once_with_its_cause() {
     let address = closed_address();
     let collector = format!("http://{address}");
     let model = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
-    let output = oa(
-        &[
-            "complete",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--schema",
-            &schema,
-            "--otlp",
-            &collector,
-            "hi",
-        ],
-        &[],
-    );
+    let output = complete(&model, &["--schema", &schema, "--otlp", &collector], &[]);
     assert_eq!(output.status.code(), Some(0), "the call itself succeeded");
     let warnings = lines_with(&output, "OTLP export");
     assert_eq!(warnings.len(), 1, "{}", String::from_utf8_lossy(&output.stderr));
@@ -180,19 +152,7 @@ fn a_collector_that_is_down_is_named_once_with_its_cause() {
     let refusing = Server::start(Responder::function(|_| Reply::json(503, json!({})))).unwrap();
     let collector = format!("http://{}", refusing.address());
     let model = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
-    let output = oa(
-        &[
-            "complete",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--otlp",
-            &collector,
-            "hi",
-        ],
-        &[],
-    );
+    let output = complete(&model, &["--otlp", &collector], &[]);
     let warnings = lines_with(&output, "OTLP export");
     assert_eq!(warnings.len(), 1, "{}", String::from_utf8_lossy(&output.stderr));
     assert!(
@@ -200,19 +160,7 @@ fn a_collector_that_is_down_is_named_once_with_its_cause() {
         "{warnings:?}"
     );
     // A URL with credentials is refused before anything is sent, naming none of them.
-    let output = oa(
-        &[
-            "complete",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--otlp",
-            "http://user:pw-secret@127.0.0.1:1",
-            "hi",
-        ],
-        &[],
-    );
+    let output = complete(&model, &["--otlp", "http://user:pw-secret@127.0.0.1:1"], &[]);
     assert_eq!(output.status.code(), Some(2));
     assert!(!String::from_utf8_lossy(&output.stderr).contains("pw-secret"));
 }
@@ -221,16 +169,9 @@ fn a_collector_that_is_down_is_named_once_with_its_cause() {
 fn a_langfuse_host_that_is_down_is_named_with_its_cause() {
     let address = closed_address();
     let model = Server::start(vec![chat("hello", "stop")]).unwrap();
-    let output = oa(
-        &[
-            "complete",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--langfuse",
-            "hi",
-        ],
+    let output = complete(
+        &model,
+        &["--langfuse"],
         &[
             ("LANGFUSE_PUBLIC_KEY", "pk-lf-side"),
             ("LANGFUSE_SECRET_KEY", "sk-lf-side-SECRET"),

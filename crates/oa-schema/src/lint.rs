@@ -10,8 +10,8 @@
 //! - never a name of the known vocabularies that extend JSON Schema (OpenAPI's `example`, `nullable`,
 //!   `discriminator`, ...; editors' `markdownDescription`, ...; see [`CUSTOM`]), nor an `x-` extension.
 //!
-//! Draft 4 reads `id` where later drafts read `$id`, and 2020-12 still knows the deprecated `definitions`,
-//! `dependencies`, `$recursiveRef` and `$recursiveAnchor`: each draft's list is its meta-schema's.
+//! Each draft's keywords, and where their subschemas sit, are the compiler's own table (`dialect.rs`): draft 4
+//! reads `id` where later drafts read `$id`, and `definitions` and `dependencies` hold schemas in every draft.
 
 use std::fmt;
 
@@ -19,118 +19,7 @@ use oa_pointer::Location;
 use serde_json::Value;
 
 use crate::Draft;
-
-/// Keywords of drafts 4 to 7 (`id` is draft 4's `$id`).
-const DRAFT4: &[&str] = &[
-    "id",
-    "$schema",
-    "$ref",
-    "title",
-    "description",
-    "default",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "additionalItems",
-    "items",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "additionalProperties",
-    "definitions",
-    "properties",
-    "patternProperties",
-    "dependencies",
-    "enum",
-    "type",
-    "format",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-];
-const DRAFT6_ADDED: &[&str] = &["$id", "examples", "contains", "propertyNames", "const"];
-const DRAFT7_ADDED: &[&str] = &[
-    "$comment",
-    "readOnly",
-    "writeOnly",
-    "if",
-    "then",
-    "else",
-    "contentMediaType",
-    "contentEncoding",
-];
-/// Keywords of 2019-09, which 2020-12 keeps (with `$recursiveRef` and `$recursiveAnchor` deprecated).
-const DRAFT201909: &[&str] = &[
-    "$id",
-    "$schema",
-    "$anchor",
-    "$ref",
-    "$recursiveRef",
-    "$recursiveAnchor",
-    "$vocabulary",
-    "$comment",
-    "$defs",
-    "definitions",
-    "dependencies",
-    "additionalItems",
-    "unevaluatedItems",
-    "items",
-    "contains",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "const",
-    "enum",
-    "type",
-    "title",
-    "description",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "examples",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
-const DRAFT202012_ADDED: &[&str] = &["$dynamicRef", "$dynamicAnchor", "prefixItems"];
+use crate::dialect::{self, Shape};
 
 /// Keywords of the vocabularies that extend JSON Schema, meant as written wherever they appear: OpenAPI's, the
 /// editors' (VS Code, IntelliJ), ajv's and the schema generators'. One edit from a keyword (`example`, `examples`)
@@ -238,9 +127,9 @@ pub fn misspelled_keywords(schema: &Value, default_draft: Draft) -> Vec<Misspell
             }
             let mut at = location.clone();
             at.push_key(key);
-            match applicator(key, draft) {
-                Some(Holds::One) => children.push((member, at, draft)),
-                Some(Holds::Map) => {
+            match dialect::keyword(draft, key).map(|spec| spec.shape) {
+                Some(Shape::Schema) => children.push((member, at, draft)),
+                Some(Shape::SchemaMap) => {
                     if let Value::Object(map) = member {
                         for (name, schema) in map {
                             let mut entry = at.clone();
@@ -249,7 +138,7 @@ pub fn misspelled_keywords(schema: &Value, default_draft: Draft) -> Vec<Misspell
                         }
                     }
                 }
-                Some(Holds::Array) => match member {
+                Some(Shape::SchemaArray | Shape::SchemaOrArray) => match member {
                     Value::Array(schemas) => {
                         for (idx, schema) in schemas.iter().enumerate() {
                             let mut entry = at.clone();
@@ -260,7 +149,7 @@ pub fn misspelled_keywords(schema: &Value, default_draft: Draft) -> Vec<Misspell
                     // `items` as one schema.
                     other => children.push((other, at, draft)),
                 },
-                None => {}
+                Some(Shape::Plain) | None => {}
             }
         }
         stack.extend(children.into_iter().rev());
@@ -268,64 +157,14 @@ pub fn misspelled_keywords(schema: &Value, default_draft: Draft) -> Vec<Misspell
     found
 }
 
-/// What an applicator keyword holds.
-enum Holds {
-    /// One schema.
-    One,
-    /// Schemas by name.
-    Map,
-    /// A list of schemas (or, for `items` before 2020-12, one schema).
-    Array,
-}
-
-/// Whether `keyword` holds subschemas in `draft`, and how. `definitions` holds schemas in every draft (2019-09
-/// and 2020-12 keep it for compatibility).
-fn applicator(keyword: &str, draft: Draft) -> Option<Holds> {
-    Some(match keyword {
-        "properties" | "patternProperties" | "definitions" => Holds::Map,
-        "$defs" | "dependentSchemas" if draft >= Draft::Draft201909 => Holds::Map,
-        // Draft 4 to 7 (and the deprecated keyword after): a schema, or a list of required names, per property.
-        "dependencies" => Holds::Map,
-        "allOf" | "anyOf" | "oneOf" => Holds::Array,
-        "items" if draft < Draft::Draft202012 => Holds::Array,
-        "prefixItems" if draft >= Draft::Draft202012 => Holds::Array,
-        "items" | "additionalProperties" | "not" | "additionalItems" | "propertyNames" | "contains" => {
-            Holds::One
-        }
-        "if" | "then" | "else" if draft >= Draft::Draft7 => Holds::One,
-        "unevaluatedProperties" | "unevaluatedItems" | "contentSchema" if draft >= Draft::Draft201909 => {
-            Holds::One
-        }
-        _ => return None,
-    })
-}
-
-/// Whether `keyword` is a keyword of `draft`.
-fn is_keyword(keyword: &str, draft: Draft) -> bool {
-    keywords(draft).any(|known| known == keyword)
-}
-
-fn keywords(draft: Draft) -> impl Iterator<Item = &'static str> {
-    let lists: &[&[&'static str]] = match draft {
-        Draft::Draft4 => &[DRAFT4],
-        Draft::Draft6 => &[DRAFT4, DRAFT6_ADDED],
-        Draft::Draft7 => &[DRAFT4, DRAFT6_ADDED, DRAFT7_ADDED],
-        Draft::Draft201909 => &[DRAFT201909],
-        Draft::Draft202012 => &[DRAFT201909, DRAFT202012_ADDED],
-    };
-    // Draft 6 and later replace draft 4's `id` with `$id`.
-    lists
-        .iter()
-        .flat_map(|list| list.iter().copied())
-        .filter(move |keyword| draft == Draft::Draft4 || *keyword != "id")
-}
-
 /// The keyword of `draft` that `key` is one edit from, when `key` is no keyword and no known custom one.
 fn misspelled(key: &str, draft: Draft) -> Option<&'static str> {
-    if is_keyword(key, draft) || CUSTOM.contains(&key) || key.starts_with("x-") {
+    if dialect::keyword(draft, key).is_some() || CUSTOM.contains(&key) || key.starts_with("x-") {
         return None;
     }
-    keywords(draft).find(|keyword| one_edit(key, keyword))
+    dialect::keywords(draft)
+        .map(|spec| spec.name)
+        .find(|keyword| one_edit(key, keyword))
 }
 
 /// Whether `a` becomes `b` by exactly one insertion, deletion, substitution or swap of two neighbours.
