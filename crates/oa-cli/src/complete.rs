@@ -604,8 +604,8 @@ fn hint_for(failure: &StructuredOutputFailure) -> Option<&'static str> {
         ),
         FailureClass::NotJson => Some("the answer is not JSON at all (prose, or cut off by max_tokens)"),
         FailureClass::Refusal => Some(
-            "the model or the provider's filter declined to answer (finish_reason content_filter); no schema or \
-             reask fixes that: rephrase the request, or check it against the provider's content policy",
+            "the model or the provider's filter declined to answer (finish_reason content_filter), which is no \
+             formatting problem: rephrase the request, or check it against the provider's content policy",
         ),
         _ => None,
     }

@@ -136,8 +136,8 @@ fn a_refusal_is_content_filter_with_its_text() {
 fn a_refused_structured_call_is_a_refusal_on_every_mapping() {
     let dir = tempfile::tempdir().unwrap();
     let schema = schema_file(&dir);
-    let refusal_hint = "hint: the model or the provider's filter declined to answer (finish_reason content_filter); \
-                        no schema or reask fixes that: rephrase the request, or check it against the provider's \
+    let refusal_hint = "hint: the model or the provider's filter declined to answer (finish_reason content_filter), \
+                        which is no formatting problem: rephrase the request, or check it against the provider's \
                         content policy";
     for wire in &WIRES {
         let server = Server::start(vec![
