@@ -143,10 +143,21 @@ pub(crate) fn run(
         in_parallel(checker, &mut reader, &mut writer, jobs)
     };
     writer.progress.finish();
-    // Stopped by a closed output with lines left unread or unjudged (when every line was judged, nothing is missing).
-    let all_judged = reader.at_end && writer.totals.n_lines() == reader.line_number;
-    writer.totals.partial = writer.closed && !all_judged;
+    // Input left after the lines read: the end may be there unseen (the last chunk was full).
+    let input_left = !reader.at_end && reader.input.fill_buf().is_ok_and(|rest| !rest.is_empty());
+    writer.totals.partial = is_partial(
+        writer.closed,
+        reader.line_number,
+        writer.totals.n_lines(),
+        input_left,
+    );
     read.map(|()| writer.totals)
+}
+
+/// Whether a run's counts leave lines out: its output closed with lines read but not judged, or input not read.
+/// (When the very last line's write is the one that failed, every line was judged: not partial.)
+fn is_partial(closed: bool, n_read: usize, n_judged: usize, input_left: bool) -> bool {
+    closed && (input_left || n_judged < n_read)
 }
 
 /// The multi-threaded run: `jobs` threads judging chunks, this thread reading ahead and writing in order.
@@ -320,6 +331,48 @@ fn render(checker: &Checker, number: usize, result: &LineResult, output: Output)
         (LineResult::Unreadable(why), Output::Text) => format!("line {number}: unreadable\n  {why}"),
         (LineResult::Unreadable(why), _) => {
             serde_json::json!({"line": number, "valid": false, "unreadable": true, "error": why}).to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Totals, is_partial};
+
+    /// Found by `cargo xtask mutants-diff`: the count in "stopped after N lines" is every line judged, unreadable
+    /// ones included, and the summary says partial only when it is.
+    #[test]
+    fn the_counts_and_the_partial_mark_are_exact() {
+        let totals = Totals {
+            n_valid: 2,
+            n_invalid: 1,
+            n_unreadable: 3,
+            partial: true,
+        };
+        assert_eq!(totals.n_lines(), 6);
+        assert_eq!(totals.summary(), "partial: 2 valid, 1 invalid, 3 unreadable");
+        assert_eq!(
+            Totals {
+                partial: false,
+                ..totals
+            }
+            .summary(),
+            "2 valid, 1 invalid, 3 unreadable"
+        );
+        // (closed, read, judged, input left) -> partial
+        for (closed, n_read, n_judged, input_left, partial) in [
+            (false, 10, 10, false, false),
+            (false, 10, 3, true, false),
+            (true, 10, 10, false, false),
+            (true, 10, 3, false, true),
+            (true, 10, 10, true, true),
+            (true, 10, 3, true, true),
+        ] {
+            assert_eq!(
+                is_partial(closed, n_read, n_judged, input_left),
+                partial,
+                "{closed} {n_read} {n_judged} {input_left}"
+            );
         }
     }
 }

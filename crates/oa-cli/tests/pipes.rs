@@ -165,6 +165,21 @@ fn a_batch_into_a_closed_pipe_stops_and_reports_what_it_judged() {
             }
         }
     }
+    // Every line judged though the output closed (its one line's write failed): not partial, no "stopped".
+    let one = dir.path().join("one.jsonl");
+    std::fs::write(&one, "{\"a\": \"x\"}\n").unwrap();
+    for jobs in ["1", "2"] {
+        let (code, stderr) = with_stdout_closed(&[
+            "validate",
+            &schema,
+            "--batch",
+            one.to_str().unwrap(),
+            "--jobs",
+            jobs,
+        ]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert_eq!(stderr, "0 valid, 1 invalid, 0 unreadable\n", "jobs {jobs}");
+    }
     // The demo, into a closed pipe: no panic, no "Broken pipe".
     let (code, stderr) = read_one_line_then_close(&["demo"]);
     assert_eq!(code, Some(0), "{stderr}");
