@@ -337,7 +337,50 @@ fn render(checker: &Checker, number: usize, result: &LineResult, output: Output)
 
 #[cfg(test)]
 mod tests {
-    use super::{Totals, is_partial};
+    use super::{CHUNK_LINES, Totals, is_partial, run};
+    use crate::cli::Output;
+    use crate::validate::Checker;
+
+    /// An output whose reader goes away after `lines` lines: every later write is a broken pipe.
+    struct ClosesAfter {
+        lines: usize,
+    }
+
+    impl std::io::Write for ClosesAfter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.lines == 0 {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            self.lines -= buf.iter().filter(|&&byte| byte == b'\n').count().min(self.lines);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Found by `cargo xtask mutants-diff`: the output closing at the very last line of a full chunk leaves
+    /// nothing unjudged when the input ends there (not partial), and leaves the rest unread when it does not.
+    #[test]
+    fn a_run_is_partial_only_when_input_is_left() {
+        let checker = Checker {
+            validator: oa_schema::Validator::new(&serde_json::json!({"type": "object"})).unwrap(),
+            report: oa_schema::ReportOptions::new(),
+        };
+        for jobs in [1, 2] {
+            for (n_lines, partial) in [(CHUNK_LINES, false), (CHUNK_LINES + 1, true)] {
+                let input = "{}\n".repeat(n_lines);
+                // Every line of the first chunk is written but the last, whose write fails.
+                let mut out = ClosesAfter {
+                    lines: CHUNK_LINES - 1,
+                };
+                let totals = run(&checker, &mut input.as_bytes(), Output::Json, jobs, &mut out).unwrap();
+                assert_eq!(totals.n_lines(), CHUNK_LINES, "jobs {jobs}, {n_lines} lines");
+                assert_eq!(totals.partial, partial, "jobs {jobs}, {n_lines} lines");
+            }
+        }
+    }
 
     /// Found by `cargo xtask mutants-diff`: the count in "stopped after N lines" is every line judged, unreadable
     /// ones included, and the summary says partial only when it is.
