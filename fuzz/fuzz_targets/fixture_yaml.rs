@@ -4,7 +4,7 @@
 //! Checked: nothing panics or hangs (aliases, deep nesting); a refusal is a typed §9 error whose location is empty
 //! or a pointer; text that is not a loadable document is refused as `fixture_schema_invalid` with the loader's
 //! words; and a loaded fixture has at least one case, each case a mapping holding the top-level directives as its
-//! own entries override them.
+//! own entries override them (an observability case's `graph:` container lifted into it, conformance-adapter §4.2).
 #![no_main]
 
 use std::path::PathBuf;
@@ -30,13 +30,15 @@ fuzz_target!(|data: &[u8]| {
                 let location = error.location();
                 assert!(location.is_empty() || location.starts_with('/'), "{error}");
             }
-            (Ok(root), Ok(fixture)) => check_cases(root, &fixture.cases),
+            (Ok(root), Ok(fixture)) => check_cases(root, &fixture.cases, capability == "observability"),
         }
     }
 });
 
-/// Every case holds the top-level directives (but `cases` and `conformance_version`), overridden by its own.
-fn check_cases(root: &Node, cases: &[oa_conformance::Case]) {
+/// Every case holds the top-level directives (but `cases` and `conformance_version`), overridden by its own; a
+/// graph-shaped case's `graph:` container is lifted into it (its `subgraphs`/`subgraph` winning, no other key on
+/// both sides).
+fn check_cases(root: &Node, cases: &[oa_conformance::Case], graph_shaped: bool) {
     assert!(!cases.is_empty(), "a fixture without cases");
     let top = root.as_map().expect("a loaded fixture is a mapping");
     let own_cases = root.get("cases").and_then(Node::as_seq);
@@ -44,21 +46,33 @@ fn check_cases(root: &Node, cases: &[oa_conformance::Case]) {
         let body = case.body.as_map().expect("a case is a mapping");
         let own = own_cases.map(|items| items[idx].as_map().expect("a listed case is a mapping"));
         assert_eq!(case.name.is_some(), own.is_some());
-        for (key, value) in body {
-            let expected = own
-                .and_then(|own| own.iter().find(|(k, _)| k == key))
-                .or_else(|| top.iter().find(|(k, _)| k == key))
-                .map(|(_, v)| v);
-            assert_eq!(Some(value), expected, "case {idx}: {key}");
-        }
-        for (key, _) in top
+        let mut expected: Vec<(String, Node)> = top
             .iter()
             .filter(|(k, _)| k != "cases" && k != "conformance_version")
-        {
-            assert!(
-                body.iter().any(|(k, _)| k == key),
-                "case {idx} lost the shared {key}"
-            );
+            .cloned()
+            .collect();
+        for (key, value) in own.unwrap_or_default() {
+            match expected.iter_mut().find(|(k, _)| k == key) {
+                Some(slot) => slot.1 = value.clone(),
+                None => expected.push((key.clone(), value.clone())),
+            }
+        }
+        if graph_shaped && let Some(at) = expected.iter().position(|(k, _)| k == "graph") {
+            let (_, graph) = expected.remove(at);
+            for (key, value) in graph.as_map().expect("a loaded graph block is a mapping") {
+                match expected.iter_mut().find(|(k, _)| k == key) {
+                    Some(slot) => {
+                        assert!(key == "subgraphs" || key == "subgraph", "case {idx}: {key} on both sides");
+                        slot.1 = value.clone();
+                    }
+                    None => expected.push((key.clone(), value.clone())),
+                }
+            }
+        }
+        assert_eq!(body.len(), expected.len(), "case {idx}");
+        for (key, value) in body {
+            let want = expected.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            assert_eq!(Some(value), want, "case {idx}: {key}");
         }
     }
 }

@@ -38,6 +38,7 @@ impl Target {
 /// Every fuzz target, in the order they run.
 pub(crate) const TARGETS: &[Target] = &[
     Target::new("schema_compile", seeds::schemas, Some("json.dict")),
+    Target::new("schema_bundle", seeds::draft_schemas, Some("json.dict")),
     Target::new("schema_validate", seeds::validate_inputs, Some("json.dict")),
     Target::new("ecma_regex", seeds::patterns, Some("ecma_regex.dict")),
     Target::new("parse_json", seeds::json_texts, Some("json.dict")),
@@ -52,6 +53,7 @@ pub(crate) const TARGETS: &[Target] = &[
     Target::new("gemini_response", seeds::gemini_responses, Some("wire.dict")),
     Target::new("retry_after", seeds::retry_after_values, Some("retry_after.dict")),
     Target::new("fixture_yaml", seeds::fixture_texts, Some("yaml.dict")),
+    Target::new("fit", seeds::schemas, Some("json.dict")),
 ];
 
 /// An input that runs longer than this many seconds is a timeout (libFuzzer's `-timeout`).

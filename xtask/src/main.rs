@@ -2,7 +2,8 @@
 //!
 //! `ci` is the one command CI runs (through `.ci/run`) and the one a newcomer runs on a fresh machine: it checks
 //! that the reference material is present, then formatting, lints with warnings denied, documentation with warnings
-//! denied, every test in the workspace, and a short fuzz smoke when the nightly toolchain is here. Each step is an
+//! denied, the publishing checks (`rust-version`, `cargo package`), every test in the workspace (and oa-schema's and
+//! oa-provider's again without `arbitrary_precision`), and a short fuzz smoke when the nightly toolchain is here. Each step is an
 //! ordinary command, printed before it runs, so any step can be repeated by hand.
 //!
 //! After the tests, cargo-mutants runs on the lines changed since the previous main, bounded in time
@@ -23,6 +24,7 @@ mod mutants_diff;
 mod mutants_list;
 mod nightly;
 mod peer;
+mod publish;
 mod soak;
 mod tidy;
 mod totals;
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("peer") => with_peer(&args[1..]),
         Some("tidy") => tidy::check(&workspace_root()).map_err(|problems| problems.join("\n")),
+        Some("publish") => publish::check(&workspace_root(), &[]),
         Some("fuzz") => fuzz_task(&args[1..]),
         Some("miri") => miri_task(),
         Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
@@ -47,7 +50,7 @@ fn main() -> ExitCode {
         Some("load") => soak::run(&workspace_root(), &owned(soak::LOAD_ARGS), &[]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  mutants-diff [BASE]: cargo-mutants on the lines changed since BASE (default: the previous main), bounded in time\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  publish  the rust-version checked with its toolchain, every published crate packaged and built\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  mutants-diff [BASE]: cargo-mutants on the lines changed since BASE (default: the previous main), bounded in time\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
             );
             return ExitCode::from(2);
         }
@@ -111,6 +114,8 @@ fn ci() -> Result<(), String> {
         &["doc", "--workspace", "--no-deps", "--locked"],
         &[fresh, &[("RUSTDOCFLAGS", "-D warnings")]].concat(),
     )?;
+    // Publishing: the rust-version's own toolchain, and every published crate built from its package.
+    publish::check(&root, fresh)?;
     // The end-to-end tests run against a real llama.cpp server; it stops when `peer` drops, pass or fail.
     let peer = start_peer(&root)?;
     let peer_env = peer.as_ref().map(peer::Peer::env).unwrap_or_default();
@@ -122,13 +127,19 @@ fn ci() -> Result<(), String> {
     // The equivalent-mutant lists are checked against today's mutants by xtask's tests: cargo-mutants must be here.
     mutants::ensure_cargo_mutants()?;
     let totals = totals::cargo_test(&root, &["test", "--workspace", "--locked"], &peer_env);
-    let totals = match totals {
-        // Mutants on the lines the change touched, while the peer is still up for the end-to-end tests.
-        Ok(totals) => mutants_diff::run(&root, None, &peer_env).map(|()| totals),
-        Err(error) => Err(error),
+    // Again as a library user's build has them: without oa-schema's opt-in arbitrary_precision (oa-cli turns it on
+    // for the whole workspace run above).
+    let without = totals::cargo_test(&root, publish::WITHOUT_ARBITRARY_PRECISION, &peer_env);
+    // Mutants on the lines the change touched, after green tests, while the peer is still up for the end-to-end
+    // tests.
+    let mutated = match (&totals, &without) {
+        (Ok(_), Ok(_)) => mutants_diff::run(&root, None, &peer_env),
+        _ => Ok(()),
     };
     drop(peer);
-    let totals = totals?;
+    let mut totals = totals?;
+    totals.add(without?);
+    mutated?;
     // The README's main command and the typed-output example must run, not only compile.
     cargo(
         &root,
@@ -248,7 +259,10 @@ fn start_peer(root: &Path) -> Result<Option<peer::Peer>, String> {
 /// The tests read `../shared`; say so loudly when it is missing, and fail under CI.
 fn check_shared(root: &Path) -> Result<(), String> {
     let shared = root.join("..").join("shared");
-    if shared.join("json-schema-test-suite").is_dir() && shared.join("openarmature-spec").is_dir() {
+    // The JSON Schema suite, and the spec's fixtures at v0.118.2 (what the conformance runner and the fuzz seeds
+    // read).
+    let parts = ["json-schema-test-suite", "openarmature-spec-0.118"];
+    if parts.iter().all(|part| shared.join(part).is_dir()) {
         return Ok(());
     }
     let message = format!(

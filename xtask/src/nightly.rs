@@ -6,11 +6,16 @@ use std::process::{Command, Stdio};
 /// `cargo +nightly`, through rustup's proxy (the `CARGO` that runs xtask is the stable binary itself, which knows
 /// no `+toolchain`), without the toolchain choice `cargo run` passed down.
 pub(crate) fn cargo() -> Command {
+    toolchain_cargo("+nightly")
+}
+
+/// `cargo +TOOLCHAIN` (`toolchain` with its `+`), as [`cargo`] makes it.
+pub(crate) fn toolchain_cargo(toolchain: &str) -> Command {
     let mut command = Command::new("cargo");
     command
         .env_remove("RUSTUP_TOOLCHAIN")
         .env_remove("RUSTC")
-        .arg("+nightly");
+        .arg(toolchain);
     command
 }
 
@@ -24,7 +29,8 @@ pub(crate) fn answers(args: &[&str]) -> bool {
     succeeds(cargo().args(args))
 }
 
-fn succeeds(command: &mut Command) -> bool {
+/// Whether `command` runs and succeeds, its output discarded.
+pub(crate) fn succeeds(command: &mut Command) -> bool {
     command
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -36,12 +36,14 @@ struct Printed {
     text: String,
 }
 
-/// The summary's three counts.
+/// The summary's counts.
 #[derive(Clone, Copy)]
 enum Kind {
     Valid,
     Invalid,
     Unreadable,
+    /// The line reaches a reference that resolves to no schema.
+    NoVerdict,
 }
 
 /// Judges and renders line `number`; a panic in the validator (a bug) costs that line, never the run.
@@ -50,6 +52,7 @@ fn print(checker: &Checker, output: Output, number: usize, bytes: &[u8]) -> Prin
         .unwrap_or(LineResult::Unreadable("the validator failed on this line"));
     let kind = match &result {
         LineResult::Judged(outcome) if outcome.is_valid() => Kind::Valid,
+        LineResult::Judged(Outcome::NoVerdict(..)) => Kind::NoVerdict,
         LineResult::Judged(_) => Kind::Invalid,
         LineResult::Unreadable(_) => Kind::Unreadable,
     };
@@ -73,25 +76,32 @@ pub(crate) struct Totals {
     pub(crate) n_valid: usize,
     pub(crate) n_invalid: usize,
     pub(crate) n_unreadable: usize,
+    /// Lines that reach a reference that resolves to no schema.
+    pub(crate) n_no_verdict: usize,
     /// The output closed before the input ended: the counts are of the lines judged until then.
     pub(crate) partial: bool,
 }
 
 impl Totals {
-    /// `N valid, M invalid, K unreadable`, after `partial: ` when the run stopped early.
+    /// `N valid, M invalid, K unreadable`, then `, J without a verdict` when there are such lines; after `partial: `
+    /// when the run stopped early.
     pub(crate) fn summary(&self) -> String {
-        format!(
+        let mut summary = format!(
             "{}{} valid, {} invalid, {} unreadable",
             if self.partial { "partial: " } else { "" },
             self.n_valid,
             self.n_invalid,
             self.n_unreadable
-        )
+        );
+        if self.n_no_verdict > 0 {
+            summary.push_str(&format!(", {} without a verdict", self.n_no_verdict));
+        }
+        summary
     }
 
     /// How many lines were judged.
     pub(crate) fn n_lines(&self) -> usize {
-        self.n_valid + self.n_invalid + self.n_unreadable
+        self.n_valid + self.n_invalid + self.n_unreadable + self.n_no_verdict
     }
 }
 
@@ -283,6 +293,7 @@ impl Writer<'_> {
                 Kind::Valid => self.totals.n_valid += 1,
                 Kind::Invalid => self.totals.n_invalid += 1,
                 Kind::Unreadable => self.totals.n_unreadable += 1,
+                Kind::NoVerdict => self.totals.n_no_verdict += 1,
             }
             if let Err(error) = writeln!(self.out, "{}", line.text).and_then(|()| self.out.flush()) {
                 if error.kind() != std::io::ErrorKind::BrokenPipe {
@@ -313,7 +324,11 @@ fn judge(checker: &Checker, bytes: &[u8]) -> LineResult {
 fn render(checker: &Checker, number: usize, result: &LineResult, output: Output) -> String {
     match (result, output) {
         (LineResult::Judged(outcome), Output::Text) => {
-            let status = if outcome.is_valid() { "valid" } else { "invalid" };
+            let status = match outcome {
+                Outcome::Valid(_) => "valid",
+                Outcome::NoVerdict(..) => "no verdict",
+                _ => "invalid",
+            };
             let mut text = format!("line {number}: {status}");
             if !outcome.is_valid() {
                 for detail in outcome.to_text().lines() {
@@ -367,6 +382,7 @@ mod tests {
         let checker = Checker {
             validator: oa_schema::Validator::new(&serde_json::json!({"type": "object"})).unwrap(),
             report: oa_schema::ReportOptions::new(),
+            reached: crate::schema_source::Reached::default(),
         };
         for jobs in [1, 2] {
             for (n_lines, partial) in [(CHUNK_LINES, false), (CHUNK_LINES + 1, true)] {
@@ -390,10 +406,18 @@ mod tests {
             n_valid: 2,
             n_invalid: 1,
             n_unreadable: 3,
+            n_no_verdict: 4,
             partial: true,
         };
-        assert_eq!(totals.n_lines(), 6);
-        assert_eq!(totals.summary(), "partial: 2 valid, 1 invalid, 3 unreadable");
+        assert_eq!(totals.n_lines(), 10);
+        assert_eq!(
+            totals.summary(),
+            "partial: 2 valid, 1 invalid, 3 unreadable, 4 without a verdict"
+        );
+        let totals = Totals {
+            n_no_verdict: 0,
+            ..totals
+        };
         assert_eq!(
             Totals {
                 partial: false,

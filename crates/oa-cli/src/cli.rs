@@ -23,21 +23,25 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Validate a JSON instance (or a JSONL batch) against a JSON Schema (drafts 4, 6, 7, 2019-09, 2020-12).
     ///
-    /// The draft is the one the schema's `$schema` names (2020-12, or --draft, when it names none). Schemas it
-    /// refers to are found among --resource files and --resource-dir folders; nothing is fetched over the network.
-    /// Exit 0 when valid, 1 when invalid (including an instance that is not well-formed JSON), 2 when the schema
-    /// is invalid or a file cannot be read.
+    /// The draft is the one the schema's `$schema` names (2020-12, or --draft, when it names none). A relative
+    /// `$ref` resolves against the schema file's own URI, so a sibling file is read from disk (only under the
+    /// schema's folder and the --resource-dir folders); other schemas it refers to are found among --resource files
+    /// and by their `$id` in --resource-dir folders. Nothing is fetched over the network. A reference that resolves
+    /// to nothing is a warning while no instance reaches it. Exit 0 when valid, 1 when invalid (including an
+    /// instance that is not well-formed JSON), 2 when the schema is invalid, a file cannot be read, or the instance
+    /// reaches a reference that resolves to nothing.
     #[command(after_help = "Examples:\n  oa validate schema.json answer.json\n  \
 llm-tool ... | oa validate schema.json - --json\n  \
 oa validate geojson.schema.json feature.json --discriminate --max-violations 20\n  \
 oa validate schema.json --batch answers.jsonl --jobs 2 --output json > results.jsonl\n  \
-oa validate tsconfig.json config.json --draft 7 --resource-dir schemastore/schemas")]
+oa validate tsconfig.json config.json --draft 7 --resource-dir schemastore/schemas\n  \
+oa validate --resource address.json --resource country.json person.json answer.json")]
     Validate(ValidateArgs),
     /// Run OpenArmature conformance fixtures against the oa stack.
     ///
     /// Prints a line per fixture and the totals as `N passed, M failed, K skipped`; exit 1 when any case failed.
     #[command(
-        after_help = "Examples:\n  oa conformance\n  oa conformance ../shared/openarmature-spec/spec --json\n  \
+        after_help = "Examples:\n  oa conformance\n  oa conformance ../shared/openarmature-spec-0.118/spec --json\n  \
 oa conformance crates/oa-conformance/fixtures"
     )]
     Conformance(ConformanceArgs),
@@ -99,16 +103,9 @@ pub(crate) struct ValidateArgs {
     /// Treat `format` as an assertion (it is an annotation by default, as draft 2020-12 says).
     #[arg(long)]
     pub(crate) format_assertion: bool,
-    /// The draft of a schema (or resource) that declares no `$schema`; a declared `$schema` always wins.
-    #[arg(long, value_name = "4|6|7|2019-09|2020-12", default_value = "2020-12")]
-    pub(crate) draft: oa_schema::Draft,
-    /// Schemas the schema refers to, each registered under its `$id` (draft 4: `id`), or its file URI when it has
-    /// none. Repeat the flag or list several files after it.
-    #[arg(long, value_name = "FILE", num_args = 1.., action = clap::ArgAction::Append)]
-    pub(crate) resource: Vec<PathBuf>,
-    /// A folder of schemas registered as --resource files: every `.json` file in it and its subfolders.
-    #[arg(long, value_name = "DIR", action = clap::ArgAction::Append)]
-    pub(crate) resource_dir: Vec<PathBuf>,
+    /// --draft, --resource FILE, --resource-dir DIR.
+    #[command(flatten)]
+    pub(crate) schema_flags: crate::schema_source::SchemaFlags,
     /// How to print the result.
     #[arg(long, value_enum, default_value_t = Output::Text)]
     pub(crate) output: Output,
@@ -171,8 +168,9 @@ pub(crate) enum Output {
 #[derive(Debug, Args)]
 pub(crate) struct ConformanceArgs {
     /// Fixture directories: a `conformance/` directory, or any directory with `<capability>/conformance/` folders
-    /// below it (a directory with no fixture exits 2). Default: the llm-provider and observability fixtures in
-    /// ../shared and the project's own, found from the current directory.
+    /// below it, under any folder name (a directory with no fixture exits 2). Default: the llm-provider,
+    /// observability and conformance-adapter fixtures of spec v0.118.2 in ../shared and the project's own, found
+    /// from the current directory.
     pub(crate) dirs: Vec<PathBuf>,
     /// Print one JSON object per case instead of the per-fixture lines.
     #[arg(long)]

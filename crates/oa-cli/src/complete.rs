@@ -341,7 +341,15 @@ pub(crate) fn read_response_schema(
     if warn {
         crate::hints::warn_misspellings(command, &schema, oa_schema::Draft::Draft202012);
     }
-    oa_schema::Validator::new(&schema).map_err(|e| format!("{}: invalid schema: {e}", path.display()))?;
+    // At the file's URI, as `oa validate` compiles it, so that an error names the same location. (Reading what
+    // the schema refers to, as `oa validate` does through `schema_source`, is not wired here yet.)
+    let mut options = oa_schema::Validator::options();
+    if let Some(base) = crate::schema_source::file_base(path) {
+        options = options.base_uri(&base);
+    }
+    options
+        .build(&schema)
+        .map_err(|e| format!("{}: invalid schema: {e}", path.display()))?;
     oa_provider::check_response_schema(&schema)
         .map_err(|error| format!("{}: {}", path.display(), error.message()))?;
     Ok(schema)

@@ -1,7 +1,4 @@
-//! The library behind the `oa` command: flag parsing and one module per subcommand.
-//!
-//! Exit codes are part of the interface, shared by every subcommand: 0 when all is well, 1 for a negative finding
-//! (an invalid instance, a schema not enforced, a failed fixture), 2 for a usage or input error.
+#![doc = include_str!("../README.md")]
 
 /// `println!` for results: a closed pipe ends the run quietly (see [`output`]).
 macro_rules! outln {
@@ -25,7 +22,7 @@ mod output;
 mod pairs;
 mod probe;
 mod progress;
-mod resources;
+mod schema_source;
 mod tap;
 mod validate;
 

@@ -2,6 +2,7 @@
 
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
+use crate::schema_source::{Reached, SchemaSource};
 use oa_schema::{OutputFormat, ReportOptions, Validator, Violations};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -30,7 +31,17 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         );
         return Exit::Usage;
     }
-    let validator = match load_validator(args) {
+    let source = match SchemaSource::open(&args.schema, &args.schema_flags, "oa validate") {
+        Ok(source) => source,
+        Err(message) => {
+            eprintln!("oa validate: {message}");
+            return Exit::Usage;
+        }
+    };
+    if !args.no_warn {
+        crate::hints::warn_misspellings("oa validate", source.document(), args.schema_flags.draft);
+    }
+    let validator = match source.compile(args.format_assertion) {
         Ok(validator) => validator,
         Err(message) => {
             eprintln!("oa validate: {message}");
@@ -40,36 +51,16 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
     let checker = Checker {
         validator,
         report: args.report_options(),
+        reached: Reached::default(),
     };
-    match (&args.instance, &args.batch) {
+    let exit = match (&args.instance, &args.batch) {
         (Some(instance), None) => single(&checker, instance, args.output()),
         (None, Some(batch)) => self::batch(&checker, batch, args.output(), args.jobs()),
         // clap enforces exactly one of the two.
         _ => Exit::Usage,
-    }
-}
-
-fn load_validator(args: &ValidateArgs) -> Result<Validator, String> {
-    let schema_path = &args.schema;
-    let text = read(schema_path)?;
-    let schema: Value = oa_schema::parse_json(&text).map_err(|e| {
-        format!(
-            "{}: the schema is not well-formed JSON: {e}",
-            schema_path.display()
-        )
-    })?;
-    if !args.no_warn {
-        crate::hints::warn_misspellings("oa validate", &schema, args.draft);
-    }
-    let options = Validator::options()
-        .format_assertion(args.format_assertion)
-        .default_draft(args.draft);
-    crate::resources::register(options, &args.resource, &args.resource_dir, args.draft)?
-        .build(&schema)
-        .map_err(|e| {
-            let hint = crate::hints::draft_hint(&schema, args.draft).unwrap_or_default();
-            format!("{}: invalid schema: {e}{hint}", schema_path.display())
-        })
+    };
+    checker.reached.warn_unreached(&checker.validator, "oa validate");
+    exit
 }
 
 /// A file's text, or standard input's for `-`.
@@ -80,24 +71,23 @@ fn read(path: &Path) -> Result<String, String> {
             .map(|_| text)
             .map_err(|e| format!("standard input: cannot read: {e}"));
     }
-    read_file(path)
-}
-
-/// A file's text (never standard input: `-` is a file named so here).
-pub(crate) fn read_file(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+    crate::schema_source::read_file(path)
 }
 
 /// The compiled schema and the report view asked for (--discriminate, --max-violations), shared by every instance.
 pub(crate) struct Checker {
     pub(crate) validator: Validator,
     pub(crate) report: ReportOptions,
+    /// The references that resolve to nothing which instances reached.
+    pub(crate) reached: Reached,
 }
 
-/// The outcome for one instance: valid, the schema's violations, or text that is not JSON at all.
+/// The outcome for one instance: valid, the schema's violations, no verdict (the evaluation reached a reference that
+/// resolves to nothing: the message says which), or text that is not JSON at all.
 pub(crate) enum Outcome {
     Valid(Value),
     Invalid(Value, Violations),
+    NoVerdict(Value, Violations, String),
     Malformed(String),
 }
 
@@ -107,6 +97,11 @@ impl Outcome {
             Err(error) => Outcome::Malformed(error.to_string()),
             Ok(instance) => match checker.validator.validate_with(&instance, &checker.report) {
                 Ok(()) => Outcome::Valid(instance),
+                Err(violations) if checker.reached.note(&violations) => {
+                    let message = crate::schema_source::unresolved_reached(&checker.validator, &violations)
+                        .unwrap_or_else(|| violations.error_message());
+                    Outcome::NoVerdict(instance, violations, message)
+                }
                 Err(violations) => Outcome::Invalid(instance, violations),
             },
         }
@@ -116,7 +111,9 @@ impl Outcome {
     /// carries one unit holding only the error, and "flag" is simply invalid.
     fn to_standard_output(&self, validator: &Validator, format: OutputFormat) -> Value {
         match self {
-            Outcome::Valid(instance) | Outcome::Invalid(instance, _) => validator.output(instance, format),
+            Outcome::Valid(instance) | Outcome::Invalid(instance, _) | Outcome::NoVerdict(instance, ..) => {
+                validator.output(instance, format)
+            }
             Outcome::Malformed(message) => match format {
                 OutputFormat::Basic => json!({ "valid": false, "errors": [{ "error": message }] }),
                 // Flag, and any format added later: the verdict alone.
@@ -158,21 +155,30 @@ impl Outcome {
                 "schema_location": null,
                 "message": message,
             })],
-            Outcome::Invalid(_, violations) => violations
+            Outcome::Invalid(_, violations) | Outcome::NoVerdict(_, violations, _) => violations
                 .iter()
                 .map(|violation| {
-                    json!({
+                    let mut object = json!({
                         "location": violation.instance_location().to_fragment(),
                         "keyword": violation.keyword(),
                         "schema_location": violation.schema_location().to_string(),
                         "message": violation.message(),
-                    })
+                    });
+                    if let Some(reference) = violation.unresolved_reference() {
+                        object["unresolved_reference"] = json!(reference);
+                    }
+                    object
                 })
                 .collect(),
         };
         let mut object = json!({ "valid": self.is_valid(), "violations": violations });
+        // Only an instance that reaches a reference resolving to nothing has no verdict; the field appears only
+        // then.
+        if let Outcome::NoVerdict(_, _, message) = self {
+            object["no_verdict"] = json!(message);
+        }
         // Only a --max-violations cap leaves violations out; the field appears only then.
-        if let Outcome::Invalid(_, violations) = self
+        if let Outcome::Invalid(_, violations) | Outcome::NoVerdict(_, violations, _) = self
             && violations.omitted() > 0
         {
             object["omitted"] = json!(violations.omitted());
@@ -188,6 +194,7 @@ impl Outcome {
             Outcome::Valid(_) => "valid".to_owned(),
             Outcome::Malformed(message) => message.clone(),
             Outcome::Invalid(_, violations) => violations.error_message(),
+            Outcome::NoVerdict(_, _, message) => message.clone(),
         }
     }
 }
@@ -201,6 +208,10 @@ fn single(checker: &Checker, instance_path: &Path, output: Output) -> Exit {
         }
     };
     let outcome = Outcome::of(checker, &text);
+    if let Outcome::NoVerdict(_, _, message) = &outcome {
+        eprintln!("oa validate: {}: {message}", instance_path.display());
+        return Exit::Usage;
+    }
     outln!("{}", outcome.render(&checker.validator, output));
     if outcome.is_valid() {
         Exit::Ok
@@ -237,8 +248,15 @@ fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> E
         );
     }
     eprintln!("{}", totals.summary());
-    // The verdict of what was judged: a closed output never turns an invalid line into exit 0.
-    if totals.n_invalid == 0 && totals.n_unreadable == 0 {
+    if totals.n_no_verdict > 0 {
+        eprintln!(
+            "oa validate: {}: {} line(s) reach a reference that resolves to no schema (each line says which)",
+            batch_path.display(),
+            totals.n_no_verdict
+        );
+        Exit::Usage
+    } else if totals.n_invalid == 0 && totals.n_unreadable == 0 {
+        // The verdict of what was judged: a closed output never turns an invalid line into exit 0.
         Exit::Ok
     } else {
         Exit::Finding

@@ -3,7 +3,11 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+mod support;
+
+use support::{oa, stdout};
 
 struct Scratch {
     dir: tempfile::TempDir,
@@ -21,18 +25,6 @@ impl Scratch {
         std::fs::write(&path, text).unwrap();
         path
     }
-}
-
-fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
-    for arg in args {
-        command.arg(arg);
-    }
-    command.output().unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 fn person_schema() -> Value {
@@ -340,6 +332,100 @@ fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
     assert_eq!(text.lines().last(), Some("19 passed, 0 failed, 0 skipped"));
 }
 
+/// Issue 37: held-out copies of fixtures v0.118.2 changed or added (013's `otel_observer` block, 158's capability
+/// arms and construction errors, 160's `raises` and `metadata_truncation`, 098's tool observations, 084's sessions),
+/// under new names in a directory the runner has never seen, are judged exactly as the originals: the same outcome
+/// and reason for every case.
+#[test]
+fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/openarmature-spec-0.118/spec/observability/conformance");
+    assert!(
+        spec.is_dir(),
+        "../shared/openarmature-spec-0.118 is missing (looked for {}): place the shared reference material beside the \
+         repository",
+        spec.display()
+    );
+    let originals = [
+        // In fixture order, so the copies (numbered in this order) are run in the originals' order.
+        "013-otel-llm-payload-enabled",
+        "084-langfuse-session-user-promotion",
+        "098-langfuse-tool-observation",
+        "158-langfuse-payload-leak-fail-closed",
+        "160-langfuse-error-message-truncation",
+    ];
+    let scratch = Scratch::new();
+    let held_out = scratch.dir.path().join("held/out/observability/conformance");
+    let original_dir = scratch.dir.path().join("originals/observability/conformance");
+    std::fs::create_dir_all(&held_out).unwrap();
+    std::fs::create_dir_all(&original_dir).unwrap();
+    for (idx, stem) in originals.iter().enumerate() {
+        std::fs::copy(
+            spec.join(format!("{stem}.yaml")),
+            original_dir.join(format!("{stem}.yaml")),
+        )
+        .unwrap();
+        std::fs::copy(
+            spec.join(format!("{stem}.yaml")),
+            held_out.join(format!("9{idx:02}-held-out.yaml")),
+        )
+        .unwrap();
+    }
+    let judged = |dir: &Path| -> Vec<(String, String, String)> {
+        let output = oa(&[&"conformance", &dir, &"--json"]);
+        assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+        stdout(&output)
+            .lines()
+            .map(|line| {
+                let case: Value = serde_json::from_str(line).unwrap();
+                (
+                    case["case"].as_str().unwrap_or_default().to_owned(),
+                    case["outcome"].as_str().unwrap().to_owned(),
+                    case["reason"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let original = judged(&scratch.dir.path().join("originals"));
+    let copy = judged(&scratch.dir.path().join("held"));
+    assert_eq!(copy, original);
+    let passed = copy.iter().filter(|(_, outcome, _)| outcome == "passed").count();
+    // 013's one case, 158's five for a detecting adapter, 160's three LLM cases and its tool case, 098's three, 084's
+    // five.
+    assert_eq!(passed, 1 + 5 + 4 + 3 + 5, "{copy:?}");
+    assert!(
+        copy.iter()
+            .all(|(_, outcome, reason)| outcome == "passed" || !reason.is_empty())
+    );
+}
+
+/// Issue 39: capability folders are found below a folder named `conformance` (here both the directory given and
+/// the one above it), not reported as "no fixture".
+#[test]
+fn conformance_finds_capability_folders_below_a_folder_named_conformance() {
+    let scratch = Scratch::new();
+    let work = scratch.dir.path().join("work");
+    let suite = work.join("conformance/llm-provider/conformance");
+    std::fs::create_dir_all(&suite).unwrap();
+    let own =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/llm-provider/conformance");
+    std::fs::copy(
+        own.join("083-openai-refusal-finish-reason.yaml"),
+        suite.join("083-openai-refusal-finish-reason.yaml"),
+    )
+    .unwrap();
+    for dir in [work.join("conformance"), work.clone()] {
+        let output = oa(&[&"conformance", &dir]);
+        let text = stdout(&output);
+        assert_eq!(output.status.code(), Some(0), "{}: {text}", dir.display());
+        assert_eq!(
+            text.lines().last(),
+            Some("7 passed, 0 failed, 0 skipped"),
+            "{text}"
+        );
+    }
+}
+
 #[test]
 fn basic_and_flag_outputs_follow_the_2020_12_formats() {
     let scratch = Scratch::new();
@@ -515,11 +601,12 @@ fn resource_dir_registers_a_catalog_by_id_and_validates_offline() {
     let scratch = Scratch::new();
     let (dir, schema) = catalog(&scratch);
     let instance = scratch.file("instance.json", r#"{"owner": {"home": {"city": 7}}}"#);
-    // Without the catalog the reference resolves nowhere: nothing is fetched.
+    // Without the catalog the reference resolves nowhere: nothing is fetched, and the instance reaches it.
     let output = oa(&[&"validate", &schema, &instance]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("resolves to no known schema"), "{stderr}");
+    assert!(stderr.contains("no schema oa was given has that URI"), "{stderr}");
+    assert!(stderr.contains("oa never fetches schemas"), "{stderr}");
     let output = oa(&[
         &"validate",
         &schema,
@@ -546,7 +633,7 @@ fn resource_files_register_by_id_or_by_file_uri() {
     let scratch = Scratch::new();
     let (dir, schema) = catalog(&scratch);
     let instance = scratch.file("instance.json", r#"{"owner": {"home": {}}}"#);
-    // Listed after one flag.
+    // One file per flag, the flag repeated.
     let output = oa(&[
         &"validate",
         &schema,
@@ -555,6 +642,7 @@ fn resource_files_register_by_id_or_by_file_uri() {
         &"json",
         &"--resource",
         &dir.join("address.json"),
+        &"--resource",
         &dir.join("nested/person.json"),
     ]);
     assert_eq!(output.status.code(), Some(1));
@@ -585,13 +673,20 @@ fn unreadable_or_clashing_resources_are_input_errors() {
         vec![broken],
         vec![dir.join("address.json"), dir.join("address.json")],
     ] {
-        let mut command: Vec<&dyn AsRef<std::ffi::OsStr>> =
-            vec![&"validate", &schema, &instance, &"--resource"];
+        let mut command: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"validate", &schema, &instance];
         for arg in &args {
+            command.push(&"--resource");
             command.push(arg);
         }
         let output = oa(&command);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("cannot read")
+                || stderr.contains("not well-formed JSON")
+                || stderr.contains("is already that of"),
+            "{args:?}: {stderr}"
+        );
     }
     let output = oa(&[
         &"validate",

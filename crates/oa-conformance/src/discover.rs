@@ -37,21 +37,21 @@ pub enum DiscoverError {
 /// How many directory levels below the given one are searched for `conformance/` directories.
 pub const MAX_DEPTH: usize = 8;
 
-/// Finds every fixture file under `dir`: `dir` itself when it is a `conformance/` directory, else every
-/// `conformance/` directory at most [`MAX_DEPTH`] levels below it (hidden directories, `target/` and symbolic
-/// links are not followed). Files are returned sorted by capability, then path.
+/// Finds every fixture file under `dir`: the `*.yaml` files of every `conformance/` directory at or below it, at
+/// most [`MAX_DEPTH`] levels down (hidden directories, `target/` and symbolic links are not followed). Every
+/// directory is searched whatever its name, a `conformance/` one included, so `work/conformance/` holding
+/// `observability/conformance/*.yaml` is found through. Files are returned sorted by capability, then path.
 ///
 /// # Errors
 ///
 /// When `dir` cannot be read, or no fixture file is found.
 pub fn discover(dir: &Path) -> Result<Vec<FixtureFile>, DiscoverError> {
     let mut conformance_dirs = Vec::new();
+    list(dir)?; // surface an unreadable directory here
     if is_conformance_dir(dir) {
-        list(dir)?; // surface an unreadable directory here
         conformance_dirs.push(dir.to_path_buf());
-    } else {
-        find_conformance_dirs(dir, 0, &mut conformance_dirs)?;
     }
+    find_conformance_dirs(dir, 0, &mut conformance_dirs)?;
     let mut files = Vec::new();
     for conformance_dir in conformance_dirs {
         let capability = capability_of(&conformance_dir);
@@ -70,6 +70,7 @@ pub fn discover(dir: &Path) -> Result<Vec<FixtureFile>, DiscoverError> {
         });
     }
     files.sort();
+    files.dedup();
     Ok(files)
 }
 
@@ -77,8 +78,8 @@ fn is_conformance_dir(dir: &Path) -> bool {
     dir.file_name().is_some_and(|name| name == "conformance")
 }
 
-/// Walks `dir` (which is not itself a `conformance/` directory) for `conformance/` directories; does not descend
-/// into one it found.
+/// Walks the directories below `dir` for `conformance/` directories, descending into every one (a `conformance/`
+/// directory may itself hold capability folders).
 fn find_conformance_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), DiscoverError> {
     for child in list(dir)? {
         let Ok(kind) = std::fs::symlink_metadata(&child).map(|meta| meta.file_type()) else {
@@ -91,9 +92,13 @@ fn find_conformance_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> 
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        if name.starts_with('.') || name == "target" {
+            continue;
+        }
         if name == "conformance" {
-            found.push(child);
-        } else if depth < MAX_DEPTH && !name.starts_with('.') && name != "target" {
+            found.push(child.clone());
+        }
+        if depth < MAX_DEPTH {
             // A subdirectory that cannot be read is skipped, not fatal: the search is a convenience.
             if let Err(DiscoverError::Unreadable { .. }) = find_conformance_dirs(&child, depth + 1, found) {
                 continue;
@@ -163,6 +168,40 @@ mod tests {
         let dir = root.path().join("X/observability/conformance");
         assert_eq!(discover(&dir).unwrap().len(), 1);
         assert_eq!(discover(&root.path().join("X/observability")).unwrap().len(), 1);
+    }
+
+    /// Issue 39: a folder named `conformance` above the capability folders is searched through, whether it is the
+    /// directory given or one below it.
+    #[test]
+    fn capability_folders_are_found_below_a_folder_named_conformance() {
+        let root = tempfile::tempdir().unwrap();
+        touch(
+            &root
+                .path()
+                .join("work/conformance/observability/conformance/999-copy.yaml"),
+        );
+        touch(
+            &root
+                .path()
+                .join("work/conformance/llm-provider/conformance/001-x.yaml"),
+        );
+        for dir in [
+            root.path().to_path_buf(),
+            root.path().join("work"),
+            root.path().join("work/conformance"),
+        ] {
+            let capabilities: Vec<String> = discover(&dir)
+                .unwrap()
+                .into_iter()
+                .map(|f| f.capability)
+                .collect();
+            assert_eq!(
+                capabilities,
+                ["llm-provider", "observability"],
+                "{}",
+                dir.display()
+            );
+        }
     }
 
     #[test]

@@ -8,9 +8,9 @@ use crate::node::Node;
 use crate::vocabulary::Vocabulary;
 
 /// The conformance-adapter version this adapter targets: the spec version its vocabulary was
-/// surveyed from (v0.109, plus proposal 0126). Fixtures declaring a later `conformance_version`
+/// surveyed from (v0.118.2, plus proposal 0126). Fixtures declaring a later `conformance_version`
 /// raise `fixture_version_unsupported` (§4.4).
-pub const ADAPTER_VERSION: (u64, u64, u64) = (0, 109, 0);
+pub const ADAPTER_VERSION: (u64, u64, u64) = (0, 118, 2);
 
 /// The wire mappings the llm-provider harness can select with `mapping:` (033 and 060 headers).
 const KNOWN_MAPPINGS: &[&str] = &["openai", "anthropic", "gemini", "streaming_unsupported_stub"];
@@ -129,6 +129,9 @@ impl Fixture {
             .filter(|(key, _)| key != "cases" && key != "conformance_version")
             .cloned()
             .collect();
+        // 0120: a key is checked where it is written, so an unknown one is named at its own location (the
+        // document root's shared keys at `/<key>`, a case's own at `/cases/N/<key>`).
+        vocabulary.check_case(&Node::Map(shared.clone()), "")?;
         let cases = match root.get("cases") {
             None => vec![Case {
                 name: None,
@@ -152,6 +155,7 @@ impl Fixture {
                             "a case needs a string `name`",
                         ));
                     };
+                    vocabulary.check_case(item, &location)?;
                     let mut body = shared.clone();
                     for (key, value) in own {
                         match body.iter_mut().find(|(k, _)| k == key) {
@@ -181,13 +185,12 @@ impl Fixture {
                 ));
             }
         };
-        for (idx, case) in cases.iter().enumerate() {
-            let location = if case.name.is_some() {
-                format!("/cases/{idx}")
-            } else {
-                String::new()
-            };
-            vocabulary.check_case(&case.body, &location)?;
+        let mut cases = cases;
+        for (idx, case) in cases.iter_mut().enumerate() {
+            let location = case_location(case, idx);
+            if vocabulary.graph_shaped() {
+                unwrap_graph_block(&mut case.body, &location)?;
+            }
             let mapping = case.body.get("mapping").and_then(Node::as_str);
             if let Some(mapping) =
                 mapping.filter(|m| id.capability() == "llm-provider" && !KNOWN_MAPPINGS.contains(m))
@@ -200,6 +203,43 @@ impl Fixture {
             }
         }
         Ok(Fixture { id, path, cases })
+    }
+}
+
+/// Conformance-adapter §4.2 (0123): a case's `graph:` container holds its graph specification, every other key
+/// being its sibling; the two forms are equivalent, so the container's keys are lifted into the case. A graph key
+/// written both inside the container and beside it is malformed, except `subgraphs`/`subgraph`, which §5.4 ranks
+/// (the container's, innermost, is kept; such cases need a graph engine and are deferred by their vocabulary).
+fn unwrap_graph_block(body: &mut Node, location: &str) -> Result<(), FixtureError> {
+    let Node::Map(entries) = body else {
+        return Ok(());
+    };
+    let Some(at) = entries.iter().position(|(key, _)| key == "graph") else {
+        return Ok(());
+    };
+    let (_, graph) = entries.remove(at);
+    for (key, value) in graph.as_map().unwrap_or_default() {
+        match entries.iter_mut().find(|(known, _)| known == key) {
+            Some(slot) if key == "subgraphs" || key == "subgraph" => slot.1 = value.clone(),
+            Some(_) => {
+                return Err(FixtureError::new(
+                    FixtureErrorKind::SchemaInvalid,
+                    &format!("{location}/graph/{key}"),
+                    format!("`{key}` is written both inside the `graph:` container and beside it"),
+                ));
+            }
+            None => entries.push((key.clone(), value.clone())),
+        }
+    }
+    Ok(())
+}
+
+/// Where case `idx` sits in its fixture: `/cases/N`, or the root of a single-case fixture.
+pub(crate) fn case_location(case: &Case, idx: usize) -> String {
+    if case.name.is_some() {
+        format!("/cases/{idx}")
+    } else {
+        String::new()
     }
 }
 
@@ -276,10 +316,12 @@ mod tests {
         .unwrap();
         parse(
             "llm-provider",
-            "conformance_version: \"0.109.0\"\ncall: {operation: ready}\n",
+            "conformance_version: \"0.118.2\"\ncall: {operation: ready}\n",
         )
         .unwrap();
-        let error = parse("llm-provider", "conformance_version: \"0.110.0\"\n").unwrap_err();
+        let error = parse("llm-provider", "conformance_version: \"0.118.3\"\n").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::VersionUnsupported);
+        let error = parse("llm-provider", "conformance_version: \"0.119.0\"\n").unwrap_err();
         assert_eq!(error.kind(), FixtureErrorKind::VersionUnsupported);
         let error = parse("llm-provider", "conformance_version: \"1.x\"\n").unwrap_err();
         assert_eq!(error.kind(), FixtureErrorKind::SchemaInvalid);
@@ -291,6 +333,43 @@ mod tests {
         assert_eq!(error.kind(), FixtureErrorKind::HarnessPrimitiveMissing);
         let error = parse("graph-engine", "entry: a\n").unwrap_err();
         assert_eq!(error.kind(), FixtureErrorKind::HarnessPrimitiveMissing);
+    }
+
+    /// 0120: the document root and a case's `graph:` container are checked where they are written.
+    #[test]
+    fn unknown_keys_at_the_root_and_in_the_graph_block_are_named_there() {
+        let error = parse("observability", "colour: red\ncases:\n  - {name: a, entry: x}\n").unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
+        assert_eq!(error.location(), "/colour");
+        let error = parse(
+            "observability",
+            "cases:\n  - {name: a, entry: x}\n  - {name: b, expectd: {}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.location(), "/cases/1/expectd");
+        let error = parse(
+            "conformance-adapter",
+            "cases:\n  - {name: a, graph: {entry: x, nodez: {}}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::DirectiveUnknown);
+        assert_eq!(error.location(), "/cases/0/graph/nodez");
+        // The container's keys are the case's; written on both sides, malformed.
+        let fixture = parse(
+            "conformance-adapter",
+            "cases:\n  - {name: a, initial_state: {}, graph: {entry: x, nodes: {x: {noop: true}}}}\n",
+        )
+        .unwrap();
+        let body = &fixture.cases[0].body;
+        assert_eq!(body.get("entry").and_then(Node::as_str), Some("x"));
+        assert!(body.get("graph").is_none());
+        let error = parse(
+            "observability",
+            "cases:\n  - {name: a, entry: y, graph: {entry: x}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), FixtureErrorKind::SchemaInvalid);
+        assert_eq!(error.location(), "/cases/0/graph/entry");
     }
 
     #[test]

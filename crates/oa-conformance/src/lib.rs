@@ -1,22 +1,6 @@
-//! oa-conformance: runs the OpenArmature YAML conformance fixtures against the oa stack.
-//!
-//! The adapter of the conformance-adapter spec: [`Fixture::load`] parses a fixture into cases and
-//! checks its vocabulary (raising the §9 errors), the matchers of §5.10 compare what a run produced
-//! with what a case expects, and [`run`] discovers the `conformance/` directories at or below the given ones,
-//! runs or defers every case (observability cases by the vocabulary they use, [`VOCABULARY_DEFERRALS`]) and
-//! returns a [`Report`].
-//!
-//! ```no_run
-//! use std::path::PathBuf;
-//!
-//! let dirs = [PathBuf::from("../shared/openarmature-spec/spec/llm-provider/conformance")];
-//! let report = oa_conformance::run(&dirs)?;
-//! println!("{}", report.totals_line());
-//! # Ok::<(), oa_conformance::DiscoverError>(())
-//! ```
-//!
-//! No optional features. See the README for the guarantees and every known limit.
+#![doc = include_str!("../README.md")]
 
+mod capability;
 mod deferral;
 mod discover;
 mod error;

@@ -1,4 +1,5 @@
-//! Every fixture case of ../shared (llm-provider, observability) and of this crate's own fixtures,
+//! Every fixture case of ../shared at spec v0.118.2 (llm-provider, observability, conformance-adapter) and of this
+//! crate's own fixtures,
 //! each run as its own test; deferred cases show as ignored with their reason in the name. Also the
 //! coverage guard: every fixture file in a scanned directory is run or deferred, and every deferral
 //! entry still matches a fixture.
@@ -15,17 +16,16 @@ use oa_conformance::{
 fn main() {
     let args = Arguments::from_args();
     let workspace_root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let shared = workspace_root.join("../shared/openarmature-spec/spec");
-    if !shared.is_dir() {
+    let dirs = default_dirs(&workspace_root);
+    if let Some(missing) = dirs.iter().find(|dir| !dir.is_dir()) {
         // The fixtures live only in ../shared: running without it would test nothing.
         eprintln!(
-            "oa-conformance: ../shared is missing (looked for {}); the spec fixtures cannot run. \
-             Place the shared reference material beside the repository.",
-            shared.display()
+            "oa-conformance: {} is missing; the spec fixtures cannot run. Place the shared reference material \
+             beside the repository.",
+            missing.display()
         );
         std::process::exit(1);
     }
-    let dirs = default_dirs(&workspace_root);
     let planned = plan(&dirs).unwrap_or_else(|error| panic!("cannot plan the fixture directories: {error}"));
     let mut trials: Vec<Trial> = planned.iter().cloned().map(case_trial).collect();
     trials.push(coverage_trial(dirs.clone(), planned.clone()));

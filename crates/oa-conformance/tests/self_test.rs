@@ -358,6 +358,75 @@ fn whether_an_observability_case_runs_is_decided_by_its_vocabulary_not_its_name(
     assert_eq!(report.cases[0].outcome, Outcome::Failed, "{report:?}");
 }
 
+/// Runs `text` as an observability fixture in a fresh directory: each case's (outcome, reason).
+fn run_graph(text: String) -> Vec<(Outcome, String)> {
+    let root = tempfile::tempdir().unwrap();
+    let dir = write_suite(root.path(), "observability", &[("903-self-test", text)]);
+    run(&[dir])
+        .unwrap()
+        .cases
+        .into_iter()
+        .map(|case| (case.outcome, case.reason.unwrap_or_default()))
+        .collect()
+}
+
+/// 0120's second obligation: a key the vocabulary knows but no oa runner reads fails the case before it runs,
+/// named with its location, at each level the executor reads; the same case without it passes.
+#[test]
+fn a_recognised_key_no_runner_reads_fails_the_case_naming_it() {
+    let plain = GRAPH.replace("EXTRA", "");
+    assert_eq!(run_graph(plain.clone()), [(Outcome::Passed, String::new())]);
+    for (extra, location) in [
+        ("first_run_expected: {}", "at /first_run_expected"),
+        ("render_variables: {topic: x}", "at /render_variables"),
+    ] {
+        let [(outcome, reason)] = run_graph(GRAPH.replace("EXTRA", extra)).try_into().unwrap();
+        assert_eq!(outcome, Outcome::Failed, "{extra}");
+        assert!(
+            reason.starts_with(&format!("harness_primitive_missing {location}: `"))
+                && reason.contains("no oa runner reads it"),
+            "{extra}: {reason}"
+        );
+    }
+    let node = plain.replace(
+        "a: {update: {v: 1}}",
+        "a: {update: {v: 1}, calls_llm_from_wrapper: {}}",
+    );
+    let [(outcome, reason)] = run_graph(node).try_into().unwrap();
+    assert_eq!(outcome, Outcome::Failed);
+    assert!(reason.contains("at /nodes/a/calls_llm_from_wrapper"), "{reason}");
+    let expected = plain.replace("expected:\n", "expected:\n  parent_trace: {span_tree: []}\n");
+    let [(outcome, reason)] = run_graph(expected).try_into().unwrap();
+    assert_eq!(outcome, Outcome::Failed);
+    assert!(reason.contains("at /expected/parent_trace"), "{reason}");
+}
+
+/// 0115: a case for another adapter's capability arm is a recognised skip naming why; a capability the adapter
+/// does not declare fails the case.
+#[test]
+fn requires_capability_selects_the_arm_and_an_undeclared_name_fails() {
+    let case = |requirement: &str| GRAPH.replace("EXTRA", &format!("requires_capability: {{{requirement}}}"));
+    let [(outcome, reason)] = run_graph(case("langfuse_bound_provider_detection: true"))
+        .try_into()
+        .unwrap();
+    assert_eq!((outcome, reason.as_str()), (Outcome::Passed, ""));
+    let [(outcome, reason)] = run_graph(case("langfuse_bound_provider_detection: false"))
+        .try_into()
+        .unwrap();
+    assert_eq!(outcome, Outcome::Skipped);
+    assert!(
+        reason.contains("langfuse_bound_provider_detection: false, and this adapter declares true"),
+        "{reason}"
+    );
+    let [(outcome, reason)] = run_graph(case("telepathy: true")).try_into().unwrap();
+    assert_eq!(outcome, Outcome::Failed);
+    assert!(
+        reason.contains("/requires_capability/telepathy")
+            && reason.contains("declares no capability `telepathy`"),
+        "{reason}"
+    );
+}
+
 fn indent(text: &str) -> String {
     text.trim_start_matches('\n')
         .lines()

@@ -172,6 +172,7 @@ impl ObservedProvider {
         Scope {
             invocation_id: random_uuid(),
             correlation_id: None,
+            session_id: None,
             node_name: self.node_name.clone(),
             namespace: vec![self.node_name.clone()],
             attempt_index: 0,

@@ -1,6 +1,6 @@
 //! The events an invocation puts on its delivery queue: node lifecycle, the graph-engine §6 typed LLM events
-//! (`LlmCompletionEvent`, `LlmFailedEvent`, `LlmTokenEvent`) and the per-attempt record observability draws spans
-//! and metrics from.
+//! (`LlmCompletionEvent`, `LlmFailedEvent`, `LlmTokenEvent`), the typed tool events (`ToolCallEvent`,
+//! `ToolCallFailedEvent`) and the per-attempt record observability draws spans and metrics from.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -40,6 +40,10 @@ pub enum Event {
     /// A node body added entries to the invocation metadata (observability §3.4, §6's metadata-augmentation
     /// event): observers update the spans still open in the augmenting context.
     MetadataAugmented(MetadataEvent),
+    /// An instrumented tool execution returned a result (graph-engine §6 `ToolCallEvent`).
+    ToolCall(ToolCallEvent),
+    /// An instrumented tool execution raised (graph-engine §6 `ToolCallFailedEvent`).
+    ToolCallFailed(ToolCallFailedEvent),
 }
 
 impl Event {
@@ -53,6 +57,8 @@ impl Event {
             Self::LlmCompletion(event) => &event.scope.invocation_id,
             Self::LlmFailed(event) => &event.scope.invocation_id,
             Self::MetadataAugmented(event) => &event.scope.invocation_id,
+            Self::ToolCall(event) => &event.scope.invocation_id,
+            Self::ToolCallFailed(event) => &event.scope.invocation_id,
         }
     }
 }
@@ -64,6 +70,11 @@ pub struct Scope {
     pub invocation_id: String,
     /// The cross-backend correlation ID (observability §3.1).
     pub correlation_id: Option<String>,
+    /// The session the invocation is bound to (`openarmature.session_id`, observability §5.6), when the caller
+    /// supplied one at `invoke()`; like the correlation ID it is the same on every event of the invocation.
+    /// Serialised only when present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
     /// The node that is running.
     pub node_name: String,
     /// The node's namespace: its name under the graph root (no subgraphs in this runtime).
@@ -89,6 +100,9 @@ pub struct InvocationEvent {
     pub invocation_id: String,
     /// The cross-backend correlation ID.
     pub correlation_id: Option<String>,
+    /// The session the invocation is bound to, when the caller supplied one (observability §5.6, §8.4.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
     /// The graph's entry node (`openarmature.graph.entry_node`).
     pub entry_node: String,
     /// The caller-supplied invocation label (observability §8.6), when one was given.
@@ -314,4 +328,116 @@ pub struct LlmAttempt {
     /// How long it took.
     #[serde(skip)]
     pub duration: Duration,
+}
+
+/// What the caller tells the tool-call instrumentation scope about one tool execution (graph-engine §6): the
+/// tool's name, the arguments it is invoked with, and the id of the model's tool call it satisfies, if any.
+///
+/// ```
+/// use oa_events::ToolInvocation;
+/// use serde_json::json;
+///
+/// let standalone = ToolInvocation::new("local_compute").with_arguments(json!({"n": 3}));
+/// assert_eq!(standalone.tool_call_id, None);
+/// let requested = oa_provider::ToolCall {
+///     id: "call_xyz789".into(),
+///     name: "get_weather".into(),
+///     arguments: json!({"city": "Paris"}),
+///     signature: None,
+/// };
+/// let linked = ToolInvocation::from_tool_call(&requested);
+/// assert_eq!(linked.tool_call_id.as_deref(), Some("call_xyz789"));
+/// assert_eq!(linked.arguments.unwrap()["city"], "Paris");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolInvocation {
+    /// The name of the tool executed (`Tool.name` when it satisfies a model request).
+    pub tool_name: String,
+    /// The `ToolCall.id` of the `LlmCompletionEvent.output_tool_calls` entry this execution satisfies; `None` for
+    /// a standalone instrumented function (never fabricated).
+    pub tool_call_id: Option<String>,
+    /// The arguments the tool is invoked with; `None` when it takes none. Payload: observers gate it.
+    pub arguments: Option<Map<String, Value>>,
+}
+
+impl ToolInvocation {
+    /// A standalone execution of `tool_name`, with no arguments and no model request behind it.
+    pub fn new(tool_name: impl Into<String>) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            tool_call_id: None,
+            arguments: None,
+        }
+    }
+
+    /// The execution of the tool call the model requested: its name, its id (the linkage back to the requesting
+    /// call) and its parsed arguments (`None` when they did not parse).
+    pub fn from_tool_call(call: &oa_provider::ToolCall) -> Self {
+        Self {
+            tool_name: call.name.clone(),
+            tool_call_id: Some(call.id.clone()),
+            arguments: call.arguments.as_object().cloned(),
+        }
+    }
+
+    /// The id of the model's tool call this execution satisfies.
+    pub fn with_tool_call_id(mut self, id: impl Into<String>) -> Self {
+        self.tool_call_id = Some(id.into());
+        self
+    }
+
+    /// The arguments, a JSON object; any other value (null included) means no arguments.
+    pub fn with_arguments(mut self, arguments: Value) -> Self {
+        self.arguments = match arguments {
+            Value::Object(map) => Some(map),
+            _ => None,
+        };
+        self
+    }
+}
+
+/// graph-engine §6 `ToolCallEvent`: an instrumented tool execution returned a result. It carries the identity of
+/// the node that entered the scope, the caller's description of the execution and the result as the tool
+/// produced it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCallEvent {
+    /// Identity and scope, captured when the scope was entered.
+    #[serde(flatten)]
+    pub scope: Scope,
+    /// oa's own correlation token for this execution, minted when the scope was entered (distinct from
+    /// `tool_call_id`, the provider's).
+    pub call_id: String,
+    /// The tool, its arguments and the model request it satisfies.
+    #[serde(flatten)]
+    pub tool: ToolInvocation,
+    /// The tool's return value, serialised to JSON (opaque to oa; payload).
+    pub result: Value,
+    /// Wall-clock latency of the execution measured at the scope boundary, in milliseconds.
+    pub latency_ms: Option<f64>,
+    /// When the outcome was known (the tool span's end).
+    #[serde(skip)]
+    pub at: SystemTime,
+}
+
+/// graph-engine §6 `ToolCallFailedEvent`: an instrumented tool execution raised. Deliberately no
+/// `error_category`: arbitrary tool code has no closed §7 taxonomy, so `error_type` is the only classification.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCallFailedEvent {
+    /// Identity and scope, captured when the scope was entered.
+    #[serde(flatten)]
+    pub scope: Scope,
+    /// oa's own correlation token for this execution.
+    pub call_id: String,
+    /// The tool, its arguments and the model request it satisfies.
+    #[serde(flatten)]
+    pub tool: ToolInvocation,
+    /// Wall-clock latency of the execution measured at the scope boundary, in milliseconds.
+    pub latency_ms: Option<f64>,
+    /// The error's type (a class or code name, e.g. `TimeoutError`); `None` when none is available.
+    pub error_type: Option<String>,
+    /// The error's message (empty when it had none). Harvested text: observers treat it as payload.
+    pub error_message: String,
+    /// When the outcome was known.
+    #[serde(skip)]
+    pub at: SystemTime,
 }

@@ -15,12 +15,15 @@ use serde_json::{Map, Value};
 use crate::context::CallContext;
 use crate::event::{Event, MetadataEvent};
 
-/// Key prefixes no caller key may start with (§3.4).
-pub const RESERVED_PREFIXES: [&str; 2] = ["openarmature.", "gen_ai."];
+/// Key prefixes no caller key may start with (§3.4): the dotted `openarmature.` and `gen_ai.` namespaces, and (0119)
+/// the `openarmature_` underscore namespace the Langfuse mapping writes its flat metadata keys in
+/// (`openarmature_tool_name`, `openarmature_response_id`, ...).
+pub const RESERVED_PREFIXES: [&str; 3] = ["openarmature.", "openarmature_", "gen_ai."];
 
-/// Key names no caller key may equal: the OA-emitted top-level backend metadata keys of §3.4's reserved set,
-/// then oa's own additions (the MAY-expand allowance), which oa's Langfuse mapping writes at the same top level:
-/// the structured-output path and enforcement marker on a Generation, and a failed Generation's error fields.
+/// Key names no caller key may equal: the 33 OA-emitted top-level backend metadata keys of §3.4's reserved set
+/// (0119 added `error_type`, `error_message`, `token_budget` and `token_budget_exceeded` to the 29), then oa's own
+/// additions (the MAY-expand allowance), which oa's Langfuse mapping writes at the same top level: the
+/// structured-output path and enforcement marker on a Generation.
 pub const RESERVED_KEYS: &[&str] = &[
     "correlation_id",
     "entry_node",
@@ -51,12 +54,15 @@ pub const RESERVED_KEYS: &[&str] = &[
     "parallel_branches_branch_count",
     "parallel_branches_error_policy",
     "parallel_branches_parent_node_name",
+    // 0119.
+    "error_type",
+    "error_message",
+    "token_budget",
+    "token_budget_exceeded",
     // oa's additions.
     "structured_output_path",
     "schema_mode",
     "schema_version",
-    "error_type",
-    "error_message",
 ];
 
 /// A metadata entry §3.4 forbids.
@@ -211,20 +217,38 @@ mod tests {
 
     #[test]
     fn reserved_prefixes_and_names_are_rejected_and_plain_keys_pass() {
-        for key in ["openarmature.user.x", "gen_ai.system"] {
+        for key in [
+            "openarmature.user.x",
+            "gen_ai.system",
+            "openarmature_anything",
+            "openarmature_tool_name",
+        ] {
             assert!(matches!(
                 validate_metadata(&one(key, json!("v"))),
                 Err(MetadataError::ReservedNamespace { .. })
             ));
         }
-        for key in ["step", "correlation_id", "system", "structured_output_path"] {
+        for key in [
+            "step",
+            "correlation_id",
+            "system",
+            "error_type",
+            "error_message",
+            "token_budget",
+            "token_budget_exceeded",
+            "structured_output_path",
+        ] {
             assert!(matches!(
                 validate_metadata(&one(key, json!("v"))),
                 Err(MetadataError::ReservedKey { .. })
             ));
         }
-        // Exact names, not prefixes.
+        // Exact names, not prefixes; the underscore namespace is `openarmature_`, not `openarmature`.
         validate_metadata(&one("stepName", json!("v"))).unwrap();
+        validate_metadata(&one("openarmatureFan", json!("v"))).unwrap();
+        validate_metadata(&one("token_budgets", json!("v"))).unwrap();
+        // §3.4 after 0119: 33 names, plus oa's three additions.
+        assert_eq!(RESERVED_KEYS.len(), 33 + 3);
         validate_metadata(&one("userId", json!("u-1"))).unwrap();
     }
 

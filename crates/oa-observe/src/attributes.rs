@@ -89,6 +89,9 @@ fn push_scope_attributes(scope: &Scope, attributes: &mut Vec<KeyValue>) {
     if let Some(correlation_id) = &scope.correlation_id {
         attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
     }
+    if let Some(session_id) = &scope.session_id {
+        attributes.push(KeyValue::new(names::SESSION_ID, session_id.clone()));
+    }
     if let Some(metadata) = &scope.caller_invocation_metadata {
         for (key, value) in metadata {
             attributes.push(KeyValue::new(

@@ -17,13 +17,20 @@ use crate::attributes::marker_attributes;
 use crate::names;
 use crate::observer::INSTRUMENTATION_SCOPE;
 
+/// The namespace of the stable diagnostic event names (observability §7).
+const DIAGNOSTIC_NAMESPACE: &str = "openarmature.";
+
 /// A `tracing_subscriber` layer writing oa's diagnostics as OpenTelemetry log records through the application's
 /// logger provider (never the global one). Install it in the application's subscriber, e.g.
 /// `tracing_subscriber::registry().with(LogBridge::new(&logger_provider))`.
 ///
-/// Only events whose target is `openarmature` are bridged; the rest of the application's logging is its own.
-/// Correlation: `openarmature.correlation_id`, `openarmature.invocation_id` and `openarmature.user.<key>` come from
-/// the ambient [`CallContext`] of the task that emitted the event, when there is one.
+/// Only events whose target is `openarmature` are bridged; the rest of the application's logging is its own. A
+/// record for a condition the spec defines (an event named `openarmature.*`, e.g.
+/// `openarmature.structured_output.schema_not_honored`, `openarmature.langfuse.payload_suppressed`) carries that name
+/// in the LogRecord's `event_name` (§7, 0121); other records carry none.
+/// Correlation: `openarmature.correlation_id`, `openarmature.invocation_id`, `openarmature.session_id` (of a
+/// session-bound invocation) and `openarmature.user.<key>` come from the ambient [`CallContext`] of the task that
+/// emitted the event, when there is one.
 pub struct LogBridge {
     logger: SdkLogger,
 }
@@ -50,7 +57,12 @@ impl<S: tracing::Subscriber> Layer<S> for LogBridge {
             return;
         }
         let mut record = self.logger.create_log_record();
-        record.set_event_name(metadata.name());
+        // §7 (0121): a record for a condition the spec defines carries its stable `openarmature.*` name in the
+        // LogRecord's event_name; any other record (an isolated observer error, say) has a callsite's
+        // `event file:line` for a name, which is no event name at all.
+        if metadata.name().starts_with(DIAGNOSTIC_NAMESPACE) {
+            record.set_event_name(metadata.name());
+        }
         record.set_target(Cow::Borrowed(metadata.target()));
         record.set_timestamp(SystemTime::now());
         let (number, text) = severity(*metadata.level());
@@ -95,11 +107,14 @@ pub(crate) fn emit_diagnostic(logger: &SdkLogger, attempt: &LlmAttempt, diagnost
     logger.emit(record);
 }
 
-/// The §7 correlation fields of `scope`: invocation id, correlation id, caller metadata.
+/// The §7 correlation fields of `scope`: invocation id, correlation id, session id, caller metadata.
 fn add_scope<R: LogRecord>(record: &mut R, scope: &Scope) {
     record.add_attribute(names::INVOCATION_ID, scope.invocation_id.clone());
     if let Some(correlation_id) = &scope.correlation_id {
         record.add_attribute(names::CORRELATION_ID, correlation_id.clone());
+    }
+    if let Some(session_id) = &scope.session_id {
+        record.add_attribute(names::SESSION_ID, session_id.clone());
     }
     if let Some(metadata) = &scope.caller_invocation_metadata {
         for (key, value) in metadata {
@@ -162,5 +177,29 @@ impl<R: LogRecord> Visit for Fields<'_, R> {
         } else {
             self.0.add_attribute(field.name(), text);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing_subscriber::layer::SubscriberExt;
+
+    use super::*;
+
+    /// Through the real SDK: a spec-defined condition's record carries its name in `event_name`; an unnamed one
+    /// carries none.
+    #[test]
+    fn a_named_condition_carries_its_event_name_and_an_unnamed_record_none() {
+        let telemetry = oa_testkit::Telemetry::new();
+        let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::warn!(name: "openarmature.langfuse.payload_suppressed", target: "openarmature", "suppressed");
+            tracing::warn!(target: "openarmature", "observer error isolated");
+            tracing::warn!(name: "openarmature.elsewhere", target: "somebody_else", "not ours");
+        });
+        let logs = telemetry.logs().unwrap();
+        let names: Vec<Option<&str>> = logs.iter().map(|record| record.event_name()).collect();
+        assert_eq!(names, [Some("openarmature.langfuse.payload_suppressed"), None]);
+        assert_eq!(logs[0].severity_number(), Some(Severity::Warn));
     }
 }

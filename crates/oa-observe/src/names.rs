@@ -5,11 +5,15 @@
 pub const INVOCATION_SPAN: &str = "openarmature.invocation";
 /// The LLM provider span's name (§4.5).
 pub const LLM_SPAN: &str = "openarmature.llm.complete";
+/// The tool-execution span's name (§5.5.11); also the Langfuse Tool observation's (§8.4.6).
+pub const TOOL_SPAN: &str = "openarmature.tool.call";
 
 /// §5.1 / §5.6 identity attributes.
 pub const INVOCATION_ID: &str = "openarmature.invocation_id";
 /// The cross-backend correlation ID (§3, §5.6, §7).
 pub const CORRELATION_ID: &str = "openarmature.correlation_id";
+/// §5.6: the session a session-bound invocation belongs to, on every span and log record of it.
+pub const SESSION_ID: &str = "openarmature.session_id";
 /// §5.1: the outermost graph's entry node.
 pub const GRAPH_ENTRY_NODE: &str = "openarmature.graph.entry_node";
 /// §5.1: the spec version the implementation targets.
@@ -30,6 +34,17 @@ pub const NODE_STEP: &str = "openarmature.node.step";
 pub const NODE_ATTEMPT_INDEX: &str = "openarmature.node.attempt_index";
 /// The error category on a failed span.
 pub const ERROR_CATEGORY: &str = "openarmature.error.category";
+/// The standard OTel `error.type` (Stable core semconv): a failed tool span's error type (§5.5.11).
+pub const ERROR_TYPE: &str = "error.type";
+
+/// §5.5.11: the tool's name (mirrors the Development `gen_ai.tool.name`, which oa does not emit).
+pub const TOOL_NAME: &str = "openarmature.tool.name";
+/// §5.5.11: the model request's tool-call id the execution satisfies; omitted for a standalone execution.
+pub const TOOL_CALL_ID: &str = "openarmature.tool.call.id";
+/// §5.5.11 payload (gated by `disable_provider_payload`): the arguments, JSON-encoded.
+pub const TOOL_CALL_ARGUMENTS: &str = "openarmature.tool.call.arguments";
+/// §5.5.11 payload: the result, JSON-encoded.
+pub const TOOL_CALL_RESULT: &str = "openarmature.tool.call.result";
 
 /// §5.5 baseline.
 pub const LLM_MODEL: &str = "openarmature.llm.model";

@@ -1,12 +1,15 @@
-//! The OpenTelemetry observer: an invocation span, a node span per node, and an LLM provider span per wire
-//! attempt under the calling node's span (observability §4, §5.5), plus the §11 metrics when enabled. It renders
+//! The OpenTelemetry observer: an invocation span, a node span per node, an LLM provider span per wire attempt
+//! and a tool span per instrumented tool execution under the calling node's span (observability §4, §5.5,
+//! §5.5.11), plus the §11 metrics when enabled. It renders
 //! the events of an [`EventBus`](oa_events::EventBus) and never touches the global providers.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use oa_events::{Event, InvocationEvent, LlmAttempt, MetadataEvent, NodeEvent, Observer, ObserverError};
+use oa_events::{
+    Event, InvocationEvent, LlmAttempt, MetadataEvent, NodeEvent, Observer, ObserverError, Scope,
+};
 use opentelemetry::logs::LoggerProvider;
 use opentelemetry::trace::{Span, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
@@ -19,6 +22,7 @@ use crate::config::ObserverConfig;
 use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
+use crate::tool::ToolOutcome;
 
 /// The instrumentation scope name of everything oa-observe emits.
 pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
@@ -95,6 +99,17 @@ impl OtelObserver {
         self
     }
 
+    /// The parent of a span a node body's work emits: the calling node's span; when it is not open, the invocation
+    /// span (lineage-resolved parent, §5.5).
+    fn calling_node(&self, scope: &Scope) -> Result<Context, ObserverError> {
+        let open = self.open()?;
+        Ok(open
+            .node(&scope.invocation_id, &scope.node_name)
+            .or_else(|| open.invocations.get(&scope.invocation_id))
+            .cloned()
+            .unwrap_or_default())
+    }
+
     fn open(&self) -> Result<std::sync::MutexGuard<'_, OpenSpans>, ObserverError> {
         self.open
             .lock()
@@ -112,6 +127,9 @@ impl OtelObserver {
         ];
         if let Some(correlation_id) = &event.correlation_id {
             attributes.push(KeyValue::new(names::CORRELATION_ID, correlation_id.clone()));
+        }
+        if let Some(session_id) = &event.session_id {
+            attributes.push(KeyValue::new(names::SESSION_ID, session_id.clone()));
         }
         for (key, value) in &event.metadata {
             attributes.push(KeyValue::new(
@@ -240,15 +258,7 @@ impl OtelObserver {
         if self.config.disable_llm_spans {
             return Ok(());
         }
-        let scope = &attempt.scope;
-        // The calling node's span; when it is not open, the invocation span (lineage-resolved parent, §5.5).
-        let parent = {
-            let open = self.open()?;
-            open.node(&scope.invocation_id, &scope.node_name)
-                .or_else(|| open.invocations.get(&scope.invocation_id))
-                .cloned()
-                .unwrap_or_default()
-        };
+        let parent = self.calling_node(&attempt.scope)?;
         let mut span = self
             .tracer
             .span_builder(names::LLM_SPAN)
@@ -274,6 +284,32 @@ impl OtelObserver {
             None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(attempt.started_at + attempt.duration);
+        Ok(())
+    }
+}
+
+impl OtelObserver {
+    /// §5.5.11: the `openarmature.tool.call` span under the calling node's span (the invocation span when that is
+    /// not open), backdated by the measured latency; ERROR with `error.type` as its description and an exception
+    /// event on failure. `disable_llm_spans` does not gate it.
+    fn tool_call(&self, outcome: &ToolOutcome<'_>) -> Result<(), ObserverError> {
+        let parent = self.calling_node(outcome.scope)?;
+        let span = self
+            .tracer
+            .span_builder(names::TOOL_SPAN)
+            .with_start_time(outcome.started_at())
+            .with_attributes(outcome.span_attributes(&self.config))
+            .start_with_context(&self.tracer, &parent);
+        let context = Context::new().with_span(span);
+        let span = context.span();
+        match (&outcome.result, outcome.error_type()) {
+            (Err((_, message)), Some(error_type)) => {
+                record_exception(&span, error_type, message, outcome.at);
+                span.set_status(Status::error(error_type.to_owned()));
+            }
+            _ => span.set_status(Status::Ok),
+        }
+        span.end_with_timestamp(outcome.at);
         Ok(())
     }
 }
@@ -305,6 +341,8 @@ impl OtelObserver {
             Event::NodeCompleted(event) => self.node_completed(event),
             Event::LlmAttempt(attempt) => self.llm_attempt(attempt),
             Event::MetadataAugmented(event) => self.metadata_augmented(event),
+            Event::ToolCall(event) => self.tool_call(&event.into()),
+            Event::ToolCallFailed(event) => self.tool_call(&event.into()),
             // The typed events carry what the attempt records already rendered; tokens are not rendered (§6).
             _ => Ok(()),
         }

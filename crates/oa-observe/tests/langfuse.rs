@@ -81,6 +81,7 @@ fn options() -> InvokeOptions {
         correlation_id: Some("corr-lf".into()),
         metadata,
         label: Some("nightly job".into()),
+        ..InvokeOptions::default()
     }
 }
 

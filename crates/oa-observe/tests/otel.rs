@@ -449,6 +449,14 @@ fn names_are_the_specs() {
     );
     assert_eq!(names::LLM_SPAN, "openarmature.llm.complete");
     assert_eq!(names::INVOCATION_SPAN, "openarmature.invocation");
+    // §5.5.11's tool span and attributes (`.call`, not `.complete`; the OA namespace, not gen_ai.tool.*), §5.6.
+    assert_eq!(names::TOOL_SPAN, "openarmature.tool.call");
+    assert_eq!(names::TOOL_NAME, "openarmature.tool.name");
+    assert_eq!(names::TOOL_CALL_ID, "openarmature.tool.call.id");
+    assert_eq!(names::TOOL_CALL_ARGUMENTS, "openarmature.tool.call.arguments");
+    assert_eq!(names::TOOL_CALL_RESULT, "openarmature.tool.call.result");
+    assert_eq!(names::ERROR_TYPE, "error.type");
+    assert_eq!(names::SESSION_ID, "openarmature.session_id");
     assert_eq!(
         names::LLM_STRUCTURED_OUTPUT_PATH,
         "openarmature.llm.structured_output.path"

@@ -272,8 +272,9 @@ proptest! {
         let via_location = Location::from_tokens(&tokens).to_pointer();
         prop_assert_eq!(via_location.get(&document), Some(&leaf));
         prop_assert_eq!(pointer.get_mut(&mut document).map(|value| value.clone()), Some(leaf.clone()));
-        *pointer.resolve_mut(&mut document).unwrap() = json!("replaced");
-        prop_assert_eq!(pointer.get(&document), Some(&json!("replaced")));
+        let replaced = json!("replaced");
+        *pointer.resolve_mut(&mut document).unwrap() = replaced.clone();
+        prop_assert_eq!(pointer.get(&document), Some(&replaced));
     }
 
     #[test]

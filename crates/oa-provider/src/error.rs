@@ -352,7 +352,9 @@ impl ProviderError {
         self
     }
 
-    pub(crate) fn with_vendor_code(mut self, code: Option<String>) -> Self {
+    /// The vendor's own error code (`error.code`, `error.type`, ...), which observers report as `error_type`: for a
+    /// wrapper that builds the errors of the calls it makes (a gateway adapter, a test double).
+    pub fn with_vendor_code(mut self, code: Option<String>) -> Self {
         self.inner.vendor_code = code;
         self
     }

@@ -1,8 +1,6 @@
-//! oa-provider: OpenArmature LLM providers — `complete()`, streaming and structured output you can trust, over
-//! the OpenAI-compatible Chat Completions, Anthropic Messages and Google Gemini wire formats (llm-provider spec
-//! §3–§8.3, with proposal 0126).
+#![doc = include_str!("../README.md")]
 //!
-//! # Overview
+//! ## API map
 //!
 //! - [`Provider`] is the §5 interface: `ready()` and `complete()`. Callers and upper layers see only it.
 //! - [`OpenAiProvider`] (§8.1), [`AnthropicProvider`] (§8.2) and [`GeminiProvider`] (§8.3) implement it, each
@@ -20,40 +18,22 @@
 //! - The [`AttemptHook`] receives token deltas as they stream and an [`AttemptRecord`] per wire attempt (the
 //!   request exactly as sent, outcome, timing, usage, path, [`SchemaMode`], [`Diagnostic`]s); the events and
 //!   observability crates subscribe here.
+//! - [`fit`] fits a response schema to what a mapping's native path enforces (the provider table in the README):
+//!   the schema to send, the account of every clause the provider is not asked to enforce, and the plan that maps
+//!   an answer back to the caller's spelling before validation.
 //! - Verifying enforcement: every structured [`Response`] carries a [`SchemaMode`] and a [`schema_version`];
 //!   [`probe_canary`] and [`probe_keywords`] test a route with requests only a schema-bound decoder answers
 //!   validly; a [`CapabilityRegistry`] keyed by [`CapabilityKey`] holds the verdicts with a staleness window,
 //!   and a provider built with one marks a native strict call `enforced` only on a fresh enforcing verdict
 //!   (`unverified` otherwise); a [`RoutedProvider`] routes on it when asked to and samples canaries.
 //!
-//! # Layout
+//! ## Layout
 //!
 //! [`model`] holds the vendor-neutral request/response model; `call` drives one call (pre-checks,
 //! retry and reask, attempts, records); `structured` checks schemas and content; [`enforcement`]
 //! holds the marker, probes, registry and routing; `http` the shared transport; and each wire format is one
 //! folder ([`openai`], [`anthropic`], [`gemini`]).
 //!
-//! # Example
-//!
-//! ```no_run
-//! use oa_provider::{CompletionRequest, Message, OpenAiProvider, Provider, RetryConfig};
-//! use serde_json::json;
-//!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let provider = OpenAiProvider::builder("gpt-4o-mini").build()?; // key from OPENAI_API_KEY
-//! let request = CompletionRequest::new(vec![Message::user("Name a prime above 10.")])
-//!     .with_response_schema(json!({
-//!         "type": "object",
-//!         "properties": {"prime": {"type": "integer"}},
-//!         "required": ["prime"],
-//!         "additionalProperties": false
-//!     }))
-//!     .with_retry(RetryConfig::new(3));
-//! let response = provider.complete(&request).await?;
-//! println!("{:?}", response.parsed);
-//! # Ok(())
-//! # }
-//! ```
 //!
 //! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
 //! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
@@ -98,14 +78,10 @@ pub use model::{
     RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice, UnknownMapping, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
+pub use structured::fit;
 pub use structured::{
     CompleteAsError, DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, Typed, TypedDecoder,
     check_response_schema, complete_as,
 };
 #[cfg(feature = "schemars")]
 pub use structured::{StrictOutput, output_schema};
-
-// The README's examples compile as doc tests, so they stay true.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;

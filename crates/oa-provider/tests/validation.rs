@@ -144,3 +144,31 @@ fn valid_shapes_pass_message_json_round_trip() {
         "undeclared keys belong in extras"
     );
 }
+
+/// Proposal 0122: extras are a container, so a declared field and a same-named extras key are two values,
+/// addressed separately, each kept through a round trip and a per-attempt merge (which of them reaches the wire is
+/// the mapping's managed-field rule, tested in `wire.rs`).
+#[test]
+fn a_declared_field_and_a_same_named_extras_key_are_addressed_separately() {
+    let config = json!({"temperature": 0.5, "extras": {"temperature": 0.9, "top_k": 40}});
+    let parsed = oa_provider::RuntimeConfig::from_json(&config).unwrap();
+    assert_eq!(parsed.temperature, Some(0.5));
+    assert_eq!(parsed.extras["temperature"], json!(0.9));
+    assert_eq!(serde_json::to_value(&parsed).unwrap(), config);
+    let override_ = oa_provider::RuntimeConfig::from_json(&json!({"extras": {"temperature": 0.1}})).unwrap();
+    let merged = parsed.merged_with(&override_);
+    assert_eq!(
+        merged.temperature,
+        Some(0.5),
+        "an extras key never reaches the declared field"
+    );
+    assert_eq!(merged.extras["temperature"], json!(0.1));
+    let declared = oa_provider::RuntimeConfig::from_json(&json!({"temperature": 0.2})).unwrap();
+    let merged = parsed.merged_with(&declared);
+    assert_eq!(merged.temperature, Some(0.2));
+    assert_eq!(
+        merged.extras["temperature"],
+        json!(0.9),
+        "nor the declared field the extras key"
+    );
+}

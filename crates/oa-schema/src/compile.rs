@@ -11,6 +11,7 @@ use crate::node::{Annotations, Body, CompiledSchema, Node, NodeId, Resource, Res
 use crate::registry::{
     DocId, Place, Registry, ResolveError, child_value, display_base, escape_token, redact, value_key,
 };
+use crate::unresolved::{UnresolvedCause, UnresolvedReference};
 use foldhash::{HashMap, HashMapExt as _};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -21,6 +22,26 @@ use url::Url;
 pub(crate) struct Settings {
     /// Assert `format` whatever the vocabularies say.
     pub(crate) format_assertion: bool,
+    /// Compile a reference that resolves to nothing into [`Keyword::Unresolved`] rather than fail.
+    pub(crate) defer_unresolved: bool,
+}
+
+/// What a reference resolved to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target {
+    /// A node.
+    Node(NodeId),
+    /// Nothing: the index of its entry in [`CompiledSchema::unresolved`].
+    Unresolved(u32),
+}
+
+/// The keyword names a reference can be written in, as `'static` names.
+fn keyword_name(keyword: &str) -> &'static str {
+    match keyword {
+        "$dynamicRef" => "$dynamicRef",
+        "$recursiveRef" => "$recursiveRef",
+        _ => "$ref",
+    }
 }
 
 /// Compiles the document `doc_id` of `registry`, starting at its root.
@@ -46,6 +67,7 @@ pub(crate) fn compile(
         resolved: Vec::new(),
         regexes: HashMap::new(),
         annotations: Vec::new(),
+        unresolved: Vec::new(),
     };
     let root = compiler.node_for(doc_id, String::new(), None);
     while let Some(pending) = compiler.queue.pop() {
@@ -56,6 +78,8 @@ pub(crate) fn compile(
     let nodes = std::mem::take(&mut compiler.nodes);
     let mut resources = std::mem::take(&mut compiler.resources);
     let mut annotations = std::mem::take(&mut compiler.annotations);
+    let unresolved = std::mem::take(&mut compiler.unresolved).into_boxed_slice();
+    let documents = compiler.registry.document_uris();
     resources.shrink_to_fit();
     drop(compiler);
     // Collected in place: `Option<Node>` is as large as `Node`, so the compiled nodes reuse the slots' buffer.
@@ -94,6 +118,9 @@ pub(crate) fn compile(
         root,
         dynamic_scope_matters,
         sorted_maps: crate::node::maps_iterate_sorted(),
+        unresolved,
+        documents,
+        format_assertion: settings.format_assertion,
     })
 }
 
@@ -121,6 +148,8 @@ struct Compiler<'a> {
     regexes: HashMap<String, EcmaRegex>,
     /// The values of each node's annotation-only keywords, for the nodes that have some.
     annotations: Vec<(NodeId, Annotations)>,
+    /// References that resolve to nothing, when the settings defer them.
+    unresolved: Vec<UnresolvedReference>,
 }
 
 /// A node waiting to be compiled: its document and the JSON Pointer of its schema there.
@@ -149,19 +178,20 @@ impl<'a> Compiler<'a> {
         id
     }
 
-    /// The resource for a base URI, registering its dynamic anchors the first time.
-    fn resource_for(&mut self, base: &Arc<Url>) -> ResourceId {
+    /// The resource for a base URI (whose root is at `root_pointer` of document `doc_id`), registering its dynamic
+    /// anchors the first time.
+    fn resource_for(&mut self, base: &Arc<Url>, doc_id: DocId, root_pointer: &str) -> ResourceId {
         if let Some((last, id)) = &self.last_resource
             && Arc::ptr_eq(last, base)
         {
             return *id;
         }
-        let id = self.resource_for_uri(base);
+        let id = self.resource_for_uri(base, doc_id, root_pointer);
         self.last_resource = Some((Arc::clone(base), id));
         id
     }
 
-    fn resource_for_uri(&mut self, base: &Url) -> ResourceId {
+    fn resource_for_uri(&mut self, base: &Url, doc_id: DocId, root_pointer: &str) -> ResourceId {
         if let Some(id) = self.resource_ids.get(base.as_str()) {
             return *id;
         }
@@ -176,6 +206,8 @@ impl<'a> Compiler<'a> {
         self.resources.push(Resource {
             base: display_base(base).into(),
             dynamic_anchors,
+            document: u32::try_from(doc_id).unwrap_or(u32::MAX),
+            root_pointer: root_pointer.into(),
         });
         id
     }
@@ -184,7 +216,8 @@ impl<'a> Compiler<'a> {
         let Pending { id, doc_id, pointer } = pending;
         let value = self.values.get(id as usize).copied().flatten();
         let place = self.registry.place(doc_id, &pointer, value);
-        let resource = self.resource_for(&place.base);
+        let root_pointer = pointer.get(..place.root_len()).unwrap_or_default();
+        let resource = self.resource_for(&place.base, doc_id, root_pointer);
         let within = pointer.get(place.root_len()..).unwrap_or(&pointer);
         let shown_base = self
             .resources
@@ -360,8 +393,9 @@ impl<'a> NodeCompiler<'_, 'a> {
         }
     }
 
-    /// Resolves a reference written in `keyword` to a node.
-    pub(crate) fn resolve(&mut self, keyword: &str, reference: &str) -> Result<NodeId, SchemaError> {
+    /// Resolves a reference written in `keyword` to a node; to an entry of the unresolved references when it
+    /// resolves to nothing and the settings defer that (else that is an error).
+    pub(crate) fn resolve(&mut self, keyword: &str, reference: &str) -> Result<Target, SchemaError> {
         let base = Arc::clone(&self.place.base);
         if let Some(id) = self
             .compiler
@@ -369,10 +403,10 @@ impl<'a> NodeCompiler<'_, 'a> {
             .get(self.resource as usize)
             .and_then(|by_reference| by_reference.get(reference))
         {
-            return Ok(*id);
+            return Ok(Target::Node(*id));
         }
         match self.compiler.registry.resolve(&base, reference) {
-            Ok(Some((doc_id, pointer))) => {
+            Ok(Ok((doc_id, pointer))) => {
                 let id = self.compiler.node_for(doc_id, pointer, None);
                 let resolved = &mut self.compiler.resolved;
                 let slot = self.resource as usize;
@@ -382,12 +416,36 @@ impl<'a> NodeCompiler<'_, 'a> {
                 if let Some(by_reference) = resolved.get_mut(slot) {
                     by_reference.insert(reference.into(), id);
                 }
-                Ok(id)
+                Ok(Target::Node(id))
             }
-            Ok(None) => Err(SchemaError::UnresolvedReference {
-                location: self.location(keyword),
-                reference: redact(reference),
-            }),
+            Ok(Err(miss)) => {
+                let location = self.location(keyword);
+                // A URI the retriever is still to be asked for: this pass is compiled again once it has answered.
+                let pending = self.compiler.registry.is_pending(&miss.uri);
+                if !self.compiler.settings.defer_unresolved && !pending {
+                    return Err(match miss.cause {
+                        UnresolvedCause::Retrieval(error) => SchemaError::Retrieval {
+                            location,
+                            reference: redact(reference),
+                            error,
+                        },
+                        _ => SchemaError::UnresolvedReference {
+                            location,
+                            reference: redact(reference),
+                        },
+                    });
+                }
+                let unresolved = &mut self.compiler.unresolved;
+                let index = u32::try_from(unresolved.len()).unwrap_or(u32::MAX);
+                unresolved.push(UnresolvedReference {
+                    reference: redact(reference),
+                    keyword: keyword_name(keyword),
+                    location,
+                    uri: redact(miss.uri.as_str()),
+                    cause: miss.cause,
+                });
+                Ok(Target::Unresolved(index))
+            }
             Err(ResolveError::Uri(reason)) => Err(SchemaError::InvalidUri {
                 location: self.location(keyword),
                 uri: redact(reference),
@@ -451,7 +509,7 @@ const FRAGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
     .add(b']');
 
 /// Percent-encodes a JSON Pointer for use as a URI fragment, appending it to `out`.
-fn push_fragment_encoded(pointer: &str, out: &mut String) {
+pub(crate) fn push_fragment_encoded(pointer: &str, out: &mut String) {
     // Nearly every pointer needs no escape: one scan, one copy. Every byte `FRAGMENT` escapes (and every non-ASCII
     // byte) is outside the printable range or one of those listed.
     const PLAIN: [bool; 256] = {

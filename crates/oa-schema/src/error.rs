@@ -25,7 +25,18 @@ pub enum SchemaError {
         /// The reference as written.
         reference: String,
     },
-    /// A URI (`$id`, `$ref`, `$schema`, a registered resource) cannot be parsed or resolved.
+    /// A `$ref` or `$dynamicRef` whose document the retriever could not supply (two documents claim its URI, or
+    /// the document cannot be used).
+    #[error("reference {reference:?} at {location} resolves to no schema: {error}")]
+    Retrieval {
+        /// Where the reference is.
+        location: String,
+        /// The reference as written.
+        reference: String,
+        /// What the retriever answered.
+        error: crate::RetrieveError,
+    },
+    /// A URI (`$id`, `$ref`, `$schema`, a registered resource, the base URI) cannot be parsed or resolved.
     #[error("invalid URI {uri:?} at {location}: {reason}")]
     InvalidUri {
         /// Where the URI is.
@@ -91,6 +102,7 @@ impl SchemaError {
         match self {
             Self::InvalidSchema { location, .. }
             | Self::UnresolvedReference { location, .. }
+            | Self::Retrieval { location, .. }
             | Self::InvalidUri { location, .. }
             | Self::InvalidRegex { location, .. }
             | Self::UnsupportedDialect { location, .. }

@@ -127,6 +127,11 @@ impl<'f, 'v> Frame<'f, 'v> {
     }
 }
 
+/// The most violations of unresolved references reached while probing that a run keeps aside for its report: a
+/// union probed over every item of a large array reaches the same reference once per item; the report needs them
+/// only to name the references and where, and its collecting walk names those it reaches itself.
+const UNRESOLVED_ASIDE_MAX: usize = 4096;
+
 /// The report's first capacity (a small report is built without growing).
 const VIOLATIONS_AT_FIRST: usize = 8;
 
@@ -252,6 +257,12 @@ pub(crate) struct Evaluator<'s> {
     pub(crate) too_deep: bool,
     /// The first depth-limit violation, when it was reached while nothing was being recorded.
     first_too_deep: Option<Violation>,
+    /// Whether a reference that resolves to nothing was reached anywhere: the run then fails, whatever the branch
+    /// (its outcome is no verdict).
+    pub(crate) unresolved: bool,
+    /// The violations of the unresolved references reached while nothing was being recorded (in a union member,
+    /// `not`, `if`): the report names them all the same.
+    unresolved_reached: Vec<Violation>,
     /// The last violation's paths, which the next one starts from (from a run's second violation on): behind one
     /// pointer, so that a run without a second violation makes and frees nothing for them.
     paths: Option<Box<paths::Paths>>,
@@ -290,6 +301,8 @@ impl<'s> Evaluator<'s> {
             scalar_prechecks_failed: 0,
             too_deep: false,
             first_too_deep: None,
+            unresolved: false,
+            unresolved_reached: Vec::new(),
             discriminators: false,
             ref_hops: 0,
             paths: None,
@@ -378,7 +391,11 @@ impl<'s> Evaluator<'s> {
             depth: 0,
             born: self.violations.len(),
         };
-        let valid = self.node(root, instance, &frame, None) && !self.too_deep;
+        let valid = self.node(root, instance, &frame, None) && !self.too_deep && !self.unresolved;
+        if self.reporting && !self.unresolved_reached.is_empty() {
+            // Reached where nothing was recorded; the report lists each once (it drops repeats).
+            self.violations.append(&mut self.unresolved_reached);
+        }
         if self.too_deep
             && self.reporting
             && !self
@@ -513,6 +530,39 @@ impl<'s> Evaluator<'s> {
             self.violations.push(violation);
         } else {
             self.first_too_deep = Some(violation);
+        }
+    }
+
+    /// Records that a reference that resolves to nothing (entry `index`, written in `keyword`) was reached.
+    /// That fails the whole run, as the depth limit does: `not` or a union must not turn it into success. Each one
+    /// reached is reported, when collecting or not.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn reach_unresolved(&mut self, frame: &Frame<'_, '_>, index: u32, keyword: &'static str) {
+        self.unresolved = true;
+        if !self.reporting {
+            return;
+        }
+        let schema = self.schema;
+        let Some(entry) = schema.unresolved.get(index as usize) else {
+            return;
+        };
+        if !self.collect && self.unresolved_reached.len() >= UNRESOLVED_ASIDE_MAX {
+            return;
+        }
+        let violation = Violation::unresolved(
+            frame.instance_location(),
+            keyword,
+            &format!("{}/{keyword}", frame.keyword_path()),
+            entry.location(),
+            &entry.message(),
+            entry.reference(),
+        );
+        if self.collect {
+            self.expect_violations();
+            self.violations.push(violation);
+        } else if self.unresolved_reached.len() < UNRESOLVED_ASIDE_MAX {
+            self.unresolved_reached.push(violation);
         }
     }
 

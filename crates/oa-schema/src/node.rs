@@ -40,6 +40,13 @@ pub(crate) struct CompiledSchema {
     pub(crate) sorted_maps: bool,
     /// How containers decompose for the validating deserializer (`Validator::deserialize_str`), built on first use.
     pub(crate) stream: std::sync::OnceLock<crate::keywords::StreamPlan>,
+    /// References that resolve to nothing (only when compiled with them deferred), indexed by
+    /// `Keyword::Unresolved`.
+    pub(crate) unresolved: Box<[crate::unresolved::UnresolvedReference]>,
+    /// The URI each document was loaded under, as locations show it; the root schema's is first.
+    pub(crate) documents: Box<[Box<str>]>,
+    /// Whether compiled with `format` asserted by the settings (rather than by a meta-schema's vocabulary).
+    pub(crate) format_assertion: bool,
 }
 
 impl CompiledSchema {
@@ -209,6 +216,10 @@ pub(crate) struct Resource {
     pub(crate) base: Box<str>,
     /// `$dynamicAnchor` names declared in this resource, with their nodes.
     pub(crate) dynamic_anchors: HashMap<Box<str>, NodeId>,
+    /// The document the resource is in (an index into [`CompiledSchema::documents`]), and the JSON Pointer of its
+    /// root there: with a node's fragment, where the node came from (for bundles).
+    pub(crate) document: u32,
+    pub(crate) root_pointer: Box<str>,
 }
 
 /// A JSON Schema type name.

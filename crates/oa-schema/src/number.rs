@@ -1,8 +1,8 @@
 //! JSON numbers compared by value: schema bounds, `multipleOf`, integer tests, exactly and beyond f64.
 //!
 //! Every number is read as an exact decimal `±mantissa × 10^exponent` (see [`Decimal`]): with serde_json's
-//! `arbitrary_precision` (our default feature) from the digits as written, otherwise from the `i64`/`u64` or the
-//! shortest decimal that round-trips the `f64`. Mantissas of up to 38 digits live in a `u128`; longer ones stay a
+//! `arbitrary_precision` (our opt-in feature) from the digits as written, otherwise from the `i64`/`u64` or the
+//! shortest decimal that round-trips the `f64` (the decimal the document wrote, up to 15 significant digits). Mantissas of up to 38 digits live in a `u128`; longer ones stay a
 //! digit string, never a big integer, so reading a number is linear in its length. Nothing here raises 10 to a
 //! power taken from the input, so an exponent like `1e999999999` costs no more than `1e9`: comparisons look at
 //! decimal magnitudes first, then at the digits; `multipleOf` reduces the divisor by the powers of 10 the instance
@@ -15,6 +15,7 @@
 use num_bigint::BigUint;
 use serde_json::Number;
 use std::cmp::Ordering;
+use std::fmt::Write as _;
 use std::hash::Hasher;
 
 mod short;
@@ -243,9 +244,6 @@ pub(crate) fn numbers_equal(a: &Number, b: &Number) -> bool {
     Decimal::from_number(a) == Decimal::from_number(b)
 }
 
-/// Whether `text` is an integer in canonical form (optional minus, digits without a leading zero, not `-0`), so
-/// that two such texts are equal by value exactly when they are equal as strings.
-#[cfg(feature = "arbitrary_precision")]
 /// Whether a number is a plain integer of at most 15 digits (see [`is_short_integer`]).
 pub(crate) fn is_short_integer_number(number: &Number) -> bool {
     #[cfg(feature = "arbitrary_precision")]
@@ -265,6 +263,8 @@ pub(crate) fn is_short_integer(text: &str) -> bool {
     is_plain_integer(text) && text.trim_start_matches('-').len() <= 15
 }
 
+/// Whether `text` is an integer in canonical form (optional minus, digits without a leading zero, not `-0`), so
+/// that two such texts are equal by value exactly when they are equal as strings.
 fn is_plain_integer(text: &str) -> bool {
     let digits = text.strip_prefix('-').unwrap_or(text);
     !digits.is_empty()
@@ -287,6 +287,32 @@ pub(crate) struct Decimal {
     exponent: i64,
     /// Decimal digits in the mantissa (0 for zero); with `exponent` it gives the magnitude without arithmetic.
     n_digits: u64,
+}
+
+/// A float's `{:e}` text, written without allocating: at most 24 bytes (`-1.7976931348623157e308`), so 32 hold any.
+#[derive(Default)]
+struct ShortText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl ShortText {
+    fn as_str(&self) -> &str {
+        // Only whole `&str`s are written in, so the bytes are UTF-8.
+        std::str::from_utf8(self.bytes.get(..self.len).unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for ShortText {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        let end = self.len + text.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(text.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// Mantissas of at most this many digits are held in a `u128` (whose maximum has 39 digits).
@@ -312,8 +338,15 @@ impl Decimal {
         }
         match number.as_f64() {
             // `{:e}` prints the shortest decimal that round-trips, which is the number as the document wrote it
-            // whenever the f64 could hold it. An f64 Number is always finite.
-            Some(float) if float.is_finite() => Self::parse(&format!("{float:e}")).unwrap_or_else(Self::zero),
+            // whenever the f64 could hold it (every decimal of at most 15 significant digits in its range). An f64
+            // Number is always finite. Written on the stack: `is_valid` allocates nothing on valid instances.
+            Some(float) if float.is_finite() => {
+                let mut text = ShortText::default();
+                match write!(text, "{float:e}") {
+                    Ok(()) => Self::parse(text.as_str()).unwrap_or_else(Self::zero),
+                    Err(_) => Self::zero(),
+                }
+            }
             _ => Self::zero(),
         }
     }

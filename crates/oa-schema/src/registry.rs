@@ -9,6 +9,8 @@ use crate::dialect::{self, Dialect, Shape, VocabularySet};
 use crate::draft::Draft;
 use crate::error::SchemaError;
 use crate::metaschemas;
+use crate::retrieve::RetrieveError;
+use crate::unresolved::UnresolvedCause;
 use foldhash::{HashMap, HashMapExt as _};
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
@@ -74,6 +76,8 @@ pub(crate) const RECURSIVE_ANCHOR: &str = "";
 struct Document<'a> {
     value: &'a Value,
     dialect: Dialect,
+    /// The URI it was loaded under, as locations show it.
+    shown: Box<str>,
 }
 
 /// Every document a compilation can reach, indexed.
@@ -82,6 +86,8 @@ pub(crate) struct Registry<'a> {
     documents: Vec<Document<'a>>,
     /// Registered resources not yet loaded, by normalized URI.
     available: &'a std::collections::HashMap<String, Arc<Value>>,
+    /// What the caller's retriever answered in earlier passes, and the URIs this pass still wants from it.
+    retrieved: &'a Retrieved,
     /// The draft of a document that declares no `$schema`.
     default_draft: Draft,
     by_uri: HashMap<String, (DocId, String)>,
@@ -125,16 +131,18 @@ pub(crate) fn normalize_uri(uri: &str) -> Result<Url, url::ParseError> {
 }
 
 impl<'a> Registry<'a> {
-    /// An empty registry that may load `available` resources on demand; documents without `$schema` are read as
-    /// `default_draft`.
+    /// An empty registry that may load `available` resources, and documents `retrieved` holds, on demand;
+    /// documents without `$schema` are read as `default_draft`.
     pub(crate) fn new(
         available: &'a std::collections::HashMap<String, Arc<Value>>,
+        retrieved: &'a Retrieved,
         default_draft: Draft,
     ) -> Self {
         Self {
             // Most compilations read one document: room for more is made when a reference loads another.
             documents: Vec::with_capacity(1),
             available,
+            retrieved,
             default_draft,
             by_uri: HashMap::new(),
             anchors: HashMap::new(),
@@ -147,7 +155,12 @@ impl<'a> Registry<'a> {
     pub(crate) fn add_document(&mut self, value: &'a Value, uri: Url) -> Result<DocId, SchemaError> {
         let doc_id = self.documents.len();
         let dialect = self.dialect_for(value, &uri)?;
-        self.documents.push(Document { value, dialect });
+        let shown = display_base(&uri).into();
+        self.documents.push(Document {
+            value,
+            dialect,
+            shown,
+        });
         self.places.push(HashMap::new());
         self.by_uri
             .entry(uri.as_str().to_owned())
@@ -161,6 +174,11 @@ impl<'a> Registry<'a> {
         self.documents
             .get(doc_id)
             .and_then(|doc| pointer_get(doc.value, pointer))
+    }
+
+    /// The URI each document was loaded under, as locations show it (empty for the anonymous base), by [`DocId`].
+    pub(crate) fn document_uris(&self) -> Box<[Box<str>]> {
+        self.documents.iter().map(|doc| doc.shown.clone()).collect()
     }
 
     /// How many subschemas indexing found in a document.
@@ -206,48 +224,76 @@ impl<'a> Registry<'a> {
     /// Resolves a reference against a base URI to a document place.
     ///
     /// # Errors
-    /// `None` when nothing is registered there; `Err` for a malformed URI or a dialect we cannot load.
+    /// `Ok(Err)` when nothing is there (with the target and why); `Err` for a malformed URI or a dialect we cannot
+    /// load.
     pub(crate) fn resolve(
         &mut self,
         base: &Url,
         reference: &str,
-    ) -> Result<Option<(DocId, String)>, ResolveError> {
+    ) -> Result<Result<(DocId, String), Miss>, ResolveError> {
         let mut url = base
             .join(reference)
             .map_err(|err| ResolveError::Uri(err.to_string()))?;
+        let target = url.clone();
+        let miss = |cause| Miss { uri: target, cause };
         let fragment = url
             .fragment()
             .map(|raw| percent_decode_str(raw).decode_utf8_lossy().into_owned());
         url.set_fragment(None);
-        let Some((doc_id, root)) = self.locate(&url).map_err(ResolveError::Schema)? else {
-            return Ok(None);
+        let (doc_id, root) = match self.locate(&url).map_err(ResolveError::Schema)? {
+            Ok(found) => found,
+            Err(cause) => return Ok(Err(miss(cause))),
         };
         let fragment = fragment.unwrap_or_default();
         if fragment.is_empty() {
-            return Ok(Some((doc_id, root)));
+            return Ok(Ok((doc_id, root)));
         }
-        if fragment.starts_with('/') {
+        let found = if fragment.starts_with('/') {
             let pointer = format!("{root}{fragment}");
-            return Ok(self.value(doc_id, &pointer).map(|_| (doc_id, pointer)));
-        }
-        Ok(self.anchors.get(&(url.as_str().to_owned(), fragment)).cloned())
+            self.value(doc_id, &pointer).map(|_| (doc_id, pointer))
+        } else {
+            self.anchors.get(&(url.as_str().to_owned(), fragment)).cloned()
+        };
+        Ok(found.ok_or_else(|| miss(UnresolvedCause::NotInDocument)))
     }
 
-    /// Finds (loading on demand) the resource registered under a fragment-free URI.
-    fn locate(&mut self, url: &Url) -> Result<Option<(DocId, String)>, SchemaError> {
+    /// Finds (loading on demand) the resource registered under a fragment-free URI, or why there is none.
+    fn locate(&mut self, url: &Url) -> Result<Result<(DocId, String), UnresolvedCause>, SchemaError> {
         if let Some(found) = self.by_uri.get(url.as_str()) {
-            return Ok(Some(found.clone()));
+            return Ok(Ok(found.clone()));
         }
-        let available = self.available;
-        let value = match available.get(url.as_str()) {
-            Some(value) => &**value,
-            None => match bundled_value(url.as_str()) {
-                Some(value) => value,
-                None => return Ok(None),
-            },
+        let Some(value) = self.held(url.as_str()) else {
+            return Ok(Err(self.retrieved.cause(url.as_str())));
         };
         self.add_document(value, url.clone())?;
-        Ok(self.by_uri.get(url.as_str()).cloned())
+        Ok(self
+            .by_uri
+            .get(url.as_str())
+            .cloned()
+            .ok_or(UnresolvedCause::NoDocument))
+    }
+
+    /// The document held under a fragment-free URI: registered, retrieved in an earlier pass, or a bundled
+    /// meta-schema.
+    fn held(&self, uri: &str) -> Option<&'a Value> {
+        self.supplied(uri).or_else(|| bundled_value(uri))
+    }
+
+    /// The document the caller supplied under a fragment-free URI: registered, or retrieved in an earlier pass.
+    fn supplied(&self, uri: &str) -> Option<&'a Value> {
+        let available = self.available;
+        let retrieved = self.retrieved;
+        available
+            .get(uri)
+            .or_else(|| retrieved.documents.get(uri))
+            .map(|value| &**value)
+    }
+
+    /// Whether the retriever is still to be asked for a URI this pass needed (a later pass then retries).
+    pub(crate) fn is_pending(&self, uri: &Url) -> bool {
+        let mut url = uri.clone();
+        url.set_fragment(None);
+        self.retrieved.is_wanted(url.as_str())
     }
 
     /// What a document's `$schema` makes it: one of the drafts, or a registered meta-schema of one of them (whose
@@ -266,7 +312,9 @@ impl<'a> Registry<'a> {
             reason: err.to_string(),
         })?;
         // Neither a draft nor a registered meta-schema (draft 3, a misspelling, a meta-schema not passed in).
-        let Some(meta) = self.available.get(meta_uri.as_str()) else {
+        let Some(meta) = self.supplied(meta_uri.as_str()) else {
+            // Wanted from the retriever, if there is one: a later pass then reads the schema with it.
+            let _ = self.retrieved.cause(meta_uri.as_str());
             return Err(SchemaError::UnsupportedDialect {
                 location,
                 dialect: redact(declared),
@@ -472,7 +520,66 @@ impl<'a> Registry<'a> {
     }
 }
 
-/// Why a reference did not resolve.
+/// What a caller's retriever supplied over the passes of one build (see `ValidatorOptions::build`): a pass that
+/// needs a URI nothing holds records it as wanted and goes on as if it were missing; the build then asks the
+/// retriever for every wanted URI at once and compiles again, until a pass wants nothing new.
+#[derive(Debug, Default)]
+pub(crate) struct Retrieved {
+    /// Whether there is a retriever to ask.
+    pub(crate) active: bool,
+    /// The documents it supplied, by fragment-free URI.
+    pub(crate) documents: std::collections::HashMap<String, Arc<Value>>,
+    /// The URIs it had no document for (`None`) or failed on.
+    pub(crate) missing: std::collections::HashMap<String, Option<RetrieveError>>,
+    /// URIs the current pass needed and the retriever has not been asked for.
+    wanted: std::cell::RefCell<Vec<String>>,
+}
+
+impl Retrieved {
+    /// Nothing retrieved yet; `active` when there is a retriever to ask.
+    pub(crate) fn new(active: bool) -> Self {
+        Self {
+            active,
+            ..Self::default()
+        }
+    }
+
+    /// Why nothing is held under a fragment-free URI; with a retriever not yet asked, the URI is wanted.
+    fn cause(&self, uri: &str) -> UnresolvedCause {
+        match self.missing.get(uri) {
+            Some(Some(error)) => UnresolvedCause::Retrieval(error.clone()),
+            Some(None) => UnresolvedCause::NoDocument,
+            None => {
+                if self.active {
+                    let mut wanted = self.wanted.borrow_mut();
+                    if !wanted.iter().any(|known| known == uri) {
+                        wanted.push(uri.to_owned());
+                    }
+                }
+                UnresolvedCause::NoDocument
+            }
+        }
+    }
+
+    fn is_wanted(&self, uri: &str) -> bool {
+        self.wanted.borrow().iter().any(|known| known == uri)
+    }
+
+    /// The URIs the last pass wanted, in the order it met them.
+    pub(crate) fn take_wanted(&self) -> Vec<String> {
+        self.wanted.take()
+    }
+}
+
+/// A reference that resolves to no schema: its target URI and why.
+#[derive(Debug)]
+pub(crate) struct Miss {
+    /// The absolute URI the reference resolves to, fragment included.
+    pub(crate) uri: Url,
+    pub(crate) cause: UnresolvedCause,
+}
+
+/// Why a reference could not be resolved at all.
 #[derive(Debug)]
 pub(crate) enum ResolveError {
     /// The reference is not a URI reference.

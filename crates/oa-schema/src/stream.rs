@@ -22,6 +22,26 @@ use std::fmt;
 /// map from this key to the number's digits.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
+/// Whether serde_json keeps a number's digits in this build: its `arbitrary_precision`, on with ours, and possibly
+/// turned on by another crate of the build without ours (features unify). When it does, a number that is not a
+/// 64-bit integer arrives as its digits (a [`NUMBER_TOKEN`] map) or, read as `f64`, rounded; when it does not, it
+/// arrives as the very `f64` a parsed `Value` holds, which is then checked as that value would be.
+fn numbers_keep_digits() -> bool {
+    #[cfg(feature = "arbitrary_precision")]
+    {
+        true
+    }
+    #[cfg(not(feature = "arbitrary_precision"))]
+    {
+        static KEEP_DIGITS: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+            "1.10"
+                .parse::<serde_json::Number>()
+                .is_ok_and(|number| number.to_string() == "1.10")
+        });
+        *KEEP_DIGITS
+    }
+}
+
 /// How many `$ref`s (or nullable unions) a container may follow before its plan is reached.
 const MAX_REDIRECTS: u32 = 32;
 
@@ -132,10 +152,19 @@ impl<'s> Run<'s> {
         self.scalar(node, depth, &Value::Number(number))
     }
 
-    /// Checks a float the target read as `f64` (its digits unseen): decided from `x` where that is exact (see
-    /// `float_holds_at`), else undecided.
+    /// Checks a float serde_json showed as `f64`. Where it keeps digits, `x` is the digits rounded: decided from
+    /// it where that is exact (see `float_holds_at`), else undecided. Where it does not, `x` is the number a parsed
+    /// `Value` holds, checked as that value is.
     fn float<E: de::Error>(&self, node: Option<NodeId>, depth: u32, x: f64) -> Result<(), E> {
         let Some(id) = node else { return Ok(()) };
+        if !numbers_keep_digits() {
+            if self.trivial(id, crate::keywords::NUMBER_KIND) {
+                return Ok(());
+            }
+            let number =
+                serde_json::Number::from_f64(x).ok_or_else(|| self.stop::<E>(FallbackReason::Undecided))?;
+            return self.scalar(node, depth, &Value::Number(number));
+        }
         match float_holds_at(self.schema, id, x, depth) {
             Some(true) => Ok(()),
             Some(false) => Err(self.stop(FallbackReason::Invalid)),
@@ -187,7 +216,7 @@ pub(crate) fn deserialize_str<T: de::DeserializeOwned>(
     schema: &CompiledSchema,
     text: &str,
 ) -> Result<T, Fallback> {
-    if schema.dynamic_scope_matters || !cfg!(feature = "arbitrary_precision") {
+    if schema.dynamic_scope_matters {
         return Err(Fallback {
             reason: FallbackReason::Unplanned,
         });
@@ -450,9 +479,13 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
         self.visitor.visit_u64(v)
     }
 
-    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<V::Value, E> {
-        // Not exact: serde_json shows every other number as digits (see `NUMBER_TOKEN`).
-        Err(self.run.stop(FallbackReason::Undecided))
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        if numbers_keep_digits() {
+            // Not exact: serde_json shows every other number as digits (see `NUMBER_TOKEN`).
+            return Err(self.run.stop(FallbackReason::Undecided));
+        }
+        self.run.float(self.node, self.depth, v)?;
+        self.visitor.visit_f64(v)
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
@@ -635,7 +668,7 @@ struct MapState<'r, 's> {
 impl<'s> MapState<'_, 's> {
     /// Notes a member's name: its node for the value, and what the end of the object checks.
     fn key<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
-        if self.mode == Mode::Unknown && name == NUMBER_TOKEN {
+        if self.mode == Mode::Unknown && name == NUMBER_TOKEN && numbers_keep_digits() {
             self.mode = Mode::Number(false);
             return Ok(());
         }
@@ -1000,10 +1033,16 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
     }
 
     /// A float read as `f64` (serde_json with `float_roundtrip`, which oa-schema turns on, rounds it correctly, as
-    /// `str::parse` rounds the parsed value's digits). An `f64` target gets it as is.
+    /// `str::parse` rounds the parsed value's digits). An `f64` target gets it as is; so does an `f32` target where
+    /// serde_json keeps no digits (the parsed value then holds this `f64`, and gives it to the target the same way).
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
         let run = self.checking.run;
-        if !matches!(self.hint, NumberHint::F64) {
+        let as_f64 = match self.hint {
+            NumberHint::F64 => true,
+            NumberHint::F32 => !numbers_keep_digits(),
+            _ => false,
+        };
+        if !as_f64 {
             // serde_json visits an integer as a float only past 64 bits, or written with a fraction or exponent:
             // digits an integer target refuses, except `-0` (read as `0`), which is left to the full route.
             return Err(run.stop(if v == 0.0 && v.is_sign_negative() {
@@ -1018,7 +1057,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
         let run = self.checking.run;
-        if map.next_key_seed(IsNumberToken)? != Some(true) {
+        if !numbers_keep_digits() || map.next_key_seed(IsNumberToken)? != Some(true) {
             // An object where the target wants a number.
             return Err(run.stop(FallbackReason::Deserialize));
         }
@@ -1125,7 +1164,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for UnitVariant<'_, '_, V> {
 
 /// Whether every node reachable from the root through container plans and redirects is planned.
 pub(crate) fn plans_every_container(schema: &CompiledSchema) -> bool {
-    if schema.dynamic_scope_matters || !cfg!(feature = "arbitrary_precision") {
+    if schema.dynamic_scope_matters {
         return false;
     }
     let plan = schema.stream.get_or_init(|| StreamPlan::build(schema));

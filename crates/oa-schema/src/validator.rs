@@ -6,12 +6,14 @@ use crate::error::SchemaError;
 use crate::eval::Evaluator;
 use crate::metaschemas;
 use crate::node::CompiledSchema;
-use crate::registry::{self, Registry, bundled_value, default_base, normalize_uri};
+use crate::registry::{self, Registry, Retrieved, bundled_value, default_base, normalize_uri};
+use crate::retrieve::{Retrieve, RetrieveError};
 use crate::violation::{Violation, Violations};
 use oa_pointer::Location;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use url::Url;
 
 /// A compiled JSON Schema (drafts 4, 6, 7, 2019-09 and 2020-12), ready to validate many instances from many threads.
 ///
@@ -43,6 +45,13 @@ impl Validator {
         ValidatorOptions::default()
     }
 
+    /// The references that resolve to no schema, in the order compiling met them: empty unless compiled with
+    /// [`ValidatorOptions::defer_unresolved_references`] (without it they are errors). A reference written in
+    /// several places is listed once per place.
+    pub fn unresolved_references(&self) -> &[crate::UnresolvedReference] {
+        &self.compiled.unresolved
+    }
+
     /// The compiled form, for the output formats.
     pub(crate) fn compiled(&self) -> &CompiledSchema {
         &self.compiled
@@ -68,7 +77,8 @@ impl Validator {
     /// container met in the text (`allOf`, `oneOf`, `patternProperties`, `enum` of objects, `unevaluated*`...)
     /// falls back. Members the target type skips are read and checked too. A repeated member name falls back
     /// (the value would keep only the last), as do byte strings, raw values, maps with non-string keys and enums
-    /// with data. Without the `arbitrary_precision` feature every call falls back.
+    /// with data. Numbers are checked as the parsed value would hold them, with or without the
+    /// `arbitrary_precision` feature (the README's "Numbers").
     ///
     /// # Errors
     /// [`Fallback`](crate::Fallback), with the reason.
@@ -185,6 +195,12 @@ impl ReportOptions {
     }
 }
 
+/// The most passes a build makes asking its retriever for documents (see [`ValidatorOptions::build`]).
+pub(crate) const MAX_RETRIEVAL_PASSES: usize = 64;
+
+/// The most URIs a build asks its retriever for.
+pub(crate) const MAX_RETRIEVED: usize = 4096;
+
 /// Options for compiling a [`Validator`].
 #[derive(Debug, Clone, Default)]
 pub struct ValidatorOptions {
@@ -192,10 +208,16 @@ pub struct ValidatorOptions {
     format_assertion: bool,
     /// Documents for remote `$ref`, by fragment-free absolute URI.
     resources: HashMap<String, Arc<Value>>,
-    /// The first registered URI that did not parse, reported by `build`.
-    bad_resource: Option<(String, String)>,
+    /// The first URI set that did not parse (where it was given, the URI, why), reported by `build`.
+    bad_uri: Option<(String, String, String)>,
+    /// The root schema's base URI (the anonymous `json-schema:///` when unset).
+    base_uri: Option<Url>,
+    /// Asked for documents nothing else holds.
+    retriever: Option<Arc<dyn Retrieve>>,
     /// The draft of a document that declares no `$schema`.
     default_draft: Draft,
+    /// Compile a reference that resolves to nothing into an outcome of the evaluations that reach it.
+    defer_unresolved: bool,
 }
 
 impl ValidatorOptions {
@@ -223,6 +245,85 @@ impl ValidatorOptions {
     #[must_use]
     pub fn default_draft(mut self, draft: Draft) -> Self {
         self.default_draft = draft;
+        self
+    }
+
+    /// Whether a reference (`$ref`, `$dynamicRef`, `$recursiveRef`) that resolves to no schema is a compile error
+    /// (`false`, the default) or a fact of the compiled schema (`true`): listed by
+    /// [`Validator::unresolved_references`], and an outcome of each evaluation that reaches it, which is then no
+    /// verdict: `is_valid` is `false` and the report holds a violation whose
+    /// [`unresolved_reference`](crate::Violation::unresolved_reference) names the reference (at the instance
+    /// location, with the keyword's schema location). A reference that no evaluation reaches costs nothing. A
+    /// reference that is not a URI reference, a schema that fails its meta-schema and every other problem stay
+    /// errors.
+    ///
+    /// The default stays an error: a caller that compiles once and validates many instances learns of a missing
+    /// document at once, not from the first instance that happens to reach it. A tool that validates documents
+    /// against real-world schemas (SchemaStore's refer to schemas that are not in the catalog, from parts few
+    /// documents use) turns it on, and warns about the list.
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({ "properties": {
+    ///     "name": { "type": "string" },
+    ///     "lint": { "$ref": "https://example.com/lint.json" }
+    /// } });
+    /// assert!(Validator::new(&schema).is_err());
+    /// let validator = Validator::options().defer_unresolved_references(true).build(&schema).unwrap();
+    /// assert_eq!(validator.unresolved_references()[0].location(), "#/properties/lint/$ref");
+    /// // Not reached: a verdict.
+    /// assert!(validator.is_valid(&json!({ "name": "x" })));
+    /// assert!(!validator.is_valid(&json!({ "name": 7 })));
+    /// // Reached: no verdict, and the report says why.
+    /// let report = validator.validate(&json!({ "lint": {} })).unwrap_err();
+    /// let violation = report.iter().next().unwrap();
+    /// assert_eq!(violation.unresolved_reference(), Some("https://example.com/lint.json"));
+    /// assert_eq!(violation.instance_location().to_fragment(), "#/lint");
+    /// ```
+    #[must_use]
+    pub fn defer_unresolved_references(mut self, defer: bool) -> Self {
+        self.defer_unresolved = defer;
+        self
+    }
+
+    /// The root schema's base URI: where it was retrieved from (`file:///schemas/person.json`), against which its
+    /// relative references resolve (`address.json` then names `file:///schemas/address.json`), unless its `$id`
+    /// says otherwise. Locations in errors and reports show it. Default: none (an anonymous base; locations show
+    /// the fragment alone). An invalid or relative `uri` is reported by [`build`](Self::build).
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::options()
+    ///     .base_uri("file:///schemas/person.json")
+    ///     .resource("file:///schemas/address.json", json!({ "required": ["city"] }))
+    ///     .build(&json!({ "properties": { "home": { "$ref": "address.json" } } }))
+    ///     .unwrap();
+    /// let report = validator.validate(&json!({ "home": {} })).unwrap_err();
+    /// let violation = report.iter().next().unwrap();
+    /// assert_eq!(violation.schema_location().absolute(), "file:///schemas/address.json#/required");
+    /// ```
+    #[must_use]
+    pub fn base_uri(mut self, uri: &str) -> Self {
+        match normalize_uri(uri) {
+            Ok(url) => self.base_uri = Some(url),
+            Err(err) => {
+                self.bad_uri
+                    .get_or_insert_with(|| ("base URI".to_owned(), uri.to_owned(), err.to_string()));
+            }
+        }
+        self
+    }
+
+    /// Who to ask for a document that neither the schema, a registered resource nor a bundled meta-schema holds
+    /// (see [`Retrieve`]). oa-schema reads no file and no network itself: the retriever decides what may be read.
+    /// Default: none (such a reference resolves to nothing).
+    #[must_use]
+    pub fn retriever(mut self, retriever: Arc<dyn Retrieve>) -> Self {
+        self.retriever = Some(retriever);
         self
     }
 
@@ -257,8 +358,8 @@ impl ValidatorOptions {
                 self.resources.insert(url.as_str().to_owned(), document);
             }
             Err(err) => {
-                self.bad_resource
-                    .get_or_insert_with(|| (uri.to_owned(), err.to_string()));
+                self.bad_uri
+                    .get_or_insert_with(|| ("resource".to_owned(), uri.to_owned(), err.to_string()));
             }
         }
         self
@@ -266,49 +367,124 @@ impl ValidatorOptions {
 
     /// Checks `schema` against its meta-schema and compiles it.
     ///
+    /// With a [`retriever`](Self::retriever), a compilation that needs documents nothing holds asks for all of them
+    /// at once and compiles again with them, until it needs nothing new: as many passes as the longest chain of
+    /// retrieved documents (at most 64 passes, and 4,096 URIs asked for; beyond either a reference resolves to
+    /// nothing, its cause saying which limit).
+    ///
     /// # Errors
     /// A [`SchemaError`] naming the schema location, as [`Validator::new`].
     pub fn build(&self, schema: &Value) -> Result<Validator, SchemaError> {
-        if let Some((uri, reason)) = &self.bad_resource {
+        if let Some((location, uri, reason)) = &self.bad_uri {
             return Err(SchemaError::InvalidUri {
-                location: "resource".to_owned(),
+                location: location.clone(),
                 uri: registry::redact(uri),
                 reason: reason.clone(),
             });
         }
+        let mut retrieved = Retrieved::new(self.retriever.is_some());
+        let mut meta_checked = false;
+        let mut passes = 0;
+        loop {
+            let outcome = self.compile_pass(schema, &retrieved, &mut meta_checked);
+            let wanted = retrieved.take_wanted();
+            let Some(retriever) = self.retriever.as_deref().filter(|_| !wanted.is_empty()) else {
+                return outcome;
+            };
+            passes += 1;
+            for uri in wanted {
+                let answer = if passes > MAX_RETRIEVAL_PASSES {
+                    Err(RetrieveError::Unusable {
+                        reason: format!(
+                            "references chain through more than {MAX_RETRIEVAL_PASSES} retrieved documents"
+                        ),
+                    })
+                } else if retrieved.documents.len() + retrieved.missing.len() >= MAX_RETRIEVED {
+                    Err(RetrieveError::Unusable {
+                        reason: format!("more than {MAX_RETRIEVED} documents were asked for"),
+                    })
+                } else {
+                    retriever.retrieve(&uri)
+                };
+                match answer {
+                    Ok(Some(document)) => {
+                        // Found by its own `$id` too, whichever of the two a later pass meets first.
+                        if let Some(id) = self.root_id(&document, &uri) {
+                            retrieved.missing.remove(&id);
+                            retrieved
+                                .documents
+                                .entry(id)
+                                .or_insert_with(|| Arc::clone(&document));
+                        }
+                        retrieved.documents.insert(uri, document);
+                    }
+                    Ok(None) => {
+                        retrieved.missing.insert(uri, None);
+                    }
+                    Err(error) => {
+                        retrieved.missing.insert(uri, Some(error));
+                    }
+                }
+            }
+        }
+    }
+
+    /// One compilation over the documents held so far (see [`build`](Self::build)).
+    fn compile_pass(
+        &self,
+        schema: &Value,
+        retrieved: &Retrieved,
+        meta_checked: &mut bool,
+    ) -> Result<Validator, SchemaError> {
         // Indexing first bounds the schema's depth (without recursion) before anything recursive looks at it.
-        let mut registry = Registry::new(&self.resources, self.default_draft);
-        let doc_id = registry.add_document(schema, default_base())?;
-        self.check_against_meta_schema(schema)?;
-        let compiled = compile::compile(
-            registry,
-            doc_id,
-            Settings {
-                format_assertion: self.format_assertion,
-            },
-        )?;
+        let mut registry = Registry::new(&self.resources, retrieved, self.default_draft);
+        let doc_id = registry.add_document(schema, self.base())?;
+        if !*meta_checked {
+            self.check_against_meta_schema(schema, retrieved)?;
+            *meta_checked = true;
+        }
+        let compiled = compile::compile(registry, doc_id, self.settings())?;
         Ok(Validator {
             compiled: Arc::new(compiled),
         })
     }
 
-    /// Compiles without the meta-schema check (for the meta-schemas themselves).
-    fn build_unchecked(&self, schema: &Value) -> Result<Validator, SchemaError> {
-        let mut registry = Registry::new(&self.resources, self.default_draft);
+    /// Compiles without the meta-schema check (for the meta-schemas themselves), at the anonymous base, with the
+    /// documents already held and no retriever.
+    fn build_unchecked(&self, schema: &Value, retrieved: &Retrieved) -> Result<Validator, SchemaError> {
+        let mut registry = Registry::new(&self.resources, retrieved, self.default_draft);
         let doc_id = registry.add_document(schema, default_base())?;
-        let compiled = compile::compile(
-            registry,
-            doc_id,
-            Settings {
-                format_assertion: self.format_assertion,
-            },
-        )?;
+        let compiled = compile::compile(registry, doc_id, self.settings())?;
         Ok(Validator {
             compiled: Arc::new(compiled),
         })
     }
 
-    fn check_against_meta_schema(&self, schema: &Value) -> Result<(), SchemaError> {
+    fn settings(&self) -> Settings {
+        Settings {
+            format_assertion: self.format_assertion,
+            defer_unresolved: self.defer_unresolved,
+        }
+    }
+
+    /// The fragment-free URI a document's root `$id` (draft 4: `id`) names, resolved against `uri`, where it has one.
+    fn root_id(&self, document: &Value, uri: &str) -> Option<String> {
+        let draft = match document.get("$schema").and_then(Value::as_str) {
+            Some(declared) => Draft::from_uri(declared)?,
+            None => self.default_draft,
+        };
+        let id = document.get(draft.id_keyword())?.as_str()?;
+        let mut url = Url::parse(uri).ok()?.join(id).ok()?;
+        url.set_fragment(None);
+        Some(url.as_str().to_owned()).filter(|id| id != uri)
+    }
+
+    /// The root schema's base URI: the one set, else the anonymous default.
+    fn base(&self) -> Url {
+        self.base_uri.clone().unwrap_or_else(default_base)
+    }
+
+    fn check_against_meta_schema(&self, schema: &Value, retrieved: &Retrieved) -> Result<(), SchemaError> {
         let declared = schema.get("$schema").and_then(Value::as_str);
         let draft = declared.map_or(Some(self.default_draft), Draft::from_uri);
         let custom;
@@ -328,14 +504,18 @@ impl ValidatorOptions {
                 let Ok(url) = normalize_uri(declared) else {
                     return Ok(());
                 };
-                let Some(meta) = self.resources.get(url.as_str()) else {
+                let Some(meta) = self
+                    .resources
+                    .get(url.as_str())
+                    .or_else(|| retrieved.documents.get(url.as_str()))
+                else {
                     return Ok(());
                 };
                 let options = ValidatorOptions {
                     format_assertion: false,
                     ..self.clone()
                 };
-                custom = options.build_unchecked(meta)?;
+                custom = options.build_unchecked(meta, retrieved)?;
                 &custom
             }
         };
@@ -347,13 +527,14 @@ impl ValidatorOptions {
         match meta_validator.validate(schema) {
             Ok(()) => Ok(()),
             Err(violations) => {
-                let base = schema
-                    .get("$id")
-                    .and_then(Value::as_str)
-                    .and_then(|id| default_base().join(id).ok())
-                    .map_or_else(String::new, |url| {
-                        registry::display_base(&url).trim_end_matches('#').to_owned()
-                    });
+                let base = self.base();
+                let base = match schema.get("$id").and_then(Value::as_str) {
+                    Some(id) => base.join(id).ok(),
+                    None => Some(base),
+                }
+                .map_or_else(String::new, |url| {
+                    registry::display_base(&url).trim_end_matches('#').to_owned()
+                });
                 let first = violations
                     .iter()
                     .next()
@@ -374,7 +555,9 @@ pub(crate) fn draft_2020_12_flat() -> Option<&'static Validator> {
     static FLAT: OnceLock<Option<Validator>> = OnceLock::new();
     FLAT.get_or_init(|| {
         let flat = metaschemas::flat_2020_12()?;
-        ValidatorOptions::default().build_unchecked(&flat).ok()
+        ValidatorOptions::default()
+            .build_unchecked(&flat, &Retrieved::default())
+            .ok()
     })
     .as_ref()
 }
@@ -394,7 +577,7 @@ pub(crate) fn meta_schema(draft: Draft) -> Result<&'static Validator, SchemaErro
     let compiled = slot.get_or_init(|| {
         let meta = bundled_value(uri).ok_or_else(|| "meta-schema not bundled".to_owned())?;
         ValidatorOptions::default()
-            .build_unchecked(meta)
+            .build_unchecked(meta, &Retrieved::default())
             .map_err(|err| err.to_string())
     });
     compiled.as_ref().map_err(|reason| SchemaError::InvalidKeyword {

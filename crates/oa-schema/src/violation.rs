@@ -166,6 +166,8 @@ pub struct Violation {
     /// Held as the set (one byte) rather than its names (a 16-byte slice): see [`SchemaLocation::ends`].
     expected_types: TypeSet,
     has_missing_property: bool,
+    /// Whether the violation says an unresolved reference was reached (its texts' tail is then the reference).
+    unresolved_reference: bool,
 }
 
 impl Violation {
@@ -183,7 +185,34 @@ impl Violation {
             schema_location: text.into_location(),
             expected_types,
             has_missing_property,
+            unresolved_reference: false,
         }
+    }
+
+    /// A violation saying that evaluation reached `reference`, written in `keyword`, which resolves to nothing.
+    pub(crate) fn unresolved(
+        instance_location: Location,
+        keyword: &'static str,
+        keyword_path: &str,
+        absolute: &str,
+        message: &str,
+        reference: &str,
+    ) -> Self {
+        let mut text = ViolationText::with_capacity(
+            keyword_path.len() + absolute.len() + keyword.len() + 2 + message.len() + reference.len(),
+        );
+        text.push(keyword_path);
+        text.end_keyword_path();
+        text.push(absolute);
+        text.end_absolute();
+        text.push(keyword);
+        text.push(": ");
+        text.push(message);
+        text.end_message();
+        text.push(reference);
+        let mut violation = Self::new(instance_location, Some(keyword), text, TypeSet::default(), false);
+        violation.unresolved_reference = true;
+        violation
     }
 
     /// A violation that no keyword reports (the evaluation depth limit, an internal error): a message alone.
@@ -232,6 +261,14 @@ impl Violation {
     /// The missing property's name, for `required` and `dependentRequired`.
     pub fn missing_property(&self) -> Option<&str> {
         self.has_missing_property.then(|| self.schema_location.tail())
+    }
+
+    /// The reference as written, when this violation says that evaluation reached a reference that resolves to no
+    /// schema (only with [`ValidatorOptions::defer_unresolved_references`](crate::ValidatorOptions::defer_unresolved_references)):
+    /// then the instance has no verdict, only this outcome. Its keyword is the one that holds the reference
+    /// (`$ref`), its schema location where that sits.
+    pub fn unresolved_reference(&self) -> Option<&str> {
+        self.unresolved_reference.then(|| self.schema_location.tail())
     }
 
     /// A human message naming the constraint that failed, without the instance's value.

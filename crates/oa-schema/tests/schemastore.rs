@@ -9,6 +9,9 @@
 //! disagrees with both the label and jsonschema-rs is listed, with its reason, in `tests/schemastore-disagreements.txt`
 //! (an unlisted one fails, and so does a listed one that no longer disagrees), at most 0.5% of all documents.
 //!
+//! Each compiled schema's bundle (`Validator::bundle`, one self-contained 2020-12 document) must judge every one of
+//! its documents as the schema does, unless the bundle reports something inexpressible (counted).
+//!
 //! Prints the counts and a closing `N passed, M failed` (a document passes when oa-schema agrees with the label or
 //! with jsonschema-rs, or is listed). Loud when the catalog is absent; failing then under `CI=true`.
 #![allow(
@@ -74,6 +77,15 @@ struct Outcome {
     disagreements: BTreeMap<String, String>,
     /// Documents where the yes/no and the full report disagree, or a report is empty or has an internal error.
     inconsistent: Vec<String>,
+    /// Schemas whose bundle (`Validator::bundle`) compiled and judged every document as the schema does; left out
+    /// because the bundle reports something inexpressible; and the documents (or schemas, when the bundle does not
+    /// compile) where the bundle parts from the schema.
+    bundled: usize,
+    bundle_inexpressible: usize,
+    /// Of the schemas refused for a reference to a document outside the catalog: how many compile with unresolved
+    /// references deferred, their documents, how many of those get a verdict, and how many verdicts match labels.
+    deferred: [usize; 4],
+    bundle_disagreements: Vec<String>,
     /// Documents judged.
     documents: usize,
     /// Per draft (`None`: a `$schema` naming no draft): schemas, schemas compiled by each, documents, labels
@@ -102,6 +114,30 @@ fn judge(catalog: &Catalog) -> Outcome {
         row[2] += usize::from(peer.is_some());
         if let Err(err) = &oa {
             outcome.oa_refused.push((schema.name.clone(), err.clone()));
+            if let Ok(validator) = options
+                .clone()
+                .defer_unresolved_references(true)
+                .build(&schema.value)
+            {
+                outcome.deferred[0] += 1;
+                for document in &schema.documents {
+                    outcome.deferred[1] += 1;
+                    match validator.validate(&document.value) {
+                        Ok(()) => {
+                            outcome.deferred[2] += 1;
+                            outcome.deferred[3] += usize::from(document.valid);
+                        }
+                        Err(report) if report.iter().all(|v| v.unresolved_reference().is_none()) => {
+                            outcome.deferred[2] += 1;
+                            outcome.deferred[3] += usize::from(!document.valid);
+                        }
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+        if let Ok(validator) = &oa {
+            check_bundle(validator, schema, &mut outcome);
         }
         for document in &schema.documents {
             outcome.documents += 1;
@@ -143,6 +179,30 @@ fn judge(catalog: &Catalog) -> Outcome {
         }
     }
     outcome
+}
+
+/// The schema's bundle, read as 2020-12 with nothing registered, judges each of its documents as the schema does.
+fn check_bundle(validator: &Validator, schema: &catalog::CatalogSchema, outcome: &mut Outcome) {
+    let bundle = validator.bundle();
+    if !bundle.inexpressible().is_empty() {
+        outcome.bundle_inexpressible += 1;
+        return;
+    }
+    let rebuilt = match Validator::options().format_assertion(true).build(bundle.schema()) {
+        Ok(rebuilt) => rebuilt,
+        Err(err) => {
+            outcome
+                .bundle_disagreements
+                .push(format!("{}: the bundle does not compile: {err}", schema.name));
+            return;
+        }
+    };
+    outcome.bundled += 1;
+    for document in &schema.documents {
+        if rebuilt.is_valid(&document.value) != validator.is_valid(&document.value) {
+            outcome.bundle_disagreements.push(document.path.clone());
+        }
+    }
 }
 
 fn verdict(verdict: Option<bool>) -> &'static str {
@@ -197,6 +257,18 @@ fn report(catalog: &Catalog, outcome: &Outcome) -> bool {
     for (name, err) in &outcome.oa_refused {
         println!("  refused {name}: {err}");
     }
+    let mut ok = true;
+    let [deferred, deferred_documents, judged, matched] = outcome.deferred;
+    println!(
+        "refused schemas compiled with unresolved references deferred: {deferred} of {}; of their \
+         {deferred_documents} documents {judged} get a verdict ({matched} match the label), the rest reach a \
+         reference outside the catalog",
+        outcome.oa_refused.len()
+    );
+    if deferred < outcome.oa_refused.len() {
+        println!("a refused schema does NOT compile with its unresolved references deferred");
+        ok = false;
+    }
     println!(
         "documents: {}; labels matched by oa-schema {}, by jsonschema-rs {}",
         outcome.documents, outcome.oa_matches, outcome.peer_matches
@@ -214,7 +286,6 @@ fn report(catalog: &Catalog, outcome: &Outcome) -> bool {
         }
     }
     let listed = load_list();
-    let mut ok = true;
     let mut n_failed = 0;
     for (path, verdicts) in &outcome.disagreements {
         if !listed.contains_key(path) {
@@ -251,6 +322,14 @@ fn report(catalog: &Catalog, outcome: &Outcome) -> bool {
     if outcome.oa_matches < outcome.peer_matches {
         println!("oa-schema matches FEWER labels than jsonschema-rs");
         ok = false;
+    }
+    println!(
+        "bundles: {} schemas bundled, judging their documents as the schemas do; {} left out as inexpressible",
+        outcome.bundled, outcome.bundle_inexpressible
+    );
+    for disagreement in &outcome.bundle_disagreements {
+        println!("BUNDLE parts from its schema: {disagreement}");
+        n_failed += 1;
     }
     let n_passed = outcome.documents - n_failed.min(outcome.documents);
     println!("{n_passed} passed, {n_failed} failed");

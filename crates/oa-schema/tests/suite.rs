@@ -3,10 +3,14 @@
 //! folders' schemas declare no `$schema`).
 //!
 //! Reads `../shared/json-schema-test-suite` (from the workspace root). Every file in `remotes/` is registered under
-//! `http://localhost:1234/`. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
+//! `http://localhost:1234/`; every case runs a second time with the remotes supplied by a retriever instead, and
+//! unresolved references deferred, which must give the same verdicts. Required cases may not be skipped; optional cases listed in `tests/suite-skips.txt`
 //! (each with its reason) are skipped and counted, at most 1% of each draft's optional cases, and an entry that
-//! matches no case fails the run, so the list cannot go stale. Prints `N passed, M failed` per directory and
-//! overall; exits non-zero on any failure, and when the suite is missing.
+//! matches no case fails the run, so the list cannot go stale. Without the `arbitrary_precision` feature, the cases
+//! listed in `tests/suite-without-arbitrary-precision.txt` (numbers beyond what an `f64` holds, each with its reason)
+//! must give the verdict opposite to the suite's, and are counted apart; with the feature they run as any other.
+//! Prints `N passed, M failed` per directory and overall; exits non-zero on any failure, and when the suite is
+//! missing.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -14,11 +18,16 @@
     clippy::print_stderr
 )]
 
-use oa_schema::{Draft, Validator, ValidatorOptions};
+#[path = "support/remotes.rs"]
+mod remotes;
+
+use oa_schema::{Draft, Retrieve, RetrieveError, Validator, ValidatorOptions};
+use remotes::remotes;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Optional cases may be skipped up to this share of each draft's optional cases.
 const MAX_SKIP_SHARE: f64 = 0.01;
@@ -46,6 +55,8 @@ struct Tally {
     skipped: usize,
     /// Optional cases met (skipped or run).
     optional: usize,
+    /// Listed cases that gave the other verdict, as listed (without `arbitrary_precision` only).
+    differed: usize,
 }
 
 fn main() -> ExitCode {
@@ -60,14 +71,30 @@ fn main() -> ExitCode {
         eprintln!("==================================================================");
         return ExitCode::FAILURE;
     }
-    let remotes = register_remotes(Validator::options(), &suite.join("remotes"));
-    let skips = load_skips();
+    let remote_documents = remotes(&suite.join("remotes"));
+    let registered = remote_documents
+        .iter()
+        .fold(Validator::options(), |options, (uri, document)| {
+            options.shared_resource(uri, Arc::clone(document))
+        });
+    let retrieving = Validator::options()
+        .defer_unresolved_references(true)
+        .retriever(Arc::new(Remotes(remote_documents)));
+    let skips = load_list(include_str!("suite-skips.txt"));
+    // Without the feature, the cases whose verdict differs for want of the digits; with it, none.
+    let differences = if cfg!(feature = "arbitrary_precision") {
+        Vec::new()
+    } else {
+        load_list(include_str!("suite-without-arbitrary-precision.txt"))
+    };
     let mut used = HashSet::new();
+    let mut used_differences = HashSet::new();
+    let mut total_differed = 0;
     let tests = suite.join("tests");
     let mut ok = true;
     let (mut total_passed, mut total_failed) = (0, 0);
     for (folder, draft) in DRAFTS {
-        let options = remotes.clone().default_draft(draft);
+        let variants = [registered.clone(), retrieving.clone()].map(|options| options.default_draft(draft));
         let root = tests.join(folder);
         let dirs: [(String, PathBuf, bool, bool); 3] = [
             (folder.to_owned(), root.clone(), false, false),
@@ -81,8 +108,18 @@ fn main() -> ExitCode {
         ];
         let mut draft_tally = Tally::default();
         for (name, dir, format_assertion, optional) in dirs {
-            let options = options.clone().format_assertion(format_assertion);
-            let tally = run_dir(&options, &dir, &tests, optional, &skips, &mut used);
+            let variants = variants
+                .clone()
+                .map(|options| options.format_assertion(format_assertion));
+            let lists = Lists {
+                skips: &skips,
+                differences: &differences,
+            };
+            let used = Used {
+                skips: &mut used,
+                differences: &mut used_differences,
+            };
+            let tally = run_dir(&variants, &dir, &tests, optional, &lists, used);
             println!(
                 "{name}: {} passed, {} failed, {} skipped",
                 tally.passed, tally.failed, tally.skipped
@@ -91,6 +128,7 @@ fn main() -> ExitCode {
             draft_tally.failed += tally.failed;
             draft_tally.skipped += tally.skipped;
             draft_tally.optional += tally.optional;
+            total_differed += tally.differed;
         }
         #[allow(clippy::cast_precision_loss)] // Case counts are small.
         let share = draft_tally.skipped as f64 / draft_tally.optional.max(1) as f64;
@@ -120,18 +158,47 @@ fn main() -> ExitCode {
             ok = false;
         }
     }
+    for (idx, entry) in differences.iter().enumerate() {
+        if !used_differences.contains(&idx) {
+            println!(
+                "STALE entry of tests/suite-without-arbitrary-precision.txt (matches no case): {} / {} / {}",
+                entry.file, entry.group, entry.test
+            );
+            ok = false;
+        }
+    }
+    if !cfg!(feature = "arbitrary_precision") {
+        // Counted apart from the passes: these verdicts are the suite's opposite, as listed.
+        println!(
+            "without arbitrary_precision: {total_differed} cases gave the other verdict, as listed in \
+             tests/suite-without-arbitrary-precision.txt"
+        );
+    }
     println!("{total_passed} passed, {total_failed} failed");
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-/// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list).
+/// The committed lists of cases: skipped, and (without `arbitrary_precision`) expected to differ.
+struct Lists<'a> {
+    skips: &'a [Skip],
+    differences: &'a [Skip],
+}
+
+/// Which entries of each list matched a case.
+struct Used<'a> {
+    skips: &'a mut HashSet<usize>,
+    differences: &'a mut HashSet<usize>,
+}
+
+/// Runs every case of the JSON files in `dir` (named relative to `tests` in reports and the skip list), under
+/// each of the `variants` (a case passes when it passes under all).
 fn run_dir(
-    options: &ValidatorOptions,
+    variants: &[ValidatorOptions; 2],
     dir: &Path,
     tests: &Path,
     optional: bool,
-    skips: &[Skip],
-    used: &mut HashSet<usize>,
+    lists: &Lists<'_>,
+    used: Used<'_>,
 ) -> Tally {
     let mut tally = Tally::default();
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -145,30 +212,65 @@ fn run_dir(
         let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for group in groups.as_array().unwrap() {
             let group_name = group["description"].as_str().unwrap();
-            let compiled = options.build(&group["schema"]);
+            let compiled = variants.each_ref().map(|options| options.build(&group["schema"]));
             for test in group["tests"].as_array().unwrap() {
                 let test_name = test["description"].as_str().unwrap();
                 if optional {
                     tally.optional += 1;
                 }
-                let skip_idx = skips.iter().position(|skip| {
-                    skip.file == relative && skip.group == group_name && skip.test == test_name
-                });
-                if let Some(skip_idx) = skip_idx {
+                let position = |list: &[Skip]| {
+                    list.iter().position(|skip| {
+                        skip.file == relative && skip.group == group_name && skip.test == test_name
+                    })
+                };
+                if let Some(skip_idx) = position(lists.skips) {
                     assert!(
                         optional,
                         "required case in the skip list: {relative} / {group_name} / {test_name}"
                     );
-                    used.insert(skip_idx);
+                    used.skips.insert(skip_idx);
                     tally.skipped += 1;
                     continue;
                 }
-                match outcome(&compiled, test) {
-                    Ok(()) => tally.passed += 1,
-                    Err(reason) => {
+                if let Some(idx) = position(lists.differences) {
+                    used.differences.insert(idx);
+                    // The verdict must be the other one, reached soundly (evaluators agreeing, a report when
+                    // invalid), under every variant.
+                    let mut flipped = test.clone();
+                    flipped["valid"] = Value::Bool(!test["valid"].as_bool().unwrap());
+                    let failures: Vec<String> = compiled
+                        .iter()
+                        .filter_map(|compiled| outcome(compiled, &flipped).err())
+                        .collect();
+                    if failures.is_empty() {
+                        tally.differed += 1;
+                    } else {
                         tally.failed += 1;
-                        println!("FAIL {relative} / {group_name} / {test_name}: {reason}");
+                        println!(
+                            "FAIL (listed as differing without arbitrary_precision) {relative} / {group_name} / \
+                             {test_name}: {}",
+                            failures.join("; ")
+                        );
                     }
+                    continue;
+                }
+                let failures: Vec<String> = compiled
+                    .iter()
+                    .zip(["registered remotes", "retrieved remotes, deferred"])
+                    .filter_map(|(compiled, variant)| {
+                        outcome(compiled, test)
+                            .err()
+                            .map(|reason| format!("{reason} ({variant})"))
+                    })
+                    .collect();
+                if failures.is_empty() {
+                    tally.passed += 1;
+                } else {
+                    tally.failed += 1;
+                    println!(
+                        "FAIL {relative} / {group_name} / {test_name}: {}",
+                        failures.join("; ")
+                    );
                 }
             }
         }
@@ -202,30 +304,18 @@ fn outcome(compiled: &Result<Validator, oa_schema::SchemaError>, test: &Value) -
     }
 }
 
-fn register_remotes(mut options: ValidatorOptions, remotes: &Path) -> ValidatorOptions {
-    let mut stack = vec![remotes.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "json") {
-                let relative = path
-                    .strip_prefix(remotes)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options.resource(&format!("http://localhost:1234/{relative}"), document);
-            }
-        }
+/// The remotes as a retriever serves them: asked only for what nothing registered holds.
+#[derive(Debug)]
+struct Remotes(HashMap<String, Arc<Value>>);
+
+impl Retrieve for Remotes {
+    fn retrieve(&self, uri: &str) -> Result<Option<Arc<Value>>, RetrieveError> {
+        Ok(self.0.get(uri).cloned())
     }
-    options
 }
 
 /// Reads `file | group | test | reason` lines; `#` starts a comment line.
-fn load_skips() -> Vec<Skip> {
-    let text = include_str!("suite-skips.txt");
+fn load_list(text: &str) -> Vec<Skip> {
     text.lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
         .map(|line| {

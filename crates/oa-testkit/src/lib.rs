@@ -1,25 +1,4 @@
-//! oa-testkit: the one test-support crate of oa. A scripted loopback HTTP/1.1 server on 127.0.0.1 (replies in
-//! order, streams written in pieces, raw bytes at a given pace, stalls, hangs, dropped connections, every request
-//! captured or only counted), a seeded [`Chaos`] responder for soak and load tests, the same server as a gateway
-//! relay that deletes `response_format`, a closed-port helper, a `tracing` capture layer, and (feature
-//! `otel`) the real OpenTelemetry SDK with in-memory exporters. [`openai`], [`anthropic`] and [`gemini`] hold the
-//! canned bodies of each wire mapping that tests script.
-//!
-//! # Example
-//!
-//! ```
-//! use oa_testkit::{Reply, Server};
-//! use serde_json::json;
-//!
-//! let server = Server::start(vec![Reply::json(200, json!({"id": "first"})), Reply::Drop])?;
-//! let request = b"POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}";
-//! let first = oa_testkit::exchange(server.address(), request)?;
-//! assert!(first.ends_with(br#"{"id":"first"}"#));
-//! let second = oa_testkit::exchange(server.address(), request)?;
-//! assert!(second.is_empty(), "dropped without an answer");
-//! assert_eq!(server.n_requests(), 2);
-//! # Ok::<(), std::io::Error>(())
-//! ```
+#![doc = include_str!("../README.md")]
 
 pub mod anthropic;
 mod chaos;
@@ -33,6 +12,7 @@ mod server;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod tracing_capture;
+pub mod vendor;
 
 use std::io;
 use std::net::SocketAddr;
@@ -78,8 +58,3 @@ pub fn exchange(address: SocketAddr, request: &[u8]) -> io::Result<Vec<u8>> {
     stream.read_to_end(&mut response)?;
     Ok(response)
 }
-
-// The README's example runs as a doc test, so it stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;

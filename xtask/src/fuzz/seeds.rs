@@ -120,6 +120,21 @@ impl Shared {
     }
 }
 
+/// `schema_bundle`: the `schema_compile` seeds, each behind a byte choosing the default draft (`Draft::ALL[byte %
+/// 5]`), once read as 2020-12 and once as draft 7 (the suite's schemas declare no `$schema`).
+pub(crate) fn draft_schemas(shared: &Shared) -> Vec<Vec<u8>> {
+    schemas(shared)
+        .into_iter()
+        .flat_map(|schema| {
+            [4_u8, 2].map(|draft| {
+                let mut seed = vec![draft];
+                seed.extend_from_slice(&schema);
+                seed
+            })
+        })
+        .collect()
+}
+
 /// `schema_compile`: every suite schema with its tests' instances as `examples` (the target validates a schema's
 /// `examples`, so the fuzzer mutates schemas and instances together), the bench-data 2020-12 schemas, the smaller
 /// SchemaStore schemas (declared as 2020-12, whatever draft they were written for, so that they compile rather

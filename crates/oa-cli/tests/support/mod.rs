@@ -77,3 +77,22 @@ pub fn llama_peer(test: &str) -> Option<String> {
         }
     }
 }
+
+/// Runs the built `oa` binary with `args`, waiting for it.
+pub fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_oa"));
+    for arg in args {
+        command.arg(arg);
+    }
+    command.output().unwrap()
+}
+
+/// A finished run's standard output.
+pub fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// A finished run's standard error.
+pub fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}

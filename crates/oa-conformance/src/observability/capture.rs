@@ -136,6 +136,8 @@ pub(crate) struct LogView {
     pub(crate) event_name: Option<String>,
     pub(crate) attributes: Map<String, Value>,
     pub(crate) body: Option<Value>,
+    /// The record's OTel severity number.
+    pub(crate) severity: Option<opentelemetry::logs::Severity>,
 }
 
 /// One metric data point: instrument, dimensions, observation count and value (sum for a histogram).
@@ -188,6 +190,7 @@ impl Run {
                 }
                 LogView {
                     event_name: record.event_name().map(str::to_owned),
+                    severity: record.severity_number(),
                     body: record.body().map(any_json),
                     attributes,
                 }
@@ -272,6 +275,8 @@ fn event_json(event: &Event) -> Value {
         Some("node_started") | Some("node_completed") => "NodeEvent",
         Some("llm_attempt") => "LlmAttemptRecord",
         Some("metadata_augmented") => "MetadataAugmentationEvent",
+        Some("tool_call") => "ToolCallEvent",
+        Some("tool_call_failed") => "ToolCallFailedEvent",
         _ => "InvocationEvent",
     };
     if let Some(object) = value.as_object_mut() {

@@ -21,9 +21,9 @@ pub(crate) fn check(expected: &Node, captured: &super::Captured) -> Result<(), S
         match key.as_str() {
             "observers" => check_observers(want, run, &mut matcher)?,
             "llm_spans" => check_llm_spans(want, run, &mut matcher)?,
-            "span_tree" | "span_tree_private" => check_span_tree(want, &run.spans, &mut matcher)?,
+            "span_tree" | "span_tree_private" => check_span_tree(want, &run.spans, run, &mut matcher)?,
             // 005: the caller's global provider holds only what the harness emitted through it.
-            "span_tree_global" => check_span_tree(want, &run.global_spans, &mut matcher)?,
+            "span_tree_global" => check_span_tree(want, &run.global_spans, run, &mut matcher)?,
             "no_openarmature_spans_on_global" if want.as_bool() == Some(true) => {
                 if let Some(span) = run.global_spans.iter().find(|global| {
                     global.name.starts_with("openarmature.")
@@ -345,18 +345,45 @@ fn check_absent(want: &Node, attributes: &Map<String, Value>, path: &str) -> Res
 }
 
 /// `span_tree`: roots and children matched in order by name, each with status, attributes and absences.
-pub(super) fn check_span_tree(want: &Node, spans: &[SpanView], matcher: &mut Matcher) -> Result<(), String> {
+pub(super) fn check_span_tree(
+    want: &Node,
+    spans: &[SpanView],
+    run: &Run,
+    matcher: &mut Matcher,
+) -> Result<(), String> {
     let roots: Vec<&SpanView> = spans
         .iter()
         .filter(|span| !spans.iter().any(|other| other.span_id == span.parent_id))
         .collect();
-    check_span_level(want, &roots, spans, "expected.span_tree", matcher)
+    check_span_level(want, &roots, spans, run, "expected.span_tree", matcher)
+}
+
+/// The untruncated values a §5.5.1 payload attribute may come from: the typed LLM events' field it renders,
+/// serialized as the observer serializes it (a string as it is, anything else as canonical JSON).
+fn untruncated(run: &Run, attribute: &str) -> Vec<String> {
+    let field = match attribute {
+        oa_observe::names::LLM_INPUT_MESSAGES => "input_messages",
+        oa_observe::names::LLM_OUTPUT_CONTENT => "output_content",
+        oa_observe::names::LLM_OUTPUT_TOOL_CALLS => "output_tool_calls",
+        oa_observe::names::LLM_REQUEST_EXTRAS => "request_extras",
+        _ => return Vec::new(),
+    };
+    run.events
+        .values()
+        .flatten()
+        .filter_map(|event| match &event[field] {
+            Value::Null => None,
+            Value::String(text) => Some(text.clone()),
+            other => Some(oa_provider::canonical_json(other)),
+        })
+        .collect()
 }
 
 fn check_span_level(
     want: &Node,
     actual: &[&SpanView],
     spans: &[SpanView],
+    run: &Run,
     path: &str,
     matcher: &mut Matcher,
 ) -> Result<(), String> {
@@ -391,26 +418,9 @@ fn check_span_level(
                             .ok_or_else(|| {
                                 format!("{path}: attribute {attribute} is absent or not a string")
                             })?;
-                        if let Some(max_bytes) = rule.get("max_bytes").and_then(Node::as_i64)
-                            && i64::try_from(text.len()).unwrap_or(i64::MAX) > max_bytes
-                        {
-                            return Err(format!(
-                                "{path}: {attribute} is {} bytes, over {max_bytes}",
-                                text.len()
-                            ));
-                        }
-                        if let Some(pattern) = rule.get("marker_pattern").and_then(Node::as_str) {
-                            let marker = regex::Regex::new(pattern).map_err(|error| {
-                                format!("fixture_schema_invalid: marker_pattern: {error}")
-                            })?;
-                            if !marker.is_match(text) {
-                                return Err(format!(
-                                    "{path}: {attribute} does not end with the truncation marker"
-                                ));
-                            }
-                        }
-                        // A Rust `str` is valid UTF-8 by construction; the cut is checked on a code-point
-                        // boundary in oa-observe's truncate tests.
+                        let full = untruncated(run, attribute);
+                        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+                        check_truncation(text, rule, &full, &format!("{path}: {attribute}"))?;
                     }
                 }
                 "attribute_does_not_contain" => {
@@ -499,7 +509,7 @@ fn check_span_level(
                         .iter()
                         .filter(|child| child.parent_id == span.span_id)
                         .collect();
-                    check_span_level(value, &children, spans, &format!("{path}/children"), matcher)?;
+                    check_span_level(value, &children, spans, run, &format!("{path}/children"), matcher)?;
                 }
                 other => return Err(format!("harness_primitive_missing: span_tree key {other}")),
             }
@@ -508,9 +518,62 @@ fn check_span_level(
     Ok(())
 }
 
+/// A §5.5.5 truncation rule over one emitted value (`attribute_truncation` on a span, `metadata_truncation` on a
+/// Langfuse observation, 0119): `max_bytes`, `marker_pattern` (a regular expression the value matches),
+/// `utf8_valid` (a Rust string is valid UTF-8 by construction, and the cut is checked on a code-point boundary in
+/// oa-observe's truncate tests; `true` is the only value it can assert), and `prefix_of_full_serialization`: the
+/// value without its marker is a byte-exact prefix of one of `full` (the untruncated values it may come from), and
+/// shorter than it.
+pub(super) fn check_truncation(text: &str, rule: &Node, full: &[&str], path: &str) -> Result<(), String> {
+    for (key, value) in rule.as_map().unwrap_or_default() {
+        match key.as_str() {
+            "max_bytes" => {
+                let max_bytes = value.as_i64().ok_or("fixture_schema_invalid: max_bytes")?;
+                if i64::try_from(text.len()).unwrap_or(i64::MAX) > max_bytes {
+                    return Err(format!("{path} is {} bytes, over {max_bytes}", text.len()));
+                }
+            }
+            "marker_pattern" => {
+                let pattern = value.as_str().ok_or("fixture_schema_invalid: marker_pattern")?;
+                let marker = regex::Regex::new(pattern)
+                    .map_err(|error| format!("fixture_schema_invalid: marker_pattern: {error}"))?;
+                if !marker.is_match(text) {
+                    return Err(format!("{path} does not end with the truncation marker"));
+                }
+            }
+            "utf8_valid" if value.as_bool() == Some(true) => {}
+            "prefix_of_full_serialization" if value.as_bool() == Some(true) => {
+                let kept = text
+                    .rfind(TRUNCATION_MARKER_START)
+                    .map_or(text, |cut| &text[..cut]);
+                if !full
+                    .iter()
+                    .any(|full| full.len() > kept.len() && full.as_bytes().starts_with(kept.as_bytes()))
+                {
+                    return Err(format!(
+                        "{path}: the value before its marker is not a proper prefix of the untruncated value"
+                    ));
+                }
+            }
+            other => return Err(format!("harness_primitive_missing: truncation rule {other}")),
+        }
+    }
+    Ok(())
+}
+
+/// Where §5.5.5's marker (`…[truncated, N bytes total]`) begins.
+const TRUNCATION_MARKER_START: &str = "…[truncated, ";
+
 fn log_matches(entry: &Node, log: &LogView, matcher: &Matcher) -> bool {
     if let Some(name) = entry.get("event_name")
         && name.as_str() != log.event_name.as_deref()
+    {
+        return false;
+    }
+    if let Some(level) = entry.get("level")
+        && !log
+            .severity
+            .is_some_and(|severity| level_matches(level, severity))
     {
         return false;
     }
@@ -526,6 +589,21 @@ fn log_matches(entry: &Node, log: &LogView, matcher: &Matcher) -> bool {
         Some(attributes) => matches(attributes, &Value::Object(log.attributes.clone()), matcher),
         None => true,
     }
+}
+
+/// `log_records[].level` (0116): an OTel severity by its level name, any of the level's four severity numbers
+/// (`WARNING` is WARN to WARN4).
+fn level_matches(level: &Node, severity: opentelemetry::logs::Severity) -> bool {
+    let range = match level.as_str() {
+        Some("TRACE") => 1..=4,
+        Some("DEBUG") => 5..=8,
+        Some("INFO") => 9..=12,
+        Some("WARNING" | "WARN") => 13..=16,
+        Some("ERROR") => 17..=20,
+        Some("FATAL" | "CRITICAL") => 21..=24,
+        _ => return false,
+    };
+    range.contains(&(severity as i32))
 }
 
 fn check_log_records(want: &Node, run: &Run, matcher: &mut Matcher) -> Result<(), String> {
@@ -617,4 +695,46 @@ fn check_metrics(want: &Node, run: &Run) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RULE: &str = "{max_bytes: 60, marker_pattern: '…\\[truncated, [0-9]+ bytes total\\]$', utf8_valid: true, \
+                        prefix_of_full_serialization: true}";
+
+    #[test]
+    fn a_truncation_rule_fails_each_way_a_cut_can_be_wrong() {
+        let rule = Node::from_yaml_str(RULE).unwrap();
+        let full = "😀".repeat(40);
+        let cut = format!("{}…[truncated, 160 bytes total]", "😀".repeat(7));
+        check_truncation(&cut, &rule, &[&full], "m").unwrap();
+        // Over the cap, without the marker, not a prefix of what it came from.
+        let long = format!("{}…[truncated, 160 bytes total]", "😀".repeat(9));
+        assert!(
+            check_truncation(&long, &rule, &[&full], "m")
+                .unwrap_err()
+                .contains("over 60")
+        );
+        assert!(
+            check_truncation(&"😀".repeat(7), &rule, &[&full], "m")
+                .unwrap_err()
+                .contains("marker")
+        );
+        let other = format!("{}…[truncated, 160 bytes total]", "😁".repeat(7));
+        assert!(
+            check_truncation(&other, &rule, &[&full], "m")
+                .unwrap_err()
+                .contains("prefix")
+        );
+        // A value that was not cut is no truncation of it.
+        assert!(check_truncation(&cut, &rule, &[], "m").is_err());
+        let unknown = Node::from_yaml_str("{max_lines: 3}").unwrap();
+        assert!(
+            check_truncation(&cut, &unknown, &[&full], "m")
+                .unwrap_err()
+                .starts_with("harness_primitive_missing")
+        );
+    }
 }

@@ -6,57 +6,130 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use oa_observe::langfuse::{ObservationRecord, TraceRecord};
-use oa_observe::{LangfuseClient, LangfuseConfig, LangfuseCredentials, LangfuseObserver, LangfuseRecorder};
+use oa_observe::langfuse::{ObservationRecord, ObservationType, ProviderBinding, TraceRecord};
+use oa_observe::{
+    LangfuseClient, LangfuseConfig, LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder,
+};
 use opentelemetry::KeyValue;
-use opentelemetry::trace::{Span as _, Tracer as _, TracerProvider as _};
+use opentelemetry::trace::{Span as _, TracerProvider as _};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use serde_json::{Map, Value, json};
 
+use crate::capability::AdapterCapabilities;
 use crate::node::Node;
 
 /// The attribute namespace a Langfuse client's OpenTelemetry spans carry (§6.4), by which a leak is recognized.
 pub(crate) const OBSERVATION_PREFIX: &str = "langfuse.observation.";
 
-/// Expected-outcome keys that assert Langfuse output.
-const LANGFUSE_EXPECTATIONS: &[&str] = &[
-    "langfuse_trace",
-    "langfuse_traces",
-    "no_langfuse_observations_emitted",
-    "no_langfuse_observations_on_global",
-    "no_langfuse_observations_on_private",
-    "langfuse_observations_on_global",
-];
-
 /// 0126 on conformance-adapter §5.5: a case composes a Langfuse observer when it carries a `langfuse_observer` or
 /// `langfuse_client` block (an empty one included) or asserts Langfuse output; otherwise none.
 pub(crate) fn composed(body: &Node) -> bool {
-    let expected = body.get("expected");
-    body.get("langfuse_observer").is_some()
-        || body.get("langfuse_client").is_some()
-        || LANGFUSE_EXPECTATIONS
-            .iter()
-            .any(|key| expected.and_then(|e| e.get(key)).is_some())
+    let asserts_langfuse = body
+        .get("expected")
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+        .iter()
+        .any(|(key, _)| key.contains("langfuse"));
+    body.get("langfuse_observer").is_some() || body.get("langfuse_client").is_some() || asserts_langfuse
 }
 
-/// The case's Langfuse observer and the recorder holding what it wrote.
-pub(crate) fn observer(body: &Node) -> Result<(Arc<LangfuseObserver>, Arc<LangfuseRecorder>), String> {
-    let (observer, recorder) = bare_observer(body)?;
+/// A case's Langfuse observer and the recorder holding what it wrote.
+pub(crate) type Composed = (Arc<LangfuseObserver>, Arc<LangfuseRecorder>);
+
+/// The case's Langfuse observer and the recorder holding what it wrote; the inner `Err` is the observer's own
+/// construction error (observability §6), which `expected_construction_error` may expect.
+pub(crate) fn observer(
+    body: &Node,
+    capabilities: AdapterCapabilities,
+) -> Result<Result<Composed, LangfuseError>, String> {
+    let mut builder = LangfuseObserver::builder(config(body)?);
     let hook = |key: &str| {
         body.get("langfuse_observer")
             .and_then(|block| block.get(key))
             .map(trace_hook)
     };
-    let observer = match hook("trace_input_from_state").transpose()? {
-        Some(hook) => observer.with_trace_input(hook),
-        None => observer,
+    if let Some(hook) = hook("trace_input_from_state").transpose()? {
+        builder = builder.trace_input(hook);
+    }
+    if let Some(hook) = hook("trace_output_from_state").transpose()? {
+        builder = builder.trace_output(hook);
+    }
+    let recorder = Arc::new(LangfuseRecorder::default());
+    let Some(client) = body.get("langfuse_client") else {
+        let client = Arc::clone(&recorder) as Arc<dyn LangfuseClient>;
+        return Ok(Ok((Arc::new(builder.client(client)), recorder)));
     };
-    let observer = match hook("trace_output_from_state").transpose()? {
-        Some(hook) => observer.with_trace_output(hook),
-        None => observer,
+    let knob = |key: &str| client.get(key);
+    for (key, _) in client.as_map().unwrap_or_default() {
+        if !LANGFUSE_CLIENT_KEYS.contains(&key.as_str()) {
+            return Err(format!("harness_primitive_missing: langfuse_client.{key}"));
+        }
+    }
+    let mode = knob("mode").and_then(Node::as_str);
+    let provider = knob("provider").and_then(Node::as_str).unwrap_or("global");
+    let flag = |key: &str| knob(key).and_then(Node::as_bool).unwrap_or(false);
+    let observer = match (mode, provider) {
+        // Mode (b): the implementation's construct-from-credentials path, with the fake injected as its client.
+        (Some("credentials"), _) => {
+            let credentials =
+                LangfuseCredentials::new("pk-lf-harness", "sk-lf-harness", "http://127.0.0.1:9");
+            // 158's `preexisting_same_key_client`: a same-credential client was built first, on the global
+            // provider, and (as the Langfuse SDKs' per-key singleton does) is what the construction gets back; it
+            // reports the shared provider only where the adapter can detect a binding.
+            let primed = flag("preexisting_same_key_client").then(|| FaithfulClient {
+                recorder: Arc::clone(&recorder),
+                emitter: Emitter::Global,
+                binding: if capabilities.langfuse_bound_provider_detection {
+                    ProviderBinding::Shared
+                } else {
+                    ProviderBinding::Unknown
+                },
+            });
+            let recorder = Arc::clone(&recorder);
+            builder
+                .accept_shared_provider(flag("accept_shared_provider"))
+                .from_credentials_with(credentials, move |_, isolated| {
+                    let client = primed.unwrap_or_else(|| {
+                        let (provider, binding) = isolated.build(|builder| builder);
+                        FaithfulClient {
+                            recorder,
+                            emitter: Emitter::Provider(provider),
+                            binding,
+                        }
+                    });
+                    Ok(Arc::new(client) as Arc<dyn LangfuseClient>)
+                })
+        }
+        // Mode (a): the harness builds the client on the named provider and hands it in.
+        (Some("supplied"), "global" | "isolated") => {
+            let (emitter, binding) = if provider == "global" {
+                (Emitter::Global, ProviderBinding::Shared)
+            } else {
+                (
+                    Emitter::Provider(SdkTracerProvider::builder().build()),
+                    ProviderBinding::Unknown,
+                )
+            };
+            let client = FaithfulClient {
+                recorder: Arc::clone(&recorder),
+                emitter,
+                binding,
+            };
+            Ok(builder.client(Arc::new(client)))
+        }
+        other => return Err(format!("harness_primitive_missing: langfuse_client {other:?}")),
     };
-    Ok((Arc::new(observer), recorder))
+    Ok(observer.map(|observer| (Arc::new(observer), recorder)))
 }
+
+/// The `langfuse_client` keys the harness reads (157's construction mode and provider, 158's primed singleton and
+/// opt-out).
+const LANGFUSE_CLIENT_KEYS: &[&str] = &[
+    "mode",
+    "provider",
+    "preexisting_same_key_client",
+    "accept_shared_provider",
+];
 
 /// 037's harness hooks, by name: fixed summaries, the null sentinel, or the state itself.
 fn trace_hook(name: &Node) -> Result<impl Fn(&Value) -> Option<Value> + Send + Sync + 'static, String> {
@@ -75,50 +148,6 @@ fn trace_hook(name: &Node) -> Result<impl Fn(&Value) -> Option<Value> + Send + S
             fixed.clone()
         }
     })
-}
-
-fn bare_observer(body: &Node) -> Result<(LangfuseObserver, Arc<LangfuseRecorder>), String> {
-    let config = config(body)?;
-    let recorder = Arc::new(LangfuseRecorder::default());
-    let Some(client) = body.get("langfuse_client") else {
-        let client = Arc::clone(&recorder) as Arc<dyn LangfuseClient>;
-        return Ok((LangfuseObserver::new(client, config), recorder));
-    };
-    let mode = client.get("mode").and_then(Node::as_str);
-    let provider = client.get("provider").and_then(Node::as_str).unwrap_or("global");
-    for (key, _) in client.as_map().unwrap_or_default() {
-        if !["mode", "provider"].contains(&key.as_str()) {
-            return Err(format!("harness_primitive_missing: langfuse_client.{key}"));
-        }
-    }
-    let observer = match (mode, provider) {
-        // Mode (b): the implementation's construct-from-credentials path, with the fake injected as its client.
-        (Some("credentials"), _) => {
-            let credentials =
-                LangfuseCredentials::new("pk-lf-harness", "sk-lf-harness", "http://127.0.0.1:9");
-            let recorder = Arc::clone(&recorder);
-            LangfuseObserver::from_credentials_with(credentials, config, move |_, isolated| {
-                let emitter = Emitter::Provider(isolated.build());
-                Ok(Arc::new(FaithfulClient { recorder, emitter }) as Arc<dyn LangfuseClient>)
-            })
-            .map_err(|error| format!("harness: {error}"))?
-        }
-        // Mode (a): the harness builds the client on the named provider and hands it in.
-        (Some("supplied"), "global" | "isolated") => {
-            let emitter = if provider == "global" {
-                Emitter::Global
-            } else {
-                Emitter::Provider(SdkTracerProvider::builder().build())
-            };
-            let client = FaithfulClient {
-                recorder: Arc::clone(&recorder),
-                emitter,
-            };
-            LangfuseObserver::new(Arc::new(client), config)
-        }
-        other => return Err(format!("harness_primitive_missing: langfuse_client {other:?}")),
-    };
-    Ok((observer, recorder))
 }
 
 /// `langfuse_observer: {disable_provider_payload, disable_llm_spans, payload_byte_cap}` and
@@ -156,11 +185,15 @@ enum Emitter {
 }
 
 /// Conformance-adapter §6.4's provider-faithful fake: it records what the observer writes (the recorded side) and
-/// emits each observation as an OpenTelemetry span in the `langfuse.observation.*` namespace through its bound
-/// provider, as a Langfuse v4 client does (the provider side, where a leak shows).
+/// emits each observation, and each trace upsert, as an OpenTelemetry span through its bound provider, as a
+/// Langfuse v4 client does (the provider side, where a leak shows). A span carries what the record carries of the
+/// harvested payload (`input`, `output`, a failure's `metadata.error_message`, a failed Tool's status message; a
+/// trace's input and output when they are more than §8.4.1's stub), so a payload-bearing emission is told from a
+/// payload-free one (158, as 0118 narrowed it: `error_type` is a classification and does not count).
 struct FaithfulClient {
     recorder: Arc<LangfuseRecorder>,
     emitter: Emitter,
+    binding: ProviderBinding,
 }
 
 impl std::fmt::Debug for FaithfulClient {
@@ -171,7 +204,22 @@ impl std::fmt::Debug for FaithfulClient {
         };
         f.debug_struct("FaithfulClient")
             .field("bound_to", &bound)
+            .field("binding", &self.binding)
             .finish()
+    }
+}
+
+impl FaithfulClient {
+    fn emit(&self, name: String, attributes: Vec<KeyValue>) {
+        fn span<T: opentelemetry::trace::Tracer>(tracer: &T, name: String, attributes: Vec<KeyValue>) {
+            let mut span = tracer.start(name);
+            span.set_attributes(attributes);
+            span.end();
+        }
+        match &self.emitter {
+            Emitter::Global => span(&opentelemetry::global::tracer("langfuse"), name, attributes),
+            Emitter::Provider(provider) => span(&provider.tracer("langfuse"), name, attributes),
+        }
     }
 }
 
@@ -179,37 +227,72 @@ impl std::fmt::Debug for FaithfulClient {
 impl LangfuseClient for FaithfulClient {
     fn upsert_trace(&self, trace: &TraceRecord) {
         self.recorder.upsert_trace(trace);
+        let mut attributes = vec![KeyValue::new(format!("{TRACE_PREFIX}id"), trace.id.clone())];
+        for (key, value) in [("input", &trace.input), ("output", &trace.output)] {
+            if let Some(value) = value.as_ref().filter(|value| !is_stub(value)) {
+                attributes.push(KeyValue::new(format!("{TRACE_PREFIX}{key}"), value.to_string()));
+            }
+        }
+        self.emit(format!("langfuse.trace {}", trace.name), attributes);
     }
 
     fn record_observation(&self, observation: &ObservationRecord) {
         self.recorder.record_observation(observation);
-        let attributes = vec![
+        let mut attributes = vec![
             KeyValue::new(format!("{OBSERVATION_PREFIX}type"), observation.kind.as_str()),
             KeyValue::new(format!("{OBSERVATION_PREFIX}id"), observation.id.clone()),
-            KeyValue::new(
-                format!("{OBSERVATION_PREFIX}output"),
-                observation
-                    .output
-                    .as_ref()
-                    .map(Value::to_string)
-                    .unwrap_or_default(),
-            ),
         ];
-        match &self.emitter {
-            Emitter::Global => {
-                let tracer = opentelemetry::global::tracer("langfuse");
-                let mut span = tracer.start(observation.name.clone());
-                span.set_attributes(attributes);
-                span.end();
-            }
-            Emitter::Provider(provider) => {
-                let tracer = provider.tracer("langfuse");
-                let mut span = tracer.start(observation.name.clone());
-                span.set_attributes(attributes);
-                span.end();
+        for (key, value) in [("input", &observation.input), ("output", &observation.output)] {
+            if let Some(value) = value.as_ref().filter(|value| !value.is_null()) {
+                attributes.push(KeyValue::new(
+                    format!("{OBSERVATION_PREFIX}{key}"),
+                    value.to_string(),
+                ));
             }
         }
+        if let Some(message) = observation.metadata.get("error_message") {
+            attributes.push(KeyValue::new(
+                format!("{OBSERVATION_PREFIX}metadata.error_message"),
+                message.to_string(),
+            ));
+        }
+        // A Tool failure has no category: its status message, when there is one, is the harvested message.
+        if let (ObservationType::Tool, Some(message)) = (observation.kind, &observation.status_message) {
+            attributes.push(KeyValue::new(
+                format!("{OBSERVATION_PREFIX}status_message"),
+                message.clone(),
+            ));
+        }
+        self.emit(observation.name.clone(), attributes);
     }
+
+    fn binding(&self) -> ProviderBinding {
+        self.binding.clone()
+    }
+}
+
+/// The attribute namespace of a trace upsert's span.
+const TRACE_PREFIX: &str = "langfuse.trace.";
+
+/// The span attributes that carry harvested payload (158's payload-bearing classification).
+pub(crate) const PAYLOAD_ATTRIBUTES: &[&str] = &[
+    "langfuse.observation.input",
+    "langfuse.observation.output",
+    "langfuse.observation.metadata.error_message",
+    "langfuse.observation.status_message",
+    "langfuse.trace.input",
+    "langfuse.trace.output",
+];
+
+/// §8.4.1's privacy-safe stub of a trace's input (`entry_node`, `correlation_id`) or output (`final_node`,
+/// `status`): payload-free.
+fn is_stub(value: &Value) -> bool {
+    value.as_object().is_some_and(|object| {
+        let keys: Vec<&str> = object.keys().map(String::as_str).collect();
+        keys.iter()
+            .all(|key| ["entry_node", "correlation_id"].contains(key))
+            || keys.iter().all(|key| ["final_node", "status"].contains(key))
+    })
 }
 
 /// Every recorded trace as `{id, name, metadata, input, output, userId, sessionId, observations: [tree]}`, its

@@ -1,12 +1,12 @@
-//! The expectations about an invocation's outcome and its Langfuse output: `langfuse_trace` and the Langfuse
-//! leak checks, `invocation_id`, `final_state` (and its bounds), API-boundary and call-site rejections, spans
+//! The expectations about an invocation's outcome and its Langfuse output: `langfuse_trace`, `langfuse_traces`
+//! and the Langfuse leak checks, `invocation_id`, `final_state` (and its bounds), API-boundary and call-site rejections, spans
 //! emitted or not, `direct_call_result`, `per_invocation` results, `invocation_count` and `determinism_check`.
 
 use serde_json::{Map, Value};
 
 use super::Captured;
 use super::capture::SpanView;
-use super::langfuse::OBSERVATION_PREFIX;
+use super::langfuse::{OBSERVATION_PREFIX, PAYLOAD_ATTRIBUTES};
 use crate::matcher::{Keys, Matcher};
 use crate::node::Node;
 
@@ -28,7 +28,24 @@ pub(super) fn check(
             let [trace] = traces else {
                 return fail(format!("{} Langfuse traces, expected one", traces.len()));
             };
-            check_trace(want, trace, matcher, &path)
+            check_trace(want, trace, &failure_messages(captured), matcher, &path)
+        }
+        // 084: one trace per invocation, in invocation order, each by its listed fields.
+        "langfuse_traces" => {
+            let traces = captured.run.langfuse.as_deref().unwrap_or_default();
+            let wanted = want.as_seq().unwrap_or_default();
+            if traces.len() != wanted.len() {
+                return fail(format!(
+                    "{} Langfuse traces, expected {}",
+                    traces.len(),
+                    wanted.len()
+                ));
+            }
+            let messages = failure_messages(captured);
+            for (idx, (want, trace)) in wanted.iter().zip(traces).enumerate() {
+                check_trace(want, trace, &messages, matcher, &format!("{path}/{idx}"))?;
+            }
+            Ok(())
         }
         "no_langfuse_observations_emitted" if flag => match captured.run.langfuse.as_deref() {
             Some([]) => Ok(()),
@@ -42,6 +59,21 @@ pub(super) fn check(
                 Ok(())
             } else {
                 fail("no Langfuse observation reached the global provider".to_owned())
+            }
+        }
+        // 158: the payload-scoped leak checks, over what the provider-faithful fake emitted on the global
+        // provider (observations and trace upserts alike).
+        "no_payload_bearing_langfuse_observations_on_global" if flag => {
+            match captured.run.global_spans.iter().find(|span| bears_payload(span)) {
+                Some(span) => fail(format!("{:?} carries payload on the global provider", span.name)),
+                None => Ok(()),
+            }
+        }
+        "payload_bearing_langfuse_observations_on_global" if flag => {
+            if captured.run.global_spans.iter().any(bears_payload) {
+                Ok(())
+            } else {
+                fail("no payload-bearing Langfuse emission reached the global provider".to_owned())
             }
         }
         "invocation_id" => {
@@ -150,10 +182,31 @@ pub(super) fn check(
     }
 }
 
+/// The untruncated failure messages a `metadata_truncation` compares against: the typed failure events' (an LLM
+/// call's or a tool execution's).
+fn failure_messages(captured: &Captured) -> Vec<&str> {
+    captured
+        .run
+        .events
+        .values()
+        .flatten()
+        .filter(|event| {
+            event["event_type"] == "LlmFailedEvent" || event["event_type"] == "ToolCallFailedEvent"
+        })
+        .filter_map(|event| event["error_message"].as_str())
+        .collect()
+}
+
 fn is_langfuse_span(span: &SpanView) -> bool {
     span.attributes
         .keys()
         .any(|key| key.starts_with(OBSERVATION_PREFIX))
+}
+
+fn bears_payload(span: &SpanView) -> bool {
+    PAYLOAD_ATTRIBUTES
+        .iter()
+        .any(|key| span.attributes.contains_key(*key))
 }
 
 fn no_leak(spans: &[SpanView], path: &str) -> Result<(), String> {
@@ -178,13 +231,20 @@ fn final_state<'a>(captured: &'a Captured, path: &str) -> Result<&'a Map<String,
     }
 }
 
-/// `langfuse_trace`: the trace's fields by subset, its `observations` positionally (see [`check_observations`]).
-fn check_trace(want: &Node, trace: &Value, matcher: &mut Matcher, path: &str) -> Result<(), String> {
+/// `langfuse_trace`: the trace's fields by subset, its `observations` positionally (see [`check_observations`]);
+/// `messages` are the untruncated failure messages of the run.
+fn check_trace(
+    want: &Node,
+    trace: &Value,
+    messages: &[&str],
+    matcher: &mut Matcher,
+    path: &str,
+) -> Result<(), String> {
     for (key, value) in want.as_map().unwrap_or_default() {
         let at = format!("{path}/{key}");
         if key == "observations" {
             let actual = trace["observations"].as_array().map_or(&[][..], Vec::as_slice);
-            check_observations(value, actual, matcher, &at)?;
+            check_observations(value, actual, messages, matcher, &at)?;
         } else {
             matcher
                 .check(value, trace.get(key), &at, Keys::Subset)
@@ -195,11 +255,14 @@ fn check_trace(want: &Node, trace: &Value, matcher: &mut Matcher, path: &str) ->
 }
 
 /// An observation list: the same count, in start order, each by its listed keys; `children` recursively;
-/// `metadata_absent` (keys the metadata must not carry); `input_parses_as_messages` (the input is the structured message list) and `input_is_raw_string_with_marker`
-/// (the input is §5.5.5's truncated text).
+/// `metadata_absent` (keys the metadata must not carry); `metadata_truncation` (0119: a metadata value cut by the
+/// observer's own cap, against `messages`, the untruncated failure messages); `input_parses_as_messages` (the
+/// input is the structured message list) and `input_is_raw_string_with_marker` (the input is §5.5.5's truncated
+/// text).
 fn check_observations(
     want: &Node,
     actual: &[Value],
+    messages: &[&str],
     matcher: &mut Matcher,
     path: &str,
 ) -> Result<(), String> {
@@ -218,7 +281,7 @@ fn check_observations(
             match key.as_str() {
                 "children" => {
                     let children = observation["children"].as_array().map_or(&[][..], Vec::as_slice);
-                    check_observations(value, children, matcher, &format!("{at}/children"))?;
+                    check_observations(value, children, messages, matcher, &format!("{at}/children"))?;
                 }
                 "input_parses_as_messages" => {
                     if !observation["input"].is_array() {
@@ -235,6 +298,19 @@ fn check_observations(
                             Keys::Subset,
                         )
                         .map_err(|mismatch| format!("{at}: {mismatch}"))?;
+                }
+                "metadata_truncation" => {
+                    for (key, rule) in value.as_map().unwrap_or_default() {
+                        let text = observation["metadata"][key.as_str()]
+                            .as_str()
+                            .ok_or_else(|| format!("{at}: metadata.{key} is absent or not a string"))?;
+                        super::expect::check_truncation(
+                            text,
+                            rule,
+                            messages,
+                            &format!("{at}: metadata.{key}"),
+                        )?;
+                    }
                 }
                 "metadata_absent" => {
                     for absent in value.as_seq().unwrap_or_default().iter().filter_map(Node::as_str) {

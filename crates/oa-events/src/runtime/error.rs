@@ -9,13 +9,15 @@ use serde_json::Value;
 
 use crate::event::GraphErrorCategory;
 use crate::metadata::MetadataError;
+use crate::tool::ToolFailure;
 
-/// A node's (or a conditional edge's) failure. When a provider call caused it, the provider error is its
-/// [`source`](StdError::source).
+/// A node's (or a conditional edge's) failure. When a provider call or an instrumented tool execution caused it,
+/// that error is its [`source`](StdError::source).
 #[derive(Debug)]
 pub struct NodeError {
     message: String,
     provider: Option<ProviderError>,
+    tool: Option<ToolFailure>,
 }
 
 impl NodeError {
@@ -24,12 +26,19 @@ impl NodeError {
         Self {
             message: message.into(),
             provider: None,
+            tool: None,
         }
     }
 
     /// The provider error that caused this failure, when one did.
     pub fn provider_error(&self) -> Option<&ProviderError> {
         self.provider.as_ref()
+    }
+
+    /// The tool failure that caused this failure, when one did (a [`ToolFailure`] returned by
+    /// [`call_tool`](crate::call_tool) and propagated with `?`).
+    pub fn tool_failure(&self) -> Option<&ToolFailure> {
+        self.tool.as_ref()
     }
 }
 
@@ -38,6 +47,22 @@ impl From<ProviderError> for NodeError {
         Self {
             message: format!("provider call failed: {}", error.category()),
             provider: Some(error),
+            tool: None,
+        }
+    }
+}
+
+/// The message names the tool failure's type only: its text is harvested from the tool and stays on the
+/// [`ToolCallFailedEvent`](crate::ToolCallFailedEvent), where observers gate it as payload.
+impl From<ToolFailure> for NodeError {
+    fn from(error: ToolFailure) -> Self {
+        Self {
+            message: format!(
+                "tool call failed: {}",
+                error.error_type.as_deref().unwrap_or("error")
+            ),
+            provider: None,
+            tool: Some(error),
         }
     }
 }
@@ -56,9 +81,11 @@ impl fmt::Display for NodeError {
 
 impl StdError for NodeError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.provider
-            .as_ref()
-            .map(|error| error as &(dyn StdError + 'static))
+        match (&self.provider, &self.tool) {
+            (Some(error), _) => Some(error),
+            (None, Some(error)) => Some(error),
+            (None, None) => None,
+        }
     }
 }
 
@@ -72,6 +99,9 @@ pub enum InvocationError {
     /// The caller's invocation id is empty or not URL-safe; rejected before any work began.
     #[error("the invocation id must be a non-empty URL-safe string (letters, digits, `-`, `.`, `_`, `~`)")]
     InvalidInvocationId,
+    /// The caller's session id is empty; rejected before any work began.
+    #[error("the session id must be a non-empty string")]
+    InvalidSessionId,
     /// A node raised; the node's error (and through it any provider error) is the source.
     #[error("node {node:?} failed")]
     Node {
@@ -118,7 +148,7 @@ impl InvocationError {
     /// The graph-engine §4 category; `None` for a rejection at the API boundary.
     pub fn category(&self) -> Option<GraphErrorCategory> {
         match self {
-            Self::InvalidMetadata(_) | Self::InvalidInvocationId => None,
+            Self::InvalidMetadata(_) | Self::InvalidInvocationId | Self::InvalidSessionId => None,
             Self::Node { .. } => Some(GraphErrorCategory::NodeException),
             Self::BadUpdate { .. } => Some(GraphErrorCategory::StateValidationError),
             Self::Edge { .. } => Some(GraphErrorCategory::EdgeException),
@@ -129,7 +159,7 @@ impl InvocationError {
     /// The state at the point of failure; `None` for a rejection at the API boundary.
     pub fn state(&self) -> Option<&Value> {
         match self {
-            Self::InvalidMetadata(_) | Self::InvalidInvocationId => None,
+            Self::InvalidMetadata(_) | Self::InvalidInvocationId | Self::InvalidSessionId => None,
             Self::Node { state, .. }
             | Self::BadUpdate { state, .. }
             | Self::Edge { state, .. }
@@ -140,7 +170,7 @@ impl InvocationError {
     /// The node that failed (or whose edge did); `None` for a rejection at the API boundary.
     pub fn node(&self) -> Option<&str> {
         match self {
-            Self::InvalidMetadata(_) | Self::InvalidInvocationId => None,
+            Self::InvalidMetadata(_) | Self::InvalidInvocationId | Self::InvalidSessionId => None,
             Self::Node { node, .. }
             | Self::BadUpdate { node, .. }
             | Self::Edge { node, .. }

@@ -64,6 +64,11 @@ pub struct InvokeOptions {
     pub metadata: Map<String, Value>,
     /// A human-readable label for the invocation (observability §8.6: the Langfuse trace name).
     pub label: Option<String>,
+    /// The session the invocation belongs to (the sessions capability's `session_id`): present on every event of
+    /// the invocation, so observers stamp it on every span (`openarmature.session_id`, observability §5.6) and
+    /// group traces by it (Langfuse `trace.sessionId`, §8.4.1). `None` leaves the invocation unbound. Many
+    /// invocations may share one; oa keeps no session store.
+    pub session_id: Option<String>,
 }
 
 /// How one node's run ended: its update merged and its edge resolved, or the failure that stopped it.
@@ -92,8 +97,8 @@ impl Graph {
     ///
     /// # Errors
     ///
-    /// [`InvocationError`]: a rejected invocation id or metadata (before any event), or a node, edge or routing
-    /// failure (after its completed event and the invocation's).
+    /// [`InvocationError`]: a rejected invocation id, session id or metadata (before any event), or a node, edge
+    /// or routing failure (after its completed event and the invocation's).
     pub async fn invoke(
         &self,
         bus: &EventBus,
@@ -101,6 +106,9 @@ impl Graph {
         options: InvokeOptions,
     ) -> Result<Value, InvocationError> {
         validate_metadata(&options.metadata).map_err(InvocationError::InvalidMetadata)?;
+        if options.session_id.as_deref() == Some("") {
+            return Err(InvocationError::InvalidSessionId);
+        }
         let invocation_id = match options.invocation_id {
             Some(id) if is_url_safe(&id) => id,
             Some(_) => return Err(InvocationError::InvalidInvocationId),
@@ -111,6 +119,7 @@ impl Graph {
         let started = InvocationEvent {
             invocation_id: invocation_id.clone(),
             correlation_id: Some(correlation_id.clone()),
+            session_id: options.session_id.clone(),
             entry_node: self.entry_node().to_owned(),
             label: options.label,
             metadata: options.metadata.clone(),
@@ -124,6 +133,7 @@ impl Graph {
         let scope = Scope {
             invocation_id,
             correlation_id: Some(correlation_id),
+            session_id: options.session_id,
             node_name: String::new(),
             namespace: Vec::new(),
             attempt_index: 0,

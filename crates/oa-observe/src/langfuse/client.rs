@@ -6,6 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
 
+use super::isolation::ProviderBinding;
 use super::model::{ObservationRecord, TraceRecord};
 
 /// What a flush delivered.
@@ -49,6 +50,41 @@ pub enum LangfuseError {
     /// Events are still queued after the flush gave up on them; they are retried on the next flush.
     #[error("{0} Langfuse events are still queued")]
     Pending(usize),
+    /// Observability §6 (0116): the client oa built emits through a tracer provider oa did not isolate, and a
+    /// payload channel is live, so payloads would reach a provider shared with the application. Raised at
+    /// construction, before anything is emitted; `accept_shared_provider` is the one opt-out.
+    #[error(
+        "langfuse_provider_isolation_unavailable: the Langfuse client emits through a tracer provider shared with \
+         the application while a payload channel is live; build the client on the isolated provider, turn the \
+         payload off, or accept the shared provider explicitly"
+    )]
+    ProviderIsolationUnavailable,
+}
+
+impl LangfuseError {
+    /// The error's category: §6's `langfuse_provider_isolation_unavailable` for
+    /// [`ProviderIsolationUnavailable`](LangfuseError::ProviderIsolationUnavailable), oa's own snake_case names for
+    /// the rest.
+    ///
+    /// ```
+    /// use oa_observe::LangfuseError;
+    ///
+    /// assert_eq!(
+    ///     LangfuseError::ProviderIsolationUnavailable.category(),
+    ///     "langfuse_provider_isolation_unavailable"
+    /// );
+    /// ```
+    pub fn category(&self) -> &'static str {
+        match self {
+            Self::MissingCredential(_) => "langfuse_credential_missing",
+            Self::InvalidHost(_) => "langfuse_host_invalid",
+            Self::Build => "langfuse_client_build_failed",
+            Self::Transport(_) => "langfuse_transport_failed",
+            Self::Status { .. } => "langfuse_status",
+            Self::Pending(_) => "langfuse_pending",
+            Self::ProviderIsolationUnavailable => "langfuse_provider_isolation_unavailable",
+        }
+    }
 }
 
 /// Receives the mapping's records. Recording never blocks on the network: an implementation queues (bounded) and
@@ -60,6 +96,12 @@ pub trait LangfuseClient: Send + Sync + fmt::Debug {
 
     /// Records a finished observation.
     fn record_observation(&self, observation: &ObservationRecord);
+
+    /// Which OpenTelemetry provider the client emits its observations through (observability §6). The default,
+    /// [`ProviderBinding::Unknown`], makes an observer that built the client close every payload channel.
+    fn binding(&self) -> ProviderBinding {
+        ProviderBinding::Unknown
+    }
 
     /// Whether enough is queued that the observer should flush now rather than at the invocation's end.
     fn wants_flush(&self) -> bool {
@@ -126,6 +168,11 @@ impl LangfuseClient for LangfuseRecorder {
 
     fn record_observation(&self, observation: &ObservationRecord) {
         self.lock().observations.push(observation.clone());
+    }
+
+    /// In memory: no provider.
+    fn binding(&self) -> ProviderBinding {
+        ProviderBinding::NoProvider
     }
 }
 

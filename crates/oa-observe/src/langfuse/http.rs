@@ -17,6 +17,7 @@ use reqwest::{StatusCode, Url};
 use serde_json::{Value, json};
 
 use super::client::{FlushReport, LangfuseClient, LangfuseError};
+use super::isolation::ProviderBinding;
 use super::model::{ObservationRecord, TraceRecord};
 use super::time::rfc3339;
 
@@ -88,6 +89,18 @@ impl LangfuseCredentials {
         };
         let host = read(HOST_ENV).unwrap_or_else(|_| DEFAULT_HOST.to_owned());
         Ok(Self::new(read(PUBLIC_KEY_ENV)?, read(SECRET_KEY_ENV)?, host))
+    }
+
+    /// 0114: a blank key is refused where a client is built from the credentials, never filled in from the
+    /// environment behind the caller's back.
+    pub(crate) fn check(&self) -> Result<(), LangfuseError> {
+        if self.public_key.trim().is_empty() {
+            return Err(LangfuseError::MissingCredential("public_key"));
+        }
+        if self.secret_key.trim().is_empty() {
+            return Err(LangfuseError::MissingCredential("secret_key"));
+        }
+        Ok(())
     }
 
     /// The host (base URL).
@@ -169,9 +182,11 @@ impl HttpLangfuseClient {
     ///
     /// # Errors
     ///
-    /// [`LangfuseError::InvalidHost`] for a host that is not an http(s) URL, or carries a user, password, query or
-    /// fragment; [`LangfuseError::Build`] when the HTTP client cannot be built.
+    /// [`LangfuseError::MissingCredential`] for a blank key; [`LangfuseError::InvalidHost`] for a host that is not
+    /// an http(s) URL, or carries a user, password, query or fragment; [`LangfuseError::Build`] when the HTTP client
+    /// cannot be built.
     pub fn new(credentials: LangfuseCredentials, limits: HttpLimits) -> Result<Self, LangfuseError> {
+        credentials.check()?;
         let host =
             Url::parse(credentials.host.trim()).map_err(|_| LangfuseError::InvalidHost("not a URL"))?;
         if !matches!(host.scheme(), "http" | "https") {
@@ -376,6 +391,11 @@ async fn read_capped(mut response: reqwest::Response) -> String {
 
 #[async_trait]
 impl LangfuseClient for HttpLangfuseClient {
+    /// It talks to the ingestion API itself: no OpenTelemetry provider sees its records.
+    fn binding(&self) -> ProviderBinding {
+        ProviderBinding::NoProvider
+    }
+
     fn upsert_trace(&self, trace: &TraceRecord) {
         self.enqueue("trace-create", trace.to_json());
     }

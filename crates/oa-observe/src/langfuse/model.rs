@@ -1,5 +1,5 @@
 //! The Langfuse entities this mapping writes (observability §8.2): a trace and its observations (span,
-//! generation, event), as typed records, and their JSON in Langfuse's public ingestion shape (camelCase field
+//! generation, tool, event), as typed records, and their JSON in Langfuse's public ingestion shape (camelCase field
 //! names, absent fields omitted).
 
 use std::time::SystemTime;
@@ -15,16 +15,19 @@ pub enum ObservationType {
     Span,
     /// An LLM call.
     Generation,
+    /// A tool execution (§8.4.6: Langfuse's dedicated `Tool` type, not a Generation with a discriminator).
+    Tool,
     /// A point in time (not used by this mapping yet).
     Event,
 }
 
 impl ObservationType {
-    /// Langfuse's lowercase name (`span`, `generation`, `event`).
+    /// Langfuse's lowercase name (`span`, `generation`, `tool`, `event`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Span => "span",
             Self::Generation => "generation",
+            Self::Tool => "tool",
             Self::Event => "event",
         }
     }
@@ -100,7 +103,7 @@ pub struct TraceRecord {
     pub output: Option<Value>,
     /// The promoted `userId` caller key.
     pub user_id: Option<String>,
-    /// The session the invocation belongs to (never set: oa has no sessions).
+    /// The session a session-bound invocation belongs to (§8.4.1: groups its traces into one Langfuse Session).
     pub session_id: Option<String>,
 }
 
@@ -131,7 +134,7 @@ pub struct ObservationRecord {
     pub parent_observation_id: Option<String>,
     /// Span, generation or event.
     pub kind: ObservationType,
-    /// The node's name, or `openarmature.llm.complete` for a generation.
+    /// The node's name, `openarmature.llm.complete` for a generation, `openarmature.tool.call` for a tool.
     pub name: String,
     /// When it began.
     pub start_time: SystemTime,
@@ -143,9 +146,9 @@ pub struct ObservationRecord {
     pub level: Level,
     /// The error category on ERROR, the reason on WARNING.
     pub status_message: Option<String>,
-    /// A generation's input messages (payload; only when enabled).
+    /// A generation's input messages or a tool's arguments (payload; only when enabled).
     pub input: Option<Value>,
-    /// A generation's output content (payload; only when enabled).
+    /// A generation's output content or a tool's result (payload; only when enabled).
     pub output: Option<Value>,
     /// A generation's model.
     pub model: Option<String>,
@@ -156,7 +159,7 @@ pub struct ObservationRecord {
 }
 
 impl ObservationRecord {
-    /// The body of a `span-create` / `generation-create` / `event-create` ingestion event.
+    /// The body of a `span-create` / `generation-create` / `tool-create` / `event-create` ingestion event.
     pub fn to_json(&self) -> Value {
         let mut body = Map::new();
         body.insert("id".into(), json!(self.id));
@@ -197,6 +200,8 @@ impl ObservationRecord {
         match self.kind {
             ObservationType::Span => "span-create",
             ObservationType::Generation => "generation-create",
+            // Langfuse's ingestion maps `tool-create` to its TOOL observation type.
+            ObservationType::Tool => "tool-create",
             ObservationType::Event => "event-create",
         }
     }

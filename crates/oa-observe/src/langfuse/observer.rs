@@ -1,6 +1,7 @@
 //! The Langfuse observer: renders the event stream as Langfuse traces and observations (observability §8): an
-//! invocation is a trace, a node a span observation, an LLM call one generation under its node's span (one per
-//! `complete()` call, whatever the number of wire attempts; token events are not rendered).
+//! invocation is a trace (its session, when bound, the trace's `sessionId`), a node a span observation, an LLM
+//! call one generation under its node's span (one per `complete()` call, whatever the number of wire attempts;
+//! token events are not rendered), a tool execution one Tool observation under its node's span.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -8,17 +9,18 @@ use std::time::SystemTime;
 
 use async_trait::async_trait;
 use oa_events::{Event, InvocationEvent, MetadataEvent, NodeEvent, Observer, ObserverError, Scope};
-use opentelemetry_sdk::trace::{SdkTracerProvider, TracerProviderBuilder};
 use serde_json::{Value, json};
 
+use super::builder::LangfuseObserverBuilder;
 use super::client::{FlushReport, LangfuseClient, LangfuseError};
 use super::config::LangfuseConfig;
-use super::http::{HttpLangfuseClient, HttpLimits, LangfuseCredentials};
+use super::http::LangfuseCredentials;
 use super::model::{Level, ObservationRecord, ObservationType, TraceRecord};
 use super::render::{
-    CallOutcome, capped, generation, identity, observation_metadata, stub_input, stub_output, trace_id,
-    trace_metadata,
+    CallOutcome, capped, generation, identity, observation_metadata, stub_input, stub_output,
+    tool_observation, trace_id, trace_metadata,
 };
+use crate::tool::ToolOutcome;
 
 /// Renders events as Langfuse traces and observations through a [`LangfuseClient`]. Attach it to an
 /// [`EventBus`](oa_events::EventBus) beside (or instead of) the OTel observer; its configuration is its own
@@ -26,8 +28,12 @@ use super::render::{
 ///
 /// Two ways to get a client (§8.9's ownership modes): hand one in with [`LangfuseObserver::new`] (the caller owns
 /// it and whatever provider it is bound to; the observer never touches it), or give credentials to
-/// [`LangfuseObserver::from_credentials`] (the observer owns an HTTP client that talks to Langfuse's ingestion API
-/// directly and emits nothing through any OpenTelemetry provider, so no other exporter sees its payloads).
+/// [`LangfuseObserver::from_credentials`] (the observer owns an [`HttpLangfuseClient`] that talks to Langfuse's
+/// ingestion API directly and emits nothing through any OpenTelemetry provider, so no other exporter sees its
+/// payloads) or to [`LangfuseObserverBuilder::from_credentials_with`] (a client of the caller's making, built on
+/// an isolated provider; §6's payload-leak rule is checked at construction).
+///
+/// [`HttpLangfuseClient`]: super::HttpLangfuseClient
 ///
 /// ```
 /// use std::sync::Arc;
@@ -60,7 +66,7 @@ pub struct LangfuseObserver {
 
 /// §8.4.1's caller hooks: the trace's input (from the initial state) or output (from the final state); `None`
 /// falls through to the state or the stub.
-type TraceHook = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
+pub(super) type TraceHook = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
 
 /// A trace whose invocation is running, and its open node spans by node name.
 struct OpenTrace {
@@ -80,72 +86,45 @@ impl std::fmt::Debug for LangfuseObserver {
 }
 
 impl LangfuseObserver {
+    /// A builder for the trace hooks and the shared-provider opt-out; the shorthands below cover the plain cases.
+    pub fn builder(config: LangfuseConfig) -> LangfuseObserverBuilder {
+        LangfuseObserverBuilder::new(config)
+    }
+
     /// An observer writing through `client` (§8.9 mode (a): the caller's client, left exactly as given).
     pub fn new(client: Arc<dyn LangfuseClient>, config: LangfuseConfig) -> Self {
-        Self {
-            client,
-            config,
-            trace_input: None,
-            trace_output: None,
-            open: Mutex::new(HashMap::new()),
-            unreported: Mutex::new((FlushReport::default(), None)),
-        }
+        Self::builder(config).client(client)
     }
 
-    /// §8.4.1's `trace_input_from_state`: called once per invocation with the initial state; a `Some` becomes the
-    /// trace's input (capped), whatever `disable_state_payload` says; `None` falls through.
-    pub fn with_trace_input(
-        mut self,
-        hook: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
-    ) -> Self {
-        self.trace_input = Some(Arc::new(hook));
-        self
-    }
-
-    /// §8.4.1's `trace_output_from_state`: the same, with the final state (or the state at the failure).
-    pub fn with_trace_output(
-        mut self,
-        hook: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
-    ) -> Self {
-        self.trace_output = Some(Arc::new(hook));
-        self
-    }
-
-    /// An observer that builds and owns its client from credentials (§8.9 mode (b)): an [`HttpLangfuseClient`]
-    /// with the default limits.
+    /// An observer that builds and owns its client from credentials (§8.9 mode (b)): an
+    /// [`HttpLangfuseClient`](super::HttpLangfuseClient) with the default limits, which emits through no
+    /// OpenTelemetry provider.
     ///
     /// # Errors
     ///
-    /// [`LangfuseError`] when the host is unusable or the HTTP client cannot be built.
+    /// [`LangfuseError`] when a key is blank, the host is unusable or the HTTP client cannot be built.
     pub fn from_credentials(
         credentials: LangfuseCredentials,
         config: LangfuseConfig,
     ) -> Result<Self, LangfuseError> {
-        let client = HttpLangfuseClient::new(credentials, HttpLimits::default())?;
-        Ok(Self::new(Arc::new(client), config))
+        Self::builder(config).from_credentials(credentials)
     }
 
-    /// Mode (b) with a client of the caller's making: `build` receives the credentials and a fresh
-    /// `TracerProviderBuilder` no one else holds, for a client that emits its observations as OpenTelemetry spans
-    /// (as Langfuse's own SDKs do) to add its exporter to. Observability §6 requires that isolated provider when
-    /// this observer emits payloads that an OTel observer withholds; oa gives it one always.
-    ///
-    /// # Errors
-    ///
-    /// Whatever `build` returns.
-    pub fn from_credentials_with<F>(
-        credentials: LangfuseCredentials,
+    /// The observer as a builder assembled it.
+    pub(super) fn assemble(
+        client: Arc<dyn LangfuseClient>,
         config: LangfuseConfig,
-        build: F,
-    ) -> Result<Self, LangfuseError>
-    where
-        F: FnOnce(
-            &LangfuseCredentials,
-            TracerProviderBuilder,
-        ) -> Result<Arc<dyn LangfuseClient>, LangfuseError>,
-    {
-        let client = build(&credentials, SdkTracerProvider::builder())?;
-        Ok(Self::new(client, config))
+        trace_input: Option<TraceHook>,
+        trace_output: Option<TraceHook>,
+    ) -> Self {
+        Self {
+            client,
+            config,
+            trace_input,
+            trace_output,
+            open: Mutex::new(HashMap::new()),
+            unreported: Mutex::new((FlushReport::default(), None)),
+        }
     }
 
     /// Sends what the client has queued (the observer also flushes when an invocation, or a call made outside a
@@ -185,7 +164,8 @@ impl LangfuseObserver {
             metadata,
             input: Some(self.trace_io(self.trace_input.as_ref(), &event.state, stub_input(event))),
             output: None,
-            session_id: None,
+            // §8.4.1: a session-bound invocation's trace joins its Langfuse Session.
+            session_id: event.session_id.clone(),
         };
         self.client.upsert_trace(&trace);
         self.open().insert(
@@ -285,29 +265,39 @@ impl LangfuseObserver {
         if self.config.disable_llm_spans {
             return false;
         }
-        let scope = outcome.scope;
-        let mut standalone = false;
-        let (trace_id, parent) = {
-            let open = self.open();
-            match open.get(&scope.invocation_id) {
-                Some(trace) => (
+        let (ids, standalone) = self.ids_under_node(outcome.scope);
+        let record = generation(outcome, &self.config, ids, SystemTime::now());
+        self.client.record_observation(&record);
+        standalone
+    }
+
+    /// Records a tool execution's Tool observation (§8.4.6; `disable_llm_spans` does not gate it); whether its
+    /// trace is complete (it was not part of an open invocation).
+    fn tool_call(&self, outcome: &ToolOutcome<'_>) -> bool {
+        let (ids, standalone) = self.ids_under_node(outcome.scope);
+        self.client
+            .record_observation(&tool_observation(outcome, &self.config, ids));
+        standalone
+    }
+
+    /// A fresh observation's ids under the calling node's open span in its invocation's trace (none when the node
+    /// span is not open), or in a trace of its own when no invocation is open (then also `true`).
+    fn ids_under_node(&self, scope: &Scope) -> ((String, String, Option<String>), bool) {
+        let open = self.open();
+        match open.get(&scope.invocation_id) {
+            Some(trace) => (
+                (
+                    observation_id(),
                     trace.trace.id.clone(),
                     trace.spans.get(&scope.node_name).map(|span| span.id.clone()),
                 ),
-                None => {
-                    standalone = true;
-                    (self.standalone_trace(scope), None)
-                }
+                false,
+            ),
+            None => {
+                drop(open);
+                ((observation_id(), self.standalone_trace(scope), None), true)
             }
-        };
-        let record = generation(
-            outcome,
-            &self.config,
-            (observation_id(), trace_id, parent),
-            SystemTime::now(),
-        );
-        self.client.record_observation(&record);
-        standalone
+        }
     }
 
     /// A call made outside a graph (through `ObservedProvider`) gets a trace of its own, named for its node.
@@ -329,7 +319,7 @@ impl LangfuseObserver {
             metadata,
             input: None,
             output: None,
-            session_id: None,
+            session_id: scope.session_id.clone(),
         };
         self.client.upsert_trace(&trace);
         id
@@ -427,6 +417,8 @@ impl Observer for LangfuseObserver {
                     )),
                 });
             }
+            Event::ToolCall(event) => ended = self.tool_call(&event.into()),
+            Event::ToolCallFailed(event) => ended = self.tool_call(&event.into()),
             // Per-attempt records stay on the OTel side; token events are not rendered (§8.4.3).
             _ => {}
         }

@@ -1,6 +1,6 @@
 //! The §8.4 field mapping, as pure functions of the events: the trace id derivation, trace and observation
-//! metadata, and a Generation from a call's terminal event (§8.4.3, §8.7, and 0118's gating of a failed
-//! Generation's error message, which proposal 0126 presumes).
+//! metadata, a Generation from a call's terminal event (§8.4.3, §8.7, and 0118's gating of a failed
+//! Generation's error message, which proposal 0126 presumes) and a Tool from a tool execution's (§8.4.6).
 
 use std::time::{Duration, SystemTime};
 
@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use super::config::LangfuseConfig;
 use super::model::{Level, ObservationRecord, ObservationType, Usage};
 use crate::names;
+use crate::tool::ToolOutcome;
 use crate::truncate::truncate;
 
 /// §8.4.1: a UUID invocation id's 32-hex form (dashes stripped, lowercase); any other id's first 16 bytes of
@@ -217,6 +218,66 @@ pub(crate) fn generation(
     }
 }
 
+/// §8.4.6: the Tool observation of one tool execution, under `parent` in `trace_id`. The tool's name and call id
+/// are metadata (identifiers, never gated); the arguments and result are its input and output, and a failure's
+/// message its `metadata.error_message` and status message, only when provider payload is on, each capped by
+/// this observer's own cap (§8.7). A failure's `error_type` is never withheld: a Tool failure has no category, so
+/// it is the only failure discriminator, and with payload off the status message stays empty rather than carry
+/// the withheld message (§6's anti-smuggling clause).
+pub(crate) fn tool_observation(
+    outcome: &ToolOutcome<'_>,
+    config: &LangfuseConfig,
+    ids: (String, String, Option<String>),
+) -> ObservationRecord {
+    let (id, trace_id, parent) = ids;
+    let payload = config.provider_payload();
+    let mut metadata = observation_metadata(outcome.scope, None);
+    metadata.insert("openarmature_tool_name".into(), json!(outcome.tool.tool_name));
+    if let Some(call_id) = &outcome.tool.tool_call_id {
+        metadata.insert("openarmature_tool_call_id".into(), json!(call_id));
+    }
+    let (level, status_message, output) = match outcome.result {
+        Ok(result) => (
+            Level::Default,
+            None,
+            payload.then(|| capped(result, config.payload_cap)),
+        ),
+        Err((error_type, message)) => {
+            if let Some(error_type) = error_type {
+                metadata.insert("error_type".into(), json!(error_type));
+            }
+            let message = payload.then(|| truncate(message, config.payload_cap));
+            if let Some(message) = &message {
+                metadata.insert("error_message".into(), json!(message));
+            }
+            (Level::Error, message, None)
+        }
+    };
+    let input = outcome
+        .tool
+        .arguments
+        .as_ref()
+        .filter(|_| payload)
+        .map(|arguments| capped(&Value::Object(arguments.clone()), config.payload_cap));
+    ObservationRecord {
+        id,
+        trace_id,
+        parent_observation_id: parent,
+        kind: ObservationType::Tool,
+        name: names::TOOL_SPAN.to_owned(),
+        start_time: outcome.started_at(),
+        end_time: Some(outcome.at),
+        metadata,
+        level,
+        status_message,
+        input,
+        output,
+        model: None,
+        model_parameters: Map::new(),
+        usage: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +302,7 @@ mod tests {
         let scope = Scope {
             invocation_id: "i".into(),
             correlation_id: None,
+            session_id: None,
             node_name: "ask".into(),
             namespace: vec!["ask".into()],
             attempt_index: 0,

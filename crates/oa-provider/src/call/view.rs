@@ -486,12 +486,19 @@ mod tests {
                 );
             }
         }
-        // In this build (arbitrary_precision on, through oa-schema) a lone numeric token member is a number.
-        assert!(numbers_arrive_as_maps());
-        assert!(serde_json::from_slice::<Skip>(cases[0]).is_ok());
+        // The build decides (serde_json's arbitrary_precision, which features unify): with it, a lone numeric token
+        // member is a number, as a Value parse reads it; without it, an object of one oddly named member, which the
+        // view declines (a Value parse would read the object, and no reading of the reference looks at such names).
+        let value_reads_a_number =
+            serde_json::from_slice::<Value>(cases[0]).is_ok_and(|value| value.is_number());
+        assert_eq!(numbers_arrive_as_maps(), value_reads_a_number);
+        assert_eq!(
+            numbers_arrive_as_maps(),
+            serde_json::from_slice::<Skip>(cases[0]).is_ok()
+        );
         assert_eq!(
             serde_json::from_slice::<Counter>(cases[0]).ok(),
-            Some(Counter(Some(12)))
+            numbers_arrive_as_maps().then_some(Counter(Some(12)))
         );
     }
 

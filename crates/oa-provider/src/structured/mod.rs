@@ -8,6 +8,7 @@ mod augment;
 mod case_only;
 pub(crate) mod coercion;
 mod failure_class;
+pub mod fit;
 pub(crate) mod output;
 mod schema_cache;
 mod tools;

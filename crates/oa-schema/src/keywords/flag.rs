@@ -169,7 +169,8 @@ struct Flag<'s> {
     memo_suspended: u32,
     /// Set once a union has fallen back to a second member: only then can memoizing pay.
     memo_enabled: bool,
-    /// Whether the depth limit was reached anywhere (the run then fails), here or in a subtree handed back.
+    /// Whether the depth limit, or a reference that resolves to nothing, was reached anywhere (here or in a subtree
+    /// handed back): the run then fails, and a collecting caller walks the subtree itself to report where.
     too_deep: bool,
 }
 
@@ -281,7 +282,7 @@ impl Flag<'_> {
             .ev
             .get_or_insert_with(|| Evaluator::new(schema, false));
         let valid = ev.descend(&frame, id, instance, None, "", None);
-        self.too_deep |= ev.too_deep;
+        self.too_deep |= ev.too_deep || ev.unresolved;
         valid
     }
 
@@ -469,6 +470,11 @@ impl Flag<'_> {
     /// Runs one compiled keyword.
     fn run(&mut self, keyword: &Keyword, instance: &Value, depth: u32) -> bool {
         match keyword {
+            // Fails the run, as the depth limit does (see `too_deep`).
+            Keyword::Unresolved { .. } => {
+                self.too_deep = true;
+                false
+            }
             Keyword::Type(types) => types.admits(instance),
             Keyword::Ref(target) | Keyword::DynamicRef { target, .. } => {
                 self.follow(*target, instance, depth)

@@ -165,6 +165,9 @@ pub(crate) enum Keyword {
     UnevaluatedProperties(NodeId),
     /// `unevaluatedItems`.
     UnevaluatedItems(NodeId),
+    /// A `$ref`, `$dynamicRef` or `$recursiveRef` (`keyword`) that resolves to nothing: entry `index` of
+    /// `CompiledSchema::unresolved`. Reaching it fails the run (never a verdict).
+    Unresolved { index: u32, keyword: &'static str },
 }
 
 impl Keyword {
@@ -410,6 +413,7 @@ pub(crate) fn evaluate<'v>(
         Keyword::UnevaluatedItems(unevaluated) => {
             unevaluated::evaluate_items(ev, *unevaluated, node, instance, frame, evaluated)
         }
+        Keyword::Unresolved { index, keyword } => ref_::evaluate_unresolved(ev, (*index, keyword), frame),
     }
 }
 

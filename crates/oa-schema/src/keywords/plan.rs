@@ -450,6 +450,9 @@ const ALL_KINDS: u8 = NULL | BOOLEAN | NUMBER | STRING | ARRAY | OBJECT;
 
 /// A keyword's check and the kinds of instance it can fail on.
 fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: bool) -> (Check, u8) {
+    if let Some(special) = special_check(keyword, index, nodes) {
+        return special;
+    }
     let general = Check::Keyword(index);
     match keyword {
         Keyword::Ref(target) => (Check::Ref(*target), ALL_KINDS),
@@ -492,29 +495,6 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::PrefixItems(_)
         | Keyword::Contains { .. }
         | Keyword::UnevaluatedItems(_) => (general, ARRAY),
-        Keyword::Properties { entries, .. } if let [(name, node)] = &**entries => (
-            Check::Property {
-                name: name.clone(),
-                node: *node,
-            },
-            OBJECT,
-        ),
-        Keyword::Properties { by_name, split, .. }
-            if let Some(names) = NameIndex::new(
-                by_name
-                    .iter()
-                    .enumerate()
-                    .map(|(position, (name, node))| (name.as_ref(), (*node, position < *split))),
-            ) =>
-        {
-            (
-                Check::Properties {
-                    index,
-                    names: Arc::new(names),
-                },
-                OBJECT,
-            )
-        }
         Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
         Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
         Keyword::Required(_)
@@ -532,24 +512,64 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
             None => (Check::Enum(Arc::clone(options)), ALL_KINDS),
         },
         Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
-        Keyword::AnyOf(ids, None) if let Some(value) = nullable_value(ids, nodes) => {
-            (Check::Nullable { value, index }, ALL_KINDS)
-        }
-        Keyword::AnyOf(ids, None) | Keyword::OneOf(ids, None)
-            if let Some(union) =
-                super::flag::unions::ByKind::of(matches!(keyword, Keyword::OneOf(..)), ids, nodes) =>
-        {
-            (Check::UnionByKind(union), ALL_KINDS)
-        }
-        Keyword::AllOf(ids) if let Some(chain) = IfChain::of(index, ids, nodes) => {
-            (Check::IfChain(chain), ALL_KINDS)
-        }
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
+        | Keyword::Unresolved { .. }
         | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
         | Keyword::If { .. } => (general, ALL_KINDS),
+    }
+}
+
+/// The checks of applicators that have a special form for some of their values: one property, properties found by
+/// name, a nullable value, a union split by kind, a chain of `if`/`then` clauses on one property.
+fn special_check(keyword: &Keyword, index: u16, nodes: &[Node]) -> Option<(Check, u8)> {
+    match keyword {
+        Keyword::Properties {
+            entries,
+            by_name,
+            split,
+            ..
+        } => match &**entries {
+            [(name, node)] => Some((
+                Check::Property {
+                    name: name.clone(),
+                    node: *node,
+                },
+                OBJECT,
+            )),
+            _ => NameIndex::new(
+                by_name
+                    .iter()
+                    .enumerate()
+                    .map(|(position, (name, node))| (name.as_ref(), (*node, position < *split))),
+            )
+            .map(|names| {
+                (
+                    Check::Properties {
+                        index,
+                        names: Arc::new(names),
+                    },
+                    OBJECT,
+                )
+            }),
+        },
+        Keyword::AnyOf(ids, None) | Keyword::OneOf(ids, None) => {
+            let is_one_of = matches!(keyword, Keyword::OneOf(..));
+            let nullable = if is_one_of {
+                None
+            } else {
+                nullable_value(ids, nodes)
+            };
+            match nullable {
+                Some(value) => Some((Check::Nullable { value, index }, ALL_KINDS)),
+                None => super::flag::unions::ByKind::of(is_one_of, ids, nodes)
+                    .map(|union| (Check::UnionByKind(union), ALL_KINDS)),
+            }
+        }
+        Keyword::AllOf(ids) => IfChain::of(index, ids, nodes).map(|chain| (Check::IfChain(chain), ALL_KINDS)),
+        _ => None,
     }
 }
 

@@ -1,8 +1,9 @@
 //! `$ref`, `$dynamicRef` and 2019-09's `$recursiveRef`: resolved once at compile time; a dynamic reference searches
-//! the dynamic scope at run time.
+//! the dynamic scope at run time. A reference that resolves to nothing (when deferred) fails every evaluation that
+//! reaches it with its own violation, and the whole run with it, so that no verdict rests on it.
 
 use super::Keyword;
-use crate::compile::NodeCompiler;
+use crate::compile::{NodeCompiler, Target};
 use crate::error::SchemaError;
 use crate::eval::{Evaluator, Frame};
 use crate::evaluated::Evaluated;
@@ -14,7 +15,13 @@ pub(super) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Resul
     let Value::String(reference) = value else {
         return Err(cx.invalid("$ref", "expected a URI reference"));
     };
-    cx.resolve("$ref", reference).map(Keyword::Ref)
+    Ok(match cx.resolve("$ref", reference)? {
+        Target::Node(target) => Keyword::Ref(target),
+        Target::Unresolved(index) => Keyword::Unresolved {
+            index,
+            keyword: "$ref",
+        },
+    })
 }
 
 pub(super) fn compile_dynamic_ref(
@@ -24,7 +31,15 @@ pub(super) fn compile_dynamic_ref(
     let Value::String(reference) = value else {
         return Err(cx.invalid("$dynamicRef", "expected a URI reference"));
     };
-    let target = cx.resolve("$dynamicRef", reference)?;
+    let target = match cx.resolve("$dynamicRef", reference)? {
+        Target::Node(target) => target,
+        Target::Unresolved(index) => {
+            return Ok(Keyword::Unresolved {
+                index,
+                keyword: "$dynamicRef",
+            });
+        }
+    };
     // Only a plain-name fragment whose initial target declares the same $dynamicAnchor makes the reference dynamic;
     // otherwise it behaves exactly as $ref.
     let anchor = reference
@@ -50,7 +65,15 @@ pub(super) fn compile_recursive_ref(
     let Value::String(reference) = value else {
         return Err(cx.invalid("$recursiveRef", "expected a URI reference"));
     };
-    let target = cx.resolve("$recursiveRef", reference)?;
+    let target = match cx.resolve("$recursiveRef", reference)? {
+        Target::Node(target) => target,
+        Target::Unresolved(index) => {
+            return Ok(Keyword::Unresolved {
+                index,
+                keyword: "$recursiveRef",
+            });
+        }
+    };
     let dynamic = reference == "#" && cx.target_declares(target, "$recursiveAnchor", &Value::Bool(true));
     Ok(Keyword::DynamicRef {
         target,
@@ -108,4 +131,15 @@ pub(super) fn dynamic_target(
         }
     }
     chosen
+}
+
+/// A reference that resolves to nothing, reached: the run fails whatever the branch (see
+/// [`Evaluator::reach_unresolved`]).
+pub(super) fn evaluate_unresolved(
+    ev: &mut Evaluator<'_>,
+    (index, keyword): (u32, &'static str),
+    frame: &Frame<'_, '_>,
+) -> bool {
+    ev.reach_unresolved(frame, index, keyword);
+    false
 }

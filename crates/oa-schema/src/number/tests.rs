@@ -192,6 +192,18 @@ fn parse_rejects_non_numbers() {
     assert_eq!(Decimal::parse("120"), Decimal::parse("1.2e2"));
 }
 
+#[test]
+fn the_longest_f64_texts_read_back() {
+    for float in [-2.225_073_858_507_201_4e-308, f64::MIN, -5e-324, f64::MAX] {
+        assert_eq!(
+            Some(decimal_of_f64(float)),
+            Decimal::parse(&format!("{float:e}")),
+            "{float:e}"
+        );
+    }
+    assert_eq!(format!("{:e}", -2.225_073_858_507_201_4e-308).len(), 24);
+}
+
 fn decimal_of_f64(float: f64) -> Decimal {
     Decimal::from_number(&Number::from_f64(float).unwrap())
 }
@@ -200,6 +212,32 @@ proptest! {
     #[test]
     fn comparison_agrees_with_f64(a in -1e30f64..1e30, b in -1e30f64..1e30) {
         prop_assert_eq!(decimal_of_f64(a).cmp(&decimal_of_f64(b)), a.partial_cmp(&b).unwrap());
+    }
+
+    /// A number written with at most 15 significant digits, within `f64`'s normal range, reads as exactly the
+    /// decimal written, with or without `arbitrary_precision`: without it, the correctly rounded `f64`'s shortest
+    /// round-trip decimal is that decimal (15 digits are fewer than an `f64` tells apart).
+    #[test]
+    fn short_decimals_read_as_written(
+        negative: bool,
+        digits in "[1-9][0-9]{0,14}",
+        point in 0usize..16,
+        exponent in -290i32..290,
+    ) {
+        let point = point.min(digits.len());
+        let (int, fraction) = digits.split_at(point);
+        let int = if int.is_empty() { "0" } else { int };
+        let fraction = if fraction.is_empty() { String::new() } else { format!(".{fraction}") };
+        let text = format!("{}{int}{fraction}e{exponent}", if negative { "-" } else { "" });
+        prop_assert_eq!(Some(Decimal::from_number(&number(&text))), Decimal::parse(&text), "{}", text);
+    }
+
+    /// Any finite `f64` reads as its shortest round-trip decimal (written on the stack; the longest, 24 bytes, fits).
+    #[test]
+    fn every_f64_reads_as_its_shortest_decimal(bits: u64) {
+        let float = f64::from_bits(bits);
+        prop_assume!(float.is_finite());
+        prop_assert_eq!(Some(decimal_of_f64(float)), Decimal::parse(&format!("{float:e}")), "{:e}", float);
     }
 
     #[test]
@@ -227,8 +265,8 @@ proptest! {
         prop_assert_eq!(MultipleOf::new(&Number::from(b)).is_multiple(&Number::from(a)), a % b == 0);
     }
 
-    // Without arbitrary_precision serde_json may round `221910e-25` one ulp away, and that f64 is what we compare.
-    #[cfg(feature = "arbitrary_precision")]
+    // Without arbitrary_precision the numbers are the f64s serde_json parsed, correctly rounded (its
+    // `float_roundtrip`), read back as their shortest decimals: at most 11 significant digits here, so exact.
     #[test]
     fn scaled_integers_are_multiples(a in -1_000_000i64..1_000_000, b in 1i64..10_000, scale in 0u32..30) {
         // a*b × 10^-scale is a multiple of b × 10^-scale, exactly, however small the scale makes them.
@@ -261,7 +299,8 @@ fn numbers_equal_fast_paths_agree_with_exact_values() {
         (
             "123456789012345678901234567890",
             "123456789012345678901234567891",
-            false,
+            // Without the digits, both are the same `f64` (the README's "Numbers").
+            !cfg!(feature = "arbitrary_precision"),
         ),
         ("2.50", "2.5", true),
     ] {

@@ -1,5 +1,5 @@
 //! A node's directives as one node body: `update` / `update_pure` (a partial update, `append` reducers
-//! applied), `noop`, `raises`, `calls_llm`, the §3.4 metadata helpers (`augment_metadata`,
+//! applied), `noop`, `raises`, `calls_llm`, `calls_tool`, the §3.4 metadata helpers (`augment_metadata`,
 //! `capture_invocation_metadata_into`) and the §9 queryable-observer reads (`capture_queryable_observer_read_into`,
 //! `then_drop_for_current_invocation`, `then_assert_bucket_absent_into`).
 //!
@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::apply_reducers;
 use super::llm::LlmCall;
+use super::tool::ToolCall;
 use crate::node::Node;
 
 /// The case's `queryable_observers`, by name, for nodes to read.
@@ -102,6 +103,7 @@ pub(super) enum Directive {
     Noop,
     Raise(String),
     CallLlm(Arc<LlmCall>),
+    CallTool(ToolCall),
     Augment(Map<String, Value>),
     CaptureMetadata(String),
     CaptureRead {
@@ -130,6 +132,7 @@ impl Directive {
             "noop" => Self::Noop,
             "raises" => Self::Raise(spec.as_str().unwrap_or("raised by the fixture").to_owned()),
             "calls_llm" => Self::CallLlm(Arc::new(llm()?)),
+            "calls_tool" => Self::CallTool(ToolCall::from_node(spec)?),
             "augment_metadata" => Self::Augment(
                 spec.to_json()
                     .as_object()
@@ -225,6 +228,11 @@ impl Body {
                         record(&mut update, &mut view, key, value);
                     }
                 }
+                Directive::CallTool(call) => {
+                    for (key, value) in call.run().await? {
+                        record(&mut update, &mut view, key, value);
+                    }
+                }
                 Directive::Augment(entries) => set_invocation_metadata(entries.clone())?,
                 Directive::CaptureMetadata(field) => {
                     let snapshot = get_invocation_metadata();
@@ -312,4 +320,26 @@ fn bucket_json(invocation_id: &str, bucket: Vec<(NodePhase, oa_events::NodeEvent
         })
         .collect();
     json!({"invocation_id": invocation_id, "events": events})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observability::support::NODE_DIRECTIVES;
+
+    /// Each directive the support list names is one `Directive::parse` runs, and nothing else is.
+    #[test]
+    fn the_listed_node_directives_are_the_ones_parse_runs() {
+        for name in NODE_DIRECTIVES {
+            let outcome = Directive::parse(name, &Node::Null, || Err("no call here".to_owned()));
+            if let Err(error) = outcome {
+                assert!(!error.contains("node directive"), "{name}: {error}");
+            }
+        }
+        let outcome = Directive::parse("calls_llm_from_wrapper", &Node::Null, || Err(String::new()));
+        assert_eq!(
+            outcome.err().as_deref(),
+            Some("harness_primitive_missing: node directive `calls_llm_from_wrapper`")
+        );
+    }
 }

@@ -4,10 +4,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::raises::{Raising, RaisingProvider};
+use crate::observability::support::CALLS_LLM_KEYS;
 use oa_events::NodeError;
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Reask, Response, RetryConfig,
-    RuntimeConfig, Tool,
+    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, Response,
+    RetryConfig, RuntimeConfig, Tool,
 };
 use serde_json::{Map, Value};
 
@@ -15,35 +17,41 @@ use crate::node::Node;
 
 /// A `calls_llm` node: its provider and request.
 pub(super) struct LlmCall {
-    provider: OpenAiProvider,
+    provider: Box<dyn Provider>,
     request: CompletionRequest,
     stores_response_in: Option<String>,
     responses: Arc<Mutex<Vec<Response>>>,
 }
 
+/// What every `calls_llm` of a case shares: the mock it calls and what the case says about it.
+pub(super) struct CallSite {
+    pub(super) base_url: String,
+    pub(super) capabilities: Capabilities,
+    /// The model a call binds when it names none.
+    pub(super) default_model: String,
+    /// The `provider` block's `gen_ai.system` override.
+    pub(super) system: Option<String>,
+    /// Every response the case's calls returned, in order.
+    pub(super) responses: Arc<Mutex<Vec<Response>>>,
+    /// The tools a call without its own `tools` declares (see `mock::implied_tools`).
+    pub(super) implied_tools: Vec<Tool>,
+    /// The mock's `raises` entries, when it has any.
+    pub(super) raising: Option<Raising>,
+}
+
 impl LlmCall {
-    pub(super) fn from_node(
-        call: &Node,
-        base_url: &str,
-        capabilities: Capabilities,
-        default_model: &str,
-        system: Option<&str>,
-        responses: Arc<Mutex<Vec<Response>>>,
-        implied_tools: &[Tool],
-    ) -> Result<Self, String> {
+    pub(super) fn from_node(call: &Node, site: &CallSite) -> Result<Self, String> {
+        let CallSite {
+            base_url,
+            capabilities,
+            default_model,
+            system,
+            responses,
+            implied_tools,
+            raising,
+        } = site;
         for (key, _) in call.as_map().unwrap_or_default() {
-            if ![
-                "model",
-                "messages",
-                "response_schema",
-                "config",
-                "retry",
-                "stream",
-                "stores_response_in",
-                "tools",
-            ]
-            .contains(&key.as_str())
-            {
+            if !CALLS_LLM_KEYS.contains(&key.as_str()) {
                 return Err(format!("harness_primitive_missing: calls_llm.{key}"));
             }
         }
@@ -59,10 +67,17 @@ impl LlmCall {
         let provider = builder
             .base_url(base_url)
             .no_api_key()
-            .capabilities(capabilities)
+            .capabilities(*capabilities)
             .total_timeout(Duration::from_secs(20))
             .build()
             .map_err(|error| format!("harness: {error}"))?;
+        let provider: Box<dyn Provider> = match raising {
+            Some(raising) => Box::new(RaisingProvider {
+                inner: provider,
+                raising: raising.clone(),
+            }),
+            None => Box::new(provider),
+        };
         let mut messages = Vec::new();
         for message in call.get("messages").and_then(Node::as_seq).unwrap_or_default() {
             let mut message = message.to_json();
@@ -126,12 +141,12 @@ impl LlmCall {
                 .get("stores_response_in")
                 .and_then(Node::as_str)
                 .map(str::to_owned),
-            responses,
+            responses: Arc::clone(responses),
         })
     }
 
     pub(super) async fn run(&self) -> Result<Value, NodeError> {
-        let response = oa_events::complete(&self.provider, self.request.clone()).await?;
+        let response = oa_events::complete(&*self.provider, self.request.clone()).await?;
         if let Ok(mut responses) = self.responses.lock() {
             responses.push(response.clone());
         }

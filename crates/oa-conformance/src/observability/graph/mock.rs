@@ -5,6 +5,7 @@ use oa_provider::{Capabilities, Tool};
 use oa_testkit::Reply;
 use serde_json::Value;
 
+use super::raises::Raised;
 use crate::mock_server;
 use crate::node::Node;
 
@@ -13,10 +14,19 @@ use crate::node::Node;
 const DEFAULT_MODEL: &str = "test-model";
 const DEFAULT_STREAM_MODEL: &str = "gpt-test";
 
-/// `mock_llm` (list or 0126's mapping form) or `mock_llm_stream`, as the mock's replies in wire order.
-pub(super) fn mock_replies(body: &Node) -> Result<(Vec<Reply>, Capabilities), String> {
+/// The mock's replies in wire order, and per reply the error its `raises` entry names (if it is one).
+pub(super) struct MockReplies {
+    pub(super) replies: Vec<Reply>,
+    pub(super) raised: Vec<Option<Raised>>,
+    pub(super) capabilities: Capabilities,
+}
+
+/// `mock_llm` (list or 0126's mapping form, entries with a `body` or a §5.5 `raises`) or `mock_llm_stream`, as
+/// the mock's replies in wire order.
+pub(super) fn mock_replies(body: &Node) -> Result<MockReplies, String> {
     let mut capabilities = Capabilities::default();
     let mut replies = Vec::new();
+    let mut raised = Vec::new();
     if let Some(mock) = body.get("mock_llm") {
         let entries = match mock {
             Node::Seq(entries) => entries.as_slice(),
@@ -36,7 +46,22 @@ pub(super) fn mock_replies(body: &Node) -> Result<(Vec<Reply>, Capabilities), St
             _ => return Err("fixture_schema_invalid: mock_llm".to_owned()),
         };
         for entry in entries {
-            replies.push(mock_server::reply_from_node(entry)?);
+            match entry.get("raises") {
+                Some(raises) => {
+                    let raises = Raised::from_node(raises)?;
+                    let status = entry
+                        .get("status")
+                        .and_then(Node::as_i64)
+                        .and_then(|status| u16::try_from(status).ok())
+                        .ok_or("fixture_schema_invalid: a raises entry needs its status")?;
+                    replies.push(Reply::json(status, raises.body()));
+                    raised.push(Some(raises));
+                }
+                None => {
+                    replies.push(mock_server::reply_from_node(entry)?);
+                    raised.push(None);
+                }
+            }
         }
     }
     for entry in body
@@ -57,6 +82,7 @@ pub(super) fn mock_replies(body: &Node) -> Result<(Vec<Reply>, Capabilities), St
                 .and_then(|chunk| chunk.get("error"))
                 .and_then(|error| error.get("status"))
                 .and_then(Node::as_i64);
+            raised.push(None);
             replies.push(match error_status {
                 Some(status) => Reply::json(
                     u16::try_from(status).map_err(|_| "fixture_schema_invalid: status")?,
@@ -70,7 +96,11 @@ pub(super) fn mock_replies(body: &Node) -> Result<(Vec<Reply>, Capabilities), St
             });
         }
     }
-    Ok((replies, capabilities))
+    Ok(MockReplies {
+        replies,
+        raised,
+        capabilities,
+    })
 }
 
 /// The tools a `calls_llm` without `tools` declares: each tool the case's mocked (non-streamed) responses call, in

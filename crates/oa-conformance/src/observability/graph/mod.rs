@@ -6,6 +6,8 @@ mod directives;
 mod edges;
 mod llm;
 mod mock;
+mod raises;
+mod tool;
 
 use std::sync::{Arc, Mutex};
 
@@ -16,7 +18,8 @@ use serde_json::{Map, Value};
 
 pub(crate) use directives::Queryable;
 use directives::{Body, Directive};
-use llm::LlmCall;
+use llm::{CallSite, LlmCall};
+use raises::Raising;
 
 use crate::mock_server;
 use crate::node::Node;
@@ -30,13 +33,20 @@ pub(crate) struct Built {
     pub(crate) responses: Arc<Mutex<Vec<Response>>>,
     /// The case's queryable observers, which nodes read and the bus feeds.
     pub(crate) queryable: Queryable,
-    _server: Server,
+    _server: Arc<Server>,
 }
 
 pub(crate) async fn build(body: &Node) -> Result<Built, String> {
-    let (replies, capabilities) = mock::mock_replies(body)?;
-    let server = mock_server::start(replies, None)
-        .map_err(|error| format!("harness: cannot start the mock: {error}"))?;
+    let mock = mock::mock_replies(body)?;
+    let capabilities = mock.capabilities;
+    let server = Arc::new(
+        mock_server::start(mock.replies, None)
+            .map_err(|error| format!("harness: cannot start the mock: {error}"))?,
+    );
+    let raising = mock.raised.iter().any(Option::is_some).then(|| Raising {
+        server: Arc::clone(&server),
+        raised: Arc::new(mock.raised),
+    });
     let (initial_state, append_fields) = state(body)?;
     let nodes = body
         .get("nodes")
@@ -46,9 +56,16 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
         .get("entry")
         .and_then(Node::as_str)
         .ok_or("fixture_schema_invalid: no entry")?;
-    let system = mock::provider_system(body)?;
     let responses = Arc::new(Mutex::new(Vec::new()));
-    let implied = mock::implied_tools(body);
+    let site = CallSite {
+        base_url: server.base_url(),
+        capabilities,
+        default_model: mock::default_model(body),
+        system: mock::provider_system(body)?,
+        responses: Arc::clone(&responses),
+        implied_tools: mock::implied_tools(body),
+        raising,
+    };
     let queryable = Queryable::from_case(body)?;
     let mut builder = Graph::builder().entry(entry);
     for (name, node) in nodes {
@@ -64,17 +81,7 @@ pub(crate) async fn build(body: &Node) -> Result<Built, String> {
             .transpose()?;
         let mut steps = Vec::new();
         for (directive, spec) in node.as_map().unwrap_or_default() {
-            let llm = || {
-                LlmCall::from_node(
-                    spec,
-                    &server.base_url(),
-                    capabilities,
-                    &mock::default_model(body),
-                    system.as_deref(),
-                    Arc::clone(&responses),
-                    &implied,
-                )
-            };
+            let llm = || LlmCall::from_node(spec, &site);
             steps.extend(Directive::parse(directive, spec, llm)?);
         }
         if external_span.is_some() && !steps.iter().any(|step| matches!(step, Directive::CallLlm(_))) {

@@ -11,7 +11,7 @@ use crate::node::Node;
 
 impl Context<'_> {
     /// The one recorded Langfuse trace.
-    fn trace(&self) -> Option<&Value> {
+    pub(super) fn trace(&self) -> Option<&Value> {
         match self.run.langfuse.as_deref() {
             Some([trace]) => Some(trace),
             _ => None,
@@ -19,7 +19,7 @@ impl Context<'_> {
     }
 
     /// Every observation of the trace, depth first.
-    fn observations(&self) -> Vec<&Value> {
+    pub(super) fn observations(&self) -> Vec<&Value> {
         fn walk<'v>(level: &'v Value, into: &mut Vec<&'v Value>) {
             for observation in level.as_array().into_iter().flatten() {
                 into.push(observation);
@@ -34,7 +34,7 @@ impl Context<'_> {
     }
 
     /// The trace's one generation.
-    fn generation(&self) -> Option<&Value> {
+    pub(super) fn generation(&self) -> Option<&Value> {
         let generations: Vec<&Value> = self
             .observations()
             .into_iter()
@@ -46,7 +46,7 @@ impl Context<'_> {
         }
     }
 
-    fn caller_metadata(&self) -> serde_json::Map<String, Value> {
+    pub(super) fn caller_metadata(&self) -> serde_json::Map<String, Value> {
         self.body
             .get("caller_metadata")
             .map(Node::to_json)
@@ -105,6 +105,16 @@ impl Context<'_> {
 
     fn content_tokens(&self) -> String {
         self.token_text()
+    }
+
+    /// Whether the case's Langfuse observer emits provider payload (`langfuse_observer.disable_provider_payload`,
+    /// default true: withheld).
+    pub(super) fn langfuse_payload_on(&self) -> bool {
+        self.body
+            .get("langfuse_observer")
+            .and_then(|block| block.get("disable_provider_payload"))
+            .and_then(Node::as_bool)
+            == Some(false)
     }
 }
 
@@ -273,7 +283,7 @@ pub(super) fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                 .partition(|s| s.name == "openarmature.invocation");
             !inner.is_empty() && roots.iter().all(carries) && !inner.iter().any(carries)
         }
-        // 084: the user promotion (sessions aside).
+        // 084: the user promotion.
         "trace_session_id_unset" => trace.is_some_and(|t| t["sessionId"].is_null()),
         "trace_user_id_unset" => {
             trace.is_some_and(|t| t["userId"].is_null() && t["metadata"].get("userId").is_none())
@@ -314,6 +324,64 @@ pub(super) fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
                 _ => false,
             }
         }
+        // 123, 159 (0118): a failed generation's error message is payload, withheld with the output when the flag is
+        // on; its error type and category are classifications, kept under either posture. Each needs a non-empty
+        // message on the typed event, so none holds vacuously.
+        "error_message_withheld_with_output_under_payload_disabled" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                !c.langfuse_payload_on()
+                    && g["output"].is_null()
+                    && g["metadata"].get("error_message").is_none()
+                    && non_empty(&event["error_message"])
+                    && non_empty(&event["output_content"])
+            }
+            _ => false,
+        },
+        // 098 as well: the failed observation is a Generation or a Tool, with its typed failure event.
+        "error_message_gated_by_provider_payload_flag" => match c.failed_pair() {
+            Some((g, event)) => {
+                non_empty(&event["error_message"])
+                    && g["metadata"].get("error_message").is_some() == c.langfuse_payload_on()
+            }
+            None => false,
+        },
+        "error_category_retained_when_message_omitted" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                g["metadata"].get("error_message").is_none()
+                    && g["level"] == "ERROR"
+                    && non_empty(&g["statusMessage"])
+                    && g["statusMessage"] == event["error_category"]
+                    && non_empty(&g["metadata"]["error_type"])
+            }
+            _ => false,
+        },
+        "error_type_and_message_in_metadata" => match c.failed_pair() {
+            Some((g, event)) => {
+                non_empty(&g["metadata"]["error_type"])
+                    && g["metadata"]["error_type"] == event["error_type"]
+                    && non_empty(&g["metadata"]["error_message"])
+                    && g["metadata"]["error_message"] == event["error_message"]
+            }
+            None => false,
+        },
+        "no_output_even_with_payload_flag_off" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                c.langfuse_payload_on()
+                    && g["output"].is_null()
+                    && event["output_content"].is_null()
+                    && g["input"].is_array()
+            }
+            _ => false,
+        },
+        "error_level_and_status_message_unchanged_by_payload_flag" => match (generation, failed.first()) {
+            (Some(g), Some(event)) => {
+                c.langfuse_payload_on()
+                    && g["level"] == "ERROR"
+                    && non_empty(&g["statusMessage"])
+                    && g["statusMessage"] == event["error_category"]
+            }
+            _ => false,
+        },
         // 148: an unreported counter is omitted, the sound ones kept.
         "generation_usage_input_omitted_when_prompt_tokens_null" => match (generation, completed.first()) {
             (Some(g), Some(event)) => {

@@ -10,6 +10,8 @@ use super::capture::Run;
 use crate::node::Node;
 
 mod graph;
+mod session;
+mod tool;
 
 /// What an invariant may look at.
 pub(crate) struct Context<'a> {
@@ -79,6 +81,14 @@ impl Context<'_> {
         }
     }
 
+    /// The tool failure behind the invocation's error, when an instrumented tool's error ended it.
+    fn raised_tool_failure(&self) -> Option<&oa_events::ToolFailure> {
+        match self.error? {
+            InvocationError::Node { source, .. } => source.tool_failure(),
+            _ => None,
+        }
+    }
+
     fn token_text(&self) -> String {
         self.token_text_of("content")
     }
@@ -117,7 +127,7 @@ pub(crate) fn check(invariants: &Node, context: &Context<'_>) -> Result<(), Stri
         let holds = if value.as_bool() == Some(true) {
             holds(name, context)
         } else {
-            graph::holds_valued(name, value, context)
+            graph::holds_valued(name, value, context).or_else(|| session::holds_valued(name, value, context))
         }
         .ok_or_else(|| {
             format!(
@@ -147,12 +157,24 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
         "zero_llm_completion_events_on_failed_call"
         | "zero_llm_completion_events_per_failed_call"
         | "zero_llm_completion_events_on_failed_stream" => completions.is_empty() && !failures.is_empty(),
-        "exception_propagates_alongside_typed_event"
-        | "exception_propagates_out_of_complete"
-        | "error_category_matches_raised_exception_category" => match c.raised_category() {
-            Some(category) => failures.iter().any(|e| e["error_category"] == category),
-            None => false,
-        },
+        "exception_propagates_out_of_complete" | "error_category_matches_raised_exception_category" => {
+            match c.raised_category() {
+                Some(category) => failures.iter().any(|e| e["error_category"] == category),
+                None => false,
+            }
+        }
+        // The typed failure event was dispatched and the error still ended the invocation: a provider error of the
+        // event's category, or (093) the tool failure the event reports, as the node's cause.
+        "exception_propagates_alongside_typed_event" => {
+            match (c.raised_category(), c.raised_tool_failure()) {
+                (Some(category), _) => failures.iter().any(|e| e["error_category"] == category),
+                (None, Some(tool)) => c.of_type("ToolCallFailedEvent").iter().any(|e| {
+                    e["error_type"].as_str() == tool.error_type.as_deref()
+                        && e["error_message"] == tool.message.as_str()
+                }),
+                (None, None) => false,
+            }
+        }
         "event_typed_fields_match_provider_response" => {
             let mocked = first_mock_body(c.body);
             completions.len() == 1
@@ -705,7 +727,11 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
             reasoning_recognized(c, &tokens, this_field)
                 && counterpart_tokens == Some(token_projection(c.run.events.values().next()))
         }
-        _ => return graph::holds(name, c),
+        _ => {
+            return graph::holds(name, c)
+                .or_else(|| tool::holds(name, c))
+                .or_else(|| session::holds(name, c));
+        }
     })
 }
 
@@ -808,8 +834,12 @@ const TOOL_CALL_NAMES: &str = "openarmature.llm.output.tool_calls.names";
 const TOOL_CALL_IDS: &str = "openarmature.llm.output.tool_calls.ids";
 
 /// The case's effective `disable_provider_payload` (default `true`, §5.5.4).
+/// Whether the case's OTel observer withholds payload: its `otel_observer:` block's flag first, else the bare
+/// case-level key (the executor reads them in that order), default true.
 fn payload_disabled(body: &Node) -> bool {
-    body.get("disable_provider_payload")
+    body.get("otel_observer")
+        .and_then(|block| block.get("disable_provider_payload"))
+        .or_else(|| body.get("disable_provider_payload"))
         .and_then(Node::as_bool)
         .unwrap_or(true)
 }
