@@ -17,6 +17,12 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         eprintln!("oa validate: standard input (`-`) can stand for only one of SCHEMA, INSTANCE and --batch");
         return Exit::Usage;
     }
+    if args.jobs.is_some() && args.batch.is_none() {
+        eprintln!(
+            "oa validate: --jobs spreads the lines of a --batch file over threads; without --batch it does nothing"
+        );
+        return Exit::Usage;
+    }
     if (args.discriminate || args.max_violations.is_some())
         && matches!(args.output(), Output::Basic | Output::Flag)
     {
@@ -32,6 +38,9 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    if !args.no_warn {
+        crate::hints::warn_misspellings("oa validate", source.document(), args.schema_flags.draft);
+    }
     let validator = match source.compile(args.format_assertion) {
         Ok(validator) => validator,
         Err(message) => {
@@ -173,6 +182,9 @@ impl Outcome {
             && violations.omitted() > 0
         {
             object["omitted"] = json!(violations.omitted());
+            if violations.omitted_alternatives() > 0 {
+                object["omitted_alternatives"] = json!(violations.omitted_alternatives());
+            }
         }
         object
     }
@@ -229,6 +241,12 @@ fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> E
             return Exit::Usage;
         }
     };
+    if totals.partial {
+        eprintln!(
+            "oa validate: stopped after {} lines because the output closed",
+            totals.n_lines()
+        );
+    }
     eprintln!("{}", totals.summary());
     if totals.n_no_verdict > 0 {
         eprintln!(
@@ -238,6 +256,7 @@ fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> E
         );
         Exit::Usage
     } else if totals.n_invalid == 0 && totals.n_unreadable == 0 {
+        // The verdict of what was judged: a closed output never turns an invalid line into exit 0.
         Exit::Ok
     } else {
         Exit::Finding

@@ -43,6 +43,8 @@ pub(crate) struct SchemaSource {
     /// The options that find what it refers to: base URI, retriever, `--resource` files, `--draft`, deferred
     /// unresolved references.
     options: ValidatorOptions,
+    /// The draft it is read as when it declares no `$schema` (`--draft`).
+    draft: Draft,
 }
 
 impl SchemaSource {
@@ -60,7 +62,7 @@ impl SchemaSource {
             let canonical = std::fs::canonicalize(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
             (read_file(path)?, Some(canonical))
         };
-        let document: Value = serde_json::from_str(&text)
+        let document: Value = oa_schema::parse_json(&text)
             .map_err(|e| format!("{shown}: the schema is not well-formed JSON: {e}"))?;
         let mut options = Validator::options()
             .default_draft(flags.draft)
@@ -80,6 +82,7 @@ impl SchemaSource {
             document,
             shown,
             options,
+            draft: flags.draft,
         })
     }
 
@@ -98,12 +101,16 @@ impl SchemaSource {
     /// Compiles the schema with [`options`](Self::options) and `format_assertion`.
     ///
     /// # Errors
-    /// A message naming the schema and what is wrong with it.
+    /// A message naming the schema and what is wrong with it, and the `--draft` that reads it when it declares no
+    /// `$schema` and is valid as another draft.
     pub(crate) fn compile(&self, format_assertion: bool) -> Result<Validator, String> {
         self.options()
             .format_assertion(format_assertion)
             .build(self.document())
-            .map_err(|e| format!("{}: invalid schema: {e}", self.shown()))
+            .map_err(|e| {
+                let hint = crate::hints::draft_hint(self.document(), self.draft).unwrap_or_default();
+                format!("{}: invalid schema: {e}{hint}", self.shown())
+            })
     }
 
     /// Where the schema was read from, as the user wrote it.
