@@ -32,6 +32,12 @@ const PRECHECK_MIN_LEN: usize = 5;
 /// more than re-evaluating; above it, a union fanning out into the same children would grow exponentially.
 pub(crate) const MEMO_AFTER_HOPS: u32 = 4096;
 
+/// Reference hops a run makes before memoizing them without a union that fell back: the same node reaches the same
+/// value twice through `allOf`, `not`, `items` beside `contains`, ..., and a schema recursing through two of them per
+/// level of the instance is exponential in its depth unless something remembers. Late, so that long runs over large
+/// instances (about two hops per value) hash nothing until they have made this many.
+const MEMO_AFTER_HOPS_UNGATED: u32 = 1 << 20;
+
 /// One step into the instance.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Step<'v> {
@@ -361,8 +367,8 @@ impl<'s> Evaluator<'s> {
         want: Option<&mut Evaluated<'v>>,
     ) -> bool {
         self.ref_hops = self.ref_hops.saturating_add(1);
-        let memoizable = self.memo_enabled
-            && self.ref_hops > MEMO_AFTER_HOPS
+        let memoizable = ((self.memo_enabled && self.ref_hops > MEMO_AFTER_HOPS)
+            || self.ref_hops > MEMO_AFTER_HOPS_UNGATED)
             && self.annotations.is_none()
             && want.is_none()
             && self.memo_suspended == 0

@@ -18,6 +18,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+/// How many times longer than a run whose union fell back a run without one waits before memoizing its reference
+/// hops (see [`Flag::follow`]).
+const UNGATED_MEMO_FACTOR: u32 = 16;
+
 mod budget;
 mod objects;
 pub(super) mod unions;
@@ -167,7 +171,7 @@ struct Flag<'s> {
     memo_after: u32,
     /// Non-zero while evaluating property names, whose values are temporary and must not be memoized.
     memo_suspended: u32,
-    /// Set once a union has fallen back to a second member: only then can memoizing pay.
+    /// Set once a union has fallen back to a second member: memoizing pays soonest then (see [`Flag::follow`]).
     memo_enabled: bool,
     /// Whether the depth limit, or a reference that resolves to nothing, was reached anywhere (here or in a subtree
     /// handed back): the run then fails, and a collecting caller walks the subtree itself to report where.
@@ -303,7 +307,16 @@ impl Flag<'_> {
             return false;
         }
         self.ref_hops = self.ref_hops.saturating_add(1);
-        if self.memo_enabled && self.ref_hops > self.memo_after && self.memo_suspended == 0 {
+        // Without a union the memo waits sixteen times longer: the same node reaches the same value twice through
+        // `allOf`, `not`, `items` beside `contains`, `if` beside `then`..., and a schema recursing through two of
+        // them per level of the instance is exponential in its depth (2^30 walks for 30 nested arrays) unless
+        // something remembers.
+        let after = if self.memo_enabled {
+            self.memo_after
+        } else {
+            self.memo_after.saturating_mul(UNGATED_MEMO_FACTOR)
+        };
+        if self.ref_hops > after && self.memo_suspended == 0 {
             return self.follow_memoized(id, instance, depth);
         }
         self.child(id, instance, depth)
@@ -858,6 +871,43 @@ mod tests {
                 }),
             ]
         })
+    }
+
+    /// A schema that applies one recursive node twice to each level of the instance, without a union (`allOf` of
+    /// two, `items` beside `contains`), is exponential in the instance's depth unless reference hops are memoized:
+    /// 2^100 walks for 100 nested arrays. Both evaluators, valid and invalid instances, must finish (before the memo
+    /// was ungated these ran for hours).
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "a million reference hops before the memo starts: hours under Miri"
+    )]
+    fn recursing_twice_per_level_without_a_union_stays_polynomial() {
+        let schemas = [
+            json!({
+                "$defs": { "d": { "type": "array", "allOf": [
+                    { "items": { "$ref": "#/$defs/d" } }, { "items": { "$ref": "#/$defs/d" } }
+                ] } },
+                "$ref": "#/$defs/d"
+            }),
+            json!({
+                "$defs": { "d": { "items": { "$ref": "#/$defs/d" }, "contains": { "$ref": "#/$defs/d" } } },
+                "$ref": "#/$defs/d"
+            }),
+        ];
+        let nested = |inner: Value| (0..100).fold(inner, |value, _| json!([value]));
+        for schema in schemas {
+            let validator = Validator::new(&schema).unwrap();
+            let compiled = validator.compiled();
+            for (instance, valid) in [(nested(json!([])), true), (nested(json!(["x"])), false)] {
+                let verdict = super::is_valid(compiled, &instance);
+                assert_eq!(Evaluator::new(compiled, true).run(&instance), verdict, "{schema}");
+                assert_eq!(validator.validate(&instance).is_ok(), verdict, "{schema}");
+                if schema["$defs"]["d"]["type"] == "array" {
+                    assert_eq!(verdict, valid, "{schema}");
+                }
+            }
+        }
     }
 
     /// A schema whose recursion never consumes the instance reaches the depth limit on every path; where the
