@@ -86,8 +86,14 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         .and_then(oa_provider::openai::strict_mode_obstacle);
     let request = request.with_hook(hook.clone());
     let outcome = runtime.block_on(async {
+        // Metrics on; payload attributes stay off (the default), so prompts and answers never leave through
+        // telemetry unless an application asks for it.
         let mut observers: Vec<Arc<dyn Observer>> = match &telemetry {
-            Some(telemetry) => vec![Arc::new(telemetry.observer(observer_config()))],
+            Some(telemetry) => vec![Arc::new(
+                telemetry
+                    .observer(ObserverConfig::default())
+                    .enable_metrics(telemetry.meter_provider()),
+            )],
             None => Vec::new(),
         };
         if let Some(langfuse) = &langfuse {
@@ -132,15 +138,6 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         }
     }
     if ok { Exit::Ok } else { Exit::Finding }
-}
-
-/// Metrics on; payload attributes stay off (the default), so prompts and answers never leave through telemetry
-/// unless an application asks for it.
-fn observer_config() -> ObserverConfig {
-    ObserverConfig::builder()
-        .enable_metrics(true)
-        .build()
-        .unwrap_or_default()
 }
 
 /// With `--langfuse`, an observer owning an HTTP client built from Langfuse's standard variables (§8.9 mode (b));

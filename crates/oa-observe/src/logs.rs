@@ -1,6 +1,10 @@
-//! The bridge from the `tracing` facade into OpenTelemetry logs (observability §7): every event under the
-//! `openarmature` target, the schema_not_honored diagnostic among them, becomes a log record with its fields as
-//! attributes plus the §7 correlation fields read from the ambient call context.
+//! OpenTelemetry log records (observability §7), by two routes that never carry the same record: the provider's
+//! typed diagnostics (schema_not_honored) from the attempt records, through the [`OtelObserver`]
+//! ([`emit_diagnostic`]); and every other event under the `openarmature` target of the `tracing` facade (the
+//! Langfuse §6 isolation records, isolated observer errors) through [`LogBridge`], with its fields as attributes
+//! plus the §7 correlation fields read from the ambient call context.
+//!
+//! [`OtelObserver`]: crate::OtelObserver
 
 use std::borrow::Cow;
 use std::time::SystemTime;
@@ -24,10 +28,12 @@ const DIAGNOSTIC_NAMESPACE: &str = "openarmature.";
 /// logger provider (never the global one). Install it in the application's subscriber, e.g.
 /// `tracing_subscriber::registry().with(LogBridge::new(&logger_provider))`.
 ///
-/// Only events whose target is `openarmature` are bridged; the rest of the application's logging is its own. A
-/// record for a condition the spec defines (an event named `openarmature.*`, e.g.
-/// `openarmature.structured_output.schema_not_honored`, `openarmature.langfuse.payload_suppressed`) carries that name
-/// in the LogRecord's `event_name` (§7, 0121); other records carry none.
+/// Only events whose target is `openarmature` are bridged; the rest of the application's logging is its own. The
+/// provider's diagnostics are not bridged either: they travel typed on the attempt records and reach the logs
+/// through [`OtelObserver::with_logger_provider`](crate::OtelObserver::with_logger_provider), so a diagnostic is one
+/// record whichever routes are installed. A record for a condition the spec defines (an event named
+/// `openarmature.*`, e.g. `openarmature.langfuse.payload_suppressed`) carries that name in the LogRecord's
+/// `event_name` (§7, 0121); other records carry none.
 /// Correlation: `openarmature.correlation_id`, `openarmature.invocation_id`, `openarmature.session_id` (of a
 /// session-bound invocation) and `openarmature.user.<key>` come from the ambient [`CallContext`] of the task that
 /// emitted the event, when there is one.
@@ -53,7 +59,9 @@ impl LogBridge {
 impl<S: tracing::Subscriber> Layer<S> for LogBridge {
     fn on_event(&self, event: &tracing::Event<'_>, _context: Context<'_, S>) {
         let metadata = event.metadata();
-        if metadata.target() != oa_provider::DIAGNOSTIC_TARGET {
+        // The provider's diagnostics are the observer's to log, from their typed records.
+        if metadata.target() != oa_provider::DIAGNOSTIC_TARGET || Diagnostic::named(metadata.name()).is_some()
+        {
             return;
         }
         let mut record = self.logger.create_log_record();
@@ -77,7 +85,7 @@ impl<S: tracing::Subscriber> Layer<S> for LogBridge {
 }
 
 /// Emits the log record of a typed diagnostic the provider raised about `attempt` (the [`OtelObserver`]'s route,
-/// which needs no `tracing` subscriber): the diagnostic's name, severity and message, the attempt's identity
+/// the only one for these, which needs no `tracing` subscriber): the diagnostic's name, severity and message, the attempt's identity
 /// (provider, model, call id, attempt index), its enforcement marker, and the §7 correlation fields of its scope.
 ///
 /// [`OtelObserver`]: crate::OtelObserver
@@ -196,6 +204,12 @@ mod tests {
             tracing::warn!(name: "openarmature.langfuse.payload_suppressed", target: "openarmature", "suppressed");
             tracing::warn!(target: "openarmature", "observer error isolated");
             tracing::warn!(name: "openarmature.elsewhere", target: "somebody_else", "not ours");
+            // The provider's diagnostic: logged by the observer from its typed record, never a second time here.
+            tracing::warn!(
+                name: "openarmature.structured_output.schema_not_honored",
+                target: "openarmature",
+                "structured output schema not honored"
+            );
         });
         let logs = telemetry.logs().unwrap();
         let names: Vec<Option<&str>> = logs.iter().map(|record| record.event_name()).collect();

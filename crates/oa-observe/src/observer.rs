@@ -70,30 +70,40 @@ impl OpenSpans {
 }
 
 impl OtelObserver {
-    /// An observer writing spans through `tracer_provider` (the application's, never the global one) and, when
-    /// `config` enables metrics and a `meter_provider` is given, metrics through it.
-    pub fn new(
-        tracer_provider: &SdkTracerProvider,
-        meter_provider: Option<&SdkMeterProvider>,
-        config: ObserverConfig,
-    ) -> Self {
-        let metrics = match (config.enable_metrics, meter_provider) {
-            (true, Some(meter_provider)) => Some(Metrics::new(meter_provider)),
-            _ => None,
-        };
+    /// An observer writing spans through `tracer_provider` (the application's, never the global one); no metrics
+    /// ([`enable_metrics`](Self::enable_metrics)) and no log records
+    /// ([`with_logger_provider`](Self::with_logger_provider)) until asked.
+    pub fn new(tracer_provider: &SdkTracerProvider, config: ObserverConfig) -> Self {
         Self {
             tracer: tracer_provider.tracer(INSTRUMENTATION_SCOPE),
-            metrics,
+            metrics: None,
             logger: None,
             config,
             open: Mutex::new(OpenSpans::default()),
         }
     }
 
-    /// Also writes the provider's typed diagnostics (e.g. `schema_not_honored`) as log records through
-    /// `logger_provider`, each with the attempt's identity, its schema_mode and schema_version, and the §7
-    /// correlation fields (default: no log records from this observer). Use this or [`LogBridge`](crate::LogBridge),
-    /// not both, or each diagnostic is logged twice.
+    /// Records the §11 metrics through `meter_provider` (observability §11.1's `enable_metrics`, default off: the
+    /// one switch, which names the provider the instruments come from).
+    ///
+    /// ```
+    /// use oa_observe::{ObserverConfig, OtelObserver};
+    /// use opentelemetry_sdk::metrics::SdkMeterProvider;
+    /// use opentelemetry_sdk::trace::SdkTracerProvider;
+    ///
+    /// let (tracer_provider, meter_provider) = (SdkTracerProvider::default(), SdkMeterProvider::default());
+    /// let observer = OtelObserver::new(&tracer_provider, ObserverConfig::default()).enable_metrics(&meter_provider);
+    /// assert!(format!("{observer:?}").contains("metrics: true"));
+    /// ```
+    pub fn enable_metrics(mut self, meter_provider: &SdkMeterProvider) -> Self {
+        self.metrics = Some(Metrics::new(meter_provider));
+        self
+    }
+
+    /// Writes the provider's typed diagnostics (e.g. `schema_not_honored`, carried on each attempt record) as log
+    /// records through `logger_provider`, each with the attempt's identity, its schema_mode and schema_version, and
+    /// the §7 correlation fields (default: no log records from this observer). This is the one route of a
+    /// provider diagnostic into OpenTelemetry logs: [`LogBridge`](crate::LogBridge) leaves them to it.
     pub fn with_logger_provider(mut self, logger_provider: &SdkLoggerProvider) -> Self {
         self.logger = Some(logger_provider.logger(INSTRUMENTATION_SCOPE));
         self

@@ -118,11 +118,10 @@ async fn run_on(
     request: CompletionRequest,
 ) -> Vec<Event> {
     let collect = Arc::new(Collect::default());
-    let observer = OtelObserver::new(
-        &telemetry.tracer_provider,
-        Some(&telemetry.meter_provider),
-        config,
-    );
+    // Both log routes installed (the observer's and the tracing bridge): a diagnostic is still one record.
+    let observer = OtelObserver::new(&telemetry.tracer_provider, config)
+        .enable_metrics(&telemetry.meter_provider)
+        .with_logger_provider(&telemetry.logger_provider);
     let bus = EventBus::new(vec![
         Arc::new(observer) as Arc<dyn Observer>,
         Arc::clone(&collect) as Arc<dyn Observer>,
@@ -154,7 +153,7 @@ async fn run_on(
 }
 
 fn defaults() -> ObserverConfig {
-    ObserverConfig::builder().enable_metrics(true).build().unwrap()
+    ObserverConfig::default()
 }
 
 /// Fixture 161 case 12, end to end: attempt 0 not JSON on stop, attempt 1 valid after a reask.

@@ -172,12 +172,9 @@ pub async fn run(settings: &Settings) -> Result<Report, String> {
         .build()
         .map_err(|e| format!("provider: {e}"))?;
     let telemetry = Telemetry::in_memory();
-    let observer = telemetry.observer(
-        ObserverConfig::builder()
-            .enable_metrics(true)
-            .build()
-            .map_err(|e| format!("observer: {e}"))?,
-    );
+    let observer = telemetry
+        .observer(ObserverConfig::default())
+        .enable_metrics(telemetry.meter_provider());
     let tally = Arc::new(Tally::default());
     let observers: Vec<Arc<dyn Observer>> =
         vec![Arc::new(observer), Arc::new(TallyObserver(Arc::clone(&tally)))];

@@ -147,11 +147,10 @@ impl Telemetry {
         })
     }
 
-    /// An [`OtelObserver`] writing spans, metrics (when `config` enables them) and the typed diagnostics' log
-    /// records through these providers.
+    /// An [`OtelObserver`] writing spans and the typed diagnostics' log records through these providers; chain
+    /// [`enable_metrics`](OtelObserver::enable_metrics) with [`meter_provider`](Self::meter_provider) for metrics.
     pub fn observer(&self, config: ObserverConfig) -> OtelObserver {
-        OtelObserver::new(&self.tracer_provider, Some(&self.meter_provider), config)
-            .with_logger_provider(&self.logger_provider)
+        OtelObserver::new(&self.tracer_provider, config).with_logger_provider(&self.logger_provider)
     }
 
     /// The tracer provider.
