@@ -80,9 +80,12 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         echo_tokens: args.stream && !args.json,
         diagnostics: Mutex::default(),
     });
+    // Why an OpenAI call would go native_unenforced (the one mapping whose native path can be unenforced); the path
+    // does not carry its reason yet, so the schema's first obstacle to strict mode is asked for here.
     let obstacle = request
         .response_schema
         .as_deref()
+        .filter(|_| args.endpoint.mapping == Mapping::Openai)
         .and_then(oa_provider::openai::strict_mode_obstacle);
     let request = request.with_hook(hook.clone());
     let outcome = runtime.block_on(async {

@@ -2,12 +2,14 @@
 //! errors and panics isolated, and drains that wait (up to a timeout) for what was dispatched to be delivered.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use foldhash::fast::FixedState;
 use futures_util::FutureExt;
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -130,9 +132,16 @@ struct Shared {
 #[derive(Default)]
 struct Dispatched {
     n_events: u64,
-    /// Invocation id → the number of its last dispatched event; an entry whose event has been delivered is
-    /// dropped once there are more than [`KEPT_INVOCATIONS`], so the table stays the size of what is in flight.
-    last_of: HashMap<Box<str>, u64>,
+    /// An invocation (by [`key`]) → the number of its last dispatched event; an entry whose event has been
+    /// delivered is dropped once there are more than [`KEPT_INVOCATIONS`], so the table stays the size of what is in
+    /// flight.
+    last_of: HashMap<u64, u64, FixedState>,
+}
+
+/// An invocation's key in the dispatch table: a 64-bit hash of its id, so no id is copied per invocation. Two ids
+/// of one hash share an entry, and a drain for either waits for the events of both: longer, never shorter.
+fn key(invocation_id: &str) -> u64 {
+    FixedState::with_seed(0x6f61_6472_6169_6e73).hash_one(invocation_id)
 }
 
 /// How many invocations the dispatch table keeps before dropping those whose last event has been delivered.
@@ -150,14 +159,15 @@ impl Shared {
         };
         for event in events.into_iter().flatten() {
             *n_events += 1;
-            match last_of.get_mut(event.invocation_id()) {
+            let invocation = key(event.invocation_id());
+            match last_of.get_mut(&invocation) {
                 Some(last) => *last = *n_events,
                 None => {
                     if last_of.len() >= KEPT_INVOCATIONS {
                         let delivered = *self.delivered.borrow();
                         last_of.retain(|_, last| *last > delivered);
                     }
-                    last_of.insert(event.invocation_id().into(), *n_events);
+                    last_of.insert(invocation, *n_events);
                 }
             }
         }
@@ -168,7 +178,7 @@ impl Shared {
     /// The number of `invocation_id`'s last dispatched event, when it may not have been delivered yet.
     fn last_of(&self, invocation_id: &str) -> Option<u64> {
         let dispatched = self.dispatched.lock().unwrap_or_else(PoisonError::into_inner);
-        dispatched.last_of.get(invocation_id).copied()
+        dispatched.last_of.get(&key(invocation_id)).copied()
     }
 
     fn count_delivered(&self) {

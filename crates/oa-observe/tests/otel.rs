@@ -117,11 +117,21 @@ async fn run_on(
     provider: Arc<dyn Provider>,
     request: CompletionRequest,
 ) -> Vec<Event> {
-    let collect = Arc::new(Collect::default());
     // Both log routes installed (the observer's and the tracing bridge): a diagnostic is still one record.
     let observer = OtelObserver::new(&telemetry.tracer_provider, config)
         .enable_metrics(&telemetry.meter_provider)
         .with_logger_provider(&telemetry.logger_provider);
+    run_observed(telemetry, observer, provider, request).await
+}
+
+/// [`run_on`] with the observer given.
+async fn run_observed(
+    telemetry: &Telemetry,
+    observer: OtelObserver,
+    provider: Arc<dyn Provider>,
+    request: CompletionRequest,
+) -> Vec<Event> {
+    let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![
         Arc::new(observer) as Arc<dyn Observer>,
         Arc::clone(&collect) as Arc<dyn Observer>,
@@ -337,6 +347,37 @@ async fn each_attempt_describes_its_own_request() {
         })
         .collect();
     assert_eq!(indices, ["Int(0)"]);
+}
+
+/// Metrics are one switch: `enable_metrics` with the meter provider records them (every test above), and an
+/// observer without it records none, whatever the configuration.
+#[tokio::test]
+async fn metrics_are_recorded_exactly_when_enabled() {
+    let telemetry = Telemetry::new();
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
+    let provider = Arc::new(
+        OpenAiProvider::builder("gpt-test")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap(),
+    );
+    let observer = OtelObserver::new(&telemetry.tracer_provider, ObserverConfig::default());
+    let request = CompletionRequest::new(vec![Message::user("hi")]);
+    run_observed(&telemetry, observer, provider, request).await;
+    assert_eq!(llm_spans(&telemetry).len(), 1);
+    assert!(telemetry.points().unwrap().is_empty());
+
+    let telemetry = Telemetry::new();
+    run(
+        &telemetry,
+        ObserverConfig::default(),
+        vec![text_reply("hello", "stop")],
+        CompletionRequest::new(vec![Message::user("hi")]),
+    )
+    .await;
+    let durations = points(&telemetry, names::METRIC_OPERATION_DURATION);
+    assert_eq!(durations.iter().map(|(count, _)| count).sum::<u64>(), 1);
 }
 
 /// Fixture 161 case 10: no schema, no path attribute and a null path on the event.

@@ -68,7 +68,7 @@ view! {
         id: AsStr<'de> = "id",
     } => {
         let (mut blocks, mut raw_calls) = (Vec::new(), Vec::new());
-        for entry in content.ok_or(Refusal::says(NO_CONTENT))? {
+        for entry in content.ok_or_else(|| Refusal::says(NO_CONTENT))? {
             match entry {
                 Entry::Block(block) => blocks.push(block),
                 Entry::Call(call) => raw_calls.push(call),

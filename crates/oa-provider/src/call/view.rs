@@ -102,6 +102,7 @@ macro_rules! view {
         impl<'de> $name $(<$lt>)? {
             /// The view from the members found (`None`: absent).
             #[allow(clippy::too_many_arguments, reason = "one argument per row of the member table")]
+            #[inline]
             fn finish($($slot: Option<$ty>),+) -> Result<Self, $crate::call::view::Refusal> {
                 $finish
             }

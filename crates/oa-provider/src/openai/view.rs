@@ -74,7 +74,7 @@ view! {
         model: AsStr<'de> = "model",
         id: AsStr<'de> = "id",
     } => Ok(Body {
-        choice: First::of(choices).ok_or(Refusal::says(NO_CHOICE))?,
+        choice: First::of(choices).ok_or_else(|| Refusal::says(NO_CHOICE))?,
         usage: usage.map(|UsageView(usage)| usage).unwrap_or_default(),
         model: AsStr::of(model),
         id: AsStr::of(id),
@@ -92,7 +92,7 @@ view! {
         message: Message<'de> = "message" else NO_MESSAGE,
         finish_reason: AsStr<'de> = "finish_reason",
     } => Ok(Choice {
-        message: message.ok_or(Refusal::says(NO_MESSAGE))?,
+        message: message.ok_or_else(|| Refusal::says(NO_MESSAGE))?,
         finish_reason: AsStr::of(finish_reason),
     })
 }
