@@ -104,7 +104,12 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         }
         let bus = EventBus::new(observers);
         let observed = ObservedProvider::new(provider, bus.clone(), "complete");
-        let outcome = within(args.endpoint.timeouts, observed.complete(&request)).await;
+        // The provider's diagnostics reach the telemetry's logs through the log bridge, on the call's future.
+        let call = observed.complete(&request);
+        let outcome = match &telemetry {
+            Some(telemetry) => within(args.endpoint.timeouts, telemetry.bridging_logs(call)).await,
+            None => within(args.endpoint.timeouts, call).await,
+        };
         if let Err(error) = bus.drain(DRAIN_TIMEOUT).await {
             eprintln!("oa complete: warning: {error}");
         }

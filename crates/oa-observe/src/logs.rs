@@ -1,23 +1,19 @@
-//! OpenTelemetry log records (observability §7), by two routes that never carry the same record: the provider's
-//! typed diagnostics (schema_not_honored) from the attempt records, through the [`OtelObserver`]
-//! ([`emit_diagnostic`]); and every other event under the `openarmature` target of the `tracing` facade (the
-//! Langfuse §6 isolation records, isolated observer errors) through [`LogBridge`], with its fields as attributes
-//! plus the §7 correlation fields read from the ambient call context.
-//!
-//! [`OtelObserver`]: crate::OtelObserver
+//! The one route of oa's log records into OpenTelemetry (observability §7): the bridge from the `tracing` facade.
+//! Every event under the `openarmature` target (the provider's schema_not_honored diagnostic, which exists whether
+//! or not any observer is attached; the Langfuse §6 records; isolated observer errors) becomes a log record with its
+//! fields as attributes plus the §7 correlation fields read from the ambient call context. The observers write no
+//! log records, so a diagnostic is one record.
 
 use std::borrow::Cow;
 use std::time::SystemTime;
 
-use oa_events::{CallContext, LlmAttempt, Scope};
-use oa_provider::{Diagnostic, Severity as DiagnosticSeverity};
+use oa_events::{CallContext, Scope};
 use opentelemetry::logs::{AnyValue, LogRecord, Logger, LoggerProvider, Severity};
 use opentelemetry_sdk::logs::{SdkLogger, SdkLoggerProvider};
 use tracing::field::{Field, Visit};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::Context;
 
-use crate::attributes::marker_attributes;
 use crate::names;
 use crate::observer::INSTRUMENTATION_SCOPE;
 
@@ -28,12 +24,10 @@ const DIAGNOSTIC_NAMESPACE: &str = "openarmature.";
 /// logger provider (never the global one). Install it in the application's subscriber, e.g.
 /// `tracing_subscriber::registry().with(LogBridge::new(&logger_provider))`.
 ///
-/// Only events whose target is `openarmature` are bridged; the rest of the application's logging is its own. The
-/// provider's diagnostics are not bridged either: they travel typed on the attempt records and reach the logs
-/// through [`OtelObserver::with_logger_provider`](crate::OtelObserver::with_logger_provider), so a diagnostic is one
-/// record whichever routes are installed. A record for a condition the spec defines (an event named
-/// `openarmature.*`, e.g. `openarmature.langfuse.payload_suppressed`) carries that name in the LogRecord's
-/// `event_name` (§7, 0121); other records carry none.
+/// Only events whose target is `openarmature` are bridged; the rest of the application's logging is its own. A
+/// record for a condition the spec defines (an event named `openarmature.*`, e.g.
+/// `openarmature.structured_output.schema_not_honored`, `openarmature.langfuse.payload_suppressed`) carries that name
+/// in the LogRecord's `event_name` (§7, 0121); other records carry none.
 /// Correlation: `openarmature.correlation_id`, `openarmature.invocation_id`, `openarmature.session_id` (of a
 /// session-bound invocation) and `openarmature.user.<key>` come from the ambient [`CallContext`] of the task that
 /// emitted the event, when there is one.
@@ -59,9 +53,7 @@ impl LogBridge {
 impl<S: tracing::Subscriber> Layer<S> for LogBridge {
     fn on_event(&self, event: &tracing::Event<'_>, _context: Context<'_, S>) {
         let metadata = event.metadata();
-        // The provider's diagnostics are the observer's to log, from their typed records.
-        if metadata.target() != oa_provider::DIAGNOSTIC_TARGET || Diagnostic::named(metadata.name()).is_some()
-        {
+        if metadata.target() != oa_provider::DIAGNOSTIC_TARGET {
             return;
         }
         let mut record = self.logger.create_log_record();
@@ -82,37 +74,6 @@ impl<S: tracing::Subscriber> Layer<S> for LogBridge {
         }
         self.logger.emit(record);
     }
-}
-
-/// Emits the log record of a typed diagnostic the provider raised about `attempt` (the [`OtelObserver`]'s route,
-/// the only one for these, which needs no `tracing` subscriber): the diagnostic's name, severity and message, the attempt's identity
-/// (provider, model, call id, attempt index), its enforcement marker, and the §7 correlation fields of its scope.
-///
-/// [`OtelObserver`]: crate::OtelObserver
-pub(crate) fn emit_diagnostic(logger: &SdkLogger, attempt: &LlmAttempt, diagnostic: Diagnostic) {
-    let mut record = logger.create_log_record();
-    record.set_event_name(diagnostic.name());
-    record.set_target(Cow::Borrowed(oa_provider::DIAGNOSTIC_TARGET));
-    record.set_timestamp(attempt.started_at + attempt.duration);
-    let (number, text) = match diagnostic.severity() {
-        DiagnosticSeverity::Warning => (Severity::Warn, "WARNING"),
-    };
-    record.set_severity_number(number);
-    record.set_severity_text(text);
-    record.set_body(AnyValue::String(diagnostic.message().into()));
-    let request = &attempt.request;
-    record.add_attribute(names::LLM_PROVIDER, request.provider.to_string());
-    record.add_attribute(names::LLM_MODEL, request.model.to_string());
-    record.add_attribute(names::LLM_CALL_ID, request.call_id.clone());
-    record.add_attribute(names::LLM_ATTEMPT_INDEX, i64::from(attempt.wire_attempt_index));
-    for attribute in marker_attributes(request) {
-        record.add_attribute(
-            attribute.key,
-            AnyValue::from(attribute.value.as_str().into_owned()),
-        );
-    }
-    add_scope(&mut record, &attempt.scope);
-    logger.emit(record);
 }
 
 /// The §7 correlation fields of `scope`: invocation id, correlation id, session id, caller metadata.
@@ -204,12 +165,6 @@ mod tests {
             tracing::warn!(name: "openarmature.langfuse.payload_suppressed", target: "openarmature", "suppressed");
             tracing::warn!(target: "openarmature", "observer error isolated");
             tracing::warn!(name: "openarmature.elsewhere", target: "somebody_else", "not ours");
-            // The provider's diagnostic: logged by the observer from its typed record, never a second time here.
-            tracing::warn!(
-                name: "openarmature.structured_output.schema_not_honored",
-                target: "openarmature",
-                "structured output schema not honored"
-            );
         });
         let logs = telemetry.logs().unwrap();
         let names: Vec<Option<&str>> = logs.iter().map(|record| record.event_name()).collect();

@@ -74,9 +74,8 @@ async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> 
         .disable_provider_payload(false)
         .build()
         .unwrap();
-    let observer = OtelObserver::new(&telemetry.tracer_provider, config)
-        .enable_metrics(&telemetry.meter_provider)
-        .with_logger_provider(&telemetry.logger_provider);
+    let observer =
+        OtelObserver::new(&telemetry.tracer_provider, config).enable_metrics(&telemetry.meter_provider);
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![
         Arc::new(observer) as Arc<dyn Observer>,

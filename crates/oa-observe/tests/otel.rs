@@ -117,10 +117,8 @@ async fn run_on(
     provider: Arc<dyn Provider>,
     request: CompletionRequest,
 ) -> Vec<Event> {
-    // Both log routes installed (the observer's and the tracing bridge): a diagnostic is still one record.
-    let observer = OtelObserver::new(&telemetry.tracer_provider, config)
-        .enable_metrics(&telemetry.meter_provider)
-        .with_logger_provider(&telemetry.logger_provider);
+    let observer =
+        OtelObserver::new(&telemetry.tracer_provider, config).enable_metrics(&telemetry.meter_provider);
     run_observed(telemetry, observer, provider, request).await
 }
 
@@ -378,6 +376,33 @@ async fn metrics_are_recorded_exactly_when_enabled() {
     .await;
     let durations = points(&telemetry, names::METRIC_OPERATION_DURATION);
     assert_eq!(durations.iter().map(|(count, _)| count).sum::<u64>(), 1);
+}
+
+/// One route for a diagnostic: an application using oa-observe's `Telemetry` (its observer, the log bridge on the
+/// call) gets one schema_not_honored record per attempt that earned one, not one per route.
+#[tokio::test]
+async fn a_diagnostic_is_one_log_record() {
+    let telemetry = oa_observe::Telemetry::in_memory();
+    let server = Server::start(vec![text_reply("not json", "stop")]).unwrap();
+    let provider = OpenAiProvider::builder("gpt-test")
+        .base_url(server.base_url())
+        .no_api_key()
+        .build()
+        .unwrap();
+    let bus = EventBus::new(vec![
+        Arc::new(telemetry.observer(ObserverConfig::default())) as Arc<dyn Observer>
+    ]);
+    let observed = oa_events::ObservedProvider::new(Arc::new(provider), bus.clone(), "ask");
+    let request = CompletionRequest::new(vec![Message::user("answer")]).with_response_schema(schema());
+    let outcome = telemetry.bridging_logs(observed.complete(&request)).await;
+    assert!(outcome.is_err());
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let names: Vec<String> = telemetry
+        .log_records()
+        .iter()
+        .filter_map(|record| record.event_name.clone())
+        .collect();
+    assert_eq!(names, [names::SCHEMA_NOT_HONORED]);
 }
 
 /// Fixture 161 case 10: no schema, no path attribute and a null path on the event.

@@ -213,7 +213,8 @@ pub async fn run(settings: &Settings) -> Result<Report, String> {
     let (mut next, mut done) = (0_u64, 0_u64);
     while done < settings.calls {
         while next < settings.calls && tasks.len() < settings.concurrency.max(1) {
-            tasks.spawn(one_call(Arc::clone(&shared), next));
+            // The call's diagnostics go to the telemetry's logs through the log bridge, on the call's future.
+            tasks.spawn(telemetry.bridging_logs(one_call(Arc::clone(&shared), next)));
             next += 1;
         }
         let Some(joined) = tasks.join_next().await else {

@@ -188,10 +188,7 @@ fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Optio
     let config = config
         .build()
         .map_err(|error| format!("fixture_schema_invalid: {error}"))?;
-    // The provider's diagnostics reach the logs through the observer (the bridge installed for the run leaves
-    // them to it).
-    let observer = OtelObserver::new(&telemetry.tracer_provider, config)
-        .with_logger_provider(&telemetry.logger_provider);
+    let observer = OtelObserver::new(&telemetry.tracer_provider, config);
     Ok(Some(if flag("enable_metrics", false) {
         observer.enable_metrics(&telemetry.meter_provider)
     } else {

@@ -34,21 +34,6 @@ pub enum Severity {
 }
 
 impl Diagnostic {
-    /// The diagnostic whose event name is `name`, if any: how a `tracing` layer tells the records of these
-    /// diagnostics (which also travel typed, on the attempt records) from other `openarmature` events.
-    ///
-    /// ```
-    /// use oa_provider::{Diagnostic, SCHEMA_NOT_HONORED};
-    ///
-    /// assert_eq!(Diagnostic::named(SCHEMA_NOT_HONORED), Some(Diagnostic::SchemaNotHonored));
-    /// assert_eq!(Diagnostic::named("openarmature.langfuse.payload_suppressed"), None);
-    /// ```
-    pub fn named(name: &str) -> Option<Self> {
-        [Self::SchemaNotHonored]
-            .into_iter()
-            .find(|diagnostic| diagnostic.name() == name)
-    }
-
     /// The event name (observability §7 *Diagnostic event names*).
     pub fn name(self) -> &'static str {
         match self {
