@@ -145,7 +145,7 @@ pub(crate) trait WireFormat: Send + Sync {
     ///
     /// `None` when the view does not read the body (a shape it does not expect, a member of another type, a
     /// repeated member): the driver then parses the body and calls [`map_body`](Self::map_body), which reads the
-    /// same member tables from the `Value` (`call/view.rs`). `Some` promises two things: the result (mapped parts
+    /// same member tables from the `Value` (`call/view/`). `Some` promises two things: the result (mapped parts
     /// with `response_id`, or error) is exactly `map_body`'s on the parsed body, and the bytes parse as a `Value`
     /// (the view reads every member, unknown ones too, as strictly as a `Value` parse does). The default has no
     /// view.
