@@ -100,14 +100,18 @@ async fn run(
     request: CompletionRequest,
 ) -> Vec<Event> {
     let server = Server::start(replies).unwrap();
-    let provider = Arc::new(
+    run_on(telemetry, config, openai_at(&server), request).await
+}
+
+/// The OpenAI provider of model `gpt-test` at `server`, without a key.
+fn openai_at(server: &Server) -> Arc<dyn Provider> {
+    Arc::new(
         OpenAiProvider::builder("gpt-test")
             .base_url(server.base_url())
             .no_api_key()
             .build()
             .unwrap(),
-    );
-    run_on(telemetry, config, provider, request).await
+    )
 }
 
 /// [`run`] through any provider.
@@ -353,16 +357,9 @@ async fn each_attempt_describes_its_own_request() {
 async fn metrics_are_recorded_exactly_when_enabled() {
     let telemetry = Telemetry::new();
     let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
-    let provider = Arc::new(
-        OpenAiProvider::builder("gpt-test")
-            .base_url(server.base_url())
-            .no_api_key()
-            .build()
-            .unwrap(),
-    );
     let observer = OtelObserver::new(&telemetry.tracer_provider, ObserverConfig::default());
     let request = CompletionRequest::new(vec![Message::user("hi")]);
-    run_observed(&telemetry, observer, provider, request).await;
+    run_observed(&telemetry, observer, openai_at(&server), request).await;
     assert_eq!(llm_spans(&telemetry).len(), 1);
     assert!(telemetry.points().unwrap().is_empty());
 
@@ -384,15 +381,10 @@ async fn metrics_are_recorded_exactly_when_enabled() {
 async fn a_diagnostic_is_one_log_record() {
     let telemetry = oa_observe::Telemetry::in_memory();
     let server = Server::start(vec![text_reply("not json", "stop")]).unwrap();
-    let provider = OpenAiProvider::builder("gpt-test")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
     let bus = EventBus::new(vec![
         Arc::new(telemetry.observer(ObserverConfig::default())) as Arc<dyn Observer>
     ]);
-    let observed = oa_events::ObservedProvider::new(Arc::new(provider), bus.clone(), "ask");
+    let observed = oa_events::ObservedProvider::new(openai_at(&server), bus.clone(), "ask");
     let request = CompletionRequest::new(vec![Message::user("answer")]).with_response_schema(schema());
     let outcome = telemetry.bridging_logs(observed.complete(&request)).await;
     assert!(outcome.is_err());

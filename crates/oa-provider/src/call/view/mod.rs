@@ -25,7 +25,7 @@ use serde::de::Deserialize;
 use serde_json::Value;
 
 pub(crate) use members::{AsBool, AsStr, Counter, First, NullOr};
-pub(crate) use walk::{Skip, Text, drain_seq, next_member, once};
+pub(crate) use walk::{Skip, Text, drain_seq, next_member, once, scalars_answer};
 
 use crate::error::ProviderError;
 
@@ -186,38 +186,6 @@ macro_rules! view {
     (@label $label:expr) => { Some($label) };
 }
 pub(crate) use view;
-
-/// Implements a visitor's scalar methods (bool, integer, float, string, null) as one answer, a
-/// `Result<_, Refusal>`: for a reading that takes a value of any type and only looks inside objects (as
-/// `Value::get` finds members of objects only) or arrays.
-macro_rules! scalars_answer {
-    ($answer:expr) => {
-        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            $answer.map_err(E::custom)
-        }
-
-        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            $answer.map_err(E::custom)
-        }
-
-        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            $answer.map_err(E::custom)
-        }
-
-        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            $answer.map_err(E::custom)
-        }
-
-        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            $answer.map_err(E::custom)
-        }
-
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            $answer.map_err(E::custom)
-        }
-    };
-}
-pub(crate) use scalars_answer;
 
 #[cfg(test)]
 mod tests {

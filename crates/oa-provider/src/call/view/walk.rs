@@ -10,6 +10,38 @@ use std::sync::LazyLock;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+/// Implements a visitor's scalar methods (bool, integer, float, string, null) as one answer, a `Result` whose
+/// error is `Display`: for a reading that takes a value of any type and only looks inside objects (as
+/// `Value::get` finds members of objects only) or arrays, and for [`Skip`].
+macro_rules! scalars_answer {
+    ($answer:expr) => {
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            $answer.map_err(E::custom)
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            $answer.map_err(E::custom)
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            $answer.map_err(E::custom)
+        }
+
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            $answer.map_err(E::custom)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            $answer.map_err(E::custom)
+        }
+
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            $answer.map_err(E::custom)
+        }
+    };
+}
+pub(crate) use scalars_answer;
+
 /// Any JSON value, read as strictly as a `serde_json::Value` parse reads it, and dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Skip;
@@ -29,35 +61,13 @@ impl<'de> Visitor<'de> for SkipVisitor {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
+    scalars_answer!(Ok::<_, std::convert::Infallible>(Skip));
 
     fn visit_i128<E>(self, _: i128) -> Result<Skip, E> {
         Ok(Skip)
     }
 
     fn visit_u128<E>(self, _: u128) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_unit<E>(self) -> Result<Skip, E> {
         Ok(Skip)
     }
 
