@@ -339,7 +339,7 @@ fn render(checker: &Checker, number: usize, result: &LineResult, output: Output)
             text
         }
         (LineResult::Judged(outcome), _) => {
-            let mut value = outcome.to_output_value(&checker.validator, output);
+            let mut value = outcome.to_output_value(&checker.validator, &checker.locations, output);
             value["line"] = serde_json::json!(number);
             value.to_string()
         }
@@ -383,6 +383,7 @@ mod tests {
             validator: oa_schema::Validator::new(&serde_json::json!({"type": "object"})).unwrap(),
             report: oa_schema::ReportOptions::new(),
             reached: crate::schema_source::Reached::default(),
+            locations: crate::schema_source::LocationView::default(),
         };
         for jobs in [1, 2] {
             for (n_lines, partial) in [(CHUNK_LINES, false), (CHUNK_LINES + 1, true)] {

@@ -2,7 +2,7 @@
 
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
-use crate::schema_source::{Reached, SchemaSource};
+use crate::schema_source::{LocationView, Reached, SchemaSource};
 use oa_schema::{OutputFormat, ReportOptions, Validator, Violations};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -52,6 +52,7 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         validator,
         report: args.report_options(),
         reached: Reached::default(),
+        locations: source.locations(),
     };
     let exit = match (&args.instance, &args.batch) {
         (Some(instance), None) => single(&checker, instance, args.output()),
@@ -80,6 +81,8 @@ pub(crate) struct Checker {
     pub(crate) report: ReportOptions,
     /// The references that resolve to nothing which instances reached.
     pub(crate) reached: Reached,
+    /// How the json report shows schema locations.
+    pub(crate) locations: LocationView,
 }
 
 /// The outcome for one instance: valid, the schema's violations, no verdict (the evaluation reached a reference that
@@ -123,17 +126,22 @@ impl Outcome {
     }
 
     /// The JSON form of `output` (the violations object, or a 2020-12 output format).
-    pub(crate) fn to_output_value(&self, validator: &Validator, output: Output) -> Value {
+    pub(crate) fn to_output_value(
+        &self,
+        validator: &Validator,
+        locations: &LocationView,
+        output: Output,
+    ) -> Value {
         match output {
             Output::Basic => self.to_standard_output(validator, OutputFormat::Basic),
             Output::Flag => self.to_standard_output(validator, OutputFormat::Flag),
-            _ => self.to_json(),
+            _ => self.to_json(locations),
         }
     }
 
-    fn render(&self, validator: &Validator, output: Output) -> String {
+    fn render(&self, validator: &Validator, locations: &LocationView, output: Output) -> String {
         match output {
-            Output::Json => self.to_json().to_string(),
+            Output::Json => self.to_json(locations).to_string(),
             Output::Text => self.to_text(),
             Output::Basic => self
                 .to_standard_output(validator, OutputFormat::Basic)
@@ -146,7 +154,7 @@ impl Outcome {
         matches!(self, Outcome::Valid(_))
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(&self, locations: &LocationView) -> Value {
         let violations: Vec<Value> = match self {
             Outcome::Valid(_) => Vec::new(),
             Outcome::Malformed(message) => vec![json!({
@@ -161,7 +169,7 @@ impl Outcome {
                     let mut object = json!({
                         "location": violation.instance_location().to_fragment(),
                         "keyword": violation.keyword(),
-                        "schema_location": violation.schema_location().to_string(),
+                        "schema_location": locations.show(violation.schema_location().absolute()),
                         "message": violation.message(),
                     });
                     if let Some(reference) = violation.unresolved_reference() {
@@ -212,7 +220,10 @@ fn single(checker: &Checker, instance_path: &Path, output: Output) -> Exit {
         eprintln!("oa validate: {}: {message}", instance_path.display());
         return Exit::Usage;
     }
-    outln!("{}", outcome.render(&checker.validator, output));
+    outln!(
+        "{}",
+        outcome.render(&checker.validator, &checker.locations, output)
+    );
     if outcome.is_valid() {
         Exit::Ok
     } else {

@@ -421,6 +421,12 @@ impl<'s> Evaluator<'s> {
         schema_step: &str,
         want: Option<&mut Evaluated<'v>>,
     ) -> bool {
+        // Past the depth limit the run has failed and its report names the limit: walking on cannot change that,
+        // and a schema that recurses without consuming the instance (`allOf` of two `$ref`s to itself, `not` of
+        // one) would walk on exponentially, every member of every level reaching the limit again.
+        if self.too_deep {
+            return false;
+        }
         let schema = self.schema;
         let node = &schema.nodes[id as usize];
         if let Body::Bool(true) = node.body {

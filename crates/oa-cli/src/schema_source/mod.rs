@@ -45,6 +45,8 @@ pub(crate) struct SchemaSource {
     options: ValidatorOptions,
     /// The draft it is read as when it declares no `$schema` (`--draft`).
     draft: Draft,
+    /// How reports show schema locations: relative to the schema file.
+    locations: LocationView,
 }
 
 impl SchemaSource {
@@ -68,8 +70,11 @@ impl SchemaSource {
             .default_draft(flags.draft)
             .defer_unresolved_references(true);
         let mut roots = Vec::new();
+        let mut locations = LocationView::default();
         if let Some(file) = &file {
-            options = options.base_uri(&disk::file_uri(file)?);
+            let base = disk::file_uri(file)?;
+            options = options.base_uri(&base);
+            locations = LocationView { base: Some(base) };
             if let Some(folder) = file.parent() {
                 roots.push(folder.to_path_buf());
             }
@@ -83,7 +88,13 @@ impl SchemaSource {
             shown,
             options,
             draft: flags.draft,
+            locations,
         })
+    }
+
+    /// How reports show the schema locations of this schema's violations.
+    pub(crate) fn locations(&self) -> LocationView {
+        self.locations.clone()
     }
 
     /// The schema as read.
@@ -116,6 +127,38 @@ impl SchemaSource {
     /// Where the schema was read from, as the user wrote it.
     pub(crate) fn shown(&self) -> &str {
         &self.shown
+    }
+}
+
+/// Shows a violation's absolute schema location as the user laid the files out: in the schema file itself as
+/// `#/…` (what reports printed before schema files had a base URI), in a file under the schema's folder by its
+/// relative path (`address.json#/…`), anywhere else (an `$id`, a `--resource-dir` file elsewhere) as the full URI.
+/// The full URI stays in `--output basic` (`absoluteKeywordLocation`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocationView {
+    /// The schema file's `file://` URI (none for standard input).
+    base: Option<String>,
+}
+
+impl LocationView {
+    /// `absolute` as reports show it.
+    pub(crate) fn show(&self, absolute: &str) -> String {
+        let Some(base) = &self.base else {
+            return absolute.to_owned();
+        };
+        if let Some(fragment) = absolute
+            .strip_prefix(base.as_str())
+            .filter(|rest| rest.starts_with('#'))
+        {
+            return fragment.to_owned();
+        }
+        let folder = &base[..base.rfind('/').map_or(0, |slash| slash + 1)];
+        match absolute.strip_prefix(folder) {
+            Some(relative) if !folder.is_empty() && !relative.is_empty() && !relative.starts_with('#') => {
+                relative.to_owned()
+            }
+            _ => absolute.to_owned(),
+        }
     }
 }
 

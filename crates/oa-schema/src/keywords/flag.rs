@@ -296,6 +296,12 @@ impl Flag<'_> {
     /// reach it, and its frame made every hop pay for one.
     #[inline(never)]
     fn follow(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+        // Past the depth limit the run has failed: nothing further can change that, and a schema that recurses
+        // without consuming the instance through `not` or `allOf` would otherwise walk on exponentially (every
+        // cycle goes through a reference hop, so this one test bounds them all).
+        if self.too_deep {
+            return false;
+        }
         self.ref_hops = self.ref_hops.saturating_add(1);
         if self.memo_enabled && self.ref_hops > self.memo_after && self.memo_suspended == 0 {
             return self.follow_memoized(id, instance, depth);
@@ -882,6 +888,22 @@ mod tests {
             (
                 json!({ "$defs": { "d": { "anyOf": [{ "$ref": "#/$defs/d" }, true] } }, "$ref": "#/$defs/d" }),
                 vec![json!(null), json!([1])],
+            ),
+            // Two recursions per level: every level past the first limit reached would reach it again, 2^512 walks
+            // (each of these ran for hours before the run stopped at its first limit; a proptest found the second).
+            (
+                json!({
+                    "$defs": { "d": { "allOf": [{ "not": { "$ref": "#/$defs/d" } }, { "not": { "$ref": "#/$defs/d" } }] } },
+                    "$ref": "#/$defs/d"
+                }),
+                vec![json!(1), json!({ "a": [] })],
+            ),
+            (
+                json!({
+                    "$defs": { "d": { "allOf": [{ "$ref": "#/$defs/d" }, { "$ref": "#/$defs/d" }] } },
+                    "$ref": "#/$defs/d"
+                }),
+                vec![json!(1), json!("x")],
             ),
         ];
         for (schema, instances) in schemas {
