@@ -80,14 +80,23 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         echo_tokens: args.stream && !args.json,
         diagnostics: Mutex::default(),
     });
+    // Why an OpenAI call would go native_unenforced (the one mapping whose native path can be unenforced); the path
+    // does not carry its reason yet, so the schema's first obstacle to strict mode is asked for here.
     let obstacle = request
         .response_schema
         .as_deref()
+        .filter(|_| args.endpoint.mapping == Mapping::Openai)
         .and_then(oa_provider::openai::strict_mode_obstacle);
     let request = request.with_hook(hook.clone());
     let outcome = runtime.block_on(async {
+        // Metrics on; payload attributes stay off (the default), so prompts and answers never leave through
+        // telemetry unless an application asks for it.
         let mut observers: Vec<Arc<dyn Observer>> = match &telemetry {
-            Some(telemetry) => vec![Arc::new(telemetry.observer(observer_config()))],
+            Some(telemetry) => vec![Arc::new(
+                telemetry
+                    .observer(ObserverConfig::default())
+                    .enable_metrics(telemetry.meter_provider()),
+            )],
             None => Vec::new(),
         };
         if let Some(langfuse) = &langfuse {
@@ -95,7 +104,12 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         }
         let bus = EventBus::new(observers);
         let observed = ObservedProvider::new(provider, bus.clone(), "complete");
-        let outcome = within(args.endpoint.timeouts, observed.complete(&request)).await;
+        // The provider's diagnostics reach the telemetry's logs through the log bridge, on the call's future.
+        let call = observed.complete(&request);
+        let outcome = match &telemetry {
+            Some(telemetry) => within(args.endpoint.timeouts, telemetry.bridging_logs(call)).await,
+            None => within(args.endpoint.timeouts, call).await,
+        };
         if let Err(error) = bus.drain(DRAIN_TIMEOUT).await {
             eprintln!("oa complete: warning: {error}");
         }
@@ -132,15 +146,6 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         }
     }
     if ok { Exit::Ok } else { Exit::Finding }
-}
-
-/// Metrics on; payload attributes stay off (the default), so prompts and answers never leave through telemetry
-/// unless an application asks for it.
-fn observer_config() -> ObserverConfig {
-    ObserverConfig::builder()
-        .enable_metrics(true)
-        .build()
-        .unwrap_or_default()
 }
 
 /// With `--langfuse`, an observer owning an HTTP client built from Langfuse's standard variables (§8.9 mode (b));

@@ -189,14 +189,72 @@ async fn drain_times_out_on_a_slow_observer_and_delivery_goes_on() {
             timeout: Duration::from_secs(1)
         }
     );
-    bus.drain_events_for("any", Duration::from_secs(120))
-        .await
-        .unwrap();
+    bus.drain(Duration::from_secs(120)).await.unwrap();
     assert_eq!(
         slow.0.lock().unwrap().len(),
         6,
         "every event still delivered, in order"
     );
+}
+
+/// Holds every event of the invocation `held` until released; records the invocation of each event it saw.
+struct Gate {
+    held: &'static str,
+    open: tokio::sync::Semaphore,
+    seen: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl Observer for Gate {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        if event.invocation_id() == self.held {
+            drop(self.open.acquire().await);
+        }
+        self.seen.lock().unwrap().push(event.invocation_id().to_owned());
+        Ok(())
+    }
+}
+
+fn invocation(id: &str) -> InvokeOptions {
+    InvokeOptions {
+        invocation_id: Some(id.to_owned()),
+        ..InvokeOptions::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn drain_events_for_waits_for_its_invocation_only() {
+    let gate = Arc::new(Gate {
+        held: "second",
+        open: tokio::sync::Semaphore::new(0),
+        seen: Mutex::default(),
+    });
+    let bus = EventBus::new(vec![Arc::clone(&gate) as Arc<dyn Observer>]);
+    let graph = two_nodes();
+    for id in ["first", "second"] {
+        graph.invoke(&bus, json!({}), invocation(id)).await.unwrap();
+    }
+    // "second"'s events, dispatched after the last of "first", are held: the drain for "first" does not wait for
+    // them, nor one for an invocation with nothing undelivered; the process-wide drain and "second"'s do.
+    bus.drain_events_for("first", Duration::from_secs(1))
+        .await
+        .unwrap();
+    assert_eq!(gate.seen.lock().unwrap().as_slice(), ["first"; 6]);
+    bus.drain_events_for("unknown", Duration::ZERO).await.unwrap();
+    assert!(bus.drain(Duration::from_secs(1)).await.is_err());
+    assert!(
+        bus.drain_events_for("second", Duration::from_secs(1))
+            .await
+            .is_err()
+    );
+    gate.open.add_permits(6);
+    bus.drain_events_for("second", Duration::from_secs(1))
+        .await
+        .unwrap();
+    assert_eq!(gate.seen.lock().unwrap().len(), 12);
+    // Delivered: both return at once, and a later invocation's drain covers only what it dispatched.
+    bus.drain_events_for("first", Duration::ZERO).await.unwrap();
+    bus.drain_events_for("second", Duration::ZERO).await.unwrap();
 }
 
 #[tokio::test]

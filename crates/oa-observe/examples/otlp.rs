@@ -22,12 +22,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Built and shut down outside the async runtime: the exporters use a blocking HTTP client on the SDK's threads.
     let telemetry = Telemetry::otlp_http(&collector)?;
-    let config = ObserverConfig::builder().enable_metrics(true).build()?;
+    let config = ObserverConfig::builder().build()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let outcome = runtime.block_on(async {
-        let bus = EventBus::new(vec![Arc::new(telemetry.observer(config)) as Arc<dyn Observer>]);
+        let bus = EventBus::new(vec![Arc::new(
+            telemetry
+                .observer(config)
+                .enable_metrics(telemetry.meter_provider()),
+        ) as Arc<dyn Observer>]);
         let provider = OpenAiProvider::builder(model)
             .base_url(base_url)
             .no_api_key()

@@ -1,4 +1,5 @@
-//! The observer's configuration: the §5.5.4 opt-out flags, the §5.5.5 payload cap and the §11.1 metrics flag.
+//! The observer's configuration: the §5.5.4 opt-out flags and the §5.5.5 payload cap. (The §11.1 metrics flag is
+//! [`OtelObserver::enable_metrics`](crate::OtelObserver::enable_metrics), which takes the meter provider too.)
 
 use crate::truncate::{DEFAULT_PAYLOAD_CAP, MIN_PAYLOAD_CAP};
 
@@ -9,7 +10,6 @@ pub struct ObserverConfig {
     pub(crate) disable_provider_payload: bool,
     pub(crate) disable_genai_semconv: bool,
     pub(crate) payload_cap: usize,
-    pub(crate) enable_metrics: bool,
 }
 
 impl Default for ObserverConfig {
@@ -19,7 +19,6 @@ impl Default for ObserverConfig {
             disable_provider_payload: true,
             disable_genai_semconv: false,
             payload_cap: DEFAULT_PAYLOAD_CAP,
-            enable_metrics: false,
         }
     }
 }
@@ -65,12 +64,6 @@ impl ObserverConfigBuilder {
     /// The per-attribute payload cap in bytes (default: 65,536; at least 256).
     pub fn payload_cap(mut self, cap: usize) -> Self {
         self.0.payload_cap = cap;
-        self
-    }
-
-    /// Records the §11 metrics (default: false).
-    pub fn enable_metrics(mut self, enable: bool) -> Self {
-        self.0.enable_metrics = enable;
         self
     }
 

@@ -6,14 +6,16 @@
 //!   provider span per wire attempt and an `openarmature.tool.call` span per instrumented tool execution under the
 //!   calling node's span (observability §4, §5.5, §5.5.11, with proposal 0126's
 //!   `openarmature.llm.structured_output.path`), honouring [`ObserverConfig`]'s `disable_llm_spans`,
-//!   `disable_provider_payload` (default on), `disable_genai_semconv`, payload cap (§5.5.5) and `enable_metrics`
-//!   (§11: duration and token usage per attempt, and a counter of structured-output failure classes).
+//!   `disable_provider_payload` (default on), `disable_genai_semconv` and payload cap (§5.5.5); with
+//!   [`OtelObserver::enable_metrics`] (§11.1's flag, given the meter provider) the §11 metrics (duration and token
+//!   usage per attempt, and a counter of structured-output failure classes).
 //! - [`LangfuseObserver`] renders the same events as Langfuse traces, span observations and one generation per
 //!   call (observability §8) through a [`LangfuseClient`]: [`LangfuseRecorder`] in memory, or
 //!   [`HttpLangfuseClient`] to Langfuse's public ingestion API.
-//! - [`LogBridge`] is a `tracing_subscriber` layer that turns oa's diagnostics (the `openarmature` target, e.g.
+//! - [`LogBridge`] is a `tracing_subscriber` layer that turns oa's `openarmature`-target events (e.g.
 //!   `openarmature.structured_output.schema_not_honored`, which the provider emits where the call is made) into
-//!   OpenTelemetry log records with the §7 correlation fields.
+//!   OpenTelemetry log records with the §7 correlation fields: the one route of oa's log records (the observers
+//!   write none). [`Telemetry::bridging_logs`] puts it on a future.
 //!
 //! - [`Telemetry`] builds the three providers for two destinations (in memory, with [`span_tree`] to print the
 //!   call's spans; OTLP over HTTP/protobuf with feature `otlp`) and flushes them before exit.

@@ -1,19 +1,19 @@
-//! The bridge from the `tracing` facade into OpenTelemetry logs (observability §7): every event under the
-//! `openarmature` target, the schema_not_honored diagnostic among them, becomes a log record with its fields as
-//! attributes plus the §7 correlation fields read from the ambient call context.
+//! The one route of oa's log records into OpenTelemetry (observability §7): the bridge from the `tracing` facade.
+//! Every event under the `openarmature` target (the provider's schema_not_honored diagnostic, which exists whether
+//! or not any observer is attached; the Langfuse §6 records; isolated observer errors) becomes a log record with its
+//! fields as attributes plus the §7 correlation fields read from the ambient call context. The observers write no
+//! log records, so a diagnostic is one record.
 
 use std::borrow::Cow;
 use std::time::SystemTime;
 
-use oa_events::{CallContext, LlmAttempt, Scope};
-use oa_provider::{Diagnostic, Severity as DiagnosticSeverity};
+use oa_events::{CallContext, Scope};
 use opentelemetry::logs::{AnyValue, LogRecord, Logger, LoggerProvider, Severity};
 use opentelemetry_sdk::logs::{SdkLogger, SdkLoggerProvider};
 use tracing::field::{Field, Visit};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::Context;
 
-use crate::attributes::marker_attributes;
 use crate::names;
 use crate::observer::INSTRUMENTATION_SCOPE;
 
@@ -74,37 +74,6 @@ impl<S: tracing::Subscriber> Layer<S> for LogBridge {
         }
         self.logger.emit(record);
     }
-}
-
-/// Emits the log record of a typed diagnostic the provider raised about `attempt` (the [`OtelObserver`]'s route,
-/// which needs no `tracing` subscriber): the diagnostic's name, severity and message, the attempt's identity
-/// (provider, model, call id, attempt index), its enforcement marker, and the §7 correlation fields of its scope.
-///
-/// [`OtelObserver`]: crate::OtelObserver
-pub(crate) fn emit_diagnostic(logger: &SdkLogger, attempt: &LlmAttempt, diagnostic: Diagnostic) {
-    let mut record = logger.create_log_record();
-    record.set_event_name(diagnostic.name());
-    record.set_target(Cow::Borrowed(oa_provider::DIAGNOSTIC_TARGET));
-    record.set_timestamp(attempt.started_at + attempt.duration);
-    let (number, text) = match diagnostic.severity() {
-        DiagnosticSeverity::Warning => (Severity::Warn, "WARNING"),
-    };
-    record.set_severity_number(number);
-    record.set_severity_text(text);
-    record.set_body(AnyValue::String(diagnostic.message().into()));
-    let request = &attempt.request;
-    record.add_attribute(names::LLM_PROVIDER, request.provider.to_string());
-    record.add_attribute(names::LLM_MODEL, request.model.to_string());
-    record.add_attribute(names::LLM_CALL_ID, request.call_id.clone());
-    record.add_attribute(names::LLM_ATTEMPT_INDEX, i64::from(attempt.wire_attempt_index));
-    for attribute in marker_attributes(request) {
-        record.add_attribute(
-            attribute.key,
-            AnyValue::from(attribute.value.as_str().into_owned()),
-        );
-    }
-    add_scope(&mut record, &attempt.scope);
-    logger.emit(record);
 }
 
 /// The §7 correlation fields of `scope`: invocation id, correlation id, session id, caller metadata.

@@ -10,16 +10,13 @@ use async_trait::async_trait;
 use oa_events::{
     Event, InvocationEvent, LlmAttempt, MetadataEvent, NodeEvent, Observer, ObserverError, Scope,
 };
-use opentelemetry::logs::LoggerProvider;
 use opentelemetry::trace::{Span, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
-use opentelemetry_sdk::logs::{SdkLogger, SdkLoggerProvider};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
 use crate::attributes::{llm_span_attributes, otel_value, scope_attributes};
 use crate::config::ObserverConfig;
-use crate::logs::emit_diagnostic;
 use crate::metrics::Metrics;
 use crate::names;
 use crate::tool::ToolOutcome;
@@ -31,7 +28,6 @@ pub const INSTRUMENTATION_SCOPE: &str = "oa-observe";
 pub struct OtelObserver {
     tracer: SdkTracer,
     metrics: Option<Metrics>,
-    logger: Option<SdkLogger>,
     config: ObserverConfig,
     open: Mutex<OpenSpans>,
 }
@@ -41,7 +37,6 @@ impl std::fmt::Debug for OtelObserver {
         f.debug_struct("OtelObserver")
             .field("config", &self.config)
             .field("metrics", &self.metrics.is_some())
-            .field("logs", &self.logger.is_some())
             .finish()
     }
 }
@@ -70,32 +65,32 @@ impl OpenSpans {
 }
 
 impl OtelObserver {
-    /// An observer writing spans through `tracer_provider` (the application's, never the global one) and, when
-    /// `config` enables metrics and a `meter_provider` is given, metrics through it.
-    pub fn new(
-        tracer_provider: &SdkTracerProvider,
-        meter_provider: Option<&SdkMeterProvider>,
-        config: ObserverConfig,
-    ) -> Self {
-        let metrics = match (config.enable_metrics, meter_provider) {
-            (true, Some(meter_provider)) => Some(Metrics::new(meter_provider)),
-            _ => None,
-        };
+    /// An observer writing spans through `tracer_provider` (the application's, never the global one); no metrics
+    /// until [`enable_metrics`](Self::enable_metrics). It writes no log records: the provider's diagnostics reach
+    /// OpenTelemetry logs by one route, `tracing` through [`LogBridge`](crate::LogBridge).
+    pub fn new(tracer_provider: &SdkTracerProvider, config: ObserverConfig) -> Self {
         Self {
             tracer: tracer_provider.tracer(INSTRUMENTATION_SCOPE),
-            metrics,
-            logger: None,
+            metrics: None,
             config,
             open: Mutex::new(OpenSpans::default()),
         }
     }
 
-    /// Also writes the provider's typed diagnostics (e.g. `schema_not_honored`) as log records through
-    /// `logger_provider`, each with the attempt's identity, its schema_mode and schema_version, and the §7
-    /// correlation fields (default: no log records from this observer). Use this or [`LogBridge`](crate::LogBridge),
-    /// not both, or each diagnostic is logged twice.
-    pub fn with_logger_provider(mut self, logger_provider: &SdkLoggerProvider) -> Self {
-        self.logger = Some(logger_provider.logger(INSTRUMENTATION_SCOPE));
+    /// Records the §11 metrics through `meter_provider` (observability §11.1's `enable_metrics`, default off: the
+    /// one switch, which names the provider the instruments come from).
+    ///
+    /// ```
+    /// use oa_observe::{ObserverConfig, OtelObserver};
+    /// use opentelemetry_sdk::metrics::SdkMeterProvider;
+    /// use opentelemetry_sdk::trace::SdkTracerProvider;
+    ///
+    /// let (tracer_provider, meter_provider) = (SdkTracerProvider::default(), SdkMeterProvider::default());
+    /// let observer = OtelObserver::new(&tracer_provider, ObserverConfig::default()).enable_metrics(&meter_provider);
+    /// assert!(format!("{observer:?}").contains("metrics: true"));
+    /// ```
+    pub fn enable_metrics(mut self, meter_provider: &SdkMeterProvider) -> Self {
+        self.metrics = Some(Metrics::new(meter_provider));
         self
     }
 
@@ -249,11 +244,6 @@ impl OtelObserver {
     fn llm_attempt(&self, attempt: &LlmAttempt) -> Result<(), ObserverError> {
         if let Some(metrics) = &self.metrics {
             metrics.record_attempt(attempt);
-        }
-        if let Some(logger) = &self.logger {
-            for diagnostic in &attempt.diagnostics {
-                emit_diagnostic(logger, attempt, *diagnostic);
-            }
         }
         if self.config.disable_llm_spans {
             return Ok(());

@@ -71,15 +71,11 @@ async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> 
     // Every tracing event and span, of any target (not only the bridged `openarmature` one).
     let tracing_capture = TracingCapture::default();
     let config = ObserverConfig::builder()
-        .enable_metrics(true)
         .disable_provider_payload(false)
         .build()
         .unwrap();
-    let observer = OtelObserver::new(
-        &telemetry.tracer_provider,
-        Some(&telemetry.meter_provider),
-        config,
-    );
+    let observer =
+        OtelObserver::new(&telemetry.tracer_provider, config).enable_metrics(&telemetry.meter_provider);
     let collect = Arc::new(Collect::default());
     let bus = EventBus::new(vec![
         Arc::new(observer) as Arc<dyn Observer>,

@@ -100,14 +100,18 @@ async fn run(
     request: CompletionRequest,
 ) -> Vec<Event> {
     let server = Server::start(replies).unwrap();
-    let provider = Arc::new(
+    run_on(telemetry, config, openai_at(&server), request).await
+}
+
+/// The OpenAI provider of model `gpt-test` at `server`, without a key.
+fn openai_at(server: &Server) -> Arc<dyn Provider> {
+    Arc::new(
         OpenAiProvider::builder("gpt-test")
             .base_url(server.base_url())
             .no_api_key()
             .build()
             .unwrap(),
-    );
-    run_on(telemetry, config, provider, request).await
+    )
 }
 
 /// [`run`] through any provider.
@@ -117,12 +121,19 @@ async fn run_on(
     provider: Arc<dyn Provider>,
     request: CompletionRequest,
 ) -> Vec<Event> {
+    let observer =
+        OtelObserver::new(&telemetry.tracer_provider, config).enable_metrics(&telemetry.meter_provider);
+    run_observed(telemetry, observer, provider, request).await
+}
+
+/// [`run_on`] with the observer given.
+async fn run_observed(
+    telemetry: &Telemetry,
+    observer: OtelObserver,
+    provider: Arc<dyn Provider>,
+    request: CompletionRequest,
+) -> Vec<Event> {
     let collect = Arc::new(Collect::default());
-    let observer = OtelObserver::new(
-        &telemetry.tracer_provider,
-        Some(&telemetry.meter_provider),
-        config,
-    );
     let bus = EventBus::new(vec![
         Arc::new(observer) as Arc<dyn Observer>,
         Arc::clone(&collect) as Arc<dyn Observer>,
@@ -154,7 +165,7 @@ async fn run_on(
 }
 
 fn defaults() -> ObserverConfig {
-    ObserverConfig::builder().enable_metrics(true).build().unwrap()
+    ObserverConfig::default()
 }
 
 /// Fixture 161 case 12, end to end: attempt 0 not JSON on stop, attempt 1 valid after a reask.
@@ -338,6 +349,52 @@ async fn each_attempt_describes_its_own_request() {
         })
         .collect();
     assert_eq!(indices, ["Int(0)"]);
+}
+
+/// Metrics are one switch: `enable_metrics` with the meter provider records them (every test above), and an
+/// observer without it records none, whatever the configuration.
+#[tokio::test]
+async fn metrics_are_recorded_exactly_when_enabled() {
+    let telemetry = Telemetry::new();
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
+    let observer = OtelObserver::new(&telemetry.tracer_provider, ObserverConfig::default());
+    let request = CompletionRequest::new(vec![Message::user("hi")]);
+    run_observed(&telemetry, observer, openai_at(&server), request).await;
+    assert_eq!(llm_spans(&telemetry).len(), 1);
+    assert!(telemetry.points().unwrap().is_empty());
+
+    let telemetry = Telemetry::new();
+    run(
+        &telemetry,
+        ObserverConfig::default(),
+        vec![text_reply("hello", "stop")],
+        CompletionRequest::new(vec![Message::user("hi")]),
+    )
+    .await;
+    let durations = points(&telemetry, names::METRIC_OPERATION_DURATION);
+    assert_eq!(durations.iter().map(|(count, _)| count).sum::<u64>(), 1);
+}
+
+/// One route for a diagnostic: an application using oa-observe's `Telemetry` (its observer, the log bridge on the
+/// call) gets one schema_not_honored record per attempt that earned one, not one per route.
+#[tokio::test]
+async fn a_diagnostic_is_one_log_record() {
+    let telemetry = oa_observe::Telemetry::in_memory();
+    let server = Server::start(vec![text_reply("not json", "stop")]).unwrap();
+    let bus = EventBus::new(vec![
+        Arc::new(telemetry.observer(ObserverConfig::default())) as Arc<dyn Observer>
+    ]);
+    let observed = oa_events::ObservedProvider::new(openai_at(&server), bus.clone(), "ask");
+    let request = CompletionRequest::new(vec![Message::user("answer")]).with_response_schema(schema());
+    let outcome = telemetry.bridging_logs(observed.complete(&request)).await;
+    assert!(outcome.is_err());
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    let names: Vec<String> = telemetry
+        .log_records()
+        .iter()
+        .filter_map(|record| record.event_name.clone())
+        .collect();
+    assert_eq!(names, [names::SCHEMA_NOT_HONORED]);
 }
 
 /// Fixture 161 case 10: no schema, no path attribute and a null path on the event.

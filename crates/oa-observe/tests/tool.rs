@@ -72,7 +72,7 @@ async fn observe(
     let telemetry = Telemetry::new();
     let recorder = Arc::new(LangfuseRecorder::default());
     let bus = EventBus::new(vec![
-        Arc::new(OtelObserver::new(&telemetry.tracer_provider, None, otel)) as Arc<dyn Observer>,
+        Arc::new(OtelObserver::new(&telemetry.tracer_provider, otel)) as Arc<dyn Observer>,
         Arc::new(LangfuseObserver::new(
             recorder.clone() as Arc<dyn LangfuseClient>,
             langfuse,

@@ -172,12 +172,9 @@ pub async fn run(settings: &Settings) -> Result<Report, String> {
         .build()
         .map_err(|e| format!("provider: {e}"))?;
     let telemetry = Telemetry::in_memory();
-    let observer = telemetry.observer(
-        ObserverConfig::builder()
-            .enable_metrics(true)
-            .build()
-            .map_err(|e| format!("observer: {e}"))?,
-    );
+    let observer = telemetry
+        .observer(ObserverConfig::default())
+        .enable_metrics(telemetry.meter_provider());
     let tally = Arc::new(Tally::default());
     let observers: Vec<Arc<dyn Observer>> =
         vec![Arc::new(observer), Arc::new(TallyObserver(Arc::clone(&tally)))];
@@ -216,7 +213,8 @@ pub async fn run(settings: &Settings) -> Result<Report, String> {
     let (mut next, mut done) = (0_u64, 0_u64);
     while done < settings.calls {
         while next < settings.calls && tasks.len() < settings.concurrency.max(1) {
-            tasks.spawn(one_call(Arc::clone(&shared), next));
+            // The call's diagnostics go to the telemetry's logs through the log bridge, on the call's future.
+            tasks.spawn(telemetry.bridging_logs(one_call(Arc::clone(&shared), next)));
             next += 1;
         }
         let Some(joined) = tasks.join_next().await else {

@@ -177,8 +177,7 @@ fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Optio
     let mut config = ObserverConfig::builder()
         .disable_llm_spans(flag("disable_llm_spans", false))
         .disable_provider_payload(flag("disable_provider_payload", true))
-        .disable_genai_semconv(flag("disable_genai_semconv", false))
-        .enable_metrics(flag("enable_metrics", false));
+        .disable_genai_semconv(flag("disable_genai_semconv", false));
     if let Some(cap) = knob("payload_byte_cap") {
         let cap = cap
             .as_i64()
@@ -189,11 +188,12 @@ fn otel_observer(body: &Node, telemetry: &oa_testkit::Telemetry) -> Result<Optio
     let config = config
         .build()
         .map_err(|error| format!("fixture_schema_invalid: {error}"))?;
-    Ok(Some(OtelObserver::new(
-        &telemetry.tracer_provider,
-        Some(&telemetry.meter_provider),
-        config,
-    )))
+    let observer = OtelObserver::new(&telemetry.tracer_provider, config);
+    Ok(Some(if flag("enable_metrics", false) {
+        observer.enable_metrics(&telemetry.meter_provider)
+    } else {
+        observer
+    }))
 }
 
 /// The keys of a `sequential_invocations` entry the harness reads.

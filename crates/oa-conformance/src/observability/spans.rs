@@ -23,7 +23,7 @@ impl SpanRecorder {
     /// Must be built inside the case's tokio runtime (the bus's task runs there).
     pub(crate) fn new() -> Self {
         let telemetry = oa_testkit::Telemetry::new();
-        let observer = OtelObserver::new(&telemetry.tracer_provider, None, ObserverConfig::default());
+        let observer = OtelObserver::new(&telemetry.tracer_provider, ObserverConfig::default());
         let bus = EventBus::new(vec![Arc::new(observer) as Arc<dyn Observer>]);
         Self { telemetry, bus }
     }

@@ -14,7 +14,10 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 pub use capture::{CapturedLog, LogCapture, SpanCapture};
 pub use tree::span_tree;
 
-use crate::{ObserverConfig, OtelObserver};
+use tracing::instrument::{WithDispatch, WithSubscriber};
+use tracing_subscriber::layer::SubscriberExt;
+
+use crate::{LogBridge, ObserverConfig, OtelObserver};
 
 /// Why telemetry could not be set up or flushed.
 #[derive(Debug, thiserror::Error)]
@@ -147,11 +150,31 @@ impl Telemetry {
         })
     }
 
-    /// An [`OtelObserver`] writing spans, metrics (when `config` enables them) and the typed diagnostics' log
-    /// records through these providers.
+    /// An [`OtelObserver`] writing spans through these providers; chain
+    /// [`enable_metrics`](OtelObserver::enable_metrics) with [`meter_provider`](Self::meter_provider) for metrics.
     pub fn observer(&self, config: ObserverConfig) -> OtelObserver {
-        OtelObserver::new(&self.tracer_provider, Some(&self.meter_provider), config)
-            .with_logger_provider(&self.logger_provider)
+        OtelObserver::new(&self.tracer_provider, config)
+    }
+
+    /// `future` with oa's `tracing` events (the provider's diagnostics, the Langfuse records) written as log records
+    /// through these providers while it runs, wherever it is polled: a [`LogBridge`] as its subscriber, installed
+    /// on the future rather than globally.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use oa_observe::Telemetry;
+    ///
+    /// let telemetry = Telemetry::in_memory();
+    /// telemetry
+    ///     .bridging_logs(async { tracing::warn!(target: "openarmature", "bridged") })
+    ///     .await;
+    /// assert_eq!(telemetry.log_records().len(), 1);
+    /// # }
+    /// ```
+    pub fn bridging_logs<F: Future>(&self, future: F) -> WithDispatch<F> {
+        let bridge = tracing_subscriber::registry().with(LogBridge::new(&self.logger_provider));
+        future.with_subscriber(bridge)
     }
 
     /// The tracer provider.

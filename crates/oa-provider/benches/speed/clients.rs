@@ -127,7 +127,7 @@ pub(crate) fn observed(base_url: &str) -> Arc<dyn Provider> {
         Ok(config) => config,
         Err(error) => panic!("observer config: {error}"),
     };
-    let otel = OtelObserver::new(&tracer_provider, None, config);
+    let otel = OtelObserver::new(&tracer_provider, config);
     let observers: Vec<Arc<dyn Observer>> = vec![Arc::new(otel), Arc::new(EventCounter::default())];
     let bus = EventBus::new(observers);
     Arc::new(ObservedProvider::new(oa_provider(base_url), bus, "bench"))

@@ -134,7 +134,7 @@ impl WireFormat for Messages {
     }
 
     fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-        response::map_body(raw, tools)
+        view::map_body(raw, tools)
     }
 
     fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {

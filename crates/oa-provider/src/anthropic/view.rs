@@ -1,170 +1,122 @@
-//! The typed view of a Messages body ([`WireFormat::map_bytes`](crate::call::wire::WireFormat)): the members the
-//! reference reading (`response.rs`) reads, taken straight from the bytes, every other member walked as strictly
-//! as a `Value` parse walks it ([`Skip`]), no `Value` built. It declines (the driver then takes the reference
-//! route) whatever the reference might read differently: a repeated member, a required member of another type, a
-//! content entry without a string `type`. A `tool_use` entry's `input` is the one member read into a `Value` (the
-//! reference re-serializes it canonically from one, and so does the view). What it reads goes through the same
-//! [`assemble`].
+//! The reading of a Messages body ([`WireFormat::map_bytes`](crate::call::wire::WireFormat) and
+//! [`map_body`](crate::call::wire::WireFormat::map_body)): the member tables of the body, a content entry and
+//! `usage`, each member read from the bytes or from a parsed `Value` by one rule (see [`view!`]). A `tool_use`
+//! entry's `input` is the one member read into a `Value` (the mapping writes it out canonically). What is read
+//! goes through [`assemble`].
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use std::borrow::Cow;
 
 use serde_json::Value;
 
 use crate::anthropic::response::{Read, assemble};
-use crate::call::view::{AsStr, Counters, Skip, next_member, once};
+use crate::call::view::{AsStr, Counter, Refusal, read_bytes, read_value, view};
 use crate::call::wire::Mapped;
 use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::{ContentBlock, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
-/// Maps a body through the view; `None` when the view declines it (see the module doc).
+/// Maps a body through the bytes route; `None` when it declines (see [`crate::call::view`]).
 pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-    let BodyView {
+    read_bytes::<Body<'_>>(body).map(|body| map(body, tools))
+}
+
+/// Maps a parsed body (the route a body the bytes route declines takes).
+pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    map(read_value::<Body<'_>>(body)?, tools)
+}
+
+fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    let Body {
         blocks,
         raw_calls,
         stop_reason,
         usage,
         model,
         id,
-    } = serde_json::from_slice::<BodyView<'_>>(body).ok()?;
-    let [input_tokens, output_tokens] = usage.unwrap_or([None, None]);
+    } = body;
     let read = Read {
         blocks,
         raw_calls,
-        stop_reason: stop_reason.0.as_ref().map(|text| text.0.as_ref()),
-        usage: Usage::derived(input_tokens, output_tokens),
-        model: model.into_owned(),
+        stop_reason: stop_reason.as_deref(),
+        usage,
+        model: model.map(Cow::into_owned),
     };
-    Some(assemble(read, tools).map(|mut mapped| {
-        mapped.response_id = id.into_owned();
-        mapped
-    }))
+    let mut mapped = assemble(read, tools)?;
+    mapped.response_id = id.map(Cow::into_owned);
+    Ok(mapped)
 }
 
-/// The body's members the mapping reads.
-struct BodyView<'de> {
+const NO_CONTENT: &str = "response has no content array";
+
+/// The body's members the mapping reads: the content entries split into blocks and tool calls.
+struct Body<'de> {
     blocks: Vec<ContentBlock>,
     raw_calls: Vec<WireToolCall>,
-    stop_reason: AsStr<'de>,
-    usage: Option<[Option<u64>; 2]>,
-    model: AsStr<'de>,
-    id: AsStr<'de>,
+    stop_reason: Option<Cow<'de, str>>,
+    usage: Usage,
+    model: Option<Cow<'de, str>>,
+    id: Option<Cow<'de, str>>,
 }
 
-impl<'de> Deserialize<'de> for BodyView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(BodyVisitor)
-    }
-}
-
-struct BodyVisitor;
-
-impl<'de> Visitor<'de> for BodyVisitor {
-    type Value = BodyView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a Messages response object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut content, mut stop_reason, mut usage, mut model, mut id) = (None, None, None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "content" => once(&mut content, map.next_value::<Vec<EntryView>>()?, "content")?,
-                "stop_reason" => once(&mut stop_reason, map.next_value::<AsStr<'de>>()?, "stop_reason")?,
-                "usage" => once(
-                    &mut usage,
-                    map.next_value_seed(Counters(["input_tokens", "output_tokens"]))?,
-                    "usage",
-                )?,
-                "model" => once(&mut model, map.next_value::<AsStr<'de>>()?, "model")?,
-                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        let entries = content.ok_or_else(|| de::Error::missing_field("content"))?;
+view! {
+    Body<'de>: object else "response body is not a JSON object" {
+        content: Vec<Entry> = "content" else NO_CONTENT,
+        stop_reason: AsStr<'de> = "stop_reason",
+        usage: Counts = "usage",
+        model: AsStr<'de> = "model",
+        id: AsStr<'de> = "id",
+    } => {
         let (mut blocks, mut raw_calls) = (Vec::new(), Vec::new());
-        for EntryView(entry) in entries {
+        for entry in content.ok_or_else(|| Refusal::says(NO_CONTENT))? {
             match entry {
                 Entry::Block(block) => blocks.push(block),
                 Entry::Call(call) => raw_calls.push(call),
                 Entry::Other => {}
             }
         }
-        Ok(BodyView {
+        Ok(Body {
             blocks,
             raw_calls,
-            stop_reason: stop_reason.unwrap_or(AsStr(None)),
-            usage,
-            model: model.unwrap_or(AsStr(None)),
-            id: id.unwrap_or(AsStr(None)),
+            stop_reason: AsStr::of(stop_reason),
+            usage: usage.map(|Counts(usage)| usage).unwrap_or_default(),
+            model: AsStr::of(model),
+            id: AsStr::of(id),
         })
     }
 }
 
-/// One entry of `content` (an array of them), read.
-struct EntryView(Entry);
-
-/// What an entry maps to.
+/// One entry of `content`, read by its `type`.
 enum Entry {
     Block(ContentBlock),
     Call(WireToolCall),
-    /// A type this mapping does not surface.
+    /// A type this mapping does not surface (server tools, citations' companions); it stays on `raw`.
     Other,
 }
 
-impl<'de> Deserialize<'de> for EntryView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(EntryVisitor)
-    }
-}
-
-struct EntryVisitor;
-
-impl<'de> Visitor<'de> for EntryVisitor {
-    type Value = EntryView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a content entry object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut kind, mut text, mut thinking, mut signature, mut data) = (None, None, None, None, None);
-        let (mut id, mut name, mut input) = (None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "type" => once(&mut kind, map.next_value::<AsStr<'de>>()?, "type")?,
-                "text" => once(&mut text, map.next_value::<AsStr<'de>>()?, "text")?,
-                "thinking" => once(&mut thinking, map.next_value::<AsStr<'de>>()?, "thinking")?,
-                "signature" => once(&mut signature, map.next_value::<AsStr<'de>>()?, "signature")?,
-                "data" => once(&mut data, map.next_value::<AsStr<'de>>()?, "data")?,
-                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
-                "name" => once(&mut name, map.next_value::<AsStr<'de>>()?, "name")?,
-                // Read as the reference reads it (the same parser into a `Value`), then written canonically.
-                "input" => once(&mut input, map.next_value::<Value>()?, "input")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        // Each required string as `text_of` reads it: present and a string, or the reference fails (declined).
-        let required = |slot: Option<AsStr<'de>>, name: &'static str| {
-            slot.and_then(AsStr::into_owned)
-                .ok_or_else(|| de::Error::missing_field(name))
+view! {
+    Entry: object else "a content entry has no string type" {
+        kind: AsStr<'de> = "type",
+        text: AsStr<'de> = "text",
+        thinking: AsStr<'de> = "thinking",
+        signature: AsStr<'de> = "signature",
+        data: AsStr<'de> = "data",
+        id: AsStr<'de> = "id",
+        name: AsStr<'de> = "name",
+        input: Value = "input",
+    } => {
+        // Each string the entry's type requires: present and a string.
+        let required = |slot: Option<AsStr<'_>>, key: &str| {
+            AsStr::of(slot)
+                .map(Cow::into_owned)
+                .ok_or_else(|| Refusal::says(format!("a content entry lacks its string {key:?}")))
         };
-        let Some(AsStr(Some(kind))) = kind else {
-            return Err(de::Error::missing_field("type"));
-        };
-        Ok(EntryView(match kind.0.as_ref() {
+        let kind = AsStr::of(kind).ok_or(Refusal::Mismatch)?;
+        Ok(match kind.as_ref() {
             "text" => Entry::Block(ContentBlock::text(required(text, "text")?)),
             "thinking" => Entry::Block(ContentBlock::Thinking {
                 text: required(thinking, "thinking")?,
-                signature: signature.and_then(AsStr::into_owned),
+                signature: AsStr::of(signature).map(Cow::into_owned),
             }),
             "redacted_thinking" => Entry::Block(ContentBlock::RedactedThinking {
                 data: required(data, "data")?,
@@ -172,12 +124,23 @@ impl<'de> Visitor<'de> for EntryVisitor {
             "tool_use" => Entry::Call(WireToolCall {
                 id: required(id, "id")?,
                 name: required(name, "name")?,
+                // `input` is an object on the wire; the shared check parses and validates it like any arguments.
                 arguments: input.as_ref().map(canonical::to_string).unwrap_or_default(),
                 signature: None,
             }),
             _ => Entry::Other,
-        }))
+        })
     }
+}
+
+/// `usage`: its two counters when an object, and their derived total.
+struct Counts(Usage);
+
+view! {
+    Counts: any {
+        input_tokens: Counter = "input_tokens",
+        output_tokens: Counter = "output_tokens",
+    } => Ok(Counts(Usage::derived(Counter::of(input_tokens), Counter::of(output_tokens))))
 }
 
 #[cfg(test)]
@@ -185,7 +148,7 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::anthropic::WIRE;
-    use crate::call::view_check::{agrees, agrees_on_generated, counter, members, or_any, text};
+    use crate::call::view_check::{agrees, agrees_on_generated, counter, members, or_any, refuses, text};
 
     const PLAIN: &str = r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[{"type":"thinking","thinking":"hmm","signature":"sig"},{"type":"text","text":"hi \"there\"","citations":null},{"type":"server_tool_use","id":"s1"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":2,"cache_read_input_tokens":0}}"#;
 
@@ -209,6 +172,34 @@ mod tests {
             WIRE,
             r#"{"content":[{"type":"tool_use","id":"t","name":"lookup","input":{"q":"x"}}],"stop_reason":"tool_use"}"#
         ));
+    }
+
+    #[test]
+    fn refuses_in_the_mappings_words() {
+        let no_type = "a content entry has no string type";
+        refuses(
+            WIRE,
+            &[
+                ("7", "response body is not a JSON object"),
+                (r#"{"stop_reason":"end_turn"}"#, "response has no content array"),
+                (r#"{"content":{}}"#, "response has no content array"),
+                (r#"{"content":["x"]}"#, no_type),
+                (r#"{"content":[{"text":"a"}]}"#, no_type),
+                (r#"{"content":[{"type":1}]}"#, no_type),
+                (
+                    r#"{"content":[{"type":"text"}]}"#,
+                    r#"a content entry lacks its string "text""#,
+                ),
+                (
+                    r#"{"content":[{"type":"tool_use","id":"t","name":5,"input":{}}]}"#,
+                    r#"a content entry lacks its string "name""#,
+                ),
+                (
+                    r#"{"content":[{"type":"redacted_thinking"},{"type":"text"}]}"#,
+                    r#"a content entry lacks its string "data""#,
+                ),
+            ],
+        );
     }
 
     #[test]

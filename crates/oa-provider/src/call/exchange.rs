@@ -101,7 +101,7 @@ pub(crate) fn decode_body(
     decode_value(wire, &body, tools, scrub)
 }
 
-/// The reference route of [`decode_body`]: the body parsed into a `Value` and mapped from that.
+/// The `Value` route of [`decode_body`]: the body parsed into a `Value` and mapped from that.
 pub(crate) fn decode_value(
     wire: &dyn WireFormat,
     body: &[u8],
@@ -110,14 +110,14 @@ pub(crate) fn decode_value(
 ) -> Result<(Mapped, RawJson), ProviderError> {
     let raw: Value = serde_json::from_slice(body)
         .map_err(|_| ProviderError::invalid_response("response body is not JSON"))?;
-    let mut mapped = wire
+    let mapped = wire
         .map_body(&raw, tools)
         .map_err(|error| error.scrubbed(scrub))?;
-    mapped.response_id = response_id(&raw);
     Ok((mapped, RawJson::from(raw)))
 }
 
-/// The response's `id` string (observability's `gen_ai.response.id`: "the `id` field on the response body").
+/// A streamed response's `id` string, from its assembled `raw` (observability's `gen_ai.response.id`: "the `id`
+/// field on the response body"; an atomic body's is read by the mapping's view).
 fn response_id(raw: &Value) -> Option<String> {
     raw.get("id").and_then(Value::as_str).map(str::to_owned)
 }

@@ -43,6 +43,31 @@ pub(crate) fn agrees(wire: &dyn WireFormat, body: &str) -> bool {
     true
 }
 
+/// Each body of `cases` refused by `wire` in the words given (the `provider_invalid_response` message of the
+/// `Value` route), and not read otherwise by the bytes route.
+pub(crate) fn refuses(wire: &dyn WireFormat, cases: &[(&str, &str)]) {
+    let declared = tools();
+    let tools = CheckedTools::new(&declared);
+    for (body, words) in cases {
+        let error = decode_value(wire, body.as_bytes(), &tools, &|text| text.to_owned())
+            .err()
+            .unwrap_or_else(|| panic!("{body} was read"));
+        assert_eq!(
+            error.category(),
+            crate::error::Category::InvalidResponse,
+            "{body}"
+        );
+        assert_eq!(error.message(), *words, "{body}");
+        if let Some(viewed) = wire.map_bytes(body.as_bytes(), &tools) {
+            assert_eq!(
+                viewed.err().map(|error| error.message().to_owned()).as_deref(),
+                Some(*words),
+                "{body}"
+            );
+        }
+    }
+}
+
 /// Runs [`agrees`] on 4,000 generated bodies; both routes must be exercised (`min_read` bodies read by the view,
 /// `min_declined` declined), or the comparison proves little.
 pub(crate) fn agrees_on_generated(

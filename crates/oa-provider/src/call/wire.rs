@@ -73,7 +73,7 @@ pub(crate) struct Mapped {
     pub(crate) finish_reason: FinishReason,
     pub(crate) usage: Usage,
     pub(crate) model: Option<String>,
-    /// The body's `id` string: set by the driver from the parsed body, or by a typed view that read it.
+    /// The body's `id` string: read by the mapping's view, or set by the driver from a stream's assembled body.
     pub(crate) response_id: Option<String>,
     /// The provider's statement that it blocked the prompt or the answer.
     pub(crate) blocked: Option<Blocked>,
@@ -133,7 +133,7 @@ pub(crate) trait WireFormat: Send + Sync {
     /// `provider_invalid_request` for a request the wire format cannot express (a managed-field collision).
     fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError>;
 
-    /// Maps an atomic response body.
+    /// Maps an atomic response body, parsed (the route a body [`map_bytes`](Self::map_bytes) declines takes).
     ///
     /// # Errors
     ///
@@ -144,10 +144,11 @@ pub(crate) trait WireFormat: Send + Sync {
     /// building no `Value` (the response's `raw` is then parsed only if someone reads it).
     ///
     /// `None` when the view does not read the body (a shape it does not expect, a member of another type, a
-    /// repeated member): the driver then parses the body and calls [`map_body`](Self::map_body), which stays the
-    /// reference. `Some` promises two things: the result (mapped parts with `response_id`, or error) is exactly
-    /// `map_body`'s on the parsed body, and the bytes parse as a `Value` (the view reads every member, unknown
-    /// ones too, as strictly as a `Value` parse does). The default has no view.
+    /// repeated member): the driver then parses the body and calls [`map_body`](Self::map_body), which reads the
+    /// same member tables from the `Value` (`call/view/`). `Some` promises two things: the result (mapped parts
+    /// with `response_id`, or error) is exactly `map_body`'s on the parsed body, and the bytes parse as a `Value`
+    /// (the view reads every member, unknown ones too, as strictly as a `Value` parse does). The default has no
+    /// view.
     fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
         let _ = (body, tools);
         None

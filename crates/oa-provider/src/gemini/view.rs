@@ -1,214 +1,141 @@
-//! The typed view of a `generateContent` body ([`WireFormat::map_bytes`](crate::call::wire::WireFormat)): the
-//! members the reference reading (`response.rs`) reads, taken straight from the bytes, every other member walked as
-//! strictly as a `Value` parse walks it ([`Skip`]), no `Value` built. It declines (the driver then takes the
-//! reference route) whatever the reference might read differently: a repeated member, a member of another type
-//! where the reference fails, a body without `candidates[0]` (the blocked-prompt path). A `functionCall`'s `args`
-//! is the one member read into a `Value` (the reference re-serializes it canonically from one, and so does the
-//! view). What it reads goes through the same [`assemble`].
+//! The reading of a `generateContent` body ([`WireFormat::map_bytes`](crate::call::wire::WireFormat) and
+//! [`map_body`](crate::call::wire::WireFormat::map_body)): the member tables of the body, `candidates[0]`, its
+//! content, a part, a `functionCall`, `usageMetadata` and `promptFeedback`, each member read from the bytes or
+//! from a parsed `Value` by one rule (see [`view!`]). A `functionCall`'s `args` is the one member read into a
+//! `Value` (the mapping writes it out canonically). What is read goes through [`assemble`] (or, for a prompt
+//! blocked before any candidate, [`blocked`]).
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::call::view::{AsBool, AsStr, Counters, First, Skip, next_member, once, scalars_answer};
+use crate::call::view::{AsBool, AsStr, Counter, First, NullOr, Refusal, read_bytes, read_value, view};
 use crate::call::wire::Mapped;
 use crate::canonical;
 use crate::error::ProviderError;
-use crate::gemini::response::{Read, assemble};
+use crate::gemini::response::{Read, assemble, blocked};
 use crate::model::{ContentBlock, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
-/// The `usageMetadata` counters the mapping reads, in `Usage`'s order.
-const USAGE: Counters<4> = Counters([
-    "promptTokenCount",
-    "candidatesTokenCount",
-    "totalTokenCount",
-    "cachedContentTokenCount",
-]);
-
-/// Maps a body through the view; `None` when the view declines it (see the module doc).
+/// Maps a body through the bytes route; `None` when it declines (see [`crate::call::view`]).
 pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-    let BodyView {
+    read_bytes::<Body<'_>>(body).map(|body| map(body, tools))
+}
+
+/// Maps a parsed body (the route a body the bytes route declines takes).
+pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    map(read_value::<Body<'_>>(body)?, tools)
+}
+
+fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    let Body {
         candidate,
         usage,
         model,
         id,
-    } = serde_json::from_slice::<BodyView<'_>>(body).ok()?;
-    let CandidateView {
-        blocks,
-        raw_calls,
-        finish_reason,
-    } = candidate?;
-    let [prompt_tokens, completion_tokens, total_tokens, cached_tokens] = usage.unwrap_or([None; 4]);
-    let read = Read {
-        blocks,
-        raw_calls,
-        finish_reason: finish_reason.0.as_ref().map(|text| text.0.as_ref()),
-        usage: Usage {
-            prompt_tokens,
-            completion_tokens,
-            total_tokens,
-            cached_tokens,
-            cache_creation_tokens: None,
-        },
-        model: model.into_owned(),
+        block_reason,
+    } = body;
+    let model = model.map(Cow::into_owned);
+    let mut mapped = match (candidate, block_reason) {
+        (Some(candidate), _) => assemble(
+            Read {
+                blocks: candidate.blocks,
+                raw_calls: candidate.raw_calls,
+                finish_reason: candidate.finish_reason.as_deref(),
+                usage,
+                model,
+            },
+            tools,
+        )?,
+        // A prompt blocked before any candidate was generated says so, and why, in promptFeedback.
+        (None, Some(reason)) => blocked(reason.as_str().unwrap_or_default(), usage, model),
+        (None, None) => return Err(ProviderError::invalid_response("response has no candidates[0]")),
     };
-    Some(assemble(read, tools).map(|mut mapped| {
-        mapped.response_id = id.into_owned();
-        mapped
-    }))
+    mapped.response_id = id.map(Cow::into_owned);
+    Ok(mapped)
 }
 
-/// The body's members the mapping reads; `candidate` is `None` when `candidates` is empty.
-struct BodyView<'de> {
-    candidate: Option<CandidateView<'de>>,
-    usage: Option<[Option<u64>; 4]>,
-    model: AsStr<'de>,
-    id: AsStr<'de>,
+/// The body's members the mapping reads; `candidate` is `None` when `candidates` is empty or not an array.
+struct Body<'de> {
+    candidate: Option<Candidate<'de>>,
+    usage: Usage,
+    model: Option<Cow<'de, str>>,
+    id: Option<Cow<'de, str>>,
+    /// `promptFeedback.blockReason`, when present (of any type).
+    block_reason: Option<AsStr<'de>>,
 }
 
-impl<'de> Deserialize<'de> for BodyView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(BodyVisitor)
-    }
+view! {
+    Body<'de>: object else "response body is not a JSON object" {
+        candidates: First<Candidate<'de>> = "candidates",
+        usage: Counts = "usageMetadata",
+        model: AsStr<'de> = "modelVersion",
+        id: AsStr<'de> = "id",
+        feedback: Feedback<'de> = "promptFeedback",
+    } => Ok(Body {
+        candidate: First::of(candidates),
+        usage: usage.map(|Counts(usage)| usage).unwrap_or_default(),
+        model: AsStr::of(model),
+        id: AsStr::of(id),
+        block_reason: feedback.and_then(|Feedback(reason)| reason),
+    })
 }
 
-struct BodyVisitor;
+/// `promptFeedback`, of any type: its `blockReason` when an object has one.
+struct Feedback<'de>(Option<AsStr<'de>>);
 
-impl<'de> Visitor<'de> for BodyVisitor {
-    type Value = BodyView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a generateContent response object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut candidates, mut usage, mut model, mut id) = (None, None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "candidates" => once(
-                    &mut candidates,
-                    map.next_value::<First<CandidateView<'de>>>()?,
-                    "candidates",
-                )?,
-                "usageMetadata" => once(&mut usage, map.next_value_seed(USAGE)?, "usageMetadata")?,
-                "modelVersion" => once(&mut model, map.next_value::<AsStr<'de>>()?, "modelVersion")?,
-                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        let First(candidate) = candidates.ok_or_else(|| de::Error::missing_field("candidates"))?;
-        Ok(BodyView {
-            candidate,
-            usage,
-            model: model.unwrap_or(AsStr(None)),
-            id: id.unwrap_or(AsStr(None)),
-        })
-    }
+view! {
+    Feedback<'de>: any {
+        block_reason: AsStr<'de> = "blockReason",
+    } => Ok(Feedback(block_reason))
 }
 
-/// `candidates[0]`, of any type (the reference looks inside objects only): its parts' blocks and calls, and its
-/// finish reason.
-struct CandidateView<'de> {
+/// `candidates[0]`, of any type: its parts' blocks and calls, and its finish reason.
+struct Candidate<'de> {
     blocks: Vec<ContentBlock>,
     raw_calls: Vec<WireToolCall>,
-    finish_reason: AsStr<'de>,
+    finish_reason: Option<Cow<'de, str>>,
 }
 
-impl<'de> Deserialize<'de> for CandidateView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(CandidateVisitor)
-    }
-}
-
-struct CandidateVisitor;
-
-impl<'de> Visitor<'de> for CandidateVisitor {
-    type Value = CandidateView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    scalars_answer!(CandidateView {
-        blocks: Vec::new(),
-        raw_calls: Vec::new(),
-        finish_reason: AsStr(None),
-    });
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut content, mut finish_reason) = (None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "content" => once(&mut content, map.next_value::<ContentView>()?, "content")?,
-                "finishReason" => once(
-                    &mut finish_reason,
-                    map.next_value::<AsStr<'de>>()?,
-                    "finishReason",
-                )?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        let (blocks, raw_calls) = content
-            .map(|ContentView(blocks, calls)| (blocks, calls))
-            .unwrap_or_default();
-        Ok(CandidateView {
+view! {
+    Candidate<'de>: any {
+        content: Content = "content",
+        finish_reason: AsStr<'de> = "finishReason",
+    } => {
+        let Content { blocks, raw_calls } = content.unwrap_or_default();
+        Ok(Candidate {
             blocks,
             raw_calls,
-            finish_reason: finish_reason.unwrap_or(AsStr(None)),
+            finish_reason: AsStr::of(finish_reason),
         })
     }
 }
 
-/// `content`, of any type: its `parts` when an object (`null` or absent is none; any other non-array fails the
-/// reference, so the view declines).
-struct ContentView(Vec<ContentBlock>, Vec<WireToolCall>);
-
-impl<'de> Deserialize<'de> for ContentView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ContentVisitor)
-    }
+/// `content`, of any type: its `parts` when an object has them (`null` or absent is none).
+#[derive(Default)]
+struct Content {
+    blocks: Vec<ContentBlock>,
+    raw_calls: Vec<WireToolCall>,
 }
 
-struct ContentVisitor;
-
-impl<'de> Visitor<'de> for ContentVisitor {
-    type Value = ContentView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    scalars_answer!(ContentView(Vec::new(), Vec::new()));
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut parts = None;
-        while let Some(key) = next_member(&mut map)? {
-            if key.0 == "parts" {
-                once(&mut parts, map.next_value::<Option<Vec<PartView>>>()?, "parts")?;
-            } else {
-                map.next_value::<Skip>()?;
-            }
-        }
-        let (mut blocks, mut calls) = (Vec::new(), Vec::new());
-        for PartView(part) in parts.flatten().unwrap_or_default() {
+view! {
+    Content: any {
+        parts: NullOr<Vec<Part>> = "parts" else "candidates[0].content.parts is not an array",
+    } => {
+        let mut content = Content::default();
+        for part in NullOr::of(parts).unwrap_or_default() {
             match part {
-                Part::Block(block) => blocks.push(block),
+                Part::Block(block) => content.blocks.push(block),
                 Part::Call {
                     id,
                     name,
                     args,
                     signature,
                 } => {
-                    // Gemini does not always return an id; the reference makes one from the call's position.
-                    let id = id.unwrap_or_else(|| format!("gemini_call_{}", calls.len()));
-                    calls.push(WireToolCall {
+                    // Gemini does not always return an id; one is made from the call's position so the result
+                    // can answer it.
+                    let id = id.unwrap_or_else(|| format!("gemini_call_{}", content.raw_calls.len()));
+                    content.raw_calls.push(WireToolCall {
                         id,
                         name,
                         arguments: args.as_ref().map(canonical::to_string).unwrap_or_default(),
@@ -218,14 +145,11 @@ impl<'de> Visitor<'de> for ContentVisitor {
                 Part::Nothing => {}
             }
         }
-        Ok(ContentView(blocks, calls))
+        Ok(content)
     }
 }
 
-/// One of `parts` (an array of them), read.
-struct PartView(Part);
-
-/// What a part maps to.
+/// One of `parts`, of any type, read.
 enum Part {
     /// A text block (a thought summary when `thought: true`).
     Block(ContentBlock),
@@ -236,60 +160,32 @@ enum Part {
         args: Option<Value>,
         signature: Option<String>,
     },
-    /// A part of any other type (inline data, executable code) or not an object.
+    /// A part of any other type (inline data, executable code: they stay on `raw` only) or not an object.
     Nothing,
 }
 
-impl<'de> Deserialize<'de> for PartView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(PartVisitor)
-    }
-}
-
-struct PartVisitor;
-
-impl<'de> Visitor<'de> for PartVisitor {
-    type Value = PartView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    scalars_answer!(PartView(Part::Nothing));
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut text, mut thought, mut signature, mut call) = (None, None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "text" => once(&mut text, map.next_value::<AsStr<'de>>()?, "text")?,
-                "thought" => once(&mut thought, map.next_value::<AsBool>()?, "thought")?,
-                "thoughtSignature" => once(
-                    &mut signature,
-                    map.next_value::<AsStr<'de>>()?,
-                    "thoughtSignature",
-                )?,
-                "functionCall" => once(&mut call, map.next_value::<FunctionCallView>()?, "functionCall")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        let signature = signature
-            .and_then(AsStr::into_owned)
-            .filter(|signature| !signature.is_empty());
-        // A call first (its part's text is not read), as the reference reads a part.
-        if let Some(FunctionCallView { id, name, args }) = call {
-            return Ok(PartView(Part::Call {
+view! {
+    Part: any {
+        text: AsStr<'de> = "text",
+        thought: AsBool = "thought",
+        signature: AsStr<'de> = "thoughtSignature",
+        call: FunctionCall = "functionCall",
+    } => {
+        let signature = AsStr::of(signature)
+            .filter(|signature| !signature.is_empty())
+            .map(Cow::into_owned);
+        // A call first (its part's text is not read).
+        if let Some(FunctionCall { id, name, args }) = call {
+            return Ok(Part::Call {
                 id,
                 name,
                 args,
                 signature,
-            }));
+            });
         }
-        Ok(PartView(match text {
+        Ok(match text {
             None => Part::Nothing,
-            // Not a string: the reference fails ("a text part is not a string"), so the view declines.
-            Some(AsStr(None)) => return Err(de::Error::custom("a text part is not a string")),
+            Some(AsStr(None)) => return Err(Refusal::says("a text part is not a string")),
             Some(AsStr(Some(text))) => {
                 let text = text.into_owned();
                 Part::Block(if thought == Some(AsBool(Some(true))) {
@@ -298,61 +194,55 @@ impl<'de> Visitor<'de> for PartVisitor {
                     ContentBlock::Text { text, signature }
                 })
             }
-        }))
+        })
     }
 }
 
-/// A part's `functionCall`: an object with a string `name` (else the reference fails, and the view declines).
-struct FunctionCallView {
+/// A part's `functionCall`: an object with a string `name`.
+struct FunctionCall {
     /// The `id`, when a non-empty string.
     id: Option<String>,
     name: String,
     args: Option<Value>,
 }
 
-impl<'de> Deserialize<'de> for FunctionCallView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(FunctionCallVisitor)
-    }
+view! {
+    FunctionCall: object else "a functionCall part has no name" {
+        id: AsStr<'de> = "id",
+        name: AsStr<'de> = "name",
+        args: Value = "args",
+    } => Ok(FunctionCall {
+        id: AsStr::of(id).filter(|id| !id.is_empty()).map(Cow::into_owned),
+        name: AsStr::of(name).ok_or(Refusal::Mismatch)?.into_owned(),
+        args,
+    })
 }
 
-struct FunctionCallVisitor;
+/// `usageMetadata`: its counters when an object.
+struct Counts(Usage);
 
-impl<'de> Visitor<'de> for FunctionCallVisitor {
-    type Value = FunctionCallView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a functionCall object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut id, mut name, mut args) = (None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
-                "name" => once(&mut name, map.next_value::<AsStr<'de>>()?, "name")?,
-                // Read as the reference reads it (the same parser into a `Value`), then written canonically.
-                "args" => once(&mut args, map.next_value::<Value>()?, "args")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        Ok(FunctionCallView {
-            id: id.and_then(AsStr::into_owned).filter(|id| !id.is_empty()),
-            name: name
-                .and_then(AsStr::into_owned)
-                .ok_or_else(|| de::Error::missing_field("name"))?,
-            args,
-        })
-    }
+view! {
+    Counts: any {
+        prompt: Counter = "promptTokenCount",
+        candidates: Counter = "candidatesTokenCount",
+        total: Counter = "totalTokenCount",
+        cached: Counter = "cachedContentTokenCount",
+    } => Ok(Counts(Usage {
+        prompt_tokens: Counter::of(prompt),
+        completion_tokens: Counter::of(candidates),
+        total_tokens: Counter::of(total),
+        cached_tokens: Counter::of(cached),
+        cache_creation_tokens: None,
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
-    use crate::call::view_check::{agrees, agrees_on_generated, any_json, counter, members, or_any, text};
+    use crate::call::view_check::{
+        agrees, agrees_on_generated, any_json, counter, members, or_any, refuses, text,
+    };
     use crate::gemini::WIRE;
 
     const PLAIN: &str = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"hmm","thought":true,"thoughtSignature":"sig"},{"text":"hi \"there\""}]},"finishReason":"STOP","index":0,"safetyRatings":[]}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":5},"modelVersion":"gemini-2.5","responseId":"r1"}"#;
@@ -371,6 +261,16 @@ mod tests {
             WIRE,
             r#"{"candidates":[{"content":{"parts":null}}],"id":"x"}"#
         ));
+        // No candidate: a prompt blocked (promptFeedback names the reason, of any type), else an error.
+        assert!(agrees(
+            WIRE,
+            r#"{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":4}}"#
+        ));
+        assert!(agrees(
+            WIRE,
+            r#"{"candidates":{},"promptFeedback":{"blockReason":null}}"#
+        ));
+        assert!(agrees(WIRE, r#"{"candidates":[]}"#));
         assert!(agrees(
             WIRE,
             r#"{"candidates":[{"content":{"parts":[true,"a",{"thought":true}]}}]}"#
@@ -388,10 +288,40 @@ mod tests {
     }
 
     #[test]
+    fn refuses_in_the_mappings_words() {
+        let no_name = "a functionCall part has no name";
+        refuses(
+            WIRE,
+            &[
+                ("null", "response body is not a JSON object"),
+                ("{}", "response has no candidates[0]"),
+                (
+                    r#"{"candidates":"x","promptFeedback":7}"#,
+                    "response has no candidates[0]",
+                ),
+                (
+                    r#"{"candidates":[{"content":{"parts":{}}}]}"#,
+                    "candidates[0].content.parts is not an array",
+                ),
+                (
+                    r#"{"candidates":[{"content":{"parts":[{"text":5}]}}]}"#,
+                    "a text part is not a string",
+                ),
+                (
+                    r#"{"candidates":[{"content":{"parts":[{"functionCall":null}]}}]}"#,
+                    no_name,
+                ),
+                (
+                    r#"{"candidates":[{"content":{"parts":[{"text":5,"functionCall":{"name":1}}]}}]}"#,
+                    no_name,
+                ),
+            ],
+        );
+    }
+
+    #[test]
     fn declines_what_it_might_read_differently() {
         for body in [
-            r#"{"candidates":[]}"#,
-            r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#,
             r#"{"candidates":[{"content":{"parts":{}}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":5}]}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":null}]}}]}"#,

@@ -89,14 +89,6 @@ pub struct Usage {
     pub cache_creation_tokens: Option<u64>,
 }
 
-/// A usage counter read strictly (§7 *Malformed usage counter*): a non-negative integer, else not reported.
-pub(crate) fn read_counter(value: Option<&Value>) -> Option<u64> {
-    match value {
-        Some(Value::Number(number)) => number.as_u64(),
-        _ => None,
-    }
-}
-
 impl Usage {
     /// Usage from the two counters a mapping reports without a total (§8.2): the total is their sum, and not
     /// reported when either is not (never the surviving addend).

@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 use crate::call::hook::DeltaKind;
 use crate::call::wire::{Mapped, StreamFold};
 use crate::error::{PartialStream, ProviderError};
-use crate::openai::response::{Assembly, assemble, read_usage};
+use crate::openai::response::{Assembly, assemble};
+use crate::openai::view::read_usage;
 use crate::structured::{CheckedTools, WireToolCall};
 
 /// The header fields of a stream's `raw`, each taken from the first chunk that has it.

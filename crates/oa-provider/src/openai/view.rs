@@ -1,250 +1,143 @@
-//! The typed view of a Chat Completions body ([`WireFormat::map_bytes`](crate::call::wire::WireFormat)): the
-//! members [`read_value`](super::response) reads, taken straight from the bytes (strings borrowed where they have
-//! no escapes), every other member walked as strictly as a `Value` parse walks it ([`Skip`]), and no `Value` tree
-//! built. Whatever the reference reading might read differently is an error here, so the view declines and the
-//! driver takes the reference route: a repeated member (a `Value` keeps the last), a required member of another
-//! type, a missing `choices[0]`. What the view reads goes through the same [`map_read`].
+//! The reading of a Chat Completions body ([`WireFormat::map_bytes`](crate::call::wire::WireFormat) and
+//! [`map_body`](crate::call::wire::WireFormat::map_body)): the member tables of the body, `choices[0]`, its
+//! message, a tool call and `usage`, each member read from the bytes or from a parsed `Value` by one rule (see
+//! [`view!`]). What is read goes through [`map_read`] (the refusal rule, reasoning, tool calls checked).
 
-use std::fmt;
+use std::borrow::Cow;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::Value;
 
-use crate::call::view::{AsStr, Counter, First, Skip, Text, next_member, once, scalars_answer};
+use crate::call::view::{AsStr, Counter, First, Member, NullOr, Refusal, Text, read_bytes, read_value, view};
 use crate::call::wire::Mapped;
 use crate::error::ProviderError;
 use crate::model::Usage;
 use crate::openai::response::{Read, map_read};
 use crate::structured::{CheckedTools, WireToolCall};
 
-/// Maps a body through the view; `None` when the view declines it (see the module doc).
+/// Maps a body through the bytes route; `None` when it declines (see [`crate::call::view`]).
 pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-    let BodyView {
-        choice,
+    read_bytes::<Body<'_>>(body).map(|body| map(body, tools))
+}
+
+/// Maps a parsed body (the route a body the bytes route declines takes).
+pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    map(read_value::<Body<'_>>(body)?, tools)
+}
+
+/// Reads a `usage` member (a stream's, which arrives in a chunk): its counters when an object, else no usage.
+pub(crate) fn read_usage(usage: Option<&Value>) -> Usage {
+    usage
+        .and_then(|usage| UsageView::from_value(usage).ok())
+        .map_or_else(Usage::default, |UsageView(usage)| usage)
+}
+
+fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+    let Body {
+        choice: Choice {
+            message,
+            finish_reason,
+        },
         usage,
         model,
         id,
-    } = serde_json::from_slice::<BodyView<'_>>(body).ok()?;
-    let ChoiceView {
-        message,
-        finish_reason,
-    } = choice?;
-    let message = message?;
+    } = body;
     let read = Read {
         content: message.content.map(|text| text.0),
         raw_calls: message.tool_calls,
-        reasoning_content: message.reasoning_content.0.map(|text| text.0),
-        reasoning: message.reasoning.0.map(|text| text.0),
-        refusal: message.refusal.0.map(|text| text.0),
-        wire_finish: finish_reason.0.map(|text| text.0),
-        usage: usage.unwrap_or_default(),
-        model: model.0.map(|text| text.0),
+        reasoning_content: message.reasoning_content,
+        reasoning: message.reasoning,
+        refusal: message.refusal,
+        wire_finish: finish_reason,
+        usage,
+        model,
     };
-    Some(map_read(read, tools).map(|mut mapped| {
-        mapped.response_id = id.into_owned();
-        mapped
-    }))
+    let mut mapped = map_read(read, tools)?;
+    mapped.response_id = id.map(Cow::into_owned);
+    Ok(mapped)
 }
 
-/// The body's members the mapping reads. `choice` is `None` when `choices` is an empty array.
-struct BodyView<'de> {
-    choice: Option<ChoiceView<'de>>,
-    usage: Option<Usage>,
-    model: AsStr<'de>,
-    id: AsStr<'de>,
+const NO_CHOICE: &str = "response has no choices[0]";
+const NO_MESSAGE: &str = "choices[0] has no message object";
+
+/// The body's members the mapping reads.
+struct Body<'de> {
+    choice: Choice<'de>,
+    usage: Usage,
+    model: Option<Cow<'de, str>>,
+    id: Option<Cow<'de, str>>,
 }
 
-impl<'de> Deserialize<'de> for BodyView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(BodyVisitor)
-    }
+view! {
+    Body<'de>: object else "response body is not a JSON object" {
+        choices: First<Choice<'de>> = "choices" else NO_CHOICE,
+        usage: UsageView = "usage",
+        model: AsStr<'de> = "model",
+        id: AsStr<'de> = "id",
+    } => Ok(Body {
+        choice: First::of(choices).ok_or_else(|| Refusal::says(NO_CHOICE))?,
+        usage: usage.map(|UsageView(usage)| usage).unwrap_or_default(),
+        model: AsStr::of(model),
+        id: AsStr::of(id),
+    })
 }
 
-struct BodyVisitor;
-
-impl<'de> Visitor<'de> for BodyVisitor {
-    type Value = BodyView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a Chat Completions response object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut choices, mut usage, mut model, mut id) = (None, None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "choices" => once(
-                    &mut choices,
-                    map.next_value::<First<ChoiceView<'de>>>()?,
-                    "choices",
-                )?,
-                "usage" => once(&mut usage, map.next_value::<UsageView>()?, "usage")?,
-                "model" => once(&mut model, map.next_value::<AsStr<'de>>()?, "model")?,
-                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        let Some(First(choice)) = choices else {
-            return Err(de::Error::missing_field("choices"));
-        };
-        Ok(BodyView {
-            choice,
-            usage: usage.map(|UsageView(usage)| usage),
-            model: model.unwrap_or(AsStr(None)),
-            id: id.unwrap_or(AsStr(None)),
-        })
-    }
+/// `choices[0]`: its message and finish reason.
+struct Choice<'de> {
+    message: Message<'de>,
+    finish_reason: Option<Cow<'de, str>>,
 }
 
-/// `choices[0]`: its message (`None` when absent) and finish reason.
-struct ChoiceView<'de> {
-    message: Option<MessageView<'de>>,
-    finish_reason: AsStr<'de>,
+view! {
+    Choice<'de>: object {
+        message: Message<'de> = "message" else NO_MESSAGE,
+        finish_reason: AsStr<'de> = "finish_reason",
+    } => Ok(Choice {
+        message: message.ok_or_else(|| Refusal::says(NO_MESSAGE))?,
+        finish_reason: AsStr::of(finish_reason),
+    })
 }
 
-impl<'de> Deserialize<'de> for ChoiceView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(ChoiceVisitor)
-    }
-}
-
-struct ChoiceVisitor;
-
-impl<'de> Visitor<'de> for ChoiceVisitor {
-    type Value = ChoiceView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a choice object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut message, mut finish_reason) = (None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "message" => once(&mut message, map.next_value::<MessageView<'de>>()?, "message")?,
-                "finish_reason" => once(
-                    &mut finish_reason,
-                    map.next_value::<AsStr<'de>>()?,
-                    "finish_reason",
-                )?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        Ok(ChoiceView {
-            message,
-            finish_reason: finish_reason.unwrap_or(AsStr(None)),
-        })
-    }
-}
-
-/// `choices[0].message`.
-struct MessageView<'de> {
+/// `choices[0].message`: its content (`null` is none), tool calls, and the string values of the rest.
+struct Message<'de> {
     content: Option<Text<'de>>,
     tool_calls: Vec<WireToolCall>,
-    reasoning_content: AsStr<'de>,
-    reasoning: AsStr<'de>,
-    refusal: AsStr<'de>,
+    reasoning_content: Option<Cow<'de, str>>,
+    reasoning: Option<Cow<'de, str>>,
+    refusal: Option<Cow<'de, str>>,
 }
 
-impl<'de> Deserialize<'de> for MessageView<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(MessageVisitor)
-    }
+view! {
+    Message<'de>: object {
+        content: NullOr<Text<'de>> = "content" else "choices[0].message.content is not a string",
+        tool_calls: NullOr<Vec<ToolCall>> = "tool_calls" else "choices[0].message.tool_calls is not an array",
+        reasoning_content: AsStr<'de> = "reasoning_content",
+        reasoning: AsStr<'de> = "reasoning",
+        refusal: AsStr<'de> = "refusal",
+    } => Ok(Message {
+        content: NullOr::of(content),
+        tool_calls: NullOr::of(tool_calls)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|ToolCall(call)| call)
+            .collect(),
+        reasoning_content: AsStr::of(reasoning_content),
+        reasoning: AsStr::of(reasoning),
+        refusal: AsStr::of(refusal),
+    })
 }
 
-struct MessageVisitor;
+/// One of `tool_calls`: `{id, function: {name, arguments}}`, the id and name read as strings (else empty), the
+/// arguments a string, `null` or absent.
+struct ToolCall(WireToolCall);
 
-impl<'de> Visitor<'de> for MessageVisitor {
-    type Value = MessageView<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a message object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut content, mut tool_calls) = (None, None);
-        let (mut reasoning_content, mut reasoning, mut refusal) = (None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "content" => once(&mut content, map.next_value::<NullOr<Text<'de>>>()?, "content")?,
-                "tool_calls" => once(
-                    &mut tool_calls,
-                    map.next_value::<NullOr<Vec<ToolCallView>>>()?,
-                    "tool_calls",
-                )?,
-                "reasoning_content" => once(
-                    &mut reasoning_content,
-                    map.next_value::<AsStr<'de>>()?,
-                    "reasoning_content",
-                )?,
-                "reasoning" => once(&mut reasoning, map.next_value::<AsStr<'de>>()?, "reasoning")?,
-                "refusal" => once(&mut refusal, map.next_value::<AsStr<'de>>()?, "refusal")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        Ok(MessageView {
-            content: content.and_then(|NullOr(text)| text),
-            tool_calls: tool_calls
-                .and_then(|NullOr(calls)| calls)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|ToolCallView(call)| call)
-                .collect(),
-            reasoning_content: reasoning_content.unwrap_or(AsStr(None)),
-            reasoning: reasoning.unwrap_or(AsStr(None)),
-            refusal: refusal.unwrap_or(AsStr(None)),
-        })
-    }
-}
-
-/// `null`, or a `T`: anything else is an error (the reference mapping rejects it, so the view declines).
-struct NullOr<T>(Option<T>);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for NullOr<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // serde_json's `deserialize_option` reads `null` as none and hands anything else to `T`.
-        Option::<T>::deserialize(deserializer).map(NullOr)
-    }
-}
-
-/// One of `tool_calls` (an array of them): `{id, function: {name, arguments}}`, as `read_wire_tool_call` reads it.
-struct ToolCallView(WireToolCall);
-
-impl<'de> Deserialize<'de> for ToolCallView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(ToolCallVisitor)
-    }
-}
-
-struct ToolCallVisitor;
-
-impl<'de> Visitor<'de> for ToolCallVisitor {
-    type Value = ToolCallView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a tool call object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut id, mut function) = (None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "id" => once(&mut id, map.next_value::<AsStr<'de>>()?, "id")?,
-                "function" => once(&mut function, map.next_value::<FunctionView>()?, "function")?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        let FunctionView { name, arguments } =
-            function.ok_or_else(|| de::Error::missing_field("function"))?;
-        Ok(ToolCallView(WireToolCall {
-            id: id.and_then(AsStr::into_owned).unwrap_or_default(),
+view! {
+    ToolCall: object else "a tool call is not {id, type, function: {name, arguments}}" {
+        id: AsStr<'de> = "id",
+        function: Function = "function",
+    } => {
+        let Function { name, arguments } = function.ok_or(Refusal::Mismatch)?;
+        Ok(ToolCall(WireToolCall {
+            id: AsStr::of(id).map(Into::into).unwrap_or_default(),
             name,
             arguments,
             signature: None,
@@ -253,132 +146,46 @@ impl<'de> Visitor<'de> for ToolCallVisitor {
 }
 
 /// A tool call's `function`.
-struct FunctionView {
+struct Function {
     name: String,
     arguments: String,
 }
 
-impl<'de> Deserialize<'de> for FunctionView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(FunctionVisitor)
-    }
+view! {
+    Function: object {
+        name: AsStr<'de> = "name",
+        arguments: NullOr<Text<'de>> = "arguments",
+    } => Ok(Function {
+        name: AsStr::of(name).map(Into::into).unwrap_or_default(),
+        arguments: NullOr::of(arguments).map(Text::into_owned).unwrap_or_default(),
+    })
 }
 
-struct FunctionVisitor;
-
-impl<'de> Visitor<'de> for FunctionVisitor {
-    type Value = FunctionView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a function object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut name, mut arguments) = (None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "name" => once(&mut name, map.next_value::<AsStr<'de>>()?, "name")?,
-                "arguments" => once(
-                    &mut arguments,
-                    map.next_value::<NullOr<Text<'de>>>()?,
-                    "arguments",
-                )?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        Ok(FunctionView {
-            name: name.and_then(AsStr::into_owned).unwrap_or_default(),
-            arguments: arguments
-                .and_then(|NullOr(text)| text)
-                .map(Text::into_owned)
-                .unwrap_or_default(),
-        })
-    }
-}
-
-/// `usage`: its counters when an object, else no usage (as `read_usage` reads a `Value`).
+/// `usage`: its counters when an object, else no usage.
 struct UsageView(Usage);
 
-impl<'de> Deserialize<'de> for UsageView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(UsageVisitor)
-    }
+view! {
+    UsageView: any {
+        prompt_tokens: Counter = "prompt_tokens",
+        completion_tokens: Counter = "completion_tokens",
+        total_tokens: Counter = "total_tokens",
+        details: Cached = "prompt_tokens_details",
+    } => Ok(UsageView(Usage {
+        prompt_tokens: Counter::of(prompt_tokens),
+        completion_tokens: Counter::of(completion_tokens),
+        total_tokens: Counter::of(total_tokens),
+        cached_tokens: details.and_then(|Cached(cached)| cached),
+        cache_creation_tokens: None,
+    }))
 }
 
-struct UsageVisitor;
+/// `usage.prompt_tokens_details`: its `cached_tokens` when an object.
+struct Cached(Option<u64>);
 
-impl<'de> Visitor<'de> for UsageVisitor {
-    type Value = UsageView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut prompt, mut completion, mut total, mut details) = (None, None, None, None);
-        while let Some(key) = next_member(&mut map)? {
-            match key.0.as_ref() {
-                "prompt_tokens" => once(&mut prompt, map.next_value::<Counter>()?, "prompt_tokens")?,
-                "completion_tokens" => {
-                    once(&mut completion, map.next_value::<Counter>()?, "completion_tokens")?
-                }
-                "total_tokens" => once(&mut total, map.next_value::<Counter>()?, "total_tokens")?,
-                "prompt_tokens_details" => once(
-                    &mut details,
-                    map.next_value::<CachedView>()?,
-                    "prompt_tokens_details",
-                )?,
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
-            }
-        }
-        let counter = |slot: Option<Counter>| slot.and_then(|Counter(value)| value);
-        Ok(UsageView(Usage {
-            prompt_tokens: counter(prompt),
-            completion_tokens: counter(completion),
-            total_tokens: counter(total),
-            cached_tokens: details.and_then(|CachedView(cached)| cached),
-            cache_creation_tokens: None,
-        }))
-    }
-
-    scalars_answer!(UsageView(Usage::default()));
-}
-
-/// `usage.prompt_tokens_details`: its `cached_tokens` when an object (`Value::get` finds members of objects only).
-struct CachedView(Option<u64>);
-
-impl<'de> Deserialize<'de> for CachedView {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(CachedVisitor)
-    }
-}
-
-struct CachedVisitor;
-
-impl<'de> Visitor<'de> for CachedVisitor {
-    type Value = CachedView;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut cached = None;
-        while let Some(key) = next_member(&mut map)? {
-            if key.0 == "cached_tokens" {
-                once(&mut cached, map.next_value::<Counter>()?, "cached_tokens")?;
-            } else {
-                map.next_value::<Skip>()?;
-            }
-        }
-        Ok(CachedView(cached.and_then(|Counter(value)| value)))
-    }
-
-    scalars_answer!(CachedView(None));
+view! {
+    Cached: any {
+        cached_tokens: Counter = "cached_tokens",
+    } => Ok(Cached(Counter::of(cached_tokens)))
 }
 
 #[cfg(test)]
@@ -386,7 +193,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::call::view_check::{agrees_on_generated, counter, members, or_any, text, tools};
+    use crate::call::view_check::{agrees_on_generated, counter, members, or_any, refuses, text, tools};
     use crate::openai::WIRE;
 
     fn agrees(body: &str) -> bool {
@@ -414,6 +221,44 @@ mod tests {
         let escaped_keys =
             r#"{"\u0063hoices":[{"message":{"cont\u0065nt":"a"},"finish_reason":7}],"usage":[1,{"a":2}]}"#;
         assert!(agrees(escaped_keys));
+    }
+
+    #[test]
+    fn refuses_in_the_mappings_words() {
+        let no_choice = "response has no choices[0]";
+        let malformed_call = "a tool call is not {id, type, function: {name, arguments}}";
+        refuses(
+            WIRE,
+            &[
+                ("[1]", "response body is not a JSON object"),
+                ("{}", no_choice),
+                (r#"{"choices":"x"}"#, no_choice),
+                (r#"{"choices":[]}"#, no_choice),
+                (r#"{"choices":[5,{}]}"#, no_choice),
+                (r#"{"choices":[{}]}"#, "choices[0] has no message object"),
+                (
+                    r#"{"choices":[{"message":[]}]}"#,
+                    "choices[0] has no message object",
+                ),
+                (
+                    r#"{"choices":[{"message":{"content":5,"tool_calls":{}}}]}"#,
+                    "choices[0].message.content is not a string",
+                ),
+                (
+                    r#"{"choices":[{"message":{"tool_calls":{}}}]}"#,
+                    "choices[0].message.tool_calls is not an array",
+                ),
+                (r#"{"choices":[{"message":{"tool_calls":[5]}}]}"#, malformed_call),
+                (
+                    r#"{"choices":[{"message":{"tool_calls":[{"id":"c"}]}}]}"#,
+                    malformed_call,
+                ),
+                (
+                    r#"{"choices":[{"message":{"tool_calls":[{"function":{"name":"f","arguments":{}}}]}}]}"#,
+                    malformed_call,
+                ),
+            ],
+        );
     }
 
     #[test]
