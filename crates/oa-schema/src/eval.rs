@@ -6,7 +6,8 @@
 //! that `$dynamicRef` searches. Recursion is bounded by [`MAX_DEPTH`].
 
 use crate::evaluated::Evaluated;
-use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId, TypeSet};
+use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
+use crate::types::TypeSet;
 use crate::violation::{Violation, ViolationText};
 use oa_pointer::Location;
 use oa_pointer::Segment;

@@ -24,6 +24,8 @@ mod parse;
 mod registry;
 mod retrieve;
 mod stream;
+mod text;
+mod types;
 mod unresolved;
 mod validator;
 mod violation;

@@ -4,7 +4,7 @@
 //! report is sorted and deduplicated so that its order is stable across runs and one failing assertion at one
 //! instance location appears once, however many evaluation paths reached it.
 
-use crate::node::TypeSet;
+use crate::types::TypeSet;
 use oa_pointer::Location;
 use std::fmt;
 

@@ -238,8 +238,10 @@ fn run_dir(
                     // invalid), under every variant.
                     let mut flipped = test.clone();
                     flipped["valid"] = Value::Bool(!test["valid"].as_bool().unwrap());
-                    let failures: Vec<String> =
-                        compiled.iter().filter_map(|compiled| outcome(compiled, &flipped).err()).collect();
+                    let failures: Vec<String> = compiled
+                        .iter()
+                        .filter_map(|compiled| outcome(compiled, &flipped).err())
+                        .collect();
                     if failures.is_empty() {
                         tally.differed += 1;
                     } else {

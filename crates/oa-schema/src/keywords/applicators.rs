@@ -13,7 +13,8 @@ use crate::equal::json_equal;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::evaluated::Evaluated;
-use crate::node::{Body, CompiledSchema, JsonType, Node, NodeId, TypeSet};
+use crate::node::{Body, CompiledSchema, Node, NodeId};
+use crate::types::{JsonType, TypeSet};
 use serde_json::{Map, Value};
 
 pub(super) fn compile_list(

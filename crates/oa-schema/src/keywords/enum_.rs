@@ -49,7 +49,7 @@ pub(super) fn holds_enum(options: &[Value], instance: &Value) -> bool {
     match instance {
         Value::String(text) => options
             .iter()
-            .any(|option| matches!(option, Value::String(option) if super::same_name(option, text))),
+            .any(|option| matches!(option, Value::String(option) if crate::text::same_name(option, text))),
         Value::Number(number) => options.iter().any(
             |option| matches!(option, Value::Number(option) if crate::number::numbers_equal(option, number)),
         ),
@@ -143,7 +143,7 @@ fn push_preview(out: &mut String, value: &Value) {
     // A short plain string serializes as itself in quotes: skip the serializer for the usual enum of words.
     if let Value::String(text) = value
         && text.len() <= 58
-        && super::is_plain(text)
+        && crate::text::is_plain(text)
     {
         out.push('"');
         out.push_str(text);

@@ -158,7 +158,7 @@ fn missing_names<'n>(
         .filter(move |name| {
             let present = if sorted {
                 loop {
-                    match current.map(|key| super::cmp_names(key, name)) {
+                    match current.map(|key| crate::text::cmp_names(key, name)) {
                         Some(std::cmp::Ordering::Less) => current = keys.next(),
                         Some(std::cmp::Ordering::Equal) => break true,
                         _ => break false,
@@ -247,13 +247,13 @@ pub(super) fn missing(
     let message = match trigger {
         Some(trigger) => format!(
             "required property {} is missing (required when {} is present)",
-            super::quoted(name),
-            super::quoted(trigger)
+            crate::text::quoted(name),
+            crate::text::quoted(trigger)
         ),
         None => {
             let mut message = ev.message_buffer();
             message.push_str("required property ");
-            super::push_quoted(&mut message, name);
+            crate::text::push_quoted(&mut message, name);
             message.push_str(" is missing");
             message
         }

@@ -11,7 +11,8 @@
 use super::names::NameIndex;
 use super::{Bound, Keyword, Shape};
 use crate::ecma_regex::EcmaRegex;
-use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
+use crate::node::{Body, Node, NodeId};
+use crate::types::{JsonType, TypeSet};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -105,7 +106,7 @@ impl Kinds {
             return true;
         }
         match instance {
-            Value::Number(number) if self.integers => crate::node::is_integer(number),
+            Value::Number(number) if self.integers => crate::types::is_integer(number),
             _ => false,
         }
     }

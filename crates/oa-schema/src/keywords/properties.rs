@@ -122,7 +122,7 @@ pub(super) fn evaluate_properties<'v>(
         for (key, value) in object {
             let Some(id) = groups.iter().find_map(|group| {
                 group
-                    .binary_search_by(|(name, _)| super::cmp_names(name, key))
+                    .binary_search_by(|(name, _)| crate::text::cmp_names(name, key))
                     .ok()
                     .map(|found| group[found].1)
             }) else {
@@ -208,7 +208,9 @@ fn budget_exceeded(ev: &mut Evaluator<'_>, key: &str, node: &Node, frame: &Frame
 /// Whether a property is covered by `properties` or `patternProperties`; a pattern that exceeds its budget counts
 /// as not matching (the `patternProperties` keyword reports the budget itself).
 pub(super) fn is_declared(key: &str, names: &[Box<str>], patterns: &[EcmaRegex]) -> bool {
-    names.binary_search_by(|name| super::cmp_names(name, key)).is_ok()
+    names
+        .binary_search_by(|name| crate::text::cmp_names(name, key))
+        .is_ok()
         || patterns.iter().any(|regex| regex.is_match(key).unwrap_or(false))
 }
 
@@ -237,7 +239,7 @@ pub(super) fn evaluate_additional_properties<'v>(
             // Merge with the sorted names: each member costs one comparison forward.
             let mut named = false;
             while let Some(name) = names.get(cursor) {
-                match super::cmp_names(name, key) {
+                match crate::text::cmp_names(name, key) {
                     std::cmp::Ordering::Less => cursor += 1,
                     std::cmp::Ordering::Equal => {
                         named = true;
@@ -361,7 +363,7 @@ fn evaluate_properties_merged<'v>(
     for (key, value) in object {
         let mut found = None;
         while let Some((name, id)) = by_name.get(cursor) {
-            match super::cmp_names(name, key) {
+            match crate::text::cmp_names(name, key) {
                 std::cmp::Ordering::Less => cursor += 1,
                 std::cmp::Ordering::Equal => {
                     found = Some(*id);

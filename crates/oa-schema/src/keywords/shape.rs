@@ -7,11 +7,12 @@
 //! by the same function, and a missing required property sends the run back to `required` itself. When a sibling
 //! `unevaluated*` needs to know what was evaluated, the original keywords run instead.
 
-use super::{Keyword, cmp_names};
+use super::Keyword;
 use crate::ecma_regex::{ByteSet, EcmaRegex};
 use crate::eval::{Evaluator, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::node::{Body, Node, NodeId};
+use crate::text::cmp_names;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -299,7 +300,7 @@ impl<'t> Lookup<'t> {
         let mut prefix = None;
         while let Some(slot) = self.table.get(self.cursor) {
             // Members usually are the next name: test for that first, without a call.
-            if super::same_name(&slot.name, key) {
+            if crate::text::same_name(&slot.name, key) {
                 self.cursor += 1;
                 return Some((self.cursor - 1, slot));
             }

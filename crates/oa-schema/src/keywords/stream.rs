@@ -10,7 +10,8 @@
 //! back to parse and validate.
 
 use super::{Keyword, Shape};
-use crate::node::{Body, CompiledSchema, JsonType, Node, NodeId};
+use crate::node::{Body, CompiledSchema, Node, NodeId};
+use crate::types::JsonType;
 
 /// Every node's container plan, by node id.
 #[derive(Debug)]
@@ -85,10 +86,10 @@ impl ObjectPlan {
             return self
                 .names
                 .iter()
-                .position(|known| super::same_name(&known.name, name));
+                .position(|known| crate::text::same_name(&known.name, name));
         }
         self.names
-            .binary_search_by(|known| super::cmp_names(&known.name, name))
+            .binary_search_by(|known| crate::text::cmp_names(&known.name, name))
             .ok()
     }
 }
@@ -180,7 +181,7 @@ fn plan_node(node: &Node, nodes: &[Node]) -> StreamNode {
                         required: true,
                     })
                     .collect();
-                names.sort_by(|a, b| super::cmp_names(&a.name, &b.name));
+                names.sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
                 names.dedup_by(|a, b| a.name == b.name);
                 container.object = Some(ObjectPlan {
                     n_required: names.len(),
@@ -259,7 +260,7 @@ fn is_null_only(nodes: &[Node], id: NodeId) -> bool {
     let [Keyword::Type(types)] = &**keywords else {
         return false;
     };
-    let mut null = crate::node::TypeSet::default();
+    let mut null = crate::types::TypeSet::default();
     null.insert(JsonType::Null);
     *types == null
 }

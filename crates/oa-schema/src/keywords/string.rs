@@ -120,11 +120,11 @@ pub(super) fn evaluate_pattern(
     match matched {
         Ok(_) => {
             message.push_str("must match the pattern ");
-            super::push_quoted(&mut message, pattern);
+            crate::text::push_quoted(&mut message, pattern);
         }
         Err(_) => {
             message.push_str("matching the pattern ");
-            super::push_quoted(&mut message, pattern);
+            crate::text::push_quoted(&mut message, pattern);
             message.push_str(" exceeded the regex budget");
         }
     }

@@ -4,7 +4,8 @@ use super::Keyword;
 use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
-use crate::node::{JsonType, Node, TypeSet};
+use crate::node::Node;
+use crate::types::{JsonType, TypeSet};
 use serde_json::Value;
 
 pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {

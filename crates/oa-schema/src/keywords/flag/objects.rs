@@ -72,7 +72,7 @@ impl Flag<'_> {
             // A small object against a long list (a schema against its meta-schema): each member is looked up.
             return [cheap, rest].into_iter().all(|group| {
                 object.iter().all(|(key, value)| {
-                    match group.binary_search_by(|(name, _)| crate::keywords::cmp_names(name, key)) {
+                    match group.binary_search_by(|(name, _)| crate::text::cmp_names(name, key)) {
                         Ok(found) => self.child(group[found].1, value, depth),
                         Err(_) => true,
                     }
@@ -87,14 +87,14 @@ impl Flag<'_> {
                     break;
                 }
                 while let Some((name, id)) = group.get(cursor) {
-                    if crate::keywords::same_name(name, key) {
+                    if crate::text::same_name(name, key) {
                         cursor += 1;
                         if !self.child(*id, value, depth) {
                             return false;
                         }
                         break;
                     }
-                    match crate::keywords::cmp_names(name, key) {
+                    match crate::text::cmp_names(name, key) {
                         std::cmp::Ordering::Less => cursor += 1,
                         std::cmp::Ordering::Equal => {
                             cursor += 1;

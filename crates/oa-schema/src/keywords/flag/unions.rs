@@ -7,7 +7,8 @@
 
 use super::Flag;
 use crate::keywords::plan::{KIND_TYPES, NUMBER_KIND, kind_of};
-use crate::node::{JsonType, Node, NodeId};
+use crate::node::{Node, NodeId};
+use crate::types::JsonType;
 use serde_json::Value;
 use std::sync::Arc;
 
