@@ -108,7 +108,7 @@ pub(crate) fn compile(
     });
     Ok(CompiledSchema {
         stream: std::sync::OnceLock::new(),
-        plans: crate::keywords::plans(&nodes, dynamic_scope_matters),
+        plans: crate::flag::plan::plans(&nodes, dynamic_scope_matters),
         annotations: {
             annotations.sort_by_key(|(id, _)| *id);
             annotations.into_boxed_slice()

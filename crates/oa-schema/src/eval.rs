@@ -468,7 +468,7 @@ impl<'s> Evaluator<'s> {
             && !schema.dynamic_scope_matters
         {
             let scalar = is_scalar(instance);
-            if crate::keywords::holds_at(schema, id, instance, frame.depth) {
+            if crate::flag::holds_at(schema, id, instance, frame.depth) {
                 if scalar {
                     self.scalar_prechecks_held = self.scalar_prechecks_held.saturating_add(1);
                 } else {
@@ -659,7 +659,7 @@ impl<'s> Evaluator<'s> {
             && want.is_none()
             && self.annotations.is_none()
             && !self.schema.dynamic_scope_matters
-            && let Some(valid) = crate::keywords::answer_at(self.schema, id, instance, parent.depth + 1)
+            && let Some(valid) = crate::flag::answer_at(self.schema, id, instance, parent.depth + 1)
         {
             return valid;
         }

@@ -11,6 +11,7 @@ mod equal;
 mod error;
 mod eval;
 mod evaluated;
+mod flag;
 mod format;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -27,7 +27,7 @@ pub(crate) struct CompiledSchema {
     /// The node validation starts from.
     pub(crate) root: NodeId,
     /// Every node laid out for the yes/no evaluator (indices match `nodes`).
-    pub(crate) plans: Box<[crate::keywords::Plan]>,
+    pub(crate) plans: Box<[crate::flag::plan::Plan]>,
     /// Values of the annotation-only keywords (meta-data, `format` when not asserted, content) of the nodes that
     /// have some, by node id (sorted), for the "basic" output format. Kept beside the nodes rather than in each:
     /// most nodes have none, and every byte of a node counts in a small schema's compiled size.

@@ -9,9 +9,8 @@
 //! from it; anything else, and anything it cannot decide cheaply, is a [`Fallback`], after which the caller takes
 //! the full route (`parse_json`, `validate`, the type from the value), which reports every violation.
 
-use crate::keywords::{
-    Container, ObjectPlan, Others, StreamNode, StreamPlan, float_holds_at, floats_settle_at, holds_at,
-};
+use crate::flag::{float_holds_at, floats_settle_at, holds_at};
+use crate::keywords::{Container, ObjectPlan, Others, StreamNode, StreamPlan};
 use crate::node::{CompiledSchema, NodeId};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -106,7 +105,7 @@ impl<'s> Run<'s> {
     /// Checks a string, building its `Value` only when the node has string checks.
     fn string<E: de::Error>(&self, node: Option<NodeId>, depth: u32, text: &str) -> Result<(), E> {
         let Some(id) = node else { return Ok(()) };
-        if self.trivial(id, crate::keywords::STRING_KIND) {
+        if self.trivial(id, crate::flag::plan::STRING_KIND) {
             return Ok(());
         }
         let Ok(mut scratch) = self.scratch.try_borrow_mut() else {
@@ -132,7 +131,8 @@ impl<'s> Run<'s> {
         let plan = self.schema.plans.get(id as usize);
         if plan.is_some_and(|plan| {
             plan.always
-                || (plan.types.admits_integers() && plan.checks_for(crate::keywords::NUMBER_KIND).is_empty())
+                || (plan.types.admits_integers()
+                    && plan.checks_for(crate::flag::plan::NUMBER_KIND).is_empty())
         }) {
             return Ok(());
         }
@@ -143,7 +143,7 @@ impl<'s> Run<'s> {
     /// `Value` reads such digits with `Number::from_str` too.
     fn digits<E: de::Error>(&self, node: Option<NodeId>, depth: u32, digits: &str) -> Result<(), E> {
         let Some(id) = node else { return Ok(()) };
-        if self.trivial(id, crate::keywords::NUMBER_KIND) {
+        if self.trivial(id, crate::flag::plan::NUMBER_KIND) {
             return Ok(());
         }
         let number: serde_json::Number = digits
@@ -158,7 +158,7 @@ impl<'s> Run<'s> {
     fn float<E: de::Error>(&self, node: Option<NodeId>, depth: u32, x: f64) -> Result<(), E> {
         let Some(id) = node else { return Ok(()) };
         if !numbers_keep_digits() {
-            if self.trivial(id, crate::keywords::NUMBER_KIND) {
+            if self.trivial(id, crate::flag::plan::NUMBER_KIND) {
                 return Ok(());
             }
             let number =
@@ -563,9 +563,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
     }
 }
 
-/// [`kind_of`](crate::keywords::kind_of) an array.
+/// [`kind_of`](crate::flag::plan::kind_of) an array.
 const ARRAY_KIND: usize = 4;
-/// [`kind_of`](crate::keywords::kind_of) an object.
+/// [`kind_of`](crate::flag::plan::kind_of) an object.
 const OBJECT_KIND: usize = 5;
 
 /// A sequence whose items are checked by `items`.

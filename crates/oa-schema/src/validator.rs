@@ -60,7 +60,7 @@ impl Validator {
     /// Whether `instance` is valid. Stops at the first failure and allocates nothing while the instance is valid
     /// (schemas using `unevaluated*` allocate to track what was evaluated).
     pub fn is_valid(&self, instance: &Value) -> bool {
-        crate::keywords::is_valid(&self.compiled, instance)
+        crate::flag::is_valid(&self.compiled, instance)
     }
 
     /// Reads JSON `text` into `T`, checking it against the schema while it is read, without building a `Value`:

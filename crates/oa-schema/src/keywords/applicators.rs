@@ -17,7 +17,7 @@ use crate::node::{Body, CompiledSchema, Node, NodeId};
 use crate::types::{JsonType, TypeSet};
 use serde_json::{Map, Value};
 
-pub(super) fn compile_list(
+pub(crate) fn compile_list(
     cx: &mut NodeCompiler<'_, '_>,
     name: &str,
     value: &Value,
@@ -35,7 +35,7 @@ pub(super) fn compile_list(
     })
 }
 
-pub(super) fn evaluate_all_of<'v>(
+pub(crate) fn evaluate_all_of<'v>(
     ev: &mut Evaluator<'_>,
     nodes: &[NodeId],
     instance: &'v Value,
@@ -56,7 +56,7 @@ pub(super) fn evaluate_all_of<'v>(
     valid
 }
 
-pub(super) fn evaluate_any_of<'v>(
+pub(crate) fn evaluate_any_of<'v>(
     ev: &mut Evaluator<'_>,
     nodes: &[NodeId],
     discriminator: Option<&Discriminator>,
@@ -106,7 +106,7 @@ pub(super) fn evaluate_any_of<'v>(
     report_union(ev, "anyOf", (nodes, discriminator), node, instance, frame)
 }
 
-pub(super) fn evaluate_one_of<'v>(
+pub(crate) fn evaluate_one_of<'v>(
     ev: &mut Evaluator<'_>,
     nodes: &[NodeId],
     discriminator: Option<&Discriminator>,
@@ -175,7 +175,7 @@ pub(super) fn evaluate_one_of<'v>(
 /// Whether a union member's own `type` rejects the instance, so probing it (a frame, its keyword loop) can be
 /// skipped: the member cannot be satisfied, and a failed probe records nothing, so skipping it changes no outcome.
 #[inline]
-pub(super) fn rejects_by_type(member: &Node, instance: &Value) -> bool {
+pub(crate) fn rejects_by_type(member: &Node, instance: &Value) -> bool {
     member.own_type.is_some_and(|types| !types.admits(instance))
 }
 
@@ -331,7 +331,7 @@ fn discriminator_contradicts(ev: &Evaluator<'_>, id: NodeId, instance: &Value, h
         })
 }
 
-pub(super) fn evaluate_not<'v>(
+pub(crate) fn evaluate_not<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     node: &Node,
@@ -386,7 +386,7 @@ pub(crate) struct Discriminator {
 
 impl Discriminator {
     /// The instance's value of the property members are skipped by, looked up once per union evaluation.
-    pub(super) fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
+    pub(crate) fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
         match instance {
             Value::Object(object) => member(object, &self.skip_property, self.sorted),
             _ => None,
@@ -403,7 +403,7 @@ impl Discriminator {
 
     /// The only members that can be satisfied by an instance whose pinned property is `tag`, in member order;
     /// `None` when the members must be walked one by one.
-    pub(super) fn string_candidates(&self, tag: Option<&Value>) -> Option<&[(Box<str>, usize)]> {
+    pub(crate) fn string_candidates(&self, tag: Option<&Value>) -> Option<&[(Box<str>, usize)]> {
         let (Some(by_string), Some(Value::String(tag))) = (self.by_string.as_deref(), tag) else {
             return None;
         };
@@ -424,7 +424,7 @@ impl Discriminator {
 
     /// Whether member `member_idx` certainly fails on an instance whose skipping property is `tag` (see
     /// [`Self::tag`]).
-    pub(super) fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
+    pub(crate) fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
         excluded(&self.skip_pins, member_idx, tag)
     }
 

@@ -14,7 +14,7 @@ fn len(items: &[Value]) -> u64 {
     u64::try_from(items.len()).unwrap_or(u64::MAX)
 }
 
-pub(super) fn evaluate_max_items(
+pub(crate) fn evaluate_max_items(
     ev: &mut Evaluator<'_>,
     limit: u64,
     node: &Node,
@@ -33,7 +33,7 @@ pub(super) fn evaluate_max_items(
 
 /// `maxItems`'s verdict (non-arrays pass).
 #[inline]
-pub(super) fn holds_max_items(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_max_items(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Array(items) => len(items) <= limit,
         _ => true,
@@ -42,7 +42,7 @@ pub(super) fn holds_max_items(limit: u64, instance: &Value) -> bool {
 
 /// `minItems`'s verdict (non-arrays pass).
 #[inline]
-pub(super) fn holds_min_items(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_min_items(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Array(items) => len(items) >= limit,
         _ => true,
@@ -50,14 +50,14 @@ pub(super) fn holds_min_items(limit: u64, instance: &Value) -> bool {
 }
 
 /// `uniqueItems`'s verdict (non-arrays pass).
-pub(super) fn holds_unique_items(instance: &Value) -> bool {
+pub(crate) fn holds_unique_items(instance: &Value) -> bool {
     match instance {
         Value::Array(items) => first_duplicate(items).is_none(),
         _ => true,
     }
 }
 
-pub(super) fn evaluate_min_items(
+pub(crate) fn evaluate_min_items(
     ev: &mut Evaluator<'_>,
     limit: u64,
     node: &Node,
@@ -74,7 +74,7 @@ pub(super) fn evaluate_min_items(
     )
 }
 
-pub(super) fn evaluate_unique_items(
+pub(crate) fn evaluate_unique_items(
     ev: &mut Evaluator<'_>,
     node: &Node,
     instance: &Value,

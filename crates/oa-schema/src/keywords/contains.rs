@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 /// Compiles `contains`; `counted` reads `minContains`/`maxContains` (2019-09 on), `annotates` makes its matches
 /// evaluated items for `unevaluatedItems` (2020-12).
-pub(super) fn compile(
+pub(crate) fn compile(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
     counted: bool,
@@ -37,7 +37,7 @@ pub(super) fn compile(
 
 /// `contains` with its counts (`min`, `max`, whether `min` was written); matched items are recorded in
 /// `evaluated` when it is given.
-pub(super) fn evaluate<'v>(
+pub(crate) fn evaluate<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     (min, max, min_explicit): (u64, Option<u64>, bool),

@@ -12,12 +12,12 @@ use std::fmt::Write as _;
 /// How deeply a `const` or `enum` value may nest: comparing and cloning values recurse, so their depth is bounded.
 const MAX_VALUE_DEPTH: usize = crate::registry::MAX_SCHEMA_DEPTH;
 
-pub(super) fn compile_const(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile_const(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     check_depth(cx, "const", value)?;
     Ok(Keyword::Const(value.clone()))
 }
 
-pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::Array(options) = value else {
         return Err(cx.invalid("enum", "expected an array"));
     };
@@ -38,13 +38,13 @@ fn check_depth(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Resul
 
 /// `const`'s verdict.
 #[inline]
-pub(super) fn holds_const(expected: &Value, instance: &Value) -> bool {
+pub(crate) fn holds_const(expected: &Value, instance: &Value) -> bool {
     json_equal(expected, instance)
 }
 
 /// `enum`'s verdict.
 #[inline]
-pub(super) fn holds_enum(options: &[Value], instance: &Value) -> bool {
+pub(crate) fn holds_enum(options: &[Value], instance: &Value) -> bool {
     // Strings and numbers (nearly every `enum`) equal only their own kind: compared in place, without a call a value.
     match instance {
         Value::String(text) => options
@@ -68,7 +68,7 @@ pub(crate) struct StringEnum {
 
 impl StringEnum {
     /// The lookup for `options`, if enough of them are strings to be worth an index.
-    pub(super) fn of(options: &[Value]) -> Option<Self> {
+    pub(crate) fn of(options: &[Value]) -> Option<Self> {
         let strings = super::names::NameIndex::new(options.iter().filter_map(|option| match option {
             Value::String(text) => Some((text.as_str(), ())),
             _ => None,
@@ -85,7 +85,7 @@ impl StringEnum {
 
     /// `enum`'s verdict (a string equals only a string). Out of line: the yes/no evaluator's dispatch tail-calls it.
     #[inline(never)]
-    pub(super) fn holds(&self, instance: &Value) -> bool {
+    pub(crate) fn holds(&self, instance: &Value) -> bool {
         match instance {
             Value::String(text) => self.strings.get(text).is_some(),
             _ => holds_enum(&self.others, instance),
@@ -93,7 +93,7 @@ impl StringEnum {
     }
 }
 
-pub(super) fn evaluate_const(
+pub(crate) fn evaluate_const(
     ev: &mut Evaluator<'_>,
     expected: &Value,
     node: &Node,
@@ -111,7 +111,7 @@ pub(super) fn evaluate_const(
     ev.fail(frame, node, "const", Detail::message(message))
 }
 
-pub(super) fn evaluate_enum(
+pub(crate) fn evaluate_enum(
     ev: &mut Evaluator<'_>,
     options: &[Value],
     node: &Node,

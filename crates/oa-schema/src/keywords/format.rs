@@ -9,7 +9,7 @@ use crate::node::Node;
 use serde_json::Value;
 
 /// Compiles `format`; `None` when it only annotates (assertion off, or a format name we do not know).
-pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Option<Keyword>, SchemaError> {
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Option<Keyword>, SchemaError> {
     let Value::String(name) = value else {
         return Err(cx.invalid("format", "expected a string"));
     };
@@ -24,14 +24,14 @@ pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Op
 
 /// `format`'s verdict when asserted (non-strings pass).
 #[inline]
-pub(super) fn holds(check: FormatCheck, instance: &Value) -> bool {
+pub(crate) fn holds(check: FormatCheck, instance: &Value) -> bool {
     match instance {
         Value::String(text) => check(text),
         _ => true,
     }
 }
 
-pub(super) fn evaluate(
+pub(crate) fn evaluate(
     ev: &mut Evaluator<'_>,
     check: FormatCheck,
     name: &str,

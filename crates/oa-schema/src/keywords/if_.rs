@@ -8,7 +8,7 @@ use crate::evaluated::Evaluated;
 use crate::node::NodeId;
 use serde_json::{Map, Value};
 
-pub(super) fn compile(
+pub(crate) fn compile(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
 ) -> Result<Keyword, SchemaError> {
@@ -21,7 +21,7 @@ pub(super) fn compile(
     })
 }
 
-pub(super) fn evaluate<'v>(
+pub(crate) fn evaluate<'v>(
     ev: &mut Evaluator<'_>,
     if_: NodeId,
     then: Option<NodeId>,

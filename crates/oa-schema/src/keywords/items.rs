@@ -9,7 +9,7 @@ use crate::evaluated::Evaluated;
 use crate::node::{Node, NodeId};
 use serde_json::{Map, Value};
 
-pub(super) fn compile_prefix_items(
+pub(crate) fn compile_prefix_items(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -22,7 +22,7 @@ pub(super) fn compile_prefix_items(
     Ok(Keyword::PrefixItems(nodes))
 }
 
-pub(super) fn compile_items(
+pub(crate) fn compile_items(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
 ) -> Result<Keyword, SchemaError> {
@@ -38,7 +38,7 @@ pub(super) fn compile_items(
 }
 
 /// `items` before 2020-12: an array applies position by position (as `prefixItems` does), a schema to every item.
-pub(super) fn compile_legacy_items(
+pub(crate) fn compile_legacy_items(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -56,7 +56,7 @@ pub(super) fn compile_legacy_items(
 }
 
 /// `additionalItems`: the items after those of an array-form `items`; without one it does nothing.
-pub(super) fn compile_additional_items(
+pub(crate) fn compile_additional_items(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
 ) -> Result<Option<Keyword>, SchemaError> {
@@ -70,7 +70,7 @@ pub(super) fn compile_additional_items(
     }))
 }
 
-pub(super) fn evaluate_prefix_items<'v>(
+pub(crate) fn evaluate_prefix_items<'v>(
     ev: &mut Evaluator<'_>,
     nodes: &[NodeId],
     instance: &'v Value,
@@ -98,7 +98,7 @@ pub(super) fn evaluate_prefix_items<'v>(
 }
 
 /// `items` (or `additionalItems`, as `keyword` says) over the items after the first `skip`.
-pub(super) fn evaluate_items<'v>(
+pub(crate) fn evaluate_items<'v>(
     ev: &mut Evaluator<'_>,
     (id, skip, keyword): (NodeId, usize, &'static str),
     node: &Node,

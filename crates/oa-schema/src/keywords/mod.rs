@@ -1,24 +1,22 @@
 //! Compiled keywords: one variant per keyword (or tightly bound family), compiled and evaluated in its own module.
 
-mod applicators;
-mod array;
-mod contains;
-mod enum_;
-mod flag;
-mod format;
-mod if_;
-mod items;
-mod names;
-mod numeric;
-mod object;
-mod plan;
-mod properties;
-mod ref_;
-mod shape;
-mod stream;
-mod string;
-mod type_;
-mod unevaluated;
+pub(crate) mod applicators;
+pub(crate) mod array;
+pub(crate) mod contains;
+pub(crate) mod enum_;
+pub(crate) mod format;
+pub(crate) mod if_;
+pub(crate) mod items;
+pub(crate) mod names;
+pub(crate) mod numeric;
+pub(crate) mod object;
+pub(crate) mod properties;
+pub(crate) mod ref_;
+pub(crate) mod shape;
+pub(crate) mod stream;
+pub(crate) mod string;
+pub(crate) mod type_;
+pub(crate) mod unevaluated;
 
 use crate::compile::NodeCompiler;
 use crate::dialect::{KeywordSpec, Semantics};
@@ -33,9 +31,7 @@ use crate::types::TypeSet;
 use serde_json::{Map, Value};
 
 pub(crate) use applicators::{Discriminator, find_discriminator};
-pub(crate) use flag::{answer_at, float_holds_at, floats_settle_at, holds_at, is_valid};
 pub(crate) use numeric::Bound;
-pub(crate) use plan::{NUMBER_KIND, Plan, STRING_KIND, plans};
 pub(crate) use shape::{Shape, fuse as fuse_shapes};
 pub(crate) use stream::{Container, ObjectPlan, Others, StreamNode, StreamPlan};
 

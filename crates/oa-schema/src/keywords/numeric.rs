@@ -32,7 +32,7 @@ impl Bound {
         }
     }
 
-    pub(super) fn holds(self, instance_vs_limit: Ordering) -> bool {
+    pub(crate) fn holds(self, instance_vs_limit: Ordering) -> bool {
         match self {
             Self::Minimum => instance_vs_limit != Ordering::Less,
             Self::Maximum => instance_vs_limit != Ordering::Greater,
@@ -51,7 +51,7 @@ impl Bound {
     }
 }
 
-pub(super) fn compile_bound(
+pub(crate) fn compile_bound(
     cx: &mut NodeCompiler<'_, '_>,
     name: &str,
     value: &Value,
@@ -66,7 +66,7 @@ pub(super) fn compile_bound(
 }
 
 /// Draft 4's `minimum`/`maximum`, exclusive when the sibling `exclusiveMinimum`/`exclusiveMaximum` is `true`.
-pub(super) fn compile_draft4_bound(
+pub(crate) fn compile_draft4_bound(
     cx: &mut NodeCompiler<'_, '_>,
     name: &str,
     value: &Value,
@@ -102,7 +102,7 @@ fn bound_keyword(
     })
 }
 
-pub(super) fn compile_multiple_of(
+pub(crate) fn compile_multiple_of(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -118,7 +118,7 @@ pub(super) fn compile_multiple_of(
 
 /// A bound's verdict (non-numbers pass).
 #[inline]
-pub(super) fn holds_bound(
+pub(crate) fn holds_bound(
     bound: Bound,
     (limit, approx): (&SchemaNumber, Option<f64>),
     text: &str,
@@ -132,7 +132,7 @@ pub(super) fn holds_bound(
 
 /// `multipleOf`'s verdict (non-numbers pass).
 #[inline]
-pub(super) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), instance: &Value) -> bool {
+pub(crate) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), instance: &Value) -> bool {
     let Value::Number(number) = instance else {
         return true;
     };
@@ -143,7 +143,7 @@ pub(super) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), 
     }
 }
 
-pub(super) fn evaluate_bound(
+pub(crate) fn evaluate_bound(
     ev: &mut Evaluator<'_>,
     bound: Bound,
     (limit, approx): (&SchemaNumber, Option<f64>),
@@ -166,7 +166,7 @@ pub(super) fn evaluate_bound(
     )
 }
 
-pub(super) fn evaluate_multiple_of(
+pub(crate) fn evaluate_multiple_of(
     ev: &mut Evaluator<'_>,
     (divisor, integer): (&MultipleOf, Option<i64>),
     text: &str,

@@ -22,14 +22,14 @@ fn names(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<Box<
         .collect()
 }
 
-pub(super) fn compile_required(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile_required(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     // Sorted, so that a sorted instance map can be checked in one merge pass (reports are sorted anyway).
     let mut required = names(cx, "required", value)?;
     required.sort();
     Ok(Keyword::Required(required))
 }
 
-pub(super) fn compile_dependent_required(
+pub(crate) fn compile_dependent_required(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -52,7 +52,7 @@ fn n_properties(instance: &serde_json::Map<String, Value>) -> u64 {
 
 /// `maxProperties`'s verdict (non-objects pass).
 #[inline]
-pub(super) fn holds_max_properties(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_max_properties(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Object(object) => n_properties(object) <= limit,
         _ => true,
@@ -61,14 +61,14 @@ pub(super) fn holds_max_properties(limit: u64, instance: &Value) -> bool {
 
 /// `minProperties`'s verdict (non-objects pass).
 #[inline]
-pub(super) fn holds_min_properties(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_min_properties(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Object(object) => n_properties(object) >= limit,
         _ => true,
     }
 }
 
-pub(super) fn evaluate_max_properties(
+pub(crate) fn evaluate_max_properties(
     ev: &mut Evaluator<'_>,
     limit: u64,
     node: &Node,
@@ -85,7 +85,7 @@ pub(super) fn evaluate_max_properties(
     )
 }
 
-pub(super) fn evaluate_min_properties(
+pub(crate) fn evaluate_min_properties(
     ev: &mut Evaluator<'_>,
     limit: u64,
     node: &Node,
@@ -102,7 +102,7 @@ pub(super) fn evaluate_min_properties(
     )
 }
 
-pub(super) fn evaluate_required(
+pub(crate) fn evaluate_required(
     ev: &mut Evaluator<'_>,
     names: &[Box<str>],
     node: &Node,
@@ -116,7 +116,7 @@ pub(super) fn evaluate_required(
 }
 
 /// `required` over an object in hand (the shape keyword calls it to name the missing properties).
-pub(super) fn evaluate_required_in(
+pub(crate) fn evaluate_required_in(
     ev: &mut Evaluator<'_>,
     names: &[Box<str>],
     node: &Node,
@@ -136,7 +136,7 @@ pub(super) fn evaluate_required_in(
 
 /// `required`'s verdict over an object.
 #[inline]
-pub(super) fn holds_required(
+pub(crate) fn holds_required(
     names: &[Box<str>],
     object: &serde_json::Map<String, Value>,
     sorted: bool,
@@ -172,7 +172,7 @@ fn missing_names<'n>(
         .map(AsRef::as_ref)
 }
 
-pub(super) fn compile_dependencies(
+pub(crate) fn compile_dependencies(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -196,7 +196,7 @@ pub(super) fn compile_dependencies(
 }
 
 /// `dependentRequired`'s (or string-array `dependencies`') verdict over an object.
-pub(super) fn holds_dependent_required(
+pub(crate) fn holds_dependent_required(
     rules: &[DependentRule],
     object: &serde_json::Map<String, Value>,
 ) -> bool {
@@ -205,7 +205,7 @@ pub(super) fn holds_dependent_required(
     })
 }
 
-pub(super) fn evaluate_dependent_required(
+pub(crate) fn evaluate_dependent_required(
     ev: &mut Evaluator<'_>,
     keyword: &'static str,
     rules: &[DependentRule],
@@ -236,7 +236,7 @@ pub(super) fn evaluate_dependent_required(
 
 /// Records a missing property (`required`, `dependentRequired`, `dependencies`; the fused shape for `required`).
 #[cold]
-pub(super) fn missing(
+pub(crate) fn missing(
     ev: &mut Evaluator<'_>,
     keyword: &'static str,
     name: &str,

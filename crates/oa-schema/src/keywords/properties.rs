@@ -20,7 +20,7 @@ fn schema_map<'a>(
     }
 }
 
-pub(super) fn compile_properties(
+pub(crate) fn compile_properties(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -39,7 +39,7 @@ pub(super) fn compile_properties(
     })
 }
 
-pub(super) fn compile_pattern_properties(
+pub(crate) fn compile_pattern_properties(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -54,7 +54,7 @@ pub(super) fn compile_pattern_properties(
     Ok(Keyword::PatternProperties(entries.into_boxed_slice()))
 }
 
-pub(super) fn compile_additional_properties(
+pub(crate) fn compile_additional_properties(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
 ) -> Result<Keyword, SchemaError> {
@@ -76,7 +76,7 @@ pub(super) fn compile_additional_properties(
     })
 }
 
-pub(super) fn compile_dependent_schemas(
+pub(crate) fn compile_dependent_schemas(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -88,7 +88,7 @@ pub(super) fn compile_dependent_schemas(
     Ok(Keyword::DependentSchemas(entries))
 }
 
-pub(super) fn evaluate_properties<'v>(
+pub(crate) fn evaluate_properties<'v>(
     ev: &mut Evaluator<'_>,
     entries: &[(Box<str>, NodeId)],
     groups: [&[(Box<str>, NodeId)]; 2],
@@ -161,7 +161,7 @@ pub(super) fn evaluate_properties<'v>(
     valid
 }
 
-pub(super) fn evaluate_pattern_properties<'v>(
+pub(crate) fn evaluate_pattern_properties<'v>(
     ev: &mut Evaluator<'_>,
     entries: &[(EcmaRegex, NodeId)],
     node: &Node,
@@ -207,7 +207,7 @@ fn budget_exceeded(ev: &mut Evaluator<'_>, key: &str, node: &Node, frame: &Frame
 
 /// Whether a property is covered by `properties` or `patternProperties`; a pattern that exceeds its budget counts
 /// as not matching (the `patternProperties` keyword reports the budget itself).
-pub(super) fn is_declared(key: &str, names: &[Box<str>], patterns: &[EcmaRegex]) -> bool {
+pub(crate) fn is_declared(key: &str, names: &[Box<str>], patterns: &[EcmaRegex]) -> bool {
     names
         .binary_search_by(|name| crate::text::cmp_names(name, key))
         .is_ok()
@@ -215,7 +215,7 @@ pub(super) fn is_declared(key: &str, names: &[Box<str>], patterns: &[EcmaRegex])
 }
 
 #[allow(clippy::too_many_arguments)] // The evaluator's common arguments plus the keyword's siblings.
-pub(super) fn evaluate_additional_properties<'v>(
+pub(crate) fn evaluate_additional_properties<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     names: &[Box<str>],
@@ -275,7 +275,7 @@ pub(super) fn evaluate_additional_properties<'v>(
 
 /// Reports a property rejected by a `false` subschema, located at the property itself.
 #[cold]
-pub(super) fn rejected(
+pub(crate) fn rejected(
     ev: &mut Evaluator<'_>,
     keyword: &'static str,
     key: &str,
@@ -287,7 +287,7 @@ pub(super) fn rejected(
     ev.fail(frame, node, keyword, detail)
 }
 
-pub(super) fn evaluate_property_names<'v>(
+pub(crate) fn evaluate_property_names<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     instance: &'v Value,
@@ -315,7 +315,7 @@ pub(super) fn evaluate_property_names<'v>(
     valid
 }
 
-pub(super) fn evaluate_dependent_schemas<'v>(
+pub(crate) fn evaluate_dependent_schemas<'v>(
     ev: &mut Evaluator<'_>,
     entries: &[(Box<str>, NodeId)],
     instance: &'v Value,
@@ -346,7 +346,7 @@ pub(super) fn evaluate_dependent_schemas<'v>(
 /// Whether a `properties` of `n_names` names meets an object of `n_members` so much larger that looking each name
 /// up beats walking every member (the `if: {properties: {type: {const: …}}}` clauses of a large `allOf`).
 #[inline]
-pub(super) fn few_names_many_members(n_names: usize, n_members: usize) -> bool {
+pub(crate) fn few_names_many_members(n_names: usize, n_members: usize) -> bool {
     n_names.saturating_mul(8) <= n_members
 }
 

@@ -43,57 +43,57 @@ pub(crate) struct Shape {
 
 /// One name of the table.
 #[derive(Debug)]
-pub(super) struct Slot {
+pub(crate) struct Slot {
     name: Box<str>,
     /// The name's first eight bytes as a big-endian number (see [`prefix_key`]).
     prefix: u64,
     /// The `properties` schema for the name, if any.
-    pub(super) node: Option<NodeId>,
+    pub(crate) node: Option<NodeId>,
     /// Whether `required` lists the name.
-    pub(super) required: bool,
+    pub(crate) required: bool,
     /// Whether the property schema only checks the value in hand (it runs in the first pass).
-    pub(super) cheap: bool,
+    pub(crate) cheap: bool,
 }
 
 impl Slot {
     /// The property name.
-    pub(super) fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 }
 
 impl Shape {
     /// The names, sorted.
-    pub(super) fn table(&self) -> &[Slot] {
+    pub(crate) fn table(&self) -> &[Slot] {
         &self.table
     }
 
     /// The index of the table when it is worth using for an object of `members` members: always when members
     /// come unsorted (it beats a binary search), else when the object is small beside the table.
-    pub(super) fn index_for(&self, sorted: bool, members: usize) -> Option<&super::names::NameIndex<usize>> {
+    pub(crate) fn index_for(&self, sorted: bool, members: usize) -> Option<&super::names::NameIndex<usize>> {
         self.index
             .as_ref()
             .filter(|_| !sorted || super::names::worth_index(self.table.len(), members))
     }
 
     /// How many names are required.
-    pub(super) fn n_required(&self) -> usize {
+    pub(crate) fn n_required(&self) -> usize {
         self.n_required
     }
 
     /// Whether `additionalProperties: false` rejects members not named by `properties`.
-    pub(super) fn rejects_others(&self) -> bool {
+    pub(crate) fn rejects_others(&self) -> bool {
         matches!(self.additional, Additional::Reject)
     }
 
     /// `patternProperties`' patterns and schemas.
-    pub(super) fn patterns(&self) -> &[(EcmaRegex, NodeId)] {
+    pub(crate) fn patterns(&self) -> &[(EcmaRegex, NodeId)] {
         &self.patterns
     }
 
     /// Whether some pattern may match `name` (when false, none does).
     #[inline]
-    pub(super) fn may_pattern(&self, name: &str) -> bool {
+    pub(crate) fn may_pattern(&self, name: &str) -> bool {
         match self.pattern_starts {
             None => true,
             Some(starts) => name.as_bytes().first().is_some_and(|byte| starts.contains(*byte)),
@@ -101,7 +101,7 @@ impl Shape {
     }
 
     /// The `additionalProperties` schema, when it is one.
-    pub(super) fn other_schema(&self) -> Option<NodeId> {
+    pub(crate) fn other_schema(&self) -> Option<NodeId> {
         match self.additional {
             Additional::Schema(id) => Some(id),
             Additional::Any | Additional::Reject => None,
@@ -251,7 +251,7 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
 
 /// Finds members' slots: by merging when the instance's members come sorted, else by binary search; or by the
 /// shape's index when it has one and the object is small beside the table.
-pub(super) struct Lookup<'t> {
+pub(crate) struct Lookup<'t> {
     table: &'t [Slot],
     cursor: usize,
     sorted: bool,
@@ -259,7 +259,7 @@ pub(super) struct Lookup<'t> {
 }
 
 impl<'t> Lookup<'t> {
-    pub(super) fn new(table: &'t [Slot], sorted: bool) -> Self {
+    pub(crate) fn new(table: &'t [Slot], sorted: bool) -> Self {
         Self {
             table,
             cursor: 0,
@@ -269,7 +269,7 @@ impl<'t> Lookup<'t> {
     }
 
     /// The lookup for an object of `members` members.
-    pub(super) fn for_members(shape: &'t Shape, sorted: bool, members: usize) -> Self {
+    pub(crate) fn for_members(shape: &'t Shape, sorted: bool, members: usize) -> Self {
         Self {
             index: shape.index_for(sorted, members),
             ..Self::new(&shape.table, sorted)
@@ -278,13 +278,13 @@ impl<'t> Lookup<'t> {
 
     /// The slot of member `key`, if the shape names it. Inlined: a call's set-up costs as much as the usual step.
     #[inline(always)]
-    pub(super) fn find(&mut self, key: &str) -> Option<&'t Slot> {
+    pub(crate) fn find(&mut self, key: &str) -> Option<&'t Slot> {
         self.find_indexed(key).map(|(_, slot)| slot)
     }
 
     /// The slot of member `key` and its index in the table, if the shape names it.
     #[inline(always)]
-    pub(super) fn find_indexed(&mut self, key: &str) -> Option<(usize, &'t Slot)> {
+    pub(crate) fn find_indexed(&mut self, key: &str) -> Option<(usize, &'t Slot)> {
         if let Some(index) = self.index {
             let position = *index.get(key)?;
             return self.table.get(position).map(|slot| (position, slot));
@@ -342,7 +342,7 @@ fn prefix_key(name: &str) -> u64 {
 }
 
 /// Evaluates the shape.
-pub(super) fn evaluate<'v>(
+pub(crate) fn evaluate<'v>(
     ev: &mut Evaluator<'_>,
     shape: &Shape,
     node: &Node,

@@ -8,7 +8,7 @@ use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
 use serde_json::Value;
 
-pub(super) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::String(pattern) = value else {
         return Err(cx.invalid("pattern", "expected a string"));
     };
@@ -23,7 +23,7 @@ fn length(text: &str) -> u64 {
     u64::try_from(text.chars().count()).unwrap_or(u64::MAX)
 }
 
-pub(super) fn evaluate_max_length(
+pub(crate) fn evaluate_max_length(
     ev: &mut Evaluator<'_>,
     limit: u64,
     node: &Node,
@@ -42,7 +42,7 @@ pub(super) fn evaluate_max_length(
 
 /// `maxLength`'s verdict (non-strings pass).
 #[inline]
-pub(super) fn holds_max_length(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_max_length(limit: u64, instance: &Value) -> bool {
     match instance {
         // A string of at most `limit` bytes has at most `limit` characters: the byte test skips counting.
         Value::String(text) => {
@@ -54,7 +54,7 @@ pub(super) fn holds_max_length(limit: u64, instance: &Value) -> bool {
 
 /// `minLength`'s verdict (non-strings pass).
 #[inline]
-pub(super) fn holds_min_length(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_min_length(limit: u64, instance: &Value) -> bool {
     match instance {
         // A character takes one to four bytes: the byte count settles most cases without counting.
         Value::String(text) => {
@@ -71,7 +71,7 @@ pub(super) fn holds_min_length(limit: u64, instance: &Value) -> bool {
     }
 }
 
-pub(super) fn evaluate_min_length(
+pub(crate) fn evaluate_min_length(
     ev: &mut Evaluator<'_>,
     limit: u64,
     node: &Node,
@@ -90,14 +90,14 @@ pub(super) fn evaluate_min_length(
 
 /// `pattern`'s verdict (non-strings pass; a match that exceeds the regex budget fails).
 #[inline]
-pub(super) fn holds_pattern(regex: &EcmaRegex, instance: &Value) -> bool {
+pub(crate) fn holds_pattern(regex: &EcmaRegex, instance: &Value) -> bool {
     match instance {
         Value::String(text) => regex.is_match(text) == Ok(true),
         _ => true,
     }
 }
 
-pub(super) fn evaluate_pattern(
+pub(crate) fn evaluate_pattern(
     ev: &mut Evaluator<'_>,
     regex: &EcmaRegex,
     pattern: &str,

@@ -8,7 +8,7 @@ use crate::node::Node;
 use crate::types::{JsonType, TypeSet};
 use serde_json::Value;
 
-pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let mut types = TypeSet::default();
     let mut add = |name: &Value| match name.as_str().and_then(JsonType::from_name) {
         Some(ty) => {
@@ -24,7 +24,7 @@ pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Ke
     Ok(Keyword::Type(types))
 }
 
-pub(super) fn evaluate(
+pub(crate) fn evaluate(
     ev: &mut Evaluator<'_>,
     types: TypeSet,
     node: &Node,

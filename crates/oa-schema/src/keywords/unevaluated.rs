@@ -8,7 +8,7 @@ use crate::evaluated::Evaluated;
 use crate::node::{Node, NodeId};
 use serde_json::Value;
 
-pub(super) fn evaluate_properties<'v>(
+pub(crate) fn evaluate_properties<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     node: &Node,
@@ -48,7 +48,7 @@ pub(super) fn evaluate_properties<'v>(
     valid
 }
 
-pub(super) fn evaluate_items<'v>(
+pub(crate) fn evaluate_items<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     node: &Node,

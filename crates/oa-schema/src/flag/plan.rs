@@ -8,9 +8,9 @@
 //! carries the commonest checks' operands inline (lengths, an integer bound, an `items` that is only a `type`); the
 //! rest name the compiled keyword they stand for, which the evaluator runs as the collecting evaluator would.
 
-use super::names::NameIndex;
-use super::{Bound, Keyword, Shape};
 use crate::ecma_regex::EcmaRegex;
+use crate::keywords::names::NameIndex;
+use crate::keywords::{Bound, Keyword, Shape};
 use crate::node::{Body, Node, NodeId};
 use crate::types::{JsonType, TypeSet};
 use serde_json::Value;
@@ -176,7 +176,7 @@ pub(crate) enum Check {
     /// `enum`, or a `const` as the one-value `enum` it is.
     Enum(Arc<[Value]>),
     /// A long `enum` of strings, strings looked up by name.
-    Strings(Arc<super::enum_::StringEnum>),
+    Strings(Arc<crate::keywords::enum_::StringEnum>),
     /// `properties` of many names (keyword `index`), by name: each name's schema and whether it is cheap (see
     /// `compile::order_properties_cheap_first`).
     Properties {
@@ -194,7 +194,7 @@ pub(crate) enum Check {
     /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
     Nullable { value: NodeId, index: u16 },
     /// `anyOf` or `oneOf` without a discriminator, its members by the kinds their own `type` may admit.
-    UnionByKind(Arc<super::flag::unions::ByKind>),
+    UnionByKind(Arc<super::unions::ByKind>),
 }
 
 /// An `allOf` most of whose members are `{"if": {"properties": {P: {"const": "…"}}}, "then": …}` on one property
@@ -508,7 +508,7 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         | Keyword::DependentSchemas(_)
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
-        Keyword::Enum(options) => match super::enum_::StringEnum::of(options) {
+        Keyword::Enum(options) => match crate::keywords::enum_::StringEnum::of(options) {
             Some(strings) => (Check::Strings(Arc::new(strings)), ALL_KINDS),
             None => (Check::Enum(Arc::clone(options)), ALL_KINDS),
         },
@@ -565,7 +565,7 @@ fn special_check(keyword: &Keyword, index: u16, nodes: &[Node]) -> Option<(Check
             };
             match nullable {
                 Some(value) => Some((Check::Nullable { value, index }, ALL_KINDS)),
-                None => super::flag::unions::ByKind::of(is_one_of, ids, nodes)
+                None => super::unions::ByKind::of(is_one_of, ids, nodes)
                     .map(|union| (Check::UnionByKind(union), ALL_KINDS)),
             }
         }
