@@ -9,7 +9,6 @@
 //! evaluator: a schema whose `$dynamicRef` depends on the dynamic scope (the whole run), and a node with
 //! `unevaluated*` (that subtree), since both need what frames carry.
 
-use crate::ecma_regex::EcmaRegex;
 use crate::eval::{Evaluator, Frame, MAX_DEPTH, MEMO_AFTER_HOPS, MemoHasher};
 use crate::keywords::{Keyword, array, enum_, format, numeric, object, string};
 use crate::node::{Body, CompiledSchema, NodeId};
@@ -19,9 +18,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 mod budget;
-mod objects;
 pub(crate) mod plan;
-pub(crate) mod unions;
 
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
@@ -153,26 +150,26 @@ fn run_at(schema: &CompiledSchema, id: NodeId, instance: &Value, depth: u32) -> 
 }
 
 /// One yes/no run.
-struct Flag<'s> {
-    schema: &'s CompiledSchema,
+pub(crate) struct Flag<'s> {
+    pub(crate) schema: &'s CompiledSchema,
     /// The instance the run started at (its size sets when memoizing starts: see [`budget`]).
-    root: &'s Value,
+    pub(crate) root: &'s Value,
     /// The nodes laid out for this evaluator (see [`super::plan`]).
-    plans: &'s [Plan],
+    pub(crate) plans: &'s [Plan],
     /// What only long runs or handed-back subtrees need, made on first need: a run that passes or fails at once
     /// builds none of it and frees nothing (its setup and drop were a tenth of a small `is_valid`).
     rare: Option<Box<Rare<'s>>>,
-    ref_hops: u32,
+    pub(crate) ref_hops: u32,
     /// The hops after which the memo is used: [`MEMO_AFTER_HOPS`], doubled each time it is passed while the
     /// instance has the values for that many (see [`budget`]).
     memo_after: u32,
     /// Non-zero while evaluating property names, whose values are temporary and must not be memoized.
-    memo_suspended: u32,
+    pub(crate) memo_suspended: u32,
     /// Set once a union has fallen back to a second member: only then can memoizing pay.
-    memo_enabled: bool,
+    pub(crate) memo_enabled: bool,
     /// Whether the depth limit, or a reference that resolves to nothing, was reached anywhere (here or in a subtree
     /// handed back): the run then fails, and a collecting caller walks the subtree itself to report where.
-    too_deep: bool,
+    pub(crate) too_deep: bool,
 }
 
 /// The part of a run's state that most runs never need (see [`Flag::rare`]).
@@ -200,7 +197,7 @@ impl Flag<'_> {
     /// Evaluates a node reached at `depth` steps from the root. Inlined into its callers (loops over items and
     /// members), with the simple checks in place and everything that descends out of line.
     #[inline(always)]
-    fn node(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+    pub(crate) fn node(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         let plans = self.plans;
         let Some(plan) = plans.get(id as usize) else {
             return false;
@@ -289,14 +286,14 @@ impl Flag<'_> {
 
     /// Evaluates a subschema of the node at `depth`.
     #[inline]
-    fn child(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+    pub(crate) fn child(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         self.node(id, instance, depth + 1)
     }
 
     /// Follows a reference, memoized as the collecting evaluator does. The memo is out of line: most runs never
     /// reach it, and its frame made every hop pay for one.
     #[inline(never)]
-    fn follow(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+    pub(crate) fn follow(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
         self.ref_hops = self.ref_hops.saturating_add(1);
         if self.memo_enabled && self.ref_hops > self.memo_after && self.memo_suspended == 0 {
             return self.follow_memoized(id, instance, depth);
@@ -330,7 +327,7 @@ impl Flag<'_> {
     /// of line and without state of its own: each arm is a leaf test or a tail call, so that a node's one check
     /// costs a jump rather than a stack frame (a frame per node was a fifth of `is_valid` on small schemas).
     #[inline(never)]
-    fn check(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
+    pub(crate) fn check(&mut self, check: &Check, id: NodeId, instance: &Value, depth: u32) -> bool {
         self.check_in_place(check, id, instance, depth)
     }
 
@@ -371,94 +368,9 @@ impl Flag<'_> {
         }
     }
 
-    /// `items` that is only a `type`: one tight loop (`{"type": "number"}` in coordinate arrays).
-    #[inline(never)]
-    fn items_of_type(&mut self, types: plan::Kinds, skip: u32, instance: &Value, depth: u32) -> bool {
-        match instance {
-            Value::Array(items) if depth < MAX_DEPTH => types.admit_all(items, skip),
-            // At the depth limit every item fails, as a descent would, and fails the run.
-            Value::Array(items) => {
-                let within = items.len() <= skip as usize;
-                self.too_deep |= !within;
-                within
-            }
-            _ => true,
-        }
-    }
-
-    /// A bound with a short integer limit: short integers and decimals compare in place, other numbers run keyword
-    /// `index` of node `id`.
-    #[inline(never)]
-    fn int_bound(
-        &mut self,
-        (bound, limit): (crate::keywords::Bound, i64),
-        (id, index): (NodeId, u16),
-        instance: &Value,
-        depth: u32,
-    ) -> bool {
-        match instance {
-            Value::Number(number) => match crate::number::cmp_with_int(number, limit) {
-                Some(order) => bound.holds(order),
-                None => self.keyword_at(id, index, instance, depth),
-            },
-            _ => true,
-        }
-    }
-
-    /// `anyOf` of a schema and `{"type": "null"}`: the null member holds within the limit (at it, the union runs as
-    /// compiled, keyword `index` of node `id`).
-    #[inline(never)]
-    fn nullable(&mut self, value: NodeId, (id, index): (NodeId, u16), instance: &Value, depth: u32) -> bool {
-        if depth >= MAX_DEPTH {
-            return self.keyword_at(id, index, instance, depth);
-        }
-        instance.is_null() || self.child(value, instance, depth)
-    }
-
-    /// An `allOf` of `if`/`then` clauses on one property (see [`plan::IfChain`]). A clause's `then` sits two
-    /// levels below this node and its `if`'s `const` three: near the depth limit the `allOf` runs as compiled, so
-    /// that the limit is met where the descent would meet it.
-    #[inline(never)]
-    fn if_chain(&mut self, chain: &plan::IfChain, id: NodeId, instance: &Value, depth: u32) -> bool {
-        if depth + 3 >= MAX_DEPTH {
-            return self.keyword_at(id, chain.index, instance, depth);
-        }
-        let thens: &[NodeId] = match instance {
-            Value::Object(object) => match object.get(&*chain.property) {
-                None => &chain.every_then,
-                Some(Value::String(tag)) => chain.by_tag.get(tag.as_str()).map_or(&[], |thens| thens),
-                // No clause pins a value of another type: every `if` fails, and no clause has an `else`.
-                Some(_) => &[],
-            },
-            _ => &chain.every_then,
-        };
-        thens.iter().all(|then| self.node(*then, instance, depth + 2))
-            && chain
-                .others
-                .iter()
-                .all(|other| self.child(*other, instance, depth))
-    }
-
-    /// `properties` of one name.
-    #[inline(never)]
-    fn property(&mut self, name: &str, node: NodeId, instance: &Value, depth: u32) -> bool {
-        match instance {
-            Value::Object(object) => object
-                .get(name)
-                .is_none_or(|value| self.child(node, value, depth)),
-            _ => true,
-        }
-    }
-
-    /// `not`.
-    #[inline(never)]
-    fn not(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
-        !self.child(id, instance, depth)
-    }
-
     /// Runs node `id`'s keyword at `index`.
     #[inline(never)]
-    fn keyword_at(&mut self, id: NodeId, index: u16, instance: &Value, depth: u32) -> bool {
+    pub(crate) fn keyword_at(&mut self, id: NodeId, index: u16, instance: &Value, depth: u32) -> bool {
         let schema = self.schema;
         match &schema.nodes[id as usize].body {
             Body::Keywords(keywords) => keywords
@@ -552,190 +464,6 @@ impl Flag<'_> {
 
     // The applicators below are kept out of `run` so that its stack frame stays small: a recursion of
     // `MAX_DEPTH` nested schemas must fit in a 2 MiB thread stack, unoptimized builds included.
-
-    #[inline(never)]
-    fn prefix_items(&mut self, ids: &[NodeId], instance: &Value, depth: u32) -> bool {
-        let Value::Array(items) = instance else {
-            return true;
-        };
-        items
-            .iter()
-            .zip(ids)
-            .all(|(item, id)| self.child(*id, item, depth))
-    }
-
-    #[inline(never)]
-    fn items(&mut self, id: NodeId, skip: usize, instance: &Value, depth: u32) -> bool {
-        let Value::Array(items) = instance else {
-            return true;
-        };
-        items.iter().skip(skip).all(|item| self.child(id, item, depth))
-    }
-
-    /// `items` whose schema is an array of items of one type: the items and their items in one loop, as the
-    /// descent would answer while both levels are within the depth limit (else the descent runs).
-    #[inline(never)]
-    fn items_of_arrays(&mut self, of: &plan::ArraysOf, instance: &Value, depth: u32) -> bool {
-        let Value::Array(items) = instance else {
-            return true;
-        };
-        if depth + 1 >= MAX_DEPTH {
-            return self.items(of.node, of.skip as usize, instance, depth);
-        }
-        items.iter().skip(of.skip as usize).all(|item| of.holds(item))
-    }
-
-    #[inline(never)]
-    fn pattern_properties(&mut self, entries: &[(EcmaRegex, NodeId)], instance: &Value, depth: u32) -> bool {
-        let Value::Object(object) = instance else {
-            return true;
-        };
-        object.iter().all(|(key, value)| {
-            entries.iter().all(|(regex, id)| match regex.is_match(key) {
-                Ok(false) => true,
-                Ok(true) => self.child(*id, value, depth),
-                Err(_) => false,
-            })
-        })
-    }
-
-    #[inline(never)]
-    fn additional_properties(
-        &mut self,
-        id: NodeId,
-        names: &[Box<str>],
-        patterns: &[EcmaRegex],
-        instance: &Value,
-        depth: u32,
-    ) -> bool {
-        let Value::Object(object) = instance else {
-            return true;
-        };
-        object.iter().all(|(key, value)| {
-            crate::keywords::properties::is_declared(key, names, patterns) || self.child(id, value, depth)
-        })
-    }
-
-    #[inline(never)]
-    fn all_of(&mut self, ids: &[NodeId], instance: &Value, depth: u32) -> bool {
-        ids.iter().all(|id| self.child(*id, instance, depth))
-    }
-
-    #[inline(never)]
-    fn if_(
-        &mut self,
-        if_: NodeId,
-        then: Option<NodeId>,
-        else_: Option<NodeId>,
-        instance: &Value,
-        depth: u32,
-    ) -> bool {
-        let branch = if self.child(if_, instance, depth) {
-            then
-        } else {
-            else_
-        };
-        branch.is_none_or(|id| self.child(id, instance, depth))
-    }
-
-    #[inline(never)]
-    fn contains(&mut self, id: NodeId, min: u64, max: Option<u64>, instance: &Value, depth: u32) -> bool {
-        let Value::Array(items) = instance else {
-            return true;
-        };
-        let mut matched: u64 = 0;
-        for item in items {
-            if self.child(id, item, depth) {
-                matched += 1;
-                if max.is_none() && matched >= min {
-                    return true;
-                }
-            }
-        }
-        matched >= min && max.is_none_or(|max| matched <= max)
-    }
-
-    #[inline(never)]
-    fn dependent_schemas(&mut self, entries: &[(Box<str>, NodeId)], instance: &Value, depth: u32) -> bool {
-        let Value::Object(object) = instance else {
-            return true;
-        };
-        entries
-            .iter()
-            .all(|(name, id)| !object.contains_key(name.as_ref()) || self.child(*id, instance, depth))
-    }
-
-    #[inline(never)]
-    fn any_of(
-        &mut self,
-        ids: &[NodeId],
-        discriminator: Option<&crate::keywords::Discriminator>,
-        instance: &Value,
-        depth: u32,
-    ) -> bool {
-        let schema = self.schema;
-        let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
-        let candidates = discriminator.and_then(|discriminator| discriminator.string_candidates(tag));
-        let n_tries = candidates.map_or(ids.len(), <[_]>::len);
-        for position in 0..n_tries {
-            if position == 1 {
-                self.memo_enabled = true;
-            }
-            let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
-            // Candidates found by the tag all pin it: only a walk over every member needs the test.
-            if candidates.is_none()
-                && discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag))
-            {
-                continue;
-            }
-            let id = ids[member_idx];
-            if crate::keywords::applicators::rejects_by_type(&schema.nodes[id as usize], instance) {
-                continue;
-            }
-            if self.child(id, instance, depth) {
-                return true;
-            }
-        }
-        false
-    }
-
-    #[inline(never)]
-    fn one_of(
-        &mut self,
-        ids: &[NodeId],
-        discriminator: Option<&crate::keywords::Discriminator>,
-        instance: &Value,
-        depth: u32,
-    ) -> bool {
-        let schema = self.schema;
-        if ids.len() > 1 {
-            self.memo_enabled = true;
-        }
-        let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
-        let candidates = discriminator.and_then(|discriminator| discriminator.string_candidates(tag));
-        let n_tries = candidates.map_or(ids.len(), <[_]>::len);
-        let mut n_satisfied = 0_usize;
-        for position in 0..n_tries {
-            let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
-            // Candidates found by the tag all pin it: only a walk over every member needs the test.
-            if candidates.is_none()
-                && discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag))
-            {
-                continue;
-            }
-            let id = ids[member_idx];
-            if crate::keywords::applicators::rejects_by_type(&schema.nodes[id as usize], instance) {
-                continue;
-            }
-            if self.child(id, instance, depth) {
-                n_satisfied += 1;
-                if n_satisfied > 1 {
-                    return false;
-                }
-            }
-        }
-        n_satisfied == 1
-    }
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ pub(crate) struct Kinds {
 }
 
 impl Kinds {
-    fn of(types: TypeSet) -> Self {
+    pub(crate) fn of(types: TypeSet) -> Self {
         let mut mask = 0;
         for (kind, ty) in KIND_TYPES.into_iter().enumerate() {
             if types.contains(ty) {
@@ -167,7 +167,7 @@ pub(crate) enum Check {
     Items { node: NodeId, skip: u32 },
     /// `items` whose schema is an array of items of one type with counts (coordinate pairs, rows of a matrix): one
     /// loop over the items and their items, no descent.
-    ItemsOfArrays(Box<ArraysOf>),
+    ItemsOfArrays(Box<crate::keywords::items::ArraysOf>),
     /// A bound whose limit is a short integer: integer instances compare exactly without the decimal path; other
     /// numbers run the keyword at `index`.
     IntBound { bound: Bound, limit: i64, index: u16 },
@@ -187,162 +187,14 @@ pub(crate) enum Check {
     /// member looked up, and its schema applied.
     Property { name: Box<str>, node: NodeId },
     /// An `allOf` of `if`/`then` clauses keyed by one property's string `const`: only the matching clauses' `then`.
-    IfChain(Arc<IfChain>),
+    IfChain(Arc<crate::keywords::all_of::IfChain>),
     /// `properties`, `required` and `additionalProperties` fused.
     Shape(Arc<Shape>),
     /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
     /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
     Nullable { value: NodeId, index: u16 },
     /// `anyOf` or `oneOf` without a discriminator, its members by the kinds their own `type` may admit.
-    UnionByKind(Arc<super::unions::ByKind>),
-}
-
-/// An `allOf` most of whose members are `{"if": {"properties": {P: {"const": "…"}}}, "then": …}` on one property
-/// P, as large schemas switch on a `type` tag (SchemaStore's cloudify has 125 such clauses): rather than evaluate
-/// every `if`, the instance's P is looked up once and only the `then`s whose string it is apply. Such an `if` holds
-/// for an object without P and for a non-object, so then every `then` applies.
-#[derive(Debug)]
-pub(crate) struct IfChain {
-    /// The `allOf` keyword's index in its node, run as compiled near the depth limit.
-    pub(crate) index: u16,
-    /// P.
-    pub(crate) property: Box<str>,
-    /// The clauses' `then`s by the string their `if` pins, in member order.
-    pub(crate) by_tag: foldhash::HashMap<Box<str>, Box<[NodeId]>>,
-    /// Every clause's `then`.
-    pub(crate) every_then: Box<[NodeId]>,
-    /// The other members, applied as `allOf` applies them.
-    pub(crate) others: Box<[NodeId]>,
-}
-
-impl IfChain {
-    /// The fewest clauses worth a chain.
-    const MIN_CLAUSES: usize = 3;
-
-    /// The chain of an `allOf` (keyword `index`) over `members`, if enough of them are clauses on one property.
-    fn of(index: u16, members: &[NodeId], nodes: &[Node]) -> Option<Arc<Self>> {
-        let clauses: Vec<Option<(&str, &str, NodeId)>> =
-            members.iter().map(|member| clause(*member, nodes)).collect();
-        let (property, _, _) = clauses.iter().flatten().next()?;
-        let mut by_tag: foldhash::HashMap<Box<str>, Vec<NodeId>> = foldhash::HashMap::default();
-        let mut every_then = Vec::new();
-        let mut others = Vec::new();
-        for (member, clause) in members.iter().zip(&clauses) {
-            match clause {
-                Some((name, tag, then)) if name == property => {
-                    by_tag.entry((*tag).into()).or_default().push(*then);
-                    every_then.push(*then);
-                }
-                _ => others.push(*member),
-            }
-        }
-        (every_then.len() >= Self::MIN_CLAUSES).then(|| {
-            Arc::new(Self {
-                index,
-                property: (*property).into(),
-                by_tag: by_tag
-                    .into_iter()
-                    .map(|(tag, thens)| (tag, thens.into_boxed_slice()))
-                    .collect(),
-                every_then: every_then.into_boxed_slice(),
-                others: others.into_boxed_slice(),
-            })
-        })
-    }
-}
-
-/// A member that is exactly `{"if": {"properties": {P: {"const": "…"}}}, "then": …}`: P, the string, the `then`.
-fn clause(member: NodeId, nodes: &[Node]) -> Option<(&str, &str, NodeId)> {
-    let keywords = |id: NodeId| match &nodes.get(id as usize)?.body {
-        Body::Keywords(keywords) => Some(&**keywords),
-        Body::Bool(_) => None,
-    };
-    let [
-        Keyword::If {
-            if_,
-            then: Some(then),
-            else_: None,
-        },
-    ] = keywords(member)?
-    else {
-        return None;
-    };
-    let [Keyword::Properties { entries, .. }] = keywords(*if_)? else {
-        return None;
-    };
-    let [(property, pinned)] = &**entries else {
-        return None;
-    };
-    let [Keyword::Const(Value::String(tag))] = keywords(*pinned)? else {
-        return None;
-    };
-    Some((property, tag, *then))
-}
-
-/// An `items` schema that only checks arrays of one item type (see [`Check::ItemsOfArrays`]).
-#[derive(Debug, Clone)]
-pub(crate) struct ArraysOf {
-    /// The `items` schema, for the evaluation near the depth limit.
-    pub(crate) node: NodeId,
-    /// The leading items `items` skips (those of `prefixItems`).
-    pub(crate) skip: u32,
-    /// The item schema's `type` (every type when it has none).
-    pub(crate) types: Kinds,
-    /// Its `minItems` and `maxItems` (0 and `u64::MAX` when absent).
-    pub(crate) min: u64,
-    pub(crate) max: u64,
-    /// Its `items`' type, and the leading items that `items` skips.
-    pub(crate) inner: Kinds,
-    pub(crate) inner_skip: u32,
-}
-
-impl ArraysOf {
-    /// Whether one item holds (its own items' depth is within the limit).
-    #[inline]
-    pub(crate) fn holds(&self, item: &Value) -> bool {
-        if !self.types.admits(kind_of(item), item) {
-            return false;
-        }
-        let Value::Array(inner) = item else {
-            return true;
-        };
-        let len = inner.len() as u64;
-        len >= self.min && len <= self.max && self.inner.admit_all(inner, self.inner_skip)
-    }
-
-    /// The form of the `items` schema `item`, if it is one.
-    fn of(node: NodeId, skip: u32, item: &Node, nodes: &[Node]) -> Option<Box<Self>> {
-        let Body::Keywords(keywords) = &item.body else {
-            return None;
-        };
-        if item.tracks_evaluated {
-            return None;
-        }
-        let mut of = Self {
-            node,
-            skip,
-            types: Kinds::of(all_types()),
-            min: 0,
-            max: u64::MAX,
-            inner: Kinds::of(all_types()),
-            inner_skip: 0,
-        };
-        let mut has_items = false;
-        for keyword in keywords {
-            match keyword {
-                Keyword::Type(types) => of.types = Kinds::of(*types),
-                Keyword::MinItems(min) => of.min = *min,
-                Keyword::MaxItems(max) => of.max = *max,
-                Keyword::Items { node, skip, .. } => {
-                    of.inner = Kinds::of(nodes.get(*node as usize)?.only_type?);
-                    of.inner_skip = u32::try_from(*skip).ok()?;
-                    has_items = true;
-                }
-                _ => return None,
-            }
-        }
-        has_items.then_some(Box::new(of))
-    }
+    UnionByKind(Arc<crate::keywords::unions::ByKind>),
 }
 
 /// Lays out every node (indices match `nodes`).
@@ -354,7 +206,7 @@ pub(crate) fn plans(nodes: &[Node], dynamic_scope_matters: bool) -> Box<[Plan]> 
 }
 
 /// Every type (a node without `type`).
-fn all_types() -> TypeSet {
+pub(crate) fn all_types() -> TypeSet {
     let mut all = TypeSet::default();
     for ty in JsonType::ALL {
         all.insert(ty);
@@ -485,7 +337,9 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
                     types: Kinds::of(types),
                     skip,
                 },
-                None => match item.and_then(|item| ArraysOf::of(*node, skip, item, nodes)) {
+                None => match item
+                    .and_then(|item| crate::keywords::items::ArraysOf::of(*node, skip, item, nodes))
+                {
                     Some(of) => Check::ItemsOfArrays(of),
                     None => Check::Items { node: *node, skip },
                 },
@@ -561,26 +415,16 @@ fn special_check(keyword: &Keyword, index: u16, nodes: &[Node]) -> Option<(Check
             let nullable = if is_one_of {
                 None
             } else {
-                nullable_value(ids, nodes)
+                crate::keywords::unions::nullable_value(ids, nodes)
             };
             match nullable {
                 Some(value) => Some((Check::Nullable { value, index }, ALL_KINDS)),
-                None => super::unions::ByKind::of(is_one_of, ids, nodes)
+                None => crate::keywords::unions::ByKind::of(is_one_of, ids, nodes)
                     .map(|union| (Check::UnionByKind(union), ALL_KINDS)),
             }
         }
-        Keyword::AllOf(ids) => IfChain::of(index, ids, nodes).map(|chain| (Check::IfChain(chain), ALL_KINDS)),
-        _ => None,
-    }
-}
-
-/// The other member of an `anyOf` of two whose one member is only `{"type": "null"}`.
-fn nullable_value(ids: &[NodeId], nodes: &[Node]) -> Option<NodeId> {
-    let mut null = TypeSet::default();
-    null.insert(JsonType::Null);
-    let is_null = |id: &NodeId| nodes.get(*id as usize).and_then(|node| node.only_type) == Some(null);
-    match ids {
-        [value, other] | [other, value] if is_null(other) && !is_null(value) => Some(*value),
+        Keyword::AllOf(ids) => crate::keywords::all_of::IfChain::of(index, ids, nodes)
+            .map(|chain| (Check::IfChain(chain), ALL_KINDS)),
         _ => None,
     }
 }

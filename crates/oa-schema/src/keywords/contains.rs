@@ -6,6 +6,7 @@ use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, Step, push_count};
 use crate::evaluated::Evaluated;
+use crate::flag::Flag;
 use crate::node::{Node, NodeId};
 use serde_json::{Map, Value};
 
@@ -99,4 +100,31 @@ pub(crate) fn evaluate<'v>(
         return ev.fail(frame, node, "maxContains", Detail::message(message));
     }
     true
+}
+
+/// `contains` in the yes/no evaluator.
+impl Flag<'_> {
+    #[inline(never)]
+    pub(crate) fn contains(
+        &mut self,
+        id: NodeId,
+        min: u64,
+        max: Option<u64>,
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        let Value::Array(items) = instance else {
+            return true;
+        };
+        let mut matched: u64 = 0;
+        for item in items {
+            if self.child(id, item, depth) {
+                matched += 1;
+                if max.is_none() && matched >= min {
+                    return true;
+                }
+            }
+        }
+        matched >= min && max.is_none_or(|max| matched <= max)
+    }
 }

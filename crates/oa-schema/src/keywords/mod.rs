@@ -1,13 +1,15 @@
 //! Compiled keywords: one variant per keyword (or tightly bound family), compiled and evaluated in its own module.
 
-pub(crate) mod applicators;
+pub(crate) mod all_of;
 pub(crate) mod array;
 pub(crate) mod contains;
+pub(crate) mod discriminator;
 pub(crate) mod enum_;
 pub(crate) mod format;
 pub(crate) mod if_;
 pub(crate) mod items;
 pub(crate) mod names;
+pub(crate) mod not;
 pub(crate) mod numeric;
 pub(crate) mod object;
 pub(crate) mod properties;
@@ -17,6 +19,7 @@ pub(crate) mod stream;
 pub(crate) mod string;
 pub(crate) mod type_;
 pub(crate) mod unevaluated;
+pub(crate) mod unions;
 
 use crate::compile::NodeCompiler;
 use crate::dialect::{KeywordSpec, Semantics};
@@ -30,7 +33,7 @@ use crate::number::{MultipleOf, SchemaNumber};
 use crate::types::TypeSet;
 use serde_json::{Map, Value};
 
-pub(crate) use applicators::{Discriminator, find_discriminator};
+pub(crate) use discriminator::{Discriminator, find_discriminator};
 pub(crate) use numeric::Bound;
 pub(crate) use shape::{Shape, fuse as fuse_shapes};
 pub(crate) use stream::{Container, ObjectPlan, Others, StreamNode, StreamPlan};
@@ -258,7 +261,7 @@ pub(crate) fn compile<'a>(
         "propertyNames" => Ok(Some(Keyword::PropertyNames(cx.child(&["propertyNames"])))),
         "dependentSchemas" => properties::compile_dependent_schemas(cx, value).map(Some),
         "dependencies" => object::compile_dependencies(cx, value).map(Some),
-        "allOf" | "anyOf" | "oneOf" => applicators::compile_list(cx, name, value).map(Some),
+        "allOf" | "anyOf" | "oneOf" => all_of::compile_list(cx, name, value).map(Some),
         "not" => Ok(Some(Keyword::Not(cx.child(&["not"])))),
         "if" => if_::compile(cx, object).map(Some),
         "unevaluatedProperties" => Ok(Some(Keyword::UnevaluatedProperties(
@@ -380,8 +383,8 @@ pub(crate) fn evaluate<'v>(
             }
             properties::evaluate_dependent_schemas(ev, schemas, instance, frame, evaluated) && required_ok
         }
-        Keyword::AllOf(nodes) => applicators::evaluate_all_of(ev, nodes, instance, frame, evaluated),
-        Keyword::AnyOf(nodes, discriminator) => applicators::evaluate_any_of(
+        Keyword::AllOf(nodes) => all_of::evaluate_all_of(ev, nodes, instance, frame, evaluated),
+        Keyword::AnyOf(nodes, discriminator) => unions::evaluate_any_of(
             ev,
             nodes,
             discriminator.as_deref(),
@@ -390,7 +393,7 @@ pub(crate) fn evaluate<'v>(
             frame,
             evaluated,
         ),
-        Keyword::OneOf(nodes, discriminator) => applicators::evaluate_one_of(
+        Keyword::OneOf(nodes, discriminator) => unions::evaluate_one_of(
             ev,
             nodes,
             discriminator.as_deref(),
@@ -399,7 +402,7 @@ pub(crate) fn evaluate<'v>(
             frame,
             evaluated,
         ),
-        Keyword::Not(not) => applicators::evaluate_not(ev, *not, node, instance, frame),
+        Keyword::Not(not) => not::evaluate_not(ev, *not, node, instance, frame),
         Keyword::If { if_, then, else_ } => {
             if_::evaluate(ev, *if_, *then, *else_, instance, frame, evaluated)
         }

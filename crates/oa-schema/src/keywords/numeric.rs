@@ -4,7 +4,9 @@ use super::Keyword;
 use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
+use crate::flag::Flag;
 use crate::node::Node;
+use crate::node::NodeId;
 use crate::number::{MultipleOf, SchemaNumber};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
@@ -209,4 +211,26 @@ fn compare(
         }
     }
     limit.cmp_instance(instance)
+}
+
+/// The bounds in the yes/no evaluator.
+impl Flag<'_> {
+    /// A bound with a short integer limit: short integers and decimals compare in place, other numbers run keyword
+    /// `index` of node `id`.
+    #[inline(never)]
+    pub(crate) fn int_bound(
+        &mut self,
+        (bound, limit): (crate::keywords::Bound, i64),
+        (id, index): (NodeId, u16),
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        match instance {
+            Value::Number(number) => match crate::number::cmp_with_int(number, limit) {
+                Some(order) => bound.holds(order),
+                None => self.keyword_at(id, index, instance, depth),
+            },
+            _ => true,
+        }
+    }
 }

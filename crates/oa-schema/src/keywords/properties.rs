@@ -4,8 +4,12 @@ use super::{Keyword, is_false};
 use crate::compile::NodeCompiler;
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
+use crate::eval::MAX_DEPTH;
 use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
 use crate::evaluated::Evaluated;
+use crate::flag::Flag;
+use crate::flag::plan::{Check, STRING_KIND};
+use crate::keywords::names::NameIndex;
 use crate::node::{Node, NodeId};
 use serde_json::{Map, Value};
 
@@ -386,4 +390,246 @@ fn evaluate_properties_merged<'v>(
         }
     }
     valid
+}
+
+/// How many recursive members of an object a shape sets aside in its first pass (more take a second walk).
+const DEFERRED: usize = 8;
+
+/// An object's members whose schemas recurse, set aside while its cheap checks run (so that those fail a union
+/// member before it descends): up to [`DEFERRED`]; past that, a second walk finds them.
+#[derive(Default)]
+pub(crate) struct Deferred<'v> {
+    /// Filled on the first member set aside: most objects have none, and need not pay for the array.
+    members: Option<[(NodeId, &'v Value); DEFERRED]>,
+    n: usize,
+}
+
+impl<'v> Deferred<'v> {
+    #[inline]
+    pub(crate) fn push(&mut self, id: NodeId, value: &'v Value) {
+        let members = self.members.get_or_insert([(id, value); DEFERRED]);
+        if let Some(place) = members.get_mut(self.n) {
+            *place = (id, value);
+        }
+        self.n += 1;
+    }
+
+    /// The members set aside, unless there were too many to keep.
+    #[inline]
+    pub(crate) fn kept(&self) -> Option<&[(NodeId, &'v Value)]> {
+        match &self.members {
+            Some(members) => members.get(..self.n),
+            None => Some(&[]),
+        }
+    }
+}
+
+/// The object applicators in the yes/no evaluator.
+impl Flag<'_> {
+    /// `properties` of one name.
+    #[inline(never)]
+    pub(crate) fn property(&mut self, name: &str, node: NodeId, instance: &Value, depth: u32) -> bool {
+        match instance {
+            Value::Object(object) => object
+                .get(name)
+                .is_none_or(|value| self.child(node, value, depth)),
+            _ => true,
+        }
+    }
+
+    #[inline(never)]
+    pub(crate) fn pattern_properties(
+        &mut self,
+        entries: &[(EcmaRegex, NodeId)],
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        let Value::Object(object) = instance else {
+            return true;
+        };
+        object.iter().all(|(key, value)| {
+            entries.iter().all(|(regex, id)| match regex.is_match(key) {
+                Ok(false) => true,
+                Ok(true) => self.child(*id, value, depth),
+                Err(_) => false,
+            })
+        })
+    }
+
+    #[inline(never)]
+    pub(crate) fn additional_properties(
+        &mut self,
+        id: NodeId,
+        names: &[Box<str>],
+        patterns: &[EcmaRegex],
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        let Value::Object(object) = instance else {
+            return true;
+        };
+        object.iter().all(|(key, value)| {
+            crate::keywords::properties::is_declared(key, names, patterns) || self.child(id, value, depth)
+        })
+    }
+
+    #[inline(never)]
+    pub(crate) fn dependent_schemas(
+        &mut self,
+        entries: &[(Box<str>, NodeId)],
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        let Value::Object(object) = instance else {
+            return true;
+        };
+        entries
+            .iter()
+            .all(|(name, id)| !object.contains_key(name.as_ref()) || self.child(*id, instance, depth))
+    }
+
+    #[inline(never)]
+    /// `properties`: the cheap members first, then those that recurse (see `compile::order_properties_cheap_first`).
+    pub(crate) fn properties(
+        &mut self,
+        entries: &[(Box<str>, NodeId)],
+        by_name: &[(Box<str>, NodeId)],
+        split: usize,
+        object: &Map<String, Value>,
+        depth: u32,
+    ) -> bool {
+        if !self.schema.sorted_maps {
+            return entries.iter().all(|(name, id)| {
+                object
+                    .get(name.as_ref())
+                    .is_none_or(|value| self.child(*id, value, depth))
+            });
+        }
+        if crate::keywords::properties::few_names_many_members(entries.len(), object.len()) {
+            return entries.iter().all(|(name, id)| {
+                object
+                    .get(name.as_ref())
+                    .is_none_or(|value| self.child(*id, value, depth))
+            });
+        }
+        let (cheap, rest) = by_name.split_at(split.min(by_name.len()));
+        if crate::keywords::properties::few_names_many_members(object.len(), by_name.len()) {
+            // A small object against a long list (a schema against its meta-schema): each member is looked up.
+            return [cheap, rest].into_iter().all(|group| {
+                object.iter().all(|(key, value)| {
+                    match group.binary_search_by(|(name, _)| crate::text::cmp_names(name, key)) {
+                        Ok(found) => self.child(group[found].1, value, depth),
+                        Err(_) => true,
+                    }
+                })
+            });
+        }
+        [cheap, rest].into_iter().all(|group| {
+            let mut cursor = 0;
+            for (key, value) in object {
+                // Every name of the group is behind: the rest of the members have no schema here.
+                if cursor >= group.len() {
+                    break;
+                }
+                while let Some((name, id)) = group.get(cursor) {
+                    if crate::text::same_name(name, key) {
+                        cursor += 1;
+                        if !self.child(*id, value, depth) {
+                            return false;
+                        }
+                        break;
+                    }
+                    match crate::text::cmp_names(name, key) {
+                        std::cmp::Ordering::Less => cursor += 1,
+                        std::cmp::Ordering::Equal => {
+                            cursor += 1;
+                            if !self.child(*id, value, depth) {
+                                return false;
+                            }
+                            break;
+                        }
+                        std::cmp::Ordering::Greater => break,
+                    }
+                }
+            }
+            true
+        })
+    }
+
+    /// `propertyNames`: each name, as a string, against node `id`; all of them at once when that node (through up
+    /// to four `$ref`s) takes any string and checks nothing of one (`{"$ref": "#/$defs/key"}` to `{"type": "string"}`).
+    #[inline(never)]
+    pub(crate) fn property_names(&mut self, id: NodeId, instance: &Value, depth: u32) -> bool {
+        let Value::Object(object) = instance else {
+            return true;
+        };
+        if let Some(hops) = self.any_string_holds(id, depth) {
+            // The hops the walk would have made, counted as it counts them (they set when memoizing starts).
+            let names = u32::try_from(object.len()).unwrap_or(u32::MAX);
+            self.ref_hops = self.ref_hops.saturating_add(hops.saturating_mul(names));
+            return true;
+        }
+        // One string value for every name in turn: a fresh one per name was an allocation each.
+        let mut name = Value::String(String::new());
+        self.memo_suspended += 1;
+        let valid = object.keys().all(|key| {
+            if let Value::String(text) = &mut name {
+                text.clear();
+                text.push_str(key);
+            }
+            self.child(id, &name, depth)
+        });
+        self.memo_suspended -= 1;
+        valid
+    }
+
+    /// The `$ref` hops from node `id` (a child of a node at `depth`) to a node that admits every string and has no
+    /// check for one, if there is such a chain of at most four within the depth limit.
+    fn any_string_holds(&self, mut id: NodeId, depth: u32) -> Option<u32> {
+        for hops in 0..=4 {
+            let plan = self.plans.get(id as usize)?;
+            if depth + 1 + hops > MAX_DEPTH || !plan.types.admits_kind(STRING_KIND) {
+                return None;
+            }
+            match plan.checks_for(STRING_KIND) {
+                [] => return Some(hops),
+                [Check::Ref(target)] => id = *target,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// `properties` of many names (keyword `index` of node `id`): a small object's members are looked up by name,
+    /// the cheap schemas applied first as the merge applies them; a larger object runs the keyword as compiled.
+    #[inline(never)]
+    pub(crate) fn indexed_properties(
+        &mut self,
+        names: &NameIndex<(NodeId, bool)>,
+        (id, index): (NodeId, u16),
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        let Value::Object(object) = instance else {
+            return true;
+        };
+        if !crate::keywords::names::worth_index(names.len(), object.len()) {
+            return self.keyword_at(id, index, instance, depth);
+        }
+        let mut deferred = Deferred::default();
+        for (key, value) in object {
+            match names.get(key) {
+                Some(&(node, true)) if !self.child(node, value, depth) => return false,
+                Some(&(node, false)) => deferred.push(node, value),
+                _ => {}
+            }
+        }
+        match deferred.kept() {
+            Some(kept) => kept.iter().all(|(node, value)| self.child(*node, value, depth)),
+            None => object.iter().all(|(key, value)| match names.get(key) {
+                Some(&(node, false)) => self.child(node, value, depth),
+                _ => true,
+            }),
+        }
+    }
 }

@@ -8,9 +8,11 @@
 //! `unevaluated*` needs to know what was evaluated, the original keywords run instead.
 
 use super::Keyword;
+use super::properties::Deferred;
 use crate::ecma_regex::{ByteSet, EcmaRegex};
 use crate::eval::{Evaluator, Frame, Step};
 use crate::evaluated::Evaluated;
+use crate::flag::Flag;
 use crate::node::{Body, Node, NodeId};
 use crate::text::cmp_names;
 use serde_json::{Map, Value};
@@ -517,6 +519,134 @@ fn second_pass<'v>(
         }
     }
     valid
+}
+
+/// The fused shape in the yes/no evaluator.
+impl Flag<'_> {
+    /// `properties`, `required`, `additionalProperties` and `patternProperties` fused (see [`Shape`]).
+    #[inline(never)]
+    pub(crate) fn shape(&mut self, shape: &Shape, object: &Map<String, Value>, depth: u32) -> bool {
+        // Too few members to hold every required name: no need to look at them.
+        if object.len() < shape.n_required() {
+            return false;
+        }
+        let sorted = self.schema.sorted_maps;
+        let table = shape.table();
+        let mut deferred = Deferred::default();
+        // The same first pass in two copies, each with its own way to find a member's slot: by the shape's index
+        // (a small object against a long table), or by a merge with the table (no branch between them per member).
+        let first = match shape.index_for(sorted, object.len()) {
+            Some(index) => self.first_pass(shape, object, depth, &mut deferred, |key| {
+                index.get(key).and_then(|position| table.get(*position))
+            }),
+            None => {
+                let mut lookup = Lookup::new(table, sorted);
+                self.first_pass(shape, object, depth, &mut deferred, |key| lookup.find(key))
+            }
+        };
+        if !first {
+            return false;
+        }
+        if let Some(kept) = deferred.kept() {
+            return kept.iter().all(|(id, value)| self.child(*id, value, depth));
+        }
+        // Second pass: the property schemas that recurse, and the `additionalProperties` schema (the patterns
+        // all ran in the first pass and matched without exceeding the budget, or it returned).
+        let others = shape.other_schema();
+        let patterns = shape.patterns();
+        let mut lookup = Lookup::for_members(shape, sorted, object.len());
+        object.iter().all(|(key, value)| {
+            let target = match lookup
+                .find(key)
+                .and_then(|slot| slot.node.map(|id| (id, slot.cheap)))
+            {
+                Some((id, false)) => Some(id),
+                Some((_, true)) => None,
+                None => others.filter(|_| {
+                    !shape.may_pattern(key)
+                        || !patterns.iter().any(|(regex, _)| regex.is_match(key) == Ok(true))
+                }),
+            };
+            target.is_none_or(|id| self.child(id, value, depth))
+        })
+    }
+
+    /// A shape's first pass: counts required names, rejects what `additionalProperties: false` forbids, applies
+    /// the cheap schemas and sets aside the members whose schemas recurse. Whether all of that held.
+    #[inline(always)]
+    fn first_pass<'v, 't>(
+        &mut self,
+        shape: &Shape,
+        object: &'v Map<String, Value>,
+        depth: u32,
+        deferred: &mut Deferred<'v>,
+        mut find: impl FnMut(&str) -> Option<&'t Slot>,
+    ) -> bool {
+        let others = shape.other_schema();
+        let patterns = shape.patterns();
+        let mut n_present = 0;
+        for (key, value) in object {
+            let slot = find(key);
+            // `patternProperties`: every pattern the name matches applies; such a member is not additional.
+            let patterned = if patterns.is_empty() || !shape.may_pattern(key) {
+                false
+            } else {
+                match self.patterns(patterns, key, value, depth) {
+                    Some(patterned) => patterned,
+                    None => return false,
+                }
+            };
+            let additional = if patterned {
+                (true, None)
+            } else {
+                (!shape.rejects_others(), others)
+            };
+            let (valid, later) = match slot {
+                Some(slot) => {
+                    n_present += usize::from(slot.required);
+                    match slot.node {
+                        Some(id) if slot.cheap => (self.child(id, value, depth), None),
+                        Some(id) => (true, Some(id)),
+                        None => additional,
+                    }
+                }
+                None => additional,
+            };
+            if !valid {
+                return false;
+            }
+            if let Some(id) = later {
+                deferred.push(id, value);
+            }
+        }
+        n_present >= shape.n_required()
+    }
+
+    /// Applies every pattern `key` matches to `value`: whether one matched, `None` when one failed (or a match
+    /// exceeded the regex budget).
+    #[inline(never)]
+    fn patterns(
+        &mut self,
+        patterns: &[(EcmaRegex, NodeId)],
+        key: &str,
+        value: &Value,
+        depth: u32,
+    ) -> Option<bool> {
+        let mut patterned = false;
+        for (regex, id) in patterns {
+            match regex.is_match(key) {
+                Ok(false) => {}
+                Ok(true) => {
+                    patterned = true;
+                    if !self.child(*id, value, depth) {
+                        return None;
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
+        Some(patterned)
+    }
 }
 
 #[cfg(test)]
