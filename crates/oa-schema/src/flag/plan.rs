@@ -9,8 +9,7 @@
 //! rest name the compiled keyword they stand for, which the evaluator runs as the collecting evaluator would.
 
 use crate::ecma_regex::EcmaRegex;
-use crate::keywords::names::NameIndex;
-use crate::keywords::{Bound, Keyword, Shape};
+use crate::keywords::{self, Bound, Keyword, Shape};
 use crate::node::{Body, Node, NodeId};
 use crate::types::{JsonType, TypeSet};
 use serde_json::Value;
@@ -167,7 +166,7 @@ pub(crate) enum Check {
     Items { node: NodeId, skip: u32 },
     /// `items` whose schema is an array of items of one type with counts (coordinate pairs, rows of a matrix): one
     /// loop over the items and their items, no descent.
-    ItemsOfArrays(Box<crate::keywords::items::ArraysOf>),
+    ItemsOfArrays(Box<keywords::items::ArraysOf>),
     /// A bound whose limit is a short integer: integer instances compare exactly without the decimal path; other
     /// numbers run the keyword at `index`.
     IntBound { bound: Bound, limit: i64, index: u16 },
@@ -176,25 +175,25 @@ pub(crate) enum Check {
     /// `enum`, or a `const` as the one-value `enum` it is.
     Enum(Arc<[Value]>),
     /// A long `enum` of strings, strings looked up by name.
-    Strings(Arc<crate::keywords::enum_::StringEnum>),
+    Strings(Arc<keywords::enum_::StringEnum>),
     /// `properties` of many names (keyword `index`), by name: each name's schema and whether it is cheap (see
     /// `compile::order_properties_cheap_first`).
     Properties {
         index: u16,
-        names: Arc<NameIndex<(NodeId, bool)>>,
+        names: Arc<keywords::names::NameIndex<(NodeId, bool)>>,
     },
     /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
     /// member looked up, and its schema applied.
     Property { name: Box<str>, node: NodeId },
     /// An `allOf` of `if`/`then` clauses keyed by one property's string `const`: only the matching clauses' `then`.
-    IfChain(Arc<crate::keywords::all_of::IfChain>),
+    IfChain(Arc<keywords::all_of::IfChain>),
     /// `properties`, `required` and `additionalProperties` fused.
     Shape(Arc<Shape>),
     /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
     /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
     Nullable { value: NodeId, index: u16 },
     /// `anyOf` or `oneOf` without a discriminator, its members by the kinds their own `type` may admit.
-    UnionByKind(Arc<crate::keywords::unions::ByKind>),
+    UnionByKind(Arc<keywords::unions::ByKind>),
 }
 
 /// Lays out every node (indices match `nodes`).
@@ -301,27 +300,19 @@ const ARRAY: u8 = 1 << 4;
 const OBJECT: u8 = 1 << 5;
 const ALL_KINDS: u8 = NULL | BOOLEAN | NUMBER | STRING | ARRAY | OBJECT;
 
-/// A keyword's check and the kinds of instance it can fail on.
+/// A keyword's check and the kinds of instance it can fail on: the plain checks here, the special forms each
+/// keyword's module makes (`numeric::plan_bound`, `items::plan`, `enum_::plan`, `properties::plan`,
+/// `unions::plan`, `all_of::plan`); any other keyword runs as compiled (`Check::Keyword`).
 fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: bool) -> (Check, u8) {
-    if let Some(special) = special_check(keyword, index, nodes) {
-        return special;
-    }
     let general = Check::Keyword(index);
     match keyword {
         Keyword::Ref(target) => (Check::Ref(*target), ALL_KINDS),
         Keyword::DynamicRef { target, .. } if !dynamic_scope_matters => (Check::Ref(*target), ALL_KINDS),
         Keyword::Not(target) => (Check::Not(*target), ALL_KINDS),
-        Keyword::Bound { bound, text, .. } => {
-            let check = match (crate::number::is_short_integer(text), text.parse::<i64>()) {
-                (true, Ok(limit_int)) => Check::IntBound {
-                    bound: *bound,
-                    limit: limit_int,
-                    index,
-                },
-                _ => general,
-            };
-            (check, NUMBER)
-        }
+        Keyword::Bound { bound, text, .. } => (
+            keywords::numeric::plan_bound(*bound, text, index).unwrap_or(general),
+            NUMBER,
+        ),
         Keyword::MultipleOf { .. } => (general, NUMBER),
         Keyword::MinLength(limit) => (Check::MinLength(*limit), STRING),
         Keyword::MaxLength(limit) => (Check::MaxLength(*limit), STRING),
@@ -329,103 +320,50 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Format { .. } => (general, STRING),
         Keyword::MinItems(limit) => (Check::MinItems(*limit), ARRAY),
         Keyword::MaxItems(limit) => (Check::MaxItems(*limit), ARRAY),
-        Keyword::Items { node, skip, .. } => {
-            let skip = u32::try_from(*skip).unwrap_or(u32::MAX);
-            let item = nodes.get(*node as usize);
-            let check = match item.and_then(|item| item.only_type) {
-                Some(types) => Check::ItemsOfType {
-                    types: Kinds::of(types),
-                    skip,
-                },
-                None => match item
-                    .and_then(|item| crate::keywords::items::ArraysOf::of(*node, skip, item, nodes))
-                {
-                    Some(of) => Check::ItemsOfArrays(of),
-                    None => Check::Items { node: *node, skip },
-                },
-            };
-            (check, ARRAY)
-        }
+        Keyword::Items { node, skip, .. } => (keywords::items::plan(*node, *skip, nodes), ARRAY),
         Keyword::UniqueItems
         | Keyword::PrefixItems(_)
         | Keyword::Contains { .. }
         | Keyword::UnevaluatedItems(_) => (general, ARRAY),
         Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
         Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
+        Keyword::Properties {
+            entries,
+            by_name,
+            split,
+        } => (
+            keywords::properties::plan(entries, by_name, *split, index).unwrap_or(general),
+            OBJECT,
+        ),
         Keyword::Required(_)
         | Keyword::DependentRequired(_)
         | Keyword::Dependencies { .. }
-        | Keyword::Properties { .. }
         | Keyword::PatternProperties(_)
         | Keyword::AdditionalProperties { .. }
         | Keyword::PropertyNames(_)
         | Keyword::DependentSchemas(_)
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
-        Keyword::Enum(options) => match crate::keywords::enum_::StringEnum::of(options) {
-            Some(strings) => (Check::Strings(Arc::new(strings)), ALL_KINDS),
-            None => (Check::Enum(Arc::clone(options)), ALL_KINDS),
-        },
-        Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
+        Keyword::Enum(options) => (keywords::enum_::plan(options), ALL_KINDS),
+        Keyword::Const(expected) => (keywords::enum_::plan_const(expected), ALL_KINDS),
+        Keyword::AnyOf(ids, None) => (
+            keywords::unions::plan(false, ids, index, nodes).unwrap_or(general),
+            ALL_KINDS,
+        ),
+        Keyword::OneOf(ids, None) => (
+            keywords::unions::plan(true, ids, index, nodes).unwrap_or(general),
+            ALL_KINDS,
+        ),
+        Keyword::AllOf(ids) => (
+            keywords::all_of::plan(index, ids, nodes).unwrap_or(general),
+            ALL_KINDS,
+        ),
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
         | Keyword::Unresolved { .. }
-        | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
         | Keyword::If { .. } => (general, ALL_KINDS),
-    }
-}
-
-/// The checks of applicators that have a special form for some of their values: one property, properties found by
-/// name, a nullable value, a union split by kind, a chain of `if`/`then` clauses on one property.
-fn special_check(keyword: &Keyword, index: u16, nodes: &[Node]) -> Option<(Check, u8)> {
-    match keyword {
-        Keyword::Properties {
-            entries,
-            by_name,
-            split,
-            ..
-        } => match &**entries {
-            [(name, node)] => Some((
-                Check::Property {
-                    name: name.clone(),
-                    node: *node,
-                },
-                OBJECT,
-            )),
-            _ => NameIndex::new(
-                by_name
-                    .iter()
-                    .enumerate()
-                    .map(|(position, (name, node))| (name.as_ref(), (*node, position < *split))),
-            )
-            .map(|names| {
-                (
-                    Check::Properties {
-                        index,
-                        names: Arc::new(names),
-                    },
-                    OBJECT,
-                )
-            }),
-        },
-        Keyword::AnyOf(ids, None) | Keyword::OneOf(ids, None) => {
-            let is_one_of = matches!(keyword, Keyword::OneOf(..));
-            let nullable = if is_one_of {
-                None
-            } else {
-                crate::keywords::unions::nullable_value(ids, nodes)
-            };
-            match nullable {
-                Some(value) => Some((Check::Nullable { value, index }, ALL_KINDS)),
-                None => crate::keywords::unions::ByKind::of(is_one_of, ids, nodes)
-                    .map(|union| (Check::UnionByKind(union), ALL_KINDS)),
-            }
-        }
-        Keyword::AllOf(ids) => crate::keywords::all_of::IfChain::of(index, ids, nodes)
-            .map(|chain| (Check::IfChain(chain), ALL_KINDS)),
-        _ => None,
     }
 }
 

@@ -7,26 +7,13 @@ use crate::error::SchemaError;
 use crate::eval::{Evaluator, Frame, MAX_DEPTH};
 use crate::evaluated::Evaluated;
 use crate::flag::Flag;
+use crate::flag::plan::Check;
 use crate::node::{Body, Node, NodeId};
 use serde_json::Value;
 use std::sync::Arc;
 
-pub(crate) fn compile_list(
-    cx: &mut NodeCompiler<'_, '_>,
-    name: &str,
-    value: &Value,
-) -> Result<Keyword, SchemaError> {
-    let Value::Array(schemas) = value else {
-        return Err(cx.invalid(name, "expected a non-empty array of schemas"));
-    };
-    let nodes: Box<[NodeId]> = (0..schemas.len())
-        .map(|idx| cx.child(&[name, &idx.to_string()]))
-        .collect();
-    Ok(match name {
-        "allOf" => Keyword::AllOf(nodes),
-        "anyOf" => Keyword::AnyOf(nodes, None),
-        _ => Keyword::OneOf(nodes, None),
-    })
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+    super::schema_list(cx, "allOf", value).map(Keyword::AllOf)
 }
 
 pub(crate) fn evaluate_all_of<'v>(
@@ -162,4 +149,10 @@ impl Flag<'_> {
                 .iter()
                 .all(|other| self.child(*other, instance, depth))
     }
+}
+
+/// `allOf`'s check in the yes/no evaluator's plan (keyword `index`): a chain of `if`/`then` clauses on one
+/// property; `None` for the walk as compiled.
+pub(crate) fn plan(index: u16, members: &[NodeId], nodes: &[Node]) -> Option<Check> {
+    IfChain::of(index, members, nodes).map(Check::IfChain)
 }

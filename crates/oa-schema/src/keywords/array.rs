@@ -1,11 +1,33 @@
 //! `minItems`, `maxItems` and `uniqueItems` (hash-bucketed, so n log n-ish rather than quadratic).
 
+use super::Keyword;
+use crate::compile::NodeCompiler;
 use crate::equal::{json_equal, json_hash};
+use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::node::Node;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};
+
+/// `maxItems` or `minItems` (`name`).
+pub(crate) fn compile_count(
+    cx: &NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let limit = super::count(cx, name, value)?;
+    Ok(if name == "maxItems" {
+        Keyword::MaxItems(limit)
+    } else {
+        Keyword::MinItems(limit)
+    })
+}
+
+/// `uniqueItems`: only `true` asserts anything.
+pub(crate) fn compile_unique_items(value: &Value) -> Option<Keyword> {
+    (value == &Value::Bool(true)).then_some(Keyword::UniqueItems)
+}
 
 /// Below this many items, pairwise comparison beats hashing.
 const SMALL_ARRAY: usize = 16;

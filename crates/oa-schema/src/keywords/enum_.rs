@@ -5,9 +5,11 @@ use crate::compile::NodeCompiler;
 use crate::equal::json_equal;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
+use crate::flag::plan::Check;
 use crate::node::Node;
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// How deeply a `const` or `enum` value may nest: comparing and cloning values recurse, so their depth is bounded.
 const MAX_VALUE_DEPTH: usize = crate::registry::MAX_SCHEMA_DEPTH;
@@ -176,6 +178,19 @@ fn push_number(out: &mut String, number: &serde_json::Number) {
     // Writing to a `String` cannot fail.
     #[cfg(not(feature = "arbitrary_precision"))]
     let _ = write!(out, "{number}");
+}
+
+/// `enum`'s check in the yes/no evaluator's plan: a long list of strings looked up by name, else the list.
+pub(crate) fn plan(options: &Arc<[Value]>) -> Check {
+    match StringEnum::of(options) {
+        Some(strings) => Check::Strings(Arc::new(strings)),
+        None => Check::Enum(Arc::clone(options)),
+    }
+}
+
+/// `const`'s check in the yes/no evaluator's plan: the one-value `enum` it is.
+pub(crate) fn plan_const(expected: &Value) -> Check {
+    Check::Enum(Arc::from([expected.clone()]))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::eval::MAX_DEPTH;
 use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::flag::Flag;
+use crate::flag::plan::Check;
 use crate::flag::plan::{Kinds, kind_of};
 use crate::node::Body;
 use crate::node::{Node, NodeId};
@@ -262,5 +263,22 @@ impl Flag<'_> {
             return self.items(of.node, of.skip as usize, instance, depth);
         }
         items.iter().skip(of.skip as usize).all(|item| of.holds(item))
+    }
+}
+
+/// `items`' check in the yes/no evaluator's plan (`skip` leading items are `prefixItems`'): one loop when its
+/// schema is only a `type` or an array of items of one type, else a descent per item.
+pub(crate) fn plan(node: NodeId, skip: usize, nodes: &[Node]) -> Check {
+    let skip = u32::try_from(skip).unwrap_or(u32::MAX);
+    let item = nodes.get(node as usize);
+    match item.and_then(|item| item.only_type) {
+        Some(types) => Check::ItemsOfType {
+            types: Kinds::of(types),
+            skip,
+        },
+        None => match item.and_then(|item| ArraysOf::of(node, skip, item, nodes)) {
+            Some(of) => Check::ItemsOfArrays(of),
+            None => Check::Items { node, skip },
+        },
     }
 }

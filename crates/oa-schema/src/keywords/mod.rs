@@ -241,33 +241,29 @@ pub(crate) fn compile<'a>(
             numeric::compile_bound(cx, name, value).map(Some)
         }
         "multipleOf" => numeric::compile_multiple_of(cx, value).map(Some),
-        "maxLength" => Ok(Some(Keyword::MaxLength(count(cx, name, value)?))),
-        "minLength" => Ok(Some(Keyword::MinLength(count(cx, name, value)?))),
+        "maxLength" | "minLength" => string::compile_length(cx, name, value).map(Some),
         "pattern" => string::compile_pattern(cx, value).map(Some),
         "format" => format::compile(cx, value),
-        "maxItems" => Ok(Some(Keyword::MaxItems(count(cx, name, value)?))),
-        "minItems" => Ok(Some(Keyword::MinItems(count(cx, name, value)?))),
-        "uniqueItems" => Ok((value == &Value::Bool(true)).then_some(Keyword::UniqueItems)),
+        "maxItems" | "minItems" => array::compile_count(cx, name, value).map(Some),
+        "uniqueItems" => Ok(array::compile_unique_items(value)),
         "prefixItems" => items::compile_prefix_items(cx, value).map(Some),
         "items" => items::compile_items(cx, object).map(Some),
         "contains" => contains::compile(cx, object, true, true).map(Some),
-        "maxProperties" => Ok(Some(Keyword::MaxProperties(count(cx, name, value)?))),
-        "minProperties" => Ok(Some(Keyword::MinProperties(count(cx, name, value)?))),
+        "maxProperties" | "minProperties" => object::compile_count(cx, name, value).map(Some),
         "required" => object::compile_required(cx, value).map(Some),
         "dependentRequired" => object::compile_dependent_required(cx, value).map(Some),
         "properties" => properties::compile_properties(cx, value).map(Some),
         "patternProperties" => properties::compile_pattern_properties(cx, value).map(Some),
         "additionalProperties" => properties::compile_additional_properties(cx, object).map(Some),
-        "propertyNames" => Ok(Some(Keyword::PropertyNames(cx.child(&["propertyNames"])))),
+        "propertyNames" => Ok(Some(properties::compile_property_names(cx))),
         "dependentSchemas" => properties::compile_dependent_schemas(cx, value).map(Some),
         "dependencies" => object::compile_dependencies(cx, value).map(Some),
-        "allOf" | "anyOf" | "oneOf" => all_of::compile_list(cx, name, value).map(Some),
-        "not" => Ok(Some(Keyword::Not(cx.child(&["not"])))),
+        "allOf" => all_of::compile(cx, value).map(Some),
+        "anyOf" | "oneOf" => unions::compile(cx, name, value).map(Some),
+        "not" => Ok(Some(not::compile(cx))),
         "if" => if_::compile(cx, object).map(Some),
-        "unevaluatedProperties" => Ok(Some(Keyword::UnevaluatedProperties(
-            cx.child(&["unevaluatedProperties"]),
-        ))),
-        "unevaluatedItems" => Ok(Some(Keyword::UnevaluatedItems(cx.child(&["unevaluatedItems"])))),
+        "unevaluatedProperties" => Ok(Some(unevaluated::compile_properties(cx))),
+        "unevaluatedItems" => Ok(Some(unevaluated::compile_items(cx))),
         // Core identifiers are handled by the registry; meta-data, content and `then`/`else` (compiled with `if`)
         // only annotate; `$defs` subschemas are compiled when referenced.
         _ => Ok(None),
@@ -415,6 +411,20 @@ pub(crate) fn evaluate<'v>(
         }
         Keyword::Unresolved { index, keyword } => ref_::evaluate_unresolved(ev, (*index, keyword), frame),
     }
+}
+
+/// The subschemas of an array-valued applicator (`allOf`, `anyOf`, `oneOf`), one node each.
+pub(crate) fn schema_list(
+    cx: &mut NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+) -> Result<Box<[NodeId]>, SchemaError> {
+    let Value::Array(schemas) = value else {
+        return Err(cx.invalid(name, "expected a non-empty array of schemas"));
+    };
+    Ok((0..schemas.len())
+        .map(|idx| cx.child(&[name, &idx.to_string()]))
+        .collect())
 }
 
 /// A non-negative integer keyword value (`2.0` counts); values beyond `u64` saturate.

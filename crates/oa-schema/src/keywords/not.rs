@@ -1,9 +1,15 @@
 //! `not`: the instance must fail the subschema.
 
+use super::Keyword;
+use crate::compile::NodeCompiler;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::flag::Flag;
 use crate::node::{Node, NodeId};
 use serde_json::Value;
+
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
+    Keyword::Not(cx.child(&["not"]))
+}
 
 pub(crate) fn evaluate_not<'v>(
     ev: &mut Evaluator<'_>,

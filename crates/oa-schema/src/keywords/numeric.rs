@@ -5,6 +5,7 @@ use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::flag::Flag;
+use crate::flag::plan::Check;
 use crate::node::Node;
 use crate::node::NodeId;
 use crate::number::{MultipleOf, SchemaNumber};
@@ -232,5 +233,14 @@ impl Flag<'_> {
             },
             _ => true,
         }
+    }
+}
+
+/// A bound's check in the yes/no evaluator's plan: with a short integer limit, integers and decimals compare in
+/// place (`Check::IntBound`); `None` otherwise (the keyword runs as compiled).
+pub(crate) fn plan_bound(bound: Bound, text: &str, index: u16) -> Option<Check> {
+    match (crate::number::is_short_integer(text), text.parse::<i64>()) {
+        (true, Ok(limit)) => Some(Check::IntBound { bound, limit, index }),
+        _ => None,
     }
 }

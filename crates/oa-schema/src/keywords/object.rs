@@ -8,6 +8,20 @@ use crate::eval::{Detail, Evaluator, Extra, Frame};
 use crate::node::Node;
 use serde_json::Value;
 
+/// `maxProperties` or `minProperties` (`name`).
+pub(crate) fn compile_count(
+    cx: &NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let limit = super::count(cx, name, value)?;
+    Ok(if name == "maxProperties" {
+        Keyword::MaxProperties(limit)
+    } else {
+        Keyword::MinProperties(limit)
+    })
+}
+
 fn names(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<Box<[Box<str>]>, SchemaError> {
     let Value::Array(items) = value else {
         return Err(cx.invalid(keyword, "expected an array of strings"));

@@ -12,6 +12,7 @@ use crate::flag::plan::{Check, STRING_KIND};
 use crate::keywords::names::NameIndex;
 use crate::node::{Node, NodeId};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 fn schema_map<'a>(
     cx: &NodeCompiler<'_, '_>,
@@ -78,6 +79,11 @@ pub(crate) fn compile_additional_properties(
         names: names.into_boxed_slice(),
         patterns: patterns.into_boxed_slice(),
     })
+}
+
+/// `propertyNames`: a subschema every member name (as a string) must hold.
+pub(crate) fn compile_property_names(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
+    Keyword::PropertyNames(cx.child(&["propertyNames"]))
 }
 
 pub(crate) fn compile_dependent_schemas(
@@ -632,4 +638,30 @@ impl Flag<'_> {
             }),
         }
     }
+}
+
+/// `properties`' check in the yes/no evaluator's plan (keyword `index`): one name's member looked up, or many names
+/// through a name index; `None` for the merge the keyword runs as compiled.
+pub(crate) fn plan(
+    entries: &[(Box<str>, NodeId)],
+    by_name: &[(Box<str>, NodeId)],
+    split: usize,
+    index: u16,
+) -> Option<Check> {
+    if let [(name, node)] = entries {
+        return Some(Check::Property {
+            name: name.clone(),
+            node: *node,
+        });
+    }
+    NameIndex::new(
+        by_name
+            .iter()
+            .enumerate()
+            .map(|(position, (name, node))| (name.as_ref(), (*node, position < split))),
+    )
+    .map(|names| Check::Properties {
+        index,
+        names: Arc::new(names),
+    })
 }

@@ -8,6 +8,20 @@ use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
 use serde_json::Value;
 
+/// `maxLength` or `minLength` (`name`).
+pub(crate) fn compile_length(
+    cx: &NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let limit = super::count(cx, name, value)?;
+    Ok(if name == "maxLength" {
+        Keyword::MaxLength(limit)
+    } else {
+        Keyword::MinLength(limit)
+    })
+}
+
 pub(crate) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::String(pattern) = value else {
         return Err(cx.invalid("pattern", "expected a string"));

@@ -1,12 +1,22 @@
 //! `unevaluatedProperties` and `unevaluatedItems`: apply to what no sibling keyword or in-place applicator
 //! evaluated successfully.
 
+use super::Keyword;
 use super::is_false;
 use super::properties::rejected;
+use crate::compile::NodeCompiler;
 use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::node::{Node, NodeId};
 use serde_json::Value;
+
+pub(crate) fn compile_properties(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
+    Keyword::UnevaluatedProperties(cx.child(&["unevaluatedProperties"]))
+}
+
+pub(crate) fn compile_items(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
+    Keyword::UnevaluatedItems(cx.child(&["unevaluatedItems"]))
+}
 
 pub(crate) fn evaluate_properties<'v>(
     ev: &mut Evaluator<'_>,

@@ -15,15 +15,32 @@
 //! schema or null.
 
 use super::{Discriminator, Keyword};
+use crate::compile::NodeCompiler;
 use crate::equal::json_equal;
+use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, MAX_DEPTH, push_usize};
 use crate::evaluated::Evaluated;
 use crate::flag::Flag;
+use crate::flag::plan::Check;
 use crate::flag::plan::{KIND_TYPES, NUMBER_KIND, kind_of};
 use crate::node::{Body, CompiledSchema, Node, NodeId};
 use crate::types::{JsonType, TypeSet};
 use serde_json::Value;
 use std::sync::Arc;
+
+/// `anyOf` or `oneOf` (`name`); discriminators are found once every node is compiled.
+pub(crate) fn compile(
+    cx: &mut NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+) -> Result<Keyword, SchemaError> {
+    let members = super::schema_list(cx, name, value)?;
+    Ok(if name == "anyOf" {
+        Keyword::AnyOf(members, None)
+    } else {
+        Keyword::OneOf(members, None)
+    })
+}
 
 pub(crate) fn evaluate_any_of<'v>(
     ev: &mut Evaluator<'_>,
@@ -498,5 +515,15 @@ impl Flag<'_> {
             self.memo_enabled = true;
         }
         false
+    }
+}
+
+/// The check of an `anyOf` (`one` false) or `oneOf` without a discriminator (keyword `index`) in the yes/no
+/// evaluator's plan: a nullable value, or the members by kind; `None` for the walk as compiled.
+pub(crate) fn plan(one: bool, ids: &[NodeId], index: u16, nodes: &[Node]) -> Option<Check> {
+    let nullable = if one { None } else { nullable_value(ids, nodes) };
+    match nullable {
+        Some(value) => Some(Check::Nullable { value, index }),
+        None => ByKind::of(one, ids, nodes).map(Check::UnionByKind),
     }
 }
