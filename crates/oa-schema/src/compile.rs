@@ -107,7 +107,7 @@ pub(crate) fn compile(
         Body::Bool(_) => false,
     });
     Ok(CompiledSchema {
-        stream: std::sync::OnceLock::new(),
+        typed: std::sync::OnceLock::new(),
         plans: crate::flag::plan::plans(&nodes, dynamic_scope_matters),
         annotations: {
             annotations.sort_by_key(|(id, _)| *id);

@@ -40,7 +40,7 @@ pub(crate) struct CompiledSchema {
     /// members instead of looking each name up.
     pub(crate) sorted_maps: bool,
     /// How containers decompose for the validating deserializer (`Validator::deserialize_str`), built on first use.
-    pub(crate) stream: std::sync::OnceLock<crate::keywords::StreamPlan>,
+    pub(crate) typed: std::sync::OnceLock<crate::typed::plan::TypedPlan>,
     /// References that resolve to nothing (only when compiled with them deferred), indexed by
     /// `Keyword::Unresolved`.
     pub(crate) unresolved: Box<[crate::unresolved::UnresolvedReference]>,

@@ -108,13 +108,13 @@ impl Validator {
     /// assert_eq!(err.reason(), FallbackReason::Invalid);
     /// ```
     pub fn deserialize_str<T: serde::de::DeserializeOwned>(&self, text: &str) -> Result<T, crate::Fallback> {
-        crate::stream::deserialize_str(&self.compiled, text)
+        crate::typed::deserialize_str(&self.compiled, text)
     }
 
     /// Whether [`deserialize_str`](Self::deserialize_str) has a plan for every object and array position the
     /// schema reaches from its root (so that it falls back only on invalid text or a type that refuses it).
     pub fn streams_every_container(&self) -> bool {
-        crate::stream::plans_every_container(&self.compiled)
+        crate::typed::plans_every_container(&self.compiled)
     }
 
     /// Validates `instance`, reporting every violation.

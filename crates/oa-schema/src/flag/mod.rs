@@ -154,7 +154,7 @@ pub(crate) struct Flag<'s> {
     pub(crate) schema: &'s CompiledSchema,
     /// The instance the run started at (its size sets when memoizing starts: see [`budget`]).
     pub(crate) root: &'s Value,
-    /// The nodes laid out for this evaluator (see [`super::plan`]).
+    /// The nodes laid out for this evaluator (see [`plan`]).
     pub(crate) plans: &'s [Plan],
     /// What only long runs or handed-back subtrees need, made on first need: a run that passes or fails at once
     /// builds none of it and frees nothing (its setup and drop were a tenth of a small `is_valid`).

@@ -126,7 +126,7 @@ impl Flag<'_> {
         ids.iter().all(|id| self.child(*id, instance, depth))
     }
 
-    /// An `allOf` of `if`/`then` clauses on one property (see [`plan::IfChain`]). A clause's `then` sits two
+    /// An `allOf` of `if`/`then` clauses on one property (see [`IfChain`]). A clause's `then` sits two
     /// levels below this node and its `if`'s `const` three: near the depth limit the `allOf` runs as compiled, so
     /// that the limit is met where the descent would meet it.
     #[inline(never)]

@@ -193,6 +193,14 @@ pub(crate) fn plan_const(expected: &Value) -> Check {
     Check::Enum(Arc::from([expected.clone()]))
 }
 
+/// Whether an `enum` (or `const`) of these values rejects every container, as the typed route's plan records it:
+/// when none of them is one.
+pub(crate) fn typed_rejects_containers(values: &[Value]) -> bool {
+    values
+        .iter()
+        .all(|value| !(value.is_object() || value.is_array()))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};

@@ -15,7 +15,6 @@ pub(crate) mod object;
 pub(crate) mod properties;
 pub(crate) mod ref_;
 pub(crate) mod shape;
-pub(crate) mod stream;
 pub(crate) mod string;
 pub(crate) mod type_;
 pub(crate) mod unevaluated;
@@ -36,7 +35,6 @@ use serde_json::{Map, Value};
 pub(crate) use discriminator::{Discriminator, find_discriminator};
 pub(crate) use numeric::Bound;
 pub(crate) use shape::{Shape, fuse as fuse_shapes};
-pub(crate) use stream::{Container, ObjectPlan, Others, StreamNode, StreamPlan};
 
 /// One `dependentRequired` entry: when the first property is present, the others must be too.
 pub(crate) type DependentRule = (Box<str>, Box<[Box<str>]>);

@@ -10,7 +10,9 @@ use crate::evaluated::Evaluated;
 use crate::flag::Flag;
 use crate::flag::plan::{Check, STRING_KIND};
 use crate::keywords::names::NameIndex;
+use crate::node::Body;
 use crate::node::{Node, NodeId};
+use crate::typed::plan::{ObjectPlan, Others, PlannedName};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -664,4 +666,33 @@ pub(crate) fn plan(
         index,
         names: Arc::new(names),
     })
+}
+
+/// `properties` alone as the typed route's object plan.
+pub(crate) fn typed_object(by_name: &[(Box<str>, NodeId)]) -> ObjectPlan {
+    ObjectPlan {
+        names: by_name
+            .iter()
+            .map(|(name, id)| PlannedName {
+                name: name.clone(),
+                node: Some(*id),
+                required: false,
+            })
+            .collect(),
+        n_required: 0,
+        others: Others::Any,
+    }
+}
+
+/// `additionalProperties` alone (no sibling names or patterns) as the typed route's object plan.
+pub(crate) fn typed_others(nodes: &[Node], others: NodeId) -> ObjectPlan {
+    let others = match nodes.get(others as usize).map(|node| &node.body) {
+        Some(Body::Bool(false)) => Others::Reject,
+        Some(Body::Bool(true)) => Others::Any,
+        _ => Others::Schema(others),
+    };
+    ObjectPlan {
+        others,
+        ..ObjectPlan::default()
+    }
 }

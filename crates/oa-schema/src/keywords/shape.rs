@@ -15,6 +15,7 @@ use crate::evaluated::Evaluated;
 use crate::flag::Flag;
 use crate::node::{Body, Node, NodeId};
 use crate::text::cmp_names;
+use crate::typed::plan::{ObjectPlan, Others, PlannedName};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -646,6 +647,33 @@ impl Flag<'_> {
             }
         }
         Some(patterned)
+    }
+}
+
+impl Shape {
+    /// The shape as the typed route's object plan; `None` with `patternProperties`, which it does not plan.
+    pub(crate) fn typed_object(&self) -> Option<ObjectPlan> {
+        if !self.patterns().is_empty() {
+            return None;
+        }
+        let others = if self.rejects_others() {
+            Others::Reject
+        } else {
+            self.other_schema().map_or(Others::Any, Others::Schema)
+        };
+        Some(ObjectPlan {
+            names: self
+                .table()
+                .iter()
+                .map(|slot| PlannedName {
+                    name: slot.name().into(),
+                    node: slot.node,
+                    required: slot.required,
+                })
+                .collect(),
+            n_required: self.n_required(),
+            others,
+        })
     }
 }
 

@@ -376,9 +376,7 @@ impl ByKind {
 
 /// The other member of an `anyOf` of two whose one member is only `{"type": "null"}`.
 pub(crate) fn nullable_value(ids: &[NodeId], nodes: &[Node]) -> Option<NodeId> {
-    let mut null = TypeSet::default();
-    null.insert(JsonType::Null);
-    let is_null = |id: &NodeId| nodes.get(*id as usize).and_then(|node| node.only_type) == Some(null);
+    let is_null = |id: &NodeId| is_null_only(nodes, *id);
     match ids {
         [value, other] | [other, value] if is_null(other) && !is_null(value) => Some(*value),
         _ => None,
@@ -526,4 +524,21 @@ pub(crate) fn plan(one: bool, ids: &[NodeId], index: u16, nodes: &[Node]) -> Opt
         Some(value) => Some(Check::Nullable { value, index }),
         None => ByKind::of(one, ids, nodes).map(Check::UnionByKind),
     }
+}
+
+/// Where the typed route sends a container met at an `anyOf`/`oneOf` of a schema and `{"type": "null"}` (which no
+/// container satisfies on the null side): the other member; `None` for any other union (not planned).
+pub(crate) fn typed_redirect(members: &[NodeId], nodes: &[Node]) -> Option<NodeId> {
+    match members {
+        [a, b] if is_null_only(nodes, *b) => Some(*a),
+        [a, b] if is_null_only(nodes, *a) => Some(*b),
+        _ => None,
+    }
+}
+
+/// Whether a node is exactly `{"type": "null"}`.
+fn is_null_only(nodes: &[Node], id: NodeId) -> bool {
+    let mut null = TypeSet::default();
+    null.insert(JsonType::Null);
+    nodes.get(id as usize).and_then(|node| node.only_type) == Some(null)
 }

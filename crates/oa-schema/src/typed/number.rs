@@ -1,0 +1,206 @@
+//! Numbers: read as the target asked (its hint), or as their exact digits where serde_json keeps them (the
+//! [`NUMBER_TOKEN`] map), so that the target gets what it would from the parsed value.
+
+use super::FallbackReason;
+use super::value::Checking;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use std::fmt;
+
+/// The key serde_json (with `arbitrary_precision`) gives a number it cannot visit as `u64` or `i64`: a one-member
+/// map from this key to the number's digits.
+pub(super) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// Whether serde_json keeps a number's digits in this build: its `arbitrary_precision`, on with ours, and possibly
+/// turned on by another crate of the build without ours (features unify). When it does, a number that is not a
+/// 64-bit integer arrives as its digits (a [`NUMBER_TOKEN`] map) or, read as `f64`, rounded; when it does not, it
+/// arrives as the very `f64` a parsed `Value` holds, which is then checked as that value would be.
+pub(super) fn numbers_keep_digits() -> bool {
+    #[cfg(feature = "arbitrary_precision")]
+    {
+        true
+    }
+    #[cfg(not(feature = "arbitrary_precision"))]
+    {
+        static KEEP_DIGITS: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+            "1.10"
+                .parse::<serde_json::Number>()
+                .is_ok_and(|number| number.to_string() == "1.10")
+        });
+        *KEEP_DIGITS
+    }
+}
+
+/// The numeric hints a target may give, so that a number seen only as digits is read as the target asked.
+#[derive(Clone, Copy)]
+pub(super) enum NumberHint {
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    F32,
+    F64,
+}
+
+/// A deserializer that gives its value only when serde_json shows it as an owned string, which is how it shows a
+/// number's digits (a real member's string value comes borrowed or as `visit_str`).
+pub(super) struct OnlyString<D>(pub(super) D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for OnlyString<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_any(OwnedOnly(visitor))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+pub(super) struct OwnedOnly<V>(pub(super) V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for OwnedOnly<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number's digits")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        // A member's string value, not a number's digits.
+        Err(E::invalid_type(de::Unexpected::Str(v), &self))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.0.visit_string(v)
+    }
+}
+
+/// A visitor for a number the target asked for by type: an integer of 64 bits as it comes, other digits through
+/// the parsed value, as the full route's `T` from the value reads them.
+pub(super) struct Numeric<'r, 's, V> {
+    pub(super) checking: Checking<'r, 's, V>,
+    pub(super) hint: NumberHint,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.checking.expecting(f)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.checking.visit_i64(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.checking.visit_u64(v)
+    }
+
+    /// A float read as `f64` (serde_json with `float_roundtrip`, which oa-schema turns on, rounds it correctly, as
+    /// `str::parse` rounds the parsed value's digits). An `f64` target gets it as is; so does an `f32` target where
+    /// serde_json keeps no digits (the parsed value then holds this `f64`, and gives it to the target the same way).
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        let run = self.checking.run;
+        let as_f64 = match self.hint {
+            NumberHint::F64 => true,
+            NumberHint::F32 => !numbers_keep_digits(),
+            _ => false,
+        };
+        if !as_f64 {
+            // serde_json visits an integer as a float only past 64 bits, or written with a fraction or exponent:
+            // digits an integer target refuses, except `-0` (read as `0`), which is left to the full route.
+            return Err(run.stop(if v == 0.0 && v.is_sign_negative() {
+                FallbackReason::Undecided
+            } else {
+                FallbackReason::Deserialize
+            }));
+        }
+        run.float(self.checking.node, self.checking.depth, v)?;
+        self.checking.visitor.visit_f64(v)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
+        let run = self.checking.run;
+        if !numbers_keep_digits() || map.next_key_seed(IsNumberToken)? != Some(true) {
+            // An object where the target wants a number.
+            return Err(run.stop(FallbackReason::Deserialize));
+        }
+        let digits: String = map
+            .next_value_seed(OwnedDigits)
+            .map_err(|_: A::Error| run.stop::<A::Error>(FallbackReason::Undecided))?;
+        run.digits(self.checking.node, self.checking.depth, &digits)?;
+        if map.next_key::<de::IgnoredAny>()?.is_some() {
+            return Err(run.stop(FallbackReason::Undecided));
+        }
+        by_hint(&digits, self.hint, self.checking.visitor)
+    }
+}
+
+/// The seed of a number's digits.
+pub(super) struct OwnedDigits;
+
+impl<'de> DeserializeSeed<'de> for OwnedDigits {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        de::Deserialize::deserialize(OnlyString(deserializer))
+    }
+}
+
+/// Reads a number's digits as the target asked, as serde_json's `Number` does for such digits (`str::parse` into
+/// the asked type, "invalid number" when it does not fit), so that `T` gets what it would from the parsed value.
+pub(super) fn by_hint<'de, V: Visitor<'de>, E: de::Error>(
+    digits: &str,
+    hint: NumberHint,
+    visitor: V,
+) -> Result<V::Value, E> {
+    fn parsed<N: std::str::FromStr, E: de::Error>(digits: &str) -> Result<N, E> {
+        digits.parse().map_err(|_| E::custom("invalid number"))
+    }
+    match hint {
+        NumberHint::I8 => visitor.visit_i8(parsed(digits)?),
+        NumberHint::I16 => visitor.visit_i16(parsed(digits)?),
+        NumberHint::I32 => visitor.visit_i32(parsed(digits)?),
+        NumberHint::I64 => visitor.visit_i64(parsed(digits)?),
+        NumberHint::I128 => visitor.visit_i128(parsed(digits)?),
+        NumberHint::U8 => visitor.visit_u8(parsed(digits)?),
+        NumberHint::U16 => visitor.visit_u16(parsed(digits)?),
+        NumberHint::U32 => visitor.visit_u32(parsed(digits)?),
+        NumberHint::U64 => visitor.visit_u64(parsed(digits)?),
+        NumberHint::U128 => visitor.visit_u128(parsed(digits)?),
+        NumberHint::F32 => visitor.visit_f32(parsed(digits)?),
+        NumberHint::F64 => visitor.visit_f64(parsed(digits)?),
+    }
+}
+
+/// The seed of a number map's key: whether it is [`NUMBER_TOKEN`] (read without a copy).
+pub(super) struct IsNumberToken;
+
+impl<'de> DeserializeSeed<'de> for IsNumberToken {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for IsNumberToken {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
+        Ok(v == NUMBER_TOKEN)
+    }
+}
