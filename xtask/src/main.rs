@@ -6,6 +6,9 @@
 //! oa-provider's again without `arbitrary_precision`), and a short fuzz smoke when the nightly toolchain is here. Each step is an
 //! ordinary command, printed before it runs, so any step can be repeated by hand.
 //!
+//! After the tests, cargo-mutants runs on the lines changed since the previous main, bounded in time
+//! (`mutants_diff`).
+//!
 //! `fuzz --seconds N` runs every fuzz target of `fuzz/` for N seconds, and `miri` the tests that finish under
 //! Miri; both need the nightly toolchain, and say loudly when it (or their tool) is absent. `soak` and `load` run
 //! the chaos soak of the provider stack (crates/oa-soak); `ci` includes a 500-call soak.
@@ -17,6 +20,8 @@ mod batch_bench;
 mod fuzz;
 mod miri;
 mod mutants;
+mod mutants_diff;
+mod mutants_list;
 mod nightly;
 mod peer;
 mod publish;
@@ -39,12 +44,13 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz_task(&args[1..]),
         Some("miri") => miri_task(),
         Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
+        Some("mutants-diff") => mutants_diff::run(&workspace_root(), args.get(1).map(String::as_str), &[]),
         Some("batch-bench") => batch_bench::run(&workspace_root(), &args[1..]),
         Some("soak") => soak::run(&workspace_root(), &args[1..], &[]),
         Some("load") => soak::run(&workspace_root(), &owned(soak::LOAD_ARGS), &[]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  publish  the rust-version checked with its toolchain, every published crate packaged and built\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  publish  the rust-version checked with its toolchain, every published crate packaged and built\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  mutants-diff [BASE]: cargo-mutants on the lines changed since BASE (default: the previous main), bounded in time\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
             );
             return ExitCode::from(2);
         }
@@ -118,13 +124,22 @@ fn ci() -> Result<(), String> {
         .map(|(key, value)| (*key, value.as_str()))
         .chain(fresh.iter().copied())
         .collect();
+    // The equivalent-mutant lists are checked against today's mutants by xtask's tests: cargo-mutants must be here.
+    mutants::ensure_cargo_mutants()?;
     let totals = totals::cargo_test(&root, &["test", "--workspace", "--locked"], &peer_env);
     // Again as a library user's build has them: without oa-schema's opt-in arbitrary_precision (oa-cli turns it on
     // for the whole workspace run above).
     let without = totals::cargo_test(&root, publish::WITHOUT_ARBITRARY_PRECISION, &peer_env);
+    // Mutants on the lines the change touched, after green tests, while the peer is still up for the end-to-end
+    // tests.
+    let mutated = match (&totals, &without) {
+        (Ok(_), Ok(_)) => mutants_diff::run(&root, None, &peer_env),
+        _ => Ok(()),
+    };
     drop(peer);
     let mut totals = totals?;
     totals.add(without?);
+    mutated?;
     // The README's main command and the typed-output example must run, not only compile.
     cargo(
         &root,
@@ -147,6 +162,7 @@ fn ci() -> Result<(), String> {
     // A short chaos soak: every behaviour of the chaos server comes up in 500 calls.
     soak::run(&root, &owned(soak::CI_ARGS), fresh)?;
     fuzz_smoke(&root)?;
+    mutants_diff::record_green(&root)?;
     println!("xtask ci: every step passed");
     // The closing line: every test that ran, summed over all test binaries and the JSON Schema suite runner.
     println!("{}", totals.closing_line());

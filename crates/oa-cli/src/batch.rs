@@ -1,7 +1,8 @@
 //! `oa validate --batch`: one JSON instance per line, every line judged on its own (a line that cannot be read —
 //! invalid UTF-8, a byte-order mark, a blank line — is that line's own input error, in its own numbering, and the
 //! run goes on), spread over `--jobs` threads sharing one compiled validator, printed in input order, and closed by
-//! a summary line on stderr.
+//! a summary line on stderr. When the reader of the results goes away, reading stops there and the summary is of
+//! the lines judged, marked partial.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -77,19 +78,30 @@ pub(crate) struct Totals {
     pub(crate) n_unreadable: usize,
     /// Lines that reach a reference that resolves to no schema.
     pub(crate) n_no_verdict: usize,
+    /// The output closed before the input ended: the counts are of the lines judged until then.
+    pub(crate) partial: bool,
 }
 
 impl Totals {
-    /// `N valid, M invalid, K unreadable`, then `, J without a verdict` when there are such lines.
+    /// `N valid, M invalid, K unreadable`, then `, J without a verdict` when there are such lines; after `partial: `
+    /// when the run stopped early.
     pub(crate) fn summary(&self) -> String {
         let mut summary = format!(
-            "{} valid, {} invalid, {} unreadable",
-            self.n_valid, self.n_invalid, self.n_unreadable
+            "{}{} valid, {} invalid, {} unreadable",
+            if self.partial { "partial: " } else { "" },
+            self.n_valid,
+            self.n_invalid,
+            self.n_unreadable
         );
         if self.n_no_verdict > 0 {
             summary.push_str(&format!(", {} without a verdict", self.n_no_verdict));
         }
         summary
+    }
+
+    /// How many lines were judged.
+    pub(crate) fn n_lines(&self) -> usize {
+        self.n_valid + self.n_invalid + self.n_unreadable + self.n_no_verdict
     }
 }
 
@@ -116,6 +128,7 @@ pub(crate) fn run(
     let mut reader = Reader {
         input,
         line_number: 0,
+        at_end: false,
     };
     let read = if jobs <= 1 {
         let mut read = Ok(());
@@ -140,7 +153,21 @@ pub(crate) fn run(
         in_parallel(checker, &mut reader, &mut writer, jobs)
     };
     writer.progress.finish();
+    // Input left after the lines read: the end may be there unseen (the last chunk was full).
+    let input_left = !reader.at_end && reader.input.fill_buf().is_ok_and(|rest| !rest.is_empty());
+    writer.totals.partial = is_partial(
+        writer.closed,
+        reader.line_number,
+        writer.totals.n_lines(),
+        input_left,
+    );
     read.map(|()| writer.totals)
+}
+
+/// Whether a run's counts leave lines out: its output closed with lines read but not judged, or input not read.
+/// (When the very last line's write is the one that failed, every line was judged: not partial.)
+fn is_partial(closed: bool, n_read: usize, n_judged: usize, input_left: bool) -> bool {
+    closed && (input_left || n_judged < n_read)
 }
 
 /// The multi-threaded run: `jobs` threads judging chunks, this thread reading ahead and writing in order.
@@ -219,6 +246,8 @@ fn in_parallel(
 struct Reader<'a> {
     input: &'a mut dyn BufRead,
     line_number: usize,
+    /// The input's end was reached.
+    at_end: bool,
 }
 
 impl Reader<'_> {
@@ -228,6 +257,7 @@ impl Reader<'_> {
         while lines.len() < CHUNK_LINES {
             let mut bytes = Vec::new();
             if self.input.read_until(b'\n', &mut bytes)? == 0 {
+                self.at_end = true;
                 break;
             }
             self.line_number += 1;
@@ -249,7 +279,7 @@ struct Writer<'a> {
     out: &'a mut dyn Write,
     totals: Totals,
     progress: Progress,
-    /// The reader went away (a closed pipe): nothing more is judged or written, as Unix tools do.
+    /// The reader went away (a closed pipe): nothing more is read, judged or written.
     closed: bool,
 }
 
@@ -265,7 +295,11 @@ impl Writer<'_> {
                 Kind::Unreadable => self.totals.n_unreadable += 1,
                 Kind::NoVerdict => self.totals.n_no_verdict += 1,
             }
-            if writeln!(self.out, "{}", line.text).is_err() {
+            if let Err(error) = writeln!(self.out, "{}", line.text).and_then(|()| self.out.flush()) {
+                if error.kind() != std::io::ErrorKind::BrokenPipe {
+                    eprintln!("oa validate: cannot write to standard output: {error}");
+                    std::process::exit(2);
+                }
                 self.closed = true;
                 return;
             }
@@ -305,13 +339,108 @@ fn render(checker: &Checker, number: usize, result: &LineResult, output: Output)
             text
         }
         (LineResult::Judged(outcome), _) => {
-            let mut value = outcome.to_output_value(&checker.validator, output);
+            let mut value = outcome.to_output_value(&checker.validator, &checker.locations, output);
             value["line"] = serde_json::json!(number);
             value.to_string()
         }
         (LineResult::Unreadable(why), Output::Text) => format!("line {number}: unreadable\n  {why}"),
         (LineResult::Unreadable(why), _) => {
             serde_json::json!({"line": number, "valid": false, "unreadable": true, "error": why}).to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CHUNK_LINES, Totals, is_partial, run};
+    use crate::cli::Output;
+    use crate::validate::Checker;
+
+    /// An output whose reader goes away after `lines` lines: every later write is a broken pipe.
+    struct ClosesAfter {
+        lines: usize,
+    }
+
+    impl std::io::Write for ClosesAfter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.lines == 0 {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            self.lines -= buf.iter().filter(|&&byte| byte == b'\n').count().min(self.lines);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Found by `cargo xtask mutants-diff`: the output closing at the very last line of a full chunk leaves
+    /// nothing unjudged when the input ends there (not partial), and leaves the rest unread when it does not.
+    #[test]
+    fn a_run_is_partial_only_when_input_is_left() {
+        let checker = Checker {
+            validator: oa_schema::Validator::new(&serde_json::json!({"type": "object"})).unwrap(),
+            report: oa_schema::ReportOptions::new(),
+            reached: crate::schema_source::Reached::default(),
+            locations: crate::schema_source::LocationView::default(),
+        };
+        for jobs in [1, 2] {
+            for (n_lines, partial) in [(CHUNK_LINES, false), (CHUNK_LINES + 1, true)] {
+                let input = "{}\n".repeat(n_lines);
+                // Every line of the first chunk is written but the last, whose write fails.
+                let mut out = ClosesAfter {
+                    lines: CHUNK_LINES - 1,
+                };
+                let totals = run(&checker, &mut input.as_bytes(), Output::Json, jobs, &mut out).unwrap();
+                assert_eq!(totals.n_lines(), CHUNK_LINES, "jobs {jobs}, {n_lines} lines");
+                assert_eq!(totals.partial, partial, "jobs {jobs}, {n_lines} lines");
+            }
+        }
+    }
+
+    /// Found by `cargo xtask mutants-diff`: the count in "stopped after N lines" is every line judged, unreadable
+    /// ones included, and the summary says partial only when it is.
+    #[test]
+    fn the_counts_and_the_partial_mark_are_exact() {
+        let totals = Totals {
+            n_valid: 2,
+            n_invalid: 1,
+            n_unreadable: 3,
+            n_no_verdict: 4,
+            partial: true,
+        };
+        assert_eq!(totals.n_lines(), 10);
+        assert_eq!(
+            totals.summary(),
+            "partial: 2 valid, 1 invalid, 3 unreadable, 4 without a verdict"
+        );
+        let totals = Totals {
+            n_no_verdict: 0,
+            ..totals
+        };
+        assert_eq!(
+            Totals {
+                partial: false,
+                ..totals
+            }
+            .summary(),
+            "2 valid, 1 invalid, 3 unreadable"
+        );
+        // (closed, read, judged, input left) -> partial
+        for (closed, n_read, n_judged, input_left, partial) in [
+            (false, 10, 10, false, false),
+            (false, 10, 3, true, false),
+            (true, 10, 10, false, false),
+            (true, 10, 3, false, true),
+            (true, 10, 10, true, true),
+            (true, 10, 3, true, true),
+        ] {
+            assert_eq!(
+                is_partial(closed, n_read, n_judged, input_left),
+                partial,
+                "{closed} {n_read} {n_judged} {input_left}"
+            );
         }
     }
 }

@@ -97,7 +97,7 @@ pub(crate) struct ValidateArgs {
     /// (`N valid, M invalid, K unreadable`).
     #[arg(long, value_name = "INSTANCES.jsonl")]
     pub(crate) batch: Option<PathBuf>,
-    /// Threads for --batch, sharing one compiled validator [default: the number of cores].
+    /// Threads for --batch, sharing one compiled validator [default: the number of cores]; needs --batch.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) jobs: Option<u16>,
     /// Treat `format` as an assertion (it is an annotation by default, as draft 2020-12 says).
@@ -116,10 +116,15 @@ pub(crate) struct ValidateArgs {
     /// geometry saying "Polygon" is checked against Polygon alone); for text and json output.
     #[arg(long)]
     pub(crate) discriminate: bool,
-    /// Print at most N violations per instance, then `... and K more` (json: an "omitted" count); for text and
-    /// json output.
+    /// Print at most N violations per instance, then `... and K more` (json: an "omitted" count); a failed union
+    /// is cut by whole alternatives, closest to valid first, its heading keeping its true member count (json:
+    /// "omitted_alternatives"); for text and json output.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_violations: Option<u32>,
+    /// Do not warn about keywords the schema likely misspelled (a name one edit from a keyword of its draft, e.g.
+    /// `requird`, which is otherwise silently ignored).
+    #[arg(long)]
+    pub(crate) no_warn: bool,
 }
 
 impl ValidateArgs {
@@ -180,6 +185,9 @@ pub(crate) struct ProbeArgs {
     /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix.
     #[arg(long)]
     pub(crate) schema: Option<PathBuf>,
+    /// Do not warn about keywords the --schema likely misspelled (one edit from a keyword, e.g. `requird`).
+    #[arg(long)]
+    pub(crate) no_warn: bool,
     /// Record the verdict in this capability registry: a JSON file (created if absent), or a Redis server shared by
     /// many instances (`redis://HOST:PORT/DB`, the verdict expiring after --stale-after), keyed by mapping, model
     /// and base URL, for `oa complete --registry` to read. An error verdict records nothing.
@@ -263,6 +271,9 @@ pub(crate) struct CompleteArgs {
     /// Ask for structured output against this JSON Schema file (draft 2020-12, an object at the top).
     #[arg(long, value_name = "FILE")]
     pub(crate) schema: Option<PathBuf>,
+    /// Do not warn about keywords the --schema likely misspelled (one edit from a keyword, e.g. `requird`).
+    #[arg(long)]
+    pub(crate) no_warn: bool,
     /// A system message sent before the user message.
     #[arg(long, value_name = "TEXT")]
     pub(crate) system: Option<String>,
@@ -301,7 +312,8 @@ pub(crate) struct CompleteArgs {
     pub(crate) stop: Vec<String>,
     /// Read enforcement verdicts from this capability registry (a file, or `redis://HOST:PORT/DB`, as written by
     /// `oa probe --registry`): a native strict call is `enforced` only when it holds a fresh verdict that this route
-    /// enforces. Redis is read with a bounded timeout; unreachable, it reads as unverified and the call goes on.
+    /// enforces. Redis is read with a bounded timeout; unreachable (or a file that is not there), it reads as
+    /// unverified, the call goes on, and one warning names it and the cause.
     #[arg(long, value_name = "FILE|redis://HOST:PORT/DB")]
     pub(crate) registry: Option<String>,
     /// How long a verdict stays fresh (seconds); older ones count as unverified.

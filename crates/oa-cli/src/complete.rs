@@ -3,21 +3,20 @@
 //! oa-observe (printed with `--trace`, exported with `--otlp`), and the enforcement marker read from a registry.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
 use oa_provider::{
-    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, DeltaKind, FailureClass, FinishReason,
-    Message, Provider, ProviderError, Reask, Response, RetryConfig, RoutedProvider, RuntimeConfig,
-    StructuredOutputFailure, TokenDelta, Tool,
+    AttemptHook, AttemptOutcome, AttemptRecord, AttemptSummary, Blocked, Capabilities, CapabilityRegistry,
+    CompletionRequest, DeltaKind, FailureClass, FinishReason, Message, Provider, ProviderError, Reask,
+    Response, RetryConfig, RoutedProvider, RuntimeConfig, StructuredOutputFailure, TokenDelta, Tool, Usage,
 };
 use serde_json::{Value, json};
 
 use crate::cli::{CompleteArgs, Mapping};
-use crate::endpoint::{open_registry, within};
+use crate::endpoint::{open_registry_to_read, warn_if_unreachable, within};
 use crate::exit::Exit;
 use crate::tap::Diagnostic;
 
@@ -39,8 +38,15 @@ const LANGFUSE_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Runs `oa complete` and reports how it ended.
 pub(crate) fn run(args: &CompleteArgs) -> Exit {
-    let prepared = build_request(args).and_then(|request| Ok((request, build_provider(args)?)));
-    let (request, provider) = match prepared {
+    let prepared = build_request(args).and_then(|request| {
+        let registry = args
+            .registry
+            .as_deref()
+            .map(|location| open_registry_to_read(location, Duration::from_secs(args.stale_after)))
+            .transpose()?;
+        Ok((request, build_provider(args, registry.clone())?, registry))
+    });
+    let (request, provider, registry) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("oa complete: {message}");
@@ -70,7 +76,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         }
     };
     let hook = Arc::new(CliHook {
-        attempts: AtomicU32::new(0),
+        attempts: Mutex::default(),
         echo_tokens: args.stream && !args.json,
         diagnostics: Mutex::default(),
     });
@@ -99,19 +105,23 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
         outcome
     });
     drop(runtime);
+    if let Some(registry) = &registry {
+        warn_if_unreachable(registry);
+    }
     if let Some(telemetry) = &telemetry {
         finish_telemetry(telemetry, args.trace);
     }
-    let attempts = hook.attempts.load(Ordering::SeqCst);
+    // Every attempt the hook saw (those before a whole-call --timeout too, which the call's own error cannot hold).
+    let attempts = std::mem::take(&mut *hook.attempts.lock().unwrap_or_else(PoisonError::into_inner));
     let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
     if hook.echo_tokens {
         outln!();
     }
     let ok = outcome.is_ok();
     if args.json {
-        outln!("{}", to_json(&outcome, attempts, &diagnostics));
+        outln!("{}", to_json(&outcome, &attempts, &diagnostics));
     } else {
-        print_summary(&outcome, attempts, &diagnostics, args.stream);
+        print_summary(&outcome, &attempts, &diagnostics, args.stream);
         let path = match &outcome {
             Ok(response) => response.structured_output_path,
             Err(error) => error.structured_output_path(),
@@ -208,13 +218,10 @@ fn finish_telemetry(telemetry: &Telemetry, trace: bool) {
 
 /// The provider the call goes through: the native route (reading the registry when given), or with `--route` a
 /// router over it and its prompt-path twin.
-fn build_provider(args: &CompleteArgs) -> Result<Arc<dyn Provider>, String> {
-    let stale_after = Duration::from_secs(args.stale_after);
-    let registry = args
-        .registry
-        .as_deref()
-        .map(|location| open_registry(location, stale_after))
-        .transpose()?;
+fn build_provider(
+    args: &CompleteArgs,
+    registry: Option<Arc<CapabilityRegistry>>,
+) -> Result<Arc<dyn Provider>, String> {
     let native_capabilities = Capabilities {
         native_response_format: !args.no_native,
         ..Capabilities::default()
@@ -278,7 +285,7 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     messages.push(Message::user(message));
     let mut request = CompletionRequest::new(messages).with_stream(args.stream);
     if let Some(path) = &args.schema {
-        request = request.with_response_schema(read_response_schema(path)?);
+        request = request.with_response_schema(read_response_schema(path, "oa complete", !args.no_warn)?);
     }
     if let Some(path) = &args.tools {
         request = request.with_tools(read_tools(path)?);
@@ -322,11 +329,18 @@ fn read_tools(path: &std::path::Path) -> Result<Vec<Tool>, String> {
 
 /// Reads a `--schema` file and refuses, before anything is sent, what `complete()` would refuse: text that is not
 /// JSON or not a valid schema (in the words `oa validate` uses), or a schema of the wrong shape for structured
-/// output.
-pub(crate) fn read_response_schema(path: &std::path::Path) -> Result<Value, String> {
+/// output. With `warn`, likely misspelled keywords are warned about, as `command`.
+pub(crate) fn read_response_schema(
+    path: &std::path::Path,
+    command: &str,
+    warn: bool,
+) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let schema: Value = oa_schema::parse_json(&text)
         .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
+    if warn {
+        crate::hints::warn_misspellings(command, &schema, oa_schema::Draft::Draft202012);
+    }
     // At the file's URI, as `oa validate` compiles it, so that an error names the same location. (Reading what
     // the schema refers to, as `oa validate` does through `schema_source`, is not wired here yet.)
     let mut options = oa_schema::Validator::options();
@@ -341,9 +355,9 @@ pub(crate) fn read_response_schema(path: &std::path::Path) -> Result<Value, Stri
     Ok(schema)
 }
 
-/// Counts wire attempts, keeps their diagnostics and, with `--stream`, echoes content deltas as they arrive.
+/// Keeps each wire attempt's summary and diagnostics and, with `--stream`, echoes content deltas as they arrive.
 struct CliHook {
-    attempts: AtomicU32,
+    attempts: Mutex<Vec<AttemptSummary>>,
     echo_tokens: bool,
     diagnostics: Mutex<Vec<Diagnostic>>,
 }
@@ -358,7 +372,10 @@ impl AttemptHook for CliHook {
     }
 
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
-        self.attempts.fetch_add(1, Ordering::SeqCst);
+        self.attempts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record.summary());
         self.diagnostics
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -366,7 +383,7 @@ impl AttemptHook for CliHook {
     }
 }
 
-fn usage_json(usage: &oa_provider::Usage) -> Value {
+fn usage_json(usage: &Usage) -> Value {
     json!({
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
@@ -383,8 +400,47 @@ fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
     )
 }
 
-/// The one JSON object `--json` prints; its field names are an interface.
-fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics: &[Diagnostic]) -> Value {
+/// Each attempt as `--json` prints it: its usage (null when no response was read), path, marker and outcome.
+fn attempts_json(attempts: &[AttemptSummary]) -> Value {
+    Value::Array(
+        attempts
+            .iter()
+            .map(|attempt| {
+                let (outcome, category, class) = match attempt.outcome {
+                    AttemptOutcome::Ok => ("ok", None, None),
+                    AttemptOutcome::Failed {
+                        category,
+                        failure_class,
+                    } => (
+                        "failed",
+                        Some(category.as_str()),
+                        failure_class.map(FailureClass::as_str),
+                    ),
+                };
+                json!({
+                    "attempt_index": attempt.attempt_index,
+                    "retry_reason": attempt.retry_reason.map(|reason| reason.as_str()),
+                    "sent": attempt.sent,
+                    "structured_output_path": attempt.structured_output_path.map(|p| p.as_str()),
+                    "schema_mode": attempt.schema_mode.map(|m| m.as_str()),
+                    "usage": attempt.usage.as_ref().map(usage_json),
+                    "outcome": outcome,
+                    "category": category,
+                    "failure_class": class,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The one JSON object `--json` prints; its field names are an interface. `usage` is the spec's terminal figure
+/// (the answering or last attempt's), `usage_total` the call's over every attempt, `attempts` each attempt.
+fn to_json(
+    outcome: &Result<Response, ProviderError>,
+    attempts: &[AttemptSummary],
+    diagnostics: &[Diagnostic],
+) -> Value {
+    let usage_total = usage_json(&Usage::total_of(attempts));
     match outcome {
         Ok(response) => json!({
             "ok": true,
@@ -396,7 +452,9 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
             "structured_output_path": response.structured_output_path.map(|p| p.as_str()),
             "schema_mode": response.schema_mode.map(|m| m.as_str()),
             "schema_version": response.schema_version,
-            "attempts": attempts,
+            "usage_total": usage_total,
+            "attempts": attempts_json(attempts),
+            "blocked": response.blocked.as_ref().map(blocked_json),
             "error": null,
             "diagnostics": diagnostics_json(diagnostics),
         }),
@@ -410,9 +468,11 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
                 "finish_reason": failure.map(|f| f.finish_reason.as_str()),
                 "usage": failure.map(|f| usage_json(&f.usage)),
                 "structured_output_path": error.structured_output_path().map(|p| p.as_str()),
-                "schema_mode": null,
-                "schema_version": null,
-                "attempts": attempts,
+                "schema_mode": error.schema_mode().map(|m| m.as_str()),
+                "schema_version": error.schema_version(),
+                "usage_total": usage_total,
+                "attempts": attempts_json(attempts),
+                "blocked": failure.and_then(|f| f.blocked.as_ref()).map(blocked_json),
                 "error": {
                     "category": error.category().as_str(),
                     "failure_class": error.failure_class().map(FailureClass::as_str),
@@ -425,9 +485,18 @@ fn to_json(outcome: &Result<Response, ProviderError>, attempts: u32, diagnostics
     }
 }
 
+/// A provider's block as `--json` prints it: `{"stage": "prompt"|"answer", "reason": CODE}`.
+fn blocked_json(blocked: &Blocked) -> Value {
+    let stage = match blocked {
+        Blocked::Prompt(_) => "prompt",
+        Blocked::Answer(_) => "answer",
+    };
+    json!({"stage": stage, "reason": blocked.reason()})
+}
+
 fn print_summary(
     outcome: &Result<Response, ProviderError>,
-    attempts: u32,
+    attempts: &[AttemptSummary],
     diagnostics: &[Diagnostic],
     streamed: bool,
 ) {
@@ -450,7 +519,10 @@ fn print_summary(
                 outln!("tool_call: {} {} {}", call.id, call.name, call.arguments);
             }
             outln!("finish_reason: {}", response.finish_reason.as_str());
-            outln!("usage: {}", usage_line(&response.usage));
+            if let Some(blocked) = &response.blocked {
+                outln!("blocked: {}", blocked_line(blocked));
+            }
+            outln!("usage: {}", usage_summary(&response.usage, attempts));
             outln!(
                 "structured_output_path: {}",
                 or_none(response.structured_output_path.map(|p| p.as_str()))
@@ -460,14 +532,14 @@ fn print_summary(
                 or_none(response.schema_mode.map(|m| m.as_str()))
             );
             outln!("schema_version: {}", or_none(response.schema_version.as_deref()));
-            outln!("attempts: {attempts}");
+            outln!("attempts: {}", attempts.len());
         }
         Err(error) => {
             outln!("error: {}", error.category().as_str());
             match error.structured_output() {
                 Some(failure) => {
                     if failure.finish_reason == FinishReason::ContentFilter {
-                        outln!("refusal: the model refused to answer: {}", failure.output_content);
+                        outln!("refusal: {}", refusal_line(failure));
                     } else {
                         outln!("output_content: {}", failure.output_content);
                     }
@@ -476,7 +548,7 @@ fn print_summary(
                     if let Some(hint) = hint_for(failure) {
                         outln!("hint: {hint}");
                     }
-                    outln!("usage: {}", usage_line(&failure.usage));
+                    outln!("usage: {}", usage_summary(&failure.usage, attempts));
                     outln!("error_message:");
                     for line in failure.error_message.lines() {
                         outln!("  {line}");
@@ -496,7 +568,14 @@ fn print_summary(
                 "structured_output_path: {}",
                 or_none(error.structured_output_path().map(|p| p.as_str()))
             );
-            outln!("attempts: {attempts}");
+            if error.schema_version().is_some() {
+                outln!(
+                    "schema_mode: {}",
+                    or_none(error.schema_mode().map(|m| m.as_str()))
+                );
+                outln!("schema_version: {}", or_none(error.schema_version()));
+            }
+            outln!("attempts: {}", attempts.len());
         }
     }
 }
@@ -532,11 +611,52 @@ fn hint_for(failure: &StructuredOutputFailure) -> Option<&'static str> {
              (check `oa probe`), and a reask (--reask) usually gets it bare",
         ),
         FailureClass::NotJson => Some("the answer is not JSON at all (prose, or cut off by max_tokens)"),
+        FailureClass::Refusal => Some(
+            "the model or the provider's filter declined to answer (finish_reason content_filter), which is no \
+             formatting problem: rephrase the request, or check it against the provider's content policy",
+        ),
         _ => None,
     }
 }
 
-fn usage_line(usage: &oa_provider::Usage) -> String {
+/// The terminal attempt's usage, and after more than one attempt what the whole call cost:
+/// `prompt 160, completion 5, total 165 (this attempt); total over 2 attempts: prompt 267, ...`.
+fn usage_summary(usage: &Usage, attempts: &[AttemptSummary]) -> String {
+    if attempts.len() < 2 {
+        return usage_line(usage);
+    }
+    format!(
+        "{} (this attempt); total over {} attempts: {}",
+        usage_line(usage),
+        attempts.len(),
+        usage_line(&Usage::total_of(attempts))
+    )
+}
+
+/// What a refusal said: its text, or "no text", with the reason a provider gave for blocking it.
+fn refusal_line(failure: &StructuredOutputFailure) -> String {
+    let text = if failure.output_content.trim().is_empty() {
+        "no text".to_owned()
+    } else {
+        failure.output_content.clone()
+    };
+    match &failure.blocked {
+        Some(blocked) => format!("{}; {text}", blocked_line(blocked)),
+        None => format!("the model refused to answer: {text}"),
+    }
+}
+
+/// A provider's block in words, naming its reason code.
+fn blocked_line(blocked: &Blocked) -> String {
+    match blocked {
+        Blocked::Prompt(reason) => format!("the provider blocked the prompt (block reason {reason})"),
+        Blocked::Answer(reason) => {
+            format!("the provider's filter stopped the answer (finish reason {reason})")
+        }
+    }
+}
+
+fn usage_line(usage: &Usage) -> String {
     let count = |n: Option<u64>| n.map_or_else(|| "-".to_owned(), |n| n.to_string());
     format!(
         "prompt {}, completion {}, total {}",

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use oa_provider::enforcement::RedisStore;
+use oa_provider::enforcement::{RedisStore, RegistryError};
 use oa_provider::{CapabilityRegistry, Category, ProviderBuilder, ProviderError};
 
 impl EndpointArgs {
@@ -64,6 +64,43 @@ pub(crate) async fn within<T>(
                 ),
             ))
         })
+}
+
+/// Opens the registry `oa complete --registry` reads: as [`open_registry`], except that a file that does not exist
+/// or cannot be read is a warning naming it and the cause (once), and reads as holding no verdict: every route
+/// unverified, the call going on. A file that is not a registry is still an input error.
+pub(crate) fn open_registry_to_read(
+    location: &str,
+    stale_after: Duration,
+) -> Result<Arc<CapabilityRegistry>, String> {
+    let is_store = location.starts_with("redis://") || location.starts_with("rediss://");
+    if !is_store && !Path::new(location).exists() {
+        eprintln!(
+            "oa complete: warning: --registry {location}: no such file (`oa probe --registry {location}` writes \
+             one): the route reads as unverified"
+        );
+        return Ok(Arc::new(CapabilityRegistry::new().with_stale_after(stale_after)));
+    }
+    if is_store {
+        return open_registry(location, stale_after);
+    }
+    let registry = match CapabilityRegistry::with_file(Path::new(location)) {
+        Ok(registry) => registry,
+        Err(error @ RegistryError::Io { .. }) => {
+            eprintln!("oa complete: warning: --registry: {error}: the route reads as unverified");
+            CapabilityRegistry::new()
+        }
+        Err(error) => return Err(format!("--registry: {error}")),
+    };
+    Ok(Arc::new(registry.with_stale_after(stale_after)))
+}
+
+/// Says once, after the call, that the registry's store could not be read (naming it and the cause, never a
+/// password): the route read as unverified.
+pub(crate) fn warn_if_unreachable(registry: &CapabilityRegistry) {
+    if let Some(why) = registry.store_unreachable() {
+        eprintln!("oa complete: warning: --registry could not be read ({why}): the route read as unverified");
+    }
 }
 
 /// Opens the registry `--registry` names: a Redis server (`redis://`, `rediss://`) shared by every instance, or a

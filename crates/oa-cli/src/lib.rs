@@ -17,6 +17,7 @@ mod conformance;
 mod demo;
 mod endpoint;
 mod exit;
+mod hints;
 mod output;
 mod pairs;
 mod probe;

@@ -34,7 +34,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
     let schema = args
         .schema
         .as_deref()
-        .map(crate::complete::read_response_schema)
+        .map(|path| crate::complete::read_response_schema(path, "oa probe", !args.no_warn))
         .transpose()?;
     let stale_after = std::time::Duration::from_secs(args.stale_after);
     let registry = args
@@ -46,6 +46,12 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    // A store that cannot be reached would lose every verdict: say so before any probe is sent.
+    if let Some(registry) = &registry {
+        runtime
+            .block_on(registry.check_store())
+            .map_err(|error| format!("--registry cannot be reached: {error}"))?;
+    }
     if let Some(path) = &args.pairs {
         return crate::pairs::run(args, path, schema.as_ref(), registry.as_ref(), &runtime);
     }

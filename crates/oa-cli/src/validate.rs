@@ -2,7 +2,7 @@
 
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
-use crate::schema_source::{Reached, SchemaSource};
+use crate::schema_source::{LocationView, Reached, SchemaSource};
 use oa_schema::{OutputFormat, ReportOptions, Validator, Violations};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -15,6 +15,12 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         .count();
     if dashes > 1 {
         eprintln!("oa validate: standard input (`-`) can stand for only one of SCHEMA, INSTANCE and --batch");
+        return Exit::Usage;
+    }
+    if args.jobs.is_some() && args.batch.is_none() {
+        eprintln!(
+            "oa validate: --jobs spreads the lines of a --batch file over threads; without --batch it does nothing"
+        );
         return Exit::Usage;
     }
     if (args.discriminate || args.max_violations.is_some())
@@ -32,6 +38,9 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    if !args.no_warn {
+        crate::hints::warn_misspellings("oa validate", source.document(), args.schema_flags.draft);
+    }
     let validator = match source.compile(args.format_assertion) {
         Ok(validator) => validator,
         Err(message) => {
@@ -43,6 +52,7 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         validator,
         report: args.report_options(),
         reached: Reached::default(),
+        locations: source.locations(),
     };
     let exit = match (&args.instance, &args.batch) {
         (Some(instance), None) => single(&checker, instance, args.output()),
@@ -71,6 +81,8 @@ pub(crate) struct Checker {
     pub(crate) report: ReportOptions,
     /// The references that resolve to nothing which instances reached.
     pub(crate) reached: Reached,
+    /// How the json report shows schema locations.
+    pub(crate) locations: LocationView,
 }
 
 /// The outcome for one instance: valid, the schema's violations, no verdict (the evaluation reached a reference that
@@ -114,17 +126,22 @@ impl Outcome {
     }
 
     /// The JSON form of `output` (the violations object, or a 2020-12 output format).
-    pub(crate) fn to_output_value(&self, validator: &Validator, output: Output) -> Value {
+    pub(crate) fn to_output_value(
+        &self,
+        validator: &Validator,
+        locations: &LocationView,
+        output: Output,
+    ) -> Value {
         match output {
             Output::Basic => self.to_standard_output(validator, OutputFormat::Basic),
             Output::Flag => self.to_standard_output(validator, OutputFormat::Flag),
-            _ => self.to_json(),
+            _ => self.to_json(locations),
         }
     }
 
-    fn render(&self, validator: &Validator, output: Output) -> String {
+    fn render(&self, validator: &Validator, locations: &LocationView, output: Output) -> String {
         match output {
-            Output::Json => self.to_json().to_string(),
+            Output::Json => self.to_json(locations).to_string(),
             Output::Text => self.to_text(),
             Output::Basic => self
                 .to_standard_output(validator, OutputFormat::Basic)
@@ -137,7 +154,7 @@ impl Outcome {
         matches!(self, Outcome::Valid(_))
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(&self, locations: &LocationView) -> Value {
         let violations: Vec<Value> = match self {
             Outcome::Valid(_) => Vec::new(),
             Outcome::Malformed(message) => vec![json!({
@@ -152,7 +169,7 @@ impl Outcome {
                     let mut object = json!({
                         "location": violation.instance_location().to_fragment(),
                         "keyword": violation.keyword(),
-                        "schema_location": violation.schema_location().to_string(),
+                        "schema_location": locations.show(violation.schema_location().absolute()),
                         "message": violation.message(),
                     });
                     if let Some(reference) = violation.unresolved_reference() {
@@ -173,6 +190,9 @@ impl Outcome {
             && violations.omitted() > 0
         {
             object["omitted"] = json!(violations.omitted());
+            if violations.omitted_alternatives() > 0 {
+                object["omitted_alternatives"] = json!(violations.omitted_alternatives());
+            }
         }
         object
     }
@@ -200,7 +220,10 @@ fn single(checker: &Checker, instance_path: &Path, output: Output) -> Exit {
         eprintln!("oa validate: {}: {message}", instance_path.display());
         return Exit::Usage;
     }
-    outln!("{}", outcome.render(&checker.validator, output));
+    outln!(
+        "{}",
+        outcome.render(&checker.validator, &checker.locations, output)
+    );
     if outcome.is_valid() {
         Exit::Ok
     } else {
@@ -229,6 +252,12 @@ fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> E
             return Exit::Usage;
         }
     };
+    if totals.partial {
+        eprintln!(
+            "oa validate: stopped after {} lines because the output closed",
+            totals.n_lines()
+        );
+    }
     eprintln!("{}", totals.summary());
     if totals.n_no_verdict > 0 {
         eprintln!(
@@ -238,6 +267,7 @@ fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> E
         );
         Exit::Usage
     } else if totals.n_invalid == 0 && totals.n_unreadable == 0 {
+        // The verdict of what was judged: a closed output never turns an invalid line into exit 0.
         Exit::Ok
     } else {
         Exit::Finding

@@ -70,7 +70,7 @@ fn a_valid_structured_answer() {
     assert_eq!(report["structured_output_path"], json!("native"));
     assert_eq!(report["schema_mode"], json!("unverified"));
     assert_eq!(report["schema_version"].as_str().unwrap().len(), 64);
-    assert_eq!(report["attempts"], json!(1));
+    assert_eq!(report["attempts"].as_array().unwrap().len(), 1);
     assert_eq!(report["error"], Value::Null);
     assert_eq!(report["diagnostics"], json!([]));
     let sent = &endpoint.requests()[0].json().unwrap();
@@ -170,7 +170,7 @@ fn a_reask_recovers_on_the_second_attempt() {
         String::from_utf8_lossy(&output.stdout)
     );
     let report = json_of(&output);
-    assert_eq!(report["attempts"], json!(2));
+    assert_eq!(report["attempts"].as_array().unwrap().len(), 2);
     assert_eq!(report["schema_mode"], json!("unverified_repaired"));
     assert_eq!(report["parsed"], json!({"answer": 42}));
     // The second request carries the model's first output and the violation at its pointer.
@@ -265,4 +265,131 @@ fn the_failure_error_message_is_what_oa_validate_prints() {
         error_message
     );
     assert_eq!(error_message.lines().count(), 2, "{error_message}");
+}
+
+/// A Chat Completions reply with `content` and its own token counts.
+fn billed(content: &str, prompt: u64, completion: u64) -> oa_testkit::Reply {
+    oa_testkit::Reply::json(
+        200,
+        json!({
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": "test-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        }),
+    )
+}
+
+/// The issue's case: two attempts billed 107 and 165 tokens. `usage` stays the answering attempt's (the spec's
+/// figure); the summary says so and adds the total over both; `--json` adds `usage_total` and each attempt's usage,
+/// path and outcome.
+#[test]
+fn a_reasked_call_reports_what_every_attempt_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let schema = schema.to_str().unwrap();
+    let replies = || {
+        vec![
+            billed(r#"{"answer": "42"}"#, 100, 7),
+            billed(r#"{"answer": 42}"#, 160, 5),
+        ]
+    };
+    let endpoint = Server::start(replies()).unwrap();
+    let output = complete(&endpoint, &["--schema", schema, "--reask"]);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.lines().any(|line| line
+            == "usage: prompt 160, completion 5, total 165 (this attempt); total over 2 attempts: prompt 260, \
+                completion 12, total 272"),
+        "{stdout}"
+    );
+    assert!(stdout.lines().any(|line| line == "attempts: 2"), "{stdout}");
+    let endpoint = Server::start(replies()).unwrap();
+    let report = json_of(&complete(&endpoint, &["--schema", schema, "--reask", "--json"]));
+    assert_eq!(report["usage"]["total_tokens"], json!(165));
+    assert_eq!(
+        report["usage_total"],
+        json!({"prompt_tokens": 260, "completion_tokens": 12, "total_tokens": 272})
+    );
+    assert_eq!(
+        report["attempts"],
+        json!([
+            {"attempt_index": 0, "retry_reason": null, "sent": true, "structured_output_path": "native",
+             "schema_mode": "unverified", "outcome": "failed", "category": "structured_output_invalid",
+             "failure_class": "type_mismatch",
+             "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}},
+            {"attempt_index": 1, "retry_reason": "reask", "sent": true, "structured_output_path": "native",
+             "schema_mode": "unverified_repaired", "outcome": "ok", "category": null, "failure_class": null,
+             "usage": {"prompt_tokens": 160, "completion_tokens": 5, "total_tokens": 165}}
+        ])
+    );
+    // One attempt: the usage line as before, and usage_total equal to usage.
+    let endpoint = Server::start(vec![billed(r#"{"answer": 42}"#, 160, 5)]).unwrap();
+    let output = complete(&endpoint, &["--schema", schema]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "usage: prompt 160, completion 5, total 165"),
+        "{stdout}"
+    );
+}
+
+/// A failed call keeps its marker on each OpenAI path (tool coercion is in `mappings`): `schema_mode` and
+/// `schema_version` in `--json` and the summary, never null for a call that had a schema; and what the failed
+/// call cost.
+#[test]
+fn a_failed_call_keeps_its_marker_on_every_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let strict = schema_file(&dir);
+    let loose = dir.path().join("loose.json");
+    std::fs::write(
+        &loose,
+        r#"{"type": "object", "properties": {"answer": {"type": "integer"}}}"#,
+    )
+    .unwrap();
+    let cases: [(&std::path::Path, &[&str], &str, &str); 3] = [
+        (&strict, &[], "native", "unverified_repaired"),
+        (&loose, &[], "native_unenforced", "unenforced_repaired"),
+        (
+            &strict,
+            &["--no-native"],
+            "prompt_augmentation",
+            "prompted_repaired",
+        ),
+    ];
+    for (schema, extra, path, mode) in cases {
+        let replies = || vec![billed("prose", 100, 7), billed("more prose", 160, 5)];
+        let endpoint = Server::start(replies()).unwrap();
+        let mut args = vec!["--schema", schema.to_str().unwrap(), "--reask", "--json"];
+        args.extend_from_slice(extra);
+        let output = complete(&endpoint, &args);
+        assert_eq!(output.status.code(), Some(1), "{path}");
+        let report = json_of(&output);
+        assert_eq!(report["structured_output_path"], json!(path));
+        assert_eq!(report["schema_mode"], json!(mode), "{path}: {report}");
+        assert_eq!(
+            report["schema_version"].as_str().map(str::len),
+            Some(64),
+            "{path}"
+        );
+        assert_eq!(report["usage"]["total_tokens"], json!(165), "{path}");
+        assert_eq!(report["usage_total"]["total_tokens"], json!(272), "{path}");
+        let endpoint = Server::start(replies()).unwrap();
+        args.retain(|arg| *arg != "--json");
+        let output = complete(&endpoint, &args);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.lines().any(|line| line == format!("schema_mode: {mode}")),
+            "{path}: {stdout}"
+        );
+        assert!(
+            stdout
+                .lines()
+                .any(|line| line.starts_with("schema_version: ") && line.len() == 16 + 64),
+            "{path}: {stdout}"
+        );
+    }
 }

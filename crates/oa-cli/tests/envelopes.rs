@@ -82,7 +82,7 @@ fn with_the_opt_in_it_is_resent_once_with_identical_bytes() {
     .unwrap();
     let (report, _) = complete(&server, &["--retry-parse-failure"]);
     assert_eq!(report["parsed"], json!({"answer": 42}), "{report}");
-    assert_eq!(report["attempts"], json!(2));
+    assert_eq!(report["attempts"].as_array().unwrap().len(), 2);
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[0].body, requests[1].body, "identical bytes");

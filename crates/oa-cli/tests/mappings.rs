@@ -129,6 +129,108 @@ fn a_refusal_is_content_filter_with_its_text() {
     }
 }
 
+/// A refused structured call, on every mapping, is its own failure class with its own hint (never `not_json` and
+/// "not JSON at all"), and prints the refusal's text, or "no text" when there is none; Gemini's block names its
+/// reason code.
+#[test]
+fn a_refused_structured_call_is_a_refusal_on_every_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let refusal_hint = "hint: the model or the provider's filter declined to answer (finish_reason content_filter), \
+                        which is no formatting problem: rephrase the request, or check it against the provider's \
+                        content policy";
+    for wire in &WIRES {
+        let server = Server::start(vec![
+            (wire.text_reply)("I can't help with that.", Finish::Refusal),
+            (wire.text_reply)("I can't help with that.", Finish::Refusal),
+        ])
+        .unwrap();
+        let output = complete(wire, &server, &["--schema", &schema]);
+        assert_eq!(output.status.code(), Some(1), "{}", wire.mapping);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
+        let refusal = match wire.mapping {
+            "gemini" => {
+                "refusal: the provider's filter stopped the answer (finish reason SAFETY); I can't help with that."
+            }
+            _ => "refusal: the model refused to answer: I can't help with that.",
+        };
+        assert!(lines.contains(&refusal), "{}: {stdout}", wire.mapping);
+        assert!(
+            lines.contains(&"failure_class: refusal"),
+            "{}: {stdout}",
+            wire.mapping
+        );
+        assert!(lines.contains(&refusal_hint), "{}: {stdout}", wire.mapping);
+        assert!(!stdout.contains("not JSON at all"), "{stdout}");
+        let report = json_of(&complete(wire, &server, &["--schema", &schema, "--json"]));
+        assert_eq!(report["error"]["failure_class"], json!("refusal"), "{report}");
+    }
+    // A refusal with no words at all (Anthropic: no text block).
+    let empty = Reply::json(200, anthropic::message(json!([]), "refusal"));
+    let server = Server::start(vec![empty]).unwrap();
+    let output = complete(&WIRES[0], &server, &["--schema", &schema]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "refusal: the model refused to answer: no text"),
+        "{stdout}"
+    );
+    // A Gemini prompt blocked before any answer: the block reason, and no text.
+    let blocked = || Reply::json(200, json!({"promptFeedback": {"blockReason": "SAFETY"}}));
+    let server = Server::start(vec![blocked(), blocked()]).unwrap();
+    let output = complete(&WIRES[1], &server, &["--schema", &schema]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "refusal: the provider blocked the prompt (block reason SAFETY); no text"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|line| line == "failure_class: refusal"),
+        "{stdout}"
+    );
+    let report = json_of(&complete(&WIRES[1], &server, &["--schema", &schema, "--json"]));
+    assert_eq!(report["blocked"], json!({"stage": "prompt", "reason": "SAFETY"}));
+}
+
+/// Tool coercion keeps the marker on failure too: `coerced` (then `coerced_repaired`) in `--json` and the summary.
+#[test]
+fn a_failed_tool_coercion_call_keeps_its_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let server = Server::start(vec![
+        anthropic::text_reply("forty-two", "end_turn"),
+        anthropic::text_reply("still forty-two", "end_turn"),
+        anthropic::text_reply("forty-two", "end_turn"),
+    ])
+    .unwrap();
+    let report = json_of(&complete(
+        &WIRES[0],
+        &server,
+        &["--schema", &schema, "--no-native", "--reask", "--json"],
+    ));
+    assert_eq!(report["ok"], json!(false));
+    assert_eq!(report["structured_output_path"], json!("tool_coercion"));
+    assert_eq!(report["schema_mode"], json!("coerced_repaired"));
+    assert_eq!(report["schema_version"].as_str().map(str::len), Some(64));
+    let modes: Vec<&Value> = report["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|attempt| &attempt["schema_mode"])
+        .collect();
+    assert_eq!(modes, [&json!("coerced"), &json!("coerced_repaired")]);
+    let output = complete(&WIRES[0], &server, &["--schema", &schema, "--no-native"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.lines().any(|line| line == "schema_mode: coerced"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn a_truncated_structured_answer_fails_with_length_and_no_diagnostic() {
     let dir = tempfile::tempdir().unwrap();
@@ -253,7 +355,7 @@ fn a_reask_recovers_on_the_second_attempt() {
         let output = complete(wire, &server, &["--schema", &schema, "--reask", "--json"]);
         let report = json_of(&output);
         assert_eq!(output.status.code(), Some(0), "{}: {report}", wire.mapping);
-        assert_eq!(report["attempts"], json!(2));
+        assert_eq!(report["attempts"].as_array().unwrap().len(), 2);
         assert_eq!(report["schema_mode"], json!("unverified_repaired"));
         let correction = match wire.mapping {
             "anthropic" => sent(&server, 1)["messages"][2]["content"].clone(),
@@ -286,7 +388,7 @@ fn a_429_is_retried_after_its_retry_after() {
         let report = json_of(&output);
         assert_eq!(output.status.code(), Some(0), "{}: {report}", wire.mapping);
         assert_eq!(report["content"], json!("42"));
-        assert_eq!(report["attempts"], json!(2));
+        assert_eq!(report["attempts"].as_array().unwrap().len(), 2);
         // The default backoff waits at most 1 s before the first retry; only Retry-After makes it 2.
         assert!(
             started.elapsed() >= Duration::from_secs(2),

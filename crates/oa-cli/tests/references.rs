@@ -57,10 +57,25 @@ fn a_sibling_file_resolves_by_its_relative_ref() {
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let address = std::fs::canonicalize(scratch.path().join("address.json")).unwrap();
     assert_eq!(report["violations"][0]["location"], json!("#/home/city"));
+    // --json shows a sibling file's location by its relative path; --output basic keeps the absolute URI.
     assert_eq!(
         report["violations"][0]["schema_location"],
+        json!("address.json#/required")
+    );
+    let output = oa(&[&"validate", &person, &invalid, &"--output", &"basic"]);
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        report["errors"][0]["absoluteKeywordLocation"],
         json!(format!("file://{}#/required", address.display()))
     );
+    // A violation in the schema file itself reads as it did before schema files had a base URI: `#/…`.
+    let wrong = write(&scratch.path().join("wrong.json"), &json!({ "name": 7 }));
+    let output = oa(&[&"validate", &person, &wrong, &"--json"]);
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let location = report["violations"][0]["schema_location"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(location.starts_with("#/"), "{report}");
     // Read from standard input the schema has no file URI: the sibling is not read.
     let output = Command::new(env!("CARGO_BIN_EXE_oa"))
         .args(["validate", "-"])

@@ -71,20 +71,36 @@ fn discriminate_reports_against_the_member_the_tag_names() {
     );
 }
 
+/// `--max-violations N` caps whole alternatives: the heading keeps the union's 4 members, the member closest to
+/// valid (`write`, two real mistakes and its tag right) is the one kept, and the last line says how many violations
+/// and alternatives were left out; json gains `omitted` and `omitted_alternatives`.
 #[test]
-fn max_violations_caps_the_report_and_counts_the_rest() {
+fn max_violations_caps_whole_alternatives_and_counts_the_rest() {
     let full: Value = serde_json::from_slice(&validate(&["--json"]).stdout).unwrap();
     let total = full["violations"].as_array().unwrap().len();
-    assert!(total > 2);
+    assert!(total > 3);
     let capped: Value =
-        serde_json::from_slice(&validate(&["--json", "--max-violations", "2"]).stdout).unwrap();
+        serde_json::from_slice(&validate(&["--json", "--max-violations", "3"]).stdout).unwrap();
     assert_eq!(capped["violations"].as_array().unwrap().len(), 2);
     assert_eq!(
         capped["omitted"].as_u64(),
         Some(u64::try_from(total - 2).unwrap())
     );
-    let text = stdout(&validate(&["--max-violations", "2"]));
-    assert!(text.ends_with(&format!("... and {} more\n", total - 2)), "{text}");
+    assert_eq!(capped["omitted_alternatives"].as_u64(), Some(3));
+    let output = validate(&["--max-violations", "3"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "#/steps/1: oneOf: one of these 4 alternatives must hold (/properties/steps/items/oneOf), 1 shown, \
+             closest to valid first:\n  \
+             alternative 1:\n    \
+             #/steps/1/path: type: expected string, got integer\n    \
+             #/steps/1/text: required: required property \"text\" is missing\n\
+             ... and {} more (3 alternatives not shown)\n",
+            total - 2
+        )
+    );
 }
 
 #[test]

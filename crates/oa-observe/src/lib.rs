@@ -21,6 +21,7 @@
 //! Feature `otlp` (default): [`Telemetry::otlp_http`], through the maintained `opentelemetry-otlp` exporter.
 
 mod attributes;
+mod cause;
 mod config;
 pub mod langfuse;
 mod logs;

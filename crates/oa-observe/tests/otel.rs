@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::{
-    Backoff, CompletionRequest, ContentBlock, ImageSource, Message, OpenAiProvider, Reask, RetryConfig,
-    RuntimeConfig,
+    AnthropicProvider, Backoff, Capabilities, CompletionRequest, ContentBlock, ImageSource, Message,
+    OpenAiProvider, Provider, Reask, RetryConfig, RuntimeConfig, schema_version,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{PointValue, Reply, Server, Telemetry, attribute as attr};
@@ -107,6 +107,16 @@ async fn run(
             .build()
             .unwrap(),
     );
+    run_on(telemetry, config, provider, request).await
+}
+
+/// [`run`] through any provider.
+async fn run_on(
+    telemetry: &Telemetry,
+    config: ObserverConfig,
+    provider: Arc<dyn Provider>,
+    request: CompletionRequest,
+) -> Vec<Event> {
     let collect = Arc::new(Collect::default());
     let observer = OtelObserver::new(
         &telemetry.tracer_provider,
@@ -459,4 +469,129 @@ fn names_are_the_specs() {
         names::METRIC_TOKEN_USAGE,
         "openarmature.gen_ai.client.token.usage"
     );
+}
+
+/// The marker on failure, on each of the four paths: the failed call's typed event, its attempt spans and every
+/// metric sample it produced (duration, token usage, the failure counter) carry the schema_mode of the attempt and
+/// the schema_version of the call, so "failure rate by mode" counts the calls that failed.
+#[tokio::test]
+async fn a_failed_call_carries_its_marker_on_every_path() {
+    let strict = schema();
+    // No `required`, no `additionalProperties: false`: it cannot go strict, so it goes native_unenforced.
+    let loose = json!({"type": "object", "properties": {"answer": {"type": "string"}}, "minProperties": 1});
+    let openai = |server: &Server, native: bool| -> Arc<dyn Provider> {
+        Arc::new(
+            OpenAiProvider::builder("gpt-test")
+                .base_url(server.base_url())
+                .no_api_key()
+                .capabilities(Capabilities {
+                    native_response_format: native,
+                    ..Capabilities::default()
+                })
+                .build()
+                .unwrap(),
+        )
+    };
+    let cases: [(&str, &Value, bool, &str); 4] = [
+        ("native", &strict, true, "unverified_repaired"),
+        ("native_unenforced", &loose, true, "unenforced_repaired"),
+        ("prompt_augmentation", &strict, false, "prompted_repaired"),
+        ("tool_coercion", &strict, false, "coerced_repaired"),
+    ];
+    for (path, schema, native, mode) in cases {
+        let telemetry = Telemetry::new();
+        let (server, provider) = if path == "tool_coercion" {
+            let server = Server::start(vec![
+                oa_testkit::anthropic::text_reply("prose", "end_turn"),
+                oa_testkit::anthropic::text_reply("more prose", "end_turn"),
+            ])
+            .unwrap();
+            let provider: Arc<dyn Provider> = Arc::new(
+                AnthropicProvider::builder("claude-test")
+                    .base_url(server.base_url())
+                    .no_api_key()
+                    .capabilities(Capabilities {
+                        native_response_format: false,
+                        ..Capabilities::default()
+                    })
+                    .build()
+                    .unwrap(),
+            );
+            (server, provider)
+        } else {
+            let server = Server::start(vec![
+                text_reply("prose", "stop"),
+                text_reply("more prose", "stop"),
+            ])
+            .unwrap();
+            let provider = openai(&server, native);
+            (server, provider)
+        };
+        let request = CompletionRequest::new(vec![Message::user("answer")])
+            .with_config(RuntimeConfig {
+                max_tokens: Some(64),
+                ..RuntimeConfig::default()
+            })
+            .with_response_schema(schema.clone())
+            .with_retry(reask(2));
+        let events = run_on(&telemetry, defaults(), provider, request).await;
+        assert_eq!(server.requests().len(), 2, "{path}");
+        let version = schema_version(schema);
+        let failed = events
+            .iter()
+            .find_map(|event| match event {
+                Event::LlmFailed(failed) => Some(failed),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{path}: no failure event"));
+        assert_eq!(
+            failed.request.structured_output_path.map(|p| p.as_str()),
+            Some(path)
+        );
+        assert_eq!(
+            failed.request.schema_mode.map(|m| m.as_str()),
+            Some(mode),
+            "{path}"
+        );
+        assert_eq!(
+            failed.request.schema_version.as_deref(),
+            Some(version.as_str()),
+            "{path}"
+        );
+        let spans = llm_spans(&telemetry);
+        assert_eq!(spans.len(), 2, "{path}");
+        assert_eq!(
+            attr(&spans[1], names::LLM_SCHEMA_MODE),
+            Some(mode.to_owned().into()),
+            "{path}"
+        );
+        for span in &spans {
+            assert_eq!(
+                attr(span, names::LLM_SCHEMA_VERSION),
+                Some(version.clone().into()),
+                "{path}"
+            );
+        }
+        for metric in [
+            names::METRIC_OPERATION_DURATION,
+            names::METRIC_TOKEN_USAGE,
+            names::METRIC_STRUCTURED_OUTPUT_FAILURES,
+        ] {
+            let samples = points(&telemetry, metric);
+            assert!(!samples.is_empty(), "{path}: no {metric}");
+            for (_, dims) in &samples {
+                let has = |key: &str| dims.iter().any(|(k, _)| k == key);
+                assert!(
+                    has(names::LLM_SCHEMA_MODE) && has(names::LLM_SCHEMA_VERSION),
+                    "{path} {metric}: {dims:?}"
+                );
+            }
+            assert!(
+                samples
+                    .iter()
+                    .any(|(_, dims)| dims.contains(&(names::LLM_SCHEMA_MODE.into(), mode.into()))),
+                "{path} {metric}: {samples:?}"
+            );
+        }
+    }
 }

@@ -224,3 +224,93 @@ fn a_digit_then_a_colon_is_a_key_not_an_index() {
     assert!(loc("/1:") > loc("/30"));
     assert!(loc("/1:") > loc("/18446744073709551615"));
 }
+
+/// The order a location must have, computed independently of the crate: its decoded tokens compared one by one,
+/// a canonical decimal index (no leading zero, fits a `usize`) numerically and before any name, names by their
+/// bytes, and a location that is a prefix of another first.
+fn reference_order(left: &str, right: &str) -> std::cmp::Ordering {
+    let decode = |text: &str| -> Vec<String> {
+        text.split('/')
+            .skip(1)
+            .map(|token| token.replace("~1", "/").replace("~0", "~"))
+            .collect()
+    };
+    let index = |token: &str| -> Option<usize> {
+        let canonical = !token.is_empty()
+            && token.bytes().all(|byte| byte.is_ascii_digit())
+            && (token == "0" || !token.starts_with('0'));
+        canonical.then(|| token.parse().ok()).flatten()
+    };
+    let (left, right) = (decode(left), decode(right));
+    for (a, b) in left.iter().zip(&right) {
+        let order = match (index(a), index(b)) {
+            (Some(a), Some(b)) => a.cmp(&b),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => a.as_bytes().cmp(b.as_bytes()),
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
+    left.len().cmp(&right.len())
+}
+
+/// Found by cargo-mutants (issue 39: `<=` to `>` in `is_short_index` went unnoticed): every pair of locations over
+/// tokens chosen to reach each branch of `Location::cmp`, one and two steps deep and under a shared first step,
+/// orders as the decoded tokens do. The tokens: names with and without escapes, bytes below `0` (`-`, `!`, space),
+/// short indices, digit runs of 19, 20 and 21 digits on both sides of `usize::MAX`, leading zeros, the empty token.
+#[test]
+fn location_order_is_the_decoded_token_order_on_every_branch() {
+    let tokens = [
+        "",
+        "0",
+        "1",
+        "9",
+        "10",
+        "01",
+        "00",
+        "-1",
+        "!",
+        " ",
+        "a",
+        "b",
+        "ab",
+        "a~0",
+        "~0",
+        "~1",
+        "~01",
+        "~0a",
+        "1a",
+        "9a",
+        "1~0",
+        "1234567890123456789",
+        "9999999999999999999",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999",
+        "100000000000000000000",
+        "é",
+    ];
+    let mut texts: Vec<String> = Vec::new();
+    for first in tokens {
+        texts.push(format!("/{first}"));
+        for second in tokens {
+            texts.push(format!("/{first}/{second}"));
+        }
+    }
+    texts.push(String::new());
+    let mut checked = 0;
+    for left in &texts {
+        for right in &texts {
+            let want = reference_order(left, right);
+            assert_eq!(loc(left).cmp(&loc(right)), want, "{left:?} vs {right:?}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, texts.len() * texts.len());
+    assert!(
+        loc("/99999999999999999999") > loc("/100000000000000000000"),
+        "two names past usize, by bytes"
+    );
+}

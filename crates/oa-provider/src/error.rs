@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::model::{FinishReason, RawJson, StructuredOutputPath, Usage};
+use crate::enforcement::SchemaMode;
+use crate::model::{AttemptSummary, Blocked, FinishReason, RawJson, StructuredOutputPath, Usage};
 use crate::structured::output::Surface;
 use crate::structured::{FailureClass, OutputProblem};
 
@@ -106,6 +107,9 @@ pub struct StructuredOutputFailure {
     pub response_id: Option<String>,
     /// The provider response, verbatim (as [`Response::raw`](crate::Response::raw)).
     pub raw: RawJson,
+    /// The provider's statement that it blocked the prompt or the answer, with its reason code (as
+    /// [`Response::blocked`](crate::Response::blocked)).
+    pub blocked: Option<Blocked>,
     problem: OutputProblem,
     failure_class: FailureClass,
     case_only: bool,
@@ -122,12 +126,13 @@ impl StructuredOutputFailure {
         Self {
             response_schema,
             output_content,
-            error_message: render_error_message(&problem, failure_class, surface.finish_reason),
+            error_message: render_error_message(&problem, failure_class, surface.blocked),
             finish_reason: surface.finish_reason,
             usage: surface.usage,
             model: surface.model.map(str::to_owned),
             response_id: surface.response_id.map(str::to_owned),
             raw: surface.raw.clone(),
+            blocked: surface.blocked.cloned(),
             problem,
             failure_class,
             case_only: false,
@@ -200,12 +205,22 @@ impl TransportCause {
     }
 }
 
-/// The every-violation description, with what the class and finish reason add: a refusal and a fenced answer are
-/// named as such before the parse error, which alone would read the same for both.
-fn render_error_message(problem: &OutputProblem, class: FailureClass, finish_reason: FinishReason) -> String {
+/// The every-violation description, with what the class adds: a refusal (with the reason the provider gave for a
+/// block) and a fenced answer are named as such before the parse error, which alone would read the same for both.
+fn render_error_message(problem: &OutputProblem, class: FailureClass, blocked: Option<&Blocked>) -> String {
     let base = problem.error_message();
-    if finish_reason == FinishReason::ContentFilter && !class.is_json_object() {
-        return format!("the model refused (finish_reason content_filter); {base}");
+    if class == FailureClass::Refusal {
+        return match blocked {
+            Some(Blocked::Prompt(reason)) => {
+                format!(
+                    "the provider blocked the prompt (block reason {reason}), so there is no answer; {base}"
+                )
+            }
+            Some(Blocked::Answer(reason)) => {
+                format!("the provider's filter stopped the answer (finish reason {reason}); {base}")
+            }
+            None => format!("the model refused (finish_reason content_filter); {base}"),
+        };
     }
     if class == FailureClass::FencedJson {
         return format!("content is JSON inside a Markdown code fence, not bare JSON; {base}");
@@ -241,6 +256,9 @@ struct ErrorImpl {
     structured: Option<StructuredOutputFailure>,
     partial: Option<PartialStream>,
     path: Option<StructuredOutputPath>,
+    schema_mode: Option<SchemaMode>,
+    schema_version: Option<String>,
+    attempts: Vec<AttemptSummary>,
     vendor_code: Option<String>,
     transport: Option<TransportCause>,
     failure_class: Option<FailureClass>,
@@ -261,6 +279,9 @@ impl ProviderError {
                 structured: None,
                 partial: None,
                 path: None,
+                schema_mode: None,
+                schema_version: None,
+                attempts: Vec::new(),
                 vendor_code: None,
                 transport: None,
                 failure_class: None,
@@ -312,6 +333,22 @@ impl ProviderError {
 
     pub(crate) fn with_path(mut self, path: Option<StructuredOutputPath>) -> Self {
         self.inner.path = path;
+        self
+    }
+
+    /// The enforcement marker of the attempt that failed (the call's schema_version even when nothing was sent).
+    pub(crate) fn with_marker(
+        mut self,
+        schema_mode: Option<SchemaMode>,
+        schema_version: Option<String>,
+    ) -> Self {
+        self.inner.schema_mode = schema_mode;
+        self.inner.schema_version = schema_version;
+        self
+    }
+
+    pub(crate) fn with_attempts(mut self, attempts: Vec<AttemptSummary>) -> Self {
+        self.inner.attempts = attempts;
         self
     }
 
@@ -443,6 +480,29 @@ impl ProviderError {
     pub fn structured_output_path(&self) -> Option<StructuredOutputPath> {
         self.inner.path
     }
+
+    /// How the schema constrained the attempt that failed (the marker a failure-rate-by-mode dashboard groups by);
+    /// `None` without a schema or when nothing was sent.
+    pub fn schema_mode(&self) -> Option<SchemaMode> {
+        self.inner.schema_mode
+    }
+
+    /// SHA-256 (hex) of the canonical schema of the call; `None` without a schema.
+    pub fn schema_version(&self) -> Option<&str> {
+        self.inner.schema_version.as_deref()
+    }
+
+    /// Every wire attempt of the failed call, in order, with its usage, path, marker and outcome (the last is this
+    /// error's); empty for an error no call produced (or a call rejected by a wrapper before it began).
+    pub fn attempts(&self) -> &[AttemptSummary] {
+        &self.inner.attempts
+    }
+
+    /// What the failed call cost over all its attempts ([`Usage::total_of`]); a failure's own `usage` is the last
+    /// attempt's alone.
+    pub fn usage_total(&self) -> Usage {
+        Usage::total_of(&self.inner.attempts)
+    }
 }
 
 impl fmt::Display for ProviderError {
@@ -478,6 +538,12 @@ impl fmt::Debug for ProviderError {
         }
         if let Some(path) = self.inner.path {
             debug.field("structured_output_path", &path.as_str());
+        }
+        if let Some(mode) = self.inner.schema_mode {
+            debug.field("schema_mode", &mode.as_str());
+        }
+        if !self.inner.attempts.is_empty() {
+            debug.field("n_attempts", &self.inner.attempts.len());
         }
         if let Some(structured) = &self.inner.structured {
             debug.field("finish_reason", &structured.finish_reason.as_str());

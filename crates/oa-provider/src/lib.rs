@@ -73,9 +73,9 @@ pub use gemini::{GeminiProvider, GeminiProviderBuilder};
 pub use http::sse;
 pub use http::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
 pub use model::{
-    CallExtras, CompletionRequest, Content, ContentBlock, FinishReason, ImageDetail, ImageSource, Mapping,
-    Message, Provider, RawJson, Response, Role, RuntimeConfig, StructuredOutputPath, Tool, ToolCall,
-    ToolChoice, UnknownMapping, Usage,
+    AttemptOutcome, AttemptSummary, Blocked, CallExtras, CompletionRequest, Content, ContentBlock,
+    FinishReason, ImageDetail, ImageSource, Mapping, Message, Provider, RawJson, Response, Role,
+    RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice, UnknownMapping, Usage,
 };
 pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
 pub use structured::fit;

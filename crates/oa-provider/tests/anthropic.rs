@@ -331,7 +331,7 @@ async fn a_refusal_and_a_truncation_are_surfaced_with_their_finish_reasons() {
     .unwrap();
     let provider = provider(&server, true);
     for (finish, class) in [
-        (FinishReason::ContentFilter, FailureClass::NotJson),
+        (FinishReason::ContentFilter, FailureClass::Refusal),
         (FinishReason::Length, FailureClass::NotJson),
     ] {
         let (request, records) = recorded(ask("Generate.").with_response_schema(value_schema()));

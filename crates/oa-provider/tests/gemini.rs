@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    ApiKey, AttemptHook, AttemptRecord, Backoff, Capabilities, Category, CompletionRequest, Content,
+    ApiKey, AttemptHook, AttemptRecord, Backoff, Blocked, Capabilities, Category, CompletionRequest, Content,
     ContentBlock, FailureClass, FinishReason, GeminiProvider, Message, Provider, RetryConfig, RuntimeConfig,
     SchemaMode, StructuredOutputPath, Tool, ToolChoice,
 };
@@ -190,12 +190,51 @@ async fn finish_reasons_and_a_blocked_prompt() {
         let server = Server::start(vec![text_reply("x", wire)]).unwrap();
         let answer = provider(&server, true).complete(&ask("hi")).await.unwrap();
         assert_eq!(answer.finish_reason, finish, "{wire}");
+        let blocked = (finish == FinishReason::ContentFilter).then(|| Blocked::Answer(wire.to_owned()));
+        assert_eq!(answer.blocked, blocked, "{wire}");
     }
     let blocked = Reply::json(200, json!({"promptFeedback": {"blockReason": "SAFETY"}}));
     let server = Server::start(vec![blocked]).unwrap();
     let answer = provider(&server, true).complete(&ask("hi")).await.unwrap();
     assert_eq!(answer.finish_reason, FinishReason::ContentFilter);
     assert_eq!(answer.message.content, None);
+    assert_eq!(answer.blocked, Some(Blocked::Prompt("SAFETY".to_owned())));
+}
+
+/// A blocked prompt on a structured call is a refusal (never `not_json`) whose failure and error message name the
+/// block reason; a reason that is not a code (a hostile server echoing text) is not repeated.
+#[tokio::test]
+async fn a_blocked_structured_call_is_a_refusal_naming_its_reason() {
+    let replies = vec![
+        Reply::json(
+            200,
+            json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}),
+        ),
+        Reply::json(
+            200,
+            json!({"promptFeedback": {"blockReason": "the key is AIza-test-key"}}),
+        ),
+    ];
+    let server = Server::start(replies).unwrap();
+    let request = ask("hi").with_response_schema(json!({"type": "object"}));
+    let error = provider(&server, true).complete(&request).await.unwrap_err();
+    let failure = error.structured_output().unwrap();
+    assert_eq!(failure.failure_class(), FailureClass::Refusal);
+    assert_eq!(
+        failure.blocked,
+        Some(Blocked::Prompt("PROHIBITED_CONTENT".to_owned()))
+    );
+    assert!(
+        failure
+            .error_message
+            .starts_with("the provider blocked the prompt (block reason PROHIBITED_CONTENT)"),
+        "{}",
+        failure.error_message
+    );
+    let error = provider(&server, true).complete(&request).await.unwrap_err();
+    let failure = error.structured_output().unwrap();
+    assert_eq!(failure.blocked, Some(Blocked::Prompt("unrecognized".to_owned())));
+    assert!(!format!("{error:?} {error}").contains("AIza-test-key"));
 }
 
 #[tokio::test]

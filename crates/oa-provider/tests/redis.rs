@@ -163,4 +163,36 @@ mod shared {
         assert!(!error.to_string().contains("hunter2"), "{error}");
         assert!(!format!("{error:?}").contains("hunter2"), "{error:?}");
     }
+
+    /// A store nothing listens at: read as no verdict (unverified), and the registry says once why, naming the
+    /// server and the cause (never the password); a check before probing fails the same way.
+    #[test]
+    fn an_unreachable_store_is_named_with_its_cause() {
+        let closed = oa_testkit::closed_base_url().unwrap();
+        let port = closed
+            .trim_end_matches("/v1")
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .to_owned();
+        let url = format!("redis://:hunter2-secret@127.0.0.1:{port}/0");
+        let registry = CapabilityRegistry::with_store(Arc::new(RedisStore::open(&url).unwrap()));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let key = CapabilityKey::new("openai", "m", "e");
+        assert_eq!(registry.store_unreachable(), None);
+        assert_eq!(runtime.block_on(registry.verdict(&key)), None);
+        assert_eq!(runtime.block_on(registry.verdict(&key)), None);
+        let why = registry.store_unreachable().unwrap();
+        assert!(
+            why.contains(&format!("redis://127.0.0.1:{port}/0")) && why.contains("connection refused"),
+            "{why}"
+        );
+        assert!(!why.contains("hunter2"), "{why}");
+        let checked = runtime.block_on(registry.check_store()).unwrap_err().to_string();
+        assert!(checked.contains("connection refused"), "{checked}");
+        assert!(!checked.contains("hunter2"), "{checked}");
+    }
 }

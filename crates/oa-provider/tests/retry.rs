@@ -363,3 +363,127 @@ async fn a_custom_classifier_decides() {
     outcome.unwrap();
     assert_eq!(n_requests, 2);
 }
+
+/// A usage of `prompt` + `completion` tokens, as a body reports it.
+fn billed(text: &str, prompt: u64, completion: u64) -> Reply {
+    let mut body = text_completion(text);
+    body["usage"] = json!({"prompt_tokens": prompt, "completion_tokens": completion,
+                           "total_tokens": prompt + completion});
+    Reply::json(200, body)
+}
+
+fn object_schema() -> Value {
+    json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"],
+           "additionalProperties": false})
+}
+
+/// What a call cost is on its result: `usage` is the answering attempt's (the spec's figure), `usage_total` the
+/// sum over every attempt, and `attempts` each attempt's usage, path, marker and outcome, as the hook saw them.
+#[tokio::test]
+async fn a_reasked_call_carries_its_total_usage_and_each_attempts() {
+    let request = go()
+        .with_response_schema(object_schema())
+        .with_retry(no_wait(3).with_reask(Reask::template("fix: {error_message}")));
+    let (outcome, seen, n_requests) = run(
+        vec![
+            billed("prose", 100, 7),
+            unavailable(),
+            billed(r#"{"a": 1}"#, 160, 5),
+        ],
+        request,
+    )
+    .await;
+    let response = outcome.unwrap();
+    assert_eq!(n_requests, 3);
+    assert_eq!(response.usage.total_tokens, Some(165), "the answering attempt's");
+    assert_eq!(response.usage_total.prompt_tokens, Some(260));
+    assert_eq!(response.usage_total.completion_tokens, Some(12));
+    assert_eq!(response.usage_total.total_tokens, Some(272));
+    let usages: Vec<Option<u64>> = response
+        .attempts
+        .iter()
+        .map(|attempt| attempt.usage.and_then(|usage| usage.total_tokens))
+        .collect();
+    assert_eq!(usages, [Some(107), None, Some(165)], "a 503 reports no usage");
+    let hooked: Vec<Option<u64>> = seen.iter().map(|seen| seen.total_tokens).collect();
+    assert_eq!(usages, hooked);
+    let outcomes: Vec<oa_provider::AttemptOutcome> =
+        response.attempts.iter().map(|attempt| attempt.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [
+            oa_provider::AttemptOutcome::Failed {
+                category: Category::StructuredOutputInvalid,
+                failure_class: Some(oa_provider::FailureClass::NotJson)
+            },
+            oa_provider::AttemptOutcome::Failed {
+                category: Category::Unavailable,
+                failure_class: None
+            },
+            oa_provider::AttemptOutcome::Ok,
+        ]
+    );
+    let modes: Vec<Option<oa_provider::SchemaMode>> = response
+        .attempts
+        .iter()
+        .map(|attempt| attempt.schema_mode)
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            Some(oa_provider::SchemaMode::Unverified),
+            Some(oa_provider::SchemaMode::UnverifiedRepaired),
+            Some(oa_provider::SchemaMode::UnverifiedRepaired)
+        ]
+    );
+    assert!(
+        response
+            .attempts
+            .iter()
+            .all(|attempt| attempt.sent
+                && attempt.structured_output_path == Some(StructuredOutputPath::Native))
+    );
+}
+
+/// A failed call carries the same account, and its marker: the schema_mode of the attempt that failed and the
+/// call's schema_version.
+#[tokio::test]
+async fn a_failed_call_carries_its_total_usage_and_its_marker() {
+    let request = go()
+        .with_response_schema(object_schema())
+        .with_retry(no_wait(2).with_reask(Reask::template("fix: {error_message}")));
+    let (outcome, _, _) = run(
+        vec![billed("prose", 100, 7), billed("still prose", 160, 5)],
+        request,
+    )
+    .await;
+    let error = outcome.unwrap_err();
+    let failure = error.structured_output().unwrap();
+    assert_eq!(failure.usage.total_tokens, Some(165), "the last attempt's");
+    assert_eq!(error.usage_total().total_tokens, Some(272));
+    assert_eq!(error.attempts().len(), 2);
+    assert_eq!(
+        error.schema_mode(),
+        Some(oa_provider::SchemaMode::UnverifiedRepaired)
+    );
+    assert_eq!(
+        error.schema_version(),
+        Some(oa_provider::schema_version(&object_schema()).as_str())
+    );
+    // A call without a schema has no marker; one rejected before sending keeps its schema_version.
+    let (plain, _, _) = run(vec![unavailable()], go()).await;
+    let plain = plain.unwrap_err();
+    assert_eq!((plain.schema_mode(), plain.schema_version()), (None, None));
+    assert_eq!(plain.attempts().len(), 1);
+    assert_eq!(plain.usage_total(), oa_provider::Usage::default());
+    let rejected = CompletionRequest::new(Vec::new()).with_response_schema(object_schema());
+    let (rejected, _, n_requests) = run(Vec::new(), rejected).await;
+    let rejected = rejected.unwrap_err();
+    assert_eq!(n_requests, 0);
+    assert_eq!(rejected.schema_mode(), None, "nothing was sent");
+    assert_eq!(
+        rejected.schema_version(),
+        Some(oa_provider::schema_version(&object_schema()).as_str())
+    );
+    assert!(!rejected.attempts()[0].sent);
+}

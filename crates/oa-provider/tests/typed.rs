@@ -128,9 +128,12 @@ fn response_with(parsed: Value) -> Response {
         raw: Value::Null.into(),
         model: None,
         response_id: None,
+        blocked: None,
         structured_output_path: None,
         schema_mode: None,
         schema_version: None,
+        usage_total: Usage::default(),
+        attempts: Vec::new(),
     }
 }
 

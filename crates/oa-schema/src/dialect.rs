@@ -361,6 +361,11 @@ pub(crate) fn keyword(draft: Draft, name: &str) -> Option<&'static KeywordSpec> 
         .find(|spec| spec.name.as_bytes().first() == Some(first) && spec.name == name)
 }
 
+/// Every keyword a draft knows (for the misspelled-keyword lint, which looks for the one a name is one edit from).
+pub(crate) fn keywords(draft: Draft) -> impl Iterator<Item = &'static KeywordSpec> {
+    KEYWORDS.iter().filter(move |spec| spec.drafts.contains(draft))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Draft, KEYWORDS, keyword};

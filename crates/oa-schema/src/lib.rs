@@ -17,6 +17,7 @@ mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 mod keywords;
+mod lint;
 mod metaschemas;
 mod node;
 mod number;
@@ -34,6 +35,7 @@ mod violation;
 pub use bundle::{Bundle, Inexpressible, Origin};
 pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
+pub use lint::{Misspelling, misspelled_keywords};
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
 pub use retrieve::{Retrieve, RetrieveError};

@@ -1,7 +1,8 @@
 //! `parse_json`: strict RFC 8259 decoding of model output, with a typed error naming line and column.
 //!
 //! What RFC 8259 rejects is rejected (comments, trailing commas, single quotes, `NaN`, leading zeros, control
-//! characters in strings, trailing text, a byte-order mark). Duplicate member names are legal JSON, so they are
+//! characters in strings, trailing text, a byte-order mark); a comment and a byte-order mark are named as such, with
+//! what to do. Duplicate member names are legal JSON, so they are
 //! reported only when asked for. Nesting deeper than serde_json's limit of 128 levels is refused as well.
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -36,6 +37,10 @@ pub enum MalformedKind {
     DuplicateKey,
     /// Nesting deeper than the decoder's limit (128).
     TooDeep,
+    /// A `//` or `/* */` comment, which JSON does not have (a JSONC file such as `tsconfig.json`).
+    Comment,
+    /// The text starts with a byte-order mark (U+FEFF), which JSON text must not (RFC 8259 §8.1).
+    ByteOrderMark,
 }
 
 /// Text that is not well-formed JSON: what made it malformed, and where (1-based line and column).
@@ -99,6 +104,36 @@ impl MalformedJson {
             kind,
         }
     }
+
+    /// The error for `text`, saying what to do where the decoder's words would not: a comment or a byte-order mark
+    /// where the text went wrong is named as such.
+    fn of(err: &serde_json::Error, text: &str) -> Self {
+        let mut malformed = Self::from_serde(err);
+        if text.starts_with('\u{feff}') {
+            malformed.line = 1;
+            malformed.column = 1;
+            malformed.reason =
+                "the text starts with a byte-order mark (U+FEFF), which JSON text must not: save it \
+                                without one"
+                    .to_owned();
+            malformed.kind = MalformedKind::ByteOrderMark;
+            return malformed;
+        }
+        let at = text
+            .split('\n')
+            .nth(malformed.line.saturating_sub(1))
+            .and_then(|line| line.get(malformed.column.saturating_sub(1)..));
+        if let Some(comment) =
+            at.and_then(|rest| ["//", "/*"].into_iter().find(|open| rest.starts_with(open)))
+        {
+            malformed.reason = format!(
+                "a comment (`{comment}`): JSON has no comments, remove them (a JSONC file such as tsconfig.json must \
+                 be stripped of its comments first)"
+            );
+            malformed.kind = MalformedKind::Comment;
+        }
+        malformed
+    }
 }
 
 /// serde_json's reason in plain words where its own are a parser's (`expected ident`, `EOF while parsing a list`).
@@ -136,7 +171,7 @@ pub fn parse_json(text: &str) -> Result<Value, MalformedJson> {
 /// # Errors
 /// [`MalformedJson`] with line, column and reason.
 pub fn parse_json_with(text: &str, options: ParseOptions) -> Result<Value, MalformedJson> {
-    let value: Value = serde_json::from_str(text).map_err(|err| MalformedJson::from_serde(&err))?;
+    let value: Value = serde_json::from_str(text).map_err(|err| MalformedJson::of(&err, text))?;
     if options.reject_duplicate_keys {
         serde_json::from_str::<DuplicateCheck>(text).map_err(|err| MalformedJson::from_serde(&err))?;
     }
@@ -260,6 +295,43 @@ mod tests {
         );
         assert_eq!(malformed("[1, 2").kind(), MalformedKind::Eof);
         assert_eq!(malformed(&"[".repeat(200)).kind(), MalformedKind::TooDeep);
+    }
+
+    /// A comment anywhere the decoder stops (a member's name, a value, after the document) and a byte-order mark
+    /// are named, with what to do; a `/` that opens no comment is not.
+    #[test]
+    fn a_comment_and_a_byte_order_mark_say_what_to_do() {
+        for (text, line, column, open) in [
+            ("{\n  // compiler options\n  \"a\": 1}", 2, 3, "//"),
+            ("{\"a\": /* one */ 1}", 1, 7, "/*"),
+            ("{\"a\": 1} // done", 1, 10, "//"),
+            ("{\"é\": 1, // c\n}", 1, 11, "//"),
+        ] {
+            let err = malformed(text);
+            assert_eq!(
+                (err.line(), err.column(), err.kind()),
+                (line, column, MalformedKind::Comment),
+                "{text}"
+            );
+            assert_eq!(
+                err.reason(),
+                format!(
+                    "a comment (`{open}`): JSON has no comments, remove them (a JSONC file such as tsconfig.json \
+                     must be stripped of its comments first)"
+                )
+            );
+        }
+        assert_eq!(malformed("{\"a\": 1 / 2}").kind(), MalformedKind::Syntax);
+        let bom = malformed("\u{feff}{\"a\": 1}");
+        assert_eq!(
+            (bom.line(), bom.column(), bom.kind()),
+            (1, 1, MalformedKind::ByteOrderMark)
+        );
+        assert_eq!(
+            bom.to_string(),
+            "malformed JSON at line 1, column 1: the text starts with a byte-order mark (U+FEFF), which JSON text \
+             must not: save it without one"
+        );
     }
 
     #[test]

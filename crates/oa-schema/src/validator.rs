@@ -183,8 +183,11 @@ impl ReportOptions {
         self
     }
 
-    /// Keep at most `max` violations (the first ones in the report's order); the error message then ends with a
-    /// line `... and N more`. Default: no cap.
+    /// Keep at most `max` violations; the error message then ends with a line `... and N more` (with `(K
+    /// alternatives not shown)` when it cut union members). A failed union is capped by whole alternatives: its
+    /// members closest to valid first (fewest violations, then the deepest match, then the fewest `const`/`enum`
+    /// mismatches), and its heading keeps the union's true member count. The kept violations stay in report
+    /// order. Default: no cap.
     #[must_use]
     pub fn max_violations(mut self, max: usize) -> Self {
         self.max_violations = Some(max);

@@ -394,10 +394,21 @@ pub struct Violations {
     items: Vec<Violation>,
     /// How many violations a cap left out (see `ReportOptions::max_violations`).
     omitted: usize,
+    /// What a cap cut of the failed unions (boxed: a report that was not capped, nearly every one, stays small,
+    /// and so does every error that carries one).
+    cut: Option<Box<UnionsCut>>,
     /// Duplicates reached through another keyword path (the same assertion through two union members), with the
     /// index of the violation they repeat: not violations of their own, but the text rendering lists the line
     /// under each alternative that reaches it. At most [`MAX_REACHED_ALSO`].
     reached_also: Vec<(usize, Violation)>,
+}
+
+/// What a cap cut of a report's failed unions: how many alternatives of the unions still shown it left out, and
+/// each union it cut (its true member count, the members kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct UnionsCut {
+    n_alternatives: usize,
+    census: crate::alternatives::Census,
 }
 
 /// The most duplicates kept for the text rendering: a report that repeats more is unreadable as text anyway, and
@@ -420,6 +431,7 @@ impl Violations {
             return Self {
                 items,
                 omitted: 0,
+                cut: None,
                 reached_also: Vec::new(),
             };
         }
@@ -452,6 +464,7 @@ impl Violations {
                 return Self {
                     items,
                     omitted: 0,
+                    cut: None,
                     reached_also: Vec::new(),
                 };
             }
@@ -512,6 +525,7 @@ impl Violations {
             return Self {
                 items: sorted,
                 omitted: 0,
+                cut: None,
                 reached_also: Vec::new(),
             };
         }
@@ -532,19 +546,85 @@ impl Violations {
         Self {
             items,
             omitted: 0,
+            cut: None,
             reached_also,
         }
     }
 
-    /// Keeps the first `max` violations (at least one) and counts the rest.
-    pub(crate) fn capped(mut self, max: usize) -> Self {
+    /// Keeps at most `max` violations (at least one) and counts the rest. Whole alternatives are kept: at each
+    /// failed union, its members closest to valid first (fewest violations, then the deepest match), so the member
+    /// holding the one real mistake is never the one cut; the text keeps each union's true member count.
+    pub(crate) fn capped(self, max: usize) -> Self {
         let keep = max.max(1);
-        if self.items.len() > keep {
-            self.omitted += self.items.len() - keep;
-            self.items.truncate(keep);
-            self.reached_also.retain(|(kept, _)| *kept < keep);
+        if self.items.len() <= keep {
+            return self;
         }
-        self
+        // The list the text renders: each violation, then the duplicates that reach it through other members.
+        let rendered = self.rendered();
+        let kept = crate::alternatives::cap(&rendered, keep);
+        let mut selected = vec![false; rendered.len()];
+        for &idx in &kept.lines {
+            selected[idx] = true;
+        }
+        let n_items = self.items.len();
+        let mut reached_also: Vec<Vec<Violation>> = vec![Vec::new(); n_items];
+        for (kept_idx, duplicate) in self.reached_also {
+            if let Some(slot) = reached_also.get_mut(kept_idx) {
+                slot.push(duplicate);
+            }
+        }
+        let mut items = Vec::with_capacity(keep);
+        let mut kept_also = Vec::new();
+        let mut at = 0;
+        for (violation, duplicates) in self.items.into_iter().zip(reached_also) {
+            let primary = selected[at];
+            at += 1;
+            let mut chosen: Vec<Violation> = Vec::new();
+            for duplicate in duplicates {
+                if selected[at] {
+                    chosen.push(duplicate);
+                }
+                at += 1;
+            }
+            let mut chosen = chosen.into_iter();
+            // A violation kept only through another member is kept as that member's line (they repeat each other).
+            let Some(first) = (if primary { Some(violation) } else { chosen.next() }) else {
+                continue;
+            };
+            items.push(first);
+            kept_also.extend(chosen.map(|duplicate| (items.len() - 1, duplicate)));
+        }
+        let cut = (!kept.census.is_empty()).then(|| {
+            Box::new(UnionsCut {
+                n_alternatives: kept.n_alternatives_omitted,
+                census: kept.census,
+            })
+        });
+        Self {
+            omitted: self.omitted + n_items - items.len(),
+            cut,
+            items,
+            reached_also: kept_also,
+        }
+    }
+
+    /// The violations the text renders, in order: each, then the duplicates that reach it through other members.
+    fn rendered(&self) -> Vec<&Violation> {
+        let mut also = self.reached_also.iter().peekable();
+        let mut items: Vec<&Violation> = Vec::with_capacity(self.items.len() + self.reached_also.len());
+        for (idx, violation) in self.items.iter().enumerate() {
+            items.push(violation);
+            while let Some((_, duplicate)) = also.next_if(|(kept, _)| *kept == idx) {
+                items.push(duplicate);
+            }
+        }
+        items
+    }
+
+    /// How many alternatives of the failed unions a cap left out (0 unless `ReportOptions::max_violations` cut
+    /// one): the text's unions keep their true member count, and its last line says how many were not shown.
+    pub fn omitted_alternatives(&self) -> usize {
+        self.cut.as_ref().map_or(0, |cut| cut.n_alternatives)
     }
 
     /// How many violations a cap left out of this report (0 unless `ReportOptions::max_violations` was used).
@@ -603,19 +683,22 @@ impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Each violation, then the duplicates that reach it through other members, so that every alternative
         // shows its own lines.
-        let mut also = self.reached_also.iter().peekable();
-        let mut items: Vec<&Violation> = Vec::with_capacity(self.items.len() + self.reached_also.len());
-        for (idx, violation) in self.items.iter().enumerate() {
-            items.push(violation);
-            while let Some((_, duplicate)) = also.next_if(|(kept, _)| *kept == idx) {
-                items.push(duplicate);
-            }
-        }
+        let items = self.rendered();
         let mut lines = Vec::with_capacity(items.len());
-        crate::alternatives::lines(&items, 0, 0, &mut lines);
+        let no_cut = crate::alternatives::Census::new();
+        let census = self.cut.as_ref().map_or(&no_cut, |cut| &cut.census);
+        crate::alternatives::lines(&items, census, &mut lines);
         f.write_str(&lines.join("\n"))?;
-        if self.omitted > 0 {
-            write!(f, "\n... and {} more", self.omitted)?;
+        match (self.omitted, self.omitted_alternatives()) {
+            (0, _) => {}
+            (omitted, 0) => write!(f, "\n... and {omitted} more")?,
+            (omitted, 1) => write!(f, "\n... and {omitted} more (1 alternative not shown)")?,
+            (omitted, alternatives) => {
+                write!(
+                    f,
+                    "\n... and {omitted} more ({alternatives} alternatives not shown)"
+                )?;
+            }
         }
         Ok(())
     }

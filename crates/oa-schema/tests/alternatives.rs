@@ -131,23 +131,85 @@ fn a_property_named_like_a_union_keyword_is_not_a_union() {
     assert_eq!(message.lines().count(), 2, "{message}");
 }
 
+/// A cap takes whole alternatives, the closest to valid first (the `write` member, whose tag matches, before
+/// `read`, which has as many lines but one of them a tag mismatch), keeps the union's true member count in its
+/// heading, and says how many violations and alternatives it left out.
 #[test]
-fn a_cap_still_ends_with_the_count_left_out() {
+fn a_cap_keeps_whole_alternatives_and_the_true_member_count() {
     let instance = json!({ "steps": [{ "tool": "write", "path": 3 }] });
-    let report = Validator::new(&tool_steps())
-        .unwrap()
+    let validator = Validator::new(&tool_steps()).unwrap();
+    let full = validator.validate(&instance).unwrap_err();
+    let report = validator
         .validate_with(&instance, &ReportOptions::new().max_violations(3))
         .unwrap_err();
-    let message = report.error_message();
-    assert!(
-        message.ends_with(&format!("\n... and {} more", report.omitted())),
-        "{message}"
-    );
+    assert_eq!(report.len(), 2);
+    assert_eq!(report.omitted(), full.len() - 2);
+    assert_eq!(report.omitted_alternatives(), 3);
     assert_eq!(
-        message.lines().filter(|line| line.starts_with("    #")).count(),
-        3,
-        "{message}"
+        report.error_message(),
+        format!(
+            "#/steps/0: oneOf: one of these 4 alternatives must hold (/properties/steps/items/oneOf), 1 shown, \
+             closest to valid first:\n  \
+             alternative 1:\n    \
+             #/steps/0/path: type: expected string, got integer\n    \
+             #/steps/0/text: required: required property \"text\" is missing\n\
+             ... and {} more (3 alternatives not shown)",
+            full.len() - 2
+        )
     );
+    // A cap that fits two whole members keeps both, closest first, and still says 4.
+    let report = validator
+        .validate_with(&instance, &ReportOptions::new().max_violations(4))
+        .unwrap_err();
+    let message = report.error_message();
+    let headings: Vec<&str> = message
+        .lines()
+        .filter(|line| line.contains("alternative "))
+        .collect();
+    assert_eq!(headings, ["  alternative 1:", "  alternative 0:"], "{message}");
+    assert!(
+        message.contains("one of these 4 alternatives must hold (/properties/steps/items/oneOf), 2 shown")
+    );
+    assert!(message.ends_with("(2 alternatives not shown)"), "{message}");
+}
+
+/// The issue's case: a 4-member union capped at 3, where one member holds the only real mistake (one violation) and
+/// the others miss by two or more: the near miss is the one kept, under the true count of 4.
+#[test]
+fn a_cap_never_cuts_the_near_miss() {
+    let schema = json!({ "oneOf": [
+        { "required": ["a", "b", "c"] },
+        { "required": ["d", "e"] },
+        { "properties": { "n": { "maximum": 3 } }, "required": ["n"] },
+        { "required": ["f", "g"] }
+    ] });
+    let validator = Validator::new(&schema).unwrap();
+    let report = validator
+        .validate_with(&json!({ "n": 4 }), &ReportOptions::new().max_violations(3))
+        .unwrap_err();
+    let message = report.error_message();
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(
+        lines[0],
+        "#: oneOf: one of these 4 alternatives must hold (/oneOf), 2 shown, closest to valid first:"
+    );
+    assert_eq!(lines[1], "  alternative 2:");
+    assert_eq!(lines[2], "    #/n: maximum: must be at most 3");
+    // The next closest members have two lines each: one fits beside the near miss.
+    assert_eq!(lines[3], "  alternative 1:");
+    assert_eq!(report.len(), 3);
+    assert_eq!(report.omitted(), 5);
+    assert_eq!(report.omitted_alternatives(), 2);
+    assert_eq!(
+        *lines.last().unwrap(),
+        "... and 5 more (2 alternatives not shown)"
+    );
+    // The json view lists the kept violations in report order; nothing is added but the headings.
+    let kept: Vec<String> = report
+        .iter()
+        .map(|violation| violation.instance_location().to_fragment())
+        .collect();
+    assert_eq!(kept, ["#/d", "#/e", "#/n"]);
 }
 
 #[test]

@@ -121,9 +121,10 @@ fn read_as(retry_after: RetryAfter) -> Option<Duration> {
 pub fn attempt_end(behaviour: Behaviour, call: u64, attempt: u32) -> AttemptEnd {
     let failure = match behaviour {
         Behaviour::Answer => return AttemptEnd::Value(Chaos::answer(call, attempt)),
-        // Prose and a refusal's words are not JSON; the wrong shape misses `attempt` (required comes first).
-        Behaviour::Prose | Behaviour::Refusal => {
-            Failure::of(Category::StructuredOutputInvalid).with_class(FailureClass::NotJson)
+        // Prose is not JSON; a refusal is its own class; the wrong shape misses `attempt` (required comes first).
+        Behaviour::Prose => Failure::of(Category::StructuredOutputInvalid).with_class(FailureClass::NotJson),
+        Behaviour::Refusal => {
+            Failure::of(Category::StructuredOutputInvalid).with_class(FailureClass::Refusal)
         }
         Behaviour::WrongShape => {
             Failure::of(Category::StructuredOutputInvalid).with_class(FailureClass::MissingRequired)

@@ -43,6 +43,10 @@ pub(crate) struct SchemaSource {
     /// The options that find what it refers to: base URI, retriever, `--resource` files, `--draft`, deferred
     /// unresolved references.
     options: ValidatorOptions,
+    /// The draft it is read as when it declares no `$schema` (`--draft`).
+    draft: Draft,
+    /// How reports show schema locations: relative to the schema file.
+    locations: LocationView,
 }
 
 impl SchemaSource {
@@ -60,14 +64,17 @@ impl SchemaSource {
             let canonical = std::fs::canonicalize(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
             (read_file(path)?, Some(canonical))
         };
-        let document: Value = serde_json::from_str(&text)
+        let document: Value = oa_schema::parse_json(&text)
             .map_err(|e| format!("{shown}: the schema is not well-formed JSON: {e}"))?;
         let mut options = Validator::options()
             .default_draft(flags.draft)
             .defer_unresolved_references(true);
         let mut roots = Vec::new();
+        let mut locations = LocationView::default();
         if let Some(file) = &file {
-            options = options.base_uri(&disk::file_uri(file)?);
+            let base = disk::file_uri(file)?;
+            options = options.base_uri(&base);
+            locations = LocationView { base: Some(base) };
             if let Some(folder) = file.parent() {
                 roots.push(folder.to_path_buf());
             }
@@ -80,7 +87,14 @@ impl SchemaSource {
             document,
             shown,
             options,
+            draft: flags.draft,
+            locations,
         })
+    }
+
+    /// How reports show the schema locations of this schema's violations.
+    pub(crate) fn locations(&self) -> LocationView {
+        self.locations.clone()
     }
 
     /// The schema as read.
@@ -98,17 +112,53 @@ impl SchemaSource {
     /// Compiles the schema with [`options`](Self::options) and `format_assertion`.
     ///
     /// # Errors
-    /// A message naming the schema and what is wrong with it.
+    /// A message naming the schema and what is wrong with it, and the `--draft` that reads it when it declares no
+    /// `$schema` and is valid as another draft.
     pub(crate) fn compile(&self, format_assertion: bool) -> Result<Validator, String> {
         self.options()
             .format_assertion(format_assertion)
             .build(self.document())
-            .map_err(|e| format!("{}: invalid schema: {e}", self.shown()))
+            .map_err(|e| {
+                let hint = crate::hints::draft_hint(self.document(), self.draft).unwrap_or_default();
+                format!("{}: invalid schema: {e}{hint}", self.shown())
+            })
     }
 
     /// Where the schema was read from, as the user wrote it.
     pub(crate) fn shown(&self) -> &str {
         &self.shown
+    }
+}
+
+/// Shows a violation's absolute schema location as the user laid the files out: in the schema file itself as
+/// `#/…` (what reports printed before schema files had a base URI), in a file under the schema's folder by its
+/// relative path (`address.json#/…`), anywhere else (an `$id`, a `--resource-dir` file elsewhere) as the full URI.
+/// The full URI stays in `--output basic` (`absoluteKeywordLocation`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocationView {
+    /// The schema file's `file://` URI (none for standard input).
+    base: Option<String>,
+}
+
+impl LocationView {
+    /// `absolute` as reports show it.
+    pub(crate) fn show(&self, absolute: &str) -> String {
+        let Some(base) = &self.base else {
+            return absolute.to_owned();
+        };
+        if let Some(fragment) = absolute
+            .strip_prefix(base.as_str())
+            .filter(|rest| rest.starts_with('#'))
+        {
+            return fragment.to_owned();
+        }
+        let folder = &base[..base.rfind('/').map_or(0, |slash| slash + 1)];
+        match absolute.strip_prefix(folder) {
+            Some(relative) if !folder.is_empty() && !relative.is_empty() && !relative.starts_with('#') => {
+                relative.to_owned()
+            }
+            _ => absolute.to_owned(),
+        }
     }
 }
 

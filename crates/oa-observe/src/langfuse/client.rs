@@ -34,12 +34,14 @@ pub enum LangfuseError {
     /// The HTTP client could not be built.
     #[error("cannot build the Langfuse HTTP client")]
     Build,
-    /// The request did not complete (timeout, refused connection, reset).
+    /// The request did not complete (timeout, refused connection, reset): the URL it went to and the cause.
     #[error("Langfuse ingestion request failed: {0}")]
     Transport(String),
     /// The server answered an error status for the whole batch.
-    #[error("Langfuse ingestion answered HTTP {status}: {message}")]
+    #[error("Langfuse ingestion at {url} answered HTTP {status}: {message}")]
     Status {
+        /// The ingestion URL (checked to hold no user, password or query).
+        url: String,
         /// The status code.
         status: u16,
         /// The start of the body, secrets scrubbed.

@@ -300,6 +300,7 @@ impl HttpLangfuseClient {
             return Ok(serde_json::from_str(&text).unwrap_or(Value::Null));
         }
         let error = LangfuseError::Status {
+            url: self.endpoint.to_string(),
             status: status.as_u16(),
             message: self.scrub(&text),
         };
@@ -324,15 +325,19 @@ impl HttpLangfuseClient {
         }
     }
 
+    /// The URL and the cause in words: the socket's own error (connection refused, name not resolved) or the
+    /// timeout; never reqwest's Display, which repeats the URL as sent.
     fn transport_error(&self, error: &reqwest::Error) -> LangfuseError {
         let what = if error.is_timeout() {
             format!("timed out (limit {:?})", self.limits.timeout)
+        } else if let Some(io) = crate::cause::io_cause(error) {
+            io
         } else if error.is_connect() {
             "could not connect to the Langfuse host".to_owned()
         } else {
             "the exchange failed".to_owned()
         };
-        LangfuseError::Transport(what)
+        LangfuseError::Transport(format!("POST {}: {what}", self.endpoint))
     }
 
     /// Server text with both keys replaced and cut to 300 characters.

@@ -3,6 +3,8 @@
 //! collector). Nothing here is installed globally; [`Telemetry::shutdown`] flushes everything before exit.
 
 mod capture;
+#[cfg(feature = "otlp")]
+mod export;
 mod tree;
 
 use opentelemetry_sdk::logs::SdkLoggerProvider;
@@ -19,7 +21,7 @@ use crate::{ObserverConfig, OtelObserver};
 #[non_exhaustive]
 pub enum TelemetryError {
     /// The OTLP endpoint is not an absolute http(s) URL.
-    #[error("otlp endpoint must be an absolute http or https url, without query or fragment")]
+    #[error("otlp endpoint must be an absolute http or https url, without user, password, query or fragment")]
     InvalidEndpoint,
     /// An exporter could not be built.
     #[error("otlp exporter could not be built: {0}")]
@@ -27,6 +29,10 @@ pub enum TelemetryError {
     /// A provider failed to flush or shut down (the collector unreachable, a timeout).
     #[error("telemetry could not be flushed: {0}")]
     Flush(String),
+    /// An export to the collector failed: the URL it went to (no user, password or query) and why (connection
+    /// refused, no answer in time, an error status). The first failure only: one collector down is one message.
+    #[error("{0}")]
+    Export(String),
 }
 
 /// A tracer, logger and meter provider, wired to one destination.
@@ -50,6 +56,9 @@ pub struct Telemetry {
     meter_provider: SdkMeterProvider,
     spans: Option<SpanCapture>,
     logs: Option<LogCapture>,
+    /// Why the first export failed, for the OTLP destination.
+    #[cfg(feature = "otlp")]
+    export_failure: Option<export::FirstFailure>,
 }
 
 impl Telemetry {
@@ -68,6 +77,8 @@ impl Telemetry {
             meter_provider: SdkMeterProvider::builder().build(),
             spans: Some(spans),
             logs: Some(logs),
+            #[cfg(feature = "otlp")]
+            export_failure: None,
         }
     }
 
@@ -78,32 +89,49 @@ impl Telemetry {
     ///
     /// # Errors
     ///
-    /// [`TelemetryError::InvalidEndpoint`] for a malformed URL, [`TelemetryError::Exporter`] when an exporter
-    /// cannot be built.
+    /// [`TelemetryError::InvalidEndpoint`] for a malformed URL (or one carrying a user, password, query or
+    /// fragment, which errors would otherwise repeat), [`TelemetryError::Exporter`] when an exporter cannot be
+    /// built.
     #[cfg(feature = "otlp")]
     pub fn otlp_http(endpoint: &str) -> Result<Self, TelemetryError> {
-        use opentelemetry_otlp::{LogExporter, MetricExporter, SpanExporter, WithExportConfig};
+        use opentelemetry_otlp::{
+            LogExporter, MetricExporter, SpanExporter, WithExportConfig, WithHttpConfig,
+        };
         use opentelemetry_sdk::metrics::PeriodicReader;
 
         let base = endpoint.trim_end_matches('/');
         let url = url::Url::parse(base).map_err(|_| TelemetryError::InvalidEndpoint)?;
-        if !matches!(url.scheme(), "http" | "https") || url.query().is_some() || url.fragment().is_some() {
+        if !matches!(url.scheme(), "http" | "https")
+            || url.query().is_some()
+            || url.fragment().is_some()
+            || !url.username().is_empty()
+            || url.password().is_some()
+        {
             return Err(TelemetryError::InvalidEndpoint);
         }
+        let failure = export::FirstFailure::default();
+        let client = export::RecordingClient::new(std::sync::Arc::clone(&failure))
+            .map_err(|error| TelemetryError::Exporter(format!("the HTTP client: {error}")))?;
         let exporter_error =
             |error: opentelemetry_otlp::ExporterBuildError| TelemetryError::Exporter(error.to_string());
         let spans = SpanExporter::builder()
             .with_http()
+            .with_http_client(client.clone())
+            .with_timeout(export::EXPORT_TIMEOUT)
             .with_endpoint(format!("{base}/v1/traces"))
             .build()
             .map_err(exporter_error)?;
         let logs = LogExporter::builder()
             .with_http()
+            .with_http_client(client.clone())
+            .with_timeout(export::EXPORT_TIMEOUT)
             .with_endpoint(format!("{base}/v1/logs"))
             .build()
             .map_err(exporter_error)?;
         let metrics = MetricExporter::builder()
             .with_http()
+            .with_http_client(client)
+            .with_timeout(export::EXPORT_TIMEOUT)
             .with_endpoint(format!("{base}/v1/metrics"))
             .build()
             .map_err(exporter_error)?;
@@ -115,6 +143,7 @@ impl Telemetry {
                 .build(),
             spans: None,
             logs: None,
+            export_failure: Some(failure),
         })
     }
 
@@ -174,8 +203,24 @@ impl Telemetry {
     ///
     /// # Errors
     ///
-    /// [`TelemetryError::Flush`] naming the first provider that failed; the others are still shut down.
+    /// [`TelemetryError::Export`] naming the URL and cause of the first export that failed (during the run or
+    /// now), else [`TelemetryError::Flush`] naming the first provider that failed; the others are still shut down.
     pub fn shutdown(&self) -> Result<(), TelemetryError> {
+        let flushed = self.shutdown_providers();
+        #[cfg(feature = "otlp")]
+        if let Some(failure) = &self.export_failure {
+            let first = failure
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            if let Some(first) = first {
+                return Err(TelemetryError::Export(first));
+            }
+        }
+        flushed
+    }
+
+    fn shutdown_providers(&self) -> Result<(), TelemetryError> {
         let results = [
             self.tracer_provider
                 .shutdown()

@@ -2,7 +2,7 @@
 //! its diagnostics, and the record handed to the hook.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use tokio::time::Instant;
@@ -16,7 +16,8 @@ use crate::endpoint::Endpoint;
 use crate::enforcement::SchemaMode;
 use crate::error::ProviderError;
 use crate::model::{
-    CompletionRequest, Content, ContentBlock, FinishReason, Message, RawJson, Response, StructuredOutputPath,
+    AttemptSummary, CompletionRequest, Content, ContentBlock, FinishReason, Message, RawJson, Response,
+    StructuredOutputPath,
 };
 use crate::structured::output::Surface;
 use crate::structured::{CheckedTools, ResponseSchema, TypedDecoder, augment_messages, coercion};
@@ -35,6 +36,15 @@ pub(crate) struct CallPlan<'a> {
     pub(crate) typed_decoder: Option<&'a TypedDecoder>,
     /// The registry held a fresh enforcing verdict for the route when the call began.
     pub(crate) verified: bool,
+    /// Every attempt's summary so far, for the call's result or error (the usage over all attempts).
+    pub(crate) attempts: Mutex<Vec<AttemptSummary>>,
+}
+
+impl CallPlan<'_> {
+    /// Takes the attempts' summaries, for the result or error the call returns.
+    pub(crate) fn take_attempts(&self) -> Vec<AttemptSummary> {
+        std::mem::take(&mut *self.attempts.lock().unwrap_or_else(PoisonError::into_inner))
+    }
 }
 
 /// One attempt of a call on a given path.
@@ -111,8 +121,13 @@ impl Attempt<'_> {
                 (outcome, Some(body_text))
             }
         };
-        let outcome = outcome.map_err(|error| error.with_path(self.path));
         let sent = body_text.is_some();
+        let schema_version = call.schema.map(|schema| schema.version.as_str());
+        let outcome = outcome.map_err(|error| {
+            error
+                .with_path(self.path)
+                .with_marker(schema_mode.filter(|_| sent), schema_version.map(str::to_owned))
+        });
         let mut record = AttemptRecord {
             mapping: call.wire.mapping(),
             attempt_index: plan.index,
@@ -123,7 +138,7 @@ impl Attempt<'_> {
             call_id: call.call_id,
             structured_output_path: self.path.filter(|_| sent),
             schema_mode: schema_mode.filter(|_| sent),
-            schema_version: call.schema.map(|schema| schema.version.as_str()),
+            schema_version,
             request: AttemptRequest {
                 messages: &messages,
                 config: &plan.config,
@@ -138,6 +153,10 @@ impl Attempt<'_> {
         // Where the call is made, once per attempt, whatever is attached (0126 on observability §5.5.7).
         let diagnostics = diagnostic::raise(&record);
         record.diagnostics = &diagnostics;
+        call.attempts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record.summary());
         if let Some(hook) = call.hook {
             hook.on_attempt(&record);
         }
@@ -158,6 +177,7 @@ impl Attempt<'_> {
             usage,
             model,
             response_id,
+            blocked,
         } = mapped;
         let schema = self.call.schema;
         let parsed = match schema {
@@ -168,6 +188,7 @@ impl Attempt<'_> {
                     model: model.as_deref(),
                     response_id: response_id.as_deref(),
                     raw: &raw,
+                    blocked: blocked.as_ref(),
                 };
                 schema.check_content_typed(&content_text(&message), surface, self.call.typed_decoder)?
             }
@@ -181,9 +202,13 @@ impl Attempt<'_> {
             raw,
             model,
             response_id,
+            blocked,
             structured_output_path: self.path,
             schema_mode,
             schema_version: schema.map(|schema| schema.version.clone()),
+            // The call's account replaces these when it returns (`complete`); alone, this attempt is the call.
+            usage_total: usage,
+            attempts: Vec::new(),
         })
     }
 }

@@ -2,6 +2,7 @@
 //! the pre-checks, the structured-output path and the registry verdict (read once, at call time), the retry loop,
 //! and the fallback after a native rejection.
 
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use crate::call::attempt::{Attempt, CallPlan};
@@ -11,7 +12,7 @@ use crate::call::retry;
 use crate::call::wire::WireFormat;
 use crate::endpoint::Endpoint;
 use crate::error::ProviderError;
-use crate::model::{CallExtras, CompletionRequest, Response, StructuredOutputPath};
+use crate::model::{AttemptSummary, CallExtras, CompletionRequest, Response, StructuredOutputPath, Usage};
 use crate::structured::{CheckedTools, ResponseSchema};
 
 /// Runs one call on `endpoint` through `wire` with the hook and typed decoder `extras` resolve to (theirs, else the
@@ -27,8 +28,11 @@ pub(crate) async fn complete(
     let schema = match check_request(endpoint, wire, request) {
         Ok(schema) => schema,
         Err(error) => {
-            report_rejection(endpoint, wire, request, hook, &call_id, &error);
-            return Err(error);
+            // Nothing was sent, so no schema_mode; the schema_version still says which schema the call had.
+            let version = request.response_schema.as_deref().map(crate::schema_version);
+            let error = error.with_marker(None, version);
+            let summary = report_rejection(endpoint, wire, request, hook, &call_id, &error);
+            return Err(error.with_attempts(vec![summary]));
         }
     };
     let tools = CheckedTools::new(&request.tools);
@@ -49,8 +53,9 @@ pub(crate) async fn complete(
         hook,
         typed_decoder: extras.typed_decoder_for(request),
         verified: schema.is_some() && endpoint.is_verified_enforcing().await,
+        attempts: Mutex::new(Vec::new()),
     };
-    match run(&plan, path).await {
+    let outcome = match run(&plan, path).await {
         // Dynamic detection: the server rejected the native constraint itself, so this call (and later ones on
         // this provider) fall back, as a fresh run with its own attempt indices.
         Err(error) if is_native(path) && wire.is_native_rejection(&error) => {
@@ -58,6 +63,16 @@ pub(crate) async fn complete(
             run(&plan, Some(wire.fallback_path(request))).await
         }
         other => other,
+    };
+    // The call's account of every attempt (the fallback run's too), beside the answering attempt's own usage.
+    let attempts = plan.take_attempts();
+    match outcome {
+        Ok(mut response) => {
+            response.usage_total = Usage::total_of(&attempts);
+            response.attempts = attempts;
+            Ok(response)
+        }
+        Err(error) => Err(error.with_attempts(attempts)),
     }
 }
 
@@ -107,7 +122,8 @@ async fn run(plan: &CallPlan<'_>, path: Option<StructuredOutputPath>) -> Result<
     .await
 }
 
-/// A call rejected before its first attempt still gets a record (no body, no path), so hooks see it.
+/// A call rejected before its first attempt still gets a record (no body, no path), so hooks see it, and the
+/// error's account of attempts holds it (unsent).
 fn report_rejection(
     endpoint: &Endpoint,
     wire: &dyn WireFormat,
@@ -115,31 +131,33 @@ fn report_rejection(
     hook: Option<&dyn AttemptHook>,
     call_id: &str,
     error: &ProviderError,
-) {
+) -> AttemptSummary {
+    let record = AttemptRecord {
+        mapping: wire.mapping(),
+        attempt_index: 0,
+        retry_reason: None,
+        repair: false,
+        provider: &endpoint.system,
+        model: &endpoint.model,
+        call_id,
+        structured_output_path: None,
+        schema_mode: None,
+        schema_version: error.schema_version(),
+        request: AttemptRequest {
+            messages: &request.messages,
+            config: &request.config,
+            body: None,
+            stream: request.stream,
+        },
+        outcome: Err(error),
+        started_at: SystemTime::now(),
+        duration: Duration::ZERO,
+        diagnostics: &[],
+    };
     if let Some(hook) = hook {
-        hook.on_attempt(&AttemptRecord {
-            mapping: wire.mapping(),
-            attempt_index: 0,
-            retry_reason: None,
-            repair: false,
-            provider: &endpoint.system,
-            model: &endpoint.model,
-            call_id,
-            structured_output_path: None,
-            schema_mode: None,
-            schema_version: None,
-            request: AttemptRequest {
-                messages: &request.messages,
-                config: &request.config,
-                body: None,
-                stream: request.stream,
-            },
-            outcome: Err(error),
-            started_at: SystemTime::now(),
-            duration: Duration::ZERO,
-            diagnostics: &[],
-        });
+        hook.on_attempt(&record);
     }
+    record.summary()
 }
 
 #[cfg(test)]

@@ -545,6 +545,7 @@ mod tests {
             model: None,
             response_id: None,
             raw: &raw,
+            blocked: None,
         };
         schema.check_content("not json", surface).unwrap_err()
     }

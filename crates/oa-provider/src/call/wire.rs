@@ -10,7 +10,7 @@ use crate::call::hook::DeltaKind;
 use crate::call::status::{ErrorBody, status_error};
 use crate::error::{Category, PartialStream, ProviderError};
 use crate::model::{
-    CompletionRequest, Content, ContentBlock, FinishReason, Mapping, Message, RuntimeConfig, Tool,
+    Blocked, CompletionRequest, Content, ContentBlock, FinishReason, Mapping, Message, RuntimeConfig, Tool,
     ToolChoice, Usage,
 };
 use crate::structured::{CheckedTools, ResponseSchema, StructuredOutputPath, WireToolCall};
@@ -75,6 +75,8 @@ pub(crate) struct Mapped {
     pub(crate) model: Option<String>,
     /// The body's `id` string: set by the driver from the parsed body, or by a typed view that read it.
     pub(crate) response_id: Option<String>,
+    /// The provider's statement that it blocked the prompt or the answer.
+    pub(crate) blocked: Option<Blocked>,
 }
 
 impl Mapped {
@@ -99,6 +101,7 @@ impl Mapped {
             usage,
             model,
             response_id: None,
+            blocked: None,
         })
     }
 }

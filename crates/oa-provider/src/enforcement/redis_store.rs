@@ -16,7 +16,7 @@ use crate::enforcement::registry::{Capability, CapabilityKey, RegistryError, Reg
 /// it. Connections are made on first use and re-made after a failure.
 pub struct RedisStore {
     client: redis::Client,
-    /// `host:port/db`, what Debug and errors may name.
+    /// `redis://host:port/db`, what Debug and errors may name (never the password).
     display: String,
     connection: Mutex<Option<redis::aio::MultiplexedConnection>>,
 }
@@ -31,7 +31,12 @@ impl RedisStore {
         let client = redis::Client::open(url)
             .map_err(|_| RegistryError::Store("not a redis:// URL the client can read".to_owned()))?;
         let info = client.get_connection_info();
-        let display = format!("{}/{}", info.addr(), info.redis_settings().db());
+        let scheme = if url.starts_with("rediss://") {
+            "rediss"
+        } else {
+            "redis"
+        };
+        let display = format!("{scheme}://{}/{}", info.addr(), info.redis_settings().db());
         Ok(Self {
             client,
             display,
@@ -60,14 +65,34 @@ impl RedisStore {
         Ok(connection)
     }
 
-    /// An error naming the server and the kind of failure, never the URL (which may hold a password).
+    /// An error naming the server and the cause, never the URL as given (which may hold a password).
     fn failed(&self, error: &redis::RedisError) -> RegistryError {
-        RegistryError::Store(format!("redis at {}: {:?} failure", self.display, error.kind()))
+        RegistryError::Store(format!("{}: {}", self.display, cause(error)))
     }
 
     async fn forget_connection(&self) {
         *self.connection.lock().await = None;
     }
+}
+
+/// Why a Redis command failed, in words: the socket's own error for an I/O failure (connection refused, name not
+/// resolved, reset), else the client's fixed category (`authentication failed`, `read-only`); never the server's
+/// free text, which could echo what it was sent.
+fn cause(error: &redis::RedisError) -> String {
+    if error.is_connection_refusal() {
+        return "connection refused (is a Redis server listening there?)".to_owned();
+    }
+    if error.is_timeout() {
+        return "timed out".to_owned();
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(inner) = source {
+        if let Some(io) = inner.downcast_ref::<std::io::Error>() {
+            return io.to_string();
+        }
+        source = inner.source();
+    }
+    error.category().to_owned()
 }
 
 impl fmt::Debug for RedisStore {
@@ -80,6 +105,20 @@ impl fmt::Debug for RedisStore {
 
 #[async_trait]
 impl RegistryStore for RedisStore {
+    fn location(&self) -> String {
+        self.display.clone()
+    }
+
+    async fn check(&self) -> Result<(), RegistryError> {
+        let mut connection = self.connection().await?;
+        let pong: Result<String, redis::RedisError> = redis::cmd("PING").query_async(&mut connection).await;
+        if let Err(error) = pong {
+            self.forget_connection().await;
+            return Err(self.failed(&error));
+        }
+        Ok(())
+    }
+
     async fn read(&self, key: &CapabilityKey) -> Result<Option<Capability>, RegistryError> {
         let mut connection = self.connection().await?;
         let text: Option<String> = match connection.get(Self::key_for(key)).await {

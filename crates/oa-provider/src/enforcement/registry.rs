@@ -106,6 +106,10 @@ pub struct CapabilityRegistry {
     read_timeout: Duration,
     /// Set once an unreachable store has been reported, so the log says it once, not per call.
     store_down_reported: AtomicBool,
+    /// Why the store could not be read the first time it could not (what [`store_unreachable`] reports).
+    ///
+    /// [`store_unreachable`]: Self::store_unreachable
+    store_down: Mutex<Option<String>>,
 }
 
 /// Where verdicts are shared beyond one process: probes write them with the staleness window as their expiry,
@@ -131,6 +135,21 @@ pub trait RegistryStore: Send + Sync + fmt::Debug {
         capability: &Capability,
         ttl: Duration,
     ) -> Result<(), RegistryError>;
+
+    /// Where the store is, for messages: never a password (default: "the registry store").
+    fn location(&self) -> String {
+        "the registry store".to_owned()
+    }
+
+    /// Whether the store answers now (a command that writes before it probes checks this first, so an unreachable
+    /// store costs no probe). The default reads a key no route has.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`] naming the store and why it cannot be reached.
+    async fn check(&self) -> Result<(), RegistryError> {
+        self.read(&CapabilityKey::new("", "", "")).await.map(|_| ())
+    }
 }
 
 /// The default bound on a store read on the request path.
@@ -165,6 +184,7 @@ impl CapabilityRegistry {
             store: None,
             read_timeout: DEFAULT_STORE_READ_TIMEOUT,
             store_down_reported: AtomicBool::new(false),
+            store_down: Mutex::new(None),
         }
     }
 
@@ -266,14 +286,45 @@ impl CapabilityRegistry {
         match read {
             Ok(Ok(capability)) => capability,
             Ok(Err(error)) => {
-                self.report_store_down(&error.to_string());
+                match &error {
+                    RegistryError::Store(why) => self.report_store_down(why),
+                    other => self.report_store_down(&other.to_string()),
+                }
                 None
             }
             Err(_) => {
-                self.report_store_down("the read timed out");
+                self.report_store_down(&format!(
+                    "{}: no answer within {:?}",
+                    store.location(),
+                    self.read_timeout
+                ));
                 None
             }
         }
+    }
+
+    /// Whether the store answers now, checked within the write timeout (always `Ok` without a store).
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`] naming the store and why it cannot be reached.
+    pub async fn check_store(&self) -> Result<(), RegistryError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        tokio::time::timeout(self.read_timeout.max(Duration::from_secs(2)), store.check())
+            .await
+            .map_err(|_| RegistryError::Store(format!("{}: no answer within 2s", store.location())))?
+    }
+
+    /// Why the store could not be read, the first time a read failed (unreachable, or no answer within the read
+    /// timeout), naming the store and never a password; `None` while every read succeeded. Reads that failed
+    /// counted as "no verdict": the routes read as unverified.
+    pub fn store_unreachable(&self) -> Option<String> {
+        self.store_down
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
     }
 
     /// Whether `key` counts as enforcing now, reading the store when there is one: a verdict exists, says it
@@ -311,6 +362,10 @@ impl CapabilityRegistry {
 
     fn report_store_down(&self, why: &str) {
         if !self.store_down_reported.swap(true, Ordering::Relaxed) {
+            *self
+                .store_down
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner()) = Some(why.to_owned());
             tracing::warn!(
                 target: "openarmature",
                 "capability registry store unreachable ({why}): routes read as unverified until it answers"

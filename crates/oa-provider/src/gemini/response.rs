@@ -8,7 +8,7 @@ use crate::call::wire::Mapped;
 use crate::canonical;
 use crate::error::ProviderError;
 use crate::model::response::read_counter;
-use crate::model::{ContentBlock, FinishReason, Message, Usage};
+use crate::model::{Blocked, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
 /// Maps an atomic response body.
@@ -26,11 +26,10 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
         .and_then(Value::as_array)
         .and_then(|candidates| candidates.first())
     else {
-        // A prompt blocked before any candidate was generated says so in promptFeedback.
-        if root
+        // A prompt blocked before any candidate was generated says so, and why, in promptFeedback.
+        if let Some(reason) = root
             .get("promptFeedback")
             .and_then(|feedback| feedback.get("blockReason"))
-            .is_some()
         {
             return Ok(Mapped {
                 message: Message::reply(None, Vec::new()),
@@ -38,6 +37,9 @@ pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped,
                 usage,
                 model,
                 response_id: None,
+                blocked: Some(Blocked::Prompt(Blocked::code(
+                    reason.as_str().unwrap_or_default(),
+                ))),
             });
         }
         return Err(ProviderError::invalid_response("response has no candidates[0]"));
@@ -93,14 +95,21 @@ pub(crate) fn assemble(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mappe
         // Gemini has no dedicated tool-call finish reason in every version (§8.3.2).
         FinishReason::ToolCalls
     };
-    Mapped::from_blocks(
+    let mut mapped = Mapped::from_blocks(
         read.blocks,
         read.raw_calls,
         finish_reason,
         read.usage,
         read.model,
         tools,
-    )
+    )?;
+    // The filter that stopped the answer, named by the finish reason it sent.
+    if finish_reason == FinishReason::ContentFilter {
+        mapped.blocked = read
+            .finish_reason
+            .map(|code| Blocked::Answer(Blocked::code(code)));
+    }
+    Ok(mapped)
 }
 
 /// Reads one part: text (a thought summary when `thought: true`) or a function call; any other part type

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::enforcement::SchemaMode;
-use crate::model::{Message, RawJson};
+use crate::model::{AttemptSummary, Message, RawJson};
 use crate::structured::{ParsedAsError, deserialize_as};
 
 /// Why the model stopped (§6); the spec closes the set.
@@ -32,6 +32,41 @@ impl FinishReason {
             Self::ToolCalls => "tool_calls",
             Self::ContentFilter => "content_filter",
             Self::Error => "error",
+        }
+    }
+}
+
+/// A provider's own statement that it blocked a call, with its reason code: what a refusal that has no text can
+/// still say. Gemini's codes (`SAFETY`, `PROHIBITED_CONTENT`, `BLOCKLIST`, ...) are kept as sent when they read as
+/// a code (up to 40 capitals, digits and underscores), and as `unrecognized` otherwise, so no echoed text rides on it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "stage", content = "reason")]
+pub enum Blocked {
+    /// The prompt was blocked before any answer was generated (Gemini `promptFeedback.blockReason`).
+    Prompt(String),
+    /// The answer was stopped by the provider's filter (a Gemini candidate's `finishReason`).
+    Answer(String),
+}
+
+impl Blocked {
+    /// The reason code.
+    pub fn reason(&self) -> &str {
+        match self {
+            Self::Prompt(reason) | Self::Answer(reason) => reason,
+        }
+    }
+
+    /// `code` as a reason: kept when it reads as a vendor's code, else `unrecognized`.
+    pub(crate) fn code(code: &str) -> String {
+        let is_code = !code.is_empty()
+            && code.len() <= 40
+            && code
+                .bytes()
+                .all(|byte| byte.is_ascii_uppercase() || byte.is_ascii_digit() || byte == b'_');
+        if is_code {
+            code.to_owned()
+        } else {
+            "unrecognized".to_owned()
         }
     }
 }
@@ -140,10 +175,19 @@ pub struct Response {
     /// The provider's identifier for this response (the body's `id` string), when it gave one: what observability
     /// reports as `gen_ai.response.id`, read by the mapping so nothing downstream parses `raw` for it.
     pub response_id: Option<String>,
+    /// The provider's statement that it blocked the prompt or the answer, with its reason code (finish reason
+    /// `content_filter`); `None` when it made none.
+    pub blocked: Option<Blocked>,
     /// The structured-output path of the request this response answers; `None` without a schema.
     pub structured_output_path: Option<StructuredOutputPath>,
     /// How the structured value was produced (path, and whether a reask repaired it); `None` without a schema.
     pub schema_mode: Option<SchemaMode>,
     /// SHA-256 (hex) of the canonical JSON of the schema sent; `None` without a schema.
     pub schema_version: Option<String>,
+    /// The call's usage over all its attempts ([`Usage::total_of`] of [`attempts`](Self::attempts)); `usage` is
+    /// the answering attempt's alone (the spec's figure, which events and the Langfuse generation carry).
+    pub usage_total: Usage,
+    /// Every wire attempt of the call, in order, with its usage, path, marker and outcome (the last is this
+    /// response's).
+    pub attempts: Vec<AttemptSummary>,
 }

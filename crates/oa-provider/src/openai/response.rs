@@ -170,6 +170,7 @@ pub(crate) fn assemble(assembly: Assembly<'_>, tools: &CheckedTools<'_>) -> Resu
         usage: assembly.usage,
         model: None,
         response_id: None,
+        blocked: None,
     })
 }
 

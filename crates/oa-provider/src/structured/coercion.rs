@@ -46,6 +46,7 @@ pub(crate) fn read_back(mapped: Mapped) -> Result<Mapped, ProviderError> {
         usage,
         model,
         response_id,
+        blocked,
     } = mapped;
     let mut calls = message.tool_calls.take().unwrap_or_default();
     if calls.len() > 1 {
@@ -80,6 +81,7 @@ pub(crate) fn read_back(mapped: Mapped) -> Result<Mapped, ProviderError> {
         usage,
         model,
         response_id,
+        blocked,
     })
 }
 
@@ -102,6 +104,7 @@ mod tests {
             usage: Usage::default(),
             model: None,
             response_id: None,
+            blocked: None,
         }
     }
 

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::FinishReason;
 use crate::structured::output::OutputProblem;
 
 /// Why a structured-output answer failed, as a counter dimension (`class`).
@@ -35,11 +36,15 @@ pub enum FailureClass {
     /// The server refused the native structured-output constraint it was sent (LM Studio's "cannot combine ...
     /// with lazy grammar"): the mapping's fallback path runs. A provider error, not a content check.
     StructuredOutputUnsupported,
+    /// The model or the provider's filter declined (finish reason `content_filter`: an OpenAI or Anthropic
+    /// refusal, a Gemini block) and the content is not a JSON object: the refusal's words, or nothing. Not a
+    /// parse failure, and not a grammar class (the model declined before any grammar applied).
+    Refusal,
 }
 
 impl FailureClass {
     /// Every class, in declaration order (for pre-registering counters).
-    pub const ALL: [FailureClass; 10] = [
+    pub const ALL: [FailureClass; 11] = [
         Self::NotJson,
         Self::FencedJson,
         Self::NonObject,
@@ -50,6 +55,7 @@ impl FailureClass {
         Self::Other,
         Self::ProviderOutputParseFailed,
         Self::StructuredOutputUnsupported,
+        Self::Refusal,
     ];
 
     /// The dimension value, e.g. `"fenced_json"`.
@@ -65,6 +71,7 @@ impl FailureClass {
             Self::Other => "other",
             Self::ProviderOutputParseFailed => "provider_output_parse_failed",
             Self::StructuredOutputUnsupported => "structured_output_unsupported",
+            Self::Refusal => "refusal",
         }
     }
 
@@ -94,12 +101,21 @@ impl FailureClass {
 }
 
 impl FailureClass {
-    /// The class of a content check's problem. Content that is not JSON is `fenced_json` when a Markdown fence
+    /// The class of a content check's problem. A `content_filter` finish whose content is not a JSON object is a
+    /// `refusal`, whatever the words. Content that is not JSON is `fenced_json` when a Markdown fence
     /// holds a JSON value, else `not_json`. JSON that is not an object is `non_object`. Otherwise the violations'
     /// keywords decide, the first of these present winning (the structural ones first, since a wrong type also
     /// breaks the `enum` beside it): `additionalProperties`/`unevaluatedProperties` → `extra_key`, `required` →
     /// `missing_required`, `type` → `type_mismatch`, `enum`/`const` → `enum_violation`; none of them → `other`.
-    pub(crate) fn of(content: &str, problem: &OutputProblem) -> Self {
+    pub(crate) fn of(content: &str, problem: &OutputProblem, finish_reason: FinishReason) -> Self {
+        let class = Self::of_content(content, problem);
+        if finish_reason == FinishReason::ContentFilter && !class.is_json_object() {
+            return Self::Refusal;
+        }
+        class
+    }
+
+    fn of_content(content: &str, problem: &OutputProblem) -> Self {
         let violations = match problem {
             OutputProblem::Malformed(_) if fenced_json(content) => return Self::FencedJson,
             OutputProblem::Malformed(_) => return Self::NotJson,
@@ -155,7 +171,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::model::{FinishReason, Usage};
+    use crate::model::{Blocked, Usage};
     use crate::structured::ResponseSchema;
     use crate::structured::output::Surface;
 
@@ -173,17 +189,71 @@ mod tests {
 
     /// The class a real content check gives `content` against [`schema`].
     fn classify(content: &str) -> FailureClass {
+        failure(content, FinishReason::Stop, None).failure_class()
+    }
+
+    /// The failure a real content check gives `content` against [`schema`], finishing as `finish_reason`.
+    fn failure(
+        content: &str,
+        finish_reason: FinishReason,
+        blocked: Option<&Blocked>,
+    ) -> crate::StructuredOutputFailure {
         let schema = ResponseSchema::check(&schema()).unwrap();
         let raw = crate::model::RawJson::default();
         let surface = Surface {
-            finish_reason: FinishReason::Stop,
+            finish_reason,
             usage: Usage::default(),
             model: None,
             response_id: None,
             raw: &raw,
+            blocked,
         };
         let error = schema.check_content(content, surface).unwrap_err();
-        error.structured_output().unwrap().failure_class()
+        error.structured_output().unwrap().clone()
+    }
+
+    /// A refusal is its own class whatever its words (prose, a fence, nothing), never `not_json`; a JSON object
+    /// that a filter cut keeps the class of its violations. The error message names a block's reason, or says
+    /// there was no text.
+    #[test]
+    fn a_content_filter_finish_without_a_json_object_is_a_refusal() {
+        for content in ["I can't help with that.", "", "```json\n{}\n```", "[1]"] {
+            let refused = failure(content, FinishReason::ContentFilter, None);
+            assert_eq!(refused.failure_class(), FailureClass::Refusal, "{content:?}");
+            assert!(
+                refused
+                    .error_message
+                    .starts_with("the model refused (finish_reason content_filter); "),
+                "{}",
+                refused.error_message
+            );
+        }
+        assert_eq!(
+            failure("{\"answer\": \"four\"}", FinishReason::ContentFilter, None).failure_class(),
+            FailureClass::EnumViolation
+        );
+        let blocked = Blocked::Prompt("SAFETY".to_owned());
+        let prompt = failure("", FinishReason::ContentFilter, Some(&blocked));
+        assert_eq!(prompt.failure_class(), FailureClass::Refusal);
+        assert!(
+            prompt.error_message.starts_with(
+                "the provider blocked the prompt (block reason SAFETY), so there is no answer; "
+            ),
+            "{}",
+            prompt.error_message
+        );
+        assert_eq!(prompt.blocked, Some(blocked));
+        let stopped = Blocked::Answer("RECITATION".to_owned());
+        let answer = failure("", FinishReason::ContentFilter, Some(&stopped));
+        assert!(
+            answer
+                .error_message
+                .starts_with("the provider's filter stopped the answer (finish reason RECITATION); "),
+            "{}",
+            answer.error_message
+        );
+        assert!(!FailureClass::Refusal.is_grammar_class());
+        assert!(!FailureClass::Refusal.is_json_object());
     }
 
     #[test]
@@ -233,7 +303,8 @@ mod tests {
                 "missing_required",
                 "other",
                 "provider_output_parse_failed",
-                "structured_output_unsupported"
+                "structured_output_unsupported",
+                "refusal"
             ]
         );
         let grammar: Vec<&str> = FailureClass::ALL

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::error::{ProviderError, StructuredOutputFailure};
-use crate::model::{FinishReason, RawJson, Usage};
+use crate::model::{Blocked, FinishReason, RawJson, Usage};
 use crate::structured::failure_class::FailureClass;
 use crate::structured::{ResponseSchema, differs_only_in_case};
 
@@ -44,6 +44,7 @@ pub(crate) struct Surface<'a> {
     pub(crate) model: Option<&'a str>,
     pub(crate) response_id: Option<&'a str>,
     pub(crate) raw: &'a RawJson,
+    pub(crate) blocked: Option<&'a Blocked>,
 }
 
 impl ResponseSchema {
@@ -77,7 +78,7 @@ impl ResponseSchema {
                 }
             },
         };
-        let failure_class = FailureClass::of(content, &problem);
+        let failure_class = FailureClass::of(content, &problem, surface.finish_reason);
         Err(ProviderError::structured_output_invalid(
             StructuredOutputFailure::new(
                 self.schema.clone(),

@@ -40,16 +40,25 @@ pub(crate) fn load() -> Vec<Entry> {
             let doc: Value =
                 serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
             let written = &doc["schema"];
-            let declared = written.get("$schema").and_then(Value::as_str).unwrap_or("2020-12");
+            let declared = written
+                .get("$schema")
+                .and_then(Value::as_str)
+                .unwrap_or("2020-12");
             assert_eq!(
                 doc["draft"].as_str().unwrap_or("2020-12") == "draft-07",
                 declared.contains("draft-07"),
                 "{}: the file's draft and its $schema disagree",
                 path.display()
             );
-            let validator = oa_schema::Validator::new(written).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+            let validator = oa_schema::Validator::new(written)
+                .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
             let bundle = validator.bundle();
-            assert!(bundle.inexpressible().is_empty(), "{}: {:?}", path.display(), bundle.inexpressible());
+            assert!(
+                bundle.inexpressible().is_empty(),
+                "{}: {:?}",
+                path.display(),
+                bundle.inexpressible()
+            );
             let schema = bundle.schema().clone();
             Entry {
                 name: path
