@@ -8,7 +8,7 @@
 use crate::evaluated::Evaluated;
 use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
 use crate::types::TypeSet;
-use crate::violation::{Violation, ViolationText};
+use crate::violation::{Violation, ViolationKind, ViolationText};
 use oa_pointer::Location;
 use oa_pointer::Segment;
 use serde_json::Value;
@@ -523,6 +523,7 @@ impl<'s> Evaluator<'s> {
         }
         let violation = Violation::without_keyword(
             frame.instance_location(),
+            ViolationKind::DepthLimit,
             &frame.keyword_path(),
             &self.schema.absolute(node).to_string(),
             &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
@@ -534,12 +535,13 @@ impl<'s> Evaluator<'s> {
         }
     }
 
-    /// Records that a reference that resolves to nothing (entry `index`, written in `keyword`) was reached.
+    /// Records that a reference that resolves to nothing (entry `index`, written in the keyword of `kind`) was
+    /// reached.
     /// That fails the whole run, as the depth limit does: `not` or a union must not turn it into success. Each one
     /// reached is reported, when collecting or not.
     #[cold]
     #[inline(never)]
-    pub(crate) fn reach_unresolved(&mut self, frame: &Frame<'_, '_>, index: u32, keyword: &'static str) {
+    pub(crate) fn reach_unresolved(&mut self, frame: &Frame<'_, '_>, index: u32, kind: ViolationKind) {
         self.unresolved = true;
         if !self.reporting {
             return;
@@ -553,8 +555,8 @@ impl<'s> Evaluator<'s> {
         }
         let violation = Violation::unresolved(
             frame.instance_location(),
-            keyword,
-            &format!("{}/{keyword}", frame.keyword_path()),
+            kind,
+            &format!("{}/{}", frame.keyword_path(), kind.name()),
             entry.location(),
             &entry.message(),
             entry.reference(),
@@ -591,7 +593,7 @@ impl<'s> Evaluator<'s> {
             Body::Bool(true) => return true,
             Body::Bool(false) => {
                 let detail = Detail::parts(&["no value is allowed here"]);
-                return self.fail(frame, node, "false", detail);
+                return self.fail(frame, node, ViolationKind::False, detail);
             }
             Body::Keywords(keywords) => keywords,
         };
@@ -678,14 +680,19 @@ impl<'s> Evaluator<'s> {
         &mut self,
         frame: &Frame<'_, '_>,
         node: &Node,
-        keyword: &'static str,
+        kind: ViolationKind,
         detail: Detail<'_>,
     ) -> bool {
         if !self.collect {
             return false;
         }
+        let keyword = kind.name();
         // A `false` subschema is located at itself, a keyword one step below its schema.
-        let keyword_step = if keyword == "false" { 0 } else { keyword.len() + 1 };
+        let keyword_step = if kind == ViolationKind::False {
+            0
+        } else {
+            keyword.len() + 1
+        };
         let missing = detail.missing_property.unwrap_or_default();
         let absolute = self.schema.absolute(node);
         // The texts' bytes after the keyword path.
@@ -755,7 +762,7 @@ impl<'s> Evaluator<'s> {
         self.expect_violations();
         self.violations.push(Violation::new(
             instance_location,
-            Some(keyword),
+            kind,
             text,
             detail.expected_types,
             detail.missing_property.is_some(),

@@ -42,4 +42,4 @@ pub use retrieve::{Retrieve, RetrieveError};
 pub use typed::{Fallback, FallbackReason};
 pub use unresolved::{UnresolvedCause, UnresolvedReference};
 pub use validator::{ReportOptions, Validator, ValidatorOptions};
-pub use violation::{SchemaLocation, Violation, Violations};
+pub use violation::{SchemaLocation, Violation, ViolationKind, Violations};

@@ -8,7 +8,7 @@ use crate::metaschemas;
 use crate::node::CompiledSchema;
 use crate::registry::{self, Registry, Retrieved, bundled_value, default_base, normalize_uri};
 use crate::retrieve::{Retrieve, RetrieveError};
-use crate::violation::{Violation, Violations};
+use crate::violation::{Violation, ViolationKind, Violations};
 use oa_pointer::Location;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -146,6 +146,7 @@ impl Validator {
             // the "non-empty when invalid" promise if an internal bug ever breaks that (the tests look for it).
             violations.push(Violation::without_keyword(
                 Location::root(),
+                ViolationKind::Internal,
                 "",
                 "#",
                 "invalid (internal error: no violation was recorded)",

@@ -6,6 +6,7 @@ use crate::equal::{json_equal, json_hash};
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};
@@ -47,7 +48,7 @@ pub(crate) fn evaluate_max_items(
         ev,
         frame,
         node,
-        "maxItems",
+        ViolationKind::MaxItems,
         holds_max_items(limit, instance),
         ("must have at most ", limit, " items"),
     )
@@ -90,7 +91,7 @@ pub(crate) fn evaluate_min_items(
         ev,
         frame,
         node,
-        "minItems",
+        ViolationKind::MinItems,
         holds_min_items(limit, instance),
         ("must have at least ", limit, " items"),
     )
@@ -116,7 +117,7 @@ pub(crate) fn evaluate_unique_items(
     message.push_str(" and ");
     push_usize(&mut message, second);
     message.push_str(" are equal");
-    ev.fail(frame, node, "uniqueItems", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::UniqueItems, Detail::message(message))
 }
 
 /// Items nested deeper than this are compared without recursion (and without hashing).

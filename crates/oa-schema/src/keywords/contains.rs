@@ -8,6 +8,7 @@ use crate::eval::{Detail, Evaluator, Frame, Step, push_count};
 use crate::evaluated::Evaluated;
 use crate::flag::Flag;
 use crate::node::{Node, NodeId};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 
 /// Compiles `contains`; `counted` reads `minContains`/`maxContains` (2019-09 on), `annotates` makes its matches
@@ -78,10 +79,10 @@ pub(crate) fn evaluate<'v>(
                 " matching items, found "
             });
             push_count(&mut message, matched);
-            ("minContains", message)
+            (ViolationKind::MinContains, message)
         } else {
             let message = ev.message_of(&["must contain at least one matching item"]);
-            ("contains", message)
+            (ViolationKind::Contains, message)
         };
         return ev.fail(frame, node, keyword, Detail::message(message));
     }
@@ -97,7 +98,7 @@ pub(crate) fn evaluate<'v>(
             " matching items, found "
         });
         push_count(&mut message, matched);
-        return ev.fail(frame, node, "maxContains", Detail::message(message));
+        return ev.fail(frame, node, ViolationKind::MaxContains, Detail::message(message));
     }
     true
 }

@@ -7,6 +7,7 @@ use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::flag::plan::Check;
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -110,7 +111,7 @@ pub(crate) fn evaluate_const(
     }
     let mut message = ev.message_of(&["must equal "]);
     push_preview(&mut message, expected);
-    ev.fail(frame, node, "const", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::Const, Detail::message(message))
 }
 
 pub(crate) fn evaluate_enum(
@@ -136,7 +137,7 @@ pub(crate) fn evaluate_enum(
     if options.len() > 8 {
         message.push_str(", ...");
     }
-    ev.fail(frame, node, "enum", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::Enum, Detail::message(message))
 }
 
 /// Appends a short rendering of a schema value (never of the instance) for messages: the value serialized, cut

@@ -6,6 +6,7 @@ use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::format::{FormatCheck, checker};
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 /// Compiles `format`; `None` when it only annotates (assertion off, or a format name we do not know).
@@ -45,5 +46,10 @@ pub(crate) fn evaluate(
     if !ev.collect {
         return false;
     }
-    ev.fail(frame, node, "format", Detail::parts(&["must be a valid ", name]))
+    ev.fail(
+        frame,
+        node,
+        ViolationKind::Format,
+        Detail::parts(&["must be a valid ", name]),
+    )
 }

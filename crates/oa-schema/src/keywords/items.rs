@@ -12,6 +12,7 @@ use crate::flag::plan::Check;
 use crate::flag::plan::{Kinds, kind_of};
 use crate::node::Body;
 use crate::node::{Node, NodeId};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 
 pub(crate) fn compile_prefix_items(
@@ -38,7 +39,7 @@ pub(crate) fn compile_items(
     Ok(Keyword::Items {
         node: cx.child(&["items"]),
         skip,
-        keyword: "items",
+        kind: ViolationKind::Items,
     })
 }
 
@@ -51,7 +52,7 @@ pub(crate) fn compile_legacy_items(
         return Ok(Keyword::Items {
             node: cx.child(&["items"]),
             skip: 0,
-            keyword: "items",
+            kind: ViolationKind::Items,
         });
     };
     let nodes = (0..schemas.len())
@@ -71,7 +72,7 @@ pub(crate) fn compile_additional_items(
     Ok(Some(Keyword::Items {
         node: cx.child(&["additionalItems"]),
         skip: positional.len(),
-        keyword: "additionalItems",
+        kind: ViolationKind::AdditionalItems,
     }))
 }
 
@@ -102,10 +103,10 @@ pub(crate) fn evaluate_prefix_items<'v>(
     valid
 }
 
-/// `items` (or `additionalItems`, as `keyword` says) over the items after the first `skip`.
+/// `items` (or `additionalItems`, as `kind` says) over the items after the first `skip`.
 pub(crate) fn evaluate_items<'v>(
     ev: &mut Evaluator<'_>,
-    (id, skip, keyword): (NodeId, usize, &'static str),
+    (id, skip, kind): (NodeId, usize, ViolationKind),
     node: &Node,
     instance: &'v Value,
     frame: &Frame<'_, 'v>,
@@ -127,7 +128,7 @@ pub(crate) fn evaluate_items<'v>(
             // An item rejected by `items: false` (or `additionalItems: false`) is reported at the item itself.
             let mut detail = Detail::parts(&["item is not allowed"]);
             detail.extra = Some(Extra::Index(item_idx));
-            ev.fail(frame, node, keyword, detail)
+            ev.fail(frame, node, kind, detail)
         } else {
             ev.descend(frame, id, item, Some(Step::Index(item_idx)), relative, None)
         };

@@ -30,6 +30,7 @@ use crate::format::FormatCheck;
 use crate::node::{Node, NodeId};
 use crate::number::{MultipleOf, SchemaNumber};
 use crate::types::TypeSet;
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 
 pub(crate) use discriminator::{Discriminator, find_discriminator};
@@ -92,11 +93,11 @@ pub(crate) enum Keyword {
     /// `prefixItems`.
     PrefixItems(Box<[NodeId]>),
     /// `items`, applying after the `prefixItems` ones (or `additionalItems`, after those of an array-form `items`:
-    /// `keyword` names which, for reports).
+    /// `kind` says which, for reports).
     Items {
         node: NodeId,
         skip: usize,
-        keyword: &'static str,
+        kind: ViolationKind,
     },
     /// `contains` with `minContains`/`maxContains`.
     Contains {
@@ -163,9 +164,9 @@ pub(crate) enum Keyword {
     UnevaluatedProperties(NodeId),
     /// `unevaluatedItems`.
     UnevaluatedItems(NodeId),
-    /// A `$ref`, `$dynamicRef` or `$recursiveRef` (`keyword`) that resolves to nothing: entry `index` of
+    /// A `$ref`, `$dynamicRef` or `$recursiveRef` (`kind` says which) that resolves to nothing: entry `index` of
     /// `CompiledSchema::unresolved`. Reaching it fails the run (never a verdict).
-    Unresolved { index: u32, keyword: &'static str },
+    Unresolved { index: u32, kind: ViolationKind },
 }
 
 impl Keyword {
@@ -317,8 +318,8 @@ pub(crate) fn evaluate<'v>(
         Keyword::Items {
             node: items,
             skip,
-            keyword,
-        } => items::evaluate_items(ev, (*items, *skip, keyword), node, instance, frame, evaluated),
+            kind,
+        } => items::evaluate_items(ev, (*items, *skip, *kind), node, instance, frame, evaluated),
         Keyword::Contains {
             node: contains,
             min,
@@ -337,9 +338,14 @@ pub(crate) fn evaluate<'v>(
         Keyword::MaxProperties(limit) => object::evaluate_max_properties(ev, *limit, node, instance, frame),
         Keyword::MinProperties(limit) => object::evaluate_min_properties(ev, *limit, node, instance, frame),
         Keyword::Required(names) => object::evaluate_required(ev, names, node, instance, frame),
-        Keyword::DependentRequired(rules) => {
-            object::evaluate_dependent_required(ev, "dependentRequired", rules, node, instance, frame)
-        }
+        Keyword::DependentRequired(rules) => object::evaluate_dependent_required(
+            ev,
+            ViolationKind::DependentRequired,
+            rules,
+            node,
+            instance,
+            frame,
+        ),
         Keyword::Properties {
             entries,
             by_name,
@@ -370,8 +376,14 @@ pub(crate) fn evaluate<'v>(
             properties::evaluate_dependent_schemas(ev, entries, instance, frame, evaluated)
         }
         Keyword::Dependencies { required, schemas } => {
-            let required_ok =
-                object::evaluate_dependent_required(ev, "dependencies", required, node, instance, frame);
+            let required_ok = object::evaluate_dependent_required(
+                ev,
+                ViolationKind::Dependencies,
+                required,
+                node,
+                instance,
+                frame,
+            );
             if !required_ok && !ev.collect {
                 return false;
             }
@@ -407,7 +419,7 @@ pub(crate) fn evaluate<'v>(
         Keyword::UnevaluatedItems(unevaluated) => {
             unevaluated::evaluate_items(ev, *unevaluated, node, instance, frame, evaluated)
         }
-        Keyword::Unresolved { index, keyword } => ref_::evaluate_unresolved(ev, (*index, keyword), frame),
+        Keyword::Unresolved { index, kind } => ref_::evaluate_unresolved(ev, (*index, *kind), frame),
     }
 }
 
@@ -449,7 +461,7 @@ pub(crate) fn count_bound(
     ev: &mut Evaluator<'_>,
     frame: &Frame<'_, '_>,
     node: &Node,
-    keyword: &'static str,
+    kind: ViolationKind,
     holds: bool,
     (before, limit, after): (&str, u64, &str),
 ) -> bool {
@@ -463,7 +475,7 @@ pub(crate) fn count_bound(
     message.push_str(before);
     crate::eval::push_count(&mut message, limit);
     message.push_str(if limit == 1 { singular(after) } else { after });
-    ev.fail(frame, node, keyword, crate::eval::Detail::message(message))
+    ev.fail(frame, node, kind, crate::eval::Detail::message(message))
 }
 
 /// A count bound's closing words for a limit of one (`1 item`, not `1 items`).

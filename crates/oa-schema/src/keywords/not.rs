@@ -5,6 +5,7 @@ use crate::compile::NodeCompiler;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::flag::Flag;
 use crate::node::{Node, NodeId};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
@@ -27,7 +28,7 @@ pub(crate) fn evaluate_not<'v>(
         return false;
     }
     let detail = Detail::parts(&["must not match the schema"]);
-    ev.fail(frame, node, "not", detail)
+    ev.fail(frame, node, ViolationKind::Not, detail)
 }
 
 /// `not` in the yes/no evaluator.

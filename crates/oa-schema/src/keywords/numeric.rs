@@ -9,6 +9,7 @@ use crate::flag::plan::Check;
 use crate::node::Node;
 use crate::node::NodeId;
 use crate::number::{MultipleOf, SchemaNumber};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -26,12 +27,12 @@ pub(crate) enum Bound {
 }
 
 impl Bound {
-    fn keyword(self) -> &'static str {
+    fn kind(self) -> ViolationKind {
         match self {
-            Self::Minimum | Self::MinimumExclusive => "minimum",
-            Self::Maximum | Self::MaximumExclusive => "maximum",
-            Self::ExclusiveMinimum => "exclusiveMinimum",
-            Self::ExclusiveMaximum => "exclusiveMaximum",
+            Self::Minimum | Self::MinimumExclusive => ViolationKind::Minimum,
+            Self::Maximum | Self::MaximumExclusive => ViolationKind::Maximum,
+            Self::ExclusiveMinimum => ViolationKind::ExclusiveMinimum,
+            Self::ExclusiveMaximum => ViolationKind::ExclusiveMaximum,
         }
     }
 
@@ -164,7 +165,7 @@ pub(crate) fn evaluate_bound(
     ev.fail(
         frame,
         node,
-        bound.keyword(),
+        bound.kind(),
         Detail::parts(&[bound.phrase(), " ", text]),
     )
 }
@@ -186,7 +187,7 @@ pub(crate) fn evaluate_multiple_of(
     ev.fail(
         frame,
         node,
-        "multipleOf",
+        ViolationKind::MultipleOf,
         Detail::parts(&["must be a multiple of ", text]),
     )
 }

@@ -7,6 +7,7 @@ use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Extra, Frame};
 use crate::node::Node;
 use crate::typed::plan::{ObjectPlan, Others, PlannedName};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 /// `maxProperties` or `minProperties` (`name`).
@@ -94,7 +95,7 @@ pub(crate) fn evaluate_max_properties(
         ev,
         frame,
         node,
-        "maxProperties",
+        ViolationKind::MaxProperties,
         holds_max_properties(limit, instance),
         ("must have at most ", limit, " properties"),
     )
@@ -111,7 +112,7 @@ pub(crate) fn evaluate_min_properties(
         ev,
         frame,
         node,
-        "minProperties",
+        ViolationKind::MinProperties,
         holds_min_properties(limit, instance),
         ("must have at least ", limit, " properties"),
     )
@@ -144,7 +145,7 @@ pub(crate) fn evaluate_required_in(
         if !ev.collect {
             return false;
         }
-        missing(ev, "required", name, None, node, frame);
+        missing(ev, ViolationKind::Required, name, None, node, frame);
     }
     valid
 }
@@ -222,7 +223,7 @@ pub(crate) fn holds_dependent_required(
 
 pub(crate) fn evaluate_dependent_required(
     ev: &mut Evaluator<'_>,
-    keyword: &'static str,
+    kind: ViolationKind,
     rules: &[DependentRule],
     node: &Node,
     instance: &Value,
@@ -242,7 +243,7 @@ pub(crate) fn evaluate_dependent_required(
                 if !ev.collect {
                     return false;
                 }
-                missing(ev, keyword, name, Some(trigger), node, frame);
+                missing(ev, kind, name, Some(trigger), node, frame);
             }
         }
     }
@@ -253,7 +254,7 @@ pub(crate) fn evaluate_dependent_required(
 #[cold]
 pub(crate) fn missing(
     ev: &mut Evaluator<'_>,
-    keyword: &'static str,
+    kind: ViolationKind,
     name: &str,
     trigger: Option<&str>,
     node: &Node,
@@ -276,7 +277,7 @@ pub(crate) fn missing(
     let mut detail = Detail::message(message);
     detail.missing_property = Some(name);
     detail.extra = Some(Extra::Key(name));
-    ev.fail(frame, node, keyword, detail);
+    ev.fail(frame, node, kind, detail);
 }
 
 /// `required` alone as the typed route's object plan.

@@ -13,6 +13,7 @@ use crate::keywords::names::NameIndex;
 use crate::node::Body;
 use crate::node::{Node, NodeId};
 use crate::typed::plan::{ObjectPlan, Others, PlannedName};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -214,7 +215,7 @@ pub(crate) fn evaluate_pattern_properties<'v>(
 fn budget_exceeded(ev: &mut Evaluator<'_>, key: &str, node: &Node, frame: &Frame<'_, '_>) -> bool {
     let mut detail = Detail::parts(&["matching the property name exceeded the regex budget"]);
     detail.extra = Some(Extra::Key(key));
-    ev.fail(frame, node, "patternProperties", detail)
+    ev.fail(frame, node, ViolationKind::PatternProperties, detail)
 }
 
 /// Whether a property is covered by `properties` or `patternProperties`; a pattern that exceeds its budget counts
@@ -268,7 +269,7 @@ pub(crate) fn evaluate_additional_properties<'v>(
             continue;
         }
         let item_valid = if rejects_all {
-            rejected(ev, "additionalProperties", key, node, frame)
+            rejected(ev, ViolationKind::AdditionalProperties, key, node, frame)
         } else {
             ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
         };
@@ -289,14 +290,14 @@ pub(crate) fn evaluate_additional_properties<'v>(
 #[cold]
 pub(crate) fn rejected(
     ev: &mut Evaluator<'_>,
-    keyword: &'static str,
+    kind: ViolationKind,
     key: &str,
     node: &Node,
     frame: &Frame<'_, '_>,
 ) -> bool {
     let mut detail = Detail::parts(&["property is not allowed"]);
     detail.extra = Some(Extra::Key(key));
-    ev.fail(frame, node, keyword, detail)
+    ev.fail(frame, node, kind, detail)
 }
 
 pub(crate) fn evaluate_property_names<'v>(

@@ -9,6 +9,7 @@ use crate::eval::{Evaluator, Frame};
 use crate::evaluated::Evaluated;
 use crate::node::{CompiledSchema, NodeId};
 use crate::registry::RECURSIVE_ANCHOR;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 pub(crate) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
@@ -19,7 +20,7 @@ pub(crate) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Resul
         Target::Node(target) => Keyword::Ref(target),
         Target::Unresolved(index) => Keyword::Unresolved {
             index,
-            keyword: "$ref",
+            kind: ViolationKind::Ref,
         },
     })
 }
@@ -36,7 +37,7 @@ pub(crate) fn compile_dynamic_ref(
         Target::Unresolved(index) => {
             return Ok(Keyword::Unresolved {
                 index,
-                keyword: "$dynamicRef",
+                kind: ViolationKind::DynamicRef,
             });
         }
     };
@@ -70,7 +71,7 @@ pub(crate) fn compile_recursive_ref(
         Target::Unresolved(index) => {
             return Ok(Keyword::Unresolved {
                 index,
-                keyword: "$recursiveRef",
+                kind: ViolationKind::RecursiveRef,
             });
         }
     };
@@ -137,9 +138,9 @@ pub(crate) fn dynamic_target(
 /// [`Evaluator::reach_unresolved`]).
 pub(crate) fn evaluate_unresolved(
     ev: &mut Evaluator<'_>,
-    (index, keyword): (u32, &'static str),
+    (index, kind): (u32, ViolationKind),
     frame: &Frame<'_, '_>,
 ) -> bool {
-    ev.reach_unresolved(frame, index, keyword);
+    ev.reach_unresolved(frame, index, kind);
     false
 }

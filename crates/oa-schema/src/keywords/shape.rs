@@ -16,6 +16,7 @@ use crate::flag::Flag;
 use crate::node::{Body, Node, NodeId};
 use crate::text::cmp_names;
 use crate::typed::plan::{ObjectPlan, Others, PlannedName};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -441,7 +442,7 @@ fn first_pass<'v>(
                 // In name order, as `required` (its names sorted) reports them.
                 for (index, slot) in shape.table.iter().enumerate() {
                     if slot.required && present & (1 << index) == 0 {
-                        super::object::missing(ev, "required", &slot.name, None, node, frame);
+                        super::object::missing(ev, ViolationKind::Required, &slot.name, None, node, frame);
                     }
                 }
             } else {
@@ -463,7 +464,9 @@ fn additional_first<'v>(
     frame: &Frame<'_, 'v>,
 ) -> bool {
     match shape.additional {
-        Additional::Reject => super::properties::rejected(ev, "additionalProperties", key, node, frame),
+        Additional::Reject => {
+            super::properties::rejected(ev, ViolationKind::AdditionalProperties, key, node, frame)
+        }
         Additional::Schema(id) if ev.collect => {
             let relative = ev.schema.nodes[id as usize].relative();
             ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)

@@ -6,6 +6,7 @@ use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 /// `maxLength` or `minLength` (`name`).
@@ -48,7 +49,7 @@ pub(crate) fn evaluate_max_length(
         ev,
         frame,
         node,
-        "maxLength",
+        ViolationKind::MaxLength,
         holds_max_length(limit, instance),
         ("must be at most ", limit, " characters long"),
     )
@@ -96,7 +97,7 @@ pub(crate) fn evaluate_min_length(
         ev,
         frame,
         node,
-        "minLength",
+        ViolationKind::MinLength,
         holds_min_length(limit, instance),
         ("must be at least ", limit, " characters long"),
     )
@@ -142,5 +143,5 @@ pub(crate) fn evaluate_pattern(
             message.push_str(" exceeded the regex budget");
         }
     }
-    ev.fail(frame, node, "pattern", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::Pattern, Detail::message(message))
 }

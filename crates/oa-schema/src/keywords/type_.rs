@@ -6,6 +6,7 @@ use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
 use crate::types::{JsonType, TypeSet};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
@@ -55,5 +56,5 @@ fn fail(
     message.push_str(JsonType::of(instance).name());
     let mut detail = Detail::message(message);
     detail.expected_types = types;
-    ev.fail(frame, node, "type", detail)
+    ev.fail(frame, node, ViolationKind::Type, detail)
 }

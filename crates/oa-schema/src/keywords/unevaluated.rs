@@ -8,6 +8,7 @@ use crate::compile::NodeCompiler;
 use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::node::{Node, NodeId};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 pub(crate) fn compile_properties(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
@@ -41,7 +42,7 @@ pub(crate) fn evaluate_properties<'v>(
             continue;
         }
         let item_valid = if rejects_all {
-            rejected(ev, "unevaluatedProperties", key, node, frame)
+            rejected(ev, ViolationKind::UnevaluatedProperties, key, node, frame)
         } else {
             ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
         };
@@ -83,7 +84,7 @@ pub(crate) fn evaluate_items<'v>(
         let item_valid = if rejects_all {
             let mut detail = Detail::parts(&["item is not allowed"]);
             detail.extra = Some(Extra::Index(item_idx));
-            ev.fail(frame, node, "unevaluatedItems", detail)
+            ev.fail(frame, node, ViolationKind::UnevaluatedItems, detail)
         } else {
             ev.descend(frame, id, item, Some(Step::Index(item_idx)), relative, None)
         };

@@ -25,6 +25,7 @@ use crate::flag::plan::Check;
 use crate::flag::plan::{KIND_TYPES, NUMBER_KIND, kind_of};
 use crate::node::{Body, CompiledSchema, Node, NodeId};
 use crate::types::{JsonType, TypeSet};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -89,7 +90,14 @@ pub(crate) fn evaluate_any_of<'v>(
     if any_valid {
         return true;
     }
-    report_union(ev, "anyOf", (nodes, discriminator), node, instance, frame)
+    report_union(
+        ev,
+        ViolationKind::AnyOf,
+        (nodes, discriminator),
+        node,
+        instance,
+        frame,
+    )
 }
 
 pub(crate) fn evaluate_one_of<'v>(
@@ -141,7 +149,14 @@ pub(crate) fn evaluate_one_of<'v>(
             }
             true
         }
-        0 => report_union(ev, "oneOf", (nodes, discriminator), node, instance, frame),
+        0 => report_union(
+            ev,
+            ViolationKind::OneOf,
+            (nodes, discriminator),
+            node,
+            instance,
+            frame,
+        ),
         _ => {
             if !ev.collect {
                 return false;
@@ -153,7 +168,7 @@ pub(crate) fn evaluate_one_of<'v>(
             message.push_str(" and ");
             push_usize(&mut message, named[1]);
             message.push_str(" among them)");
-            ev.fail(frame, node, "oneOf", Detail::message(message))
+            ev.fail(frame, node, ViolationKind::OneOf, Detail::message(message))
         }
     }
 }
@@ -169,7 +184,7 @@ pub(crate) fn rejects_by_type(member: &Node, instance: &Value) -> bool {
 #[cold]
 fn report_union<'v>(
     ev: &mut Evaluator<'_>,
-    keyword: &'static str,
+    kind: ViolationKind,
     (nodes, discriminator): (&[NodeId], Option<&Discriminator>),
     node: &Node,
     instance: &'v Value,
@@ -195,7 +210,7 @@ fn report_union<'v>(
         message.push_str(JsonType::of(instance).name());
         let mut detail = Detail::message(message);
         detail.expected_types = types;
-        return ev.fail(frame, node, keyword, detail);
+        return ev.fail(frame, node, kind, detail);
     }
     let mut admitting = admitting;
     if ev.discriminators {
