@@ -139,7 +139,7 @@ impl TypeSet {
         names.get(..*len).unwrap_or_default()
     }
 
-    /// Appends the type names in a stable order, joined with " or " (as [`describe`](Self::describe)).
+    /// Appends the type names in a stable order, joined with " or " (as `describe`).
     pub(crate) fn push_description(self, out: &mut String) {
         for (name_idx, name) in self.static_names().iter().enumerate() {
             if name_idx > 0 {

@@ -551,7 +551,7 @@ impl ValidatorOptions {
 }
 
 /// The compiled flat form of the 2020-12 meta-schema (see `metaschemas::flat_2020_12`), shared like
-/// [`draft_2020_12`]; `None` if it cannot be built, and the real one is then used alone.
+/// `meta_schema`; `None` if it cannot be built, and the real one is then used alone.
 pub(crate) fn draft_2020_12_flat() -> Option<&'static Validator> {
     static FLAT: OnceLock<Option<Validator>> = OnceLock::new();
     FLAT.get_or_init(|| {

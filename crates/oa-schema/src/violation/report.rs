@@ -42,7 +42,7 @@ fn location_then_report_order(a: &Violation, b: &Violation) -> std::cmp::Orderin
 /// themselves); a larger one is sorted by comparing locations, so that its order costs no memory per violation.
 const KEYED_SORT_MAX: usize = 4096;
 
-/// Every violation's key in one buffer ([`Location::push_sort_key`]), for sorting a report out of order.
+/// Every violation's key in one buffer ([`Location::push_sort_key`](oa_pointer::Location::push_sort_key)), for sorting a report out of order.
 struct KeyTable {
     bytes: Vec<u8>,
     /// Where each key ends in `bytes`.
