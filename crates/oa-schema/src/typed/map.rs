@@ -2,11 +2,12 @@
 //! `maxProperties`) as the key goes by, and `required` and `minProperties` checked at the end; and the one-member
 //! map serde_json shows a number's digits as (under `arbitrary_precision`).
 
-use super::number::{NUMBER_TOKEN, OnlyString, numbers_keep_digits};
+use super::number::OnlyString;
 use super::plan::{Container, ObjectPlan, Others};
 use super::seq::CheckedSeed;
 use super::{FallbackReason, OBJECT_KIND, Run};
 use crate::node::NodeId;
+use crate::strict::{MemberNames, NUMBER_TOKEN, numbers_keep_digits};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use std::fmt;
 
@@ -40,7 +41,7 @@ pub(super) struct MapState<'r, 's> {
     pub(super) seen: u64,
     pub(super) seen_more: Vec<bool>,
     /// The other names seen.
-    pub(super) others_seen: Vec<String>,
+    pub(super) others_seen: MemberNames,
     pub(super) n_required: usize,
     pub(super) count: u64,
     /// The node of the value after the key just read.
@@ -126,14 +127,13 @@ impl<'s> MapState<'_, 's> {
 
     /// Notes a name outside the plan's table, refusing a repeat.
     fn other_name<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
-        if self.others_seen.iter().any(|seen| seen == name) {
-            return Err(self.run.stop(FallbackReason::Undecided));
-        }
         if self.others_seen.len() >= MAX_OTHER_NAMES {
-            // Looking each one up would be quadratic.
+            // The route's limit (the full route takes any number).
             return Err(self.run.stop(FallbackReason::Undecided));
         }
-        self.others_seen.push(name.to_owned());
+        if !self.others_seen.insert(name) {
+            return Err(self.run.stop(FallbackReason::Undecided));
+        }
         Ok(())
     }
 

@@ -11,7 +11,7 @@
 
 use crate::flag::{float_holds_at, floats_settle_at, holds_at};
 use crate::node::{CompiledSchema, NodeId};
-use number::numbers_keep_digits;
+use crate::strict::numbers_keep_digits;
 use plan::{Container, Others, TypedNode, TypedPlan};
 use serde::de;
 use serde_json::Value;

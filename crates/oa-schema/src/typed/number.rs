@@ -3,32 +3,9 @@
 
 use super::FallbackReason;
 use super::value::Checking;
+use crate::strict::{NUMBER_TOKEN, numbers_keep_digits};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use std::fmt;
-
-/// The key serde_json (with `arbitrary_precision`) gives a number it cannot visit as `u64` or `i64`: a one-member
-/// map from this key to the number's digits.
-pub(super) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
-
-/// Whether serde_json keeps a number's digits in this build: its `arbitrary_precision`, on with ours, and possibly
-/// turned on by another crate of the build without ours (features unify). When it does, a number that is not a
-/// 64-bit integer arrives as its digits (a [`NUMBER_TOKEN`] map) or, read as `f64`, rounded; when it does not, it
-/// arrives as the very `f64` a parsed `Value` holds, which is then checked as that value would be.
-pub(super) fn numbers_keep_digits() -> bool {
-    #[cfg(feature = "arbitrary_precision")]
-    {
-        true
-    }
-    #[cfg(not(feature = "arbitrary_precision"))]
-    {
-        static KEEP_DIGITS: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
-            "1.10"
-                .parse::<serde_json::Number>()
-                .is_ok_and(|number| number.to_string() == "1.10")
-        });
-        *KEEP_DIGITS
-    }
-}
 
 /// The numeric hints a target may give, so that a number seen only as digits is read as the target asked.
 #[derive(Clone, Copy)]

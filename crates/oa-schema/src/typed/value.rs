@@ -2,10 +2,11 @@
 //! shows before the target sees it, and unit variants read from strings.
 
 use super::map::{CheckedMap, MapState, Mode};
-use super::number::{NumberHint, Numeric, numbers_keep_digits};
+use super::number::{NumberHint, Numeric};
 use super::seq::CheckedSeq;
 use super::{ARRAY_KIND, FallbackReason, Run};
 use crate::node::NodeId;
+use crate::strict::{MemberNames, PRIVATE_PREFIX, numbers_keep_digits};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
@@ -131,7 +132,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, '_, D> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        if name.starts_with("$serde_json::private::") {
+        if name.starts_with(PRIVATE_PREFIX) {
             // A `RawValue` takes its text unread.
             return Err(self.run.stop(FallbackReason::Undecided));
         }
@@ -225,7 +226,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
         if numbers_keep_digits() {
-            // Not exact: serde_json shows every other number as digits (see `NUMBER_TOKEN`).
+            // Not exact: serde_json shows every other number as digits (see `crate::strict::NUMBER_TOKEN`).
             return Err(self.run.stop(FallbackReason::Undecided));
         }
         self.run.float(self.node, self.depth, v)?;
@@ -295,7 +296,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
                 object: None,
                 seen: 0,
                 seen_more: Vec::new(),
-                others_seen: Vec::new(),
+                others_seen: MemberNames::default(),
                 n_required: 0,
                 count: 0,
                 child: None,
