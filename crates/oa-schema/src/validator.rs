@@ -5,8 +5,9 @@ use crate::draft::Draft;
 use crate::error::SchemaError;
 use crate::eval::Evaluator;
 use crate::metaschemas;
+use crate::metaschemas::bundled_value;
 use crate::node::CompiledSchema;
-use crate::registry::{self, Registry, Retrieved, bundled_value, default_base, normalize_uri};
+use crate::registry::{self, Registry, Retrieved, default_base, normalize_uri};
 use crate::retrieve::{Retrieve, RetrieveError};
 use crate::violation::{Violation, ViolationKind, Violations};
 use oa_pointer::Location;
@@ -48,7 +49,7 @@ impl Validator {
     /// The references that resolve to no schema, in the order compiling met them: empty unless compiled with
     /// [`ValidatorOptions::defer_unresolved_references`] (without it they are errors). A reference written in
     /// several places is listed once per place.
-    pub fn unresolved_references(&self) -> &[crate::UnresolvedReference] {
+    pub fn unresolved_references(&self) -> &[crate::unresolved::UnresolvedReference] {
         &self.compiled.unresolved
     }
 
@@ -107,7 +108,10 @@ impl Validator {
     /// let err = validator.deserialize_str::<Point>(r#"{"x": -1}"#).unwrap_err();
     /// assert_eq!(err.reason(), FallbackReason::Invalid);
     /// ```
-    pub fn deserialize_str<T: serde::de::DeserializeOwned>(&self, text: &str) -> Result<T, crate::Fallback> {
+    pub fn deserialize_str<T: serde::de::DeserializeOwned>(
+        &self,
+        text: &str,
+    ) -> Result<T, crate::typed::Fallback> {
         crate::typed::deserialize_str(&self.compiled, text)
     }
 
