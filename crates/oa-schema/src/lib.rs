@@ -1,6 +1,5 @@
 #![doc = include_str!("../README.md")]
 
-mod alternatives;
 mod bundle;
 mod compile;
 mod depth;

@@ -18,10 +18,9 @@ use serde_json::Value;
 use std::cell::Cell;
 use value::Checked;
 
-mod map;
+mod members;
 mod number;
 pub(crate) mod plan;
-mod seq;
 mod value;
 
 /// How many `$ref`s (or nullable unions) a container may follow before its plan is reached.

@@ -1,10 +1,8 @@
-//! Numbers: read as the target asked (its hint), or as their exact digits where serde_json keeps them (the
-//! [`NUMBER_TOKEN`] map), so that the target gets what it would from the parsed value.
+//! Numbers' digits: read as the target asked (its hint) where serde_json keeps them (the [`NUMBER_TOKEN`] map), so
+//! that the target gets what it would from the parsed value.
 
-use super::FallbackReason;
-use super::value::Checking;
-use crate::strict::{NUMBER_TOKEN, numbers_keep_digits};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use crate::strict::NUMBER_TOKEN;
+use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 use std::fmt;
 
 /// The numeric hints a target may give, so that a number seen only as digits is read as the target asked.
@@ -57,68 +55,6 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for OwnedOnly<V> {
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
         self.0.visit_string(v)
-    }
-}
-
-/// A visitor for a number the target asked for by type: an integer of 64 bits as it comes, other digits through
-/// the parsed value, as the full route's `T` from the value reads them.
-pub(super) struct Numeric<'r, 's, V> {
-    pub(super) checking: Checking<'r, 's, V>,
-    pub(super) hint: NumberHint,
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.checking.expecting(f)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
-        self.checking.visit_i64(v)
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
-        self.checking.visit_u64(v)
-    }
-
-    /// A float read as `f64` (serde_json with `float_roundtrip`, which oa-schema turns on, rounds it correctly, as
-    /// `str::parse` rounds the parsed value's digits). An `f64` target gets it as is; so does an `f32` target where
-    /// serde_json keeps no digits (the parsed value then holds this `f64`, and gives it to the target the same way).
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
-        let run = self.checking.run;
-        let as_f64 = match self.hint {
-            NumberHint::F64 => true,
-            NumberHint::F32 => !numbers_keep_digits(),
-            _ => false,
-        };
-        if !as_f64 {
-            // serde_json visits an integer as a float only past 64 bits, or written with a fraction or exponent:
-            // digits an integer target refuses, except `-0` (read as `0`), which is left to the full route.
-            return Err(run.stop(if v == 0.0 && v.is_sign_negative() {
-                FallbackReason::Undecided
-            } else {
-                FallbackReason::Deserialize
-            }));
-        }
-        run.float(self.checking.node, self.checking.depth, v)?;
-        self.checking.visitor.visit_f64(v)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
-        let run = self.checking.run;
-        if !numbers_keep_digits() || map.next_key_seed(IsNumberToken)? != Some(true) {
-            // An object where the target wants a number.
-            return Err(run.stop(FallbackReason::Deserialize));
-        }
-        let digits: String = map
-            .next_value_seed(OwnedDigits)
-            .map_err(|_: A::Error| run.stop::<A::Error>(FallbackReason::Undecided))?;
-        run.digits(self.checking.node, self.checking.depth, &digits)?;
-        if map.next_key::<de::IgnoredAny>()?.is_some() {
-            return Err(run.stop(FallbackReason::Undecided));
-        }
-        by_hint(&digits, self.hint, self.checking.visitor)
     }
 }
 

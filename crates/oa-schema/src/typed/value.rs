@@ -1,13 +1,15 @@
 //! One value at its node: the wrapped deserializer ([`Checked`]) and visitor ([`Checking`]) that check what serde_json
-//! shows before the target sees it, and unit variants read from strings.
+//! shows before the target sees it; numbers read as the target asked ([`Numeric`]); unit variants read from strings;
+//! and the accesses of arrays ([`CheckedSeq`], items at `items`' node, counted) and objects ([`CheckedMap`], each
+//! member noted in its [`MapState`]), whose elements are again [`Checked`] values. The wrappers call each other as
+//! serde's visitors do, so they live together; what they note (members, digits) is in `members.rs` and `number.rs`.
 
-use super::map::{CheckedMap, MapState, Mode};
-use super::number::{NumberHint, Numeric};
-use super::seq::CheckedSeq;
+use super::members::{Digits, KeySeed, MapState, Mode};
+use super::number::{IsNumberToken, NumberHint, OwnedDigits, by_hint};
 use super::{ARRAY_KIND, FallbackReason, Run};
 use crate::node::NodeId;
 use crate::strict::{MemberNames, PRIVATE_PREFIX, numbers_keep_digits};
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
 
@@ -335,5 +337,171 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for UnitVariant<'_, '_, V> {
 
     fn visit_map<A: MapAccess<'de>>(self, _map: A) -> Result<V::Value, A::Error> {
         Err(self.checking.run.stop(FallbackReason::Undecided))
+    }
+}
+
+/// A visitor for a number the target asked for by type: an integer of 64 bits as it comes, other digits through
+/// the parsed value, as the full route's `T` from the value reads them.
+pub(super) struct Numeric<'r, 's, V> {
+    pub(super) checking: Checking<'r, 's, V>,
+    pub(super) hint: NumberHint,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.checking.expecting(f)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.checking.visit_i64(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.checking.visit_u64(v)
+    }
+
+    /// A float read as `f64` (serde_json with `float_roundtrip`, which oa-schema turns on, rounds it correctly, as
+    /// `str::parse` rounds the parsed value's digits). An `f64` target gets it as is; so does an `f32` target where
+    /// serde_json keeps no digits (the parsed value then holds this `f64`, and gives it to the target the same way).
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        let run = self.checking.run;
+        let as_f64 = match self.hint {
+            NumberHint::F64 => true,
+            NumberHint::F32 => !numbers_keep_digits(),
+            _ => false,
+        };
+        if !as_f64 {
+            // serde_json visits an integer as a float only past 64 bits, or written with a fraction or exponent:
+            // digits an integer target refuses, except `-0` (read as `0`), which is left to the full route.
+            return Err(run.stop(if v == 0.0 && v.is_sign_negative() {
+                FallbackReason::Undecided
+            } else {
+                FallbackReason::Deserialize
+            }));
+        }
+        run.float(self.checking.node, self.checking.depth, v)?;
+        self.checking.visitor.visit_f64(v)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
+        let run = self.checking.run;
+        if !numbers_keep_digits() || map.next_key_seed(IsNumberToken)? != Some(true) {
+            // An object where the target wants a number.
+            return Err(run.stop(FallbackReason::Deserialize));
+        }
+        let digits: String = map
+            .next_value_seed(OwnedDigits)
+            .map_err(|_: A::Error| run.stop::<A::Error>(FallbackReason::Undecided))?;
+        run.digits(self.checking.node, self.checking.depth, &digits)?;
+        if map.next_key::<de::IgnoredAny>()?.is_some() {
+            return Err(run.stop(FallbackReason::Undecided));
+        }
+        by_hint(&digits, self.hint, self.checking.visitor)
+    }
+}
+
+/// A sequence whose items are checked by `items`.
+pub(super) struct CheckedSeq<'r, 's, A> {
+    pub(super) inner: A,
+    pub(super) run: &'r Run<'s>,
+    /// `None` outside: anything goes; `Some(None)`: a plan without `items`.
+    pub(super) items: Option<Option<NodeId>>,
+    pub(super) max: u64,
+    pub(super) depth: u32,
+    pub(super) count: u64,
+}
+
+impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
+    type Error = A::Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
+        let seed = CheckedSeed {
+            seed,
+            run: self.run,
+            node: self.items.flatten(),
+            depth: self.depth,
+        };
+        let element = self.inner.next_element_seed(seed)?;
+        if element.is_some() {
+            self.count += 1;
+            if self.count > self.max {
+                return Err(self.run.stop(FallbackReason::Invalid));
+            }
+        }
+        Ok(element)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+/// A seed whose value is read through a [`Checked`] deserializer.
+pub(super) struct CheckedSeed<'r, 's, T> {
+    pub(super) seed: T,
+    pub(super) run: &'r Run<'s>,
+    pub(super) node: Option<NodeId>,
+    pub(super) depth: u32,
+}
+
+impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, '_, T> {
+    type Value = T::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T::Value, D::Error> {
+        if self.depth > crate::eval::MAX_DEPTH {
+            return Err(self.run.stop(FallbackReason::Undecided));
+        }
+        self.seed.deserialize(Checked {
+            inner: deserializer,
+            run: self.run,
+            node: self.node,
+            depth: self.depth,
+        })
+    }
+}
+
+/// An object whose members are checked by the node's plan as they go by.
+pub(super) struct CheckedMap<'r, 's, A> {
+    pub(super) inner: A,
+    pub(super) state: MapState<'r, 's>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut CheckedMap<'_, '_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        let mut named = false;
+        let key = self.inner.next_key_seed(KeySeed {
+            seed,
+            map: &mut self.state,
+            named: &mut named,
+        })?;
+        if key.is_some() && !named {
+            return Err(self.state.run.stop(FallbackReason::Undecided));
+        }
+        Ok(key)
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
+        if let Mode::Number(_) = self.state.mode {
+            let digits = Digits {
+                seed,
+                map: &mut self.state,
+            };
+            return self.inner.next_value_seed(digits);
+        }
+        let seed = CheckedSeed {
+            seed,
+            run: self.state.run,
+            node: self.state.child.take(),
+            depth: self.state.depth + 1,
+        };
+        self.inner.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
     }
 }

@@ -9,6 +9,7 @@ use crate::types::TypeSet;
 use oa_pointer::Location;
 use std::fmt;
 
+mod alternatives;
 mod kind;
 mod report;
 

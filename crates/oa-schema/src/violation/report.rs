@@ -1,5 +1,5 @@
 //! [`Violations`]: every violation of one validation, in the documented order, repeats dropped, capped on request
-//! with whole alternatives kept (`crate::alternatives`), rendered as text.
+//! with whole alternatives kept (`alternatives.rs`), rendered as text.
 
 use super::Violation;
 use std::fmt;
@@ -101,7 +101,7 @@ pub struct Violations {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct UnionsCut {
     n_alternatives: usize,
-    census: crate::alternatives::Census,
+    census: super::alternatives::Census,
 }
 
 /// The most duplicates kept for the text rendering: a report that repeats more is unreadable as text anyway, and
@@ -254,7 +254,7 @@ impl Violations {
         }
         // The list the text renders: each violation, then the duplicates that reach it through other members.
         let rendered = self.rendered();
-        let kept = crate::alternatives::cap(&rendered, keep);
+        let kept = super::alternatives::cap(&rendered, keep);
         let mut selected = vec![false; rendered.len()];
         for &idx in &kept.lines {
             selected[idx] = true;
@@ -378,9 +378,9 @@ impl fmt::Display for Violations {
         // shows its own lines.
         let items = self.rendered();
         let mut lines = Vec::with_capacity(items.len());
-        let no_cut = crate::alternatives::Census::new();
+        let no_cut = super::alternatives::Census::new();
         let census = self.cut.as_ref().map_or(&no_cut, |cut| &cut.census);
-        crate::alternatives::lines(&items, census, &mut lines);
+        super::alternatives::lines(&items, census, &mut lines);
         f.write_str(&lines.join("\n"))?;
         match (self.omitted, self.omitted_alternatives()) {
             (0, _) => {}

@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::violation::{Violation, ViolationKind};
+use super::{Violation, ViolationKind};
 
 /// Where a violation enters a union member.
 #[derive(Clone, Copy)]

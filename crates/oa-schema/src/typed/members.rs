@@ -1,14 +1,13 @@
-//! Objects: each member's name noted (its node for the value, duplicates refused, `additionalProperties`,
-//! `maxProperties`) as the key goes by, and `required` and `minProperties` checked at the end; and the one-member
-//! map serde_json shows a number's digits as (under `arbitrary_precision`).
+//! An object's members: each name noted (its node for the value, duplicates refused, `additionalProperties`,
+//! `maxProperties`) as the key goes by, and `required` and `minProperties` checked at the end; the keys' wrappers
+//! that note them; and the one-member map serde_json shows a number's digits as (under `arbitrary_precision`).
 
 use super::number::OnlyString;
 use super::plan::{Container, ObjectPlan, Others};
-use super::seq::CheckedSeed;
 use super::{FallbackReason, OBJECT_KIND, Run};
 use crate::node::NodeId;
 use crate::strict::{MemberNames, NUMBER_TOKEN, numbers_keep_digits};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 use std::fmt;
 
 /// What a map from serde_json turned out to be.
@@ -22,13 +21,7 @@ pub(super) enum Mode {
     Number(bool),
 }
 
-/// An object whose members are checked by the node's plan as they go by.
-pub(super) struct CheckedMap<'r, 's, A> {
-    pub(super) inner: A,
-    pub(super) state: MapState<'r, 's>,
-}
-
-/// What a [`CheckedMap`] knows of its object so far.
+/// What the typed route knows of an object so far (the map access in `value.rs` holds it).
 pub(super) struct MapState<'r, 's> {
     pub(super) run: &'r Run<'s>,
     pub(super) node: Option<NodeId>,
@@ -167,44 +160,6 @@ impl<'s> MapState<'_, 's> {
 
 /// Names outside a plan's table an object may have on this route (each is compared with the others).
 pub(super) const MAX_OTHER_NAMES: usize = 64;
-
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut CheckedMap<'_, '_, A> {
-    type Error = A::Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
-        let mut named = false;
-        let key = self.inner.next_key_seed(KeySeed {
-            seed,
-            map: &mut self.state,
-            named: &mut named,
-        })?;
-        if key.is_some() && !named {
-            return Err(self.state.run.stop(FallbackReason::Undecided));
-        }
-        Ok(key)
-    }
-
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
-        if let Mode::Number(_) = self.state.mode {
-            let digits = Digits {
-                seed,
-                map: &mut self.state,
-            };
-            return self.inner.next_value_seed(digits);
-        }
-        let seed = CheckedSeed {
-            seed,
-            run: self.state.run,
-            node: self.state.child.take(),
-            depth: self.state.depth + 1,
-        };
-        self.inner.next_value_seed(seed)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.inner.size_hint()
-    }
-}
 
 /// A key's seed: the name is noted by the map before the target's seed sees it.
 pub(super) struct KeySeed<'m, 'r, 's, K> {
