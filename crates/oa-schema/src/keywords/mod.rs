@@ -6,6 +6,8 @@ pub(crate) mod contains;
 pub(crate) mod discriminator;
 pub(crate) mod enum_;
 pub(crate) mod format;
+#[cfg(test)]
+mod homes;
 pub(crate) mod if_;
 pub(crate) mod items;
 pub(crate) mod names;
@@ -177,6 +179,23 @@ impl Keyword {
             Self::Shape(shape) => &shape.originals,
             other => std::slice::from_ref(other),
         }
+    }
+
+    /// Whether the keyword looks at the value in hand alone, applying no subschema (`type`, `const`, `enum`, the
+    /// bounds, `multipleOf`, the lengths, `pattern`, `format`): a node of such keywords is cheap to try first.
+    pub(crate) fn checks_value_only(&self) -> bool {
+        matches!(
+            self,
+            Self::Type(_)
+                | Self::Const(_)
+                | Self::Enum(_)
+                | Self::Bound { .. }
+                | Self::MultipleOf { .. }
+                | Self::MinLength(_)
+                | Self::MaxLength(_)
+                | Self::Format { .. }
+                | Self::Pattern { .. }
+        )
     }
 
     /// Evaluation order: `unevaluated*` need every sibling's annotations, so they run last.
