@@ -1,3 +1,6 @@
+//! Tests of the report: its order against a plain sort (in runs and scattered, every size class), repeats kept aside
+//! for the text, and the kept paths of the evaluator against paths built from scratch.
+
 use super::*;
 use crate::types::TypeSet;
 use crate::violation::{SchemaLocation, ViolationText};
