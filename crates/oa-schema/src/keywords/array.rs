@@ -1,29 +1,13 @@
 //! `minItems`, `maxItems` and `uniqueItems` (hash-bucketed, so n log n-ish rather than quadratic).
 
 use super::Keyword;
-use crate::compile::NodeCompiler;
 use crate::equal::{json_equal, json_hash};
-use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::node::Node;
 use crate::violation::ViolationKind;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};
-
-/// `maxItems` or `minItems` (`name`).
-pub(crate) fn compile_count(
-    cx: &NodeCompiler<'_, '_>,
-    name: &str,
-    value: &Value,
-) -> Result<Keyword, SchemaError> {
-    let limit = super::count(cx, name, value)?;
-    Ok(if name == "maxItems" {
-        Keyword::MaxItems(limit)
-    } else {
-        Keyword::MinItems(limit)
-    })
-}
 
 /// `uniqueItems`: only `true` asserts anything.
 pub(crate) fn compile_unique_items(value: &Value) -> Option<Keyword> {
@@ -35,23 +19,6 @@ const SMALL_ARRAY: usize = 16;
 
 fn len(items: &[Value]) -> u64 {
     u64::try_from(items.len()).unwrap_or(u64::MAX)
-}
-
-pub(crate) fn evaluate_max_items(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        ViolationKind::MaxItems,
-        holds_max_items(limit, instance),
-        ("must have at most ", limit, " items"),
-    )
 }
 
 /// `maxItems`'s verdict (non-arrays pass).
@@ -78,23 +45,6 @@ pub(crate) fn holds_unique_items(instance: &Value) -> bool {
         Value::Array(items) => first_duplicate(items).is_none(),
         _ => true,
     }
-}
-
-pub(crate) fn evaluate_min_items(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        ViolationKind::MinItems,
-        holds_min_items(limit, instance),
-        ("must have at least ", limit, " items"),
-    )
 }
 
 pub(crate) fn evaluate_unique_items(

@@ -259,15 +259,18 @@ pub(crate) fn compile<'a>(
             numeric::compile_bound(cx, name, value).map(Some)
         }
         "multipleOf" => numeric::compile_multiple_of(cx, value).map(Some),
-        "maxLength" | "minLength" => string::compile_length(cx, name, value).map(Some),
+        "maxLength" => count(cx, name, value).map(|limit| Some(Keyword::MaxLength(limit))),
+        "minLength" => count(cx, name, value).map(|limit| Some(Keyword::MinLength(limit))),
         "pattern" => string::compile_pattern(cx, value).map(Some),
         "format" => format::compile(cx, value),
-        "maxItems" | "minItems" => array::compile_count(cx, name, value).map(Some),
+        "maxItems" => count(cx, name, value).map(|limit| Some(Keyword::MaxItems(limit))),
+        "minItems" => count(cx, name, value).map(|limit| Some(Keyword::MinItems(limit))),
         "uniqueItems" => Ok(array::compile_unique_items(value)),
         "prefixItems" => items::compile_prefix_items(cx, value).map(Some),
         "items" => items::compile_items(cx, object).map(Some),
         "contains" => contains::compile(cx, object, true, true).map(Some),
-        "maxProperties" | "minProperties" => object::compile_count(cx, name, value).map(Some),
+        "maxProperties" => count(cx, name, value).map(|limit| Some(Keyword::MaxProperties(limit))),
+        "minProperties" => count(cx, name, value).map(|limit| Some(Keyword::MinProperties(limit))),
         "required" => object::compile_required(cx, value).map(Some),
         "dependentRequired" => object::compile_dependent_required(cx, value).map(Some),
         "properties" => properties::compile_properties(cx, value).map(Some),
@@ -324,14 +327,42 @@ pub(crate) fn evaluate<'v>(
             integer,
             text,
         } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
-        Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
-        Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
+        Keyword::MaxLength(limit) => count_bound(
+            ev,
+            frame,
+            node,
+            ViolationKind::MaxLength,
+            string::holds_max_length(*limit, instance),
+            *limit,
+        ),
+        Keyword::MinLength(limit) => count_bound(
+            ev,
+            frame,
+            node,
+            ViolationKind::MinLength,
+            string::holds_min_length(*limit, instance),
+            *limit,
+        ),
         Keyword::Pattern { regex, pattern } => {
             string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
         }
         Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
-        Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
-        Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),
+        Keyword::MaxItems(limit) => count_bound(
+            ev,
+            frame,
+            node,
+            ViolationKind::MaxItems,
+            array::holds_max_items(*limit, instance),
+            *limit,
+        ),
+        Keyword::MinItems(limit) => count_bound(
+            ev,
+            frame,
+            node,
+            ViolationKind::MinItems,
+            array::holds_min_items(*limit, instance),
+            *limit,
+        ),
         Keyword::UniqueItems => array::evaluate_unique_items(ev, node, instance, frame),
         Keyword::PrefixItems(nodes) => items::evaluate_prefix_items(ev, nodes, instance, frame, evaluated),
         Keyword::Items {
@@ -354,8 +385,22 @@ pub(crate) fn evaluate<'v>(
             frame,
             evaluated.as_mut().filter(|_| *annotates),
         ),
-        Keyword::MaxProperties(limit) => object::evaluate_max_properties(ev, *limit, node, instance, frame),
-        Keyword::MinProperties(limit) => object::evaluate_min_properties(ev, *limit, node, instance, frame),
+        Keyword::MaxProperties(limit) => count_bound(
+            ev,
+            frame,
+            node,
+            ViolationKind::MaxProperties,
+            object::holds_max_properties(*limit, instance),
+            *limit,
+        ),
+        Keyword::MinProperties(limit) => count_bound(
+            ev,
+            frame,
+            node,
+            ViolationKind::MinProperties,
+            object::holds_min_properties(*limit, instance),
+            *limit,
+        ),
         Keyword::Required(names) => object::evaluate_required(ev, names, node, instance, frame),
         Keyword::DependentRequired(rules) => object::evaluate_dependent_required(
             ev,
@@ -473,16 +518,17 @@ pub(crate) fn count(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> 
     }
 }
 
-/// The shared verdict of the six count bounds (maxItems, minItems, maxProperties, minProperties, maxLength,
-/// minLength): `holds` is the comparison, and the message (text, the limit, text) is only written when a violation
-/// is being collected, so the valid path and `is_valid` allocate nothing.
-pub(crate) fn count_bound(
+/// The collecting check the six count bounds share (`maxItems`, `minItems`, `maxProperties`, `minProperties`,
+/// `maxLength`, `minLength`, of `kind`): `holds` is the home's comparison (`array::holds_max_items`, ...), and the
+/// message (its words by `kind`, the limit) is only written when a violation is being collected, so the valid path
+/// and `is_valid` allocate nothing.
+fn count_bound(
     ev: &mut Evaluator<'_>,
     frame: &Frame<'_, '_>,
     node: &Node,
     kind: ViolationKind,
     holds: bool,
-    (before, limit, after): (&str, u64, &str),
+    limit: u64,
 ) -> bool {
     if holds {
         return true;
@@ -490,6 +536,15 @@ pub(crate) fn count_bound(
     if !ev.collect {
         return false;
     }
+    let (before, after) = match kind {
+        ViolationKind::MaxItems => ("must have at most ", " items"),
+        ViolationKind::MinItems => ("must have at least ", " items"),
+        ViolationKind::MaxProperties => ("must have at most ", " properties"),
+        ViolationKind::MinProperties => ("must have at least ", " properties"),
+        ViolationKind::MaxLength => ("must be at most ", " characters long"),
+        // `minLength`, the last count.
+        _ => ("must be at least ", " characters long"),
+    };
     let mut message = ev.message_buffer();
     message.push_str(before);
     crate::eval::push_count(&mut message, limit);

@@ -10,20 +10,6 @@ use crate::typed::plan::{ObjectPlan, Others, PlannedName};
 use crate::violation::ViolationKind;
 use serde_json::Value;
 
-/// `maxProperties` or `minProperties` (`name`).
-pub(crate) fn compile_count(
-    cx: &NodeCompiler<'_, '_>,
-    name: &str,
-    value: &Value,
-) -> Result<Keyword, SchemaError> {
-    let limit = super::count(cx, name, value)?;
-    Ok(if name == "maxProperties" {
-        Keyword::MaxProperties(limit)
-    } else {
-        Keyword::MinProperties(limit)
-    })
-}
-
 fn names(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<Box<[Box<str>]>, SchemaError> {
     let Value::Array(items) = value else {
         return Err(cx.invalid(keyword, "expected an array of strings"));
@@ -82,40 +68,6 @@ pub(crate) fn holds_min_properties(limit: u64, instance: &Value) -> bool {
         Value::Object(object) => n_properties(object) >= limit,
         _ => true,
     }
-}
-
-pub(crate) fn evaluate_max_properties(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        ViolationKind::MaxProperties,
-        holds_max_properties(limit, instance),
-        ("must have at most ", limit, " properties"),
-    )
-}
-
-pub(crate) fn evaluate_min_properties(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        ViolationKind::MinProperties,
-        holds_min_properties(limit, instance),
-        ("must have at least ", limit, " properties"),
-    )
 }
 
 pub(crate) fn evaluate_required(

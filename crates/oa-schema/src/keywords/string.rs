@@ -9,20 +9,6 @@ use crate::node::Node;
 use crate::violation::ViolationKind;
 use serde_json::Value;
 
-/// `maxLength` or `minLength` (`name`).
-pub(crate) fn compile_length(
-    cx: &NodeCompiler<'_, '_>,
-    name: &str,
-    value: &Value,
-) -> Result<Keyword, SchemaError> {
-    let limit = super::count(cx, name, value)?;
-    Ok(if name == "maxLength" {
-        Keyword::MaxLength(limit)
-    } else {
-        Keyword::MinLength(limit)
-    })
-}
-
 pub(crate) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::String(pattern) = value else {
         return Err(cx.invalid("pattern", "expected a string"));
@@ -36,23 +22,6 @@ pub(crate) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> R
 
 fn length(text: &str) -> u64 {
     u64::try_from(text.chars().count()).unwrap_or(u64::MAX)
-}
-
-pub(crate) fn evaluate_max_length(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        ViolationKind::MaxLength,
-        holds_max_length(limit, instance),
-        ("must be at most ", limit, " characters long"),
-    )
 }
 
 /// `maxLength`'s verdict (non-strings pass).
@@ -84,23 +53,6 @@ pub(crate) fn holds_min_length(limit: u64, instance: &Value) -> bool {
         }
         _ => true,
     }
-}
-
-pub(crate) fn evaluate_min_length(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        ViolationKind::MinLength,
-        holds_min_length(limit, instance),
-        ("must be at least ", limit, " characters long"),
-    )
 }
 
 /// `pattern`'s verdict (non-strings pass; a match that exceeds the regex budget fails).
