@@ -327,42 +327,16 @@ pub(crate) fn evaluate<'v>(
             integer,
             text,
         } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
-        Keyword::MaxLength(limit) => count_bound(
-            ev,
-            frame,
-            node,
-            ViolationKind::MaxLength,
-            string::holds_max_length(*limit, instance),
-            *limit,
-        ),
-        Keyword::MinLength(limit) => count_bound(
-            ev,
-            frame,
-            node,
-            ViolationKind::MinLength,
-            string::holds_min_length(*limit, instance),
-            *limit,
-        ),
+        Keyword::MaxLength(_)
+        | Keyword::MinLength(_)
+        | Keyword::MaxItems(_)
+        | Keyword::MinItems(_)
+        | Keyword::MaxProperties(_)
+        | Keyword::MinProperties(_) => evaluate_count(ev, keyword, node, instance, frame),
         Keyword::Pattern { regex, pattern } => {
             string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
         }
         Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
-        Keyword::MaxItems(limit) => count_bound(
-            ev,
-            frame,
-            node,
-            ViolationKind::MaxItems,
-            array::holds_max_items(*limit, instance),
-            *limit,
-        ),
-        Keyword::MinItems(limit) => count_bound(
-            ev,
-            frame,
-            node,
-            ViolationKind::MinItems,
-            array::holds_min_items(*limit, instance),
-            *limit,
-        ),
         Keyword::UniqueItems => array::evaluate_unique_items(ev, node, instance, frame),
         Keyword::PrefixItems(nodes) => items::evaluate_prefix_items(ev, nodes, instance, frame, evaluated),
         Keyword::Items {
@@ -384,22 +358,6 @@ pub(crate) fn evaluate<'v>(
             instance,
             frame,
             evaluated.as_mut().filter(|_| *annotates),
-        ),
-        Keyword::MaxProperties(limit) => count_bound(
-            ev,
-            frame,
-            node,
-            ViolationKind::MaxProperties,
-            object::holds_max_properties(*limit, instance),
-            *limit,
-        ),
-        Keyword::MinProperties(limit) => count_bound(
-            ev,
-            frame,
-            node,
-            ViolationKind::MinProperties,
-            object::holds_min_properties(*limit, instance),
-            *limit,
         ),
         Keyword::Required(names) => object::evaluate_required(ev, names, node, instance, frame),
         Keyword::DependentRequired(rules) => object::evaluate_dependent_required(
@@ -519,31 +477,39 @@ pub(crate) fn count(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> 
 }
 
 /// The collecting check the six count bounds share (`maxItems`, `minItems`, `maxProperties`, `minProperties`,
-/// `maxLength`, `minLength`, of `kind`): `holds` is the home's comparison (`array::holds_max_items`, ...), and the
-/// message (its words by `kind`, the limit) is only written when a violation is being collected, so the valid path
-/// and `is_valid` allocate nothing.
-fn count_bound(
+/// `maxLength`, `minLength`): the comparison is the home's (`array::holds_max_items`, ...), and the message (its
+/// words, the limit) is only written when a violation is being collected, so the valid path and `is_valid` allocate
+/// nothing.
+fn evaluate_count(
     ev: &mut Evaluator<'_>,
-    frame: &Frame<'_, '_>,
+    keyword: &Keyword,
     node: &Node,
-    kind: ViolationKind,
-    holds: bool,
-    limit: u64,
+    instance: &Value,
+    frame: &Frame<'_, '_>,
 ) -> bool {
+    let (holds, limit) = match *keyword {
+        Keyword::MaxItems(limit) => (array::holds_max_items(limit, instance), limit),
+        Keyword::MinItems(limit) => (array::holds_min_items(limit, instance), limit),
+        Keyword::MaxProperties(limit) => (object::holds_max_properties(limit, instance), limit),
+        Keyword::MinProperties(limit) => (object::holds_min_properties(limit, instance), limit),
+        Keyword::MaxLength(limit) => (string::holds_max_length(limit, instance), limit),
+        Keyword::MinLength(limit) => (string::holds_min_length(limit, instance), limit),
+        // Not a count.
+        _ => return true,
+    };
     if holds {
         return true;
     }
     if !ev.collect {
         return false;
     }
-    let (before, after) = match kind {
-        ViolationKind::MaxItems => ("must have at most ", " items"),
-        ViolationKind::MinItems => ("must have at least ", " items"),
-        ViolationKind::MaxProperties => ("must have at most ", " properties"),
-        ViolationKind::MinProperties => ("must have at least ", " properties"),
-        ViolationKind::MaxLength => ("must be at most ", " characters long"),
-        // `minLength`, the last count.
-        _ => ("must be at least ", " characters long"),
+    let (kind, before, after) = match keyword {
+        Keyword::MaxItems(_) => (ViolationKind::MaxItems, "must have at most ", " items"),
+        Keyword::MinItems(_) => (ViolationKind::MinItems, "must have at least ", " items"),
+        Keyword::MaxProperties(_) => (ViolationKind::MaxProperties, "must have at most ", " properties"),
+        Keyword::MinProperties(_) => (ViolationKind::MinProperties, "must have at least ", " properties"),
+        Keyword::MaxLength(_) => (ViolationKind::MaxLength, "must be at most ", " characters long"),
+        _ => (ViolationKind::MinLength, "must be at least ", " characters long"),
     };
     let mut message = ev.message_buffer();
     message.push_str(before);
