@@ -26,7 +26,7 @@ use crate::compile::NodeCompiler;
 use crate::dialect::{KeywordSpec, Semantics};
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
-use crate::eval::{Evaluator, Frame};
+use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::format::FormatCheck;
 use crate::node::{Node, NodeId};
@@ -531,6 +531,53 @@ fn singular(after: &str) -> &str {
 /// The node a child id points to, for keywords that special-case `false` subschemas.
 pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
     matches!(ev.schema.nodes[id as usize].body, crate::node::Body::Bool(false))
+}
+
+/// Applies node `id` to each member or item `entries` yields (`additionalProperties`, `unevaluatedProperties`,
+/// `unevaluatedItems`, of `kind`): a `false` node rejects each at itself, any other is descended into. Whether all
+/// hold; the first that does not ends it unless a report is being written.
+pub(crate) fn apply_to_entries<'v>(
+    ev: &mut Evaluator<'_>,
+    (id, kind): (NodeId, ViolationKind),
+    node: &Node,
+    frame: &Frame<'_, 'v>,
+    entries: impl Iterator<Item = (Step<'v>, &'v Value)>,
+) -> bool {
+    let relative = ev.schema.nodes[id as usize].relative();
+    let rejects_all = is_false(ev, id);
+    let mut valid = true;
+    for (step, value) in entries {
+        let entry_valid = if rejects_all {
+            rejected(ev, kind, step, node, frame)
+        } else {
+            ev.descend(frame, id, value, Some(step), relative, None)
+        };
+        if !entry_valid {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    valid
+}
+
+/// Reports a member or item rejected by a `false` subschema (a violation of `kind`), located at itself.
+#[cold]
+pub(crate) fn rejected(
+    ev: &mut Evaluator<'_>,
+    kind: ViolationKind,
+    step: Step<'_>,
+    node: &Node,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let (parts, extra): (&[&str], _) = match step {
+        Step::Key(key) => (&["property is not allowed"], Extra::Key(key)),
+        Step::Index(idx) => (&["item is not allowed"], Extra::Index(idx)),
+    };
+    let mut detail = Detail::parts(parts);
+    detail.extra = Some(extra);
+    ev.fail(frame, node, kind, detail)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `properties`, `patternProperties`, `additionalProperties`, `propertyNames` and `dependentSchemas`.
 
-use super::{Keyword, is_false};
+use super::Keyword;
 use crate::compile::NodeCompiler;
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
@@ -241,63 +241,42 @@ pub(crate) fn evaluate_additional_properties<'v>(
     let Value::Object(object) = instance else {
         return true;
     };
-    let schema = ev.schema;
-    let relative = schema.nodes[id as usize].relative();
-    let rejects_all = is_false(ev, id);
-    let sorted = schema.sorted_maps;
+    let sorted = ev.schema.sorted_maps;
     let mut cursor = 0;
-    let mut valid = true;
-    for (key, value) in object {
-        let declared = if sorted {
-            // Merge with the sorted names: each member costs one comparison forward.
-            let mut named = false;
-            while let Some(name) = names.get(cursor) {
-                match crate::text::cmp_names(name, key) {
-                    std::cmp::Ordering::Less => cursor += 1,
-                    std::cmp::Ordering::Equal => {
-                        named = true;
-                        break;
+    let undeclared = object
+        .iter()
+        .filter(|(key, _)| {
+            let declared = if sorted {
+                // Merge with the sorted names: each member costs one comparison forward.
+                let mut named = false;
+                while let Some(name) = names.get(cursor) {
+                    match crate::text::cmp_names(name, key) {
+                        std::cmp::Ordering::Less => cursor += 1,
+                        std::cmp::Ordering::Equal => {
+                            named = true;
+                            break;
+                        }
+                        std::cmp::Ordering::Greater => break,
                     }
-                    std::cmp::Ordering::Greater => break,
                 }
-            }
-            named || patterns.iter().any(|regex| regex.is_match(key).unwrap_or(false))
-        } else {
-            is_declared(key, names, patterns)
-        };
-        if declared {
-            continue;
-        }
-        let item_valid = if rejects_all {
-            rejected(ev, ViolationKind::AdditionalProperties, key, node, frame)
-        } else {
-            ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
-        };
-        if !item_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
-    }
+                named || patterns.iter().any(|regex| regex.is_match(key).unwrap_or(false))
+            } else {
+                is_declared(key, names, patterns)
+            };
+            !declared
+        })
+        .map(|(key, value)| (Step::Key(key), value));
+    let valid = super::apply_to_entries(
+        ev,
+        (id, ViolationKind::AdditionalProperties),
+        node,
+        frame,
+        undeclared,
+    );
     if let Some(evaluated) = evaluated {
         evaluated.all_properties = true;
     }
     valid
-}
-
-/// Reports a property rejected by a `false` subschema, located at the property itself.
-#[cold]
-pub(crate) fn rejected(
-    ev: &mut Evaluator<'_>,
-    kind: ViolationKind,
-    key: &str,
-    node: &Node,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    let mut detail = Detail::parts(&["property is not allowed"]);
-    detail.extra = Some(Extra::Key(key));
-    ev.fail(frame, node, kind, detail)
 }
 
 pub(crate) fn evaluate_property_names<'v>(

@@ -464,9 +464,13 @@ fn additional_first<'v>(
     frame: &Frame<'_, 'v>,
 ) -> bool {
     match shape.additional {
-        Additional::Reject => {
-            super::properties::rejected(ev, ViolationKind::AdditionalProperties, key, node, frame)
-        }
+        Additional::Reject => super::rejected(
+            ev,
+            ViolationKind::AdditionalProperties,
+            Step::Key(key),
+            node,
+            frame,
+        ),
         Additional::Schema(id) if ev.collect => {
             let relative = ev.schema.nodes[id as usize].relative();
             ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
