@@ -45,7 +45,7 @@ impl Fallback {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FallbackReason {
-    /// A container met a node whose keywords the streaming plan does not cover (or the schema's dynamic scope
+    /// A container met a node whose keywords the container plan does not cover (or the schema's dynamic scope
     /// matters).
     Unplanned,
     /// The text is not JSON, or the schema rejects it: the full route reports why. (Where a member name repeats,
