@@ -31,12 +31,17 @@ pub(crate) const SCOPES: &[Scope] = &[
         name: "oa-schema-keywords",
         // The unit tests, the JSON Schema Test Suite runner (every keyword, in seconds), the report-view tests
         // (the discriminator view reads keywords through `Keyword::parts`, which the suite never reaches) and the
-        // hostile inputs (the `$ref` memo that keeps fan-out unions polynomial, which no verdict shows).
+        // hostile inputs (the `$ref` memo that keeps fan-out unions polynomial, which no verdict shows). The keyword
+        // homes, the yes/no evaluator's engine and the typed route's plan (all three were under `keywords/` before).
         args: &[
             "-p",
             "oa-schema",
             "--file",
             "crates/oa-schema/src/keywords/**",
+            "--file",
+            "crates/oa-schema/src/flag/**",
+            "--file",
+            "crates/oa-schema/src/typed/plan.rs",
             "--cargo-test-arg=--lib",
             "--cargo-test-arg=--test=suite",
             "--cargo-test-arg=--test=report_options",

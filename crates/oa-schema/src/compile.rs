@@ -107,8 +107,8 @@ pub(crate) fn compile(
         Body::Bool(_) => false,
     });
     Ok(CompiledSchema {
-        stream: std::sync::OnceLock::new(),
-        plans: crate::keywords::plans(&nodes, dynamic_scope_matters),
+        typed: std::sync::OnceLock::new(),
+        plans: crate::flag::plan::plans(&nodes, dynamic_scope_matters),
         annotations: {
             annotations.sort_by_key(|(id, _)| *id);
             annotations.into_boxed_slice()
@@ -581,20 +581,7 @@ fn order_properties_cheap_first(nodes: &mut [Node]) {
 fn is_cheap(node: &Node) -> bool {
     match &node.body {
         Body::Bool(_) => true,
-        Body::Keywords(keywords) => keywords.iter().all(|keyword| {
-            matches!(
-                keyword,
-                Keyword::Type(_)
-                    | Keyword::Const(_)
-                    | Keyword::Enum(_)
-                    | Keyword::Bound { .. }
-                    | Keyword::MultipleOf { .. }
-                    | Keyword::MinLength(_)
-                    | Keyword::MaxLength(_)
-                    | Keyword::Format { .. }
-                    | Keyword::Pattern { .. }
-            )
-        }),
+        Body::Keywords(keywords) => keywords.iter().all(Keyword::checks_value_only),
     }
 }
 
@@ -613,16 +600,7 @@ fn is_cheap_union(node: &Node, cheap: &[bool]) -> bool {
             // A reference to a cheap definition (FHIR's `{"$ref": "#/definitions/boolean"}`) checks the value in
             // hand too.
             Keyword::Ref(id) => members_cheap(std::slice::from_ref(id)),
-            Keyword::Type(_)
-            | Keyword::Const(_)
-            | Keyword::Enum(_)
-            | Keyword::Bound { .. }
-            | Keyword::MultipleOf { .. }
-            | Keyword::MinLength(_)
-            | Keyword::MaxLength(_)
-            | Keyword::Format { .. }
-            | Keyword::Pattern { .. } => true,
-            _ => false,
+            other => other.checks_value_only(),
         }),
     }
 }

@@ -21,7 +21,7 @@ pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
-        (Value::String(x), Value::String(y)) => crate::keywords::same_name(x, y),
+        (Value::String(x), Value::String(y)) => crate::text::same_name(x, y),
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Null, Value::Null) => true,
         _ => false,

@@ -34,7 +34,7 @@ pub enum SchemaError {
         /// The reference as written.
         reference: String,
         /// What the retriever answered.
-        error: crate::RetrieveError,
+        error: crate::retrieve::RetrieveError,
     },
     /// A URI (`$id`, `$ref`, `$schema`, a registered resource, the base URI) cannot be parsed or resolved.
     #[error("invalid URI {uri:?} at {location}: {reason}")]

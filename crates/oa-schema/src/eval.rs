@@ -6,8 +6,8 @@
 //! that `$dynamicRef` searches. Recursion is bounded by [`MAX_DEPTH`].
 
 use crate::evaluated::Evaluated;
-use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId, TypeSet};
-use crate::violation::{Violation, ViolationText};
+use crate::node::{Body, CompiledSchema, Node, NodeId, ResourceId};
+use crate::violation::{Violation, ViolationKind, ViolationText};
 use oa_pointer::Location;
 use oa_pointer::Segment;
 use serde_json::Value;
@@ -15,7 +15,10 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod detail;
 mod paths;
+
+pub(crate) use detail::{Detail, Extra, push_count, push_usize};
 
 /// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a
 /// depth violation instead of overflowing the stack.
@@ -146,80 +149,6 @@ const MESSAGE_BUFFER_BYTES: usize = 128;
 
 /// A message buffer grown beyond this (a long `enum` or `pattern` message) is freed rather than kept.
 const MESSAGE_BUFFER_MAX_BYTES: usize = 1024;
-
-/// What a violation says beyond its keyword: built only on the error path.
-#[derive(Debug)]
-pub(crate) struct Detail<'a> {
-    /// The message after `keyword: ` (take the buffer from [`Evaluator::message_buffer`] to reuse its allocation),
-    /// continued by `parts`.
-    pub(crate) message: String,
-    /// The rest of the message, copied straight into the violation (see [`Detail::parts`]).
-    pub(crate) parts: &'a [&'a str],
-    pub(crate) expected_types: TypeSet,
-    pub(crate) missing_property: Option<&'a str>,
-    /// A further instance step (the missing or rejected property, the rejected item).
-    pub(crate) extra: Option<Extra<'a>>,
-}
-
-/// An instance step appended to a violation's location.
-#[derive(Debug)]
-pub(crate) enum Extra<'a> {
-    /// A member name.
-    Key(&'a str),
-    /// An array index.
-    Index(usize),
-}
-
-impl<'a> Detail<'a> {
-    /// A plain message.
-    pub(crate) fn message(message: String) -> Self {
-        Self {
-            message,
-            parts: &[],
-            expected_types: TypeSet::default(),
-            missing_property: None,
-            extra: None,
-        }
-    }
-
-    /// A message of borrowed parts, written into the violation's text without a buffer of its own (the message
-    /// buffer is for messages built piece by piece).
-    pub(crate) fn parts(parts: &'a [&'a str]) -> Self {
-        Self {
-            message: String::new(),
-            parts,
-            expected_types: TypeSet::default(),
-            missing_property: None,
-            extra: None,
-        }
-    }
-}
-
-/// Appends an index or a count in decimal (see [`push_count`]).
-pub(crate) fn push_usize(out: &mut String, count: usize) {
-    push_count(out, u64::try_from(count).unwrap_or(u64::MAX));
-}
-
-/// Appends a count in decimal, without the formatting machinery (messages name limits such as `maxLength`).
-pub(crate) fn push_count(out: &mut String, count: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut rest = count;
-    loop {
-        start -= 1;
-        // `rest % 10` is below 10: the cast cannot truncate.
-        #[allow(clippy::cast_possible_truncation)]
-        let digit = (rest % 10) as u8;
-        digits[start] = b'0' + digit;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    for digit in &digits[start..] {
-        out.push(char::from(*digit));
-    }
-}
 
 /// A validation run over one instance.
 #[derive(Debug)]
@@ -479,7 +408,7 @@ impl<'s> Evaluator<'s> {
             && !schema.dynamic_scope_matters
         {
             let scalar = is_scalar(instance);
-            if crate::keywords::holds_at(schema, id, instance, frame.depth) {
+            if crate::flag::holds_at(schema, id, instance, frame.depth) {
                 if scalar {
                     self.scalar_prechecks_held = self.scalar_prechecks_held.saturating_add(1);
                 } else {
@@ -534,6 +463,7 @@ impl<'s> Evaluator<'s> {
         }
         let violation = Violation::without_keyword(
             frame.instance_location(),
+            ViolationKind::DepthLimit,
             &frame.keyword_path(),
             &self.schema.absolute(node).to_string(),
             &format!("evaluation depth limit of {MAX_DEPTH} exceeded"),
@@ -545,12 +475,13 @@ impl<'s> Evaluator<'s> {
         }
     }
 
-    /// Records that a reference that resolves to nothing (entry `index`, written in `keyword`) was reached.
+    /// Records that a reference that resolves to nothing (entry `index`, written in the keyword of `kind`) was
+    /// reached.
     /// That fails the whole run, as the depth limit does: `not` or a union must not turn it into success. Each one
     /// reached is reported, when collecting or not.
     #[cold]
     #[inline(never)]
-    pub(crate) fn reach_unresolved(&mut self, frame: &Frame<'_, '_>, index: u32, keyword: &'static str) {
+    pub(crate) fn reach_unresolved(&mut self, frame: &Frame<'_, '_>, index: u32, kind: ViolationKind) {
         self.unresolved = true;
         if !self.reporting {
             return;
@@ -564,8 +495,8 @@ impl<'s> Evaluator<'s> {
         }
         let violation = Violation::unresolved(
             frame.instance_location(),
-            keyword,
-            &format!("{}/{keyword}", frame.keyword_path()),
+            kind,
+            &format!("{}/{}", frame.keyword_path(), kind.name()),
             entry.location(),
             &entry.message(),
             entry.reference(),
@@ -602,7 +533,7 @@ impl<'s> Evaluator<'s> {
             Body::Bool(true) => return true,
             Body::Bool(false) => {
                 let detail = Detail::parts(&["no value is allowed here"]);
-                return self.fail(frame, node, "false", detail);
+                return self.fail(frame, node, ViolationKind::False, detail);
             }
             Body::Keywords(keywords) => keywords,
         };
@@ -670,7 +601,7 @@ impl<'s> Evaluator<'s> {
             && want.is_none()
             && self.annotations.is_none()
             && !self.schema.dynamic_scope_matters
-            && let Some(valid) = crate::keywords::answer_at(self.schema, id, instance, parent.depth + 1)
+            && let Some(valid) = crate::flag::answer_at(self.schema, id, instance, parent.depth + 1)
         {
             return valid;
         }
@@ -689,14 +620,19 @@ impl<'s> Evaluator<'s> {
         &mut self,
         frame: &Frame<'_, '_>,
         node: &Node,
-        keyword: &'static str,
+        kind: ViolationKind,
         detail: Detail<'_>,
     ) -> bool {
         if !self.collect {
             return false;
         }
+        let keyword = kind.name();
         // A `false` subschema is located at itself, a keyword one step below its schema.
-        let keyword_step = if keyword == "false" { 0 } else { keyword.len() + 1 };
+        let keyword_step = if kind == ViolationKind::False {
+            0
+        } else {
+            keyword.len() + 1
+        };
         let missing = detail.missing_property.unwrap_or_default();
         let absolute = self.schema.absolute(node);
         // The texts' bytes after the keyword path.
@@ -766,7 +702,7 @@ impl<'s> Evaluator<'s> {
         self.expect_violations();
         self.violations.push(Violation::new(
             instance_location,
-            Some(keyword),
+            kind,
             text,
             detail.expected_types,
             detail.missing_property.is_some(),

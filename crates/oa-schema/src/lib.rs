@@ -1,6 +1,5 @@
 #![doc = include_str!("../README.md")]
 
-mod alternatives;
 mod bundle;
 mod compile;
 mod depth;
@@ -11,6 +10,7 @@ mod equal;
 mod error;
 mod eval;
 mod evaluated;
+mod flag;
 mod format;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -24,7 +24,10 @@ mod output;
 mod parse;
 mod registry;
 mod retrieve;
-mod stream;
+mod strict;
+mod text;
+mod typed;
+mod types;
 mod unresolved;
 mod validator;
 mod violation;
@@ -36,7 +39,7 @@ pub use lint::{Misspelling, misspelled_keywords};
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};
 pub use retrieve::{Retrieve, RetrieveError};
-pub use stream::{Fallback, FallbackReason};
+pub use typed::{Fallback, FallbackReason};
 pub use unresolved::{UnresolvedCause, UnresolvedReference};
 pub use validator::{ReportOptions, Validator, ValidatorOptions};
-pub use violation::{SchemaLocation, Violation, Violations};
+pub use violation::{SchemaLocation, Violation, ViolationKind, Violations};

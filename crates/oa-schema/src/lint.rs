@@ -18,8 +18,8 @@ use std::fmt;
 use oa_pointer::Location;
 use serde_json::Value;
 
-use crate::Draft;
 use crate::dialect::{self, Shape};
+use crate::draft::Draft;
 
 /// Keywords of the vocabularies that extend JSON Schema, meant as written wherever they appear: OpenAPI's, the
 /// editors' (VS Code, IntelliJ), ajv's and the schema generators'. One edit from a keyword (`example`, `examples`)

@@ -230,7 +230,7 @@ pub(crate) fn numbers_equal(a: &Number, b: &Number) -> bool {
     {
         // The common cases without parsing: the same digits, or two different plain integers.
         let (x, y) = (a.as_str(), b.as_str());
-        if crate::keywords::same_name(x, y) {
+        if crate::text::same_name(x, y) {
             return true;
         }
         if is_plain_integer(x) && is_plain_integer(y) {

@@ -5,9 +5,9 @@
 //! what to do. Duplicate member names are legal JSON, so they are
 //! reported only when asked for. Nesting deeper than serde_json's limit of 128 levels is refused as well.
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use crate::strict::{REPEAT_PREFIX, Walk};
+use serde::de::DeserializeSeed;
 use serde_json::Value;
-use std::fmt;
 
 /// Options for [`parse_json_with`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -88,7 +88,7 @@ impl MalformedJson {
         let text = err.to_string();
         let suffix = format!(" at line {} column {}", err.line(), err.column());
         let reason = plain_reason(text.strip_suffix(&suffix).unwrap_or(&text));
-        let kind = if reason.starts_with(DUPLICATE_PREFIX) {
+        let kind = if reason.starts_with(REPEAT_PREFIX) {
             MalformedKind::DuplicateKey
         } else if reason.contains("recursion limit") {
             MalformedKind::TooDeep
@@ -173,68 +173,13 @@ pub fn parse_json(text: &str) -> Result<Value, MalformedJson> {
 pub fn parse_json_with(text: &str, options: ParseOptions) -> Result<Value, MalformedJson> {
     let value: Value = serde_json::from_str(text).map_err(|err| MalformedJson::of(&err, text))?;
     if options.reject_duplicate_keys {
-        serde_json::from_str::<DuplicateCheck>(text).map_err(|err| MalformedJson::from_serde(&err))?;
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        Walk { refuse_repeats: true }
+            .deserialize(&mut deserializer)
+            .and_then(|()| deserializer.end())
+            .map_err(|err| MalformedJson::from_serde(&err))?;
     }
     Ok(value)
-}
-
-const DUPLICATE_PREFIX: &str = "duplicate member name";
-
-/// Walks a document only to find duplicate member names (serde_json bounds its recursion).
-struct DuplicateCheck;
-
-impl<'de> Deserialize<'de> for DuplicateCheck {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(DuplicateCheck)
-    }
-}
-
-impl<'de> Visitor<'de> for DuplicateCheck {
-    type Value = DuplicateCheck;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_unit<E>(self) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
-        while seq.next_element::<DuplicateCheck>()?.is_some() {}
-        Ok(self)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(de::Error::custom(format!("{DUPLICATE_PREFIX} {key:?}")));
-            }
-            map.next_value::<DuplicateCheck>()?;
-        }
-        Ok(self)
-    }
 }
 
 #[cfg(test)]

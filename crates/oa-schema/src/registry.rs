@@ -8,14 +8,14 @@
 use crate::dialect::{self, Dialect, Shape, VocabularySet};
 use crate::draft::Draft;
 use crate::error::SchemaError;
-use crate::metaschemas;
+use crate::metaschemas::bundled_value;
 use crate::retrieve::RetrieveError;
 use crate::unresolved::UnresolvedCause;
 use foldhash::{HashMap, HashMapExt as _};
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
 use std::fmt::Write as _;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use url::Url;
 
 /// The base URI of a document that has neither `$id` nor a retrieval URI.
@@ -95,32 +95,6 @@ pub(crate) struct Registry<'a> {
     dynamic_anchors: HashMap<String, Vec<(String, DocId, String)>>,
     /// Per document, the place of every subschema, by [`value_key`].
     places: Vec<HashMap<usize, Place>>,
-}
-
-/// The bundled meta-schemas, parsed once; they are constants, so sharing them across compilations is safe.
-fn bundled_values() -> &'static [(String, Value)] {
-    static VALUES: OnceLock<Vec<(String, Value)>> = OnceLock::new();
-    VALUES.get_or_init(|| {
-        metaschemas::BUNDLED
-            .iter()
-            .filter_map(|(uri, text)| {
-                serde_json::from_str(text)
-                    .ok()
-                    .map(|value| ((*uri).to_owned(), value))
-            })
-            .collect()
-    })
-}
-
-/// The bundled meta-schema document for a URI, if bundled. A draft's meta-schema is found over http and https
-/// alike (the suite and real schemas write both).
-pub(crate) fn bundled_value(uri: &str) -> Option<&'static Value> {
-    let canonical = Draft::from_uri(uri).map(Draft::meta_schema_uri);
-    let uri = canonical.unwrap_or(uri);
-    bundled_values()
-        .iter()
-        .find(|(known, _)| known == uri)
-        .map(|(_, value)| value)
 }
 
 /// Parses a URI and drops its fragment: the key documents and resources are registered under.

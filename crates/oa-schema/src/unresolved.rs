@@ -60,7 +60,7 @@ impl UnresolvedReference {
         };
         format!(
             "unresolved reference {}{target} was reached: {why}; no verdict",
-            crate::keywords::quoted(&self.reference)
+            crate::text::quoted(&self.reference)
         )
     }
 }

@@ -5,10 +5,11 @@ use crate::draft::Draft;
 use crate::error::SchemaError;
 use crate::eval::Evaluator;
 use crate::metaschemas;
+use crate::metaschemas::bundled_value;
 use crate::node::CompiledSchema;
-use crate::registry::{self, Registry, Retrieved, bundled_value, default_base, normalize_uri};
+use crate::registry::{self, Registry, Retrieved, default_base, normalize_uri};
 use crate::retrieve::{Retrieve, RetrieveError};
-use crate::violation::{Violation, Violations};
+use crate::violation::{Violation, ViolationKind, Violations};
 use oa_pointer::Location;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -48,7 +49,7 @@ impl Validator {
     /// The references that resolve to no schema, in the order compiling met them: empty unless compiled with
     /// [`ValidatorOptions::defer_unresolved_references`] (without it they are errors). A reference written in
     /// several places is listed once per place.
-    pub fn unresolved_references(&self) -> &[crate::UnresolvedReference] {
+    pub fn unresolved_references(&self) -> &[crate::unresolved::UnresolvedReference] {
         &self.compiled.unresolved
     }
 
@@ -60,7 +61,7 @@ impl Validator {
     /// Whether `instance` is valid. Stops at the first failure and allocates nothing while the instance is valid
     /// (schemas using `unevaluated*` allocate to track what was evaluated).
     pub fn is_valid(&self, instance: &Value) -> bool {
-        crate::keywords::is_valid(&self.compiled, instance)
+        crate::flag::is_valid(&self.compiled, instance)
     }
 
     /// Reads JSON `text` into `T`, checking it against the schema while it is read, without building a `Value`:
@@ -107,14 +108,17 @@ impl Validator {
     /// let err = validator.deserialize_str::<Point>(r#"{"x": -1}"#).unwrap_err();
     /// assert_eq!(err.reason(), FallbackReason::Invalid);
     /// ```
-    pub fn deserialize_str<T: serde::de::DeserializeOwned>(&self, text: &str) -> Result<T, crate::Fallback> {
-        crate::stream::deserialize_str(&self.compiled, text)
+    pub fn deserialize_str<T: serde::de::DeserializeOwned>(
+        &self,
+        text: &str,
+    ) -> Result<T, crate::typed::Fallback> {
+        crate::typed::deserialize_str(&self.compiled, text)
     }
 
     /// Whether [`deserialize_str`](Self::deserialize_str) has a plan for every object and array position the
     /// schema reaches from its root (so that it falls back only on invalid text or a type that refuses it).
     pub fn streams_every_container(&self) -> bool {
-        crate::stream::plans_every_container(&self.compiled)
+        crate::typed::plans_every_container(&self.compiled)
     }
 
     /// Validates `instance`, reporting every violation.
@@ -146,6 +150,7 @@ impl Validator {
             // the "non-empty when invalid" promise if an internal bug ever breaks that (the tests look for it).
             violations.push(Violation::without_keyword(
                 Location::root(),
+                ViolationKind::Internal,
                 "",
                 "#",
                 "invalid (internal error: no violation was recorded)",
@@ -550,7 +555,7 @@ impl ValidatorOptions {
 }
 
 /// The compiled flat form of the 2020-12 meta-schema (see `metaschemas::flat_2020_12`), shared like
-/// [`draft_2020_12`]; `None` if it cannot be built, and the real one is then used alone.
+/// `meta_schema`; `None` if it cannot be built, and the real one is then used alone.
 pub(crate) fn draft_2020_12_flat() -> Option<&'static Validator> {
     static FLAT: OnceLock<Option<Validator>> = OnceLock::new();
     FLAT.get_or_init(|| {

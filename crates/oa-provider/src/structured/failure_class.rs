@@ -2,6 +2,7 @@
 //! the grammar classes are impossible under an enforced schema, so one of them on a pair believed to enforce is
 //! proof that it does not.
 
+use oa_schema::ViolationKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -104,9 +105,10 @@ impl FailureClass {
     /// The class of a content check's problem. A `content_filter` finish whose content is not a JSON object is a
     /// `refusal`, whatever the words. Content that is not JSON is `fenced_json` when a Markdown fence
     /// holds a JSON value, else `not_json`. JSON that is not an object is `non_object`. Otherwise the violations'
-    /// keywords decide, the first of these present winning (the structural ones first, since a wrong type also
-    /// breaks the `enum` beside it): `additionalProperties`/`unevaluatedProperties` → `extra_key`, `required` →
-    /// `missing_required`, `type` → `type_mismatch`, `enum`/`const` → `enum_violation`; none of them → `other`.
+    /// kinds ([`ViolationKind`]) decide, the first of these present winning (the structural ones first, since a
+    /// wrong type also breaks the `enum` beside it): `additionalProperties`/`unevaluatedProperties` → `extra_key`,
+    /// `required` → `missing_required`, `type` → `type_mismatch`, `enum`/`const` → `enum_violation`; none of them
+    /// → `other`.
     pub(crate) fn of(content: &str, problem: &OutputProblem, finish_reason: FinishReason) -> Self {
         let class = Self::of_content(content, problem);
         if finish_reason == FinishReason::ContentFilter && !class.is_json_object() {
@@ -122,26 +124,26 @@ impl FailureClass {
             OutputProblem::Violations(violations) => violations,
         };
         // The top of every response_schema is an object, so a non-object answer fails `type` at the root.
-        let at_root_type = violations
-            .iter()
-            .any(|violation| violation.keyword() == Some("type") && violation.instance_location().is_root());
+        let at_root_type = violations.iter().any(|violation| {
+            violation.kind() == ViolationKind::Type && violation.instance_location().is_root()
+        });
         if at_root_type {
             return Self::NonObject;
         }
-        let has = |keywords: &[&str]| {
-            violations.iter().any(|violation| {
-                violation
-                    .keyword()
-                    .is_some_and(|keyword| keywords.contains(&keyword))
-            })
-        };
-        if has(&["additionalProperties", "unevaluatedProperties"]) {
+        let has =
+            |wanted: fn(ViolationKind) -> bool| violations.iter().any(|violation| wanted(violation.kind()));
+        if has(|kind| {
+            matches!(
+                kind,
+                ViolationKind::AdditionalProperties | ViolationKind::UnevaluatedProperties
+            )
+        }) {
             Self::ExtraKey
-        } else if has(&["required"]) {
+        } else if has(|kind| kind == ViolationKind::Required) {
             Self::MissingRequired
-        } else if has(&["type"]) {
+        } else if has(|kind| kind == ViolationKind::Type) {
             Self::TypeMismatch
-        } else if has(&["enum", "const"]) {
+        } else if has(|kind| matches!(kind, ViolationKind::Enum | ViolationKind::Const)) {
             Self::EnumViolation
         } else {
             Self::Other

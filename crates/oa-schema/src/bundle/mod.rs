@@ -10,8 +10,8 @@
 mod layout;
 mod parts;
 
-use crate::UnresolvedReference;
 use crate::node::CompiledSchema;
+use crate::unresolved::UnresolvedReference;
 use crate::validator::Validator;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -3,6 +3,7 @@
 
 use crate::keywords::{Bound, Keyword};
 use crate::node::{Body, CompiledSchema, NodeId};
+use crate::violation::ViolationKind;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 
@@ -318,9 +319,9 @@ fn write_keyword(
                 writer.rename("prefixItems", "items");
             }
         }
-        Keyword::Items { node, keyword, .. } => {
+        Keyword::Items { node, kind, .. } => {
             writer.put(vec![key("items")], Content::Schema(*node));
-            if *keyword == "additionalItems" {
+            if *kind == ViolationKind::AdditionalItems {
                 writer.rename("items", "additionalItems");
             }
         }

@@ -1,11 +1,18 @@
 //! `minItems`, `maxItems` and `uniqueItems` (hash-bucketed, so n log n-ish rather than quadratic).
 
+use super::Keyword;
 use crate::equal::{json_equal, json_hash};
 use crate::eval::{Detail, Evaluator, Frame, push_usize};
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};
+
+/// `uniqueItems`: only `true` asserts anything.
+pub(crate) fn compile_unique_items(value: &Value) -> Option<Keyword> {
+    (value == &Value::Bool(true)).then_some(Keyword::UniqueItems)
+}
 
 /// Below this many items, pairwise comparison beats hashing.
 const SMALL_ARRAY: usize = 16;
@@ -14,26 +21,9 @@ fn len(items: &[Value]) -> u64 {
     u64::try_from(items.len()).unwrap_or(u64::MAX)
 }
 
-pub(super) fn evaluate_max_items(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        "maxItems",
-        holds_max_items(limit, instance),
-        ("must have at most ", limit, " items"),
-    )
-}
-
 /// `maxItems`'s verdict (non-arrays pass).
 #[inline]
-pub(super) fn holds_max_items(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_max_items(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Array(items) => len(items) <= limit,
         _ => true,
@@ -42,7 +32,7 @@ pub(super) fn holds_max_items(limit: u64, instance: &Value) -> bool {
 
 /// `minItems`'s verdict (non-arrays pass).
 #[inline]
-pub(super) fn holds_min_items(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_min_items(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Array(items) => len(items) >= limit,
         _ => true,
@@ -50,31 +40,14 @@ pub(super) fn holds_min_items(limit: u64, instance: &Value) -> bool {
 }
 
 /// `uniqueItems`'s verdict (non-arrays pass).
-pub(super) fn holds_unique_items(instance: &Value) -> bool {
+pub(crate) fn holds_unique_items(instance: &Value) -> bool {
     match instance {
         Value::Array(items) => first_duplicate(items).is_none(),
         _ => true,
     }
 }
 
-pub(super) fn evaluate_min_items(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        "minItems",
-        holds_min_items(limit, instance),
-        ("must have at least ", limit, " items"),
-    )
-}
-
-pub(super) fn evaluate_unique_items(
+pub(crate) fn evaluate_unique_items(
     ev: &mut Evaluator<'_>,
     node: &Node,
     instance: &Value,
@@ -94,7 +67,7 @@ pub(super) fn evaluate_unique_items(
     message.push_str(" and ");
     push_usize(&mut message, second);
     message.push_str(" are equal");
-    ev.fail(frame, node, "uniqueItems", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::UniqueItems, Detail::message(message))
 }
 
 /// Items nested deeper than this are compared without recursion (and without hashing).

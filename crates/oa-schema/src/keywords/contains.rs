@@ -6,12 +6,14 @@ use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame, Step, push_count};
 use crate::evaluated::Evaluated;
+use crate::flag::Flag;
 use crate::node::{Node, NodeId};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 
 /// Compiles `contains`; `counted` reads `minContains`/`maxContains` (2019-09 on), `annotates` makes its matches
 /// evaluated items for `unevaluatedItems` (2020-12).
-pub(super) fn compile(
+pub(crate) fn compile(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
     counted: bool,
@@ -37,7 +39,7 @@ pub(super) fn compile(
 
 /// `contains` with its counts (`min`, `max`, whether `min` was written); matched items are recorded in
 /// `evaluated` when it is given.
-pub(super) fn evaluate<'v>(
+pub(crate) fn evaluate<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     (min, max, min_explicit): (u64, Option<u64>, bool),
@@ -77,10 +79,10 @@ pub(super) fn evaluate<'v>(
                 " matching items, found "
             });
             push_count(&mut message, matched);
-            ("minContains", message)
+            (ViolationKind::MinContains, message)
         } else {
             let message = ev.message_of(&["must contain at least one matching item"]);
-            ("contains", message)
+            (ViolationKind::Contains, message)
         };
         return ev.fail(frame, node, keyword, Detail::message(message));
     }
@@ -96,7 +98,34 @@ pub(super) fn evaluate<'v>(
             " matching items, found "
         });
         push_count(&mut message, matched);
-        return ev.fail(frame, node, "maxContains", Detail::message(message));
+        return ev.fail(frame, node, ViolationKind::MaxContains, Detail::message(message));
     }
     true
+}
+
+/// `contains` in the yes/no evaluator.
+impl Flag<'_> {
+    #[inline(never)]
+    pub(crate) fn contains(
+        &mut self,
+        id: NodeId,
+        min: u64,
+        max: Option<u64>,
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        let Value::Array(items) = instance else {
+            return true;
+        };
+        let mut matched: u64 = 0;
+        for item in items {
+            if self.child(id, item, depth) {
+                matched += 1;
+                if max.is_none() && matched >= min {
+                    return true;
+                }
+            }
+        }
+        matched >= min && max.is_none_or(|max| matched <= max)
+    }
 }

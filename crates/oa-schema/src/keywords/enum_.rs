@@ -5,19 +5,22 @@ use crate::compile::NodeCompiler;
 use crate::equal::json_equal;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
+use crate::flag::plan::Check;
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// How deeply a `const` or `enum` value may nest: comparing and cloning values recurse, so their depth is bounded.
 const MAX_VALUE_DEPTH: usize = crate::registry::MAX_SCHEMA_DEPTH;
 
-pub(super) fn compile_const(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile_const(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     check_depth(cx, "const", value)?;
     Ok(Keyword::Const(value.clone()))
 }
 
-pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::Array(options) = value else {
         return Err(cx.invalid("enum", "expected an array"));
     };
@@ -38,18 +41,18 @@ fn check_depth(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Resul
 
 /// `const`'s verdict.
 #[inline]
-pub(super) fn holds_const(expected: &Value, instance: &Value) -> bool {
+pub(crate) fn holds_const(expected: &Value, instance: &Value) -> bool {
     json_equal(expected, instance)
 }
 
 /// `enum`'s verdict.
 #[inline]
-pub(super) fn holds_enum(options: &[Value], instance: &Value) -> bool {
+pub(crate) fn holds_enum(options: &[Value], instance: &Value) -> bool {
     // Strings and numbers (nearly every `enum`) equal only their own kind: compared in place, without a call a value.
     match instance {
         Value::String(text) => options
             .iter()
-            .any(|option| matches!(option, Value::String(option) if super::same_name(option, text))),
+            .any(|option| matches!(option, Value::String(option) if crate::text::same_name(option, text))),
         Value::Number(number) => options.iter().any(
             |option| matches!(option, Value::Number(option) if crate::number::numbers_equal(option, number)),
         ),
@@ -68,7 +71,7 @@ pub(crate) struct StringEnum {
 
 impl StringEnum {
     /// The lookup for `options`, if enough of them are strings to be worth an index.
-    pub(super) fn of(options: &[Value]) -> Option<Self> {
+    pub(crate) fn of(options: &[Value]) -> Option<Self> {
         let strings = super::names::NameIndex::new(options.iter().filter_map(|option| match option {
             Value::String(text) => Some((text.as_str(), ())),
             _ => None,
@@ -85,7 +88,7 @@ impl StringEnum {
 
     /// `enum`'s verdict (a string equals only a string). Out of line: the yes/no evaluator's dispatch tail-calls it.
     #[inline(never)]
-    pub(super) fn holds(&self, instance: &Value) -> bool {
+    pub(crate) fn holds(&self, instance: &Value) -> bool {
         match instance {
             Value::String(text) => self.strings.get(text).is_some(),
             _ => holds_enum(&self.others, instance),
@@ -93,7 +96,7 @@ impl StringEnum {
     }
 }
 
-pub(super) fn evaluate_const(
+pub(crate) fn evaluate_const(
     ev: &mut Evaluator<'_>,
     expected: &Value,
     node: &Node,
@@ -108,10 +111,10 @@ pub(super) fn evaluate_const(
     }
     let mut message = ev.message_of(&["must equal "]);
     push_preview(&mut message, expected);
-    ev.fail(frame, node, "const", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::Const, Detail::message(message))
 }
 
-pub(super) fn evaluate_enum(
+pub(crate) fn evaluate_enum(
     ev: &mut Evaluator<'_>,
     options: &[Value],
     node: &Node,
@@ -134,7 +137,7 @@ pub(super) fn evaluate_enum(
     if options.len() > 8 {
         message.push_str(", ...");
     }
-    ev.fail(frame, node, "enum", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::Enum, Detail::message(message))
 }
 
 /// Appends a short rendering of a schema value (never of the instance) for messages: the value serialized, cut
@@ -143,7 +146,7 @@ fn push_preview(out: &mut String, value: &Value) {
     // A short plain string serializes as itself in quotes: skip the serializer for the usual enum of words.
     if let Value::String(text) = value
         && text.len() <= 58
-        && super::is_plain(text)
+        && crate::text::is_plain(text)
     {
         out.push('"');
         out.push_str(text);
@@ -176,6 +179,27 @@ fn push_number(out: &mut String, number: &serde_json::Number) {
     // Writing to a `String` cannot fail.
     #[cfg(not(feature = "arbitrary_precision"))]
     let _ = write!(out, "{number}");
+}
+
+/// `enum`'s check in the yes/no evaluator's plan: a long list of strings looked up by name, else the list.
+pub(crate) fn plan(options: &Arc<[Value]>) -> Check {
+    match StringEnum::of(options) {
+        Some(strings) => Check::Strings(Arc::new(strings)),
+        None => Check::Enum(Arc::clone(options)),
+    }
+}
+
+/// `const`'s check in the yes/no evaluator's plan: the one-value `enum` it is.
+pub(crate) fn plan_const(expected: &Value) -> Check {
+    Check::Enum(Arc::from([expected.clone()]))
+}
+
+/// Whether an `enum` (or `const`) of these values rejects every container, as the typed route's plan records it:
+/// when none of them is one.
+pub(crate) fn typed_rejects_containers(values: &[Value]) -> bool {
+    values
+        .iter()
+        .all(|value| !(value.is_object() || value.is_array()))
 }
 
 #[cfg(test)]

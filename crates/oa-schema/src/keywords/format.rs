@@ -6,10 +6,11 @@ use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::format::{FormatCheck, checker};
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 /// Compiles `format`; `None` when it only annotates (assertion off, or a format name we do not know).
-pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Option<Keyword>, SchemaError> {
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Option<Keyword>, SchemaError> {
     let Value::String(name) = value else {
         return Err(cx.invalid("format", "expected a string"));
     };
@@ -24,14 +25,14 @@ pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Op
 
 /// `format`'s verdict when asserted (non-strings pass).
 #[inline]
-pub(super) fn holds(check: FormatCheck, instance: &Value) -> bool {
+pub(crate) fn holds(check: FormatCheck, instance: &Value) -> bool {
     match instance {
         Value::String(text) => check(text),
         _ => true,
     }
 }
 
-pub(super) fn evaluate(
+pub(crate) fn evaluate(
     ev: &mut Evaluator<'_>,
     check: FormatCheck,
     name: &str,
@@ -45,5 +46,10 @@ pub(super) fn evaluate(
     if !ev.collect {
         return false;
     }
-    ev.fail(frame, node, "format", Detail::parts(&["must be a valid ", name]))
+    ev.fail(
+        frame,
+        node,
+        ViolationKind::Format,
+        Detail::parts(&["must be a valid ", name]),
+    )
 }

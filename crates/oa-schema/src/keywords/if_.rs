@@ -5,10 +5,11 @@ use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Evaluator, Frame};
 use crate::evaluated::Evaluated;
+use crate::flag::Flag;
 use crate::node::NodeId;
 use serde_json::{Map, Value};
 
-pub(super) fn compile(
+pub(crate) fn compile(
     cx: &mut NodeCompiler<'_, '_>,
     object: &Map<String, Value>,
 ) -> Result<Keyword, SchemaError> {
@@ -21,7 +22,7 @@ pub(super) fn compile(
     })
 }
 
-pub(super) fn evaluate<'v>(
+pub(crate) fn evaluate<'v>(
     ev: &mut Evaluator<'_>,
     if_: NodeId,
     then: Option<NodeId>,
@@ -54,5 +55,25 @@ pub(super) fn evaluate<'v>(
             evaluated.as_mut(),
         ),
         None => true,
+    }
+}
+
+/// `if` in the yes/no evaluator.
+impl Flag<'_> {
+    #[inline(never)]
+    pub(crate) fn if_(
+        &mut self,
+        if_: NodeId,
+        then: Option<NodeId>,
+        else_: Option<NodeId>,
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        let branch = if self.child(if_, instance, depth) {
+            then
+        } else {
+            else_
+        };
+        branch.is_none_or(|id| self.child(id, instance, depth))
     }
 }

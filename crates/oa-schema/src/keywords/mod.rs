@@ -1,42 +1,43 @@
 //! Compiled keywords: one variant per keyword (or tightly bound family), compiled and evaluated in its own module.
 
-mod applicators;
-mod array;
-mod contains;
-mod enum_;
-mod flag;
-mod format;
-mod if_;
-mod items;
-mod names;
-mod numeric;
-mod object;
-mod plan;
-mod properties;
-mod ref_;
-mod shape;
-mod stream;
-mod string;
-mod type_;
-mod unevaluated;
+pub(crate) mod all_of;
+pub(crate) mod array;
+pub(crate) mod contains;
+pub(crate) mod discriminator;
+pub(crate) mod enum_;
+pub(crate) mod format;
+#[cfg(test)]
+mod homes;
+pub(crate) mod if_;
+pub(crate) mod items;
+pub(crate) mod names;
+pub(crate) mod not;
+pub(crate) mod numeric;
+pub(crate) mod object;
+pub(crate) mod properties;
+pub(crate) mod ref_;
+pub(crate) mod shape;
+pub(crate) mod string;
+pub(crate) mod type_;
+pub(crate) mod unevaluated;
+pub(crate) mod unions;
 
 use crate::compile::NodeCompiler;
 use crate::dialect::{KeywordSpec, Semantics};
 use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
-use crate::eval::{Evaluator, Frame};
+use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::format::FormatCheck;
-use crate::node::{Node, NodeId, TypeSet};
+use crate::node::{Node, NodeId};
 use crate::number::{MultipleOf, SchemaNumber};
+use crate::types::TypeSet;
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 
-pub(crate) use applicators::{Discriminator, find_discriminator};
-pub(crate) use flag::{answer_at, float_holds_at, floats_settle_at, holds_at, is_valid};
+pub(crate) use discriminator::{Discriminator, find_discriminator};
 pub(crate) use numeric::Bound;
-pub(crate) use plan::{NUMBER_KIND, Plan, STRING_KIND, plans};
 pub(crate) use shape::{Shape, fuse as fuse_shapes};
-pub(crate) use stream::{Container, ObjectPlan, Others, StreamNode, StreamPlan};
 
 /// One `dependentRequired` entry: when the first property is present, the others must be too.
 pub(crate) type DependentRule = (Box<str>, Box<[Box<str>]>);
@@ -94,11 +95,11 @@ pub(crate) enum Keyword {
     /// `prefixItems`.
     PrefixItems(Box<[NodeId]>),
     /// `items`, applying after the `prefixItems` ones (or `additionalItems`, after those of an array-form `items`:
-    /// `keyword` names which, for reports).
+    /// `kind` says which, for reports).
     Items {
         node: NodeId,
         skip: usize,
-        keyword: &'static str,
+        kind: ViolationKind,
     },
     /// `contains` with `minContains`/`maxContains`.
     Contains {
@@ -165,9 +166,9 @@ pub(crate) enum Keyword {
     UnevaluatedProperties(NodeId),
     /// `unevaluatedItems`.
     UnevaluatedItems(NodeId),
-    /// A `$ref`, `$dynamicRef` or `$recursiveRef` (`keyword`) that resolves to nothing: entry `index` of
+    /// A `$ref`, `$dynamicRef` or `$recursiveRef` (`kind` says which) that resolves to nothing: entry `index` of
     /// `CompiledSchema::unresolved`. Reaching it fails the run (never a verdict).
-    Unresolved { index: u32, keyword: &'static str },
+    Unresolved { index: u32, kind: ViolationKind },
 }
 
 impl Keyword {
@@ -178,6 +179,23 @@ impl Keyword {
             Self::Shape(shape) => &shape.originals,
             other => std::slice::from_ref(other),
         }
+    }
+
+    /// Whether the keyword looks at the value in hand alone, applying no subschema (`type`, `const`, `enum`, the
+    /// bounds, `multipleOf`, the lengths, `pattern`, `format`): a node of such keywords is cheap to try first.
+    pub(crate) fn checks_value_only(&self) -> bool {
+        matches!(
+            self,
+            Self::Type(_)
+                | Self::Const(_)
+                | Self::Enum(_)
+                | Self::Bound { .. }
+                | Self::MultipleOf { .. }
+                | Self::MinLength(_)
+                | Self::MaxLength(_)
+                | Self::Format { .. }
+                | Self::Pattern { .. }
+        )
     }
 
     /// Evaluation order: `unevaluated*` need every sibling's annotations, so they run last.
@@ -241,33 +259,32 @@ pub(crate) fn compile<'a>(
             numeric::compile_bound(cx, name, value).map(Some)
         }
         "multipleOf" => numeric::compile_multiple_of(cx, value).map(Some),
-        "maxLength" => Ok(Some(Keyword::MaxLength(count(cx, name, value)?))),
-        "minLength" => Ok(Some(Keyword::MinLength(count(cx, name, value)?))),
+        "maxLength" => count(cx, name, value).map(|limit| Some(Keyword::MaxLength(limit))),
+        "minLength" => count(cx, name, value).map(|limit| Some(Keyword::MinLength(limit))),
         "pattern" => string::compile_pattern(cx, value).map(Some),
         "format" => format::compile(cx, value),
-        "maxItems" => Ok(Some(Keyword::MaxItems(count(cx, name, value)?))),
-        "minItems" => Ok(Some(Keyword::MinItems(count(cx, name, value)?))),
-        "uniqueItems" => Ok((value == &Value::Bool(true)).then_some(Keyword::UniqueItems)),
+        "maxItems" => count(cx, name, value).map(|limit| Some(Keyword::MaxItems(limit))),
+        "minItems" => count(cx, name, value).map(|limit| Some(Keyword::MinItems(limit))),
+        "uniqueItems" => Ok(array::compile_unique_items(value)),
         "prefixItems" => items::compile_prefix_items(cx, value).map(Some),
         "items" => items::compile_items(cx, object).map(Some),
         "contains" => contains::compile(cx, object, true, true).map(Some),
-        "maxProperties" => Ok(Some(Keyword::MaxProperties(count(cx, name, value)?))),
-        "minProperties" => Ok(Some(Keyword::MinProperties(count(cx, name, value)?))),
+        "maxProperties" => count(cx, name, value).map(|limit| Some(Keyword::MaxProperties(limit))),
+        "minProperties" => count(cx, name, value).map(|limit| Some(Keyword::MinProperties(limit))),
         "required" => object::compile_required(cx, value).map(Some),
         "dependentRequired" => object::compile_dependent_required(cx, value).map(Some),
         "properties" => properties::compile_properties(cx, value).map(Some),
         "patternProperties" => properties::compile_pattern_properties(cx, value).map(Some),
         "additionalProperties" => properties::compile_additional_properties(cx, object).map(Some),
-        "propertyNames" => Ok(Some(Keyword::PropertyNames(cx.child(&["propertyNames"])))),
+        "propertyNames" => Ok(Some(properties::compile_property_names(cx))),
         "dependentSchemas" => properties::compile_dependent_schemas(cx, value).map(Some),
         "dependencies" => object::compile_dependencies(cx, value).map(Some),
-        "allOf" | "anyOf" | "oneOf" => applicators::compile_list(cx, name, value).map(Some),
-        "not" => Ok(Some(Keyword::Not(cx.child(&["not"])))),
+        "allOf" => all_of::compile(cx, value).map(Some),
+        "anyOf" | "oneOf" => unions::compile(cx, name, value).map(Some),
+        "not" => Ok(Some(not::compile(cx))),
         "if" => if_::compile(cx, object).map(Some),
-        "unevaluatedProperties" => Ok(Some(Keyword::UnevaluatedProperties(
-            cx.child(&["unevaluatedProperties"]),
-        ))),
-        "unevaluatedItems" => Ok(Some(Keyword::UnevaluatedItems(cx.child(&["unevaluatedItems"])))),
+        "unevaluatedProperties" => Ok(Some(unevaluated::compile_properties(cx))),
+        "unevaluatedItems" => Ok(Some(unevaluated::compile_items(cx))),
         // Core identifiers are handled by the registry; meta-data, content and `then`/`else` (compiled with `if`)
         // only annotate; `$defs` subschemas are compiled when referenced.
         _ => Ok(None),
@@ -310,21 +327,23 @@ pub(crate) fn evaluate<'v>(
             integer,
             text,
         } => numeric::evaluate_multiple_of(ev, (divisor, *integer), text, node, instance, frame),
-        Keyword::MaxLength(limit) => string::evaluate_max_length(ev, *limit, node, instance, frame),
-        Keyword::MinLength(limit) => string::evaluate_min_length(ev, *limit, node, instance, frame),
+        Keyword::MaxLength(_)
+        | Keyword::MinLength(_)
+        | Keyword::MaxItems(_)
+        | Keyword::MinItems(_)
+        | Keyword::MaxProperties(_)
+        | Keyword::MinProperties(_) => evaluate_count(ev, keyword, node, instance, frame),
         Keyword::Pattern { regex, pattern } => {
             string::evaluate_pattern(ev, regex, pattern, node, instance, frame)
         }
         Keyword::Format { check, name } => format::evaluate(ev, *check, name, node, instance, frame),
-        Keyword::MaxItems(limit) => array::evaluate_max_items(ev, *limit, node, instance, frame),
-        Keyword::MinItems(limit) => array::evaluate_min_items(ev, *limit, node, instance, frame),
         Keyword::UniqueItems => array::evaluate_unique_items(ev, node, instance, frame),
         Keyword::PrefixItems(nodes) => items::evaluate_prefix_items(ev, nodes, instance, frame, evaluated),
         Keyword::Items {
             node: items,
             skip,
-            keyword,
-        } => items::evaluate_items(ev, (*items, *skip, keyword), node, instance, frame, evaluated),
+            kind,
+        } => items::evaluate_items(ev, (*items, *skip, *kind), node, instance, frame, evaluated),
         Keyword::Contains {
             node: contains,
             min,
@@ -340,12 +359,15 @@ pub(crate) fn evaluate<'v>(
             frame,
             evaluated.as_mut().filter(|_| *annotates),
         ),
-        Keyword::MaxProperties(limit) => object::evaluate_max_properties(ev, *limit, node, instance, frame),
-        Keyword::MinProperties(limit) => object::evaluate_min_properties(ev, *limit, node, instance, frame),
         Keyword::Required(names) => object::evaluate_required(ev, names, node, instance, frame),
-        Keyword::DependentRequired(rules) => {
-            object::evaluate_dependent_required(ev, "dependentRequired", rules, node, instance, frame)
-        }
+        Keyword::DependentRequired(rules) => object::evaluate_dependent_required(
+            ev,
+            ViolationKind::DependentRequired,
+            rules,
+            node,
+            instance,
+            frame,
+        ),
         Keyword::Properties {
             entries,
             by_name,
@@ -376,15 +398,21 @@ pub(crate) fn evaluate<'v>(
             properties::evaluate_dependent_schemas(ev, entries, instance, frame, evaluated)
         }
         Keyword::Dependencies { required, schemas } => {
-            let required_ok =
-                object::evaluate_dependent_required(ev, "dependencies", required, node, instance, frame);
+            let required_ok = object::evaluate_dependent_required(
+                ev,
+                ViolationKind::Dependencies,
+                required,
+                node,
+                instance,
+                frame,
+            );
             if !required_ok && !ev.collect {
                 return false;
             }
             properties::evaluate_dependent_schemas(ev, schemas, instance, frame, evaluated) && required_ok
         }
-        Keyword::AllOf(nodes) => applicators::evaluate_all_of(ev, nodes, instance, frame, evaluated),
-        Keyword::AnyOf(nodes, discriminator) => applicators::evaluate_any_of(
+        Keyword::AllOf(nodes) => all_of::evaluate_all_of(ev, nodes, instance, frame, evaluated),
+        Keyword::AnyOf(nodes, discriminator) => unions::evaluate_any_of(
             ev,
             nodes,
             discriminator.as_deref(),
@@ -393,7 +421,7 @@ pub(crate) fn evaluate<'v>(
             frame,
             evaluated,
         ),
-        Keyword::OneOf(nodes, discriminator) => applicators::evaluate_one_of(
+        Keyword::OneOf(nodes, discriminator) => unions::evaluate_one_of(
             ev,
             nodes,
             discriminator.as_deref(),
@@ -402,7 +430,7 @@ pub(crate) fn evaluate<'v>(
             frame,
             evaluated,
         ),
-        Keyword::Not(not) => applicators::evaluate_not(ev, *not, node, instance, frame),
+        Keyword::Not(not) => not::evaluate_not(ev, *not, node, instance, frame),
         Keyword::If { if_, then, else_ } => {
             if_::evaluate(ev, *if_, *then, *else_, instance, frame, evaluated)
         }
@@ -413,8 +441,22 @@ pub(crate) fn evaluate<'v>(
         Keyword::UnevaluatedItems(unevaluated) => {
             unevaluated::evaluate_items(ev, *unevaluated, node, instance, frame, evaluated)
         }
-        Keyword::Unresolved { index, keyword } => ref_::evaluate_unresolved(ev, (*index, keyword), frame),
+        Keyword::Unresolved { index, kind } => ref_::evaluate_unresolved(ev, (*index, *kind), frame),
     }
+}
+
+/// The subschemas of an array-valued applicator (`allOf`, `anyOf`, `oneOf`), one node each.
+pub(crate) fn schema_list(
+    cx: &mut NodeCompiler<'_, '_>,
+    name: &str,
+    value: &Value,
+) -> Result<Box<[NodeId]>, SchemaError> {
+    let Value::Array(schemas) = value else {
+        return Err(cx.invalid(name, "expected a non-empty array of schemas"));
+    };
+    Ok((0..schemas.len())
+        .map(|idx| cx.child(&[name, &idx.to_string()]))
+        .collect())
 }
 
 /// A non-negative integer keyword value (`2.0` counts); values beyond `u64` saturate.
@@ -434,28 +476,46 @@ pub(crate) fn count(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> 
     }
 }
 
-/// The shared verdict of the six count bounds (maxItems, minItems, maxProperties, minProperties, maxLength,
-/// minLength): `holds` is the comparison, and the message (text, the limit, text) is only written when a violation
-/// is being collected, so the valid path and `is_valid` allocate nothing.
-pub(crate) fn count_bound(
+/// The collecting check the six count bounds share (`maxItems`, `minItems`, `maxProperties`, `minProperties`,
+/// `maxLength`, `minLength`): the comparison is the home's (`array::holds_max_items`, ...), and the message (its
+/// words, the limit) is only written when a violation is being collected, so the valid path and `is_valid` allocate
+/// nothing.
+fn evaluate_count(
     ev: &mut Evaluator<'_>,
-    frame: &Frame<'_, '_>,
+    keyword: &Keyword,
     node: &Node,
-    keyword: &'static str,
-    holds: bool,
-    (before, limit, after): (&str, u64, &str),
+    instance: &Value,
+    frame: &Frame<'_, '_>,
 ) -> bool {
+    let (holds, limit) = match *keyword {
+        Keyword::MaxItems(limit) => (array::holds_max_items(limit, instance), limit),
+        Keyword::MinItems(limit) => (array::holds_min_items(limit, instance), limit),
+        Keyword::MaxProperties(limit) => (object::holds_max_properties(limit, instance), limit),
+        Keyword::MinProperties(limit) => (object::holds_min_properties(limit, instance), limit),
+        Keyword::MaxLength(limit) => (string::holds_max_length(limit, instance), limit),
+        Keyword::MinLength(limit) => (string::holds_min_length(limit, instance), limit),
+        // Not a count.
+        _ => return true,
+    };
     if holds {
         return true;
     }
     if !ev.collect {
         return false;
     }
+    let (kind, before, after) = match keyword {
+        Keyword::MaxItems(_) => (ViolationKind::MaxItems, "must have at most ", " items"),
+        Keyword::MinItems(_) => (ViolationKind::MinItems, "must have at least ", " items"),
+        Keyword::MaxProperties(_) => (ViolationKind::MaxProperties, "must have at most ", " properties"),
+        Keyword::MinProperties(_) => (ViolationKind::MinProperties, "must have at least ", " properties"),
+        Keyword::MaxLength(_) => (ViolationKind::MaxLength, "must be at most ", " characters long"),
+        _ => (ViolationKind::MinLength, "must be at least ", " characters long"),
+    };
     let mut message = ev.message_buffer();
     message.push_str(before);
     crate::eval::push_count(&mut message, limit);
     message.push_str(if limit == 1 { singular(after) } else { after });
-    ev.fail(frame, node, keyword, crate::eval::Detail::message(message))
+    ev.fail(frame, node, kind, crate::eval::Detail::message(message))
 }
 
 /// A count bound's closing words for a limit of one (`1 item`, not `1 items`).
@@ -468,88 +528,60 @@ fn singular(after: &str) -> &str {
     }
 }
 
-/// Orders two property names as `str::cmp` does, deciding by the first byte inline when it differs (the usual
-/// case in a merge of sorted names), so most steps of the object keywords' merges make no `memcmp` call.
-#[inline]
-pub(crate) fn cmp_names(a: &str, b: &str) -> std::cmp::Ordering {
-    match (a.as_bytes().first(), b.as_bytes().first()) {
-        (Some(x), Some(y)) if x != y => x.cmp(y),
-        _ => a.cmp(b),
-    }
-}
-
-/// Whether two names are equal: lengths first, which settles most mismatches, then names of up to 16 bytes (nearly
-/// every property name and enum string) by two overlapping word loads each, without a `memcmp` call.
-#[inline]
-pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0 => true,
-        // The first, middle and last bytes cover every position of a name this short.
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
-        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
-        _ => a == b,
-    }
-}
-
-/// The four bytes of `bytes` from `at` (the caller keeps `at + 4` within the length).
-#[inline(always)]
-fn word4(bytes: &[u8], at: usize) -> u32 {
-    bytes
-        .get(at..)
-        .and_then(<[u8]>::first_chunk::<4>)
-        .map_or(0, |word| u32::from_ne_bytes(*word))
-}
-
-/// The eight bytes of `bytes` from `at` (the caller keeps `at + 8` within the length).
-#[inline(always)]
-fn word8(bytes: &[u8], at: usize) -> u64 {
-    bytes
-        .get(at..)
-        .and_then(<[u8]>::first_chunk::<8>)
-        .map_or(0, |word| u64::from_ne_bytes(*word))
-}
-
-/// A string as `{:?}` writes it, without the formatting machinery for the usual names (printable ASCII without
-/// quotes or backslashes, which `Debug` leaves as they are).
-pub(crate) fn quoted(text: &str) -> String {
-    let mut quoted = String::with_capacity(text.len() + 2);
-    push_quoted(&mut quoted, text);
-    quoted
-}
-
-/// Whether a string is printable ASCII without quotes or backslashes: both `{:?}` and JSON write it as itself in
-/// quotes.
-pub(crate) fn is_plain(text: &str) -> bool {
-    text.bytes()
-        .all(|byte| (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\')
-}
-
-/// Appends `text` as `{:?}` writes it (see [`quoted`]).
-pub(crate) fn push_quoted(out: &mut String, text: &str) {
-    if is_plain(text) {
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-    } else {
-        out.push_str(&format!("{text:?}"));
-    }
-}
-
 /// The node a child id points to, for keywords that special-case `false` subschemas.
 pub(crate) fn is_false(ev: &Evaluator<'_>, id: NodeId) -> bool {
     matches!(ev.schema.nodes[id as usize].body, crate::node::Body::Bool(false))
 }
 
+/// Applies node `id` to each member or item `entries` yields (`additionalProperties`, `unevaluatedProperties`,
+/// `unevaluatedItems`, of `kind`): a `false` node rejects each at itself, any other is descended into. Whether all
+/// hold; the first that does not ends it unless a report is being written.
+pub(crate) fn apply_to_entries<'v>(
+    ev: &mut Evaluator<'_>,
+    (id, kind): (NodeId, ViolationKind),
+    node: &Node,
+    frame: &Frame<'_, 'v>,
+    entries: impl Iterator<Item = (Step<'v>, &'v Value)>,
+) -> bool {
+    let relative = ev.schema.nodes[id as usize].relative();
+    let rejects_all = is_false(ev, id);
+    let mut valid = true;
+    for (step, value) in entries {
+        let entry_valid = if rejects_all {
+            rejected(ev, kind, step, node, frame)
+        } else {
+            ev.descend(frame, id, value, Some(step), relative, None)
+        };
+        if !entry_valid {
+            valid = false;
+            if !ev.collect {
+                return false;
+            }
+        }
+    }
+    valid
+}
+
+/// Reports a member or item rejected by a `false` subschema (a violation of `kind`), located at itself.
+#[cold]
+pub(crate) fn rejected(
+    ev: &mut Evaluator<'_>,
+    kind: ViolationKind,
+    step: Step<'_>,
+    node: &Node,
+    frame: &Frame<'_, '_>,
+) -> bool {
+    let (parts, extra): (&[&str], _) = match step {
+        Step::Key(key) => (&["property is not allowed"], Extra::Key(key)),
+        Step::Index(idx) => (&["item is not allowed"], Extra::Index(idx)),
+    };
+    let mut detail = Detail::parts(parts);
+    detail.extra = Some(extra);
+    ev.fail(frame, node, kind, detail)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::cmp_names;
-
     #[test]
     fn a_keyword_stays_small() {
         // Compiled schemas hold one per keyword: every byte counts against issue 5's memory bound.
@@ -558,81 +590,5 @@ mod tests {
             "{}",
             size_of::<super::Keyword>()
         );
-    }
-
-    #[test]
-    fn quoted_is_debug() {
-        for text in [
-            "",
-            "a",
-            "a b",
-            "say \"hi\"",
-            "back\\slash",
-            "tab\t",
-            "é",
-            "\u{301}",
-            "~/",
-            "\u{7f}",
-        ] {
-            assert_eq!(super::quoted(text), format!("{text:?}"), "{text:?}");
-        }
-    }
-
-    #[test]
-    fn same_name_is_str_eq() {
-        let names = [
-            "",
-            "a",
-            "ab",
-            "abcdefgh",
-            "abcdefgi",
-            "abcdefghi",
-            "abcdefghj",
-            "é",
-            "e\u{301}",
-        ];
-        let long = "x".repeat(40);
-        let long2 = format!("{}y", "x".repeat(39));
-        for a in names.iter().copied().chain([long.as_str(), long2.as_str()]) {
-            for b in names.iter().copied().chain([long.as_str(), long2.as_str()]) {
-                assert_eq!(super::same_name(a, b), a == b, "{a:?} vs {b:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn same_name_sees_a_difference_at_every_position_of_every_length() {
-        for len in 0..=40_usize {
-            let base: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-            assert!(super::same_name(&base, &base.clone()), "{base:?}");
-            for at in 0..len {
-                let mut other = base.clone().into_bytes();
-                other[at] = b'Z';
-                let other = String::from_utf8(other).unwrap_or_default();
-                assert!(!super::same_name(&base, &other), "{base:?} vs {other:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn cmp_names_orders_as_str_cmp() {
-        let names = [
-            "",
-            "a",
-            "ab",
-            "b",
-            "B",
-            "é",
-            "éa",
-            "z\u{0}",
-            "zz",
-            "\u{10FFFF}",
-            "ab\u{80}",
-        ];
-        for a in names {
-            for b in names {
-                assert_eq!(cmp_names(a, b), a.cmp(b), "{a:?} vs {b:?}");
-            }
-        }
     }
 }

@@ -4,8 +4,12 @@ use super::Keyword;
 use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
+use crate::flag::Flag;
+use crate::flag::plan::Check;
 use crate::node::Node;
+use crate::node::NodeId;
 use crate::number::{MultipleOf, SchemaNumber};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -23,16 +27,16 @@ pub(crate) enum Bound {
 }
 
 impl Bound {
-    fn keyword(self) -> &'static str {
+    fn kind(self) -> ViolationKind {
         match self {
-            Self::Minimum | Self::MinimumExclusive => "minimum",
-            Self::Maximum | Self::MaximumExclusive => "maximum",
-            Self::ExclusiveMinimum => "exclusiveMinimum",
-            Self::ExclusiveMaximum => "exclusiveMaximum",
+            Self::Minimum | Self::MinimumExclusive => ViolationKind::Minimum,
+            Self::Maximum | Self::MaximumExclusive => ViolationKind::Maximum,
+            Self::ExclusiveMinimum => ViolationKind::ExclusiveMinimum,
+            Self::ExclusiveMaximum => ViolationKind::ExclusiveMaximum,
         }
     }
 
-    pub(super) fn holds(self, instance_vs_limit: Ordering) -> bool {
+    pub(crate) fn holds(self, instance_vs_limit: Ordering) -> bool {
         match self {
             Self::Minimum => instance_vs_limit != Ordering::Less,
             Self::Maximum => instance_vs_limit != Ordering::Greater,
@@ -51,7 +55,7 @@ impl Bound {
     }
 }
 
-pub(super) fn compile_bound(
+pub(crate) fn compile_bound(
     cx: &mut NodeCompiler<'_, '_>,
     name: &str,
     value: &Value,
@@ -66,7 +70,7 @@ pub(super) fn compile_bound(
 }
 
 /// Draft 4's `minimum`/`maximum`, exclusive when the sibling `exclusiveMinimum`/`exclusiveMaximum` is `true`.
-pub(super) fn compile_draft4_bound(
+pub(crate) fn compile_draft4_bound(
     cx: &mut NodeCompiler<'_, '_>,
     name: &str,
     value: &Value,
@@ -102,7 +106,7 @@ fn bound_keyword(
     })
 }
 
-pub(super) fn compile_multiple_of(
+pub(crate) fn compile_multiple_of(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -118,7 +122,7 @@ pub(super) fn compile_multiple_of(
 
 /// A bound's verdict (non-numbers pass).
 #[inline]
-pub(super) fn holds_bound(
+pub(crate) fn holds_bound(
     bound: Bound,
     (limit, approx): (&SchemaNumber, Option<f64>),
     text: &str,
@@ -132,7 +136,7 @@ pub(super) fn holds_bound(
 
 /// `multipleOf`'s verdict (non-numbers pass).
 #[inline]
-pub(super) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), instance: &Value) -> bool {
+pub(crate) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), instance: &Value) -> bool {
     let Value::Number(number) = instance else {
         return true;
     };
@@ -143,7 +147,7 @@ pub(super) fn holds_multiple_of((divisor, integer): (&MultipleOf, Option<i64>), 
     }
 }
 
-pub(super) fn evaluate_bound(
+pub(crate) fn evaluate_bound(
     ev: &mut Evaluator<'_>,
     bound: Bound,
     (limit, approx): (&SchemaNumber, Option<f64>),
@@ -161,12 +165,12 @@ pub(super) fn evaluate_bound(
     ev.fail(
         frame,
         node,
-        bound.keyword(),
+        bound.kind(),
         Detail::parts(&[bound.phrase(), " ", text]),
     )
 }
 
-pub(super) fn evaluate_multiple_of(
+pub(crate) fn evaluate_multiple_of(
     ev: &mut Evaluator<'_>,
     (divisor, integer): (&MultipleOf, Option<i64>),
     text: &str,
@@ -183,7 +187,7 @@ pub(super) fn evaluate_multiple_of(
     ev.fail(
         frame,
         node,
-        "multipleOf",
+        ViolationKind::MultipleOf,
         Detail::parts(&["must be a multiple of ", text]),
     )
 }
@@ -209,4 +213,35 @@ fn compare(
         }
     }
     limit.cmp_instance(instance)
+}
+
+/// The bounds in the yes/no evaluator.
+impl Flag<'_> {
+    /// A bound with a short integer limit: short integers and decimals compare in place, other numbers run keyword
+    /// `index` of node `id`.
+    #[inline(never)]
+    pub(crate) fn int_bound(
+        &mut self,
+        (bound, limit): (crate::keywords::Bound, i64),
+        (id, index): (NodeId, u16),
+        instance: &Value,
+        depth: u32,
+    ) -> bool {
+        match instance {
+            Value::Number(number) => match crate::number::cmp_with_int(number, limit) {
+                Some(order) => bound.holds(order),
+                None => self.keyword_at(id, index, instance, depth),
+            },
+            _ => true,
+        }
+    }
+}
+
+/// A bound's check in the yes/no evaluator's plan: with a short integer limit, integers and decimals compare in
+/// place (`Check::IntBound`); `None` otherwise (the keyword runs as compiled).
+pub(crate) fn plan_bound(bound: Bound, text: &str, index: u16) -> Option<Check> {
+    match (crate::number::is_short_integer(text), text.parse::<i64>()) {
+        (true, Ok(limit)) => Some(Check::IntBound { bound, limit, index }),
+        _ => None,
+    }
 }

@@ -6,6 +6,8 @@ use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Extra, Frame};
 use crate::node::Node;
+use crate::typed::plan::{ObjectPlan, Others, PlannedName};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
 fn names(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<Box<[Box<str>]>, SchemaError> {
@@ -22,14 +24,14 @@ fn names(cx: &NodeCompiler<'_, '_>, keyword: &str, value: &Value) -> Result<Box<
         .collect()
 }
 
-pub(super) fn compile_required(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile_required(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     // Sorted, so that a sorted instance map can be checked in one merge pass (reports are sorted anyway).
     let mut required = names(cx, "required", value)?;
     required.sort();
     Ok(Keyword::Required(required))
 }
 
-pub(super) fn compile_dependent_required(
+pub(crate) fn compile_dependent_required(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -52,7 +54,7 @@ fn n_properties(instance: &serde_json::Map<String, Value>) -> u64 {
 
 /// `maxProperties`'s verdict (non-objects pass).
 #[inline]
-pub(super) fn holds_max_properties(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_max_properties(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Object(object) => n_properties(object) <= limit,
         _ => true,
@@ -61,48 +63,14 @@ pub(super) fn holds_max_properties(limit: u64, instance: &Value) -> bool {
 
 /// `minProperties`'s verdict (non-objects pass).
 #[inline]
-pub(super) fn holds_min_properties(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_min_properties(limit: u64, instance: &Value) -> bool {
     match instance {
         Value::Object(object) => n_properties(object) >= limit,
         _ => true,
     }
 }
 
-pub(super) fn evaluate_max_properties(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        "maxProperties",
-        holds_max_properties(limit, instance),
-        ("must have at most ", limit, " properties"),
-    )
-}
-
-pub(super) fn evaluate_min_properties(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        "minProperties",
-        holds_min_properties(limit, instance),
-        ("must have at least ", limit, " properties"),
-    )
-}
-
-pub(super) fn evaluate_required(
+pub(crate) fn evaluate_required(
     ev: &mut Evaluator<'_>,
     names: &[Box<str>],
     node: &Node,
@@ -116,7 +84,7 @@ pub(super) fn evaluate_required(
 }
 
 /// `required` over an object in hand (the shape keyword calls it to name the missing properties).
-pub(super) fn evaluate_required_in(
+pub(crate) fn evaluate_required_in(
     ev: &mut Evaluator<'_>,
     names: &[Box<str>],
     node: &Node,
@@ -129,14 +97,14 @@ pub(super) fn evaluate_required_in(
         if !ev.collect {
             return false;
         }
-        missing(ev, "required", name, None, node, frame);
+        missing(ev, ViolationKind::Required, name, None, node, frame);
     }
     valid
 }
 
 /// `required`'s verdict over an object.
 #[inline]
-pub(super) fn holds_required(
+pub(crate) fn holds_required(
     names: &[Box<str>],
     object: &serde_json::Map<String, Value>,
     sorted: bool,
@@ -158,7 +126,7 @@ fn missing_names<'n>(
         .filter(move |name| {
             let present = if sorted {
                 loop {
-                    match current.map(|key| super::cmp_names(key, name)) {
+                    match current.map(|key| crate::text::cmp_names(key, name)) {
                         Some(std::cmp::Ordering::Less) => current = keys.next(),
                         Some(std::cmp::Ordering::Equal) => break true,
                         _ => break false,
@@ -172,7 +140,7 @@ fn missing_names<'n>(
         .map(AsRef::as_ref)
 }
 
-pub(super) fn compile_dependencies(
+pub(crate) fn compile_dependencies(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -196,7 +164,7 @@ pub(super) fn compile_dependencies(
 }
 
 /// `dependentRequired`'s (or string-array `dependencies`') verdict over an object.
-pub(super) fn holds_dependent_required(
+pub(crate) fn holds_dependent_required(
     rules: &[DependentRule],
     object: &serde_json::Map<String, Value>,
 ) -> bool {
@@ -205,9 +173,9 @@ pub(super) fn holds_dependent_required(
     })
 }
 
-pub(super) fn evaluate_dependent_required(
+pub(crate) fn evaluate_dependent_required(
     ev: &mut Evaluator<'_>,
-    keyword: &'static str,
+    kind: ViolationKind,
     rules: &[DependentRule],
     node: &Node,
     instance: &Value,
@@ -227,7 +195,7 @@ pub(super) fn evaluate_dependent_required(
                 if !ev.collect {
                     return false;
                 }
-                missing(ev, keyword, name, Some(trigger), node, frame);
+                missing(ev, kind, name, Some(trigger), node, frame);
             }
         }
     }
@@ -236,9 +204,9 @@ pub(super) fn evaluate_dependent_required(
 
 /// Records a missing property (`required`, `dependentRequired`, `dependencies`; the fused shape for `required`).
 #[cold]
-pub(super) fn missing(
+pub(crate) fn missing(
     ev: &mut Evaluator<'_>,
-    keyword: &'static str,
+    kind: ViolationKind,
     name: &str,
     trigger: Option<&str>,
     node: &Node,
@@ -247,13 +215,13 @@ pub(super) fn missing(
     let message = match trigger {
         Some(trigger) => format!(
             "required property {} is missing (required when {} is present)",
-            super::quoted(name),
-            super::quoted(trigger)
+            crate::text::quoted(name),
+            crate::text::quoted(trigger)
         ),
         None => {
             let mut message = ev.message_buffer();
             message.push_str("required property ");
-            super::push_quoted(&mut message, name);
+            crate::text::push_quoted(&mut message, name);
             message.push_str(" is missing");
             message
         }
@@ -261,5 +229,24 @@ pub(super) fn missing(
     let mut detail = Detail::message(message);
     detail.missing_property = Some(name);
     detail.extra = Some(Extra::Key(name));
-    ev.fail(frame, node, keyword, detail);
+    ev.fail(frame, node, kind, detail);
+}
+
+/// `required` alone as the typed route's object plan.
+pub(crate) fn typed_required(names: &[Box<str>]) -> ObjectPlan {
+    let mut names: Vec<_> = names
+        .iter()
+        .map(|name| PlannedName {
+            name: name.clone(),
+            node: None,
+            required: true,
+        })
+        .collect();
+    names.sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+    names.dedup_by(|a, b| a.name == b.name);
+    ObjectPlan {
+        n_required: names.len(),
+        names: names.into_boxed_slice(),
+        others: Others::Any,
+    }
 }

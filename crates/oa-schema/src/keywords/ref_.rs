@@ -9,9 +9,10 @@ use crate::eval::{Evaluator, Frame};
 use crate::evaluated::Evaluated;
 use crate::node::{CompiledSchema, NodeId};
 use crate::registry::RECURSIVE_ANCHOR;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
-pub(super) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::String(reference) = value else {
         return Err(cx.invalid("$ref", "expected a URI reference"));
     };
@@ -19,12 +20,12 @@ pub(super) fn compile_ref(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Resul
         Target::Node(target) => Keyword::Ref(target),
         Target::Unresolved(index) => Keyword::Unresolved {
             index,
-            keyword: "$ref",
+            kind: ViolationKind::Ref,
         },
     })
 }
 
-pub(super) fn compile_dynamic_ref(
+pub(crate) fn compile_dynamic_ref(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -36,7 +37,7 @@ pub(super) fn compile_dynamic_ref(
         Target::Unresolved(index) => {
             return Ok(Keyword::Unresolved {
                 index,
-                keyword: "$dynamicRef",
+                kind: ViolationKind::DynamicRef,
             });
         }
     };
@@ -58,7 +59,7 @@ pub(super) fn compile_dynamic_ref(
 /// `$recursiveRef` (2019-09): `"#"` whose target, the resource's root, declares `$recursiveAnchor: true` lands on the
 /// outermost resource of the dynamic scope that declares it too (kept as a dynamic anchor under
 /// [`RECURSIVE_ANCHOR`]); otherwise it behaves exactly as `$ref`.
-pub(super) fn compile_recursive_ref(
+pub(crate) fn compile_recursive_ref(
     cx: &mut NodeCompiler<'_, '_>,
     value: &Value,
 ) -> Result<Keyword, SchemaError> {
@@ -70,7 +71,7 @@ pub(super) fn compile_recursive_ref(
         Target::Unresolved(index) => {
             return Ok(Keyword::Unresolved {
                 index,
-                keyword: "$recursiveRef",
+                kind: ViolationKind::RecursiveRef,
             });
         }
     };
@@ -82,7 +83,7 @@ pub(super) fn compile_recursive_ref(
     })
 }
 
-pub(super) fn evaluate_ref<'v>(
+pub(crate) fn evaluate_ref<'v>(
     ev: &mut Evaluator<'_>,
     target: NodeId,
     instance: &'v Value,
@@ -92,7 +93,7 @@ pub(super) fn evaluate_ref<'v>(
     ev.follow(frame, target, instance, "/$ref", evaluated.as_mut())
 }
 
-pub(super) fn evaluate_dynamic_ref<'v>(
+pub(crate) fn evaluate_dynamic_ref<'v>(
     ev: &mut Evaluator<'_>,
     (target, anchor, keyword): (NodeId, Option<&str>, &str),
     instance: &'v Value,
@@ -105,7 +106,7 @@ pub(super) fn evaluate_dynamic_ref<'v>(
 
 /// Where a dynamic reference lands from `frame`: the outermost resource in the dynamic scope that declares its
 /// anchor (or `target` itself, for a reference that is not dynamic).
-pub(super) fn dynamic_target(
+pub(crate) fn dynamic_target(
     schema: &CompiledSchema,
     frame: &Frame<'_, '_>,
     target: NodeId,
@@ -135,11 +136,11 @@ pub(super) fn dynamic_target(
 
 /// A reference that resolves to nothing, reached: the run fails whatever the branch (see
 /// [`Evaluator::reach_unresolved`]).
-pub(super) fn evaluate_unresolved(
+pub(crate) fn evaluate_unresolved(
     ev: &mut Evaluator<'_>,
-    (index, keyword): (u32, &'static str),
+    (index, kind): (u32, ViolationKind),
     frame: &Frame<'_, '_>,
 ) -> bool {
-    ev.reach_unresolved(frame, index, keyword);
+    ev.reach_unresolved(frame, index, kind);
     false
 }

@@ -7,11 +7,16 @@
 //! by the same function, and a missing required property sends the run back to `required` itself. When a sibling
 //! `unevaluated*` needs to know what was evaluated, the original keywords run instead.
 
-use super::{Keyword, cmp_names};
+use super::Keyword;
+use super::properties::Deferred;
 use crate::ecma_regex::{ByteSet, EcmaRegex};
 use crate::eval::{Evaluator, Frame, Step};
 use crate::evaluated::Evaluated;
+use crate::flag::Flag;
 use crate::node::{Body, Node, NodeId};
+use crate::text::cmp_names;
+use crate::typed::plan::{ObjectPlan, Others, PlannedName};
+use crate::violation::ViolationKind;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
@@ -42,57 +47,57 @@ pub(crate) struct Shape {
 
 /// One name of the table.
 #[derive(Debug)]
-pub(super) struct Slot {
+pub(crate) struct Slot {
     name: Box<str>,
     /// The name's first eight bytes as a big-endian number (see [`prefix_key`]).
     prefix: u64,
     /// The `properties` schema for the name, if any.
-    pub(super) node: Option<NodeId>,
+    pub(crate) node: Option<NodeId>,
     /// Whether `required` lists the name.
-    pub(super) required: bool,
+    pub(crate) required: bool,
     /// Whether the property schema only checks the value in hand (it runs in the first pass).
-    pub(super) cheap: bool,
+    pub(crate) cheap: bool,
 }
 
 impl Slot {
     /// The property name.
-    pub(super) fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 }
 
 impl Shape {
     /// The names, sorted.
-    pub(super) fn table(&self) -> &[Slot] {
+    pub(crate) fn table(&self) -> &[Slot] {
         &self.table
     }
 
     /// The index of the table when it is worth using for an object of `members` members: always when members
     /// come unsorted (it beats a binary search), else when the object is small beside the table.
-    pub(super) fn index_for(&self, sorted: bool, members: usize) -> Option<&super::names::NameIndex<usize>> {
+    pub(crate) fn index_for(&self, sorted: bool, members: usize) -> Option<&super::names::NameIndex<usize>> {
         self.index
             .as_ref()
             .filter(|_| !sorted || super::names::worth_index(self.table.len(), members))
     }
 
     /// How many names are required.
-    pub(super) fn n_required(&self) -> usize {
+    pub(crate) fn n_required(&self) -> usize {
         self.n_required
     }
 
     /// Whether `additionalProperties: false` rejects members not named by `properties`.
-    pub(super) fn rejects_others(&self) -> bool {
+    pub(crate) fn rejects_others(&self) -> bool {
         matches!(self.additional, Additional::Reject)
     }
 
     /// `patternProperties`' patterns and schemas.
-    pub(super) fn patterns(&self) -> &[(EcmaRegex, NodeId)] {
+    pub(crate) fn patterns(&self) -> &[(EcmaRegex, NodeId)] {
         &self.patterns
     }
 
     /// Whether some pattern may match `name` (when false, none does).
     #[inline]
-    pub(super) fn may_pattern(&self, name: &str) -> bool {
+    pub(crate) fn may_pattern(&self, name: &str) -> bool {
         match self.pattern_starts {
             None => true,
             Some(starts) => name.as_bytes().first().is_some_and(|byte| starts.contains(*byte)),
@@ -100,7 +105,7 @@ impl Shape {
     }
 
     /// The `additionalProperties` schema, when it is one.
-    pub(super) fn other_schema(&self) -> Option<NodeId> {
+    pub(crate) fn other_schema(&self) -> Option<NodeId> {
         match self.additional {
             Additional::Schema(id) => Some(id),
             Additional::Any | Additional::Reject => None,
@@ -250,7 +255,7 @@ fn build(originals: Vec<Keyword>, is_false: &[bool], is_true: &[bool]) -> Shape 
 
 /// Finds members' slots: by merging when the instance's members come sorted, else by binary search; or by the
 /// shape's index when it has one and the object is small beside the table.
-pub(super) struct Lookup<'t> {
+pub(crate) struct Lookup<'t> {
     table: &'t [Slot],
     cursor: usize,
     sorted: bool,
@@ -258,7 +263,7 @@ pub(super) struct Lookup<'t> {
 }
 
 impl<'t> Lookup<'t> {
-    pub(super) fn new(table: &'t [Slot], sorted: bool) -> Self {
+    pub(crate) fn new(table: &'t [Slot], sorted: bool) -> Self {
         Self {
             table,
             cursor: 0,
@@ -268,7 +273,7 @@ impl<'t> Lookup<'t> {
     }
 
     /// The lookup for an object of `members` members.
-    pub(super) fn for_members(shape: &'t Shape, sorted: bool, members: usize) -> Self {
+    pub(crate) fn for_members(shape: &'t Shape, sorted: bool, members: usize) -> Self {
         Self {
             index: shape.index_for(sorted, members),
             ..Self::new(&shape.table, sorted)
@@ -277,13 +282,13 @@ impl<'t> Lookup<'t> {
 
     /// The slot of member `key`, if the shape names it. Inlined: a call's set-up costs as much as the usual step.
     #[inline(always)]
-    pub(super) fn find(&mut self, key: &str) -> Option<&'t Slot> {
+    pub(crate) fn find(&mut self, key: &str) -> Option<&'t Slot> {
         self.find_indexed(key).map(|(_, slot)| slot)
     }
 
     /// The slot of member `key` and its index in the table, if the shape names it.
     #[inline(always)]
-    pub(super) fn find_indexed(&mut self, key: &str) -> Option<(usize, &'t Slot)> {
+    pub(crate) fn find_indexed(&mut self, key: &str) -> Option<(usize, &'t Slot)> {
         if let Some(index) = self.index {
             let position = *index.get(key)?;
             return self.table.get(position).map(|slot| (position, slot));
@@ -299,7 +304,7 @@ impl<'t> Lookup<'t> {
         let mut prefix = None;
         while let Some(slot) = self.table.get(self.cursor) {
             // Members usually are the next name: test for that first, without a call.
-            if super::same_name(&slot.name, key) {
+            if crate::text::same_name(&slot.name, key) {
                 self.cursor += 1;
                 return Some((self.cursor - 1, slot));
             }
@@ -341,7 +346,7 @@ fn prefix_key(name: &str) -> u64 {
 }
 
 /// Evaluates the shape.
-pub(super) fn evaluate<'v>(
+pub(crate) fn evaluate<'v>(
     ev: &mut Evaluator<'_>,
     shape: &Shape,
     node: &Node,
@@ -437,7 +442,7 @@ fn first_pass<'v>(
                 // In name order, as `required` (its names sorted) reports them.
                 for (index, slot) in shape.table.iter().enumerate() {
                     if slot.required && present & (1 << index) == 0 {
-                        super::object::missing(ev, "required", &slot.name, None, node, frame);
+                        super::object::missing(ev, ViolationKind::Required, &slot.name, None, node, frame);
                     }
                 }
             } else {
@@ -459,7 +464,13 @@ fn additional_first<'v>(
     frame: &Frame<'_, 'v>,
 ) -> bool {
     match shape.additional {
-        Additional::Reject => super::properties::rejected(ev, "additionalProperties", key, node, frame),
+        Additional::Reject => super::rejected(
+            ev,
+            ViolationKind::AdditionalProperties,
+            Step::Key(key),
+            node,
+            frame,
+        ),
         Additional::Schema(id) if ev.collect => {
             let relative = ev.schema.nodes[id as usize].relative();
             ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
@@ -516,6 +527,161 @@ fn second_pass<'v>(
         }
     }
     valid
+}
+
+/// The fused shape in the yes/no evaluator.
+impl Flag<'_> {
+    /// `properties`, `required`, `additionalProperties` and `patternProperties` fused (see [`Shape`]).
+    #[inline(never)]
+    pub(crate) fn shape(&mut self, shape: &Shape, object: &Map<String, Value>, depth: u32) -> bool {
+        // Too few members to hold every required name: no need to look at them.
+        if object.len() < shape.n_required() {
+            return false;
+        }
+        let sorted = self.schema.sorted_maps;
+        let table = shape.table();
+        let mut deferred = Deferred::default();
+        // The same first pass in two copies, each with its own way to find a member's slot: by the shape's index
+        // (a small object against a long table), or by a merge with the table (no branch between them per member).
+        let first = match shape.index_for(sorted, object.len()) {
+            Some(index) => self.first_pass(shape, object, depth, &mut deferred, |key| {
+                index.get(key).and_then(|position| table.get(*position))
+            }),
+            None => {
+                let mut lookup = Lookup::new(table, sorted);
+                self.first_pass(shape, object, depth, &mut deferred, |key| lookup.find(key))
+            }
+        };
+        if !first {
+            return false;
+        }
+        if let Some(kept) = deferred.kept() {
+            return kept.iter().all(|(id, value)| self.child(*id, value, depth));
+        }
+        // Second pass: the property schemas that recurse, and the `additionalProperties` schema (the patterns
+        // all ran in the first pass and matched without exceeding the budget, or it returned).
+        let others = shape.other_schema();
+        let patterns = shape.patterns();
+        let mut lookup = Lookup::for_members(shape, sorted, object.len());
+        object.iter().all(|(key, value)| {
+            let target = match lookup
+                .find(key)
+                .and_then(|slot| slot.node.map(|id| (id, slot.cheap)))
+            {
+                Some((id, false)) => Some(id),
+                Some((_, true)) => None,
+                None => others.filter(|_| {
+                    !shape.may_pattern(key)
+                        || !patterns.iter().any(|(regex, _)| regex.is_match(key) == Ok(true))
+                }),
+            };
+            target.is_none_or(|id| self.child(id, value, depth))
+        })
+    }
+
+    /// A shape's first pass: counts required names, rejects what `additionalProperties: false` forbids, applies
+    /// the cheap schemas and sets aside the members whose schemas recurse. Whether all of that held.
+    #[inline(always)]
+    fn first_pass<'v, 't>(
+        &mut self,
+        shape: &Shape,
+        object: &'v Map<String, Value>,
+        depth: u32,
+        deferred: &mut Deferred<'v>,
+        mut find: impl FnMut(&str) -> Option<&'t Slot>,
+    ) -> bool {
+        let others = shape.other_schema();
+        let patterns = shape.patterns();
+        let mut n_present = 0;
+        for (key, value) in object {
+            let slot = find(key);
+            // `patternProperties`: every pattern the name matches applies; such a member is not additional.
+            let patterned = if patterns.is_empty() || !shape.may_pattern(key) {
+                false
+            } else {
+                match self.patterns(patterns, key, value, depth) {
+                    Some(patterned) => patterned,
+                    None => return false,
+                }
+            };
+            let additional = if patterned {
+                (true, None)
+            } else {
+                (!shape.rejects_others(), others)
+            };
+            let (valid, later) = match slot {
+                Some(slot) => {
+                    n_present += usize::from(slot.required);
+                    match slot.node {
+                        Some(id) if slot.cheap => (self.child(id, value, depth), None),
+                        Some(id) => (true, Some(id)),
+                        None => additional,
+                    }
+                }
+                None => additional,
+            };
+            if !valid {
+                return false;
+            }
+            if let Some(id) = later {
+                deferred.push(id, value);
+            }
+        }
+        n_present >= shape.n_required()
+    }
+
+    /// Applies every pattern `key` matches to `value`: whether one matched, `None` when one failed (or a match
+    /// exceeded the regex budget).
+    #[inline(never)]
+    fn patterns(
+        &mut self,
+        patterns: &[(EcmaRegex, NodeId)],
+        key: &str,
+        value: &Value,
+        depth: u32,
+    ) -> Option<bool> {
+        let mut patterned = false;
+        for (regex, id) in patterns {
+            match regex.is_match(key) {
+                Ok(false) => {}
+                Ok(true) => {
+                    patterned = true;
+                    if !self.child(*id, value, depth) {
+                        return None;
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
+        Some(patterned)
+    }
+}
+
+impl Shape {
+    /// The shape as the typed route's object plan; `None` with `patternProperties`, which it does not plan.
+    pub(crate) fn typed_object(&self) -> Option<ObjectPlan> {
+        if !self.patterns().is_empty() {
+            return None;
+        }
+        let others = if self.rejects_others() {
+            Others::Reject
+        } else {
+            self.other_schema().map_or(Others::Any, Others::Schema)
+        };
+        Some(ObjectPlan {
+            names: self
+                .table()
+                .iter()
+                .map(|slot| PlannedName {
+                    name: slot.name().into(),
+                    node: slot.node,
+                    required: slot.required,
+                })
+                .collect(),
+            n_required: self.n_required(),
+            others,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@ use crate::ecma_regex::EcmaRegex;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
 use crate::node::Node;
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
-pub(super) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile_pattern(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let Value::String(pattern) = value else {
         return Err(cx.invalid("pattern", "expected a string"));
     };
@@ -23,26 +24,9 @@ fn length(text: &str) -> u64 {
     u64::try_from(text.chars().count()).unwrap_or(u64::MAX)
 }
 
-pub(super) fn evaluate_max_length(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        "maxLength",
-        holds_max_length(limit, instance),
-        ("must be at most ", limit, " characters long"),
-    )
-}
-
 /// `maxLength`'s verdict (non-strings pass).
 #[inline]
-pub(super) fn holds_max_length(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_max_length(limit: u64, instance: &Value) -> bool {
     match instance {
         // A string of at most `limit` bytes has at most `limit` characters: the byte test skips counting.
         Value::String(text) => {
@@ -54,7 +38,7 @@ pub(super) fn holds_max_length(limit: u64, instance: &Value) -> bool {
 
 /// `minLength`'s verdict (non-strings pass).
 #[inline]
-pub(super) fn holds_min_length(limit: u64, instance: &Value) -> bool {
+pub(crate) fn holds_min_length(limit: u64, instance: &Value) -> bool {
     match instance {
         // A character takes one to four bytes: the byte count settles most cases without counting.
         Value::String(text) => {
@@ -71,33 +55,16 @@ pub(super) fn holds_min_length(limit: u64, instance: &Value) -> bool {
     }
 }
 
-pub(super) fn evaluate_min_length(
-    ev: &mut Evaluator<'_>,
-    limit: u64,
-    node: &Node,
-    instance: &Value,
-    frame: &Frame<'_, '_>,
-) -> bool {
-    super::count_bound(
-        ev,
-        frame,
-        node,
-        "minLength",
-        holds_min_length(limit, instance),
-        ("must be at least ", limit, " characters long"),
-    )
-}
-
 /// `pattern`'s verdict (non-strings pass; a match that exceeds the regex budget fails).
 #[inline]
-pub(super) fn holds_pattern(regex: &EcmaRegex, instance: &Value) -> bool {
+pub(crate) fn holds_pattern(regex: &EcmaRegex, instance: &Value) -> bool {
     match instance {
         Value::String(text) => regex.is_match(text) == Ok(true),
         _ => true,
     }
 }
 
-pub(super) fn evaluate_pattern(
+pub(crate) fn evaluate_pattern(
     ev: &mut Evaluator<'_>,
     regex: &EcmaRegex,
     pattern: &str,
@@ -120,13 +87,13 @@ pub(super) fn evaluate_pattern(
     match matched {
         Ok(_) => {
             message.push_str("must match the pattern ");
-            super::push_quoted(&mut message, pattern);
+            crate::text::push_quoted(&mut message, pattern);
         }
         Err(_) => {
             message.push_str("matching the pattern ");
-            super::push_quoted(&mut message, pattern);
+            crate::text::push_quoted(&mut message, pattern);
             message.push_str(" exceeded the regex budget");
         }
     }
-    ev.fail(frame, node, "pattern", Detail::message(message))
+    ev.fail(frame, node, ViolationKind::Pattern, Detail::message(message))
 }

@@ -4,10 +4,12 @@ use super::Keyword;
 use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Frame};
-use crate::node::{JsonType, Node, TypeSet};
+use crate::node::Node;
+use crate::types::{JsonType, TypeSet};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
-pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
+pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Keyword, SchemaError> {
     let mut types = TypeSet::default();
     let mut add = |name: &Value| match name.as_str().and_then(JsonType::from_name) {
         Some(ty) => {
@@ -23,7 +25,7 @@ pub(super) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Ke
     Ok(Keyword::Type(types))
 }
 
-pub(super) fn evaluate(
+pub(crate) fn evaluate(
     ev: &mut Evaluator<'_>,
     types: TypeSet,
     node: &Node,
@@ -54,5 +56,5 @@ fn fail(
     message.push_str(JsonType::of(instance).name());
     let mut detail = Detail::message(message);
     detail.expected_types = types;
-    ev.fail(frame, node, "type", detail)
+    ev.fail(frame, node, ViolationKind::Type, detail)
 }

@@ -1,14 +1,23 @@
 //! `unevaluatedProperties` and `unevaluatedItems`: apply to what no sibling keyword or in-place applicator
 //! evaluated successfully.
 
-use super::is_false;
-use super::properties::rejected;
-use crate::eval::{Detail, Evaluator, Extra, Frame, Step};
+use super::{Keyword, apply_to_entries};
+use crate::compile::NodeCompiler;
+use crate::eval::{Evaluator, Frame, Step};
 use crate::evaluated::Evaluated;
 use crate::node::{Node, NodeId};
+use crate::violation::ViolationKind;
 use serde_json::Value;
 
-pub(super) fn evaluate_properties<'v>(
+pub(crate) fn compile_properties(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
+    Keyword::UnevaluatedProperties(cx.child(&["unevaluatedProperties"]))
+}
+
+pub(crate) fn compile_items(cx: &mut NodeCompiler<'_, '_>) -> Keyword {
+    Keyword::UnevaluatedItems(cx.child(&["unevaluatedItems"]))
+}
+
+pub(crate) fn evaluate_properties<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     node: &Node,
@@ -19,36 +28,25 @@ pub(super) fn evaluate_properties<'v>(
     let Value::Object(object) = instance else {
         return true;
     };
-    let schema = ev.schema;
-    let relative = schema.nodes[id as usize].relative();
-    let rejects_all = is_false(ev, id);
-    let mut valid = true;
-    for (key, value) in object {
-        if evaluated
-            .as_ref()
-            .is_some_and(|evaluated| evaluated.has_property(key))
-        {
-            continue;
-        }
-        let item_valid = if rejects_all {
-            rejected(ev, "unevaluatedProperties", key, node, frame)
-        } else {
-            ev.descend(frame, id, value, Some(Step::Key(key)), relative, None)
-        };
-        if !item_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
-    }
+    let seen = evaluated.as_ref();
+    let unevaluated = object
+        .iter()
+        .filter(|(key, _)| !seen.is_some_and(|seen| seen.has_property(key)))
+        .map(|(key, value)| (Step::Key(key), value));
+    let valid = apply_to_entries(
+        ev,
+        (id, ViolationKind::UnevaluatedProperties),
+        node,
+        frame,
+        unevaluated,
+    );
     if let Some(evaluated) = evaluated {
         evaluated.all_properties = true;
     }
     valid
 }
 
-pub(super) fn evaluate_items<'v>(
+pub(crate) fn evaluate_items<'v>(
     ev: &mut Evaluator<'_>,
     id: NodeId,
     node: &Node,
@@ -59,31 +57,19 @@ pub(super) fn evaluate_items<'v>(
     let Value::Array(items) = instance else {
         return true;
     };
-    let schema = ev.schema;
-    let relative = schema.nodes[id as usize].relative();
-    let rejects_all = is_false(ev, id);
-    let mut valid = true;
-    for (item_idx, item) in items.iter().enumerate() {
-        if evaluated
-            .as_ref()
-            .is_some_and(|evaluated| evaluated.has_item(item_idx))
-        {
-            continue;
-        }
-        let item_valid = if rejects_all {
-            let mut detail = Detail::parts(&["item is not allowed"]);
-            detail.extra = Some(Extra::Index(item_idx));
-            ev.fail(frame, node, "unevaluatedItems", detail)
-        } else {
-            ev.descend(frame, id, item, Some(Step::Index(item_idx)), relative, None)
-        };
-        if !item_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
-    }
+    let seen = evaluated.as_ref();
+    let unevaluated = items
+        .iter()
+        .enumerate()
+        .filter(|(item_idx, _)| !seen.is_some_and(|seen| seen.has_item(*item_idx)))
+        .map(|(item_idx, item)| (Step::Index(item_idx), item));
+    let valid = apply_to_entries(
+        ev,
+        (id, ViolationKind::UnevaluatedItems),
+        node,
+        frame,
+        unevaluated,
+    );
     if let Some(evaluated) = evaluated {
         evaluated.all_items = true;
     }

@@ -9,7 +9,7 @@
 //! meta-schema: the flat one only answers "valid" faster.
 
 use super::DRAFT_2020_12;
-use crate::registry::bundled_value;
+use super::bundled_value;
 use serde_json::{Map, Value, json};
 
 /// The flat document's URI: beside the real one, so the vocabularies' relative URIs resolve alike.

@@ -7,6 +7,10 @@ mod flat;
 
 pub(crate) use flat::flat_2020_12;
 
+use crate::draft::Draft;
+use serde_json::Value;
+use std::sync::OnceLock;
+
 /// The URI of the draft 2020-12 meta-schema, the dialect a schema without `$schema` is read as.
 pub(crate) const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -86,6 +90,32 @@ pub(crate) const BUNDLED: &[(&str, &str)] = &[
         include_str!("draft2019-09/content.json"),
     ),
 ];
+
+/// The bundled meta-schemas, parsed once; they are constants, so sharing them across compilations is safe.
+fn bundled_values() -> &'static [(String, Value)] {
+    static VALUES: OnceLock<Vec<(String, Value)>> = OnceLock::new();
+    VALUES.get_or_init(|| {
+        BUNDLED
+            .iter()
+            .filter_map(|(uri, text)| {
+                serde_json::from_str(text)
+                    .ok()
+                    .map(|value| ((*uri).to_owned(), value))
+            })
+            .collect()
+    })
+}
+
+/// The bundled meta-schema document for a URI, if bundled. A draft's meta-schema is found over http and https
+/// alike (the suite and real schemas write both).
+pub(crate) fn bundled_value(uri: &str) -> Option<&'static Value> {
+    let canonical = Draft::from_uri(uri).map(Draft::meta_schema_uri);
+    let uri = canonical.unwrap_or(uri);
+    bundled_values()
+        .iter()
+        .find(|(known, _)| known == uri)
+        .map(|(_, value)| value)
+}
 
 #[cfg(test)]
 mod tests {

@@ -9,18 +9,18 @@
 //! other keyword that applies to containers leaves the node unplanned, and a container met there sends the caller
 //! back to parse and validate.
 
-use super::{Keyword, Shape};
-use crate::node::{Body, CompiledSchema, JsonType, Node, NodeId};
+use crate::keywords::{Keyword, enum_, object, properties, unions};
+use crate::node::{Body, CompiledSchema, Node, NodeId};
 
 /// Every node's container plan, by node id.
 #[derive(Debug)]
-pub(crate) struct StreamPlan {
-    pub(crate) nodes: Box<[StreamNode]>,
+pub(crate) struct TypedPlan {
+    pub(crate) nodes: Box<[TypedNode]>,
 }
 
 /// What a node does with a container.
 #[derive(Debug)]
-pub(crate) enum StreamNode {
+pub(crate) enum TypedNode {
     /// A keyword the plan does not cover applies to containers here.
     Unplanned,
     /// Containers are checked by another node alone (a lone `$ref`; a union of a schema with `{"type": "null"}`,
@@ -85,15 +85,15 @@ impl ObjectPlan {
             return self
                 .names
                 .iter()
-                .position(|known| super::same_name(&known.name, name));
+                .position(|known| crate::text::same_name(&known.name, name));
         }
         self.names
-            .binary_search_by(|known| super::cmp_names(&known.name, name))
+            .binary_search_by(|known| crate::text::cmp_names(&known.name, name))
             .ok()
     }
 }
 
-impl StreamPlan {
+impl TypedPlan {
     /// Plans every node; `None` when the schema's dynamic scope matters (a node's verdict then depends on the path
     /// that reached it, which the deserializer does not keep).
     pub(crate) fn build(schema: &CompiledSchema) -> Self {
@@ -102,7 +102,7 @@ impl StreamPlan {
             .iter()
             .map(|node| {
                 if schema.dynamic_scope_matters || node.tracks_evaluated {
-                    return StreamNode::Unplanned;
+                    return TypedNode::Unplanned;
                 }
                 plan_node(node, &schema.nodes)
             })
@@ -111,32 +111,29 @@ impl StreamPlan {
     }
 
     /// The node's plan.
-    pub(crate) fn get(&self, id: NodeId) -> &StreamNode {
-        self.nodes.get(id as usize).unwrap_or(&StreamNode::Unplanned)
+    pub(crate) fn get(&self, id: NodeId) -> &TypedNode {
+        self.nodes.get(id as usize).unwrap_or(&TypedNode::Unplanned)
     }
 }
 
-fn plan_node(node: &Node, nodes: &[Node]) -> StreamNode {
+fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
     let keywords = match &node.body {
         // `true` passes every member (an empty container plan checks nothing); `false` fails on its type, which
         // the deserializer checks before the plan.
-        Body::Bool(_) => return StreamNode::Container(Container::unbounded()),
+        Body::Bool(_) => return TypedNode::Container(Container::unbounded()),
         Body::Keywords(keywords) => keywords,
     };
     match &**keywords {
-        [Keyword::Ref(target)] => return StreamNode::Redirect(*target),
+        [Keyword::Ref(target)] => return TypedNode::Redirect(*target),
         [Keyword::AnyOf(members, _) | Keyword::OneOf(members, _)] => {
-            return match &**members {
-                [a, b] if is_null_only(nodes, *b) => StreamNode::Redirect(*a),
-                [a, b] if is_null_only(nodes, *a) => StreamNode::Redirect(*b),
-                _ => StreamNode::Unplanned,
-            };
+            return unions::typed_redirect(members, nodes).map_or(TypedNode::Unplanned, TypedNode::Redirect);
         }
         _ => {}
     }
     let mut container = Container::unbounded();
     for keyword in keywords.iter() {
         match keyword {
+            // Checks of scalars: every container passes them.
             Keyword::Type(_)
             | Keyword::Bound { .. }
             | Keyword::MultipleOf { .. }
@@ -144,8 +141,10 @@ fn plan_node(node: &Node, nodes: &[Node]) -> StreamNode {
             | Keyword::MinLength(_)
             | Keyword::Pattern { .. }
             | Keyword::Format { .. } => {}
-            Keyword::Const(value) if is_scalar(value) => container.rejects = true,
-            Keyword::Enum(values) if values.iter().all(is_scalar) => container.rejects = true,
+            Keyword::Const(value) if enum_::typed_rejects_containers(std::slice::from_ref(value)) => {
+                container.rejects = true;
+            }
+            Keyword::Enum(values) if enum_::typed_rejects_containers(values) => container.rejects = true,
             Keyword::MinItems(limit) => container.min_items = *limit,
             Keyword::MaxItems(limit) => container.max_items = *limit,
             Keyword::MinProperties(limit) => container.min_properties = *limit,
@@ -153,113 +152,59 @@ fn plan_node(node: &Node, nodes: &[Node]) -> StreamNode {
             Keyword::Items {
                 node: items, skip: 0, ..
             } => container.items = Some(*items),
-            Keyword::Shape(shape) => match object_of_shape(shape) {
+            Keyword::Shape(shape) => match shape.typed_object() {
                 Some(object) => container.object = Some(object),
-                None => return StreamNode::Unplanned,
+                None => return TypedNode::Unplanned,
             },
             Keyword::Properties { by_name, .. } if container.object.is_none() => {
-                container.object = Some(ObjectPlan {
-                    names: by_name
-                        .iter()
-                        .map(|(name, id)| PlannedName {
-                            name: name.clone(),
-                            node: Some(*id),
-                            required: false,
-                        })
-                        .collect(),
-                    n_required: 0,
-                    others: Others::Any,
-                });
+                container.object = Some(properties::typed_object(by_name));
             }
             Keyword::Required(names) if container.object.is_none() => {
-                let mut names: Vec<_> = names
-                    .iter()
-                    .map(|name| PlannedName {
-                        name: name.clone(),
-                        node: None,
-                        required: true,
-                    })
-                    .collect();
-                names.sort_by(|a, b| super::cmp_names(&a.name, &b.name));
-                names.dedup_by(|a, b| a.name == b.name);
-                container.object = Some(ObjectPlan {
-                    n_required: names.len(),
-                    names: names.into_boxed_slice(),
-                    others: Others::Any,
-                });
+                container.object = Some(object::typed_required(names));
             }
             Keyword::AdditionalProperties {
                 node: others,
                 names,
                 patterns,
             } if container.object.is_none() && names.is_empty() && patterns.is_empty() => {
-                container.object = Some(ObjectPlan {
-                    others: others_of(nodes, *others),
-                    ..ObjectPlan::default()
-                });
+                container.object = Some(properties::typed_others(nodes, *others));
             }
-            _ => return StreamNode::Unplanned,
+            // Anything else that applies to containers (or a second object keyword beside a first): not planned.
+            Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::Items { .. }
+            | Keyword::Properties { .. }
+            | Keyword::Required(_)
+            | Keyword::AdditionalProperties { .. }
+            | Keyword::Ref(_)
+            | Keyword::DynamicRef { .. }
+            | Keyword::UniqueItems
+            | Keyword::PrefixItems(_)
+            | Keyword::Contains { .. }
+            | Keyword::DependentRequired(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::Dependencies { .. }
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(..)
+            | Keyword::OneOf(..)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Unresolved { .. } => return TypedNode::Unplanned,
         }
     }
-    StreamNode::Container(container)
+    TypedNode::Container(container)
 }
 
 impl Container {
-    fn unbounded() -> Self {
+    pub(crate) fn unbounded() -> Self {
         Self {
             max_items: u64::MAX,
             max_properties: u64::MAX,
             ..Self::default()
         }
     }
-}
-
-fn object_of_shape(shape: &Shape) -> Option<ObjectPlan> {
-    if !shape.patterns().is_empty() {
-        return None;
-    }
-    let others = if shape.rejects_others() {
-        Others::Reject
-    } else {
-        shape.other_schema().map_or(Others::Any, Others::Schema)
-    };
-    Some(ObjectPlan {
-        names: shape
-            .table()
-            .iter()
-            .map(|slot| PlannedName {
-                name: slot.name().into(),
-                node: slot.node,
-                required: slot.required,
-            })
-            .collect(),
-        n_required: shape.n_required(),
-        others,
-    })
-}
-
-/// `additionalProperties` as the plan applies it.
-fn others_of(nodes: &[Node], id: NodeId) -> Others {
-    match nodes.get(id as usize).map(|node| &node.body) {
-        Some(Body::Bool(false)) => Others::Reject,
-        Some(Body::Bool(true)) => Others::Any,
-        _ => Others::Schema(id),
-    }
-}
-
-fn is_scalar(value: &serde_json::Value) -> bool {
-    !(value.is_object() || value.is_array())
-}
-
-/// Whether a node is exactly `{"type": "null"}`.
-fn is_null_only(nodes: &[Node], id: NodeId) -> bool {
-    let Some(Body::Keywords(keywords)) = nodes.get(id as usize).map(|node| &node.body) else {
-        return false;
-    };
-    let [Keyword::Type(types)] = &**keywords else {
-        return false;
-    };
-    let mut null = crate::node::TypeSet::default();
-    null.insert(JsonType::Null);
-    *types == null
 }

@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::violation::Violation;
+use super::{Violation, ViolationKind};
 
 /// Where a violation enters a union member.
 #[derive(Clone, Copy)]
@@ -369,7 +369,7 @@ impl Closeness {
                 .unwrap_or(0),
             n_tag_mismatches: leaves
                 .iter()
-                .filter(|&&idx| matches!(items[idx].keyword(), Some("const" | "enum")))
+                .filter(|&&idx| matches!(items[idx].kind(), ViolationKind::Const | ViolationKind::Enum))
                 .count(),
         }
     }

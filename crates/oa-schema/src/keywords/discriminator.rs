@@ -1,353 +1,12 @@
-//! `allOf`, `anyOf`, `oneOf` and `not`, with the reporting rules of proposal 0126.
-//!
-//! A union no member of which is satisfied reports the failing assertions of every member whose type admits the
-//! instance, after resolving references (a member's `type` met with that of the schemas its `$ref`,
-//! `$dynamicRef` or `$recursiveRef` lead to; a member with no type anywhere counts); when no member admits it, one
-//! violation at the union names the members' types. Members are first probed without collecting, so a satisfied
-//! union costs no report at all.
+//! A union's discriminator: a property that the members of an `anyOf`/`oneOf` pin with `const` or `enum`, found
+//! at compile time, by which both evaluators skip the members that cannot hold and the opt-in report view sets
+//! them aside.
 
 use super::Keyword;
 use super::names::NameIndex;
-use crate::compile::NodeCompiler;
 use crate::equal::json_equal;
-use crate::error::SchemaError;
-use crate::eval::{Detail, Evaluator, Frame, push_usize};
-use crate::evaluated::Evaluated;
-use crate::node::{Body, CompiledSchema, JsonType, Node, NodeId, TypeSet};
+use crate::node::{Body, NodeId};
 use serde_json::{Map, Value};
-
-pub(super) fn compile_list(
-    cx: &mut NodeCompiler<'_, '_>,
-    name: &str,
-    value: &Value,
-) -> Result<Keyword, SchemaError> {
-    let Value::Array(schemas) = value else {
-        return Err(cx.invalid(name, "expected a non-empty array of schemas"));
-    };
-    let nodes: Box<[NodeId]> = (0..schemas.len())
-        .map(|idx| cx.child(&[name, &idx.to_string()]))
-        .collect();
-    Ok(match name {
-        "allOf" => Keyword::AllOf(nodes),
-        "anyOf" => Keyword::AnyOf(nodes, None),
-        _ => Keyword::OneOf(nodes, None),
-    })
-}
-
-pub(super) fn evaluate_all_of<'v>(
-    ev: &mut Evaluator<'_>,
-    nodes: &[NodeId],
-    instance: &'v Value,
-    frame: &Frame<'_, 'v>,
-    evaluated: &mut Option<Evaluated<'v>>,
-) -> bool {
-    let schema = ev.schema;
-    let mut valid = true;
-    for id in nodes {
-        let relative = schema.nodes[*id as usize].relative();
-        if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
-    }
-    valid
-}
-
-pub(super) fn evaluate_any_of<'v>(
-    ev: &mut Evaluator<'_>,
-    nodes: &[NodeId],
-    discriminator: Option<&Discriminator>,
-    node: &Node,
-    instance: &'v Value,
-    frame: &Frame<'_, 'v>,
-    evaluated: &mut Option<Evaluated<'v>>,
-) -> bool {
-    let schema = ev.schema;
-    let mut any_valid = false;
-    let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
-    let candidates = discriminator.and_then(|discriminator| discriminator.string_candidates(tag));
-    let n_tries = candidates.map_or(nodes.len(), <[_]>::len);
-    for position in 0..n_tries {
-        if position == 1 {
-            ev.memo_enabled = true;
-        }
-        let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
-        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
-            continue;
-        }
-        let id = &nodes[member_idx];
-        let member = &schema.nodes[*id as usize];
-        if rejects_by_type(member, instance) {
-            continue;
-        }
-        let relative = member.relative();
-        match evaluated.as_mut() {
-            // Annotations are wanted: every satisfied member contributes, so all members run.
-            Some(evaluated) => {
-                let mut member = Evaluated::default();
-                if ev.probe(frame, *id, instance, None, relative, Some(&mut member)) {
-                    any_valid = true;
-                    evaluated.merge(member);
-                }
-            }
-            None => {
-                if ev.probe(frame, *id, instance, None, relative, None) {
-                    return true;
-                }
-            }
-        }
-    }
-    if any_valid {
-        return true;
-    }
-    report_union(ev, "anyOf", (nodes, discriminator), node, instance, frame)
-}
-
-pub(super) fn evaluate_one_of<'v>(
-    ev: &mut Evaluator<'_>,
-    nodes: &[NodeId],
-    discriminator: Option<&Discriminator>,
-    node: &Node,
-    instance: &'v Value,
-    frame: &Frame<'_, 'v>,
-    evaluated: &mut Option<Evaluated<'v>>,
-) -> bool {
-    let schema = ev.schema;
-    // The first two satisfied members are enough to name in a report; no allocation on the valid path.
-    let mut n_satisfied = 0_usize;
-    let mut named = [0_usize; 2];
-    let mut kept = None;
-    if nodes.len() > 1 {
-        ev.memo_enabled = true;
-    }
-    let tag = discriminator.and_then(|discriminator| discriminator.tag(instance));
-    let candidates = discriminator.and_then(|discriminator| discriminator.string_candidates(tag));
-    let n_tries = candidates.map_or(nodes.len(), <[_]>::len);
-    for position in 0..n_tries {
-        let member_idx = candidates.map_or(position, |candidates| candidates[position].1);
-        if discriminator.is_some_and(|discriminator| discriminator.excludes(member_idx, tag)) {
-            continue;
-        }
-        let id = &nodes[member_idx];
-        if rejects_by_type(&schema.nodes[*id as usize], instance) {
-            continue;
-        }
-        let relative = schema.nodes[*id as usize].relative();
-        let mut member = evaluated.is_some().then(Evaluated::default);
-        if ev.probe(frame, *id, instance, None, relative, member.as_mut()) {
-            if n_satisfied < 2 {
-                named[n_satisfied] = member_idx;
-            }
-            n_satisfied += 1;
-            kept = member;
-            if n_satisfied > 1 && !ev.collect {
-                return false;
-            }
-        }
-    }
-    match n_satisfied {
-        1 => {
-            if let (Some(evaluated), Some(kept)) = (evaluated.as_mut(), kept) {
-                evaluated.merge(kept);
-            }
-            true
-        }
-        0 => report_union(ev, "oneOf", (nodes, discriminator), node, instance, frame),
-        _ => {
-            if !ev.collect {
-                return false;
-            }
-            let mut message = ev.message_of(&["must match exactly one schema, but matches "]);
-            push_usize(&mut message, n_satisfied);
-            message.push_str(" (members ");
-            push_usize(&mut message, named[0]);
-            message.push_str(" and ");
-            push_usize(&mut message, named[1]);
-            message.push_str(" among them)");
-            ev.fail(frame, node, "oneOf", Detail::message(message))
-        }
-    }
-}
-
-/// Whether a union member's own `type` rejects the instance, so probing it (a frame, its keyword loop) can be
-/// skipped: the member cannot be satisfied, and a failed probe records nothing, so skipping it changes no outcome.
-#[inline]
-pub(super) fn rejects_by_type(member: &Node, instance: &Value) -> bool {
-    member.own_type.is_some_and(|types| !types.admits(instance))
-}
-
-/// Reports a union none of whose members is satisfied, by the type-admission rule.
-#[cold]
-fn report_union<'v>(
-    ev: &mut Evaluator<'_>,
-    keyword: &'static str,
-    (nodes, discriminator): (&[NodeId], Option<&Discriminator>),
-    node: &Node,
-    instance: &'v Value,
-    frame: &Frame<'_, 'v>,
-) -> bool {
-    if !ev.collect {
-        return false;
-    }
-    let schema = ev.schema;
-    let admitting: Vec<NodeId> = nodes
-        .iter()
-        .copied()
-        .filter(|id| member_type(schema, frame, *id).is_none_or(|types| types.admits(instance)))
-        .collect();
-    if admitting.is_empty() {
-        let types = nodes
-            .iter()
-            .filter_map(|id| member_type(schema, frame, *id))
-            .fold(TypeSet::default(), TypeSet::union);
-        let mut message = ev.message_of(&["expected "]);
-        types.push_description(&mut message);
-        message.push_str(", got ");
-        message.push_str(JsonType::of(instance).name());
-        let mut detail = Detail::message(message);
-        detail.expected_types = types;
-        return ev.fail(frame, node, keyword, detail);
-    }
-    let mut admitting = admitting;
-    if ev.discriminators {
-        // Opt-in view: set aside members pinned by `const`/`enum` on a property the instance contradicts, unless
-        // that would set aside every member. When the union has a discriminating property (one that several
-        // members pin), only that property counts: a member whose other `enum` the instance breaks (FHIR's
-        // Patient with a wrong `gender`) is the member to report, not one to set aside.
-        let tag = discriminator.and_then(|discriminator| discriminator.view_tag(instance));
-        let consistent: Vec<NodeId> = admitting
-            .iter()
-            .copied()
-            .filter(|id| match discriminator {
-                Some(discriminator) => nodes
-                    .iter()
-                    .position(|member| member == id)
-                    .is_none_or(|member_idx| !discriminator.view_excludes(member_idx, tag)),
-                None => !discriminator_contradicts(ev, *id, instance, 0),
-            })
-            .collect();
-        if !consistent.is_empty() {
-            admitting = consistent;
-        }
-    }
-    for id in admitting {
-        let relative = schema.nodes[id as usize].relative();
-        ev.descend(frame, id, instance, None, relative, None);
-    }
-    false
-}
-
-/// How many schemas to visit when resolving a union member's type through references (a cycle of references
-/// without a type ends there).
-const MAX_TYPE_HOPS: usize = 64;
-
-/// A union member's type by 0126's rule, "after resolving references": its own `type`, met with the type of every
-/// schema its `$ref`, `$dynamicRef` or `$recursiveRef` leads to (dynamic ones resolved in `frame`'s dynamic scope),
-/// through chains of them. `None` when none of them has a `type`: such a member counts as matching. Other
-/// applicators are not looked into: a member that is a composite has no type of its own.
-fn member_type(schema: &CompiledSchema, frame: &Frame<'_, '_>, id: NodeId) -> Option<TypeSet> {
-    let member = &schema.nodes[id as usize];
-    if !member.refers {
-        return member.own_type;
-    }
-    let mut found: Option<TypeSet> = None;
-    // A member refers to one schema at a time, nearly always: the next one is kept in hand, and only a schema with
-    // both `$ref` and `$dynamicRef` puts one aside (so a failed union allocates nothing here).
-    let mut next = Some(id);
-    let mut aside = Vec::new();
-    let mut visited = 0;
-    while let Some(id) = next.take().or_else(|| aside.pop()) {
-        visited += 1;
-        if visited > MAX_TYPE_HOPS {
-            break;
-        }
-        let node = &schema.nodes[id as usize];
-        let Body::Keywords(keywords) = &node.body else {
-            continue;
-        };
-        if let Some(own) = node.own_type {
-            found = Some(found.map_or(own, |types| types.meet(own)));
-        }
-        if !node.refers {
-            continue;
-        }
-        for keyword in keywords.iter() {
-            let target = match keyword {
-                Keyword::Ref(target) => *target,
-                Keyword::DynamicRef { target, anchor, .. } => {
-                    super::ref_::dynamic_target(schema, frame, *target, anchor.as_deref())
-                }
-                _ => continue,
-            };
-            match next {
-                None => next = Some(target),
-                Some(_) => aside.push(target),
-            }
-        }
-    }
-    found
-}
-
-/// How many `$ref`/`allOf` hops to follow when looking for a member's discriminating properties.
-const MAX_DISCRIMINATOR_HOPS: u32 = 4;
-
-/// Whether a union member pins a property with `const`/`enum` (directly, through `$ref` or `allOf`) that the
-/// instance has with another value.
-fn discriminator_contradicts(ev: &Evaluator<'_>, id: NodeId, instance: &Value, hops: u32) -> bool {
-    let Value::Object(object) = instance else {
-        return false;
-    };
-    let schema = ev.schema;
-    let Body::Keywords(keywords) = &schema.nodes[id as usize].body else {
-        return false;
-    };
-    keywords
-        .iter()
-        .flat_map(Keyword::parts)
-        .any(|keyword| match keyword {
-            Keyword::Properties { entries, .. } => entries.iter().any(|(name, child)| {
-                let Some(value) = object.get(name.as_ref()) else {
-                    return false;
-                };
-                let Body::Keywords(pins) = &schema.nodes[*child as usize].body else {
-                    return false;
-                };
-                pins.iter().any(|pin| match pin {
-                    Keyword::Const(expected) => !json_equal(expected, value),
-                    Keyword::Enum(options) => !options.iter().any(|option| json_equal(option, value)),
-                    _ => false,
-                })
-            }),
-            Keyword::Ref(target) if hops < MAX_DISCRIMINATOR_HOPS => {
-                discriminator_contradicts(ev, *target, instance, hops + 1)
-            }
-            Keyword::AllOf(members) if hops < MAX_DISCRIMINATOR_HOPS => members
-                .iter()
-                .any(|member| discriminator_contradicts(ev, *member, instance, hops + 1)),
-            _ => false,
-        })
-}
-
-pub(super) fn evaluate_not<'v>(
-    ev: &mut Evaluator<'_>,
-    id: NodeId,
-    node: &Node,
-    instance: &'v Value,
-    frame: &Frame<'_, 'v>,
-) -> bool {
-    let schema = ev.schema;
-    let relative = schema.nodes[id as usize].relative();
-    if !ev.probe(frame, id, instance, None, relative, None) {
-        return true;
-    }
-    if !ev.collect {
-        return false;
-    }
-    let detail = Detail::parts(&["must not match the schema"]);
-    ev.fail(frame, node, "not", detail)
-}
 
 /// String pins with their member indices, sorted by pin.
 type StringPins = Box<[(Box<str>, usize)]>;
@@ -385,7 +44,7 @@ pub(crate) struct Discriminator {
 
 impl Discriminator {
     /// The instance's value of the property members are skipped by, looked up once per union evaluation.
-    pub(super) fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
+    pub(crate) fn tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
         match instance {
             Value::Object(object) => member(object, &self.skip_property, self.sorted),
             _ => None,
@@ -393,7 +52,7 @@ impl Discriminator {
     }
 
     /// The instance's value of the report view's property.
-    fn view_tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
+    pub(crate) fn view_tag<'v>(&self, instance: &'v Value) -> Option<&'v Value> {
         match instance {
             Value::Object(object) => object.get(self.property.as_ref()),
             _ => None,
@@ -402,7 +61,7 @@ impl Discriminator {
 
     /// The only members that can be satisfied by an instance whose pinned property is `tag`, in member order;
     /// `None` when the members must be walked one by one.
-    pub(super) fn string_candidates(&self, tag: Option<&Value>) -> Option<&[(Box<str>, usize)]> {
+    pub(crate) fn string_candidates(&self, tag: Option<&Value>) -> Option<&[(Box<str>, usize)]> {
         let (Some(by_string), Some(Value::String(tag))) = (self.by_string.as_deref(), tag) else {
             return None;
         };
@@ -423,12 +82,12 @@ impl Discriminator {
 
     /// Whether member `member_idx` certainly fails on an instance whose skipping property is `tag` (see
     /// [`Self::tag`]).
-    pub(super) fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
+    pub(crate) fn excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
         excluded(&self.skip_pins, member_idx, tag)
     }
 
     /// [`Self::excludes`] for the report view's property (see [`Self::view_tag`]).
-    fn view_excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
+    pub(crate) fn view_excludes(&self, member_idx: usize, tag: Option<&Value>) -> bool {
         excluded(&self.pins, member_idx, tag)
     }
 }

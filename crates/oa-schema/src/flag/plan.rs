@@ -8,10 +8,10 @@
 //! carries the commonest checks' operands inline (lengths, an integer bound, an `items` that is only a `type`); the
 //! rest name the compiled keyword they stand for, which the evaluator runs as the collecting evaluator would.
 
-use super::names::NameIndex;
-use super::{Bound, Keyword, Shape};
 use crate::ecma_regex::EcmaRegex;
-use crate::node::{Body, JsonType, Node, NodeId, TypeSet};
+use crate::keywords::{self, Bound, Keyword, Shape};
+use crate::node::{Body, Node, NodeId};
+use crate::types::{JsonType, TypeSet};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ pub(crate) struct Kinds {
 }
 
 impl Kinds {
-    fn of(types: TypeSet) -> Self {
+    pub(crate) fn of(types: TypeSet) -> Self {
         let mut mask = 0;
         for (kind, ty) in KIND_TYPES.into_iter().enumerate() {
             if types.contains(ty) {
@@ -105,7 +105,7 @@ impl Kinds {
             return true;
         }
         match instance {
-            Value::Number(number) if self.integers => crate::node::is_integer(number),
+            Value::Number(number) if self.integers => crate::types::is_integer(number),
             _ => false,
         }
     }
@@ -166,7 +166,7 @@ pub(crate) enum Check {
     Items { node: NodeId, skip: u32 },
     /// `items` whose schema is an array of items of one type with counts (coordinate pairs, rows of a matrix): one
     /// loop over the items and their items, no descent.
-    ItemsOfArrays(Box<ArraysOf>),
+    ItemsOfArrays(Box<keywords::items::ArraysOf>),
     /// A bound whose limit is a short integer: integer instances compare exactly without the decimal path; other
     /// numbers run the keyword at `index`.
     IntBound { bound: Bound, limit: i64, index: u16 },
@@ -175,173 +175,25 @@ pub(crate) enum Check {
     /// `enum`, or a `const` as the one-value `enum` it is.
     Enum(Arc<[Value]>),
     /// A long `enum` of strings, strings looked up by name.
-    Strings(Arc<super::enum_::StringEnum>),
+    Strings(Arc<keywords::enum_::StringEnum>),
     /// `properties` of many names (keyword `index`), by name: each name's schema and whether it is cheap (see
     /// `compile::order_properties_cheap_first`).
     Properties {
         index: u16,
-        names: Arc<NameIndex<(NodeId, bool)>>,
+        names: Arc<keywords::names::NameIndex<(NodeId, bool)>>,
     },
     /// `properties` of one name (`if: {properties: {type: {const: …}}}`, a large `allOf` of which is common): the
     /// member looked up, and its schema applied.
     Property { name: Box<str>, node: NodeId },
     /// An `allOf` of `if`/`then` clauses keyed by one property's string `const`: only the matching clauses' `then`.
-    IfChain(Arc<IfChain>),
+    IfChain(Arc<keywords::all_of::IfChain>),
     /// `properties`, `required` and `additionalProperties` fused.
     Shape(Arc<Shape>),
     /// `anyOf` of one schema and `{"type": "null"}` (an optional value, as LLM schemas write it): null holds, anything
     /// else is the other member's; near the depth limit the keyword at `index` runs as compiled.
     Nullable { value: NodeId, index: u16 },
     /// `anyOf` or `oneOf` without a discriminator, its members by the kinds their own `type` may admit.
-    UnionByKind(Arc<super::flag::unions::ByKind>),
-}
-
-/// An `allOf` most of whose members are `{"if": {"properties": {P: {"const": "…"}}}, "then": …}` on one property
-/// P, as large schemas switch on a `type` tag (SchemaStore's cloudify has 125 such clauses): rather than evaluate
-/// every `if`, the instance's P is looked up once and only the `then`s whose string it is apply. Such an `if` holds
-/// for an object without P and for a non-object, so then every `then` applies.
-#[derive(Debug)]
-pub(crate) struct IfChain {
-    /// The `allOf` keyword's index in its node, run as compiled near the depth limit.
-    pub(crate) index: u16,
-    /// P.
-    pub(crate) property: Box<str>,
-    /// The clauses' `then`s by the string their `if` pins, in member order.
-    pub(crate) by_tag: foldhash::HashMap<Box<str>, Box<[NodeId]>>,
-    /// Every clause's `then`.
-    pub(crate) every_then: Box<[NodeId]>,
-    /// The other members, applied as `allOf` applies them.
-    pub(crate) others: Box<[NodeId]>,
-}
-
-impl IfChain {
-    /// The fewest clauses worth a chain.
-    const MIN_CLAUSES: usize = 3;
-
-    /// The chain of an `allOf` (keyword `index`) over `members`, if enough of them are clauses on one property.
-    fn of(index: u16, members: &[NodeId], nodes: &[Node]) -> Option<Arc<Self>> {
-        let clauses: Vec<Option<(&str, &str, NodeId)>> =
-            members.iter().map(|member| clause(*member, nodes)).collect();
-        let (property, _, _) = clauses.iter().flatten().next()?;
-        let mut by_tag: foldhash::HashMap<Box<str>, Vec<NodeId>> = foldhash::HashMap::default();
-        let mut every_then = Vec::new();
-        let mut others = Vec::new();
-        for (member, clause) in members.iter().zip(&clauses) {
-            match clause {
-                Some((name, tag, then)) if name == property => {
-                    by_tag.entry((*tag).into()).or_default().push(*then);
-                    every_then.push(*then);
-                }
-                _ => others.push(*member),
-            }
-        }
-        (every_then.len() >= Self::MIN_CLAUSES).then(|| {
-            Arc::new(Self {
-                index,
-                property: (*property).into(),
-                by_tag: by_tag
-                    .into_iter()
-                    .map(|(tag, thens)| (tag, thens.into_boxed_slice()))
-                    .collect(),
-                every_then: every_then.into_boxed_slice(),
-                others: others.into_boxed_slice(),
-            })
-        })
-    }
-}
-
-/// A member that is exactly `{"if": {"properties": {P: {"const": "…"}}}, "then": …}`: P, the string, the `then`.
-fn clause(member: NodeId, nodes: &[Node]) -> Option<(&str, &str, NodeId)> {
-    let keywords = |id: NodeId| match &nodes.get(id as usize)?.body {
-        Body::Keywords(keywords) => Some(&**keywords),
-        Body::Bool(_) => None,
-    };
-    let [
-        Keyword::If {
-            if_,
-            then: Some(then),
-            else_: None,
-        },
-    ] = keywords(member)?
-    else {
-        return None;
-    };
-    let [Keyword::Properties { entries, .. }] = keywords(*if_)? else {
-        return None;
-    };
-    let [(property, pinned)] = &**entries else {
-        return None;
-    };
-    let [Keyword::Const(Value::String(tag))] = keywords(*pinned)? else {
-        return None;
-    };
-    Some((property, tag, *then))
-}
-
-/// An `items` schema that only checks arrays of one item type (see [`Check::ItemsOfArrays`]).
-#[derive(Debug, Clone)]
-pub(crate) struct ArraysOf {
-    /// The `items` schema, for the evaluation near the depth limit.
-    pub(crate) node: NodeId,
-    /// The leading items `items` skips (those of `prefixItems`).
-    pub(crate) skip: u32,
-    /// The item schema's `type` (every type when it has none).
-    pub(crate) types: Kinds,
-    /// Its `minItems` and `maxItems` (0 and `u64::MAX` when absent).
-    pub(crate) min: u64,
-    pub(crate) max: u64,
-    /// Its `items`' type, and the leading items that `items` skips.
-    pub(crate) inner: Kinds,
-    pub(crate) inner_skip: u32,
-}
-
-impl ArraysOf {
-    /// Whether one item holds (its own items' depth is within the limit).
-    #[inline]
-    pub(crate) fn holds(&self, item: &Value) -> bool {
-        if !self.types.admits(kind_of(item), item) {
-            return false;
-        }
-        let Value::Array(inner) = item else {
-            return true;
-        };
-        let len = inner.len() as u64;
-        len >= self.min && len <= self.max && self.inner.admit_all(inner, self.inner_skip)
-    }
-
-    /// The form of the `items` schema `item`, if it is one.
-    fn of(node: NodeId, skip: u32, item: &Node, nodes: &[Node]) -> Option<Box<Self>> {
-        let Body::Keywords(keywords) = &item.body else {
-            return None;
-        };
-        if item.tracks_evaluated {
-            return None;
-        }
-        let mut of = Self {
-            node,
-            skip,
-            types: Kinds::of(all_types()),
-            min: 0,
-            max: u64::MAX,
-            inner: Kinds::of(all_types()),
-            inner_skip: 0,
-        };
-        let mut has_items = false;
-        for keyword in keywords {
-            match keyword {
-                Keyword::Type(types) => of.types = Kinds::of(*types),
-                Keyword::MinItems(min) => of.min = *min,
-                Keyword::MaxItems(max) => of.max = *max,
-                Keyword::Items { node, skip, .. } => {
-                    of.inner = Kinds::of(nodes.get(*node as usize)?.only_type?);
-                    of.inner_skip = u32::try_from(*skip).ok()?;
-                    has_items = true;
-                }
-                _ => return None,
-            }
-        }
-        has_items.then_some(Box::new(of))
-    }
+    UnionByKind(Arc<keywords::unions::ByKind>),
 }
 
 /// Lays out every node (indices match `nodes`).
@@ -353,7 +205,7 @@ pub(crate) fn plans(nodes: &[Node], dynamic_scope_matters: bool) -> Box<[Plan]> 
 }
 
 /// Every type (a node without `type`).
-fn all_types() -> TypeSet {
+pub(crate) fn all_types() -> TypeSet {
     let mut all = TypeSet::default();
     for ty in JsonType::ALL {
         all.insert(ty);
@@ -448,27 +300,19 @@ const ARRAY: u8 = 1 << 4;
 const OBJECT: u8 = 1 << 5;
 const ALL_KINDS: u8 = NULL | BOOLEAN | NUMBER | STRING | ARRAY | OBJECT;
 
-/// A keyword's check and the kinds of instance it can fail on.
+/// A keyword's check and the kinds of instance it can fail on: the plain checks here, the special forms each
+/// keyword's module makes (`numeric::plan_bound`, `items::plan`, `enum_::plan`, `properties::plan`,
+/// `unions::plan`, `all_of::plan`); any other keyword runs as compiled (`Check::Keyword`).
 fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: bool) -> (Check, u8) {
-    if let Some(special) = special_check(keyword, index, nodes) {
-        return special;
-    }
     let general = Check::Keyword(index);
     match keyword {
         Keyword::Ref(target) => (Check::Ref(*target), ALL_KINDS),
         Keyword::DynamicRef { target, .. } if !dynamic_scope_matters => (Check::Ref(*target), ALL_KINDS),
         Keyword::Not(target) => (Check::Not(*target), ALL_KINDS),
-        Keyword::Bound { bound, text, .. } => {
-            let check = match (crate::number::is_short_integer(text), text.parse::<i64>()) {
-                (true, Ok(limit_int)) => Check::IntBound {
-                    bound: *bound,
-                    limit: limit_int,
-                    index,
-                },
-                _ => general,
-            };
-            (check, NUMBER)
-        }
+        Keyword::Bound { bound, text, .. } => (
+            keywords::numeric::plan_bound(*bound, text, index).unwrap_or(general),
+            NUMBER,
+        ),
         Keyword::MultipleOf { .. } => (general, NUMBER),
         Keyword::MinLength(limit) => (Check::MinLength(*limit), STRING),
         Keyword::MaxLength(limit) => (Check::MaxLength(*limit), STRING),
@@ -476,111 +320,50 @@ fn check(keyword: &Keyword, index: u16, nodes: &[Node], dynamic_scope_matters: b
         Keyword::Format { .. } => (general, STRING),
         Keyword::MinItems(limit) => (Check::MinItems(*limit), ARRAY),
         Keyword::MaxItems(limit) => (Check::MaxItems(*limit), ARRAY),
-        Keyword::Items { node, skip, .. } => {
-            let skip = u32::try_from(*skip).unwrap_or(u32::MAX);
-            let item = nodes.get(*node as usize);
-            let check = match item.and_then(|item| item.only_type) {
-                Some(types) => Check::ItemsOfType {
-                    types: Kinds::of(types),
-                    skip,
-                },
-                None => match item.and_then(|item| ArraysOf::of(*node, skip, item, nodes)) {
-                    Some(of) => Check::ItemsOfArrays(of),
-                    None => Check::Items { node: *node, skip },
-                },
-            };
-            (check, ARRAY)
-        }
+        Keyword::Items { node, skip, .. } => (keywords::items::plan(*node, *skip, nodes), ARRAY),
         Keyword::UniqueItems
         | Keyword::PrefixItems(_)
         | Keyword::Contains { .. }
         | Keyword::UnevaluatedItems(_) => (general, ARRAY),
         Keyword::MinProperties(limit) => (Check::MinProperties(*limit), OBJECT),
         Keyword::MaxProperties(limit) => (Check::MaxProperties(*limit), OBJECT),
+        Keyword::Properties {
+            entries,
+            by_name,
+            split,
+        } => (
+            keywords::properties::plan(entries, by_name, *split, index).unwrap_or(general),
+            OBJECT,
+        ),
         Keyword::Required(_)
         | Keyword::DependentRequired(_)
         | Keyword::Dependencies { .. }
-        | Keyword::Properties { .. }
         | Keyword::PatternProperties(_)
         | Keyword::AdditionalProperties { .. }
         | Keyword::PropertyNames(_)
         | Keyword::DependentSchemas(_)
         | Keyword::UnevaluatedProperties(_) => (general, OBJECT),
         Keyword::Shape(shape) => (Check::Shape(Arc::clone(shape)), OBJECT),
-        Keyword::Enum(options) => match super::enum_::StringEnum::of(options) {
-            Some(strings) => (Check::Strings(Arc::new(strings)), ALL_KINDS),
-            None => (Check::Enum(Arc::clone(options)), ALL_KINDS),
-        },
-        Keyword::Const(expected) => (Check::Enum(Arc::from([expected.clone()])), ALL_KINDS),
+        Keyword::Enum(options) => (keywords::enum_::plan(options), ALL_KINDS),
+        Keyword::Const(expected) => (keywords::enum_::plan_const(expected), ALL_KINDS),
+        Keyword::AnyOf(ids, None) => (
+            keywords::unions::plan(false, ids, index, nodes).unwrap_or(general),
+            ALL_KINDS,
+        ),
+        Keyword::OneOf(ids, None) => (
+            keywords::unions::plan(true, ids, index, nodes).unwrap_or(general),
+            ALL_KINDS,
+        ),
+        Keyword::AllOf(ids) => (
+            keywords::all_of::plan(index, ids, nodes).unwrap_or(general),
+            ALL_KINDS,
+        ),
         Keyword::Type(_)
         | Keyword::DynamicRef { .. }
         | Keyword::Unresolved { .. }
-        | Keyword::AllOf(_)
         | Keyword::AnyOf(..)
         | Keyword::OneOf(..)
         | Keyword::If { .. } => (general, ALL_KINDS),
-    }
-}
-
-/// The checks of applicators that have a special form for some of their values: one property, properties found by
-/// name, a nullable value, a union split by kind, a chain of `if`/`then` clauses on one property.
-fn special_check(keyword: &Keyword, index: u16, nodes: &[Node]) -> Option<(Check, u8)> {
-    match keyword {
-        Keyword::Properties {
-            entries,
-            by_name,
-            split,
-            ..
-        } => match &**entries {
-            [(name, node)] => Some((
-                Check::Property {
-                    name: name.clone(),
-                    node: *node,
-                },
-                OBJECT,
-            )),
-            _ => NameIndex::new(
-                by_name
-                    .iter()
-                    .enumerate()
-                    .map(|(position, (name, node))| (name.as_ref(), (*node, position < *split))),
-            )
-            .map(|names| {
-                (
-                    Check::Properties {
-                        index,
-                        names: Arc::new(names),
-                    },
-                    OBJECT,
-                )
-            }),
-        },
-        Keyword::AnyOf(ids, None) | Keyword::OneOf(ids, None) => {
-            let is_one_of = matches!(keyword, Keyword::OneOf(..));
-            let nullable = if is_one_of {
-                None
-            } else {
-                nullable_value(ids, nodes)
-            };
-            match nullable {
-                Some(value) => Some((Check::Nullable { value, index }, ALL_KINDS)),
-                None => super::flag::unions::ByKind::of(is_one_of, ids, nodes)
-                    .map(|union| (Check::UnionByKind(union), ALL_KINDS)),
-            }
-        }
-        Keyword::AllOf(ids) => IfChain::of(index, ids, nodes).map(|chain| (Check::IfChain(chain), ALL_KINDS)),
-        _ => None,
-    }
-}
-
-/// The other member of an `anyOf` of two whose one member is only `{"type": "null"}`.
-fn nullable_value(ids: &[NodeId], nodes: &[Node]) -> Option<NodeId> {
-    let mut null = TypeSet::default();
-    null.insert(JsonType::Null);
-    let is_null = |id: &NodeId| nodes.get(*id as usize).and_then(|node| node.only_type) == Some(null);
-    match ids {
-        [value, other] | [other, value] if is_null(other) && !is_null(value) => Some(*value),
-        _ => None,
     }
 }
 

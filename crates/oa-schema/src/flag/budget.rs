@@ -1,4 +1,4 @@
-//! When the yes/no evaluator starts memoizing reference hops: after [`MEMO_AFTER_HOPS`], or, on a large instance,
+//! When the yes/no evaluator starts memoizing reference hops: after [`MEMO_AFTER_HOPS`](crate::eval::MEMO_AFTER_HOPS), or, on a large instance,
 //! after a number of hops in proportion to its size.
 //!
 //! The memo keeps unions whose members recurse into the same children polynomial, but each memoized hop pays for a
