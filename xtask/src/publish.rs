@@ -41,6 +41,16 @@ pub(crate) fn check(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
         declared(&manifest, "rust-version").ok_or("the workspace's Cargo.toml declares no rust-version")?;
     let version = declared(&manifest, "version").ok_or("the workspace's Cargo.toml declares no version")?;
     forget_unpacked_packages(root, version)?;
+    // Its own target directory: another compiler's artifacts would only evict the stable build's.
+    let target = crate::target_dir(root).join("rust-version");
+    // cargo verifies each package against the others' packages of an earlier run when it finds them there (a
+    // second run in one checkout built oa-provider's new sources against the previous run's oa-schema package):
+    // they go first. The build of their dependencies stays.
+    let packages = target.join("package");
+    if packages.is_dir() {
+        std::fs::remove_dir_all(&packages)
+            .map_err(|e| format!("cannot remove {}: {e}", packages.display()))?;
+    }
     let mut args = vec!["package", "--workspace", "--locked"];
     for crate_name in UNPUBLISHED {
         args.extend(["--exclude", crate_name]);
@@ -48,8 +58,6 @@ pub(crate) fn check(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     let Some(rustc) = rust_version_rustc(rust_version) else {
         return crate::cargo(root, &args, env);
     };
-    // Its own target directory: another compiler's artifacts would only evict the stable build's.
-    let target = crate::target_dir(root).join("rust-version");
     println!(
         "\n==> cargo {} (RUSTC={}, CARGO_TARGET_DIR={})",
         args.join(" "),
