@@ -64,6 +64,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// `cargo clippy` over `selection` (packages, targets, features) with the lock file as it is and every warning an
+/// error.
+fn clippy(root: &Path, selection: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+    let args = [&["clippy"], selection, &["--locked", "--", "-D", "warnings"]].concat();
+    cargo(root, &args, env)
+}
+
 /// The whole CI run, in the order that fails fastest.
 fn ci() -> Result<(), String> {
     let root = workspace_root();
@@ -76,38 +83,11 @@ fn ci() -> Result<(), String> {
     };
     tidy::check(&root).map_err(|problems| format!("tidy found problems:\n{}", problems.join("\n")))?;
     cargo(&root, &["fmt", "--all", "--", "--check"], fresh)?;
-    cargo(
-        &root,
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        fresh,
-    )?;
+    clippy(&root, &["--workspace", "--all-targets"], fresh)?;
     // The `fuzzing` features of oa-schema and oa-provider are built only by the fuzz targets (nightly): lint them
     // here too.
     for package in ["oa-schema", "oa-provider"] {
-        cargo(
-            &root,
-            &[
-                "clippy",
-                "-p",
-                package,
-                "--lib",
-                "--features",
-                "fuzzing",
-                "--locked",
-                "--",
-                "-D",
-                "warnings",
-            ],
-            fresh,
-        )?;
+        clippy(&root, &["-p", package, "--lib", "--features", "fuzzing"], fresh)?;
     }
     cargo(
         &root,

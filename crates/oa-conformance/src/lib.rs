@@ -11,6 +11,7 @@ mod mock_server;
 mod node;
 mod observability;
 mod report;
+mod retry;
 mod run;
 mod vocabulary;
 

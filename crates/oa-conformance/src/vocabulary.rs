@@ -1017,6 +1017,7 @@ mod tests {
             include_str!("llm/invariants/mod.rs"),
             include_str!("mock_server.rs"),
             include_str!("matcher.rs"),
+            include_str!("retry.rs"),
         ]
         .concat();
         let vocabulary = include_str!("vocabulary.rs");

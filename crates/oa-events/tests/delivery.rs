@@ -309,13 +309,7 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
     assert!(cause.downcast_ref::<oa_provider::ProviderError>().is_some());
     bus.drain(Duration::from_secs(5)).await.unwrap();
     let events = collect.events();
-    let failed = events
-        .iter()
-        .find_map(|event| match event {
-            Event::LlmFailed(failed) => Some(failed),
-            _ => None,
-        })
-        .unwrap();
+    let failed = oa_testkit::variants!(events, Event::LlmFailed)[0];
     assert_eq!(failed.error_category, Category::Authentication);
     assert_eq!(
         failed.response.usage, None,
@@ -325,13 +319,7 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
         failed.request.input_messages,
         [json!({"role": "user", "content": "hi"})]
     );
-    let completed = events
-        .iter()
-        .find_map(|event| match event {
-            Event::NodeCompleted(node) => Some(node),
-            _ => None,
-        })
-        .unwrap();
+    let completed = oa_testkit::variants!(events, Event::NodeCompleted)[0];
     assert_eq!(completed.error_category, Some(Category::Authentication));
 }
 
@@ -421,13 +409,7 @@ async fn streamed_deltas_become_token_events_before_the_terminal_event() {
     let collect = Arc::new(Collect::default());
     streamed_refusal(vec![Arc::clone(&collect) as Arc<dyn Observer>]).await;
     let events = collect.events();
-    let tokens: Vec<_> = events
-        .iter()
-        .filter_map(|event| match event {
-            Event::LlmToken(token) => Some(token),
-            _ => None,
-        })
-        .collect();
+    let tokens = oa_testkit::variants!(events, Event::LlmToken);
     assert_eq!(tokens.len(), 2);
     assert_eq!((tokens[0].chunk_index, tokens[0].delta.as_str()), (0, "I can"));
     assert_eq!(tokens[1].delta_kind, DeltaKind::Content);
@@ -479,13 +461,7 @@ async fn an_observed_provider_reports_calls_made_outside_a_graph() {
     let events = collect.events();
     let kinds: Vec<String> = events.iter().map(kind).collect();
     assert_eq!(kinds, ["llm_attempt", "llm_attempt", "llm_completion"]);
-    let attempts: Vec<&LlmAttempt> = events
-        .iter()
-        .filter_map(|event| match event {
-            Event::LlmAttempt(attempt) => Some(attempt),
-            _ => None,
-        })
-        .collect();
+    let attempts: Vec<&LlmAttempt> = oa_testkit::variants!(events, Event::LlmAttempt);
     assert_eq!(attempts[0].scope.node_name, "standalone");
     assert_eq!(attempts[0].failure_class, Some(FailureClass::NotJson));
     assert_eq!(attempts[0].request.schema_mode, Some(SchemaMode::Unverified));

@@ -206,14 +206,8 @@ async fn one_record_per_qualifying_attempt_with_two_observers_attached() {
         .collect();
     assert_eq!(call_ids[0], call_ids[1], "one call, one call_id");
     for observer in [&first, &second] {
-        let failed: Vec<_> = observer
-            .events()
-            .into_iter()
-            .filter_map(|event| match event {
-                Event::LlmFailed(failed) => Some(failed),
-                _ => None,
-            })
-            .collect();
+        let events = observer.events();
+        let failed = oa_testkit::variants!(events, Event::LlmFailed);
         assert_eq!(failed.len(), 1, "one terminal event per call");
         assert_eq!(failed[0].scope.attempt_index, 0, "node-level index");
         assert_eq!(

@@ -105,13 +105,7 @@ async fn a_route_to_no_node_is_a_routing_error_on_the_nodes_completed_event() {
         5,
         "the post-update state is recoverable"
     );
-    let completed = events
-        .iter()
-        .find_map(|event| match event {
-            Event::NodeCompleted(node) => Some(node),
-            _ => None,
-        })
-        .unwrap();
+    let completed = oa_testkit::variants!(events, Event::NodeCompleted)[0];
     assert_eq!(completed.graph_error, Some(GraphErrorCategory::RoutingError));
     let Some(Event::InvocationCompleted(end)) = events.last() else {
         panic!("the invocation's completed event comes last: {events:?}");
@@ -254,13 +248,7 @@ async fn a_node_augments_and_reads_the_metadata_and_observers_hear_of_it() {
     let state = outcome.unwrap();
     assert_eq!(state["after"], json!({"tenantId": "T1", "requestId": "req-xyz"}));
     assert_eq!(state["seen"], json!({"tenantId": "T1", "requestId": "req-xyz"}));
-    let augmented: Vec<_> = events
-        .iter()
-        .filter_map(|event| match event {
-            Event::MetadataAugmented(event) => Some(event),
-            _ => None,
-        })
-        .collect();
+    let augmented = oa_testkit::variants!(events, Event::MetadataAugmented);
     assert_eq!(augmented.len(), 1, "the rejected write dispatched nothing");
     assert_eq!(augmented[0].entries, entries(&[("requestId", json!("req-xyz"))]));
     assert_eq!(augmented[0].scope.node_name, "augment");

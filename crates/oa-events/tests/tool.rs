@@ -111,13 +111,7 @@ async fn a_raising_tool_dispatches_one_failed_event_and_its_error_propagates() {
     // The node's own message names the type, not the harvested text.
     assert_eq!(source.to_string(), "tool call failed: TimeoutError");
     assert!(!events.iter().any(|e| matches!(e, Event::ToolCall(_))));
-    let failed: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCallFailed(event) => Some(event),
-            _ => None,
-        })
-        .collect();
+    let failed = oa_testkit::variants!(events, Event::ToolCallFailed);
     let [failed] = failed.as_slice() else {
         panic!("{failed:?}");
     };
@@ -188,13 +182,7 @@ async fn each_execution_gets_its_own_call_id_and_the_metadata_in_scope_at_entry(
     };
     let (outcome, events) = run(&graph, options).await;
     outcome.unwrap();
-    let tools: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCall(event) => Some(event),
-            _ => None,
-        })
-        .collect();
+    let tools = oa_testkit::variants!(events, Event::ToolCall);
     assert_eq!(tools.len(), 2);
     assert_ne!(tools[0].call_id, tools[1].call_id);
     assert_eq!(tools[0].result, json!(1));

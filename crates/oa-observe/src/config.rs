@@ -31,6 +31,31 @@ pub struct ConfigError {
     pub cap: usize,
 }
 
+impl ConfigError {
+    /// `Ok` for a cap of at least the §5.5.5 minimum: the check both observers' builders make.
+    pub(crate) fn check(cap: usize) -> Result<(), Self> {
+        if cap < MIN_PAYLOAD_CAP {
+            return Err(Self { cap });
+        }
+        Ok(())
+    }
+}
+
+/// Writes a configuration builder's setters (the builder wraps its configuration as `.0`), each storing its
+/// argument in the field of its own name, so the two observers' builders stay alike.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $field:ident($arg:ident: $ty:ty);)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $field(mut self, $arg: $ty) -> Self {
+                self.0.$field = $arg;
+                self
+            }
+        )*
+    };
+}
+pub(crate) use setters;
+
 impl ObserverConfig {
     /// A builder starting from the spec defaults.
     pub fn builder() -> ObserverConfigBuilder {
@@ -43,28 +68,15 @@ impl ObserverConfig {
 pub struct ObserverConfigBuilder(ObserverConfig);
 
 impl ObserverConfigBuilder {
-    /// Skips the LLM provider span entirely (default: false).
-    pub fn disable_llm_spans(mut self, disable: bool) -> Self {
-        self.0.disable_llm_spans = disable;
-        self
-    }
-
-    /// Withholds payload attributes (messages, output, tool calls, extras) (default: true, no payload).
-    pub fn disable_provider_payload(mut self, disable: bool) -> Self {
-        self.0.disable_provider_payload = disable;
-        self
-    }
-
-    /// Withholds the `gen_ai.*` request and response attributes (default: false).
-    pub fn disable_genai_semconv(mut self, disable: bool) -> Self {
-        self.0.disable_genai_semconv = disable;
-        self
-    }
-
-    /// The per-attribute payload cap in bytes (default: 65,536; at least 256).
-    pub fn payload_cap(mut self, cap: usize) -> Self {
-        self.0.payload_cap = cap;
-        self
+    setters! {
+        /// Skips the LLM provider span entirely (default: false).
+        disable_llm_spans(disable: bool);
+        /// Withholds payload attributes (messages, output, tool calls, extras) (default: true, no payload).
+        disable_provider_payload(disable: bool);
+        /// Withholds the `gen_ai.*` request and response attributes (default: false).
+        disable_genai_semconv(disable: bool);
+        /// The per-attribute payload cap in bytes (default: 65,536; at least 256).
+        payload_cap(cap: usize);
     }
 
     /// The configuration.
@@ -73,11 +85,7 @@ impl ObserverConfigBuilder {
     ///
     /// [`ConfigError`] when the payload cap is below 256 bytes.
     pub fn build(self) -> Result<ObserverConfig, ConfigError> {
-        if self.0.payload_cap < MIN_PAYLOAD_CAP {
-            return Err(ConfigError {
-                cap: self.0.payload_cap,
-            });
-        }
+        ConfigError::check(self.0.payload_cap)?;
         Ok(self.0)
     }
 }

@@ -6,11 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
+use oa_events::{EventBus, Graph, InvokeOptions, NodeError, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::{
     ApiKey, Backoff, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask, RetryConfig,
@@ -23,20 +22,12 @@ use serde_json::json;
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
+mod support;
+use support::Collect;
+
 const CANARY: &str = "sk-CANARY-7f3a9c1e5b2d";
 const HEADER_CANARY: &str = "hdr-CANARY-44e1";
 const MODEL: &str = "canary-model";
-
-#[derive(Default)]
-struct Collect(Mutex<Vec<Event>>);
-
-#[async_trait]
-impl Observer for Collect {
-    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
-        self.0.lock().unwrap().push(event.clone());
-        Ok(())
-    }
-}
 
 /// Everything one run captured, as (where, text) pairs.
 struct Captured(Vec<(String, String)>);

@@ -15,25 +15,13 @@ use oa_observe::langfuse::{Level, ObservationRecord, ObservationType, TraceRecor
 use oa_observe::{
     FlushReport, LangfuseClient, LangfuseConfig, LangfuseError, LangfuseObserver, LangfuseRecorder,
 };
-use oa_provider::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
+use oa_provider::{Backoff, CompletionRequest, Message, Provider, Reask, RetryConfig};
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
 use serde_json::{Map, Value, json};
 
-fn provider(server: &Server) -> Arc<OpenAiProvider> {
-    Arc::new(
-        OpenAiProvider::builder("gpt-test")
-            .base_url(server.base_url())
-            .no_api_key()
-            .build()
-            .unwrap(),
-    )
-}
-
-fn schema() -> Value {
-    json!({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
-           "additionalProperties": false})
-}
+mod support;
+use support::{answer_schema, ask, openai_at};
 
 /// Runs `prep` (an update, then a metadata augmentation) and `ask` (one call of `request`) against `replies`
 /// under `options`; returns the recorder's traces and observations.
@@ -44,7 +32,7 @@ async fn run(
     options: InvokeOptions,
 ) -> (Vec<TraceRecord>, Vec<ObservationRecord>) {
     let server = Server::start(replies).unwrap();
-    let provider = provider(&server);
+    let provider = openai_at(&server);
     let recorder = Arc::new(LangfuseRecorder::default());
     let observer = LangfuseObserver::new(recorder.clone() as Arc<dyn LangfuseClient>, config);
     let bus = EventBus::new(vec![Arc::new(observer) as Arc<dyn Observer>]);
@@ -55,14 +43,7 @@ async fn run(
             oa_events::set_invocation_metadata(entries)?;
             Ok::<_, NodeError>(json!({"ready": true}))
         })
-        .node("ask", move |_| {
-            let provider = Arc::clone(&provider);
-            let request = request.clone();
-            async move {
-                oa_events::complete(provider.as_ref(), request).await?;
-                Ok::<_, NodeError>(json!({}))
-            }
-        })
+        .node("ask", ask(provider, request, json!({})))
         .build()
         .unwrap();
     let _ = graph
@@ -97,7 +78,7 @@ fn generation(observations: &[ObservationRecord]) -> &ObservationRecord {
 #[tokio::test]
 async fn a_graph_maps_to_one_trace_with_a_span_per_node_and_the_generation_under_its_node() {
     let request =
-        CompletionRequest::new(vec![Message::user("Answer in JSON.")]).with_response_schema(schema());
+        CompletionRequest::new(vec![Message::user("Answer in JSON.")]).with_response_schema(answer_schema());
     let (traces, observations) = run(
         LangfuseConfig::default(),
         vec![text_reply(r#"{"answer": "yes"}"#, "stop")],
@@ -172,7 +153,7 @@ async fn a_graph_maps_to_one_trace_with_a_span_per_node_and_the_generation_under
 async fn a_reasked_call_is_one_failed_generation_with_its_error_message_only_when_payload_is_on() {
     let request = || {
         CompletionRequest::new(vec![Message::user("Answer in JSON.")])
-            .with_response_schema(schema())
+            .with_response_schema(answer_schema())
             .with_retry(
                 RetryConfig::new(2)
                     .with_backoff(Backoff::Fixed(Duration::ZERO))
@@ -287,7 +268,7 @@ async fn a_call_outside_a_graph_gets_its_own_trace_and_is_flushed() {
         LangfuseConfig::default(),
     );
     let bus = EventBus::new(vec![Arc::new(observer) as Arc<dyn Observer>]);
-    let observed = ObservedProvider::new(provider(&server) as Arc<dyn Provider>, bus.clone(), "complete");
+    let observed = ObservedProvider::new(openai_at(&server) as Arc<dyn Provider>, bus.clone(), "complete");
     observed
         .complete(&CompletionRequest::new(vec![Message::user("hi")]))
         .await
@@ -314,23 +295,20 @@ async fn a_call_outside_a_graph_gets_its_own_trace_and_is_flushed() {
 #[tokio::test]
 async fn disable_llm_spans_renders_no_generation_and_the_graph_flushes_once_at_its_end() {
     let server = Server::start(vec![text_reply("hi", "length")]).unwrap();
-    let provider = provider(&server);
+    let provider = openai_at(&server);
     let client = Arc::new(CountingClient::default());
     let config = LangfuseConfig::builder().disable_llm_spans(true).build().unwrap();
     let observer = LangfuseObserver::new(client.clone() as Arc<dyn LangfuseClient>, config);
     let bus = EventBus::new(vec![Arc::new(observer) as Arc<dyn Observer>]);
     let graph = Graph::builder()
-        .node("ask", move |_| {
-            let provider = Arc::clone(&provider);
-            async move {
-                oa_events::complete(
-                    provider.as_ref(),
-                    CompletionRequest::new(vec![Message::user("hi")]),
-                )
-                .await?;
-                Ok::<_, NodeError>(json!({}))
-            }
-        })
+        .node(
+            "ask",
+            ask(
+                provider,
+                CompletionRequest::new(vec![Message::user("hi")]),
+                json!({}),
+            ),
+        )
         .build()
         .unwrap();
     graph

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use oa_events::{EventBus, Graph, InvokeOptions, NodeError, Observer};
+use oa_events::{EventBus, Graph, InvokeOptions, Observer};
 use oa_observe::langfuse::{
     IsolatedProvider, ObservationRecord, PAYLOAD_SUPPRESSED, ProviderBinding, SHARED_PROVIDER_ACCEPTED,
     TraceRecord,
@@ -19,7 +19,7 @@ use oa_observe::{
     LangfuseClient, LangfuseConfig, LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder,
     LogBridge,
 };
-use oa_provider::{Message, OpenAiProvider};
+use oa_provider::Message;
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Server, Telemetry};
 use opentelemetry::KeyValue;
@@ -27,6 +27,9 @@ use opentelemetry::trace::{Span as _, Tracer as _, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use serde_json::{Value, json};
 use tracing_subscriber::layer::SubscriberExt;
+
+mod support;
+use support::{ask, openai_at};
 
 /// A Langfuse client that records what it is given and emits each observation as a span through the provider it
 /// was built on, reporting the binding it was given (as a Langfuse SDK client does).
@@ -75,23 +78,17 @@ fn payload_on() -> LangfuseConfig {
 /// Runs one graph whose node makes one call answered "hello", with `observer` on the bus.
 async fn invoke(observer: LangfuseObserver) {
     let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
-    let provider = Arc::new(
-        OpenAiProvider::builder("gpt-test")
-            .base_url(server.base_url())
-            .no_api_key()
-            .build()
-            .unwrap(),
-    );
+    let provider = openai_at(&server);
     let bus = EventBus::new(vec![Arc::new(observer) as Arc<dyn Observer>]);
     let graph = Graph::builder()
-        .node("ask", move |_| {
-            let provider = Arc::clone(&provider);
-            async move {
-                let request = oa_provider::CompletionRequest::new(vec![Message::user("hi")]);
-                oa_events::complete(provider.as_ref(), request).await?;
-                Ok::<_, NodeError>(json!({}))
-            }
-        })
+        .node(
+            "ask",
+            ask(
+                provider,
+                oa_provider::CompletionRequest::new(vec![Message::user("hi")]),
+                json!({}),
+            ),
+        )
         .build()
         .unwrap();
     graph

@@ -3,11 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer, ObserverError};
+use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::{
     AnthropicProvider, Backoff, Capabilities, CompletionRequest, ContentBlock, ImageSource, Message,
@@ -22,6 +21,9 @@ use opentelemetry_sdk::trace::SpanData;
 use serde_json::{Value, json};
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
+
+mod support;
+use support::{Collect, answer_schema, ask, openai_at};
 
 /// The LLM attempt spans, in attempt order.
 fn llm_spans(telemetry: &Telemetry) -> Vec<SpanData> {
@@ -69,22 +71,6 @@ fn points(telemetry: &Telemetry, name: &str) -> Vec<(u64, Vec<(String, String)>)
     points
 }
 
-#[derive(Default)]
-struct Collect(Mutex<Vec<Event>>);
-
-#[async_trait]
-impl Observer for Collect {
-    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
-        self.0.lock().unwrap().push(event.clone());
-        Ok(())
-    }
-}
-
-fn schema() -> Value {
-    json!({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
-           "additionalProperties": false})
-}
-
 fn reask(max_attempts: u32) -> RetryConfig {
     RetryConfig::new(max_attempts)
         .with_backoff(Backoff::Fixed(Duration::ZERO))
@@ -101,17 +87,6 @@ async fn run(
 ) -> Vec<Event> {
     let server = Server::start(replies).unwrap();
     run_on(telemetry, config, openai_at(&server), request).await
-}
-
-/// The OpenAI provider of model `gpt-test` at `server`, without a key.
-fn openai_at(server: &Server) -> Arc<dyn Provider> {
-    Arc::new(
-        OpenAiProvider::builder("gpt-test")
-            .base_url(server.base_url())
-            .no_api_key()
-            .build()
-            .unwrap(),
-    )
 }
 
 /// [`run`] through any provider.
@@ -139,14 +114,7 @@ async fn run_observed(
         Arc::clone(&collect) as Arc<dyn Observer>,
     ]);
     let graph = Graph::builder()
-        .node("ask", move |_| {
-            let provider = Arc::clone(&provider);
-            let request = request.clone();
-            async move {
-                oa_events::complete(provider.as_ref(), request).await?;
-                Ok::<_, NodeError>(json!({"asked": true}))
-            }
-        })
+        .node("ask", ask(provider, request, json!({"asked": true})))
         .build()
         .unwrap();
     let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
@@ -173,7 +141,7 @@ fn defaults() -> ObserverConfig {
 async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_event() {
     let telemetry = Telemetry::new();
     let request = CompletionRequest::new(vec![Message::user("answer")])
-        .with_response_schema(schema())
+        .with_response_schema(answer_schema())
         .with_retry(reask(2));
     let events = run(
         &telemetry,
@@ -253,13 +221,7 @@ async fn reask_recovery_has_two_attempt_spans_one_record_and_one_completion_even
     );
 
     // The typed event: one completion, node-level attempt_index 0, the request of attempt 1.
-    let completions: Vec<_> = events
-        .iter()
-        .filter_map(|event| match event {
-            Event::LlmCompletion(completion) => Some(completion),
-            _ => None,
-        })
-        .collect();
+    let completions = oa_testkit::variants!(events, Event::LlmCompletion);
     assert_eq!(completions.len(), 1);
     assert!(!events.iter().any(|event| matches!(event, Event::LlmFailed(_))));
     let completion = completions[0];
@@ -310,7 +272,7 @@ async fn each_attempt_describes_its_own_request() {
     let telemetry = Telemetry::new();
     let stop = RuntimeConfig::from_json(&json!({"stop_sequences": ["END"]})).unwrap();
     let request = CompletionRequest::new(vec![Message::user("answer")])
-        .with_response_schema(schema())
+        .with_response_schema(answer_schema())
         .with_retry(reask(2).with_per_attempt_override(vec![stop]));
     let events = run(
         &telemetry,
@@ -326,13 +288,7 @@ async fn each_attempt_describes_its_own_request() {
         attr(&llm[1], "gen_ai.request.stop_sequences"),
         Some(OtelValue::Array(opentelemetry::Array::String(vec!["END".into()])))
     );
-    let failed: Vec<_> = events
-        .iter()
-        .filter_map(|event| match event {
-            Event::LlmFailed(failed) => Some(failed),
-            _ => None,
-        })
-        .collect();
+    let failed = oa_testkit::variants!(events, Event::LlmFailed);
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].request.request_params["stop_sequences"], json!(["END"]));
     assert_eq!(failed[0].error_category.as_str(), "structured_output_invalid");
@@ -385,7 +341,7 @@ async fn a_diagnostic_is_one_log_record() {
         Arc::new(telemetry.observer(ObserverConfig::default())) as Arc<dyn Observer>
     ]);
     let observed = oa_events::ObservedProvider::new(openai_at(&server), bus.clone(), "ask");
-    let request = CompletionRequest::new(vec![Message::user("answer")]).with_response_schema(schema());
+    let request = CompletionRequest::new(vec![Message::user("answer")]).with_response_schema(answer_schema());
     let outcome = telemetry.bridging_logs(observed.complete(&request)).await;
     assert!(outcome.is_err());
     bus.drain(Duration::from_secs(5)).await.unwrap();
@@ -411,13 +367,7 @@ async fn no_schema_means_no_path() {
     let llm = llm_spans(&telemetry);
     assert_eq!(llm.len(), 1);
     assert_eq!(attr(&llm[0], names::LLM_STRUCTURED_OUTPUT_PATH), None);
-    let completion = events
-        .iter()
-        .find_map(|event| match event {
-            Event::LlmCompletion(completion) => Some(completion),
-            _ => None,
-        })
-        .unwrap();
+    let completion = oa_testkit::variants!(events, Event::LlmCompletion)[0];
     assert_eq!(completion.request.structured_output_path, None);
     assert!(telemetry.logs().unwrap().is_empty());
 }
@@ -533,7 +483,7 @@ fn names_are_the_specs() {
 /// the schema_version of the call, so "failure rate by mode" counts the calls that failed.
 #[tokio::test]
 async fn a_failed_call_carries_its_marker_on_every_path() {
-    let strict = schema();
+    let strict = answer_schema();
     // No `required`, no `additionalProperties: false`: it cannot go strict, so it goes native_unenforced.
     let loose = json!({"type": "object", "properties": {"answer": {"type": "string"}}, "minProperties": 1});
     let openai = |server: &Server, native: bool| -> Arc<dyn Provider> {
@@ -594,12 +544,8 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
         let events = run_on(&telemetry, defaults(), provider, request).await;
         assert_eq!(server.requests().len(), 2, "{path}");
         let version = schema_version(schema);
-        let failed = events
-            .iter()
-            .find_map(|event| match event {
-                Event::LlmFailed(failed) => Some(failed),
-                _ => None,
-            })
+        let failed = *oa_testkit::variants!(events, Event::LlmFailed)
+            .first()
             .unwrap_or_else(|| panic!("{path}: no failure event"));
         assert_eq!(
             failed.request.structured_output_path.map(|p| p.as_str()),

@@ -12,6 +12,7 @@ mod server;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod tracing_capture;
+mod variants;
 pub mod vendor;
 
 use std::io;

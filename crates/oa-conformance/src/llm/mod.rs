@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask,
-    RetryConfig, RuntimeConfig, Tool, ToolChoice,
+    Backoff, Capabilities, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, RetryConfig,
+    RuntimeConfig, Tool, ToolChoice,
 };
 use serde_json::Value;
 
@@ -321,7 +321,7 @@ fn build_request(
         {
             return Err("harness_primitive_missing: only the default retry classifier".to_owned());
         }
-        let max_attempts = attempts_of(middleware)?;
+        let max_attempts = crate::retry::attempts_of(middleware)?;
         let observer = Arc::clone(recorder);
         let retry = RetryConfig::new(max_attempts)
             .with_backoff(Backoff::Fixed(Duration::ZERO))
@@ -332,52 +332,14 @@ fn build_request(
     Ok(Ok(request.with_hook(observer)))
 }
 
-fn attempts_of(retry: &Node) -> Result<u32, String> {
-    retry
-        .get("max_attempts")
-        .and_then(Node::as_i64)
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| "fixture_schema_invalid: retry needs an integer max_attempts".to_owned())
-}
-
+/// The case's `retry:` block, each retry recorded for the expectations.
 fn retry_config(
     retry: &Node,
     recorder: &Arc<Recorder>,
 ) -> Result<Result<RetryConfig, oa_provider::ProviderError>, String> {
-    let mut config = RetryConfig::new(attempts_of(retry)?);
-    if let Some(backoff) = retry.get("backoff") {
-        match backoff.get("type").and_then(Node::as_str) {
-            Some("deterministic") => {
-                let seconds = backoff.get("seconds").and_then(Node::as_f64).unwrap_or(0.0);
-                let wait = Duration::try_from_secs_f64(seconds).map_err(|_| {
-                    "fixture_schema_invalid: backoff seconds must be a non-negative number".to_owned()
-                })?;
-                config = config.with_backoff(Backoff::Fixed(wait));
-            }
-            other => return Err(format!("harness_primitive_missing: backoff type {other:?}")),
-        }
-    }
-    if let Some(schedule) = retry.get("per_attempt_override").and_then(Node::as_seq) {
-        let mut overrides = Vec::with_capacity(schedule.len());
-        for entry in schedule {
-            match RuntimeConfig::from_json(&entry.to_json()) {
-                Ok(entry) => overrides.push(entry),
-                Err(error) => return Ok(Err(error)),
-            }
-        }
-        config = config.with_per_attempt_override(overrides);
-    }
-    if let Some(template) = retry
-        .get("reask")
-        .and_then(|r| r.get("template"))
-        .and_then(Node::as_str)
-    {
-        config = config.with_reask(Reask::template(template));
-    }
     let observer = Arc::clone(recorder);
-    Ok(Ok(config.with_on_retry(move |attempt, _, delay| {
-        observer.record_retry(attempt, delay)
-    })))
+    Ok(crate::retry::retry_config(retry)?
+        .map(|config| config.with_on_retry(move |attempt, _, delay| observer.record_retry(attempt, delay))))
 }
 
 /// The model the harness binds: the `model` the case's wire expectations name, else the mocked responses' model

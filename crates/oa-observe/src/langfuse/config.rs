@@ -1,7 +1,7 @@
 //! The Langfuse observer's own switches (§8.7, §8.9: independent of the OTel observer's).
 
-use crate::config::ConfigError;
-use crate::truncate::{DEFAULT_PAYLOAD_CAP, MIN_PAYLOAD_CAP};
+use crate::config::{ConfigError, setters};
+use crate::truncate::DEFAULT_PAYLOAD_CAP;
 
 /// What a [`LangfuseObserver`](crate::LangfuseObserver) emits. Build with [`LangfuseConfig::builder`]; the
 /// default is the privacy-safe posture (no payload, no state).
@@ -51,29 +51,16 @@ impl LangfuseConfig {
 pub struct LangfuseConfigBuilder(LangfuseConfig);
 
 impl LangfuseConfigBuilder {
-    /// Renders no Generation for LLM calls (default: false).
-    pub fn disable_llm_spans(mut self, disable: bool) -> Self {
-        self.0.disable_llm_spans = disable;
-        self
-    }
-
-    /// Withholds a Generation's input, output, `metadata.request_extras` and a failed Generation's
-    /// `metadata.error_message` (default: true, withheld).
-    pub fn disable_provider_payload(mut self, disable: bool) -> Self {
-        self.0.disable_provider_payload = disable;
-        self
-    }
-
-    /// Withholds the state as the trace's input and output, which then carry §8.4.1's stub (default: true).
-    pub fn disable_state_payload(mut self, disable: bool) -> Self {
-        self.0.disable_state_payload = disable;
-        self
-    }
-
-    /// The per-field payload cap in bytes (§5.5.5; default 65,536, at least 256).
-    pub fn payload_cap(mut self, cap: usize) -> Self {
-        self.0.payload_cap = cap;
-        self
+    setters! {
+        /// Renders no Generation for LLM calls (default: false).
+        disable_llm_spans(disable: bool);
+        /// Withholds a Generation's input, output, `metadata.request_extras` and a failed Generation's
+        /// `metadata.error_message` (default: true, withheld).
+        disable_provider_payload(disable: bool);
+        /// Withholds the state as the trace's input and output, which then carry §8.4.1's stub (default: true).
+        disable_state_payload(disable: bool);
+        /// The per-field payload cap in bytes (§5.5.5; default 65,536, at least 256).
+        payload_cap(cap: usize);
     }
 
     /// The configuration.
@@ -82,11 +69,7 @@ impl LangfuseConfigBuilder {
     ///
     /// [`ConfigError`] when the payload cap is below 256 bytes.
     pub fn build(self) -> Result<LangfuseConfig, ConfigError> {
-        if self.0.payload_cap < MIN_PAYLOAD_CAP {
-            return Err(ConfigError {
-                cap: self.0.payload_cap,
-            });
-        }
+        ConfigError::check(self.0.payload_cap)?;
         Ok(self.0)
     }
 }

@@ -8,8 +8,7 @@ use super::raises::{Raising, RaisingProvider};
 use crate::observability::support::CALLS_LLM_KEYS;
 use oa_events::NodeError;
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask, Response,
-    RetryConfig, RuntimeConfig, Tool,
+    Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Response, RuntimeConfig, Tool,
 };
 use serde_json::{Map, Value};
 
@@ -107,7 +106,9 @@ impl LlmCall {
             );
         }
         if let Some(retry) = call.get("retry") {
-            request = request.with_retry(retry_config(retry)?);
+            request = request.with_retry(
+                crate::retry::retry_config(retry)?.map_err(|e| format!("fixture_schema_invalid: {e}"))?,
+            );
         }
         if let Some(tools) = call.get("tools").and_then(Node::as_seq) {
             let mut parsed = Vec::new();
@@ -179,42 +180,4 @@ fn expand_synthetic_images(message: &mut Value) {
             source.insert("base64_data".into(), Value::from("A".repeat(n_bytes)));
         }
     }
-}
-
-fn retry_config(retry: &Node) -> Result<RetryConfig, String> {
-    let max_attempts = retry
-        .get("max_attempts")
-        .and_then(Node::as_i64)
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or("fixture_schema_invalid: retry needs an integer max_attempts")?;
-    let mut config = RetryConfig::new(max_attempts);
-    if let Some(backoff) = retry.get("backoff") {
-        match backoff.get("type").and_then(Node::as_str) {
-            Some("deterministic") => {
-                let seconds = backoff.get("seconds").and_then(Node::as_f64).unwrap_or(0.0);
-                let wait = Duration::try_from_secs_f64(seconds)
-                    .map_err(|_| "fixture_schema_invalid: backoff seconds".to_owned())?;
-                config = config.with_backoff(Backoff::Fixed(wait));
-            }
-            other => return Err(format!("harness_primitive_missing: backoff type {other:?}")),
-        }
-    }
-    if let Some(schedule) = retry.get("per_attempt_override").and_then(Node::as_seq) {
-        let mut overrides = Vec::new();
-        for entry in schedule {
-            overrides.push(
-                RuntimeConfig::from_json(&entry.to_json())
-                    .map_err(|e| format!("fixture_schema_invalid: {e}"))?,
-            );
-        }
-        config = config.with_per_attempt_override(overrides);
-    }
-    if let Some(template) = retry
-        .get("reask")
-        .and_then(|r| r.get("template"))
-        .and_then(Node::as_str)
-    {
-        config = config.with_reask(Reask::template(template));
-    }
-    Ok(config)
 }

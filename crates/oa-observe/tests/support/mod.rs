@@ -1,0 +1,70 @@
+//! Shared test helpers: a collecting observer, the keyless OpenAI provider at a scripted server, the answer
+//! schema, and the node that makes one call (the server, the telemetry and the tracing capture are oa-testkit's).
+
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use oa_events::{Event, NodeError, Observer, ObserverError};
+use oa_provider::{CompletionRequest, OpenAiProvider, Provider};
+use oa_testkit::Server;
+use serde_json::{Value, json};
+
+/// Collects every event it is given.
+#[derive(Default)]
+pub struct Collect(pub Mutex<Vec<Event>>);
+
+#[async_trait]
+impl Observer for Collect {
+    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        self.0.lock().unwrap().push(event.clone());
+        Ok(())
+    }
+}
+
+impl Collect {
+    pub fn events(&self) -> Vec<Event> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// The OpenAI provider of model `gpt-test` at `server`, without a key.
+pub fn openai_at(server: &Server) -> Arc<OpenAiProvider> {
+    Arc::new(
+        OpenAiProvider::builder("gpt-test")
+            .base_url(server.base_url())
+            .no_api_key()
+            .build()
+            .unwrap(),
+    )
+}
+
+/// A strict-mode-compatible schema with one required string `answer`.
+pub fn answer_schema() -> Value {
+    json!({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+           "additionalProperties": false})
+}
+
+/// What a graph node returns.
+pub type NodeFuture = Pin<Box<dyn Future<Output = Result<Value, NodeError>> + Send>>;
+
+/// A node that makes one call of `request` through `provider` (oa-events' `complete`, so the call is reported to
+/// the invocation's bus) and then returns `output`.
+pub fn ask(
+    provider: Arc<dyn Provider>,
+    request: CompletionRequest,
+    output: Value,
+) -> impl Fn(Value) -> NodeFuture + Send + Sync + 'static {
+    move |_| {
+        let provider = Arc::clone(&provider);
+        let request = request.clone();
+        let output = output.clone();
+        Box::pin(async move {
+            oa_events::complete(provider.as_ref(), request).await?;
+            Ok(output)
+        })
+    }
+}
