@@ -31,16 +31,22 @@ const MAX_DEPTH_CEILING: usize = 4096;
 /// violation is known before the end.
 ///
 /// ```
-/// use oa_schema::{IncrementalError, Validator};
+/// use oa_schema::{IncrementalError, MalformedKind, Validator};
 /// use serde_json::json;
 ///
-/// let validator = Validator::new(&json!({ "properties": { "severity": { "enum": ["low", "high"] } } })).unwrap();
-/// let mut incremental = validator.incremental();
-/// for chunk in [&b"{\"sever"[..], b"ity\": \"urg", b"ent\"}"] {
-///     incremental.feed(chunk).unwrap();
-/// }
-/// let Err(IncrementalError::Invalid(violations)) = incremental.finish() else { panic!("invalid") };
-/// assert_eq!(violations.error_message(), "#/severity: enum: value must be one of \"low\", \"high\"");
+/// let validator = Validator::new(&json!({ "items": { "type": "string" } })).unwrap();
+/// // Cut inside "é" (two bytes in UTF-8): the value is the whole text's.
+/// let text = "[\"caf\u{e9}\"]".as_bytes();
+/// let mut run = validator.incremental();
+/// run.feed(&text[..5]).unwrap();
+/// run.feed(&text[5..]).unwrap();
+/// assert_eq!(run.finish_value().unwrap(), json!(["café"]));
+///
+/// // Malformed text fails as `parse_json` says, at the `feed` that holds the byte.
+/// let mut run = validator.incremental();
+/// run.feed(b"[\"a\",").unwrap();
+/// let Err(IncrementalError::Malformed(err)) = run.feed(b"]") else { panic!("a trailing comma") };
+/// assert_eq!((err.kind(), err.column(), err.reason()), (MalformedKind::Syntax, 6, "trailing comma"));
 /// ```
 #[derive(Debug)]
 pub struct Incremental {
