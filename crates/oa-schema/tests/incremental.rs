@@ -3,6 +3,10 @@
 //! refused, and at the end the same report as `validate`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/described.rs"]
+mod described;
+
+use described::described;
 use oa_schema::{IncrementalError, MalformedKind, ParseOptions, Validator, parse_json_with};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -51,20 +55,7 @@ fn assert_agree(validator: &Validator, text: &str, cuts: &[usize]) {
         }
         (Err(IncrementalError::Invalid(expected)), Err(IncrementalError::Invalid(got))) => {
             assert_eq!(expected.error_message(), got.error_message(), "{text:?}");
-            let located = |report: &oa_schema::Violations| {
-                report
-                    .iter()
-                    .map(|violation| {
-                        (
-                            violation.instance_location().to_fragment(),
-                            violation.keyword().map(str::to_owned),
-                            violation.schema_location().absolute().to_owned(),
-                            violation.message().to_owned(),
-                        )
-                    })
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!(located(expected), located(got), "{text:?}");
+            assert_eq!(described(expected), described(got), "{text:?}");
         }
         _ => panic!("{text:?} cut at {cuts:?}: whole {expected:?}, incremental {got:?}"),
     }

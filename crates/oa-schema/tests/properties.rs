@@ -1,6 +1,10 @@
 //! Property tests: the flag and the report agree, nothing panics, and deep nesting is bounded.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/described.rs"]
+mod described;
+
+use described::described;
 use oa_schema::{IncrementalError, Validator};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -114,24 +118,10 @@ proptest! {
             run.feed(&text.as_bytes()[from..cut]).unwrap();
             from = cut;
         }
-        let describe = |violations: &oa_schema::Violations| {
-            violations
-                .iter()
-                .map(|violation| {
-                    format!(
-                        "{} {:?} {} {}",
-                        violation.instance_location().to_fragment(),
-                        violation.keyword(),
-                        violation.schema_location().absolute(),
-                        violation.message(),
-                    )
-                })
-                .collect::<Vec<_>>()
-        };
         match (run.finish(), validator.validate(&instance)) {
             (Ok(()), Ok(())) => {}
             (Err(IncrementalError::Invalid(got)), Err(expected)) => {
-                prop_assert_eq!(describe(&got), describe(&expected));
+                prop_assert_eq!(described(&got), described(&expected));
                 prop_assert_eq!(got.error_message(), expected.error_message());
             }
             (got, expected) => prop_assert!(false, "incremental {:?}, validate {:?}", got, expected),

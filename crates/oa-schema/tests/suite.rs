@@ -20,9 +20,12 @@
     clippy::print_stderr
 )]
 
+#[path = "support/described.rs"]
+mod described;
 #[path = "support/remotes.rs"]
 mod remotes;
 
+use described::described;
 use oa_schema::{Draft, IncrementalError, Retrieve, RetrieveError, Validator, ValidatorOptions};
 use remotes::remotes;
 use serde_json::Value;
@@ -325,24 +328,10 @@ fn incremental_agrees(
             .map_err(|err| format!("incremental route refused the text: {err}"))?;
         rest = after;
     }
-    let located = |violations: &oa_schema::Violations| {
-        violations
-            .iter()
-            .map(|violation| {
-                format!(
-                    "{} {:?} {} {}",
-                    violation.instance_location().to_fragment(),
-                    violation.keyword(),
-                    violation.schema_location().absolute(),
-                    violation.message()
-                )
-            })
-            .collect::<Vec<_>>()
-    };
     match (run.finish(), report) {
         (Ok(()), Ok(())) => Ok(()),
         (Err(IncrementalError::Invalid(got)), Err(expected))
-            if located(&got) == located(expected) && got.error_message() == expected.error_message() =>
+            if described(&got) == described(expected) && got.error_message() == expected.error_message() =>
         {
             Ok(())
         }
