@@ -108,31 +108,70 @@ impl MalformedJson {
     /// The error for `text`, saying what to do where the decoder's words would not: a comment or a byte-order mark
     /// where the text went wrong is named as such.
     fn of(err: &serde_json::Error, text: &str) -> Self {
-        let mut malformed = Self::from_serde(err);
+        let malformed = Self::from_serde(err);
         if text.starts_with('\u{feff}') {
-            malformed.line = 1;
-            malformed.column = 1;
-            malformed.reason =
-                "the text starts with a byte-order mark (U+FEFF), which JSON text must not: save it \
-                                without one"
-                    .to_owned();
-            malformed.kind = MalformedKind::ByteOrderMark;
-            return malformed;
+            return Self::byte_order_mark();
         }
         let at = text
             .split('\n')
             .nth(malformed.line.saturating_sub(1))
             .and_then(|line| line.get(malformed.column.saturating_sub(1)..));
-        if let Some(comment) =
-            at.and_then(|rest| ["//", "/*"].into_iter().find(|open| rest.starts_with(open)))
-        {
-            malformed.reason = format!(
+        malformed.naming_a_comment(at.map(str::as_bytes))
+    }
+
+    /// The error for text that starts with a byte-order mark, whatever went wrong after it.
+    pub(crate) fn byte_order_mark() -> Self {
+        Self {
+            line: 1,
+            column: 1,
+            reason: "the text starts with a byte-order mark (U+FEFF), which JSON text must not: save it without one"
+                .to_owned(),
+            kind: MalformedKind::ByteOrderMark,
+        }
+    }
+
+    /// This error, named a comment when `rest` (the text from where it went wrong, as `parse_json` looks: the
+    /// column's byte, or the line's start at column 0) opens one.
+    pub(crate) fn naming_a_comment(mut self, rest: Option<&[u8]>) -> Self {
+        if let Some(comment) = rest.and_then(|rest| {
+            ["//", "/*"]
+                .into_iter()
+                .find(|open| rest.starts_with(open.as_bytes()))
+        }) {
+            self.reason = format!(
                 "a comment (`{comment}`): JSON has no comments, remove them (a JSONC file such as tsconfig.json must \
                  be stripped of its comments first)"
             );
-            malformed.kind = MalformedKind::Comment;
+            self.kind = MalformedKind::Comment;
         }
-        malformed
+        self
+    }
+
+    /// serde_json's error, as `parse_json` names it, moved to `line` and `column` (the incremental parser reads
+    /// a token alone, then places the error in the whole text).
+    pub(crate) fn from_serde_at(err: &serde_json::Error, line: usize, column: usize) -> Self {
+        Self {
+            line,
+            column,
+            ..Self::from_serde(err)
+        }
+    }
+
+    /// An error in serde_json's words (`reason` as its `ErrorCode` prints), as `parse_json` names it.
+    pub(crate) fn from_reason(line: usize, column: usize, reason: &str, eof: bool) -> Self {
+        let kind = if reason.starts_with(REPEAT_PREFIX) {
+            MalformedKind::DuplicateKey
+        } else if eof {
+            MalformedKind::Eof
+        } else {
+            MalformedKind::Syntax
+        };
+        Self {
+            line,
+            column,
+            reason: plain_reason(reason),
+            kind,
+        }
     }
 }
 

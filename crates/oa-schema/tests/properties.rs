@@ -1,7 +1,11 @@
 //! Property tests: the flag and the report agree, nothing panics, and deep nesting is bounded.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use oa_schema::Validator;
+#[path = "support/described.rs"]
+mod described;
+
+use described::described;
+use oa_schema::{IncrementalError, Validator};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -92,6 +96,35 @@ proptest! {
             prop_assert!(!violations.error_message().contains("internal error"), "{}", violations.error_message());
             // The report is deterministic: the same run twice gives the same text.
             prop_assert_eq!(violations.error_message(), validator.validate(&instance).unwrap_err().error_message());
+        }
+    }
+
+    /// The incremental route, fed the instance's text cut at random points, ends with `validate`'s very report.
+    #[test]
+    fn the_incremental_route_ends_with_the_same_report(
+        schema in any_schema(),
+        instance in any_json(),
+        pretty in any::<bool>(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+    ) {
+        let validator = Validator::new(&schema).unwrap();
+        let text = if pretty { serde_json::to_string_pretty(&instance) } else { serde_json::to_string(&instance) }
+            .unwrap();
+        let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(text.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut run = validator.incremental();
+        let mut from = 0;
+        for cut in cuts.into_iter().chain([text.len()]) {
+            run.feed(&text.as_bytes()[from..cut]).unwrap();
+            from = cut;
+        }
+        match (run.finish(), validator.validate(&instance)) {
+            (Ok(()), Ok(())) => {}
+            (Err(IncrementalError::Invalid(got)), Err(expected)) => {
+                prop_assert_eq!(described(&got), described(&expected));
+                prop_assert_eq!(got.error_message(), expected.error_message());
+            }
+            (got, expected) => prop_assert!(false, "incremental {:?}, validate {:?}", got, expected),
         }
     }
 

@@ -9,6 +9,8 @@
 //! matches no case fails the run, so the list cannot go stale. Without the `arbitrary_precision` feature, the cases
 //! listed in `tests/suite-without-arbitrary-precision.txt` (numbers beyond what an `f64` holds, each with its reason)
 //! must give the verdict opposite to the suite's, and are counted apart; with the feature they run as any other.
+//! Every case also runs through the incremental route (`Validator::incremental`, the instance's text fed in small
+//! chunks), which must end with `validate`'s very report.
 //! Prints `N passed, M failed` per directory and overall; exits non-zero on any failure, and when the suite is
 //! missing.
 #![allow(
@@ -18,10 +20,13 @@
     clippy::print_stderr
 )]
 
+#[path = "support/described.rs"]
+mod described;
 #[path = "support/remotes.rs"]
 mod remotes;
 
-use oa_schema::{Draft, Retrieve, RetrieveError, Validator, ValidatorOptions};
+use described::described;
+use oa_schema::{Draft, IncrementalError, Retrieve, RetrieveError, Validator, ValidatorOptions};
 use remotes::remotes;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -300,7 +305,39 @@ fn outcome(compiled: &Result<Validator, oa_schema::SchemaError>, test: &Value) -
     } else if flag != expected {
         Err(format!("expected valid={expected}, got {flag}"))
     } else {
-        Ok(())
+        incremental_agrees(validator, &test["data"], &report)
+    }
+}
+
+/// The incremental route (`Validator::incremental`) on the instance's text, pretty-printed and fed in chunks of 1,
+/// 2, 3, 5 and 7 bytes in turn (so tokens and UTF-8 sequences are cut), ends with `validate`'s very report.
+fn incremental_agrees(
+    validator: &Validator,
+    data: &Value,
+    report: &Result<(), oa_schema::Violations>,
+) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(data).unwrap();
+    let mut run = validator.incremental();
+    let mut rest = text.as_bytes();
+    for size in [1, 2, 3, 5, 7].into_iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, after) = rest.split_at(size.min(rest.len()));
+        run.feed(chunk)
+            .map_err(|err| format!("incremental route refused the text: {err}"))?;
+        rest = after;
+    }
+    match (run.finish(), report) {
+        (Ok(()), Ok(())) => Ok(()),
+        (Err(IncrementalError::Invalid(got)), Err(expected))
+            if described(&got) == described(expected) && got.error_message() == expected.error_message() =>
+        {
+            Ok(())
+        }
+        (got, expected) => Err(format!(
+            "incremental route differs: {got:?}, validate {expected:?}"
+        )),
     }
 }
 

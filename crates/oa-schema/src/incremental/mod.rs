@@ -1,0 +1,145 @@
+//! The incremental route: JSON text fed in chunks, parsed as it arrives (`push.rs`), the document validated when
+//! the text ends.
+
+mod push;
+
+use crate::parse::MalformedJson;
+use crate::validator::Validator;
+use crate::violation::Violations;
+use push::{PushError, PushParser};
+use serde_json::Value;
+
+/// How many containers may be open at once by default: what `parse_json` accepts (it refuses the 128th).
+const DEFAULT_MAX_DEPTH: usize = 127;
+
+/// The most a caller may allow: the document is kept as a `serde_json::Value`, whose drop recurses once per level.
+const MAX_DEPTH_CEILING: usize = 4096;
+
+/// An incremental validation: JSON text fed in chunks split anywhere (mid-token, mid-UTF-8 sequence), parsed as it
+/// arrives by `parse_json`'s rules, and validated against the schema when [`finish`](Self::finish) says the text
+/// ended. Made by [`Validator::incremental`].
+///
+/// The parse is strict as [`parse_json_with`](crate::parse_json_with) with repeated member names refused: a
+/// malformed text fails with the same [`MalformedJson`] (kind, reason, line and column), from the first `feed`
+/// that holds the byte where it went wrong (one or two bytes later when they decide whether it is a comment or a
+/// byte-order mark; a repeated member name at [`finish`](Self::finish), as `parse_json_with` reports it only when
+/// the rest is well-formed). Nesting has a limit of its own ([`max_depth`](Self::max_depth)), reported as
+/// [`IncrementalError::TooDeep`], never as malformed text.
+///
+/// At the end, the report is [`Validator::validate`]'s on the whole text's value, exactly. This version keeps the
+/// document's value while it is read and validates it at the end, so memory grows with the document, and no
+/// violation is known before the end.
+///
+/// ```
+/// use oa_schema::{IncrementalError, MalformedKind, Validator};
+/// use serde_json::json;
+///
+/// let validator = Validator::new(&json!({ "items": { "type": "string" } })).unwrap();
+/// // Cut inside "é" (two bytes in UTF-8): the value is the whole text's.
+/// let text = "[\"caf\u{e9}\"]".as_bytes();
+/// let mut run = validator.incremental();
+/// run.feed(&text[..5]).unwrap();
+/// run.feed(&text[5..]).unwrap();
+/// assert_eq!(run.finish_value().unwrap(), json!(["café"]));
+///
+/// // Malformed text fails as `parse_json` says, at the `feed` that holds the byte.
+/// let mut run = validator.incremental();
+/// run.feed(b"[\"a\",").unwrap();
+/// let Err(IncrementalError::Malformed(err)) = run.feed(b"]") else { panic!("a trailing comma") };
+/// assert_eq!((err.kind(), err.column(), err.reason()), (MalformedKind::Syntax, 6, "trailing comma"));
+/// ```
+#[derive(Debug)]
+pub struct Incremental {
+    validator: Validator,
+    parser: PushParser,
+}
+
+/// Why an incremental validation gives no value.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum IncrementalError {
+    /// The text is not well-formed JSON (repeated member names refused), as `parse_json_with` reports it.
+    #[error(transparent)]
+    Malformed(MalformedJson),
+    /// More arrays and objects open at once than [`Incremental::max_depth`] allows: a limit of this reader, not
+    /// a fault of the text.
+    #[error(
+        "nesting deeper than the limit of {limit} open arrays and objects at line {line}, column {column}"
+    )]
+    TooDeep {
+        /// The limit.
+        limit: usize,
+        /// The 1-based line of the container that went beyond it.
+        line: usize,
+        /// The 1-based column of that container.
+        column: usize,
+    },
+    /// Well-formed, and invalid: [`Validator::validate`]'s report.
+    #[error("{}", .0.error_message())]
+    Invalid(Violations),
+}
+
+impl From<PushError> for IncrementalError {
+    fn from(error: PushError) -> Self {
+        match error {
+            PushError::Malformed(malformed) => Self::Malformed(malformed),
+            PushError::TooDeep { limit, line, column } => Self::TooDeep { limit, line, column },
+        }
+    }
+}
+
+impl Validator {
+    /// Starts an incremental validation of one JSON text against this schema (see [`Incremental`]).
+    pub fn incremental(&self) -> Incremental {
+        Incremental {
+            validator: self.clone(),
+            parser: PushParser::new(DEFAULT_MAX_DEPTH),
+        }
+    }
+}
+
+impl Incremental {
+    /// How many arrays and objects may be open at once (default 127, what `parse_json` accepts; at most 4,096,
+    /// since the document is kept as a `Value`, whose drop recurses per level). Set before the first `feed`.
+    #[must_use]
+    pub fn max_depth(mut self, limit: usize) -> Self {
+        self.parser = PushParser::new(limit.min(MAX_DEPTH_CEILING));
+        self
+    }
+
+    /// Reads the next bytes of the text, split anywhere.
+    ///
+    /// # Errors
+    /// [`IncrementalError::Malformed`] or [`IncrementalError::TooDeep`] once the text is certain to be refused;
+    /// every later call returns the same error.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), IncrementalError> {
+        Ok(self.parser.feed(chunk)?)
+    }
+
+    /// The violations known before the end. This version knows none before [`finish`](Self::finish) (it validates
+    /// the whole document then), so this is always empty.
+    pub fn violations(&self) -> &[crate::Violation] {
+        &[]
+    }
+
+    /// The text has ended: validates the document.
+    ///
+    /// # Errors
+    /// [`IncrementalError::Malformed`] (the text ended inside a value, or had an error not yet told),
+    /// [`IncrementalError::TooDeep`], or [`IncrementalError::Invalid`] with `validate`'s report.
+    pub fn finish(self) -> Result<(), IncrementalError> {
+        self.finish_value().map(drop)
+    }
+
+    /// As [`finish`](Self::finish), and hands over the document's value.
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish).
+    pub fn finish_value(self) -> Result<Value, IncrementalError> {
+        let value = self.parser.finish()?;
+        self.validator
+            .validate(&value)
+            .map_err(IncrementalError::Invalid)?;
+        Ok(value)
+    }
+}

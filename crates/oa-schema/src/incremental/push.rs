@@ -1,0 +1,720 @@
+//! The push parser: JSON text fed in chunks split anywhere, read by exactly `parse_json`'s rules (RFC 8259, through
+//! serde_json's own decoding of each string and number token, so that values and digits are what a whole-text parse
+//! gives), with repeated member names refused as `parse_json_with(.., reject_duplicate_keys(true))` refuses them,
+//! and each error named as `parse_json` names it (kind, reason, line and column). Nesting has a limit of its own,
+//! reported as a limit.
+//!
+//! What it cannot know when it meets an error, it waits for: whether the offending `/` opens a comment (one more
+//! byte), whether a leading `0xEF` is a byte-order mark (two more), and a repeated member name, which `parse_json_with`
+//! reports only when the whole text is otherwise well-formed (so it is reported at the end).
+
+use crate::parse::MalformedJson;
+use crate::strict::REPEAT_PREFIX;
+use serde_json::{Map, Value};
+
+/// Why the text was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PushError {
+    /// Not well-formed JSON, named as `parse_json_with` (duplicate member names refused) names it.
+    Malformed(MalformedJson),
+    /// More containers open at once than the limit allows, at the container that went beyond it.
+    TooDeep {
+        limit: usize,
+        line: usize,
+        column: usize,
+    },
+}
+
+/// How far the text has been read: bytes consumed, and serde_json's line and column after the last of them.
+#[derive(Debug, Clone, Copy)]
+struct Position {
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Position {
+    fn advance(&mut self, byte: u8) {
+        self.offset += 1;
+        if byte == b'\n' {
+            self.line += 1;
+            self.column = 0;
+        } else {
+            self.column += 1;
+        }
+    }
+
+    /// serde_json's (line, column) for an error at `byte`, the next one to read: the position just after it.
+    fn after(self, byte: u8) -> (usize, usize) {
+        if byte == b'\n' {
+            (self.line + 1, 0)
+        } else {
+            (self.line, self.column + 1)
+        }
+    }
+}
+
+/// What may come next outside a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// A value: the document's, or a member's after its `:`.
+    Value,
+    /// After `[`: an item or `]`.
+    FirstItem,
+    /// After an item: `,` or `]`.
+    ItemEnd,
+    /// After an array's `,`: an item.
+    Item,
+    /// After `{`: a name or `}`.
+    FirstName,
+    /// After a member: `,` or `}`.
+    MemberEnd,
+    /// After an object's `,`: a name.
+    Name,
+    /// After a name: `:`.
+    Colon,
+    /// After the document's value: whitespace only.
+    End,
+}
+
+/// Where a number token is in RFC 8259's grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Digits {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    Exp,
+    ExpSign,
+    Exponent,
+}
+
+impl Digits {
+    fn start(byte: u8) -> Option<Self> {
+        match byte {
+            b'-' => Some(Self::Minus),
+            b'0' => Some(Self::Zero),
+            b'1'..=b'9' => Some(Self::Int),
+            _ => None,
+        }
+    }
+
+    /// The state after `byte`, or `None` when `byte` does not continue the number.
+    fn next(self, byte: u8) -> Option<Self> {
+        match (self, byte) {
+            (Self::Minus, b'0') => Some(Self::Zero),
+            (Self::Minus, b'1'..=b'9') | (Self::Int, b'0'..=b'9') => Some(Self::Int),
+            (Self::Zero | Self::Int, b'.') => Some(Self::Dot),
+            (Self::Dot | Self::Frac, b'0'..=b'9') => Some(Self::Frac),
+            (Self::Zero | Self::Int | Self::Frac, b'e' | b'E') => Some(Self::Exp),
+            (Self::Exp, b'+' | b'-') => Some(Self::ExpSign),
+            (Self::Exp | Self::ExpSign | Self::Exponent, b'0'..=b'9') => Some(Self::Exponent),
+            _ => None,
+        }
+    }
+
+    /// Whether the number may end here (and the byte after it is not a digit after a lone `0`).
+    fn complete_before(self, byte: Option<u8>) -> bool {
+        match self {
+            Self::Zero => !matches!(byte, Some(b'0'..=b'9')),
+            Self::Int | Self::Frac | Self::Exponent => true,
+            Self::Minus | Self::Dot | Self::Exp | Self::ExpSign => false,
+        }
+    }
+}
+
+/// Where a string token is: in its text, after a backslash, or in a `\u` escape with this many hex digits to come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    None,
+    Backslash,
+    Hex(u8),
+}
+
+/// The token being read, its bytes kept (serde_json decodes them when it ends) with where it began.
+#[derive(Debug)]
+enum Token {
+    None,
+    /// A string, from its opening quote; `name` when it is a member's name.
+    Text {
+        bytes: Vec<u8>,
+        start: Position,
+        name: bool,
+        escape: Escape,
+    },
+    Number {
+        bytes: Vec<u8>,
+        start: Position,
+        digits: Digits,
+    },
+    /// `true`, `false` or `null`, `read` bytes of it met.
+    Literal {
+        word: &'static [u8],
+        read: usize,
+    },
+}
+
+/// An open container.
+#[derive(Debug)]
+enum Frame {
+    Array(Vec<Value>),
+    /// An object and the name of the member whose value is being read.
+    Object(Map<String, Value>, Option<String>),
+}
+
+/// An error found, waiting for the bytes that decide how `parse_json` names it: `rest` holds the text from where
+/// `parse_json` looks (the error's byte, or its line's start at column 0), `want` how many bytes of it decide.
+#[derive(Debug)]
+struct Pending {
+    error: MalformedJson,
+    rest: Vec<u8>,
+    want: usize,
+    /// The text starts at `rest`: a byte-order mark there is what is named.
+    at_start: bool,
+}
+
+impl Pending {
+    fn settle(self) -> MalformedJson {
+        if self.at_start && self.rest.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            MalformedJson::byte_order_mark()
+        } else {
+            self.error.naming_a_comment(Some(&self.rest))
+        }
+    }
+}
+
+/// The push parser (see the module's documentation).
+#[derive(Debug)]
+pub(crate) struct PushParser {
+    max_depth: usize,
+    position: Position,
+    expect: Expect,
+    token: Token,
+    stack: Vec<Frame>,
+    root: Option<Value>,
+    pending: Option<Pending>,
+    failed: Option<PushError>,
+    /// The first repeated member name, reported at the end when nothing else went wrong.
+    repeat: Option<MalformedJson>,
+    /// The error for a repeated name just read, placed where `parse_json_with`'s check places it: after the
+    /// whitespace that follows the name.
+    repeated: Option<String>,
+}
+
+/// What serde_json's `ErrorCode`s print, for the errors this parser raises itself.
+mod reason {
+    pub(super) const EXPECTED_VALUE: &str = "expected value";
+    pub(super) const EXPECTED_IDENT: &str = "expected ident";
+    pub(super) const EXPECTED_COLON: &str = "expected `:`";
+    pub(super) const LIST_COMMA_OR_END: &str = "expected `,` or `]`";
+    pub(super) const OBJECT_COMMA_OR_END: &str = "expected `,` or `}`";
+    pub(super) const KEY_MUST_BE_A_STRING: &str = "key must be a string";
+    pub(super) const TRAILING_COMMA: &str = "trailing comma";
+    pub(super) const TRAILING_CHARACTERS: &str = "trailing characters";
+    pub(super) const EOF_VALUE: &str = "EOF while parsing a value";
+    pub(super) const EOF_LIST: &str = "EOF while parsing a list";
+    pub(super) const EOF_OBJECT: &str = "EOF while parsing an object";
+}
+
+impl PushParser {
+    pub(crate) fn new(max_depth: usize) -> Self {
+        Self {
+            max_depth,
+            position: Position {
+                offset: 0,
+                line: 1,
+                column: 0,
+            },
+            expect: Expect::Value,
+            token: Token::None,
+            stack: Vec::new(),
+            root: None,
+            pending: None,
+            failed: None,
+            repeat: None,
+            repeated: None,
+        }
+    }
+
+    /// Reads `chunk`; an error is final (every later call returns it again).
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), PushError> {
+        if let Some(failed) = &self.failed {
+            return Err(failed.clone());
+        }
+        let mut idx = 0;
+        while idx < chunk.len() {
+            if let Some(pending) = &mut self.pending {
+                let take = (pending.want - pending.rest.len()).min(chunk.len() - idx);
+                pending.rest.extend_from_slice(&chunk[idx..idx + take]);
+                if pending.rest.len() < pending.want {
+                    return Ok(());
+                }
+                return Err(self.settle());
+            }
+            // A string's plain text in one go: no byte of it changes the state.
+            if let Token::Text {
+                bytes,
+                escape: Escape::None,
+                ..
+            } = &mut self.token
+            {
+                let run = chunk[idx..]
+                    .iter()
+                    .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+                    .unwrap_or(chunk.len() - idx);
+                if run > 0 {
+                    bytes.extend_from_slice(&chunk[idx..idx + run]);
+                    // No newline in a string's plain text: it is a control character, an error.
+                    self.position.offset += run;
+                    self.position.column += run;
+                    idx += run;
+                    continue;
+                }
+            }
+            self.byte(chunk, idx)?;
+            idx += 1;
+        }
+        Ok(())
+    }
+
+    /// The text has ended: the document's value, or why there is none.
+    pub(crate) fn finish(mut self) -> Result<Value, PushError> {
+        if let Some(failed) = self.failed.take() {
+            return Err(failed);
+        }
+        if self.pending.is_some() {
+            return Err(self.settle());
+        }
+        match std::mem::replace(&mut self.token, Token::None) {
+            Token::None => {}
+            Token::Text { bytes, start, .. } => {
+                return Err(PushError::Malformed(token_error(&bytes, start)));
+            }
+            Token::Number { bytes, start, .. } => {
+                let value = number(&bytes, start, None).map_err(PushError::Malformed)?;
+                self.complete(value);
+            }
+            Token::Literal { .. } => return Err(self.eof(reason::EOF_VALUE)),
+        }
+        let eof_reason = match self.expect {
+            Expect::End => {
+                return match (self.repeat.take(), self.root.take()) {
+                    (Some(repeat), _) => Err(PushError::Malformed(repeat)),
+                    (None, Some(root)) => Ok(root),
+                    (None, None) => Err(self.eof(reason::EOF_VALUE)),
+                };
+            }
+            Expect::Value | Expect::Item | Expect::Name => reason::EOF_VALUE,
+            Expect::FirstItem | Expect::ItemEnd => reason::EOF_LIST,
+            Expect::FirstName | Expect::MemberEnd | Expect::Colon => reason::EOF_OBJECT,
+        };
+        Err(self.eof(eof_reason))
+    }
+
+    /// An error at the end of the text (`parse_json` names no comment there: one byte is left on the line at most).
+    fn eof(&self, reason: &str) -> PushError {
+        PushError::Malformed(MalformedJson::from_reason(
+            self.position.line,
+            self.position.column,
+            reason,
+            true,
+        ))
+    }
+
+    fn settle(&mut self) -> PushError {
+        let error = match self.pending.take() {
+            Some(pending) => PushError::Malformed(pending.settle()),
+            None => PushError::Malformed(MalformedJson::from_reason(0, 0, "internal error", false)),
+        };
+        self.failed = Some(error.clone());
+        error
+    }
+
+    /// Fails at `byte`, the next to read (serde_json's `peek_error`), once the bytes that name it are known.
+    fn fail_at(&mut self, byte: u8, reason: &str) -> Result<(), PushError> {
+        let (line, column) = self.position.after(byte);
+        let error = MalformedJson::from_reason(line, column, reason, false);
+        // `parse_json` reads the text from the byte (or, at column 0, from the next line's start, still to come).
+        let known: &[u8] = if column == 0 { &[] } else { &[byte] };
+        let at_start = self.position.offset == 0 && column != 0;
+        self.wait(error, known, at_start)
+    }
+
+    /// Names `error` once the bytes from where `parse_json` looks are known: `known` of them are, the rest come
+    /// with the next bytes fed (or the text's end).
+    fn wait(&mut self, error: MalformedJson, known: &[u8], at_start: bool) -> Result<(), PushError> {
+        let want = if at_start { 3 } else { 2 };
+        let rest = known[..known.len().min(want)].to_vec();
+        // Only a `/` can open a comment, and only 0xEF a byte-order mark.
+        let decided = rest.len() == want
+            || rest
+                .first()
+                .is_some_and(|&first| first != b'/' && !(at_start && first == 0xEF));
+        self.pending = Some(Pending {
+            error,
+            rest,
+            want,
+            at_start,
+        });
+        if decided {
+            return Err(self.settle());
+        }
+        Ok(())
+    }
+
+    fn byte(&mut self, chunk: &[u8], idx: usize) -> Result<(), PushError> {
+        let byte = chunk[idx];
+        match &mut self.token {
+            Token::None => {}
+            Token::Text { .. } => return self.text_byte(chunk, idx),
+            Token::Number { digits, bytes, .. } => {
+                if let Some(next) = digits.next(byte) {
+                    *digits = next;
+                    bytes.push(byte);
+                    self.position.advance(byte);
+                    return Ok(());
+                }
+                let Token::Number { bytes, start, .. } = std::mem::replace(&mut self.token, Token::None)
+                else {
+                    return Ok(());
+                };
+                match number(&bytes, start, Some(byte)) {
+                    Ok(value) => self.complete(value),
+                    Err(error) => {
+                        let mut view = bytes;
+                        view.push(byte);
+                        return self.fail_in_token(error, &view, start);
+                    }
+                }
+                // The byte that ended the number is read as any other.
+            }
+            Token::Literal { word, read } => {
+                if byte != word[*read] {
+                    return self.fail_at(byte, reason::EXPECTED_IDENT);
+                }
+                *read += 1;
+                self.position.advance(byte);
+                if *read == word.len() {
+                    let value = match word[0] {
+                        b't' => Value::Bool(true),
+                        b'f' => Value::Bool(false),
+                        _ => Value::Null,
+                    };
+                    self.token = Token::None;
+                    self.complete(value);
+                }
+                return Ok(());
+            }
+        }
+        if matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
+            self.position.advance(byte);
+            return Ok(());
+        }
+        match self.expect {
+            Expect::Value | Expect::FirstItem | Expect::Item => {
+                if byte == b']' && self.expect == Expect::FirstItem {
+                    self.position.advance(byte);
+                    self.close();
+                    return Ok(());
+                }
+                if byte == b']' && self.expect == Expect::Item {
+                    return self.fail_at(byte, reason::TRAILING_COMMA);
+                }
+                self.value_start(chunk, idx)
+            }
+            Expect::ItemEnd => match byte {
+                b',' => self.step(byte, Expect::Item),
+                b']' => {
+                    self.position.advance(byte);
+                    self.close();
+                    Ok(())
+                }
+                _ => self.fail_at(byte, reason::LIST_COMMA_OR_END),
+            },
+            Expect::FirstName | Expect::Name => match byte {
+                b'"' => {
+                    self.token = Token::Text {
+                        bytes: vec![byte],
+                        start: self.position,
+                        name: true,
+                        escape: Escape::None,
+                    };
+                    self.position.advance(byte);
+                    Ok(())
+                }
+                b'}' if self.expect == Expect::FirstName => {
+                    self.position.advance(byte);
+                    self.close();
+                    Ok(())
+                }
+                b'}' => self.fail_at(byte, reason::TRAILING_COMMA),
+                _ => self.fail_at(byte, reason::KEY_MUST_BE_A_STRING),
+            },
+            Expect::MemberEnd => match byte {
+                b',' => self.step(byte, Expect::Name),
+                b'}' => {
+                    self.position.advance(byte);
+                    self.close();
+                    Ok(())
+                }
+                _ => self.fail_at(byte, reason::OBJECT_COMMA_OR_END),
+            },
+            Expect::Colon => match byte {
+                _ if self.repeated.is_some() => {
+                    let reason = self.repeated.take().unwrap_or_default();
+                    self.repeat = Some(MalformedJson::from_reason(
+                        self.position.line,
+                        self.position.column,
+                        &reason,
+                        false,
+                    ));
+                    self.byte(chunk, idx)
+                }
+                b':' => self.step(byte, Expect::Value),
+                _ => self.fail_at(byte, reason::EXPECTED_COLON),
+            },
+            Expect::End => self.fail_at(byte, reason::TRAILING_CHARACTERS),
+        }
+    }
+
+    fn step(&mut self, byte: u8, expect: Expect) -> Result<(), PushError> {
+        self.position.advance(byte);
+        self.expect = expect;
+        Ok(())
+    }
+
+    /// The first byte of a value.
+    fn value_start(&mut self, chunk: &[u8], idx: usize) -> Result<(), PushError> {
+        let byte = chunk[idx];
+        let start = self.position;
+        match byte {
+            b'[' | b'{' => {
+                if self.stack.len() >= self.max_depth {
+                    let (line, column) = start.after(byte);
+                    let error = PushError::TooDeep {
+                        limit: self.max_depth,
+                        line,
+                        column,
+                    };
+                    self.failed = Some(error.clone());
+                    return Err(error);
+                }
+                self.position.advance(byte);
+                if byte == b'[' {
+                    self.stack.push(Frame::Array(Vec::new()));
+                    self.expect = Expect::FirstItem;
+                } else {
+                    self.stack.push(Frame::Object(Map::new(), None));
+                    self.expect = Expect::FirstName;
+                }
+            }
+            b'"' => {
+                self.token = Token::Text {
+                    bytes: vec![byte],
+                    start,
+                    name: false,
+                    escape: Escape::None,
+                };
+                self.position.advance(byte);
+            }
+            b't' | b'f' | b'n' => {
+                let word: &'static [u8] = match byte {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                self.token = Token::Literal { word, read: 1 };
+                self.position.advance(byte);
+            }
+            _ => match Digits::start(byte) {
+                Some(digits) => {
+                    self.token = Token::Number {
+                        bytes: vec![byte],
+                        start,
+                        digits,
+                    };
+                    self.position.advance(byte);
+                }
+                None => return self.fail_at(byte, reason::EXPECTED_VALUE),
+            },
+        }
+        Ok(())
+    }
+
+    /// One byte of a string that is not plain text: a quote, a backslash, an escape's byte, a control character.
+    fn text_byte(&mut self, chunk: &[u8], idx: usize) -> Result<(), PushError> {
+        let byte = chunk[idx];
+        let Token::Text { bytes, escape, .. } = &mut self.token else {
+            return Ok(());
+        };
+        bytes.push(byte);
+        let broken = match *escape {
+            Escape::None if byte == b'"' => {
+                self.position.advance(byte);
+                let Token::Text {
+                    bytes, start, name, ..
+                } = std::mem::replace(&mut self.token, Token::None)
+                else {
+                    return Ok(());
+                };
+                return match serde_json::from_slice::<String>(&bytes) {
+                    Ok(text) if name => {
+                        self.name(text);
+                        Ok(())
+                    }
+                    Ok(text) => {
+                        self.complete(Value::String(text));
+                        Ok(())
+                    }
+                    Err(err) => self.fail_in_token(placed(&err, start), &bytes, start),
+                };
+            }
+            Escape::None if byte == b'\\' => {
+                *escape = Escape::Backslash;
+                false
+            }
+            Escape::None => byte < 0x20,
+            Escape::Backslash => {
+                *escape = match byte {
+                    b'u' => Escape::Hex(4),
+                    _ => Escape::None,
+                };
+                !matches!(
+                    byte,
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'
+                )
+            }
+            // serde_json reads the four digits, then decodes them.
+            Escape::Hex(1) => {
+                *escape = Escape::None;
+                !bytes[bytes.len() - 4..].iter().all(u8::is_ascii_hexdigit)
+            }
+            Escape::Hex(left) => {
+                *escape = Escape::Hex(left - 1);
+                false
+            }
+        };
+        self.position.advance(byte);
+        if broken {
+            // serde_json stops at this byte: its error, read from the token so far.
+            let Token::Text { bytes, start, .. } = std::mem::replace(&mut self.token, Token::None) else {
+                return Ok(());
+            };
+            let error = token_error(&bytes, start);
+            return self.fail_in_token(error, &bytes, start);
+        }
+        Ok(())
+    }
+
+    /// Fails with `error`, found in a token whose text from `start` up to the byte just read is `view`:
+    /// `parse_json` names it from the text where it went wrong, which `view` and the bytes to come hold.
+    fn fail_in_token(&mut self, error: MalformedJson, view: &[u8], start: Position) -> Result<(), PushError> {
+        // Where `parse_json` looks, as an offset into `view`: the error's byte, or its line's start at column 0.
+        let from = if error.line() <= start.line {
+            // Columns count from the line's start, before the token.
+            (error.column().max(1) - 1).checked_sub(start.column)
+        } else {
+            view.iter()
+                .enumerate()
+                .filter(|(_, byte)| **byte == b'\n')
+                .nth(error.line() - start.line - 1)
+                .map(|(at, _)| at + 1 + error.column().saturating_sub(1))
+        };
+        match from {
+            Some(from) => {
+                let known = view.get(from..).unwrap_or(&[]).to_vec();
+                self.wait(error, &known, start.offset + from == 0)
+            }
+            // Before the token: not a comment's start (the token's first byte is not `/`).
+            None => {
+                self.failed = Some(PushError::Malformed(error.clone()));
+                Err(PushError::Malformed(error))
+            }
+        }
+    }
+
+    /// A member's name, read: noted for repeats, and held for its value.
+    fn name(&mut self, name: String) {
+        if let Some(Frame::Object(map, pending)) = self.stack.last_mut() {
+            if self.repeat.is_none() && self.repeated.is_none() && map.contains_key(&name) {
+                self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
+            }
+            *pending = Some(name);
+        }
+        self.expect = Expect::Colon;
+    }
+
+    /// A value is complete: it joins its container, or is the document's.
+    fn complete(&mut self, value: Value) {
+        match self.stack.last_mut() {
+            None => {
+                self.root = Some(value);
+                self.expect = Expect::End;
+            }
+            Some(Frame::Array(items)) => {
+                items.push(value);
+                self.expect = Expect::ItemEnd;
+            }
+            Some(Frame::Object(map, name)) => {
+                map.insert(name.take().unwrap_or_default(), value);
+                self.expect = Expect::MemberEnd;
+            }
+        }
+    }
+
+    /// The innermost container closes.
+    fn close(&mut self) {
+        match self.stack.pop() {
+            Some(Frame::Array(items)) => self.complete(Value::Array(items)),
+            Some(Frame::Object(map, _)) => self.complete(Value::Object(map)),
+            None => {}
+        }
+    }
+}
+
+/// serde_json's error for a broken token's bytes read alone, placed in the whole text.
+fn token_error(bytes: &[u8], start: Position) -> MalformedJson {
+    match serde_json::from_slice::<Value>(bytes) {
+        Err(err) => placed(&err, start),
+        // Not reached: the token is broken. Said rather than hidden.
+        Ok(_) => MalformedJson::from_reason(
+            start.line,
+            start.column + 1,
+            "internal error: a broken token decoded",
+            false,
+        ),
+    }
+}
+
+/// serde_json's error on a token read alone from `start`, at its place in the whole text.
+fn placed(err: &serde_json::Error, start: Position) -> MalformedJson {
+    let (line, column) = if err.line() <= 1 {
+        (start.line, start.column + err.column())
+    } else {
+        (start.line + err.line() - 1, err.column())
+    };
+    MalformedJson::from_serde_at(err, line, column)
+}
+
+/// The value of a number token (its bytes from `start`), ended by `after` (`None`: the text's end). A token that
+/// may not end there is read with the byte that ended it, where serde_json finds it wrong.
+fn number(bytes: &[u8], start: Position, after: Option<u8>) -> Result<Value, MalformedJson> {
+    let digits = bytes
+        .iter()
+        .skip(1)
+        .try_fold(
+            bytes.first().and_then(|&first| Digits::start(first)),
+            |digits, &byte| Ok::<_, ()>(digits.and_then(|digits| digits.next(byte))),
+        )
+        .ok()
+        .flatten();
+    if digits.is_some_and(|digits| digits.complete_before(after)) {
+        return serde_json::from_slice::<Value>(bytes).map_err(|err| placed(&err, start));
+    }
+    let read: Vec<u8> = bytes.iter().copied().chain(after).collect();
+    match serde_json::from_slice::<Value>(&read) {
+        Err(err) => Err(placed(&err, start)),
+        Ok(_) => Err(token_error(&[], start)),
+    }
+}

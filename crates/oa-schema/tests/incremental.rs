@@ -1,0 +1,303 @@
+//! The incremental route (`Validator::incremental`) against the whole-text route, under random chunking: the same
+//! value or the same `MalformedJson` (kind, reason, line, column) as `parse_json_with` with repeated member names
+//! refused, and at the end the same report as `validate`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/described.rs"]
+mod described;
+
+use described::described;
+use oa_schema::{IncrementalError, MalformedKind, ParseOptions, Validator, parse_json_with};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// The text fed in pieces cut at `cuts` (byte offsets, any order, out-of-range ones ignored).
+fn chunks<'t>(text: &'t [u8], cuts: &[usize]) -> Vec<&'t [u8]> {
+    let mut cuts: Vec<usize> = cuts.iter().copied().filter(|&cut| cut <= text.len()).collect();
+    cuts.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for cut in cuts {
+        pieces.push(&text[from..cut]);
+        from = cut;
+    }
+    pieces.push(&text[from..]);
+    pieces
+}
+
+/// The incremental outcome for `text` in pieces: feeding stops at the first error, as a caller would.
+fn incremental(validator: &Validator, text: &[u8], cuts: &[usize]) -> Result<Value, IncrementalError> {
+    let mut run = validator.incremental();
+    for piece in chunks(text, cuts) {
+        run.feed(piece)?;
+    }
+    run.finish_value()
+}
+
+/// What `parse_json_with` (repeats refused) and then `validate` give on the whole text.
+fn whole(validator: &Validator, text: &str) -> Result<Value, IncrementalError> {
+    let value = parse_json_with(text, ParseOptions::default().reject_duplicate_keys(true))
+        .map_err(IncrementalError::Malformed)?;
+    validator.validate(&value).map_err(IncrementalError::Invalid)?;
+    Ok(value)
+}
+
+/// The two outcomes agree: same value, same error, same report (message by message, location by location).
+fn assert_agree(validator: &Validator, text: &str, cuts: &[usize]) {
+    let expected = whole(validator, text);
+    let got = incremental(validator, text.as_bytes(), cuts);
+    match (&expected, &got) {
+        (Ok(expected), Ok(got)) => assert_eq!(expected, got, "{text:?} cut at {cuts:?}"),
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::TooDeep { .. }))
+            if expected.kind() == MalformedKind::TooDeep => {}
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::Malformed(got))) => {
+            assert_eq!(expected, got, "{text:?} cut at {cuts:?}");
+        }
+        (Err(IncrementalError::Invalid(expected)), Err(IncrementalError::Invalid(got))) => {
+            assert_eq!(expected.error_message(), got.error_message(), "{text:?}");
+            assert_eq!(described(expected), described(got), "{text:?}");
+        }
+        _ => panic!("{text:?} cut at {cuts:?}: whole {expected:?}, incremental {got:?}"),
+    }
+}
+
+fn any_schema() -> Validator {
+    Validator::new(&json!(true)).unwrap()
+}
+
+/// Texts `parse_json` refuses in every way it names, and some it accepts, each fed whole and cut at every byte.
+#[test]
+fn every_error_is_named_as_parse_json_names_it_wherever_the_text_is_cut() {
+    let texts = [
+        "",
+        " ",
+        "{'a': 1}",
+        "[1, 2,]",
+        "{\"a\": 1,}",
+        "// c\n1",
+        "NaN",
+        "01",
+        "[01]",
+        "1.",
+        "[1.]",
+        "1.e5",
+        "-",
+        "[-]",
+        "-x",
+        "1e",
+        "1e+",
+        "[1e+]",
+        "\"a\u{1}b\"",
+        "\"a\nb\"",
+        "[1] x",
+        "\u{feff}1",
+        "\u{feff}",
+        "{\"a\" 1}",
+        "tru",
+        "trux",
+        "[nul]",
+        "[1 2]",
+        "{\"a\":1 \"b\":2}",
+        "{1:2}",
+        "{\"a\":1,2}",
+        "[",
+        "{",
+        "{\"a\"",
+        "{\"a\":",
+        "[1,",
+        "{\"a\":1,",
+        "\"abc",
+        "\"a\\",
+        "\"a\\x\"",
+        "\"a\\u12g4\"",
+        "\"\\ud800\"",
+        "\"\\ud800\\u0041\"",
+        "\"\\udc00\"",
+        "[1, 2] // done",
+        "{\n  // compiler options\n  \"a\": 1}",
+        "{\"a\": /* one */ 1}",
+        "{\"é\": 1, // c\n}",
+        "{\"a\": 1 / 2}",
+        "[1,/",
+        "[1,\n// c\n]",
+        "\"abc\n// x",
+        "1e400",
+        "-1e400",
+        "[1e400]",
+        "1E400 ",
+        "{\"a\": {\"b\": 1, \"b\": 2}}",
+        "{\"a\": 1, \"a\": 2} x",
+        "{\"a\": 1, \"a\": 2",
+        "[\"\\u00e9\", 1.5e3, -0, 0.1, true, false, null, {}, []]",
+        "100000000000000000000000000001",
+        "18446744073709551617",
+        "-9223372036854775809",
+        "0.30000000000000001",
+        "1E+2",
+        "1e-400",
+        "  {\"x\": [ ] }\n",
+        "\"\u{1F600}\u{e9}\"",
+        "[1,]",
+        "[,1]",
+        "[1}",
+        "{\"a\":1]",
+        "{]",
+        "nulll",
+        "true false",
+        "\u{2028}1",
+        "\"\\/\"",
+        "\t\r\n1\t\r\n",
+        "-01",
+        "-0.0e-0",
+        "2.",
+        "[2.,]",
+        "/",
+        "1/",
+        "1//",
+        "[\n",
+        "{\n\"a\"\n:\n",
+        "\"\u{7f}\"",
+    ];
+    let validator = any_schema();
+    for text in texts {
+        let nested_ok = format!("{}1{}", "[".repeat(127), "]".repeat(127));
+        let nested_too_deep = format!("{}1{}", "[".repeat(128), "]".repeat(128));
+        for text in [text, &nested_ok, &nested_too_deep] {
+            assert_agree(&validator, text, &[]);
+            for cut in 0..=text.len() {
+                assert_agree(&validator, text, &[cut]);
+            }
+            let every: Vec<usize> = (0..=text.len()).collect();
+            assert_agree(&validator, text, &every);
+        }
+    }
+}
+
+/// Depth is a limit of its own, configurable, and never malformed JSON; an error is final.
+#[test]
+fn depth_is_a_limit_of_its_own() {
+    let validator = any_schema();
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let mut run = validator.incremental();
+    let err = run.feed(deep.as_bytes()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            IncrementalError::TooDeep {
+                limit: 127,
+                line: 1,
+                column: 128
+            }
+        ),
+        "{err:?}"
+    );
+    // Told again, whatever follows.
+    assert!(matches!(
+        run.feed(b"]").unwrap_err(),
+        IncrementalError::TooDeep { .. }
+    ));
+    let mut run = validator.incremental().max_depth(300);
+    run.feed(deep.as_bytes()).unwrap();
+    let value = run.finish_value().unwrap();
+    assert!(value.is_array());
+    // The ceiling.
+    let deeper = "[".repeat(5000);
+    let mut run = validator.incremental().max_depth(usize::MAX);
+    assert!(matches!(
+        run.feed(deeper.as_bytes()).unwrap_err(),
+        IncrementalError::TooDeep { limit: 4096, .. }
+    ));
+}
+
+/// JSON text with whitespace here and there.
+fn any_json() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        Just("false".to_owned()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<f64>().prop_map(|f| Value::from(f).to_string()),
+        "-?(0|[1-9][0-9]{0,30})(\\.[0-9]{1,20})?([eE][+-]?[0-9]{1,3})?",
+        any::<String>().prop_map(|s| Value::String(s).to_string()),
+        "\"([a-z\u{e9}\u{1F600}]|\\\\[\"\\\\/bfnrt]|\\\\u00[0-7][0-9a-f]|\\\\ud83d\\\\ude00)*\"",
+    ];
+    let ws = "[ \t\r\n]{0,2}";
+    leaf.prop_recursive(5, 48, 6, move |inner| {
+        prop_oneof![
+            (prop::collection::vec((inner.clone(), ws, ws), 0..6)).prop_map(|items| {
+                let items: Vec<String> = items
+                    .into_iter()
+                    .map(|(item, a, b)| format!("{a}{item}{b}"))
+                    .collect();
+                format!("[{}]", items.join(","))
+            }),
+            (prop::collection::vec(("[a-c]{1,2}", inner, ws), 0..6)).prop_map(|members| {
+                let members: Vec<String> = members
+                    .into_iter()
+                    .map(|(name, value, w)| format!("\"{name}\"{w}:{w}{value}"))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }),
+        ]
+    })
+}
+
+/// A text with a few characters changed: inserted, removed or replaced by ones that break JSON in its ways.
+fn mutated() -> impl Strategy<Value = String> {
+    let noise = prop_oneof![
+        Just("/".to_owned()),
+        Just("//".to_owned()),
+        Just("/*".to_owned()),
+        Just("\u{feff}".to_owned()),
+        Just("\n".to_owned()),
+        Just("\u{1}".to_owned()),
+        Just("\\".to_owned()),
+        Just("\\u".to_owned()),
+        Just("\"".to_owned()),
+        Just(",".to_owned()),
+        Just(":".to_owned()),
+        Just("]".to_owned()),
+        Just("}".to_owned()),
+        Just("[".to_owned()),
+        Just("{".to_owned()),
+        Just("0".to_owned()),
+        Just("-".to_owned()),
+        Just(".".to_owned()),
+        Just("e".to_owned()),
+        Just("t".to_owned()),
+        Just("é".to_owned()),
+        Just("".to_owned()),
+    ];
+    (
+        any_json(),
+        prop::collection::vec((any::<prop::sample::Index>(), noise, any::<bool>()), 0..3),
+    )
+        .prop_map(|(text, edits)| {
+            let mut chars: Vec<String> = text.chars().map(String::from).collect();
+            for (at, noise, replace) in edits {
+                let at = at.index(chars.len() + 1);
+                if replace && at < chars.len() {
+                    chars[at] = noise;
+                } else {
+                    chars.insert(at, noise);
+                }
+            }
+            chars.concat()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Well-formed texts give the very value (digits included) `parse_json` gives, however they are cut.
+    #[test]
+    fn well_formed_texts_give_the_same_value(text in any_json(), cuts in prop::collection::vec(0usize..400, 0..8)) {
+        assert_agree(&any_schema(), &text, &cuts);
+    }
+
+    /// Broken texts give the same error, however they are cut.
+    #[test]
+    fn broken_texts_give_the_same_error(text in mutated(), cuts in prop::collection::vec(0usize..400, 0..8)) {
+        assert_agree(&any_schema(), &text, &cuts);
+    }
+}
