@@ -43,14 +43,13 @@ pub(crate) fn check(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     forget_unpacked_packages(root, version)?;
     // Its own target directory: another compiler's artifacts would only evict the stable build's.
     let target = crate::target_dir(root).join("rust-version");
-    // cargo verifies each package against the others' packages of an earlier run when it finds them there (a
-    // second run in one checkout built oa-provider's new sources against the previous run's oa-schema package):
-    // they go first. The build of their dependencies stays.
+    // An earlier run's packages and their builds go first (see `forget_built_packages`).
     let packages = target.join("package");
     if packages.is_dir() {
         std::fs::remove_dir_all(&packages)
             .map_err(|e| format!("cannot remove {}: {e}", packages.display()))?;
     }
+    forget_built_packages(&target)?;
     let mut args = vec!["package", "--workspace", "--locked"];
     for crate_name in UNPUBLISHED {
         args.extend(["--exclude", crate_name]);
@@ -146,6 +145,21 @@ fn forget_unpacked_packages(root: &Path, version: &str) -> Result<(), String> {
                 std::fs::remove_dir_all(&unpacked)
                     .map_err(|e| format!("cannot remove {}: {e}", unpacked.display()))?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// Removes the fingerprints of our crates' earlier package builds. cargo verifies a package against the others
+/// as registry dependencies, and fingerprints a registry dependency by name and version alone (a registry's sources
+/// never change): without this, a second run in one checkout links oa-provider's new sources against the first
+/// run's oa-schema (seen here: `no ViolationKind in the root`). The dependencies' builds stay.
+fn forget_built_packages(target: &Path) -> Result<(), String> {
+    let fingerprints = target.join("debug").join(".fingerprint");
+    for entry in std::fs::read_dir(&fingerprints).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with("oa-") {
+            std::fs::remove_dir_all(entry.path())
+                .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
         }
     }
     Ok(())
