@@ -136,19 +136,22 @@ async fn probe_pair(
             Err(error) => Finding::Unusable(error.to_string()),
         },
     };
-    let enforces = match &finding {
-        Finding::Canary(ProbeOutcome::Enforced) => Some(true),
-        Finding::Canary(ProbeOutcome::NotEnforced { .. }) => Some(false),
-        Finding::Matrix(matrix) if !matrix.has_error() => Some(matrix.is_all_enforced()),
+    let canary = oa_provider::enforcement::KeywordSet::canary;
+    let verdict = match &finding {
+        Finding::Canary(ProbeOutcome::Enforced) => Some((true, canary())),
+        Finding::Canary(ProbeOutcome::NotEnforced { .. }) => Some((false, canary())),
+        Finding::Matrix(matrix) if !matrix.has_error() => {
+            Some((matrix.is_all_enforced(), matrix.enforced_keywords()))
+        }
         _ => None,
     };
-    if let (Some(registry), Some(enforces)) = (registry, enforces) {
+    if let (Some(registry), Some((enforces, keywords))) = (registry, verdict) {
         let kind = if schema.is_some() {
             oa_provider::enforcement::ProbeKind::ProductionSchema
         } else {
             oa_provider::enforcement::ProbeKind::Canary
         };
-        if let Err(message) = crate::probe::record(registry, &provider, enforces, kind).await {
+        if let Err(message) = crate::probe::record(registry, &provider, enforces, kind, keywords).await {
             return Finding::Unusable(message);
         }
     }

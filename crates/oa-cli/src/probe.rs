@@ -6,7 +6,7 @@
 
 use std::time::SystemTime;
 
-use oa_provider::enforcement::{Capability, ProbeKind};
+use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
 use std::sync::Arc;
 
 use oa_provider::{
@@ -67,7 +67,13 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                     message: error.message().to_owned(),
                 });
             if let (Some(registry), Some(enforces)) = (&registry, verdict_of(&outcome)) {
-                runtime.block_on(record(registry, &provider, enforces, ProbeKind::Canary))?;
+                runtime.block_on(record(
+                    registry,
+                    &provider,
+                    enforces,
+                    ProbeKind::Canary,
+                    KeywordSet::canary(),
+                ))?;
             }
             print_canary(&outcome, args.json);
             Ok(exit_of(&outcome))
@@ -90,6 +96,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                     &provider,
                     matrix.is_all_enforced(),
                     ProbeKind::ProductionSchema,
+                    matrix.enforced_keywords(),
                 ))?;
             }
             print_matrix(&matrix, args.json);
@@ -128,6 +135,7 @@ pub(crate) async fn record(
     provider: &Arc<dyn Provider>,
     enforces: bool,
     probe: ProbeKind,
+    keywords: KeywordSet,
 ) -> Result<(), String> {
     let key = provider
         .capability_key()
@@ -136,6 +144,7 @@ pub(crate) async fn record(
         enforces,
         checked_at: SystemTime::now(),
         probe,
+        keywords,
     };
     registry
         .record_verdict(key, capability)

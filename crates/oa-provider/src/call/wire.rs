@@ -191,6 +191,22 @@ pub(crate) trait WireFormat: Send + Sync {
             && error.status() == Some(400)
             && self.native_fields().iter().any(|field| message.contains(field))
     }
+
+    /// When `error` (a native rejection) is about the schema sent rather than the constraint itself: the vendor's
+    /// words about it (the clause it names), so only this schema falls back (or is refitted), not the route.
+    fn schema_rejection<'e>(&self, error: &'e ProviderError) -> Option<&'e str> {
+        let _ = error;
+        None
+    }
+}
+
+/// The vendor's words about the schema it rejected, when `message` (a 400's) names a place inside the sent schema
+/// after `marker` (the mapping's path to its native schema, lowercase): what follows the marker's clause, for the
+/// keyword a refit drops. `None` for a 400 about the native constraint itself.
+pub(crate) fn schema_detail<'m>(message: &'m str, marker: &str) -> Option<&'m str> {
+    let at = message.to_ascii_lowercase().find(marker)?;
+    let rest = message.get(at + marker.len()..)?;
+    Some(rest.split_once(": ").map_or(rest, |(_, detail)| detail))
 }
 
 /// Folds the events of one streamed response into the pieces of an atomic one.

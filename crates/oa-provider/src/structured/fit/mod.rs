@@ -91,7 +91,7 @@ use std::collections::BTreeSet;
 use oa_pointer::Location;
 use serde_json::Value;
 
-pub use account::{Reason, Rewrite, RewriteKind, Unenforced};
+pub use account::{Fallback, Reason, Rewrite, RewriteKind, SchemaAccount, SchemaForm, Unenforced};
 pub use error::{FitError, Limit};
 pub use map_back::MapBack;
 
