@@ -78,6 +78,7 @@ mod fitter;
 mod frame;
 mod limits;
 mod map_back;
+mod native;
 mod nulls;
 mod object;
 mod recursion;
@@ -94,6 +95,7 @@ use serde_json::Value;
 pub use account::{Fallback, Reason, Rewrite, RewriteKind, SchemaAccount, SchemaForm, Unenforced};
 pub use error::{FitError, Limit};
 pub use map_back::MapBack;
+pub use native::{NativeSchema, native_schema};
 
 use crate::model::Mapping;
 use doc::Doc;
