@@ -136,9 +136,14 @@ pub(crate) fn translate(bundle: &Bundle, account: &[Unenforced]) -> Vec<Unenforc
     out
 }
 
-/// The account of an attempt that sent `sent` on `path`: fitting's entries (native paths only), then every other
-/// clause the path does not ask the provider to enforce, or on the native path whose key `coverage` (a fresh
-/// enforcing verdict's keywords) does not cover.
+/// The keyword of an account entry that stands for every clause of the subschema at its pointer (at the root: the
+/// whole schema), beside the clauses listed on their own.
+pub(crate) const EVERY_CLAUSE: &str = "*";
+
+/// The account of an attempt that sent `sent` on `path`: fitting's entries (native paths only), then the other
+/// clauses: on the native path with a fresh enforcing verdict, each one whose key the verdict's keywords
+/// (`coverage`) do not cover; otherwise one entry for all of them (`*` at the root), with the reason that holds for
+/// all (no verdict, not requested by the path, not accepted by the provider).
 pub(crate) fn build(
     clauses: &[Clause],
     sent: &ResponseSchema,
@@ -156,21 +161,34 @@ pub(crate) fn build(
             entries.insert((entry.pointer.clone(), entry.keyword.clone()), entry.reason);
         }
     }
-    let everything = match path {
-        StructuredOutputPath::Native => None,
-        StructuredOutputPath::NativeUnenforced => Some(Reason::NotRequested),
+    // A reason that holds for every clause is one entry for the whole schema, not one per clause: a catalog schema
+    // has thousands of clauses, and the account goes on every attempt's span.
+    let everything = match (path, coverage) {
+        (StructuredOutputPath::Native, Some(_)) => None,
+        (StructuredOutputPath::Native, None) => Some(Reason::NotVerified),
+        (StructuredOutputPath::NativeUnenforced, _) => Some(Reason::NotRequested),
         _ if fallback == Some(Fallback::Rejected) => Some(Reason::NotAccepted),
         _ => Some(Reason::NotRequested),
     };
-    for clause in clauses {
-        let reason = match everything {
-            Some(reason) => reason,
-            None if coverage.is_some_and(|covered| covered.contains(&clause.key)) => continue,
-            None => Reason::NotVerified,
-        };
-        entries
-            .entry((clause.pointer.clone(), clause.keyword.clone()))
-            .or_insert(reason);
+    let rest: Vec<&Clause> = clauses
+        .iter()
+        .filter(|clause| !entries.contains_key(&(clause.pointer.clone(), clause.keyword.clone())))
+        .collect();
+    match everything {
+        Some(reason) if !rest.is_empty() => {
+            entries.insert((Location::root(), EVERY_CLAUSE.to_owned()), reason);
+        }
+        Some(_) => {}
+        None => {
+            for clause in rest {
+                if !coverage.is_some_and(|covered| covered.contains(&clause.key)) {
+                    entries.insert(
+                        (clause.pointer.clone(), clause.keyword.clone()),
+                        Reason::NotVerified,
+                    );
+                }
+            }
+        }
     }
     SchemaAccount {
         form: sent.form,

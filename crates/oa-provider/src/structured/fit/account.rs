@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 pub struct Unenforced {
     /// The schema object holding the keyword, as a JSON Pointer into the caller's schema (`""` for the root).
     pub pointer: Location,
-    /// The keyword (`maxLength`, `oneOf`, ...).
+    /// The keyword (`maxLength`, `oneOf`, ...), as the caller wrote it; `*` for every clause of the subschema at
+    /// `pointer` not listed on its own (the call path's entry for a reason that holds for the whole schema: the
+    /// path asked the provider to enforce nothing, the provider did not accept the schema, no verdict covers it).
     pub keyword: String,
     /// Why the provider is not asked to enforce it.
     pub reason: Reason,
@@ -101,7 +103,8 @@ impl fmt::Display for Unenforced {
 ///
 /// Every clause of the caller's schema that the provider is not asked to enforce, or whose keyword no fresh probe
 /// verdict covers, is listed once, at its pointer in the caller's schema (a clause of a document the schema refers to
-/// at its place in the bundle, `/$defs/NAME/...`). An empty list on the `native` path means every clause went to the
+/// at its place in the bundle, `/$defs/NAME/...`); a reason that holds for every clause not listed on its own (no
+/// verdict at all, a fallback path) is one entry with keyword `*` at the root. An empty list on the `native` path means every clause went to the
 /// provider and a fresh verdict covers its keyword: the only case whose `schema_mode` may be `enforced`. oa validates
 /// every answer against the caller's whole schema whatever the account says.
 ///
