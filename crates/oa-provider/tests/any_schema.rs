@@ -21,17 +21,16 @@ use oa_testkit::vendor::Vendor;
 use oa_testkit::{Reply, Request, Responder, Script, Server};
 use serde_json::{Value, json};
 
+/// What one attempt record said about its schema: its path, marker and account.
+type Said = (
+    Option<StructuredOutputPath>,
+    Option<SchemaMode>,
+    Option<Arc<SchemaAccount>>,
+);
+
 /// What each attempt record said about its schema.
 #[derive(Default)]
-struct Accounts(
-    Mutex<
-        Vec<(
-            Option<StructuredOutputPath>,
-            Option<SchemaMode>,
-            Option<Arc<SchemaAccount>>,
-        )>,
-    >,
-);
+struct Accounts(Mutex<Vec<Said>>);
 
 impl AttemptHook for Accounts {
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
