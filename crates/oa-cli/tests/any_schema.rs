@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::{oa, stderr, stdout};
+use support::{oa, schemastore, stderr, stdout};
 
 #[path = "../../oa-provider/tests/fit_support/corpus.rs"]
 mod corpus_support;
@@ -60,16 +60,18 @@ fn answering(mapping: &'static str, answer: Value) -> Responder {
     })
 }
 
-/// `oa complete --json` for `mapping` on `server`, with `extra` flags; (exit code, report, stderr).
-fn complete(
+/// `oa SUBCOMMAND --json` (`complete` or `probe`) for `mapping` on `server` with `--schema SCHEMA` and `extra` flags
+/// and arguments.
+fn run(
+    subcommand: &str,
     mapping: &str,
     server: &Server,
     schema: &Path,
     extra: &[&dyn AsRef<std::ffi::OsStr>],
-) -> (i32, Value, String) {
+) -> std::process::Output {
     let base = base_url(mapping, server);
     let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![
-        &"complete",
+        &subcommand,
         &"--mapping",
         &mapping,
         &"--base-url",
@@ -81,25 +83,21 @@ fn complete(
         &"--json",
     ];
     args.extend_from_slice(extra);
-    args.push(&"Fill it in.");
-    let output = oa(&args);
-    let report = serde_json::from_str(stdout(&output).trim()).unwrap_or(Value::Null);
-    (output.status.code().unwrap_or(-1), report, stderr(&output))
+    oa(&args)
 }
 
-/// `../shared/schemastore`, or `None` (loudly; a failure under `CI=true`).
-fn schemastore(test: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/schemastore");
-    if dir.join("schemas/package.json").is_file() {
-        return Some(dir);
-    }
-    let message = format!(
-        "the SchemaStore catalog is not at {}: the test {test} did NOT run",
-        dir.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-    eprintln!("\n!!!!! SKIPPED: {message}\n");
-    None
+/// `oa complete --json` for `mapping` on `server`, with `extra` flags; (exit code, report, stderr).
+fn complete(
+    mapping: &str,
+    server: &Server,
+    schema: &Path,
+    extra: &[&dyn AsRef<std::ffi::OsStr>],
+) -> (i32, Value, String) {
+    let mut extra = extra.to_vec();
+    extra.push(&"Fill it in.");
+    let output = run("complete", mapping, server, schema, &extra);
+    let report = serde_json::from_str(stdout(&output).trim()).unwrap_or(Value::Null);
+    (output.status.code().unwrap_or(-1), report, stderr(&output))
 }
 
 /// Up to `n` documents of `folder` (`valid/NAME`), sorted.
@@ -210,30 +208,6 @@ fn four(mapping: &'static str) -> Responder {
     })
 }
 
-/// `oa probe --json --schema SCHEMA` on `mapping` at `server`, with `extra` flags.
-fn probe(
-    mapping: &str,
-    server: &Server,
-    schema: &Path,
-    extra: &[&dyn AsRef<std::ffi::OsStr>],
-) -> std::process::Output {
-    let base = base_url(mapping, server);
-    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![
-        &"probe",
-        &"--mapping",
-        &mapping,
-        &"--base-url",
-        &base,
-        &"--model",
-        &"m",
-        &"--schema",
-        &schema,
-        &"--json",
-    ];
-    args.extend_from_slice(extra);
-    oa(&args)
-}
-
 /// The keywords a `--json` probe report probed.
 fn probed(output: &std::process::Output, shown: &str) -> Vec<String> {
     let report: Value =
@@ -268,7 +242,7 @@ fn probe_probes_the_schema_a_call_would_send() {
             if fit {
                 extra.push(&"--fit");
             }
-            let output = probe(mapping, &server, &schema, &extra);
+            let output = run("probe", mapping, &server, &schema, &extra);
             // What the call would send, read through the library as the call reads it.
             let options = oa_schema::Validator::options()
                 .defer_unresolved_references(true)
@@ -322,9 +296,12 @@ fn probe_probes_the_schema_a_call_would_send() {
                 "required": ["s"], "additionalProperties": false}),
     );
     let server = Server::start(four("anthropic")).unwrap();
-    let written = probed(&probe("anthropic", &server, &small, &[]), "anthropic, as written");
+    let written = probed(
+        &run("probe", "anthropic", &server, &small, &[]),
+        "anthropic, as written",
+    );
     let fitted = probed(
-        &probe("anthropic", &server, &small, &[&"--fit"]),
+        &run("probe", "anthropic", &server, &small, &[&"--fit"]),
         "anthropic, fitted",
     );
     assert!(written.contains(&"maxLength".to_owned()), "{written:?}");
