@@ -144,8 +144,12 @@ pub(crate) const EVERY_CLAUSE: &str = "*";
 /// clauses: on the native path with a fresh enforcing verdict, each one whose key the verdict's keywords
 /// (`coverage`) do not cover; otherwise one entry for all of them (`*` at the root), with the reason that holds for
 /// all (no verdict, not requested by the path, not accepted by the provider).
-pub(crate) fn build(
-    clauses: &[Clause],
+///
+/// `clauses` is asked for only where the entries depend on them one by one (a covering verdict, or fitting's entries
+/// beside a whole-schema reason); otherwise whether the schema sent has any clause decides the `*` entry, and the
+/// caller's schema need not be bundled to list them.
+pub(crate) fn build<'c>(
+    clauses: impl FnOnce() -> &'c [Clause],
     sent: &ResponseSchema,
     path: StructuredOutputPath,
     coverage: Option<KeywordSet>,
@@ -170,17 +174,25 @@ pub(crate) fn build(
         _ if fallback == Some(Fallback::Rejected) => Some(Reason::NotAccepted),
         _ => Some(Reason::NotRequested),
     };
-    let rest: Vec<&Clause> = clauses
-        .iter()
-        .filter(|clause| !entries.contains_key(&(clause.pointer.clone(), clause.keyword.clone())))
-        .collect();
+    let rest = |entries: &BTreeMap<(Location, String), Reason>| -> Vec<&'c Clause> {
+        clauses()
+            .iter()
+            .filter(|clause| !entries.contains_key(&(clause.pointer.clone(), clause.keyword.clone())))
+            .collect()
+    };
     match everything {
-        Some(reason) if !rest.is_empty() => {
-            entries.insert((Location::root(), EVERY_CLAUSE.to_owned()), reason);
+        Some(reason) => {
+            let any_left = if entries.is_empty() {
+                !sent.probe_keys().is_empty()
+            } else {
+                !rest(&entries).is_empty()
+            };
+            if any_left {
+                entries.insert((Location::root(), EVERY_CLAUSE.to_owned()), reason);
+            }
         }
-        Some(_) => {}
         None => {
-            for clause in rest {
+            for clause in rest(&entries) {
                 if !coverage.is_some_and(|covered| covered.contains(&clause.key)) {
                     entries.insert(
                         (clause.pointer.clone(), clause.keyword.clone()),

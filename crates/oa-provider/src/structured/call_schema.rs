@@ -182,7 +182,7 @@ impl CallSchema {
         if known && let Some(account) = self.lock_accounts().get(&key) {
             return Arc::clone(account);
         }
-        let account = Arc::new(account::build(self.clauses(), sent, path, coverage, fallback));
+        let account = Arc::new(account::build(|| self.clauses(), sent, path, coverage, fallback));
         if known {
             let mut accounts = self.lock_accounts();
             if accounts.len() >= MAX_ACCOUNTS {
