@@ -299,6 +299,46 @@ mod tests {
         assert!(cache.lock().by_pointer.len() <= MAX_SHARED);
     }
 
+    /// The options a schema compiles with are part of its key: the same schema under other options is built again,
+    /// under the same options found again (by value and by its shared `Arc`).
+    #[test]
+    fn a_schema_under_other_options_is_another_entry() {
+        let cache = SchemaCache::new();
+        let mut builds = 0;
+        let schema = Arc::new(json!({"type": "object", "required": ["keyed"]}));
+        let mut get = |options_id: usize| {
+            cache
+                .get_or_build_shared(&schema, options_id, |_| {
+                    builds += 1;
+                    Ok::<_, ()>(Keyed(Value::clone(&schema), options_id))
+                })
+                .unwrap()
+        };
+        let (plain, one, two) = (get(0), get(1), get(2));
+        assert_eq!((plain.1, one.1, two.1), (0, 1, 2));
+        assert!(Arc::ptr_eq(&get(1), &one) && Arc::ptr_eq(&get(0), &plain));
+        assert_eq!(builds, 3);
+        let by_value = cache
+            .get_or_build(&json!({"required": ["keyed"], "type": "object"}), 2, |_| {
+                Err::<Keyed, _>("found, not built")
+            })
+            .unwrap();
+        assert!(Arc::ptr_eq(&by_value, &two));
+    }
+
+    #[derive(Debug)]
+    struct Keyed(Value, usize);
+
+    impl Entry for Keyed {
+        fn schema(&self) -> &Value {
+            &self.0
+        }
+
+        fn options_id(&self) -> usize {
+            self.1
+        }
+    }
+
     #[test]
     fn a_failed_build_is_not_cached() {
         let cache: SchemaCache<Built> = SchemaCache::new();
