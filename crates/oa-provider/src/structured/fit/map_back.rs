@@ -76,8 +76,9 @@ impl MapBack {
     /// the fit made omittable gets its `null` back where the caller's schema requires it. An answer the caller's
     /// schema already accepts is left alone. Returns where it changed the answer, in pointer order.
     ///
-    /// Where a union leaves it ambiguous which branch an object answers (the branches disagree on a property), the
-    /// answer is left as written there, for validation to judge.
+    /// Where a union's branches disagree on a property (one spells "absent" as `null`, another does not), its `null`
+    /// is removed only where the caller's schema rejects it; an object inside such a union keeps what the caller's
+    /// schema allows.
     pub fn apply(&self, answer: &mut Value, caller: &oa_schema::Validator) -> Vec<Location> {
         let Some(root) = self.root else {
             return Vec::new();
@@ -143,9 +144,11 @@ impl MapBack {
                         continue;
                     };
                     let here = with_key(at, &name);
+                    // Where union branches disagree (one made the property required and nullable, another kept it),
+                    // the null still goes when the caller's schema rejects it there: the branch that wrote it is the
+                    // one that spells "absent" so, and a null the caller's schema allows is never removed.
                     if member.is_null()
-                        && !plans.is_empty()
-                        && plans.iter().all(|plan| plan.edit == Some(Edit::RemoveNull))
+                        && plans.iter().any(|plan| plan.edit == Some(Edit::RemoveNull))
                         && objections.rejected.contains(here.as_str())
                     {
                         map.remove(&name);
@@ -348,8 +351,10 @@ mod tests {
         assert_eq!(answer, json!({"age": 1, "friends": []}));
     }
 
+    /// Branches that disagree about a property: the null goes where the caller's schema rejects it, and stays where
+    /// the caller's schema allows it.
     #[test]
-    fn disagreeing_branches_leave_the_null() {
+    fn disagreeing_branches_remove_only_a_rejected_null() {
         let mut builder = PlanBuilder::default();
         let root = builder.node();
         let (left, right) = (builder.node(), builder.node());
@@ -362,7 +367,16 @@ mod tests {
         let plan = builder.finish(root);
         let strict = oa_schema::Validator::new(&json!({"properties": {"k": {"type": "string"}}})).unwrap();
         let mut answer = json!({"k": null});
-        assert!(plan.apply(&mut answer, &strict).is_empty());
+        let edits = plan.apply(&mut answer, &strict);
+        assert_eq!((answer, edits.len()), (json!({}), 1));
+        let nullable = oa_schema::Validator::new(&json!({"properties": {"k": {"type": ["string", "null"]}},
+                                                         "required": ["z"]}))
+        .unwrap();
+        let mut answer = json!({"k": null});
+        assert!(
+            plan.apply(&mut answer, &nullable).is_empty(),
+            "a null the caller allows stays"
+        );
         assert_eq!(answer, json!({"k": null}));
     }
 
