@@ -77,8 +77,8 @@ impl MapBack {
     /// schema already accepts is left alone. Returns where it changed the answer, in pointer order.
     ///
     /// Where a union's branches disagree on a property (one spells "absent" as `null`, another does not), its `null`
-    /// is removed only where the caller's schema rejects it; an object inside such a union keeps what the caller's
-    /// schema allows.
+    /// is removed only when the edits the branches agree on leave the answer rejected, and only where the caller's
+    /// schema rejects that `null`.
     pub fn apply(&self, answer: &mut Value, caller: &oa_schema::Validator) -> Vec<Location> {
         let Some(root) = self.root else {
             return Vec::new();
@@ -86,27 +86,32 @@ impl MapBack {
         if self.is_empty() {
             return Vec::new();
         }
-        let Err(violations) = caller.validate(answer) else {
-            return Vec::new();
-        };
-        // Where the caller's schema objects: a `null` it rejects where it stands, a property it requires that is absent
-        // (a missing property is located where it would be).
-        let mut rejected: BTreeSet<&str> = BTreeSet::new();
-        let mut missing: BTreeSet<&str> = BTreeSet::new();
-        for violation in &violations {
-            let at = violation.instance_location().as_str();
-            if violation.missing_property().is_some() && violation.keyword() == Some("required") {
-                missing.insert(at);
-            } else {
-                rejected.insert(at);
-            }
-        }
         let mut edits = Vec::new();
-        let objections = Objections {
-            rejected: &rejected,
-            missing: &missing,
-        };
-        self.walk(answer, &[root], &mut Location::root(), &objections, &mut edits, 0);
+        // First the edits every branch agrees on; only when the caller's schema still rejects the answer, a `null` some
+        // branch spells "absent" with and the caller's schema rejects where it stands (union branches that disagree).
+        for unanimous in [true, false] {
+            let Err(violations) = caller.validate(answer) else {
+                break;
+            };
+            // Where the caller's schema objects: a `null` it rejects where it stands, a property it requires that is
+            // absent (a missing property is located where it would be).
+            let mut rejected: BTreeSet<&str> = BTreeSet::new();
+            let mut missing: BTreeSet<&str> = BTreeSet::new();
+            for violation in &violations {
+                let at = violation.instance_location().as_str();
+                if violation.missing_property().is_some() && violation.keyword() == Some("required") {
+                    missing.insert(at);
+                } else {
+                    rejected.insert(at);
+                }
+            }
+            let objections = Objections {
+                rejected: &rejected,
+                missing: &missing,
+                unanimous,
+            };
+            self.walk(answer, &[root], &mut Location::root(), &objections, &mut edits, 0);
+        }
         edits.sort();
         edits
     }
@@ -145,12 +150,15 @@ impl MapBack {
                     };
                     let here = with_key(at, &name);
                     // Where union branches disagree (one made the property required and nullable, another kept it),
-                    // the null still goes when the caller's schema rejects it there: the branch that wrote it is the
-                    // one that spells "absent" so, and a null the caller's schema allows is never removed.
-                    if member.is_null()
-                        && plans.iter().any(|plan| plan.edit == Some(Edit::RemoveNull))
-                        && objections.rejected.contains(here.as_str())
-                    {
+                    // the null goes only on the second pass, when the edits all branches agree on left the answer
+                    // rejected; a null the caller's schema allows where it stands is never removed.
+                    let removes = |plan: &&PropertyPlan| plan.edit == Some(Edit::RemoveNull);
+                    let agreed = if objections.unanimous {
+                        !plans.is_empty() && plans.iter().all(removes)
+                    } else {
+                        plans.iter().any(removes)
+                    };
+                    if member.is_null() && agreed && objections.rejected.contains(here.as_str()) {
                         map.remove(&name);
                         edits.push(here);
                         continue;
@@ -231,6 +239,8 @@ struct Objections<'a> {
     rejected: &'a BTreeSet<&'a str>,
     /// Where a required property is missing.
     missing: &'a BTreeSet<&'a str>,
+    /// Whether a `null` is removed only where every branch's plan removes it (the first pass).
+    unanimous: bool,
 }
 
 fn with_key(at: &Location, name: &str) -> Location {
