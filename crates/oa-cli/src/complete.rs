@@ -290,6 +290,9 @@ fn build_request(args: &CompleteArgs) -> Result<(CompletionRequest, Option<CallS
     if let Some(system) = &args.system {
         messages.push(Message::system(system));
     }
+    if args.message == "-" && args.schema.as_deref() == Some(std::path::Path::new("-")) {
+        return Err("standard input (`-`) can stand for only one of MESSAGE and --schema".to_owned());
+    }
     // `-` reads the message from standard input, so model input can be piped in.
     let message = if args.message == "-" {
         let mut text = String::new();
@@ -299,9 +302,6 @@ fn build_request(args: &CompleteArgs) -> Result<(CompletionRequest, Option<CallS
     } else {
         args.message.clone()
     };
-    if args.message == "-" && args.schema.as_deref() == Some(std::path::Path::new("-")) {
-        return Err("standard input (`-`) can stand for only one of MESSAGE and --schema".to_owned());
-    }
     if message.trim().is_empty() {
         return Err("the message is empty: nothing was sent".to_owned());
     }

@@ -577,3 +577,50 @@ fn the_account_names_unverified_and_unrequested_clauses() {
     assert!(text.contains("unenforced: 1"), "{text}");
     assert!(text.contains("# *: not_verified"), "{text}");
 }
+
+/// `--schema -` reads the schema from standard input (no file, so no base for relative references); standard input
+/// can stand for only one of the schema and the message.
+#[test]
+fn the_schema_may_come_from_standard_input_but_not_with_the_message() {
+    use std::io::Write;
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let server = Server::start(answering("openai", json!({"n": 4}))).unwrap();
+    let run = |message: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oa"))
+            .args([
+                "complete",
+                "--base-url",
+                &server.base_url(),
+                "--model",
+                "m",
+                "--schema",
+                "-",
+                "--json",
+            ])
+            .arg(message)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(schema.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let output = run("What is two plus two?");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(report["parsed"], json!({"n": 4}));
+    let output = run("-");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("can stand for only one of MESSAGE and --schema"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(server.requests().len(), 1, "the second call sent nothing");
+}
