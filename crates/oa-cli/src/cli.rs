@@ -63,15 +63,18 @@ oa probe --base-url https://gw.example/v1 --model m --api-key-env GW_KEY --schem
     /// diagnostics (as warnings); with --json exactly one JSON object. Exit 0 when ok, 1 when the call failed, 2 for
     /// usage errors.
     ///
-    /// schema_mode says how the schema constrained the answer: `enforced` (native strict request, and the
-    /// --registry file holds a fresh probe verdict that this route enforces), `unverified` (native strict request
-    /// without such a verdict), `unenforced` (native request with strict: false: the schema cannot go strict),
+    /// schema_mode says how the schema constrained the answer: `enforced` (native strict request, every clause of
+    /// the schema sent, and the --registry file holds a fresh probe verdict that this route enforces covering every
+    /// keyword sent), `unverified` (native strict request without that), `unenforced` (native request with strict: false: the schema cannot go strict),
     /// `coerced` (anthropic's tool coercion: the schema went as a forced tool's input schema, a path no probe
     /// verifies), `prompted` (the schema went into the prompt); each with `_repaired` when a reask was needed.
+    /// `unenforced:` lists each clause of the schema the provider was not asked to enforce, or not shown to, with
+    /// why (dropped_* / relaxed / kept_* by --fit, not_accepted after a 400, not_verified, not_requested).
     #[command(
         after_help = "Examples:\n  oa complete --base-url http://127.0.0.1:8080/v1 --model m --schema answer.json \"What is 6 x 7?\"\n  \
 echo \"Summarize: ...\" | oa complete --base-url URL --model m --schema s.json --reask --json -\n  \
-oa complete --base-url URL --model m --schema s.json --registry caps.json --route --trace \"...\""
+oa complete --base-url URL --model m --schema s.json --registry caps.json --route --trace \"...\"\n  \
+oa complete --mapping anthropic --base-url URL --model m --schema s.json --resource-dir schemas/ --fit --json \"...\""
     )]
     Complete(CompleteArgs),
     /// Show what oa does on an embedded example: no API key, no network.
@@ -182,9 +185,18 @@ pub(crate) struct ConformanceArgs {
 pub(crate) struct ProbeArgs {
     #[command(flatten)]
     pub(crate) endpoint: EndpointArgs,
-    /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix.
+    /// Probe each keyword this schema uses (enum, const, maxLength, ...) and print the enforcement matrix: the
+    /// schema as a call would send it (its bundle when it refers to other files; fitted with --fit), so the verdict
+    /// is about the bytes that reach the provider. Any draft `oa validate` reads.
     #[arg(long)]
     pub(crate) schema: Option<PathBuf>,
+    /// --draft, --resource FILE, --resource-dir DIR: how --schema and the files it refers to are read, as for
+    /// `oa validate`.
+    #[command(flatten)]
+    pub(crate) schema_flags: crate::schema_source::SchemaFlags,
+    /// Probe the --schema fitted to the mapping's native path (what `oa complete --fit` sends).
+    #[arg(long, requires = "schema")]
+    pub(crate) fit: bool,
     /// Do not warn about keywords the --schema likely misspelled (one edit from a keyword, e.g. `requird`).
     #[arg(long)]
     pub(crate) no_warn: bool,
@@ -268,9 +280,21 @@ impl From<Mapping> for oa_provider::Mapping {
 pub(crate) struct CompleteArgs {
     #[command(flatten)]
     pub(crate) endpoint: EndpointArgs,
-    /// Ask for structured output against this JSON Schema file (draft 2020-12, an object at the top).
+    /// Ask for structured output against this JSON Schema file (an object at the top; any draft `oa validate`
+    /// reads: its `$schema`, else --draft). Sent verbatim, or as one bundled document when it refers to other files;
+    /// every answer is validated against it whole.
     #[arg(long, value_name = "FILE")]
     pub(crate) schema: Option<PathBuf>,
+    /// --draft, --resource FILE, --resource-dir DIR: how --schema and the files it refers to are read, as for
+    /// `oa validate` (the file's folder is its base; nothing is fetched over a network).
+    #[command(flatten)]
+    pub(crate) schema_flags: crate::schema_source::SchemaFlags,
+    /// Send the mapping's native path the strongest schema that provider accepts (clauses it would reject or ignore
+    /// dropped or relaxed, references inlined, optional properties made required and nullable on openai), map the
+    /// answer back and validate it against the whole --schema; the clauses the provider was not asked to enforce are
+    /// listed (--json: "unenforced").
+    #[arg(long, requires = "schema")]
+    pub(crate) fit: bool,
     /// Do not warn about keywords the --schema likely misspelled (one edit from a keyword, e.g. `requird`).
     #[arg(long)]
     pub(crate) no_warn: bool,

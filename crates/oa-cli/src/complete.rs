@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
+use oa_provider::fit::{Fallback, SchemaAccount};
 use oa_provider::{
     AttemptHook, AttemptOutcome, AttemptRecord, AttemptSummary, Blocked, Capabilities, CapabilityRegistry,
     CompletionRequest, DeltaKind, FailureClass, FinishReason, Message, Provider, ProviderError, Reask,
@@ -18,6 +19,7 @@ use serde_json::{Value, json};
 use crate::cli::{CompleteArgs, Mapping};
 use crate::endpoint::{open_registry_to_read, warn_if_unreachable, within};
 use crate::exit::Exit;
+use crate::schema_source::CallSchema;
 use crate::tap::Diagnostic;
 
 /// The correction a reask appends after the model's own output (the caller owns every word of it, §7.1).
@@ -38,15 +40,15 @@ const LANGFUSE_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Runs `oa complete` and reports how it ended.
 pub(crate) fn run(args: &CompleteArgs) -> Exit {
-    let prepared = build_request(args).and_then(|request| {
+    let prepared = build_request(args).and_then(|(request, schema)| {
         let registry = args
             .registry
             .as_deref()
             .map(|location| open_registry_to_read(location, Duration::from_secs(args.stale_after)))
             .transpose()?;
-        Ok((request, build_provider(args, registry.clone())?, registry))
+        Ok((request, schema, build_provider(args, registry.clone())?, registry))
     });
-    let (request, provider, registry) = match prepared {
+    let (request, schema, provider, registry) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("oa complete: {message}");
@@ -77,6 +79,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     };
     let hook = Arc::new(CliHook {
         attempts: Mutex::default(),
+        accounts: Mutex::default(),
         echo_tokens: args.stream && !args.json,
         diagnostics: Mutex::default(),
     });
@@ -128,14 +131,38 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     // Every attempt the hook saw (those before a whole-call --timeout too, which the call's own error cannot hold).
     let attempts = std::mem::take(&mut *hook.attempts.lock().unwrap_or_else(PoisonError::into_inner));
     let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
+    // The account of the last attempt that sent a schema: the answering one, or the one whose failure is reported.
+    let account = hook
+        .accounts
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .rev()
+        .find_map(Clone::clone);
     if hook.echo_tokens {
         outln!();
     }
+    // An answer that reached a reference resolving to nothing has no verdict: an input error naming it.
+    let unresolved = match (&schema, &outcome) {
+        (Some(schema), Err(error)) => schema.reached_unresolved(error),
+        _ => None,
+    };
+    if let Some(schema) = &schema {
+        schema.warn_unreached("oa complete");
+    }
+    if let Some(message) = unresolved {
+        eprintln!("oa complete: {message}");
+        return Exit::Usage;
+    }
     let ok = outcome.is_ok();
     if args.json {
-        outln!("{}", to_json(&outcome, &attempts, &diagnostics));
+        outln!(
+            "{}",
+            to_json(&outcome, &attempts, &diagnostics, account.as_deref())
+        );
     } else {
         print_summary(&outcome, &attempts, &diagnostics, args.stream);
+        print_account(account.as_deref());
         let path = match &outcome {
             Ok(response) => response.structured_output_path,
             Err(error) => error.structured_output_path(),
@@ -263,10 +290,13 @@ fn build_provider(
     ))
 }
 
-fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
+fn build_request(args: &CompleteArgs) -> Result<(CompletionRequest, Option<CallSchema>), String> {
     let mut messages = Vec::new();
     if let Some(system) = &args.system {
         messages.push(Message::system(system));
+    }
+    if args.message == "-" && args.schema.as_deref() == Some(std::path::Path::new("-")) {
+        return Err("standard input (`-`) can stand for only one of MESSAGE and --schema".to_owned());
     }
     // `-` reads the message from standard input, so model input can be piped in.
     let message = if args.message == "-" {
@@ -289,8 +319,13 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
     }
     messages.push(Message::user(message));
     let mut request = CompletionRequest::new(messages).with_stream(args.stream);
-    if let Some(path) = &args.schema {
-        request = request.with_response_schema(read_response_schema(path, "oa complete", !args.no_warn)?);
+    let schema = args
+        .schema
+        .as_deref()
+        .map(|path| CallSchema::open(path, &args.schema_flags, "oa complete", !args.no_warn))
+        .transpose()?;
+    if let Some(schema) = &schema {
+        request = schema.apply(request, args.fit);
     }
     if let Some(path) = &args.tools {
         request = request.with_tools(read_tools(path)?);
@@ -318,7 +353,7 @@ fn build_request(args: &CompleteArgs) -> Result<CompletionRequest, String> {
         }
         request = request.with_retry(retry);
     }
-    Ok(request)
+    Ok((request, schema))
 }
 
 /// Reads a `--tools` file: a JSON array of `{name, description, parameters}`.
@@ -332,37 +367,11 @@ fn read_tools(path: &std::path::Path) -> Result<Vec<Tool>, String> {
     })
 }
 
-/// Reads a `--schema` file and refuses, before anything is sent, what `complete()` would refuse: text that is not
-/// JSON or not a valid schema (in the words `oa validate` uses), or a schema of the wrong shape for structured
-/// output. With `warn`, likely misspelled keywords are warned about, as `command`.
-pub(crate) fn read_response_schema(
-    path: &std::path::Path,
-    command: &str,
-    warn: bool,
-) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let schema: Value = oa_schema::parse_json(&text)
-        .map_err(|e| format!("{}: the schema is not well-formed JSON: {e}", path.display()))?;
-    if warn {
-        crate::hints::warn_misspellings(command, &schema, oa_schema::Draft::Draft202012);
-    }
-    // At the file's URI, as `oa validate` compiles it, so that an error names the same location. (Reading what
-    // the schema refers to, as `oa validate` does through `schema_source`, is not wired here yet.)
-    let mut options = oa_schema::Validator::options();
-    if let Some(base) = crate::schema_source::file_base(path) {
-        options = options.base_uri(&base);
-    }
-    options
-        .build(&schema)
-        .map_err(|e| format!("{}: invalid schema: {e}", path.display()))?;
-    oa_provider::check_response_schema(&schema)
-        .map_err(|error| format!("{}: {}", path.display(), error.message()))?;
-    Ok(schema)
-}
-
-/// Keeps each wire attempt's summary and diagnostics and, with `--stream`, echoes content deltas as they arrive.
+/// Keeps each wire attempt's summary, schema account and diagnostics and, with `--stream`, echoes content deltas as
+/// they arrive.
 struct CliHook {
     attempts: Mutex<Vec<AttemptSummary>>,
+    accounts: Mutex<Vec<Option<Arc<SchemaAccount>>>>,
     echo_tokens: bool,
     diagnostics: Mutex<Vec<Diagnostic>>,
 }
@@ -381,6 +390,10 @@ impl AttemptHook for CliHook {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(record.summary());
+        self.accounts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record.schema_account.clone());
         self.diagnostics
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -444,9 +457,10 @@ fn to_json(
     outcome: &Result<Response, ProviderError>,
     attempts: &[AttemptSummary],
     diagnostics: &[Diagnostic],
+    account: Option<&SchemaAccount>,
 ) -> Value {
     let usage_total = usage_json(&Usage::total_of(attempts));
-    match outcome {
+    let mut report = match outcome {
         Ok(response) => json!({
             "ok": true,
             "content": response.message.text(),
@@ -487,6 +501,49 @@ fn to_json(
                 "diagnostics": diagnostics_json(diagnostics),
             })
         }
+    };
+    // Issue 36: what was sent and the clauses the provider was not asked to enforce (an empty list without a schema).
+    if let Value::Object(fields) = &mut report {
+        fields.insert(
+            "schema_sent".to_owned(),
+            json!(account.map(|account| account.form.as_str())),
+        );
+        fields.insert(
+            "fallback".to_owned(),
+            json!(account.and_then(|account| account.fallback)),
+        );
+        fields.insert(
+            "unenforced".to_owned(),
+            json!(account.map_or(&[][..], |account| account.unenforced.as_slice())),
+        );
+    }
+    report
+}
+
+/// The most account entries the text summary lists one per line.
+const SHOWN_UNENFORCED: usize = 20;
+
+/// The account in the text summary: how the schema went, and each clause the provider was not asked to enforce.
+fn print_account(account: Option<&SchemaAccount>) {
+    let Some(account) = account else { return };
+    let fallback = account
+        .fallback
+        .map(|fallback| match fallback {
+            Fallback::Rejected => " (fell back: the provider rejected the schema)",
+            Fallback::Unfittable => " (fell back: the schema cannot be fitted to the native path)",
+            _ => " (fell back)",
+        })
+        .unwrap_or_default();
+    outln!("schema_sent: {}{fallback}", account.form.as_str());
+    outln!("unenforced: {}", account.unenforced.len());
+    for clause in account.unenforced.iter().take(SHOWN_UNENFORCED) {
+        outln!("  {clause}");
+    }
+    if account.unenforced.len() > SHOWN_UNENFORCED {
+        outln!(
+            "  ... and {} more (--json lists them all)",
+            account.unenforced.len() - SHOWN_UNENFORCED
+        );
     }
 }
 

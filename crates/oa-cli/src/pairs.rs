@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use oa_provider::{CapabilityRegistry, EnforcementMatrix, ProbeOutcome, probe_canary, probe_keywords};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::cli::{EndpointArgs, Mapping, ProbeArgs};
 use crate::endpoint::within;
 use crate::exit::Exit;
+use crate::schema_source::CallSchema;
 
 /// One route to verify.
 #[derive(Debug, Clone, Deserialize)]
@@ -58,7 +59,7 @@ impl Finding {
 pub(crate) fn run(
     args: &ProbeArgs,
     path: &Path,
-    schema: Option<&Value>,
+    schema: Option<&CallSchema>,
     registry: Option<&Arc<CapabilityRegistry>>,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<Exit, String> {
@@ -91,7 +92,7 @@ fn read_pairs(path: &Path) -> Result<Vec<Pair>, String> {
 async fn probe_pair(
     args: &ProbeArgs,
     pair: &Pair,
-    schema: Option<&Value>,
+    schema: Option<&CallSchema>,
     registry: Option<&Arc<CapabilityRegistry>>,
 ) -> Finding {
     let mapping = match pair.mapping.as_deref() {
@@ -128,27 +129,35 @@ async fn probe_pair(
             Finding::Canary(outcome)
         }
         Some(schema) => match within(endpoint.timeouts, async {
-            Ok(probe_keywords(provider.as_ref(), schema).await)
+            // The schema this pair's mapping would be sent (its fit with --fit).
+            match crate::probe::native_schema(schema, args.fit, mapping.into()) {
+                Ok(sent) => Ok(Ok(probe_keywords(provider.as_ref(), &sent).await)),
+                Err(message) => Ok(Err(message)),
+            }
         })
         .await
         {
-            Ok(matrix) => Finding::Matrix(matrix),
+            Ok(Ok(matrix)) => Finding::Matrix(matrix),
+            Ok(Err(message)) => Finding::Unusable(message),
             Err(error) => Finding::Unusable(error.to_string()),
         },
     };
-    let enforces = match &finding {
-        Finding::Canary(ProbeOutcome::Enforced) => Some(true),
-        Finding::Canary(ProbeOutcome::NotEnforced { .. }) => Some(false),
-        Finding::Matrix(matrix) if !matrix.has_error() => Some(matrix.is_all_enforced()),
+    let canary = oa_provider::enforcement::KeywordSet::canary;
+    let verdict = match &finding {
+        Finding::Canary(ProbeOutcome::Enforced) => Some((true, canary())),
+        Finding::Canary(ProbeOutcome::NotEnforced { .. }) => Some((false, canary())),
+        Finding::Matrix(matrix) if !matrix.has_error() => {
+            Some((matrix.is_all_enforced(), matrix.enforced_keywords()))
+        }
         _ => None,
     };
-    if let (Some(registry), Some(enforces)) = (registry, enforces) {
+    if let (Some(registry), Some((enforces, keywords))) = (registry, verdict) {
         let kind = if schema.is_some() {
             oa_provider::enforcement::ProbeKind::ProductionSchema
         } else {
             oa_provider::enforcement::ProbeKind::Canary
         };
-        if let Err(message) = crate::probe::record(registry, &provider, enforces, kind).await {
+        if let Err(message) = crate::probe::record(registry, &provider, enforces, kind, keywords).await {
             return Finding::Unusable(message);
         }
     }

@@ -6,7 +6,7 @@
 
 use std::time::SystemTime;
 
-use oa_provider::enforcement::{Capability, ProbeKind};
+use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
 use std::sync::Arc;
 
 use oa_provider::{
@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use crate::cli::ProbeArgs;
 use crate::endpoint::{open_registry, within};
 use crate::exit::Exit;
+use crate::schema_source::CallSchema;
 
 /// Runs `oa probe`.
 pub(crate) fn run(args: &ProbeArgs) -> Exit {
@@ -34,8 +35,11 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
     let schema = args
         .schema
         .as_deref()
-        .map(|path| crate::complete::read_response_schema(path, "oa probe", !args.no_warn))
+        .map(|path| CallSchema::open(path, &args.schema_flags, "oa probe", !args.no_warn))
         .transpose()?;
+    if let Some(schema) = &schema {
+        schema.warn_unreached("oa probe");
+    }
     let stale_after = std::time::Duration::from_secs(args.stale_after);
     let registry = args
         .registry
@@ -56,6 +60,9 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
         return crate::pairs::run(args, path, schema.as_ref(), registry.as_ref(), &runtime);
     }
     let provider = build_provider(args)?;
+    let schema = schema
+        .map(|schema| native_schema(&schema, args.fit, args.endpoint.mapping.into()))
+        .transpose()?;
     match schema {
         None => {
             let outcome = runtime
@@ -67,7 +74,13 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                     message: error.message().to_owned(),
                 });
             if let (Some(registry), Some(enforces)) = (&registry, verdict_of(&outcome)) {
-                runtime.block_on(record(registry, &provider, enforces, ProbeKind::Canary))?;
+                runtime.block_on(record(
+                    registry,
+                    &provider,
+                    enforces,
+                    ProbeKind::Canary,
+                    KeywordSet::canary(),
+                ))?;
             }
             print_canary(&outcome, args.json);
             Ok(exit_of(&outcome))
@@ -90,6 +103,7 @@ fn probe(args: &ProbeArgs) -> Result<Exit, String> {
                     &provider,
                     matrix.is_all_enforced(),
                     ProbeKind::ProductionSchema,
+                    matrix.enforced_keywords(),
                 ))?;
             }
             print_matrix(&matrix, args.json);
@@ -113,6 +127,21 @@ fn build_provider(args: &ProbeArgs) -> Result<Arc<dyn Provider>, String> {
         .map_err(|e| format!("cannot build the provider: {e}"))
 }
 
+/// The schema a call with `schema` (fitted when `fit`) sends on `mapping`'s native path: what the keyword probes
+/// are derived from, so the verdict is about the bytes that reach the provider.
+pub(crate) fn native_schema(
+    schema: &CallSchema,
+    fit: bool,
+    mapping: oa_provider::Mapping,
+) -> Result<Value, String> {
+    let request = schema.apply(oa_provider::CompletionRequest::default(), fit);
+    match oa_provider::fit::native_schema(&request, mapping) {
+        Ok(Some(sent)) => Ok(sent.schema().clone()),
+        Ok(None) => Err("no schema to probe".to_owned()),
+        Err(error) => Err(error.message().to_owned()),
+    }
+}
+
 /// Whether a probe outcome says the route enforces; `None` for an error (not evidence either way).
 fn verdict_of(outcome: &ProbeOutcome) -> Option<bool> {
     match outcome {
@@ -128,6 +157,7 @@ pub(crate) async fn record(
     provider: &Arc<dyn Provider>,
     enforces: bool,
     probe: ProbeKind,
+    keywords: KeywordSet,
 ) -> Result<(), String> {
     let key = provider
         .capability_key()
@@ -136,6 +166,7 @@ pub(crate) async fn record(
         enforces,
         checked_at: SystemTime::now(),
         probe,
+        keywords,
     };
     registry
         .record_verdict(key, capability)

@@ -10,7 +10,7 @@ use std::process::Command;
 
 mod support;
 
-use support::{oa, stderr, stdout};
+use support::{oa, schemastore, stderr, stdout};
 
 fn write(path: &Path, value: &Value) -> PathBuf {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -371,21 +371,6 @@ fn resource_takes_one_file_per_flag_and_may_come_first() {
         help.contains("One file per flag; repeat the flag for more"),
         "{help}"
     );
-}
-
-/// `../shared/schemastore`, or `None` (loudly; a failure under `CI=true`).
-fn schemastore(test: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/schemastore");
-    if dir.join("schemas/package.json").is_file() {
-        return Some(dir);
-    }
-    let message = format!(
-        "the SchemaStore catalog is not at {}: the test {test} did NOT run",
-        dir.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-    eprintln!("\n!!!!! SKIPPED: {message}\n");
-    None
 }
 
 /// The documents of `folder` (`valid/package` or `invalid/package`), sorted.

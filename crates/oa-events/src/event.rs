@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use oa_provider::fit::SchemaAccount;
 use oa_provider::{
     Category, DeltaKind, Diagnostic, FailureClass, FinishReason, RetryReason, SchemaMode,
     StructuredOutputPath, Usage,
@@ -204,6 +205,10 @@ pub struct LlmRequest {
     pub schema_mode: Option<SchemaMode>,
     /// SHA-256 (hex) of the canonical schema sent; `None` without a schema.
     pub schema_version: Option<String>,
+    /// How the schema sent came from the caller's (verbatim, bundled, fitted) and every clause of the caller's
+    /// schema the provider was not asked to enforce or not shown to enforce, `{pointer, keyword, reason}` (issue 36);
+    /// `None` without a schema or when nothing was sent. Shared with the attempt record it came from.
+    pub schema_account: Option<Arc<SchemaAccount>>,
     /// The active prompt's identity; always `None` (oa has no prompt-management layer yet).
     pub active_prompt: Option<Value>,
     /// The active prompt group; always `None`.

@@ -31,6 +31,10 @@ pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig)
         attributes.push(KeyValue::new(names::LLM_STRUCTURED_OUTPUT_PATH, path.as_str()));
     }
     attributes.extend(marker_attributes(request));
+    if let (Some(account), true) = (&request.schema_account, attempt.sent) {
+        let unenforced = serde_json::to_string(&account.unenforced).unwrap_or_default();
+        attributes.push(KeyValue::new(names::LLM_SCHEMA_UNENFORCED, unenforced));
+    }
     if let Some(reason) = attempt.retry_reason {
         attributes.push(KeyValue::new(names::LLM_RETRY_REASON, reason.as_str()));
     }

@@ -67,6 +67,10 @@ pub const LLM_RETRY_REASON: &str = "openarmature.llm.retry_reason";
 pub const LLM_SCHEMA_MODE: &str = "openarmature.llm.schema_mode";
 /// SHA-256 (hex) of the canonical schema the call sent; beside the schema_mode wherever it goes.
 pub const LLM_SCHEMA_VERSION: &str = "openarmature.llm.schema_version";
+/// The clauses of the caller's schema the provider was not asked to enforce, or not shown to enforce (issue 36): one
+/// compact JSON list of `{"pointer", "keyword", "reason"}` on the attempt span (never on metrics: it is not a
+/// dimension).
+pub const LLM_SCHEMA_UNENFORCED: &str = "openarmature.llm.schema.unenforced";
 /// The call's identifier, joining spans, records and typed events (0126).
 pub const LLM_CALL_ID: &str = "openarmature.llm.call_id";
 /// The provider identifier on diagnostics (0126).

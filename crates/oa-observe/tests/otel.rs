@@ -575,6 +575,19 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
                 "{path}"
             );
         }
+        // The account of the failed attempt: one attribute, its clauses as a compact JSON list.
+        let account = failed
+            .request
+            .schema_account
+            .as_ref()
+            .unwrap_or_else(|| panic!("{path}: no account on the event"));
+        let listed = serde_json::to_string(&account.unenforced).unwrap();
+        assert!(listed.starts_with("[{\"pointer\":"), "{path}: {listed}");
+        assert_eq!(
+            attr(&spans[1], names::LLM_SCHEMA_UNENFORCED),
+            Some(listed.into()),
+            "{path}"
+        );
         for metric in [
             names::METRIC_OPERATION_DURATION,
             names::METRIC_TOKEN_USAGE,
@@ -588,6 +601,7 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
                     has(names::LLM_SCHEMA_MODE) && has(names::LLM_SCHEMA_VERSION),
                     "{path} {metric}: {dims:?}"
                 );
+                assert!(!has(names::LLM_SCHEMA_UNENFORCED), "not a dimension: {dims:?}");
             }
             assert!(
                 samples

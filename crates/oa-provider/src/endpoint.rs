@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::enforcement::{CapabilityKey, CapabilityRegistry};
+use crate::enforcement::{CapabilityKey, CapabilityRegistry, KeywordSet};
 use crate::http::{KeyHeader, Limits, Transport, build_headers};
 
 /// What the bound server and model are statically known to support. Every flag defaults to `true`.
@@ -190,13 +190,19 @@ impl Endpoint {
         CapabilityKey::new(&self.system, &self.model, &self.base_url)
     }
 
-    /// Whether the registry holds a fresh verdict that this route enforces, read now (from its store when it has
-    /// one, within the store's read timeout).
-    pub(crate) async fn is_verified_enforcing(&self) -> bool {
-        match &self.registry {
-            Some(registry) => registry.is_enforced_now(&self.capability_key()).await,
-            None => false,
-        }
+    /// The keywords a fresh verdict that this route enforces covers, read now (from the registry's store when it
+    /// has one, within the store's read timeout); `None` without such a verdict.
+    pub(crate) async fn verdict_coverage(&self) -> Option<KeywordSet> {
+        let registry = self.registry.as_ref()?;
+        registry
+            .enforcing_now(&self.capability_key())
+            .await
+            .map(|capability| capability.covered())
+    }
+
+    /// Whether a native request was rejected on this route (dynamic detection), rather than never declared.
+    pub(crate) fn native_was_rejected(&self) -> bool {
+        self.native_rejected.load(Ordering::Relaxed)
     }
 
     /// Whether a native request may be tried: the capability is declared and no native request was rejected.

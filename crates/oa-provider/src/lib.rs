@@ -7,8 +7,9 @@
 //!   built with its `builder` (model, base URL, API key, extra headers, [`Capabilities`], timeouts and size caps);
 //!   [`ProviderBuilder`] builds the [`Mapping`] chosen at run time.
 //! - A call takes a [`CompletionRequest`]: [`Message`]s, [`Tool`]s, a [`ToolChoice`], a [`RuntimeConfig`],
-//!   an optional `response_schema` (JSON Schema draft 2020-12, object at the top; an `Arc<Value>`, shared
-//!   rather than copied, and compiled once per distinct schema), an optional
+//!   an optional `response_schema` (JSON Schema of any draft oa-schema reads, object at the top; an `Arc<Value>`,
+//!   shared rather than copied, and compiled once per distinct schema and `schema_options`: its resources,
+//!   retriever, base URI, default draft), `fit` (send the schema fitted to the mapping's native path), an optional
 //!   [`RetryConfig`] (backoff, `per_attempt_override`, [`Reask`]), `stream`, and an [`AttemptHook`].
 //! - It returns a [`Response`] (message, finish reason, nullable [`Usage`], `parsed`, `raw`, model,
 //!   [`StructuredOutputPath`]) or a [`ProviderError`] whose [`Category`] is one of the nine §7 categories;
@@ -20,7 +21,8 @@
 //!   observability crates subscribe here.
 //! - [`fit`] fits a response schema to what a mapping's native path enforces (the provider table in the README):
 //!   the schema to send, the account of every clause the provider is not asked to enforce, and the plan that maps
-//!   an answer back to the caller's spelling before validation.
+//!   an answer back to the caller's spelling before validation; every attempt that sends a schema records its
+//!   [`fit::SchemaAccount`], and [`fit::native_schema`] is the schema a request would send natively.
 //! - Verifying enforcement: every structured [`Response`] carries a [`SchemaMode`] and a [`schema_version`];
 //!   [`probe_canary`] and [`probe_keywords`] test a route with requests only a schema-bound decoder answers
 //!   validly; a [`CapabilityRegistry`] keyed by [`CapabilityKey`] holds the verdicts with a staleness window,

@@ -147,6 +147,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
                 enforces: true,
                 checked_at: SystemTime::now(),
                 probe: ProbeKind::Canary,
+                keywords: oa_provider::enforcement::KeywordSet::EMPTY,
             },
         )
         .unwrap();

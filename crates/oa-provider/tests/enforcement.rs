@@ -60,6 +60,7 @@ fn registry_with(server: &Server, enforces: bool) -> Arc<CapabilityRegistry> {
         enforces,
         checked_at: SystemTime::now(),
         probe: ProbeKind::Canary,
+        keywords: oa_provider::enforcement::KeywordSet::EMPTY,
     };
     registry.record(key, capability).unwrap();
     registry
@@ -398,6 +399,7 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
                 enforces: true,
                 checked_at: SystemTime::now(),
                 probe: ProbeKind::Canary,
+                keywords: oa_provider::enforcement::KeywordSet::EMPTY,
             },
         )
         .unwrap();

@@ -38,6 +38,7 @@ mod shared {
             enforces,
             checked_at: SystemTime::now(),
             probe: ProbeKind::Canary,
+            keywords: oa_provider::enforcement::KeywordSet::EMPTY,
         }
     }
 

@@ -161,7 +161,8 @@ async fn schemas_are_checked_before_sending() {
         json!({"type": "array", "items": {"type": "integer"}}),
         json!(true),
         json!({"properties": {"a": {"type": "string"}}}),
-        json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
+        // A `$schema` naming no draft oa reads (nor a registered meta-schema).
+        json!({"$schema": "https://example.com/my-meta", "type": "object"}),
         json!({"type": "object", "properties": {"a": {"type": 12}}}),
     ] {
         let server = Server::start(vec![]).unwrap();
@@ -173,14 +174,22 @@ async fn schemas_are_checked_before_sending() {
         assert_eq!(error.structured_output_path(), None, "no request was sent");
         assert!(server.requests().is_empty());
     }
-    // Declaring draft 2020-12 explicitly is fine.
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
-    let mut schema = value_schema();
-    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
-    provider_at(&server, true)
-        .complete(&generate(schema))
-        .await
-        .unwrap();
+    // Declaring draft 2020-12, or any other draft oa-schema reads, is fine: it is sent as written.
+    for draft in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-07/schema#",
+        "http://json-schema.org/draft-04/schema#",
+    ] {
+        let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
+        let mut schema = value_schema();
+        schema["$schema"] = json!(draft);
+        provider_at(&server, true)
+            .complete(&generate(schema.clone()))
+            .await
+            .unwrap();
+        let sent = server.requests()[0].json().unwrap();
+        assert_eq!(sent["response_format"]["json_schema"]["schema"], schema);
+    }
 }
 
 #[tokio::test]

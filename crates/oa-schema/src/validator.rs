@@ -253,6 +253,27 @@ impl ValidatorOptions {
         self
     }
 
+    /// The draft `document` is read as under these options: the one its `$schema` names, else the default draft;
+    /// `None` when its `$schema` names none of the drafts (a custom meta-schema). For a consumer that passes the
+    /// document on and must say which draft it is written in.
+    ///
+    /// ```
+    /// use oa_schema::{Draft, Validator};
+    /// use serde_json::json;
+    ///
+    /// let options = Validator::options().default_draft(Draft::Draft7);
+    /// assert_eq!(options.draft_of(&json!({"type": "object"})), Some(Draft::Draft7));
+    /// let declared = json!({"$schema": "https://json-schema.org/draft/2020-12/schema"});
+    /// assert_eq!(options.draft_of(&declared), Some(Draft::Draft202012));
+    /// assert_eq!(options.draft_of(&json!({"$schema": "https://example.com/meta"})), None);
+    /// ```
+    pub fn draft_of(&self, document: &Value) -> Option<Draft> {
+        match document.get("$schema") {
+            Some(declared) => declared.as_str().and_then(Draft::from_uri),
+            None => Some(self.default_draft),
+        }
+    }
+
     /// Whether a reference (`$ref`, `$dynamicRef`, `$recursiveRef`) that resolves to no schema is a compile error
     /// (`false`, the default) or a fact of the compiled schema (`true`): listed by
     /// [`Validator::unresolved_references`], and an outcome of each evaluation that reaches it, which is then no

@@ -1,5 +1,5 @@
-//! Reading a schema file and everything it refers to, shared by the subcommands that take a schema (`oa validate`
-//! now; `oa complete` and `oa probe` take the same flags): the schema file's `file://` URI as its base, so that a
+//! Reading a schema file and everything it refers to, shared by the subcommands that take a schema (`oa validate`,
+//! and `oa complete` and `oa probe` with the same flags, through [`CallSchema`]): the schema file's `file://` URI as its base, so that a
 //! relative `$ref` to a sibling file resolves; files read on demand only from the schema's own folder tree and the
 //! `--resource-dir` folders (never the network: an `http(s)` reference resolves only through a registered `$id`);
 //! `--resource` files registered up front; references that resolve to nothing deferred, warned about when no
@@ -162,15 +162,74 @@ impl LocationView {
     }
 }
 
-/// The `file://` URI a schema file is compiled at (after resolving symbolic links): `None` for standard input or a
-/// path that cannot be resolved.
-pub(crate) fn file_base(path: &Path) -> Option<String> {
-    if path == Path::new("-") {
-        return None;
+/// A `--schema` of `oa complete` or `oa probe`: read as `oa validate` reads it (`--draft`, `--resource`,
+/// `--resource-dir`, the file's URI as base, references that resolve to nothing deferred), checked as the call checks
+/// it before anything is sent, and shared with the request (the provider compiles it once more, by these options).
+#[derive(Debug)]
+pub(crate) struct CallSchema {
+    /// The schema as read.
+    pub(crate) schema: Arc<Value>,
+    /// The options that compile it: the request's schema options.
+    pub(crate) options: Arc<ValidatorOptions>,
+    /// The schema compiled here, for what the run is told about references that resolve to nothing.
+    pub(crate) validator: Validator,
+    /// Which references an answer reached.
+    pub(crate) reached: Reached,
+}
+
+impl CallSchema {
+    /// Reads and checks the `--schema` at `path` for `command`, warning (unless `!warn`) about misspelled keywords.
+    ///
+    /// # Errors
+    /// A message naming the file and what is wrong: unreadable, not JSON, not a valid schema (with the `--draft` that
+    /// reads it), or not a response schema (no object at its top).
+    pub(crate) fn open(path: &Path, flags: &SchemaFlags, command: &str, warn: bool) -> Result<Self, String> {
+        let source = SchemaSource::open(path, flags, command)?;
+        if warn {
+            crate::hints::warn_misspellings(command, source.document(), flags.draft);
+        }
+        let validator = source.compile(false)?;
+        let schema = Arc::new(source.document().clone());
+        let options = Arc::new(source.options());
+        oa_provider::CompletionRequest::default()
+            .with_response_schema(Arc::clone(&schema))
+            .with_schema_options(Arc::clone(&options))
+            .check_schema()
+            .map_err(|error| format!("{}: {}", source.shown(), error.message()))?;
+        Ok(Self {
+            schema,
+            options,
+            validator,
+            reached: Reached::default(),
+        })
     }
-    std::fs::canonicalize(path)
-        .ok()
-        .and_then(|canonical| disk::file_uri(&canonical).ok())
+
+    /// `request` with this schema and its options, fitted when `fit`.
+    pub(crate) fn apply(
+        &self,
+        request: oa_provider::CompletionRequest,
+        fit: bool,
+    ) -> oa_provider::CompletionRequest {
+        request
+            .with_response_schema(Arc::clone(&self.schema))
+            .with_schema_options(Arc::clone(&self.options))
+            .with_fit(fit)
+    }
+
+    /// What a call's failure says about references that resolve to nothing: the input error when the answer reached
+    /// one (`None` otherwise). Remembers them, so [`warn_unreached`](Self::warn_unreached) leaves them out.
+    pub(crate) fn reached_unresolved(&self, error: &oa_provider::ProviderError) -> Option<String> {
+        let violations = error.structured_output()?.violations()?;
+        self.reached
+            .note(violations)
+            .then(|| unresolved_reached(&self.validator, violations))
+            .flatten()
+    }
+
+    /// Warns, once each, about the references that resolve to nothing which no answer reached.
+    pub(crate) fn warn_unreached(&self, command: &str) {
+        self.reached.warn_unreached(&self.validator, command);
+    }
 }
 
 /// Standard input's text.

@@ -96,3 +96,18 @@ pub fn stdout(output: &std::process::Output) -> String {
 pub fn stderr(output: &std::process::Output) -> String {
     String::from_utf8(output.stderr.clone()).unwrap()
 }
+
+/// `../shared/schemastore`, or `None` (loudly; a failure under `CI=true`).
+pub fn schemastore(test: &str) -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/schemastore");
+    if dir.join("schemas/package.json").is_file() {
+        return Some(dir);
+    }
+    let message = format!(
+        "the SchemaStore catalog is not at {}: the test {test} did NOT run",
+        dir.display()
+    );
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
+    eprintln!("\n!!!!! SKIPPED: {message}\n");
+    None
+}

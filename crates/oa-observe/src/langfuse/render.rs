@@ -322,6 +322,7 @@ mod tests {
             structured_output_path: None,
             schema_mode: None,
             schema_version: None,
+            schema_account: None,
             active_prompt: None,
             active_prompt_group: None,
             token_budget: None,

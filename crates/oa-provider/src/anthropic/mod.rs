@@ -156,4 +156,10 @@ impl WireFormat for Messages {
     fn native_fields(&self) -> &'static [&'static str] {
         &["output_config", "output_format"]
     }
+
+    /// Anthropic names the schema's field before its words: "output_config.format.schema: DETAIL" (the older beta
+    /// field `output_format.schema` alike).
+    fn schema_rejection<'e>(&self, error: &'e ProviderError) -> Option<&'e str> {
+        crate::call::wire::schema_detail(error.message(), "format.schema")
+    }
 }

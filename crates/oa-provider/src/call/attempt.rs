@@ -13,29 +13,30 @@ use crate::call::hook::{AttemptHook, AttemptRecord, AttemptRequest};
 use crate::call::retry::AttemptPlan;
 use crate::call::wire::{Mapped, WireFormat, WireRequest};
 use crate::endpoint::Endpoint;
-use crate::enforcement::SchemaMode;
+use crate::enforcement::{KeywordSet, SchemaMode};
 use crate::error::ProviderError;
 use crate::model::{
     AttemptSummary, CompletionRequest, Content, ContentBlock, FinishReason, Message, RawJson, Response,
     StructuredOutputPath,
 };
+use crate::structured::fit::Fallback;
 use crate::structured::output::Surface;
-use crate::structured::{CheckedTools, ResponseSchema, TypedDecoder, augment_messages, coercion};
+use crate::structured::{CallSchema, CheckedTools, ResponseSchema, TypedDecoder, augment_messages, coercion};
 
 /// What every attempt of one call shares.
 pub(crate) struct CallPlan<'a> {
     pub(crate) endpoint: &'a Endpoint,
     pub(crate) wire: &'a dyn WireFormat,
     pub(crate) request: &'a CompletionRequest,
-    pub(crate) schema: Option<&'a ResponseSchema>,
+    pub(crate) schema: Option<&'a CallSchema>,
     pub(crate) tools: &'a CheckedTools<'a>,
     pub(crate) call_id: &'a str,
     /// Where the call's records and deltas go: the request's hook, or the one passed beside it.
     pub(crate) hook: Option<&'a dyn AttemptHook>,
     /// The typed content decoder the check tries first: the request's, or the one passed beside it.
     pub(crate) typed_decoder: Option<&'a TypedDecoder>,
-    /// The registry held a fresh enforcing verdict for the route when the call began.
-    pub(crate) verified: bool,
+    /// The keywords a fresh enforcing verdict for the route covered when the call began (`None`: no such verdict).
+    pub(crate) coverage: Option<KeywordSet>,
     /// Every attempt's summary so far, for the call's result or error (the usage over all attempts).
     pub(crate) attempts: Mutex<Vec<AttemptSummary>>,
 }
@@ -47,11 +48,44 @@ impl CallPlan<'_> {
     }
 }
 
-/// One attempt of a call on a given path.
+/// Where a structured call's attempts go: the path, the schema sent on it, and why a fallback path was taken.
+#[derive(Debug, Clone)]
+pub(crate) struct Route {
+    pub(crate) path: StructuredOutputPath,
+    pub(crate) sent: ResponseSchema,
+    pub(crate) fallback: Option<Fallback>,
+}
+
+impl Route {
+    /// The native path for `sent` (`native`, or `native_unenforced` where the mapping cannot bind it).
+    pub(crate) fn native(wire: &dyn WireFormat, sent: ResponseSchema) -> Self {
+        Self {
+            path: wire.native_path(&sent),
+            sent,
+            fallback: None,
+        }
+    }
+
+    /// The mapping's fallback path, carrying the schema unfitted.
+    pub(crate) fn fallback(
+        wire: &dyn WireFormat,
+        request: &CompletionRequest,
+        schema: &CallSchema,
+        fallback: Option<Fallback>,
+    ) -> Self {
+        Self {
+            path: wire.fallback_path(request),
+            sent: schema.plain().clone(),
+            fallback,
+        }
+    }
+}
+
+/// One attempt of a call on a given route.
 #[derive(Clone, Copy)]
 pub(crate) struct Attempt<'a> {
     pub(crate) call: &'a CallPlan<'a>,
-    pub(crate) path: Option<StructuredOutputPath>,
+    pub(crate) route: Option<&'a Route>,
 }
 
 impl Attempt<'_> {
@@ -59,16 +93,27 @@ impl Attempt<'_> {
         let call = self.call;
         let started_at = SystemTime::now();
         let clock = Instant::now();
-        let structured = self.path.zip(call.schema);
+        let path = self.route.map(|route| route.path);
+        let structured = self.route.map(|route| (route.path, &route.sent));
         let messages = match structured {
             Some((StructuredOutputPath::PromptAugmentation, schema)) => {
-                Cow::Owned(augment_messages(&plan.messages, &schema.schema))
+                Cow::Owned(augment_messages(&plan.messages, &schema.schema, schema.draft))
             }
             _ => plan.messages,
         };
-        let schema_mode = self
-            .path
-            .map(|path| SchemaMode::of(path, call.verified, plan.repair));
+        // What the provider is not asked to enforce (or not shown to), and the marker it earns: `enforced` only with
+        // nothing in the account and a fresh verdict covering every keyword sent.
+        let account = self
+            .route
+            .zip(call.schema)
+            .map(|(route, schema)| schema.account(&route.sent, route.path, call.coverage, route.fallback));
+        let schema_mode = self.route.zip(account.as_ref()).map(|(route, account)| {
+            let verified = account.unenforced.is_empty()
+                && call
+                    .coverage
+                    .is_some_and(|coverage| crate::structured::covers_all(coverage, &route.sent));
+            SchemaMode::of(route.path, verified, plan.repair)
+        });
         // On the tool-coercion path the synthetic tool and its forced choice replace the caller's (none), and its
         // call is read unchecked: it is the answer the content check validates.
         let coerced = match structured {
@@ -122,10 +167,10 @@ impl Attempt<'_> {
             }
         };
         let sent = body_text.is_some();
-        let schema_version = call.schema.map(|schema| schema.version.as_str());
+        let schema_version = self.route.map(|route| route.sent.version.as_str());
         let outcome = outcome.map_err(|error| {
             error
-                .with_path(self.path)
+                .with_path(path)
                 .with_marker(schema_mode.filter(|_| sent), schema_version.map(str::to_owned))
         });
         let mut record = AttemptRecord {
@@ -136,9 +181,10 @@ impl Attempt<'_> {
             provider: &call.endpoint.system,
             model: &call.endpoint.model,
             call_id: call.call_id,
-            structured_output_path: self.path.filter(|_| sent),
+            structured_output_path: path.filter(|_| sent),
             schema_mode: schema_mode.filter(|_| sent),
             schema_version,
+            schema_account: account.filter(|_| sent),
             request: AttemptRequest {
                 messages: &messages,
                 config: &plan.config,
@@ -180,6 +226,7 @@ impl Attempt<'_> {
             blocked,
         } = mapped;
         let schema = self.call.schema;
+        let sent = self.route.map(|route| &route.sent);
         let parsed = match schema {
             Some(schema) if finish_reason != FinishReason::ToolCalls => {
                 let surface = Surface {
@@ -190,7 +237,13 @@ impl Attempt<'_> {
                     raw: &raw,
                     blocked: blocked.as_ref(),
                 };
-                schema.check_content_typed(&content_text(&message), surface, self.call.typed_decoder)?
+                let map_back = sent.and_then(|sent| sent.map_back.as_ref());
+                schema.check_content_typed(
+                    &content_text(&message),
+                    surface,
+                    self.call.typed_decoder,
+                    map_back,
+                )?
             }
             _ => None,
         };
@@ -203,9 +256,9 @@ impl Attempt<'_> {
             model,
             response_id,
             blocked,
-            structured_output_path: self.path,
+            structured_output_path: self.route.map(|route| route.path),
             schema_mode,
-            schema_version: schema.map(|schema| schema.version.clone()),
+            schema_version: sent.map(|sent| sent.version.clone()),
             // The call's account replaces these when it returns (`complete`); alone, this attempt is the call.
             usage_total: usage,
             attempts: Vec::new(),

@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use crate::call::attempt::{Attempt, CallPlan};
+use crate::call::attempt::{Attempt, CallPlan, Route};
 use crate::call::hook::{AttemptHook, AttemptRecord, AttemptRequest, mint_call_id};
 use crate::call::precheck;
 use crate::call::retry;
@@ -13,7 +13,8 @@ use crate::call::wire::WireFormat;
 use crate::endpoint::Endpoint;
 use crate::error::ProviderError;
 use crate::model::{AttemptSummary, CallExtras, CompletionRequest, Response, StructuredOutputPath, Usage};
-use crate::structured::{CheckedTools, ResponseSchema};
+use crate::structured::fit::{Fallback, SchemaForm};
+use crate::structured::{CallSchema, CheckedTools};
 
 /// Runs one call on `endpoint` through `wire` with the hook and typed decoder `extras` resolve to (theirs, else the
 /// request's: a wrapper passes its own beside the borrowed request with `complete_with`).
@@ -36,13 +37,9 @@ pub(crate) async fn complete(
         }
     };
     let tools = CheckedTools::new(&request.tools);
-    let path = schema.as_ref().map(|schema| {
-        if endpoint.native_available() {
-            wire.native_path(schema)
-        } else {
-            wire.fallback_path(request)
-        }
-    });
+    let route = schema
+        .as_ref()
+        .map(|schema| first_route(endpoint, wire, request, schema));
     let plan = CallPlan {
         endpoint,
         wire,
@@ -52,18 +49,16 @@ pub(crate) async fn complete(
         call_id: &call_id,
         hook,
         typed_decoder: extras.typed_decoder_for(request),
-        verified: schema.is_some() && endpoint.is_verified_enforcing().await,
+        coverage: match &schema {
+            Some(_) => endpoint.verdict_coverage().await,
+            None => None,
+        },
         attempts: Mutex::new(Vec::new()),
     };
-    let outcome = match run(&plan, path).await {
-        // Dynamic detection: the server rejected the native constraint itself, so this call (and later ones on
-        // this provider) fall back, as a fresh run with its own attempt indices.
-        Err(error) if is_native(path) && wire.is_native_rejection(&error) => {
-            endpoint.reject_native();
-            run(&plan, Some(wire.fallback_path(request))).await
-        }
-        other => other,
-    };
+    let mut outcome = run(&plan, route.as_ref()).await;
+    if let (Some(schema), Some(route)) = (&schema, &route) {
+        outcome = after_rejection(&plan, schema, route, outcome).await;
+    }
     // The call's account of every attempt (the fallback run's too), beside the answering attempt's own usage.
     let attempts = plan.take_attempts();
     match outcome {
@@ -76,13 +71,80 @@ pub(crate) async fn complete(
     }
 }
 
+/// Where a structured call starts: the native path with the schema verbatim (or its bundle), or fitted when the
+/// request asks; the mapping's fallback when the route has no native constraint, or the schema cannot be fitted.
+fn first_route(
+    endpoint: &Endpoint,
+    wire: &dyn WireFormat,
+    request: &CompletionRequest,
+    schema: &CallSchema,
+) -> Route {
+    if !endpoint.native_available() {
+        let fallback = endpoint.native_was_rejected().then_some(Fallback::Rejected);
+        return Route::fallback(wire, request, schema, fallback);
+    }
+    if !request.fit {
+        return Route::native(wire, schema.plain().clone());
+    }
+    match schema.fitted(wire.mapping()) {
+        Ok(fitted) => Route::native(wire, fitted.clone()),
+        Err(error) => {
+            tracing::warn!(
+                target: crate::call::DIAGNOSTIC_TARGET,
+                mapping = %wire.mapping(),
+                "the response schema cannot be fitted to the native path ({error}); the call takes the fallback"
+            );
+            Route::fallback(wire, request, schema, Some(Fallback::Unfittable))
+        }
+    }
+}
+
+/// Dynamic detection: the server rejected the native constraint itself. A fitted schema is fitted again without
+/// the clause the 400 names (once); otherwise, or when that is rejected too, the call falls back (§8.1.5.1 and its
+/// siblings), as a fresh run with its own attempt indices. A 400 about the constraint itself (not one schema's
+/// clause) makes later calls on this provider go straight to the fallback.
+async fn after_rejection(
+    plan: &CallPlan<'_>,
+    schema: &CallSchema,
+    route: &Route,
+    outcome: Result<Response, ProviderError>,
+) -> Result<Response, ProviderError> {
+    let wire = plan.wire;
+    let error = match &outcome {
+        Err(error) if is_native(route.path) && wire.is_native_rejection(error) => error,
+        _ => return outcome,
+    };
+    let detail = wire.schema_rejection(error).map(str::to_owned);
+    let refit = match (&detail, route.sent.form) {
+        (Some(detail), SchemaForm::Fitted) => {
+            crate::structured::rejected_keyword(detail).and_then(|keyword| schema.refit(&route.sent, keyword))
+        }
+        _ => None,
+    };
+    let mut schema_only = detail.is_some();
+    if let Some(refitted) = refit {
+        let outcome = run(plan, Some(&Route::native(wire, refitted))).await;
+        match &outcome {
+            Err(error) if wire.is_native_rejection(error) => {
+                schema_only = wire.schema_rejection(error).is_some();
+            }
+            _ => return outcome,
+        }
+    }
+    if !schema_only {
+        plan.endpoint.reject_native();
+    }
+    let fallback = Route::fallback(wire, plan.request, schema, Some(Fallback::Rejected));
+    run(plan, Some(&fallback)).await
+}
+
 /// The checks made before any attempt: messages, tools, image support, streaming, the response schema (checked
 /// and compiled once for the whole call).
 fn check_request(
     endpoint: &Endpoint,
     wire: &dyn WireFormat,
     request: &CompletionRequest,
-) -> Result<Option<ResponseSchema>, ProviderError> {
+) -> Result<Option<CallSchema>, ProviderError> {
     precheck::check_messages(&request.messages)?;
     precheck::check_tools(&request.tools, request.tool_choice.as_ref())?;
     precheck::check_image_support(&request.messages, endpoint.capabilities.image_input)?;
@@ -100,24 +162,24 @@ fn check_request(
     request
         .response_schema
         .as_ref()
-        .map(ResponseSchema::check_shared)
+        .map(|schema| CallSchema::check_shared(schema, request.schema_options.as_ref()))
         .transpose()
 }
 
-fn is_native(path: Option<StructuredOutputPath>) -> bool {
+fn is_native(path: StructuredOutputPath) -> bool {
     matches!(
         path,
-        Some(StructuredOutputPath::Native | StructuredOutputPath::NativeUnenforced)
+        StructuredOutputPath::Native | StructuredOutputPath::NativeUnenforced
     )
 }
 
-async fn run(plan: &CallPlan<'_>, path: Option<StructuredOutputPath>) -> Result<Response, ProviderError> {
+async fn run(plan: &CallPlan<'_>, route: Option<&Route>) -> Result<Response, ProviderError> {
     retry::run(
         plan.request.retry.as_ref(),
         plan.endpoint.retry_parse_failure,
         &plan.request.messages,
         &plan.request.config,
-        |attempt_plan| Attempt { call: plan, path }.run(attempt_plan),
+        |attempt_plan| Attempt { call: plan, route }.run(attempt_plan),
     )
     .await
 }
@@ -143,6 +205,7 @@ fn report_rejection(
         structured_output_path: None,
         schema_mode: None,
         schema_version: error.schema_version(),
+        schema_account: None,
         request: AttemptRequest {
             messages: &request.messages,
             config: &request.config,

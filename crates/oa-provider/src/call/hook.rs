@@ -6,6 +6,7 @@
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
@@ -14,6 +15,7 @@ use crate::call::diagnostic::Diagnostic;
 use crate::enforcement::SchemaMode;
 use crate::error::ProviderError;
 use crate::model::{Mapping, Message, Response, RuntimeConfig, StructuredOutputPath, Usage};
+use crate::structured::fit::SchemaAccount;
 
 /// Receives a call's token deltas and attempt records.
 ///
@@ -129,8 +131,13 @@ pub struct AttemptRecord<'a> {
     /// How the schema constrained this attempt (path, registry verdict, repair); `None` without a schema or when
     /// nothing was sent. A dimension of every span, log record and metric sample of the attempt.
     pub schema_mode: Option<SchemaMode>,
-    /// SHA-256 (hex) of the canonical schema the call sent; `None` without a schema.
+    /// SHA-256 (hex) of the canonical schema this attempt sent (verbatim, bundled or fitted; the caller's schema when
+    /// nothing was sent); `None` without a schema.
     pub schema_version: Option<&'a str>,
+    /// How the schema sent came from the caller's, and every clause of the caller's schema the provider was not
+    /// asked to enforce, or not shown to enforce (`{pointer, keyword, reason}`); `None` without a schema or when
+    /// nothing was sent. Shared: the same account is the same `Arc` on every attempt that earned it.
+    pub schema_account: Option<Arc<SchemaAccount>>,
     /// What was sent.
     pub request: AttemptRequest<'a>,
     /// What came back.

@@ -536,8 +536,7 @@ mod tests {
 
     /// A `structured_output_invalid` error as a content check makes it.
     fn invalid_output() -> ProviderError {
-        let schema =
-            crate::structured::ResponseSchema::check(&serde_json::json!({"type": "object"})).unwrap();
+        let schema = crate::structured::CallSchema::check(&serde_json::json!({"type": "object"})).unwrap();
         let raw = crate::model::RawJson::default();
         let surface = crate::structured::output::Surface {
             finish_reason: crate::model::FinishReason::Stop,
@@ -547,6 +546,6 @@ mod tests {
             raw: &raw,
             blocked: None,
         };
-        schema.check_content("not json", surface).unwrap_err()
+        schema.check_content("not json", surface, None).unwrap_err()
     }
 }

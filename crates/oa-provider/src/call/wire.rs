@@ -192,6 +192,22 @@ pub(crate) trait WireFormat: Send + Sync {
             && error.status() == Some(400)
             && self.native_fields().iter().any(|field| message.contains(field))
     }
+
+    /// When `error` (a native rejection) is about the schema sent rather than the constraint itself: the vendor's
+    /// words about it (the clause it names), so only this schema falls back (or is refitted), not the route.
+    fn schema_rejection<'e>(&self, error: &'e ProviderError) -> Option<&'e str> {
+        let _ = error;
+        None
+    }
+}
+
+/// The vendor's words about the schema it rejected, when `message` (a 400's) names a place inside the sent schema
+/// after `marker` (the mapping's path to its native schema, lowercase): what follows the marker's clause, for the
+/// keyword a refit drops. `None` for a 400 about the native constraint itself.
+pub(crate) fn schema_detail<'m>(message: &'m str, marker: &str) -> Option<&'m str> {
+    let at = message.to_ascii_lowercase().find(marker)?;
+    let rest = message.get(at + marker.len()..)?;
+    Some(rest.split_once(": ").map_or(rest, |(_, detail)| detail))
 }
 
 /// Folds the events of one streamed response into the pieces of an atomic one.
@@ -307,6 +323,93 @@ mod tests {
                     assert_eq!(text.contains(&compiled.canonical), native_sent);
                 }
             }
+        }
+    }
+
+    /// Each scripted vendor's 400 for a schema (oa-testkit words them as the vendors do): the mapping takes it for a
+    /// native rejection (so the call falls back, Anthropic's included), reads it as about this schema (not the
+    /// route), and names the keyword a refit may drop; a 400 about the constraint itself is not about the schema.
+    #[test]
+    fn every_vendors_schema_400_is_a_native_rejection_naming_its_keyword() {
+        use oa_testkit::vendor::Vendor;
+        let object = |property: Value| {
+            json!({"type": "object", "properties": {"a": property}, "required": ["a"],
+                   "additionalProperties": false})
+        };
+        let cases: [(&dyn WireFormat, Vendor, Value, Option<&str>); 6] = [
+            (
+                &crate::openai::ChatCompletions,
+                Vendor::OpenAi,
+                object(json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true})),
+                Some("uniqueItems"),
+            ),
+            (
+                &crate::openai::ChatCompletions,
+                Vendor::OpenAi,
+                object(json!({"type": "string", "format": "uri"})),
+                Some("format"),
+            ),
+            (
+                &crate::anthropic::Messages,
+                Vendor::Anthropic,
+                object(json!({"type": "string", "maxLength": 3})),
+                Some("maxLength"),
+            ),
+            (
+                &crate::anthropic::Messages,
+                Vendor::Anthropic,
+                object(json!({"type": "string", "pattern": "^(?=a)"})),
+                Some("pattern"),
+            ),
+            (
+                &crate::anthropic::Messages,
+                Vendor::Anthropic,
+                json!({"type": "object"}),
+                None,
+            ),
+            (
+                &crate::gemini::GenerateContent,
+                Vendor::Gemini,
+                json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/b", "description": "d"}},
+                    "$defs": {"b": {"type": "string"}}}),
+                None,
+            ),
+        ];
+        for (wire, vendor, schema, keyword) in cases {
+            let rejection = vendor.check_schema(&schema).unwrap_err();
+            let oa_testkit::Reply::Raw { status, body, .. } = rejection.reply() else {
+                panic!("a vendor's 400 is a whole body");
+            };
+            let error = wire.error_for_status(status, &body, None, &|text| text.to_owned());
+            assert!(wire.is_native_rejection(&error), "{vendor:?}: {error}");
+            let detail = wire
+                .schema_rejection(&error)
+                .unwrap_or_else(|| panic!("{vendor:?}: {error}"));
+            assert_eq!(
+                crate::structured::rejected_keyword(detail),
+                keyword,
+                "{vendor:?}: {detail}"
+            );
+        }
+        // The constraint itself refused: the route falls back, whatever the schema.
+        for (wire, body) in [
+            (
+                &crate::openai::ChatCompletions as &dyn WireFormat,
+                json!({"error": {"message": "unsupported parameter: response_format.json_schema", "type": "invalid_request_error"}}),
+            ),
+            (
+                &crate::anthropic::Messages,
+                json!({"type": "error", "error": {"type": "invalid_request_error", "message": "output_config: Extra inputs are not permitted"}}),
+            ),
+            (
+                &crate::gemini::GenerateContent,
+                json!({"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": "Invalid JSON payload received. Unknown name \"responseJsonSchema\" at 'generation_config': Cannot find field."}}),
+            ),
+        ] {
+            let error =
+                wire.error_for_status(400, body.to_string().as_bytes(), None, &|text| text.to_owned());
+            assert!(wire.is_native_rejection(&error), "{error}");
+            assert_eq!(wire.schema_rejection(&error), None, "{error}");
         }
     }
 

@@ -3,6 +3,7 @@
 //! really enforces a schema, the capability registry the probes write and the request path reads, and opt-in
 //! routing on it.
 
+mod coverage;
 mod probe;
 #[cfg(feature = "redis")]
 mod redis_store;
@@ -10,6 +11,8 @@ mod registry;
 mod routing;
 mod schema_mode;
 
+pub use coverage::KeywordSet;
+pub(crate) use probe::ACCOUNTED_KEYWORDS;
 pub use probe::{
     CANARY_ANSWER, CANARY_QUESTION, EnforcementMatrix, PROBE_MAX_TOKENS, PROBED_KEYWORDS, Probe,
     ProbeOutcome, canary_schema, keyword_probe, keywords_not_probed, keywords_used, probe_canary,

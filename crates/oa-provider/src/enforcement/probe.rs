@@ -216,7 +216,7 @@ pub const PROBED_KEYWORDS: [&str; 25] = [
 
 /// Every assertion or applicator keyword the matrix accounts for: one the schema uses that has no probe is listed
 /// as not probed (a format by its name, `format:NAME`).
-const ACCOUNTED_KEYWORDS: [&str; 33] = [
+pub(crate) const ACCOUNTED_KEYWORDS: [&str; 33] = [
     "type",
     "enum",
     "const",
@@ -487,6 +487,16 @@ impl EnforcementMatrix {
     /// Whether every keyword the schema uses was probed.
     pub fn is_complete(&self) -> bool {
         self.not_probed.is_empty()
+    }
+
+    /// The keywords whose probe showed enforcement: what a verdict recorded from this matrix covers.
+    pub fn enforced_keywords(&self) -> crate::enforcement::KeywordSet {
+        crate::enforcement::KeywordSet::of(
+            self.rows
+                .iter()
+                .filter(|(_, outcome)| outcome.is_enforced())
+                .map(|(keyword, _)| keyword.as_str()),
+        )
     }
 
     /// Whether any probe ended in an error rather than a verdict.

@@ -16,6 +16,8 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use crate::enforcement::KeywordSet;
+
 /// The default staleness window: an entry older than this counts as absent.
 pub const DEFAULT_STALE_AFTER: Duration = Duration::from_secs(6 * 60 * 60);
 
@@ -62,6 +64,30 @@ pub struct Capability {
     pub checked_at: SystemTime,
     /// Which probe ran.
     pub probe: ProbeKind,
+    /// The probed keywords the verdict speaks for (a per-keyword run: the keywords it probed). A canary verdict
+    /// covers the canary's keywords whatever this holds ([`covered`](Self::covered)); an entry written before this
+    /// field existed reads as empty.
+    #[serde(default, skip_serializing_if = "KeywordSet::is_empty")]
+    pub keywords: KeywordSet,
+}
+
+impl Capability {
+    /// The keywords this verdict covers: its own, and for a canary the canary's.
+    ///
+    /// ```
+    /// use std::time::SystemTime;
+    /// use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
+    ///
+    /// let canary = Capability { enforces: true, checked_at: SystemTime::now(), probe: ProbeKind::Canary,
+    ///                           keywords: KeywordSet::EMPTY };
+    /// assert!(canary.covered().contains("enum") && !canary.covered().contains("maxLength"));
+    /// ```
+    pub fn covered(&self) -> KeywordSet {
+        match self.probe {
+            ProbeKind::Canary => self.keywords.union(KeywordSet::canary()),
+            ProbeKind::ProductionSchema => self.keywords,
+        }
+    }
 }
 
 /// Why a registry file could not be read or written.
@@ -330,8 +356,14 @@ impl CapabilityRegistry {
     /// Whether `key` counts as enforcing now, reading the store when there is one: a verdict exists, says it
     /// enforces, and is no older than the staleness window.
     pub async fn is_enforced_now(&self, key: &CapabilityKey) -> bool {
+        self.enforcing_now(key).await.is_some()
+    }
+
+    /// The verdict for `key` when it counts as enforcing now (as [`is_enforced_now`](Self::is_enforced_now)), so a
+    /// caller can read which keywords it covers ([`Capability::covered`]).
+    pub async fn enforcing_now(&self, key: &CapabilityKey) -> Option<Capability> {
         let now = SystemTime::now();
-        self.verdict(key).await.is_some_and(|capability| {
+        self.verdict(key).await.filter(|capability| {
             let age = now
                 .duration_since(capability.checked_at)
                 .unwrap_or(Duration::ZERO);
@@ -496,6 +528,7 @@ mod tests {
             enforces,
             checked_at,
             probe: ProbeKind::Canary,
+            keywords: KeywordSet::EMPTY,
         }
     }
 

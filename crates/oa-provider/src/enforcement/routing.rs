@@ -131,6 +131,7 @@ impl RoutedProvider {
             enforces,
             checked_at: SystemTime::now(),
             probe: ProbeKind::Canary,
+            keywords: crate::enforcement::KeywordSet::canary(),
         };
         self.registry.record_verdict(self.key.clone(), capability).await?;
         Ok(outcome)

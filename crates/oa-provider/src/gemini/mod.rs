@@ -142,4 +142,15 @@ impl WireFormat for GenerateContent {
             "response_mime_type",
         ]
     }
+
+    /// Gemini names the place in the schema as a field path: "generation_config.response_json_schema.properties.a:
+    /// DETAIL"; "Unknown name \"responseJsonSchema\"" (the field itself refused) is not about the schema.
+    fn schema_rejection<'e>(&self, error: &'e ProviderError) -> Option<&'e str> {
+        let message = error.message();
+        let lower = message.to_ascii_lowercase();
+        let named = lower.contains("response_json_schema.") || lower.contains("response_json_schema:");
+        named
+            .then(|| crate::call::wire::schema_detail(message, "response_json_schema"))
+            .flatten()
+    }
 }

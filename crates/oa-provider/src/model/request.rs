@@ -138,10 +138,24 @@ pub struct CompletionRequest {
     pub tool_choice: Option<ToolChoice>,
     /// Sampling parameters and extras.
     pub config: RuntimeConfig,
-    /// A JSON Schema (object at the top) the output must validate against. Shared, not copied: cloning the
-    /// request (as an observing wrapper does to attach its hook) copies a pointer, and a call that sends the same
-    /// `Arc` again finds its compiled schema by that pointer, without hashing or comparing the schema.
+    /// A JSON Schema (object at the top) the output must validate against, of any draft oa-schema reads (the
+    /// draft its `$schema` names; none: `schema_options`' default draft, else 2020-12). Shared, not copied:
+    /// cloning the request (as an observing wrapper does to attach its hook) copies a pointer, and a call that sends
+    /// the same `Arc` again finds its compiled schema by that pointer, without hashing or comparing the schema.
     pub response_schema: Option<Arc<Value>>,
+    /// How the response schema is compiled: the documents it refers to (resources, a retriever), its base URI, the
+    /// draft of a schema that declares none, whether `format` asserts, unresolved references deferred (see
+    /// `oa_schema::ValidatorOptions`). `None`: the defaults. Validation, the every-violation report and the reask
+    /// follow it. A schema that refers to documents a provider cannot fetch is sent as its bundle (one
+    /// self-contained draft 2020-12 document), and the attempt record says so. Shared: the compiled schema is found
+    /// again by these same options (the same `Arc`); options built afresh compile afresh.
+    pub schema_options: Option<Arc<oa_schema::ValidatorOptions>>,
+    /// Fit the response schema to the mapping's native path (opt-in; default `false`: the schema is sent verbatim,
+    /// as the spec says): the strongest schema the provider accepts is sent (see [`fit`](crate::fit)), the answer
+    /// is mapped back to the caller's spelling and validated against the caller's whole schema, and the attempt
+    /// record's account lists every clause the provider was not asked to enforce. A vendor 400 that names a clause
+    /// the table let through is refitted once without it.
+    pub fit: bool,
     /// In-call retry; `None` means one attempt.
     pub retry: Option<RetryConfig>,
     /// Consume the streaming wire response and emit token events; the result is the same `Response`.
@@ -201,6 +215,52 @@ impl CompletionRequest {
         self.with_response_schema(crate::structured::output_schema::<T>().schema)
     }
 
+    /// Sets how the response schema is compiled (default: oa-schema's defaults): its resources, retriever, base
+    /// URI, default draft. Pass the same `Arc` to many requests to share the compiled schema.
+    ///
+    /// ```
+    /// use oa_provider::{CompletionRequest, Message};
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let options = Validator::options()
+    ///     .base_uri("file:///schemas/person.json")
+    ///     .resource("file:///schemas/address.json", json!({"type": "object", "required": ["city"]}));
+    /// let request = CompletionRequest::new(vec![Message::user("Who lives where?")])
+    ///     .with_response_schema(json!({
+    ///         "$schema": "http://json-schema.org/draft-07/schema#",
+    ///         "type": "object",
+    ///         "properties": {"home": {"$ref": "address.json"}}
+    ///     }))
+    ///     .with_schema_options(options);
+    /// assert!(request.check_schema().is_ok());
+    /// ```
+    pub fn with_schema_options(mut self, options: impl Into<Arc<oa_schema::ValidatorOptions>>) -> Self {
+        self.schema_options = Some(options.into());
+        self
+    }
+
+    /// Fits the response schema to the mapping's native path (default: `false`, the schema verbatim). See
+    /// [`fit`](Self::fit).
+    pub fn with_fit(mut self, fit: bool) -> Self {
+        self.fit = fit;
+        self
+    }
+
+    /// Runs the checks `complete()` makes on the response schema with the request's schema options, before anything
+    /// is sent (nothing to check without a schema), so a caller can refuse a bad schema up front with the same words.
+    ///
+    /// # Errors
+    ///
+    /// The `provider_invalid_request` error `complete()` would return.
+    pub fn check_schema(&self) -> Result<(), ProviderError> {
+        self.response_schema
+            .as_ref()
+            .map(|schema| crate::structured::CallSchema::check_shared(schema, self.schema_options.as_ref()))
+            .transpose()
+            .map(|_| ())
+    }
+
     /// Sets the retry configuration (default: none).
     pub fn with_retry(mut self, retry: RetryConfig) -> Self {
         self.retry = Some(retry);
@@ -234,6 +294,8 @@ impl fmt::Debug for CompletionRequest {
             .field("tool_choice", &self.tool_choice)
             .field("config", &self.config)
             .field("response_schema", &self.response_schema.is_some())
+            .field("schema_options", &self.schema_options.is_some())
+            .field("fit", &self.fit)
             .field("retry", &self.retry)
             .field("stream", &self.stream)
             .field("hook", &self.hook.is_some())

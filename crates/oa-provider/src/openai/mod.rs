@@ -152,4 +152,10 @@ impl WireFormat for ChatCompletions {
     fn native_fields(&self) -> &'static [&'static str] {
         &["response_format", "json_schema"]
     }
+
+    /// OpenAI words a schema it refuses "Invalid schema for response_format 'NAME': In context=(...), DETAIL".
+    fn schema_rejection<'e>(&self, error: &'e ProviderError) -> Option<&'e str> {
+        let detail = crate::call::wire::schema_detail(error.message(), "invalid schema for response_format")?;
+        Some(detail.split_once("), ").map_or(detail, |(_, detail)| detail))
+    }
 }

@@ -174,7 +174,7 @@ mod tests {
 
     use super::*;
     use crate::model::{Blocked, Usage};
-    use crate::structured::ResponseSchema;
+    use crate::structured::CallSchema;
     use crate::structured::output::Surface;
 
     fn schema() -> Value {
@@ -200,7 +200,7 @@ mod tests {
         finish_reason: FinishReason,
         blocked: Option<&Blocked>,
     ) -> crate::StructuredOutputFailure {
-        let schema = ResponseSchema::check(&schema()).unwrap();
+        let schema = CallSchema::check(&schema()).unwrap();
         let raw = crate::model::RawJson::default();
         let surface = Surface {
             finish_reason,
@@ -210,7 +210,7 @@ mod tests {
             raw: &raw,
             blocked,
         };
-        let error = schema.check_content(content, surface).unwrap_err();
+        let error = schema.check_content(content, surface, None).unwrap_err();
         error.structured_output().unwrap().clone()
     }
 

@@ -4,7 +4,9 @@
 //! arguments checked against their parameters, and the prompt-augmentation directive. The wire formats decide
 //! only how a schema travels natively.
 
+mod account;
 mod augment;
+mod call_schema;
 mod case_only;
 pub(crate) mod coercion;
 mod failure_class;
@@ -20,7 +22,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+pub(crate) use account::covers_all;
 pub(crate) use augment::augment_messages;
+pub(crate) use call_schema::CallSchema;
 pub(crate) use case_only::differs_only_in_case;
 pub use failure_class::FailureClass;
 pub use output::OutputProblem;
@@ -34,33 +38,58 @@ pub use typed_call::{CompleteAsError, Typed, TypedDecoder, complete_as};
 use crate::error::ProviderError;
 pub(crate) use crate::model::StructuredOutputPath;
 
-/// The only `$schema` a response_schema may declare; absent means this one (0126 on §5).
+/// The draft a response_schema that declares no `$schema` is read as, unless the request's schema options say
+/// otherwise (0126 on §5). A declared `$schema` of any draft oa-schema reads is honoured.
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// Runs the checks `complete()` makes on a response_schema before anything is sent (a JSON object, draft 2020-12,
-/// a valid schema, `type: "object"` at the top), so a caller can refuse a bad schema up front with the same words.
+/// Runs the checks `complete()` makes on a response_schema before anything is sent (a JSON object, a valid schema
+/// of the draft its `$schema` names, `type: "object"` at the top), so a caller can refuse a bad schema up front with
+/// the same words. A schema that refers to other documents needs the request's schema options: check it with
+/// [`CompletionRequest::check_schema`](crate::CompletionRequest::check_schema).
 ///
 /// # Errors
 ///
 /// The `provider_invalid_request` error `complete()` would return.
 pub fn check_response_schema(schema: &Value) -> Result<(), ProviderError> {
-    ResponseSchema::check(schema).map(|_| ())
+    CallSchema::check(schema).map(|_| ())
 }
 
-/// A response_schema that passed the call-time checks, compiled: shared by every attempt of the call and by every
-/// later call with the same schema (the process-wide cache in `schema_cache`, keyed by schema_version).
-#[derive(Debug, Clone)]
-pub(crate) struct ResponseSchema(Arc<CompiledSchema>);
+/// The keyword a vendor's words for a rejected schema name, which a refit may drop: the first quoted keyword a
+/// refit may drop, else the first such bare word that is not also plain English (`not`, `if`, ...).
+pub(crate) fn rejected_keyword(detail: &str) -> Option<&'static str> {
+    let quoted = detail.split('\'').skip(1).step_by(2).find_map(|token| {
+        account::DROPPABLE
+            .iter()
+            .copied()
+            .find(|keyword| *keyword == token)
+    });
+    quoted.or_else(|| {
+        detail
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '$')
+            .filter(|word| !matches!(*word, "not" | "if" | "then" | "else" | "contains"))
+            .find_map(|word| {
+                account::DROPPABLE
+                    .iter()
+                    .copied()
+                    .find(|keyword| *keyword == word)
+            })
+    })
+}
 
-/// What a schema compiles to, once.
+/// A schema as one request body carries it (on the native path, in the prompt, as the synthetic tool's input):
+/// the caller's schema verbatim, its bundle, or a fit of it, with its canonical text and schema_version made once.
+/// Cheap to clone.
+#[derive(Debug, Clone)]
+pub(crate) struct ResponseSchema(Arc<WireSchema>);
+
+/// What a [`ResponseSchema`] holds.
 #[derive(Debug)]
-pub(crate) struct CompiledSchema {
+pub(crate) struct WireSchema {
     pub(crate) schema: Value,
-    pub(crate) validator: oa_schema::Validator,
     /// The schema's canonical JSON text, made once: the request body carries it as it is (see
     /// `canonical::Splice`), and the version and OpenAI's schema name are derived from it.
     pub(crate) canonical: String,
-    /// SHA-256 of the canonical schema (see [`crate::schema_version`]), computed once.
+    /// SHA-256 of the canonical schema (see [`crate::schema_version`]): the schema_version of a call that sends it.
     pub(crate) version: String,
     /// Whether OpenAI's strict mode accepts the schema, decided on first use.
     pub(crate) strict_compatible: OnceLock<bool>,
@@ -68,76 +97,89 @@ pub(crate) struct CompiledSchema {
     /// made on first use: the name (from the title, or a digest of the whole canonical text) is not digested
     /// again, nor the object built and written, on every request.
     pub(crate) openai_format_head: OnceLock<String>,
+    /// How it came from the caller's schema.
+    pub(crate) form: fit::SchemaForm,
+    /// The draft it is written in (`None`: a `$schema` naming no draft oa-schema knows), for the prompt's words.
+    pub(crate) draft: Option<oa_schema::Draft>,
+    /// Fitting's account, at pointers into the caller's schema (empty unless fitted).
+    pub(crate) fit_account: Vec<fit::Unenforced>,
+    /// How an answer to it is mapped back to the caller's spelling; `None` when nothing ever changes.
+    pub(crate) map_back: Option<fit::MapBack>,
+    /// The probe keys the schema uses (`account::probe_keys`), made on first use.
+    pub(crate) probe_keys: OnceLock<Vec<String>>,
 }
 
 impl Deref for ResponseSchema {
-    type Target = CompiledSchema;
+    type Target = WireSchema;
 
-    fn deref(&self) -> &CompiledSchema {
+    fn deref(&self) -> &WireSchema {
         &self.0
     }
 }
 
-impl schema_cache::Entry for CompiledSchema {
-    fn schema(&self) -> &Value {
-        &self.schema
-    }
-}
-
-/// Every response schema compiled in this process, by schema_version.
-static COMPILED: schema_cache::SchemaCache<CompiledSchema> = schema_cache::SchemaCache::new();
-
 impl ResponseSchema {
-    /// Checks the schema at the call, before anything is sent, and compiles it — or finds it already checked and
-    /// compiled by an earlier call.
-    pub(crate) fn check(schema: &Value) -> Result<Self, ProviderError> {
-        COMPILED
-            .get_or_build(schema, |identity| CompiledSchema::check(schema, identity))
-            .map(Self)
+    /// The schema `schema` as sent in `form`, its canonical text and version computed here.
+    pub(crate) fn new(schema: Value, form: fit::SchemaForm, draft: Option<oa_schema::Draft>) -> Self {
+        let canonical = crate::canonical::to_string(&schema);
+        let version = crate::enforcement::version_of_canonical(&canonical);
+        Self::with_identity(schema, canonical, version, form, draft)
     }
 
-    /// [`check`](Self::check) for a request's shared schema: the same `Arc` sent again is found by its pointer.
-    pub(crate) fn check_shared(schema: &Arc<Value>) -> Result<Self, ProviderError> {
-        COMPILED
-            .get_or_build_shared(schema, |identity| CompiledSchema::check(schema, identity))
-            .map(Self)
-    }
-}
-
-impl CompiledSchema {
-    fn check(schema: &Value, identity: schema_cache::Identity) -> Result<Self, ProviderError> {
-        let Value::Object(map) = schema else {
-            return Err(ProviderError::invalid_request(
-                "response_schema must be a JSON object schema",
-            ));
-        };
-        if let Some(declared) = map.get("$schema") {
-            let declared = declared.as_str().unwrap_or_default().trim_end_matches('#');
-            if declared != DRAFT_2020_12 {
-                return Err(ProviderError::invalid_request(
-                    "response_schema declares a $schema other than draft 2020-12, which is not supported",
-                ));
-            }
-        }
-        #[cfg(test)]
-        compile_counter::count();
-        let validator = oa_schema::Validator::new(schema).map_err(|error| {
-            ProviderError::invalid_request(format!("response_schema is not a valid schema: {error}"))
-        })?;
-        // After compiling, so a schema that is not a schema at all is named as such first.
-        if map.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(ProviderError::invalid_request(
-                "response_schema must have type \"object\" at the top",
-            ));
-        }
-        Ok(Self {
-            schema: schema.clone(),
-            validator,
-            canonical: identity.canonical,
-            version: identity.version,
+    fn with_identity(
+        schema: Value,
+        canonical: String,
+        version: String,
+        form: fit::SchemaForm,
+        draft: Option<oa_schema::Draft>,
+    ) -> Self {
+        Self(Arc::new(WireSchema {
+            schema,
+            canonical,
+            version,
             strict_compatible: OnceLock::new(),
             openai_format_head: OnceLock::new(),
-        })
+            form,
+            draft,
+            fit_account: Vec::new(),
+            map_back: None,
+            probe_keys: OnceLock::new(),
+        }))
+    }
+
+    /// A fitted schema, with fitting's account (already at the caller's pointers) and its map-back plan.
+    pub(crate) fn fitted(
+        schema: Value,
+        form: fit::SchemaForm,
+        fit_account: Vec<fit::Unenforced>,
+        map_back: &fit::MapBack,
+    ) -> Self {
+        let mut sent = Self::new(schema, form, Some(oa_schema::Draft::Draft202012));
+        if let Some(parts) = Arc::get_mut(&mut sent.0) {
+            parts.fit_account = fit_account;
+            parts.map_back = (!map_back.is_empty()).then(|| map_back.clone());
+        }
+        sent
+    }
+
+    /// The caller's schema itself as the wire schema, checked and compiled with default options (wire tests).
+    #[cfg(test)]
+    pub(crate) fn check(schema: &Value) -> Result<Self, ProviderError> {
+        CallSchema::check(schema).map(|call| call.plain().clone())
+    }
+
+    /// The probe keys (accounted keywords, `format:NAME`) the schema uses, made once.
+    pub(crate) fn probe_keys(&self) -> &[String] {
+        self.probe_keys.get_or_init(|| account::probe_keys(&self.schema))
+    }
+
+    /// Whether two handles are the same schema sent.
+    pub(crate) fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// An address identifying this schema while it is alive (an account cache key).
+    pub(crate) fn address(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
     }
 }
 

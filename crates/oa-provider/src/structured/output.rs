@@ -7,7 +7,8 @@ use serde_json::Value;
 use crate::error::{ProviderError, StructuredOutputFailure};
 use crate::model::{Blocked, FinishReason, RawJson, Usage};
 use crate::structured::failure_class::FailureClass;
-use crate::structured::{ResponseSchema, differs_only_in_case};
+use crate::structured::fit::MapBack;
+use crate::structured::{CallSchema, differs_only_in_case};
 
 /// What was wrong with a structured-output answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,33 +48,51 @@ pub(crate) struct Surface<'a> {
     pub(crate) blocked: Option<&'a Blocked>,
 }
 
-impl ResponseSchema {
+impl CallSchema {
     /// The content check of a call that may carry a typed decoder ([`complete_as`](crate::complete_as)): the
     /// decoder first, which reads the content into the caller's type while validating it (`Ok(None)`: decoded, no
-    /// value built); when it cannot decide, [`check_content`](Self::check_content) as on every call.
+    /// value built); when it cannot decide, or when the answer may need mapping back (a fitted schema changed how
+    /// it is spelled), [`check_content`](Self::check_content) as on every call.
     pub(crate) fn check_content_typed(
         &self,
         content: &str,
         surface: Surface<'_>,
         decoder: Option<&crate::structured::TypedDecoder>,
+        map_back: Option<&MapBack>,
     ) -> Result<Option<Value>, ProviderError> {
-        if decoder.is_some_and(|decoder| decoder.try_decode(&self.validator, content)) {
+        if map_back.is_none() && decoder.is_some_and(|decoder| decoder.try_decode(self.validator(), content))
+        {
             return Ok(None);
         }
-        self.check_content(content, surface).map(Some)
+        self.check_content(content, surface, map_back).map(Some)
     }
 
-    /// Parses and validates `content`: the value, or the `structured_output_invalid` error carrying the typed
-    /// problem and its class. Counted by [`validations`] in tests.
-    pub(crate) fn check_content(&self, content: &str, surface: Surface<'_>) -> Result<Value, ProviderError> {
+    /// Parses `content`, maps it back to the caller's spelling when the schema sent was fitted (`map_back`), and
+    /// validates it against the caller's schema: the value, or the `structured_output_invalid` error carrying the
+    /// typed problem and its class. Counted by [`validations`] in tests.
+    pub(crate) fn check_content(
+        &self,
+        content: &str,
+        surface: Surface<'_>,
+        map_back: Option<&MapBack>,
+    ) -> Result<Value, ProviderError> {
         #[cfg(test)]
         counter::count();
         let (problem, case_only) = match oa_schema::parse_json(content) {
             Err(malformed) => (OutputProblem::Malformed(malformed), false),
-            Ok(value) => match self.validator.validate(&value) {
+            Ok(mut value) => match self.validator().validate(&value) {
                 Ok(()) => return Ok(value),
                 Err(violations) => {
-                    let case_only = differs_only_in_case(&value, &self.schema, &violations);
+                    let violations = match map_back {
+                        Some(map_back) if !map_back.apply(&mut value, self.validator()).is_empty() => {
+                            match self.validator().validate(&value) {
+                                Ok(()) => return Ok(value),
+                                Err(violations) => violations,
+                            }
+                        }
+                        _ => violations,
+                    };
+                    let case_only = differs_only_in_case(&value, self.caller(), &violations);
                     (OutputProblem::Violations(violations), case_only)
                 }
             },
@@ -81,7 +100,7 @@ impl ResponseSchema {
         let failure_class = FailureClass::of(content, &problem, surface.finish_reason);
         Err(ProviderError::structured_output_invalid(
             StructuredOutputFailure::new(
-                self.schema.clone(),
+                self.caller().clone(),
                 content.to_owned(),
                 problem,
                 failure_class,

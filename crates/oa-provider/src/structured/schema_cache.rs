@@ -2,7 +2,11 @@
 //! schema_version once per distinct schema, then reused, so a call with a schema seen before pays neither the
 //! compilation nor the canonical serialisation and SHA-256 of its version.
 //!
-//! Entries are keyed by schema_version. A call finds its entry through a structural hash of the schema it holds,
+//! Entries are keyed by schema_version and the identity of the options the schema is compiled with (the
+//! request's shared `ValidatorOptions`: draft, resources, retriever, base URI, format assertion; `0` for none), so
+//! two requests that would compile differently never share an entry. Options are known by their `Arc`'s address,
+//! which the entry keeps alive, so a caller sharing one set of options shares the entries, and options built afresh
+//! compile afresh (never a wrong entry). A call finds its entry through a structural hash of the schema it holds,
 //! confirmed by equality with the entry's schema (so a hash collision only costs a miss); on a miss the schema's
 //! canonical text and its version are computed and the version looked up, so the same schema written with its keys in another order still reuses the entry. The
 //! cache holds at most [`MAX_SCHEMAS`] schemas and starts afresh when full, so memory stays bounded however many
@@ -26,11 +30,14 @@ pub(crate) const MAX_SCHEMAS: usize = 256;
 /// (each a schema the caller would have dropped anyway) without touching the compiled entries.
 pub(crate) const MAX_SHARED: usize = 32;
 
+/// An entry's key: the schema's version and the identity of its options.
+type Key = (String, usize);
+
 #[derive(Debug, Default)]
 struct Cache<T> {
-    by_version: HashMap<String, Arc<T>>,
-    /// Structural hash → versions of the entries with that hash.
-    by_hash: HashMap<u64, Vec<String>>,
+    by_version: HashMap<Key, Arc<T>>,
+    /// Structural hash → keys of the entries with that hash.
+    by_hash: HashMap<u64, Vec<Key>>,
     /// Shared schemas answered before, held (so their pointers stay theirs), with their entries.
     by_pointer: Vec<(Arc<Value>, Arc<T>)>,
 }
@@ -41,9 +48,13 @@ pub(crate) struct SchemaCache<T> {
     cache: LazyLock<Mutex<Cache<T>>>,
 }
 
-/// What the cache needs of an entry: the schema it was built from.
+/// What the cache needs of an entry: the schema it was built from, and the identity of the options it was compiled
+/// with (`0`: none), which the entry must keep alive.
 pub(crate) trait Entry {
     fn schema(&self) -> &Value;
+    fn options_id(&self) -> usize {
+        0
+    }
 }
 
 /// What a schema is known by, computed once per distinct schema and handed to the entry's build.
@@ -81,6 +92,7 @@ impl<T: Entry> SchemaCache<T> {
     pub(crate) fn get_or_build_shared<E>(
         &self,
         schema: &Arc<Value>,
+        options_id: usize,
         build: impl FnOnce(Identity) -> Result<T, E>,
     ) -> Result<Arc<T>, E> {
         {
@@ -88,12 +100,12 @@ impl<T: Entry> SchemaCache<T> {
             let known = cache
                 .by_pointer
                 .iter()
-                .find(|(shared, _)| Arc::ptr_eq(shared, schema));
+                .find(|(shared, entry)| Arc::ptr_eq(shared, schema) && entry.options_id() == options_id);
             if let Some((_, entry)) = known {
                 return Ok(Arc::clone(entry));
             }
         }
-        let entry = self.get_or_build(schema, build)?;
+        let entry = self.get_or_build(schema, options_id, build)?;
         let mut cache = self.lock();
         if cache.by_pointer.len() >= MAX_SHARED {
             cache.by_pointer.clear();
@@ -107,33 +119,29 @@ impl<T: Entry> SchemaCache<T> {
     pub(crate) fn get_or_build<E>(
         &self,
         schema: &Value,
+        options_id: usize,
         build: impl FnOnce(Identity) -> Result<T, E>,
     ) -> Result<Arc<T>, E> {
-        let hash = structural_hash(schema);
+        let hash = structural_hash(schema) ^ (options_id as u64).rotate_left(17);
         {
             let cache = self.lock();
-            let found = cache
-                .by_hash
-                .get(&hash)
-                .into_iter()
-                .flatten()
-                .find_map(|version| {
-                    cache
-                        .by_version
-                        .get(version)
-                        .filter(|entry| entry.schema() == schema)
-                });
+            let found = cache.by_hash.get(&hash).into_iter().flatten().find_map(|key| {
+                cache
+                    .by_version
+                    .get(key)
+                    .filter(|entry| entry.options_id() == options_id && entry.schema() == schema)
+            });
             if let Some(entry) = found {
                 return Ok(Arc::clone(entry));
             }
         }
         let identity = Identity::of(schema);
-        let version = identity.version.clone();
+        let key = (identity.version.clone(), options_id);
         {
             let mut cache = self.lock();
-            if let Some(entry) = cache.by_version.get(&version).cloned() {
+            if let Some(entry) = cache.by_version.get(&key).cloned() {
                 // The same schema in another key order: found by its version, and by this hash from now on.
-                cache.by_hash.entry(hash).or_default().push(version);
+                cache.by_hash.entry(hash).or_default().push(key);
                 return Ok(entry);
             }
         }
@@ -145,8 +153,8 @@ impl<T: Entry> SchemaCache<T> {
             cache.by_hash.clear();
             cache.by_pointer.clear();
         }
-        cache.by_hash.entry(hash).or_default().push(version.clone());
-        let entry = Arc::clone(cache.by_version.entry(version).or_insert(entry));
+        cache.by_hash.entry(hash).or_default().push(key.clone());
+        let entry = Arc::clone(cache.by_version.entry(key).or_insert(entry));
         Ok(entry)
     }
 
@@ -201,7 +209,7 @@ mod tests {
 
     fn get(cache: &SchemaCache<Built>, schema: &Value, builds: &mut usize) -> Arc<Built> {
         cache
-            .get_or_build(schema, |_| {
+            .get_or_build(schema, 0, |_| {
                 *builds += 1;
                 Ok::<_, ()>(Built(schema.clone()))
             })
@@ -230,7 +238,7 @@ mod tests {
         let mut builds = 0;
         let mut get_shared = |schema: &Arc<Value>| {
             cache
-                .get_or_build_shared(schema, |_| {
+                .get_or_build_shared(schema, 0, |_| {
                     builds += 1;
                     Ok::<_, ()>(Built(Value::clone(schema)))
                 })
@@ -262,7 +270,7 @@ mod tests {
         Arc::make_mut(&mut shared)["required"] = json!(["changed"]);
         let mut builds_after = 0;
         let changed = cache
-            .get_or_build_shared(&shared, |_| {
+            .get_or_build_shared(&shared, 0, |_| {
                 builds_after += 1;
                 Ok::<_, ()>(Built(Value::clone(&shared)))
             })
@@ -281,7 +289,7 @@ mod tests {
         let schema = json!({"type": "object"});
         for _ in 0..=MAX_SHARED {
             cache
-                .get_or_build_shared(&Arc::new(schema.clone()), |_| {
+                .get_or_build_shared(&Arc::new(schema.clone()), 0, |_| {
                     builds += 1;
                     Ok::<_, ()>(Built(schema.clone()))
                 })
@@ -291,12 +299,52 @@ mod tests {
         assert!(cache.lock().by_pointer.len() <= MAX_SHARED);
     }
 
+    /// The options a schema compiles with are part of its key: the same schema under other options is built again,
+    /// under the same options found again (by value and by its shared `Arc`).
+    #[test]
+    fn a_schema_under_other_options_is_another_entry() {
+        let cache = SchemaCache::new();
+        let mut builds = 0;
+        let schema = Arc::new(json!({"type": "object", "required": ["keyed"]}));
+        let mut get = |options_id: usize| {
+            cache
+                .get_or_build_shared(&schema, options_id, |_| {
+                    builds += 1;
+                    Ok::<_, ()>(Keyed(Value::clone(&schema), options_id))
+                })
+                .unwrap()
+        };
+        let (plain, one, two) = (get(0), get(1), get(2));
+        assert_eq!((plain.1, one.1, two.1), (0, 1, 2));
+        assert!(Arc::ptr_eq(&get(1), &one) && Arc::ptr_eq(&get(0), &plain));
+        assert_eq!(builds, 3);
+        let by_value = cache
+            .get_or_build(&json!({"required": ["keyed"], "type": "object"}), 2, |_| {
+                Err::<Keyed, _>("found, not built")
+            })
+            .unwrap();
+        assert!(Arc::ptr_eq(&by_value, &two));
+    }
+
+    #[derive(Debug)]
+    struct Keyed(Value, usize);
+
+    impl Entry for Keyed {
+        fn schema(&self) -> &Value {
+            &self.0
+        }
+
+        fn options_id(&self) -> usize {
+            self.1
+        }
+    }
+
     #[test]
     fn a_failed_build_is_not_cached() {
         let cache: SchemaCache<Built> = SchemaCache::new();
         let mut attempts = 0;
         for _ in 0..2 {
-            let result = cache.get_or_build(&json!({"type": 1}), |_| {
+            let result = cache.get_or_build(&json!({"type": 1}), 0, |_| {
                 attempts += 1;
                 Err("invalid")
             });

@@ -76,38 +76,49 @@ pub(crate) fn load() -> Vec<Entry> {
 /// How a provider bound by the fitted schema spells a caller's answer: a property the fit made required gets its
 /// `null`, a `null` the fit made omittable goes. `None` when the answer has no spelling the fitted schema accepts
 /// (fitting narrowed it away: a map closed, a recursion cut, a typeless value narrowed to scalars).
+///
+/// One edit at a time, each the one that leaves the fewest violations (the violations of a union's branches ask for
+/// edits that contradict each other, so they are not all made at once).
 pub(crate) fn encode(answer: &Value, fitted: &oa_schema::Validator) -> Option<Value> {
     let mut value = answer.clone();
     for _ in 0..64 {
         let Err(violations) = fitted.validate(&value) else {
             return Some(value);
         };
-        let mut changed = false;
+        let mut best: Option<(usize, Value)> = None;
         for violation in &violations {
-            let at = violation.instance_location();
-            let Some(parent) = at.parent() else { continue };
-            let Some(name) = at.tokens().next_back().map(|token| token.into_owned()) else {
+            let Some(edited) = edit(&value, violation) else {
                 continue;
             };
-            let is_null = value.pointer(at.as_str()).is_some_and(Value::is_null);
-            let Some(Value::Object(object)) = value.pointer_mut(parent.as_str()) else {
-                continue;
-            };
-            match violation.keyword() {
-                Some("required") if !object.contains_key(&name) => {
-                    object.insert(name, Value::Null);
-                    changed = true;
-                }
-                Some("type") if is_null => {
-                    object.remove(&name);
-                    changed = true;
-                }
-                _ => {}
+            let left = fitted.validate(&edited).err().map_or(0, |left| left.len());
+            if left < violations.len() && best.as_ref().is_none_or(|(fewest, _)| left < *fewest) {
+                best = Some((left, edited));
             }
         }
-        if !changed {
-            return None;
-        }
+        value = best?.1;
     }
     None
+}
+
+/// `value` with the one edit `violation` asks for: a missing required property given its `null`, a `null` the
+/// schema does not take there removed.
+fn edit(value: &Value, violation: &oa_schema::Violation) -> Option<Value> {
+    let at = violation.instance_location();
+    let parent = at.parent()?;
+    let name = at.tokens().next_back().map(|token| token.into_owned())?;
+    let is_null = value.pointer(at.as_str()).is_some_and(Value::is_null);
+    let mut edited = value.clone();
+    let Some(Value::Object(object)) = edited.pointer_mut(parent.as_str()) else {
+        return None;
+    };
+    match violation.keyword() {
+        Some("required") if !object.contains_key(&name) => {
+            object.insert(name, Value::Null);
+        }
+        Some("type") if is_null => {
+            object.remove(&name);
+        }
+        _ => return None,
+    }
+    Some(edited)
 }

@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 pub struct Unenforced {
     /// The schema object holding the keyword, as a JSON Pointer into the caller's schema (`""` for the root).
     pub pointer: Location,
-    /// The keyword (`maxLength`, `oneOf`, ...).
+    /// The keyword (`maxLength`, `oneOf`, ...), as the caller wrote it; `*` for every clause of the subschema at
+    /// `pointer` not listed on its own (the call path's entry for a reason that holds for the whole schema: the
+    /// path asked the provider to enforce nothing, the provider did not accept the schema, no verdict covers it).
     pub keyword: String,
     /// Why the provider is not asked to enforce it.
     pub reason: Reason,
@@ -51,9 +53,16 @@ pub enum Reason {
     /// Sent in a weaker form the provider enforces (`oneOf` as `anyOf`, `minItems` lowered, an exclusive bound as
     /// an inclusive one, a tuple's positions as one item schema).
     Relaxed,
-    /// The provider did not accept the schema at all (a vendor 400 on the native path). Fitting never records this;
-    /// the call path does when it falls back.
+    /// The provider did not accept it (a vendor 400 on the native path): the call fell back to a path that asks
+    /// the provider to enforce nothing, or refitted without the clause the 400 named. Fitting never records this;
+    /// the call path does.
     NotAccepted,
+    /// Sent on the native path, but no fresh probe verdict for the route covers its keyword (the enforcement
+    /// chapter: unverified is not enforced). The call path records it.
+    NotVerified,
+    /// The request did not ask the provider to enforce it: the schema went into the prompt, as an unenforced tool's
+    /// input schema, or with OpenAI's `strict: false` (the `native_unenforced` path). The call path records it.
+    NotRequested,
 }
 
 impl Reason {
@@ -71,6 +80,8 @@ impl Reason {
             Self::KeptUncertain => "kept_uncertain",
             Self::Relaxed => "relaxed",
             Self::NotAccepted => "not_accepted",
+            Self::NotVerified => "not_verified",
+            Self::NotRequested => "not_requested",
         }
     }
 }
@@ -85,6 +96,76 @@ impl fmt::Display for Unenforced {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "#{} {}: {}", self.pointer, self.keyword, self.reason)
     }
+}
+
+/// What one structured attempt sent as its schema and what the provider was not asked to enforce, or not shown to
+/// enforce: the account the call records on its attempt record, typed events and attempt span.
+///
+/// Every clause of the caller's schema that the provider is not asked to enforce, or whose keyword no fresh probe
+/// verdict covers, is listed once, at its pointer in the caller's schema (a clause of a document the schema refers to
+/// at its place in the bundle, `/$defs/NAME/...`); a reason that holds for every clause not listed on its own (no
+/// verdict at all, a fallback path) is one entry with keyword `*` at the root. An empty list on the `native` path means every clause went to the
+/// provider and a fresh verdict covers its keyword: the only case whose `schema_mode` may be `enforced`. oa validates
+/// every answer against the caller's whole schema whatever the account says.
+///
+/// ```
+/// use oa_provider::fit::{Reason, SchemaAccount, SchemaForm, Unenforced};
+///
+/// let account = SchemaAccount {
+///     form: SchemaForm::Fitted,
+///     fallback: None,
+///     unenforced: vec![Unenforced { pointer: "/properties/summary".parse().unwrap(), keyword: "maxLength".into(),
+///                                   reason: Reason::DroppedRejected }],
+/// };
+/// assert_eq!(serde_json::to_value(&account).unwrap()["unenforced"][0]["reason"], "dropped_rejected");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemaAccount {
+    /// How the schema sent came from the caller's.
+    pub form: SchemaForm,
+    /// Why the attempt is on a fallback path, when it is one the call fell back to.
+    pub fallback: Option<Fallback>,
+    /// Every clause not enforced by the provider (or not shown to be), sorted by pointer then keyword.
+    pub unenforced: Vec<Unenforced>,
+}
+
+/// How the schema an attempt sent came from the caller's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SchemaForm {
+    /// The caller's schema as written (the spec's default, §8.1.5 and its siblings).
+    Verbatim,
+    /// One self-contained draft 2020-12 document written from the caller's schema and the documents it refers to
+    /// (`oa_schema::Validator::bundle`), because the provider cannot fetch those documents.
+    Bundled,
+    /// Fitted to the mapping's native path (the request asked for it).
+    Fitted,
+    /// Fitted, then fitted again without the clause a vendor 400 named.
+    Refitted,
+}
+
+impl SchemaForm {
+    /// The form's name as it is serialized (`verbatim`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Verbatim => "verbatim",
+            Self::Bundled => "bundled",
+            Self::Fitted => "fitted",
+            Self::Refitted => "refitted",
+        }
+    }
+}
+
+/// Why a structured call left its native path for the mapping's fallback (§8.1.5.1 and its siblings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Fallback {
+    /// The server rejected the native constraint with a 400 (the schema, or the constraint itself).
+    Rejected,
+    /// The schema could not be fitted to the mapping (a `FitError`): nothing was sent natively.
+    Unfittable,
 }
 
 /// A change fitting made that does not widen what the caller's schema accepts: it narrows (an open object closed,

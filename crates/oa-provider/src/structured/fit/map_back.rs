@@ -76,8 +76,9 @@ impl MapBack {
     /// the fit made omittable gets its `null` back where the caller's schema requires it. An answer the caller's
     /// schema already accepts is left alone. Returns where it changed the answer, in pointer order.
     ///
-    /// Where a union leaves it ambiguous which branch an object answers (the branches disagree on a property), the
-    /// answer is left as written there, for validation to judge.
+    /// Where a union's branches disagree on a property (one spells "absent" as `null`, another does not), its `null`
+    /// is removed only when the edits the branches agree on leave the answer rejected, and only where the caller's
+    /// schema rejects that `null`.
     pub fn apply(&self, answer: &mut Value, caller: &oa_schema::Validator) -> Vec<Location> {
         let Some(root) = self.root else {
             return Vec::new();
@@ -85,27 +86,32 @@ impl MapBack {
         if self.is_empty() {
             return Vec::new();
         }
-        let Err(violations) = caller.validate(answer) else {
-            return Vec::new();
-        };
-        // Where the caller's schema objects: a `null` it rejects where it stands, a property it requires that is absent
-        // (a missing property is located where it would be).
-        let mut rejected: BTreeSet<&str> = BTreeSet::new();
-        let mut missing: BTreeSet<&str> = BTreeSet::new();
-        for violation in &violations {
-            let at = violation.instance_location().as_str();
-            if violation.missing_property().is_some() && violation.keyword() == Some("required") {
-                missing.insert(at);
-            } else {
-                rejected.insert(at);
-            }
-        }
         let mut edits = Vec::new();
-        let objections = Objections {
-            rejected: &rejected,
-            missing: &missing,
-        };
-        self.walk(answer, &[root], &mut Location::root(), &objections, &mut edits, 0);
+        // First the edits every branch agrees on; only when the caller's schema still rejects the answer, a `null` some
+        // branch spells "absent" with and the caller's schema rejects where it stands (union branches that disagree).
+        for unanimous in [true, false] {
+            let Err(violations) = caller.validate(answer) else {
+                break;
+            };
+            // Where the caller's schema objects: a `null` it rejects where it stands, a property it requires that is
+            // absent (a missing property is located where it would be).
+            let mut rejected: BTreeSet<&str> = BTreeSet::new();
+            let mut missing: BTreeSet<&str> = BTreeSet::new();
+            for violation in &violations {
+                let at = violation.instance_location().as_str();
+                if violation.missing_property().is_some() && violation.keyword() == Some("required") {
+                    missing.insert(at);
+                } else {
+                    rejected.insert(at);
+                }
+            }
+            let objections = Objections {
+                rejected: &rejected,
+                missing: &missing,
+                unanimous,
+            };
+            self.walk(answer, &[root], &mut Location::root(), &objections, &mut edits, 0);
+        }
         edits.sort();
         edits
     }
@@ -143,11 +149,16 @@ impl MapBack {
                         continue;
                     };
                     let here = with_key(at, &name);
-                    if member.is_null()
-                        && !plans.is_empty()
-                        && plans.iter().all(|plan| plan.edit == Some(Edit::RemoveNull))
-                        && objections.rejected.contains(here.as_str())
-                    {
+                    // Where union branches disagree (one made the property required and nullable, another kept it),
+                    // the null goes only on the second pass, when the edits all branches agree on left the answer
+                    // rejected; a null the caller's schema allows where it stands is never removed.
+                    let removes = |plan: &&PropertyPlan| plan.edit == Some(Edit::RemoveNull);
+                    let agreed = if objections.unanimous {
+                        !plans.is_empty() && plans.iter().all(removes)
+                    } else {
+                        plans.iter().any(removes)
+                    };
+                    if member.is_null() && agreed && objections.rejected.contains(here.as_str()) {
                         map.remove(&name);
                         edits.push(here);
                         continue;
@@ -228,6 +239,8 @@ struct Objections<'a> {
     rejected: &'a BTreeSet<&'a str>,
     /// Where a required property is missing.
     missing: &'a BTreeSet<&'a str>,
+    /// Whether a `null` is removed only where every branch's plan removes it (the first pass).
+    unanimous: bool,
 }
 
 fn with_key(at: &Location, name: &str) -> Location {
@@ -348,8 +361,10 @@ mod tests {
         assert_eq!(answer, json!({"age": 1, "friends": []}));
     }
 
+    /// Branches that disagree about a property: the null goes where the caller's schema rejects it, and stays where
+    /// the caller's schema allows it.
     #[test]
-    fn disagreeing_branches_leave_the_null() {
+    fn disagreeing_branches_remove_only_a_rejected_null() {
         let mut builder = PlanBuilder::default();
         let root = builder.node();
         let (left, right) = (builder.node(), builder.node());
@@ -362,7 +377,16 @@ mod tests {
         let plan = builder.finish(root);
         let strict = oa_schema::Validator::new(&json!({"properties": {"k": {"type": "string"}}})).unwrap();
         let mut answer = json!({"k": null});
-        assert!(plan.apply(&mut answer, &strict).is_empty());
+        let edits = plan.apply(&mut answer, &strict);
+        assert_eq!((answer, edits.len()), (json!({}), 1));
+        let nullable = oa_schema::Validator::new(&json!({"properties": {"k": {"type": ["string", "null"]}},
+                                                         "required": ["z"]}))
+        .unwrap();
+        let mut answer = json!({"k": null});
+        assert!(
+            plan.apply(&mut answer, &nullable).is_empty(),
+            "a null the caller allows stays"
+        );
         assert_eq!(answer, json!({"k": null}));
     }
 

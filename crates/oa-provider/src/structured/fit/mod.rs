@@ -78,6 +78,7 @@ mod fitter;
 mod frame;
 mod limits;
 mod map_back;
+mod native;
 mod nulls;
 mod object;
 mod recursion;
@@ -91,9 +92,10 @@ use std::collections::BTreeSet;
 use oa_pointer::Location;
 use serde_json::Value;
 
-pub use account::{Reason, Rewrite, RewriteKind, Unenforced};
+pub use account::{Fallback, Reason, Rewrite, RewriteKind, SchemaAccount, SchemaForm, Unenforced};
 pub use error::{FitError, Limit};
 pub use map_back::MapBack;
+pub use native::{NativeSchema, native_schema};
 
 use crate::model::Mapping;
 use doc::Doc;
