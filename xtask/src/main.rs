@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod batch_bench;
+mod clock;
 mod fuzz;
 mod miri;
 mod mutants;
@@ -75,6 +76,7 @@ fn clippy(root: &Path, selection: &[&str], env: &[(&str, &str)]) -> Result<(), S
 fn ci() -> Result<(), String> {
     let root = workspace_root();
     check_shared(&root)?;
+    let mut clock = clock::Clock::start();
     // A CI run builds once from a fresh clone: incremental caches would only add gigabytes of disk.
     let fresh: &[(&str, &str)] = if is_ci() {
         &[("CARGO_INCREMENTAL", "0")]
@@ -94,8 +96,10 @@ fn ci() -> Result<(), String> {
         &["doc", "--workspace", "--no-deps", "--locked"],
         &[fresh, &[("RUSTDOCFLAGS", "-D warnings")]].concat(),
     )?;
+    clock.lap("tidy, fmt, clippy, doc");
     // Publishing: the rust-version's own toolchain, and every published crate built from its package.
     publish::check(&root, fresh)?;
+    clock.lap("cargo package (rust-version toolchain)");
     // The end-to-end tests run against a real llama.cpp server; it stops when `peer` drops, pass or fail.
     let peer = start_peer(&root)?;
     let peer_env = peer.as_ref().map(peer::Peer::env).unwrap_or_default();
@@ -106,16 +110,20 @@ fn ci() -> Result<(), String> {
         .collect();
     // The equivalent-mutant lists are checked against today's mutants by xtask's tests: cargo-mutants must be here.
     mutants::ensure_cargo_mutants()?;
+    clock.lap("llama.cpp peer, cargo-mutants present");
     let totals = totals::cargo_test(&root, &["test", "--workspace", "--locked"], &peer_env);
+    clock.lap("cargo test --workspace");
     // Again as a library user's build has them: without oa-schema's opt-in arbitrary_precision (oa-cli turns it on
     // for the whole workspace run above).
     let without = totals::cargo_test(&root, publish::WITHOUT_ARBITRARY_PRECISION, &peer_env);
+    clock.lap("cargo test without arbitrary_precision");
     // Mutants on the lines the change touched, after green tests, while the peer is still up for the end-to-end
     // tests.
     let mutated = match (&totals, &without) {
         (Ok(_), Ok(_)) => mutants_diff::run(&root, None, &peer_env),
         _ => Ok(()),
     };
+    clock.lap("mutants on the change");
     drop(peer);
     let mut totals = totals?;
     totals.add(without?);
@@ -140,9 +148,13 @@ fn ci() -> Result<(), String> {
         fresh,
     )?;
     // A short chaos soak: every behaviour of the chaos server comes up in 500 calls.
+    clock.lap("demo and typed example");
     soak::run(&root, &owned(soak::CI_ARGS), fresh)?;
+    clock.lap("soak");
     fuzz_smoke(&root)?;
+    clock.lap("fuzz build and smoke");
     mutants_diff::record_green(&root)?;
+    println!("{}", clock.table());
     println!("xtask ci: every step passed");
     // The closing line: every test that ran, summed over all test binaries and the JSON Schema suite runner.
     println!("{}", totals.closing_line());
