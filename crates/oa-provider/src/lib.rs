@@ -47,7 +47,6 @@ mod call;
 mod canonical;
 mod endpoint;
 pub mod enforcement;
-mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -57,33 +56,52 @@ pub mod model;
 pub mod openai;
 mod structured;
 
-pub use anthropic::{AnthropicProvider, AnthropicProviderBuilder};
+// The crate root: what a caller of `complete` names. Every other public item has one home, in a module below.
+pub use anthropic::provider::{AnthropicProvider, AnthropicProviderBuilder};
 pub use builder::ProviderBuilder;
-pub use call::{
-    AttemptHook, AttemptRecord, AttemptRequest, Backoff, Classifier, DIAGNOSTIC_TARGET, DeltaKind,
-    Diagnostic, OnRetry, Reask, RetryConfig, RetryReason, SCHEMA_NOT_HONORED, SUPPORTED_MEDIA_TYPES,
-    Severity, TokenDelta, is_schema_not_honored,
-};
-pub use canonical::{json_equal, to_string as canonical_json};
+pub use call::{AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Provider, Reask, RetryConfig};
 pub use endpoint::{ApiKey, BuildError, Capabilities};
-pub use enforcement::{
-    CANARY_ANSWER, CANARY_QUESTION, CapabilityKey, CapabilityRegistry, EnforcementMatrix, ProbeOutcome,
-    RoutedProvider, SchemaMode, probe_canary, probe_keywords, schema_version,
-};
-pub use error::{Category, PartialStream, ProviderError, StructuredOutputFailure, TransportCause};
-pub use gemini::{GeminiProvider, GeminiProviderBuilder};
-pub use http::sse;
-pub use http::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
-pub use model::{
-    AttemptOutcome, AttemptSummary, Blocked, CallExtras, CompletionRequest, Content, ContentBlock,
-    FinishReason, ImageDetail, ImageSource, Mapping, Message, Provider, RawJson, Response, Role,
-    RuntimeConfig, StructuredOutputPath, Tool, ToolCall, ToolChoice, UnknownMapping, Usage,
-};
-pub use openai::{OpenAiProvider, OpenAiProviderBuilder, is_strict_compatible};
+pub use gemini::provider::{GeminiProvider, GeminiProviderBuilder};
+pub use model::config::RuntimeConfig;
+pub use model::error::{Category, ProviderError, StructuredOutputFailure};
+pub use model::mapping::Mapping;
+pub use model::message::{Content, Message, Role, ToolCall};
+pub use model::response::{FinishReason, Response, StructuredOutputPath, Usage};
+pub use model::schema_mode::SchemaMode;
+pub use model::tool::{Tool, ToolChoice};
+pub use openai::provider::{OpenAiProvider, OpenAiProviderBuilder};
 pub use structured::fit;
-pub use structured::{
-    CompleteAsError, DRAFT_2020_12, FailureClass, OutputProblem, ParsedAsError, Typed, TypedDecoder,
-    check_response_schema, complete_as,
-};
 #[cfg(feature = "schemars")]
-pub use structured::{StrictOutput, output_schema};
+pub use structured::output_schema;
+pub use structured::typed_call::{CompleteAsError, Typed, complete_as};
+
+/// What a call reports as it runs: the [`AttemptHook`]'s token deltas and per-attempt request, and the diagnostics
+/// an [`AttemptRecord`] carries (observability §5.5.7).
+pub mod hook {
+    pub use crate::call::{
+        AttemptRequest, DIAGNOSTIC_TARGET, DeltaKind, Diagnostic, SCHEMA_NOT_HONORED, Severity, TokenDelta,
+        is_schema_not_honored,
+    };
+}
+
+/// In-call retry (§7.1): how long to wait between attempts, which errors to retry, and a callback per retry; the
+/// policy itself is [`RetryConfig`], the reask text [`Reask`].
+pub mod retry {
+    pub use crate::call::{Backoff, Classifier, OnRetry};
+    pub use crate::http::MAX_RETRY_AFTER;
+}
+
+/// The response schema itself: its dialect, the checks `complete()` makes on it before sending, and (feature
+/// `schemars`) a Rust type's schema made strict-compatible.
+pub mod schema {
+    pub use crate::call::SUPPORTED_MEDIA_TYPES;
+    #[cfg(feature = "schemars")]
+    pub use crate::structured::StrictOutput;
+    pub use crate::structured::{DRAFT_2020_12, check_response_schema};
+}
+
+/// Canonical JSON (keys sorted, no insignificant whitespace: the text `schema_version` hashes, and how records
+/// print JSON values) and JSON Schema equality of values (numbers by value, objects regardless of key order).
+pub mod json {
+    pub use crate::canonical::{json_equal, to_string as canonical_json};
+}

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use crate::error::{Category, ProviderError};
+use crate::model::{Category, ProviderError};
 use crate::model::{Content, ContentBlock, ImageSource, Message, Role, Tool, ToolChoice};
 
 /// Media types an inline image may declare (§3.1.2 requires the first three; OpenAI also accepts GIF).

@@ -9,10 +9,10 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::call::hook::RetryReason;
-use crate::error::{ProviderError, StructuredOutputFailure};
+use crate::model::FailureClass;
+use crate::model::RetryReason;
 use crate::model::{Message, RuntimeConfig};
-use crate::structured::FailureClass;
+use crate::model::{ProviderError, StructuredOutputFailure};
 
 /// How long to wait before retry number `attempt_index + 1` (the §6.1 `backoff(attempt_index) -> seconds`).
 #[derive(Clone)]
@@ -329,7 +329,7 @@ mod tests {
     use tokio::time::Instant;
 
     use super::*;
-    use crate::error::Category;
+    use crate::model::Category;
 
     fn transient() -> ProviderError {
         ProviderError::new(Category::Unavailable, "down")
