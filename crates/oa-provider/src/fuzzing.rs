@@ -6,10 +6,10 @@
 
 use serde_json::Value;
 
+/// The `Retry-After` reader (target `retry_after`, the property tests).
+pub use crate::http::retry_after::{parse_retry_after, parse_retry_after_at};
 /// The Server-Sent Events decoder the streaming route reads with (target `sse`, the speed bench's decoder rows).
 pub use crate::http::sse;
-/// The `Retry-After` reader (target `retry_after`, the property tests).
-pub use crate::http::{parse_retry_after, parse_retry_after_at};
 /// OpenAI's strict-mode predicate, [`strict_mode_obstacle`](crate::openai::strict_mode_obstacle) found nothing
 /// (the crate's tests).
 pub use crate::openai::strict::is_strict_compatible;

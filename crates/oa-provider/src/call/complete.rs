@@ -233,9 +233,10 @@ mod tests {
     use oa_testkit::openai::text_reply;
     use serde_json::json;
 
+    use crate::call::Backoff;
     use crate::structured::compilations;
     use crate::structured::output::validations;
-    use crate::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
+    use crate::{CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
 
     /// An OpenAI provider for `server`, with no key.
     fn provider_for(server: &Server) -> OpenAiProvider {
@@ -321,7 +322,7 @@ mod tests {
             assert_eq!(response.parsed, Some(json!({"compiled_once_probe": 1})));
             assert_eq!(
                 response.schema_version.as_deref(),
-                Some(crate::schema_version(schema).as_str())
+                Some(crate::enforcement::schema_version(schema).as_str())
             );
         }
         assert_eq!(

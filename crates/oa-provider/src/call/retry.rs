@@ -538,7 +538,7 @@ mod tests {
     fn invalid_output() -> ProviderError {
         let schema = crate::structured::CallSchema::check(&serde_json::json!({"type": "object"})).unwrap();
         let raw = crate::model::RawJson::default();
-        let surface = crate::structured::output::Surface {
+        let surface = crate::model::Surface {
             finish_reason: crate::model::FinishReason::Stop,
             usage: crate::model::Usage::default(),
             model: None,

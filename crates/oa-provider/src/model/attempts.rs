@@ -12,7 +12,8 @@ use crate::model::{StructuredOutputPath, Usage};
 /// the usage its response reported, and how it ended.
 ///
 /// ```
-/// use oa_provider::{AttemptOutcome, AttemptSummary, Usage};
+/// use oa_provider::Usage;
+/// use oa_provider::model::{AttemptOutcome, AttemptSummary};
 ///
 /// let reported = |prompt, completion| Usage {
 ///     prompt_tokens: Some(prompt),

@@ -4,7 +4,9 @@ use serde_json::json;
 
 use crate::model::Surface;
 use crate::model::{Blocked, Usage};
-use crate::model::{FailureClass, FinishReason, OutputProblem};
+use serde_json::Value;
+
+use crate::model::{FailureClass, FinishReason};
 use crate::structured::CallSchema;
 
 fn schema() -> Value {

@@ -29,7 +29,8 @@ pub struct StrictOutput {
 #[cfg(feature = "schemars")]
 ///
 /// ```
-/// use oa_provider::{is_strict_compatible, output_schema};
+/// use oa_provider::output_schema;
+/// use oa_provider::fuzzing::is_strict_compatible;
 ///
 /// #[derive(schemars::JsonSchema, serde::Deserialize)]
 /// struct Answer {
