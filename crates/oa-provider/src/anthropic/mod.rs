@@ -1,4 +1,4 @@
-//! The §8.2 Anthropic Messages wire format: [`AnthropicProvider`], its builder, and every rule that is Anthropic's
+//! The §8.2 Anthropic Messages wire format: [`AnthropicProvider`](crate::AnthropicProvider), its builder, and every rule that is Anthropic's
 //! own (request and response mapping, status mapping, which structured-output paths it takes).
 
 pub(crate) mod provider;
@@ -25,7 +25,7 @@ pub const DEFAULT_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
 
 /// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`AnthropicProviderBuilder::system`].
+/// [`AnthropicProviderBuilder::system`](crate::AnthropicProviderBuilder::system).
 pub const PROVIDER_NAME: &str = "anthropic";
 
 /// The `anthropic-version` header sent with every request (a caller's `header("anthropic-version", …)` replaces

@@ -15,7 +15,7 @@ use serde::Serialize;
 #[non_exhaustive]
 pub enum Diagnostic {
     /// `openarmature.structured_output.schema_not_honored`: a native-path attempt that finished with `stop`
-    /// returned content that is not a JSON object (see [`is_schema_not_honored`]).
+    /// returned content that is not a JSON object (see [`is_schema_not_honored`](crate::hook::is_schema_not_honored)).
     SchemaNotHonored,
 }
 

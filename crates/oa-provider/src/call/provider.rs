@@ -12,7 +12,7 @@ use crate::model::{ProviderError, Response};
 ///
 /// Contract: `complete()` is reentrant (concurrent calls go to the wire concurrently, never serialized), never
 /// mutates its request, does not loop on tool calls, and retries only when the request carries a
-/// [`RetryConfig`]. `ready()` is never called by `complete()`. Cancelling is dropping the future; a dropped
+/// [`RetryConfig`](crate::RetryConfig). `ready()` is never called by `complete()`. Cancelling is dropping the future; a dropped
 /// call sends nothing further and is not retried.
 #[async_trait]
 pub trait Provider: Send + Sync + fmt::Debug {

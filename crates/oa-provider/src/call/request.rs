@@ -89,7 +89,7 @@ impl CompletionRequest {
 
     /// Asks for output of type `T`: sets the response schema to T's schema (schemars, draft 2020-12) made
     /// strict-compatible where that keeps its meaning (see [`output_schema`](crate::output_schema)); read the
-    /// result back with [`Response::parsed_as`]. A schema that cannot go strict (a map with free keys) is sent as
+    /// result back with [`Response::parsed_as`](crate::Response::parsed_as). A schema that cannot go strict (a map with free keys) is sent as
     /// derived, on the `native_unenforced` path.
     #[cfg(feature = "schemars")]
     pub fn with_output<T: schemars::JsonSchema>(self) -> Self {

@@ -1,4 +1,4 @@
-//! The §8.3 Google Gemini `generateContent` wire format: [`GeminiProvider`], its builder, and every rule that is
+//! The §8.3 Google Gemini `generateContent` wire format: [`GeminiProvider`](crate::GeminiProvider), its builder, and every rule that is
 //! Gemini's own (the model in the URL path, request and response mapping with thought signatures, status mapping).
 
 pub(crate) mod provider;
@@ -25,7 +25,7 @@ pub const DEFAULT_API_KEY_ENV: &str = "GEMINI_API_KEY";
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
 
 /// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`GeminiProviderBuilder::system`].
+/// [`GeminiProviderBuilder::system`](crate::GeminiProviderBuilder::system).
 pub const PROVIDER_NAME: &str = "gemini";
 
 /// The `generateContent` wire format.

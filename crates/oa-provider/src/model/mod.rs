@@ -4,8 +4,8 @@
 //! (`tests/layers.rs` checks). The request, the [`Provider`](crate::Provider) trait and the hook live a floor up,
 //! in `call/`, because they carry a hook, a retry policy and a typed decoder.
 //!
-//! The types a caller of `complete()` names are at the crate root ([`Message`](crate::Message),
-//! [`Response`](crate::Response), [`ProviderError`](crate::ProviderError), …); this module holds the rest.
+//! The types a caller of `complete()` names are at the crate root ([`Message`],
+//! [`Response`], [`ProviderError`], …); this module holds the rest.
 
 pub(crate) mod attempts;
 pub(crate) mod config;
@@ -35,7 +35,9 @@ pub(crate) use config::RuntimeConfig;
 pub(crate) use error::{Category, ProviderError, ScrubbedCause, StructuredOutputFailure, Surface};
 pub(crate) use mapping::Mapping;
 pub(crate) use message::{Content, Message, Role, ToolCall};
-pub(crate) use parsed::{deserialize_as, escape};
+pub(crate) use parsed::deserialize_as;
+#[cfg(feature = "schemars")]
+pub(crate) use parsed::escape;
 pub(crate) use response::{FinishReason, Response, StructuredOutputPath, Usage};
 pub(crate) use schema_mode::SchemaMode;
 pub(crate) use tool::{Tool, ToolChoice};

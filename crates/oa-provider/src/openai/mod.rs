@@ -1,4 +1,4 @@
-//! The §8.1 OpenAI-compatible Chat Completions wire format: [`OpenAiProvider`], its builder, and every rule that is
+//! The §8.1 OpenAI-compatible Chat Completions wire format: [`OpenAiProvider`](crate::OpenAiProvider), its builder, and every rule that is
 //! OpenAI's own (request and response mapping, streaming chunks, status mapping, strict mode, schema names).
 
 mod lm_studio;
@@ -31,7 +31,7 @@ pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`OpenAiProviderBuilder::system`].
+/// [`OpenAiProviderBuilder::system`](crate::OpenAiProviderBuilder::system).
 pub const PROVIDER_NAME: &str = "openai";
 
 /// The Chat Completions wire format.

@@ -16,6 +16,7 @@ pub mod fit;
 pub(crate) mod output;
 mod schema_cache;
 mod tools;
+#[cfg(feature = "schemars")]
 mod typed;
 pub(crate) mod typed_call;
 

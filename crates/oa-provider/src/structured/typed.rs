@@ -11,7 +11,6 @@
 
 use serde_json::{Map, Value};
 
-#[cfg(feature = "schemars")]
 use crate::model::escape;
 
 /// T's schema as sent, with what kept it from strict mode.
