@@ -98,7 +98,6 @@ pub mod retry {
 /// The response schema itself: its dialect, the checks `complete()` makes on it before sending, and (feature
 /// `schemars`) a Rust type's schema made strict-compatible.
 pub mod schema {
-    pub use crate::call::SUPPORTED_MEDIA_TYPES;
     #[cfg(feature = "schemars")]
     pub use crate::structured::StrictOutput;
     pub use crate::structured::{DRAFT_2020_12, check_response_schema};

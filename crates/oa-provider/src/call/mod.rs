@@ -27,7 +27,6 @@ pub use diagnose::is_schema_not_honored;
 pub use diagnostic::{DIAGNOSTIC_TARGET, Diagnostic, SCHEMA_NOT_HONORED, Severity};
 pub use extras::CallExtras;
 pub use hook::{AttemptHook, AttemptRecord, AttemptRequest, DeltaKind, TokenDelta};
-pub use precheck::SUPPORTED_MEDIA_TYPES;
 pub use provider::Provider;
 pub use request::CompletionRequest;
 pub use retry::{Backoff, Classifier, OnRetry, Reask, RetryConfig};

@@ -9,6 +9,10 @@ use serde_json::Value;
 
 use crate::model::ProviderError;
 
+/// Media types an inline image may declare (§3.1.2 requires the first three; OpenAI also accepts GIF); `complete()`
+/// refuses another before sending.
+pub const SUPPORTED_MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+
 /// Who speaks a message (§3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -25,7 +25,7 @@ pub use config::DECLARED_FIELDS;
 pub use error::{PartialStream, TransportCause};
 pub use failure_class::{FailureClass, OutputProblem};
 pub use mapping::UnknownMapping;
-pub use message::{ContentBlock, ImageDetail, ImageSource};
+pub use message::{ContentBlock, ImageDetail, ImageSource, SUPPORTED_MEDIA_TYPES};
 pub use parsed::ParsedAsError;
 pub use raw::RawJson;
 pub use response::Blocked;
