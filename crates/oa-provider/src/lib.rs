@@ -34,11 +34,12 @@
 //!
 //! ## Layout
 //!
-//! Floors, each importing only the ones below it: [`model`] is the ground (plain data: the request's parts, the
-//! response, the §7 error, the failure taxonomy); `structured` checks schemas and content; `call` holds the
-//! request, the [`Provider`] trait and drives one call (pre-checks, retry and reask, attempts, records, the hook);
-//! [`enforcement`] holds the probes, registry and routing; `http` the shared transport; and each wire format is
-//! one folder ([`openai`], [`anthropic`], [`gemini`]) whose provider type is re-exported here.
+//! [`model`] is the ground floor: plain data (the request's parts, the response, the §7 error, the failure
+//! taxonomy) that imports nothing else of the crate. Above it, `structured` checks schemas and content; `call`
+//! holds the request, the [`Provider`] trait and drives one call (pre-checks, retry and reask, attempts, records,
+//! the hook); [`enforcement`] holds the probes, registry and routing; `http` the shared transport; and each wire
+//! format is one folder ([`openai`], [`anthropic`], [`gemini`]) whose provider type is re-exported here. Those upper
+//! modules use one another; `model` uses none of them.
 //!
 //! Feature `schemars` (default): [`CompletionRequest::with_output`] and [`output_schema`], a request's schema derived
 //! from a Rust type; [`Response::parsed_as`] reads the validated value back as the type with or without it.
