@@ -1,4 +1,4 @@
-//! Fuzz target: Retry-After parsing (`oa_provider::parse_retry_after_at`). The first four bytes are the clock
+//! Fuzz target: Retry-After parsing (`oa_provider::fuzzing::parse_retry_after_at`). The first four bytes are the clock
 //! (seconds after 1970), the next two a wait in seconds, the rest an arbitrary header value.
 //!
 //! Checked: the arbitrary value's wait never passes `MAX_RETRY_AFTER`, does not depend on surrounding whitespace,
@@ -9,7 +9,8 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use libfuzzer_sys::fuzz_target;
-use oa_provider::{MAX_RETRY_AFTER, parse_retry_after_at};
+use oa_provider::retry::MAX_RETRY_AFTER;
+use oa_provider::fuzzing::parse_retry_after_at;
 
 const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
 const LONG_DAYS: [&str; 7] = [

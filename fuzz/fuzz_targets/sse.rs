@@ -1,11 +1,11 @@
-//! Fuzz target: the Server-Sent Events decoder (`oa_provider::sse`). After one flags byte (bit 0: a 32-byte line
+//! Fuzz target: the Server-Sent Events decoder (`oa_provider::fuzzing::sse`). After one flags byte (bit 0: a 32-byte line
 //! cap instead of 1 MiB; the rest seeds the cuts) the input is the stream. Pushed in one piece, byte by byte and
 //! cut at random, it must give the same events and the same error; a stream without error must give the events a
 //! plain reading of the WHATWG rules gives, and no event's data may pass the cap.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oa_provider::sse::{SseDecoder, SseError, SseEvent};
+use oa_provider::fuzzing::sse::{SseDecoder, SseError, SseEvent};
 
 /// Decodes `pieces` in order, stopping at the first error as the exchange does.
 fn decode<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, cap: usize) -> (Vec<SseEvent>, Option<SseError>) {

@@ -9,7 +9,9 @@
 use std::sync::OnceLock;
 
 use oa_provider::fuzzing::{Calling, Decoded, StreamDecoded, decode, decode_reference, decode_stream};
-use oa_provider::{Category, Content, ContentBlock, DeltaKind, FinishReason, Mapping, ProviderError, Tool};
+use oa_provider::{Category, Content, FinishReason, Mapping, ProviderError, Tool};
+use oa_provider::model::ContentBlock;
+use oa_provider::hook::DeltaKind;
 use serde_json::{Value, json};
 
 /// Text the scrubber replaces: an echoed key must never survive into an error.

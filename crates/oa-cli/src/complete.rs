@@ -8,11 +8,13 @@ use std::time::Duration;
 
 use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
+use oa_provider::enforcement::{CapabilityRegistry, RoutedProvider};
 use oa_provider::fit::{Fallback, SchemaAccount};
+use oa_provider::hook::{DeltaKind, TokenDelta};
+use oa_provider::model::{AttemptOutcome, AttemptSummary, Blocked, FailureClass};
 use oa_provider::{
-    AttemptHook, AttemptOutcome, AttemptRecord, AttemptSummary, Blocked, Capabilities, CapabilityRegistry,
-    CompletionRequest, DeltaKind, FailureClass, FinishReason, Message, Provider, ProviderError, Reask,
-    Response, RetryConfig, RoutedProvider, RuntimeConfig, StructuredOutputFailure, TokenDelta, Tool, Usage,
+    AttemptHook, AttemptRecord, Capabilities, CompletionRequest, FinishReason, Message, Provider,
+    ProviderError, Reask, Response, RetryConfig, RuntimeConfig, StructuredOutputFailure, Tool, Usage,
 };
 use serde_json::{Value, json};
 

@@ -7,8 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use oa_provider::enforcement::CapabilityRegistry;
 use oa_provider::enforcement::{RedisStore, RegistryError};
-use oa_provider::{CapabilityRegistry, Category, ProviderBuilder, ProviderError};
+use oa_provider::{Category, ProviderBuilder, ProviderError};
 
 impl EndpointArgs {
     /// A provider builder for this endpoint: mapping, model, base URL and key. No key is sent unless

@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use oa_provider::{CapabilityRegistry, EnforcementMatrix, ProbeOutcome, probe_canary, probe_keywords};
+use oa_provider::enforcement::{
+    CapabilityRegistry, EnforcementMatrix, ProbeOutcome, probe_canary, probe_keywords,
+};
 use serde::Deserialize;
 use serde_json::json;
 

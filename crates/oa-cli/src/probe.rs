@@ -9,10 +9,11 @@ use std::time::SystemTime;
 use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
 use std::sync::Arc;
 
-use oa_provider::{
-    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, ProbeOutcome, Provider,
-    StructuredOutputPath, probe_canary, probe_keywords,
+use oa_provider::enforcement::{
+    CANARY_ANSWER, CANARY_QUESTION, CapabilityRegistry, EnforcementMatrix, ProbeOutcome, probe_canary,
+    probe_keywords,
 };
+use oa_provider::{Provider, StructuredOutputPath};
 use serde_json::{Value, json};
 
 use crate::cli::ProbeArgs;

@@ -4,8 +4,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
+use oa_provider::hook::TokenDelta;
 use oa_provider::{
-    AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Provider, ProviderError, Response, TokenDelta,
+    AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Provider, ProviderError, Response,
 };
 use serde_json::{Map, Value};
 
@@ -75,13 +76,10 @@ impl<P: Provider> DiagnosticTap<P> {
         request: &CompletionRequest,
         extras: &CallExtras,
     ) -> Result<Response, ProviderError> {
-        let tapped = CallExtras {
-            hook: Some(Arc::new(Tap {
-                next: extras.hook_for(request).cloned(),
-                seen: Arc::clone(&self.seen),
-            })),
-            typed_decoder: extras.typed_decoder.clone(),
-        };
+        let tapped = extras.clone().with_hook(Arc::new(Tap {
+            next: extras.hook_for(request).cloned(),
+            seen: Arc::clone(&self.seen),
+        }));
         self.inner.complete_with(request, &tapped).await
     }
 }
@@ -104,7 +102,7 @@ impl<P: Provider> Provider for DiagnosticTap<P> {
         self.complete_tapped(request, extras).await
     }
 
-    fn capability_key(&self) -> Option<oa_provider::CapabilityKey> {
+    fn capability_key(&self) -> Option<oa_provider::enforcement::CapabilityKey> {
         self.inner.capability_key()
     }
 }

@@ -42,7 +42,10 @@ fn the_offline_demo_tells_the_whole_story_in_order() {
         "2. Attempt 1 (reask)",
         "-> valid",
         "schema_mode:    unenforced_repaired",
-        &format!("schema_version: {}", oa_provider::schema_version(&schema)),
+        &format!(
+            "schema_version: {}",
+            oa_provider::enforcement::schema_version(&schema)
+        ),
         "invocation_started",
         "node_started          extract_event",
         "llm_attempt           wire attempt 0 -> structured_output_invalid",

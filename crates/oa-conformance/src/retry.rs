@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use oa_provider::{Backoff, ProviderError, Reask, RetryConfig, RuntimeConfig};
+use oa_provider::retry::Backoff;
+use oa_provider::{ProviderError, Reask, RetryConfig, RuntimeConfig};
 
 use crate::node::Node;
 

@@ -8,11 +8,11 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
+use oa_provider::enforcement::CapabilityKey;
+use oa_provider::hook::TokenDelta;
 use oa_provider::{
-    AttemptHook, AttemptRecord, CallExtras, CapabilityKey, CompletionRequest, Provider, ProviderError,
-    Response, TokenDelta, TypedDecoder,
+    AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Provider, ProviderError, Response,
 };
-
 use serde_json::{Map, Value};
 
 use crate::delivery::EventBus;
@@ -106,7 +106,7 @@ pub async fn complete(
     match CallContext::current() {
         Some(context) => {
             let recorder = Recorder::in_context(context, request.hook.clone());
-            report(provider, &request, Arc::new(recorder), None).await
+            report(provider, &request, Arc::new(recorder), &CallExtras::NONE).await
         }
         None => provider.complete(&request).await,
     }
@@ -196,7 +196,7 @@ impl Provider for ObservedProvider {
             self.inner.as_ref(),
             request,
             self.recorder(request.hook.clone()),
-            None,
+            &CallExtras::NONE,
         )
         .await
     }
@@ -210,7 +210,7 @@ impl Provider for ObservedProvider {
             self.inner.as_ref(),
             request,
             self.recorder(extras.hook_for(request).cloned()),
-            extras.typed_decoder.clone(),
+            extras,
         )
         .await
     }
@@ -220,7 +220,7 @@ impl Provider for ObservedProvider {
     }
 }
 
-/// Runs the call with `recorder` as its hook (and `typed_decoder`, when a caller passed one beside the request) and
+/// Runs the call with `recorder` as its hook (and the rest of `extras`, a typed decoder when a caller passed one) and
 /// dispatches the terminal event. Both go beside the borrowed request ([`Provider::complete_with`]): the caller's
 /// request is not copied to set them. The recorder is held
 /// behind its `Arc`: inline it made this future (boxed in turn by `async_trait`) larger than glibc's per-thread
@@ -229,12 +229,11 @@ async fn report(
     provider: &dyn Provider,
     request: &CompletionRequest,
     recorder: Arc<Recorder>,
-    typed_decoder: Option<TypedDecoder>,
+    extras: &CallExtras,
 ) -> Result<Response, ProviderError> {
-    let extras = CallExtras {
-        hook: Some(Arc::clone(&recorder) as Arc<dyn AttemptHook>),
-        typed_decoder,
-    };
+    let extras = extras
+        .clone()
+        .with_hook(Arc::clone(&recorder) as Arc<dyn AttemptHook>);
     let outcome = provider.complete_with(request, &extras).await;
     drop(extras);
     let (last, held, scope) = recorder.finish();

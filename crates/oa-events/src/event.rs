@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use oa_provider::fit::SchemaAccount;
-use oa_provider::{
-    Category, DeltaKind, Diagnostic, FailureClass, FinishReason, RetryReason, SchemaMode,
-    StructuredOutputPath, Usage,
-};
+use oa_provider::hook::{DeltaKind, Diagnostic};
+use oa_provider::model::{FailureClass, RetryReason};
+use oa_provider::{Category, FinishReason, SchemaMode, StructuredOutputPath, Usage};
 use serde::Serialize;
 use serde_json::{Map, Value};
 

@@ -1,9 +1,8 @@
 //! Typed-event-native forms of provider values: messages with inline image bytes redacted (observability §5.5.5),
 //! tool calls as `{id, name, arguments}`, and the §5.5.2 request-parameter family.
 
-use oa_provider::{
-    Content, ContentBlock, FinishReason, ImageSource, Message, Response, RuntimeConfig, ToolCall, Usage,
-};
+use oa_provider::model::{ContentBlock, ImageSource};
+use oa_provider::{Content, FinishReason, Message, Response, RuntimeConfig, ToolCall, Usage};
 use serde_json::{Map, Value, json};
 
 use crate::event::LlmResponseFields;
@@ -178,7 +177,7 @@ fn content_text(content: Option<&Content>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use oa_provider::ImageDetail;
+    use oa_provider::model::ImageDetail;
 
     use super::*;
 

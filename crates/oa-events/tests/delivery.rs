@@ -14,9 +14,11 @@ use oa_events::{
     DrainTimeout, Event, EventBus, Graph, GraphError, InvocationError, InvokeOptions, NodeError,
 };
 use oa_events::{LlmAttempt, ObservedProvider, Observer, ObserverError};
+use oa_provider::hook::DeltaKind;
+use oa_provider::model::{FailureClass, RetryReason};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    Backoff, Category, CompletionRequest, DeltaKind, FailureClass, FinishReason, Message, Provider, Reask,
-    RetryConfig, RetryReason, SchemaMode,
+    CallExtras, Category, CompletionRequest, FinishReason, Message, Provider, Reask, RetryConfig, SchemaMode,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
@@ -512,7 +514,10 @@ async fn an_observed_provider_chains_to_the_hook_passed_beside_the_request() {
         .with_hook(Arc::clone(&own) as Arc<dyn oa_provider::AttemptHook>);
     let beside = Arc::new(CountAttempts::default());
     let hook: Arc<dyn oa_provider::AttemptHook> = beside.clone();
-    let response = observed.complete_hooked(&request, &hook).await.unwrap();
+    let response = observed
+        .complete_with(&request, &CallExtras::default().with_hook(Arc::clone(&hook)))
+        .await
+        .unwrap();
     assert_eq!(response.message.text().as_deref(), Some("one"));
     assert_eq!(beside.0.load(std::sync::atomic::Ordering::Relaxed), 1);
     assert_eq!(own.0.load(std::sync::atomic::Ordering::Relaxed), 0);

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oa_events::{Event, EventBus, Graph, InvokeOptions, NodeError, Observer};
-use oa_provider::{
-    Backoff, CompletionRequest, Message, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
-};
+use oa_provider::hook::SCHEMA_NOT_HONORED;
+use oa_provider::retry::Backoff;
+use oa_provider::{CompletionRequest, Message, Provider, Reask, RetryConfig, RuntimeConfig};
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
 use oa_testkit::{Traced, TracingCapture};

@@ -152,10 +152,10 @@ fn payload_attributes(attempt: &LlmAttempt, cap: usize, attributes: &mut Vec<Key
     let request = &attempt.request;
     // Inline image bytes were redacted when the record was built (oa-events); canonical JSON sorts keys and adds
     // no whitespace (§5.5.1).
-    let messages = oa_provider::canonical_json(&Value::Array(request.input_messages.clone()));
+    let messages = oa_provider::json::canonical_json(&Value::Array(request.input_messages.clone()));
     attributes.push(KeyValue::new(names::LLM_INPUT_MESSAGES, truncate(&messages, cap)));
     if !request.request_extras.is_empty() {
-        let extras = oa_provider::canonical_json(&Value::Object(request.request_extras.clone()));
+        let extras = oa_provider::json::canonical_json(&Value::Object(request.request_extras.clone()));
         attributes.push(KeyValue::new(names::LLM_REQUEST_EXTRAS, truncate(&extras, cap)));
     }
     let Some(response) = &attempt.response else {
@@ -169,7 +169,7 @@ fn payload_attributes(attempt: &LlmAttempt, cap: usize, attributes: &mut Vec<Key
         attributes.push(KeyValue::new(names::LLM_OUTPUT_CONTENT, truncate(content, cap)));
     }
     if let Some(tool_calls) = &response.output_tool_calls {
-        let tool_calls = oa_provider::canonical_json(&Value::Array(tool_calls.clone()));
+        let tool_calls = oa_provider::json::canonical_json(&Value::Array(tool_calls.clone()));
         attributes.push(KeyValue::new(
             names::LLM_OUTPUT_TOOL_CALLS,
             truncate(&tool_calls, cap),
@@ -222,6 +222,6 @@ pub(crate) fn otel_value(value: &Value) -> OtelValue {
                 .map(|text| StringValue::from(text.to_owned()))
                 .collect(),
         )),
-        other => OtelValue::String(oa_provider::canonical_json(other).into()),
+        other => OtelValue::String(oa_provider::json::canonical_json(other).into()),
     }
 }

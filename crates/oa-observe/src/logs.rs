@@ -53,7 +53,7 @@ impl LogBridge {
 impl<S: tracing::Subscriber> Layer<S> for LogBridge {
     fn on_event(&self, event: &tracing::Event<'_>, _context: Context<'_, S>) {
         let metadata = event.metadata();
-        if metadata.target() != oa_provider::DIAGNOSTIC_TARGET {
+        if metadata.target() != oa_provider::hook::DIAGNOSTIC_TARGET {
             return;
         }
         let mut record = self.logger.create_log_record();
@@ -110,7 +110,7 @@ fn any_value(value: &serde_json::Value) -> AnyValue {
             None => AnyValue::Double(number.as_f64().unwrap_or(f64::NAN)),
         },
         serde_json::Value::String(text) => AnyValue::String(text.clone().into()),
-        other => AnyValue::String(oa_provider::canonical_json(other).into()),
+        other => AnyValue::String(oa_provider::json::canonical_json(other).into()),
     }
 }
 

@@ -128,7 +128,7 @@ pub const DIM_ERROR_TYPE: &str = "error.type";
 pub const DIM_FAILURE_CLASS: &str = "openarmature.structured_output.failure_class";
 
 /// The schema_not_honored diagnostic (0126 on §5.5.7 and §7), re-exported from the provider that emits it.
-pub const SCHEMA_NOT_HONORED: &str = oa_provider::SCHEMA_NOT_HONORED;
+pub const SCHEMA_NOT_HONORED: &str = oa_provider::hook::SCHEMA_NOT_HONORED;
 
 /// §11.2 bucket advisory for token usage.
 pub const TOKEN_BUCKETS: [f64; 14] = [

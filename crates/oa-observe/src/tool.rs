@@ -83,14 +83,14 @@ impl ToolOutcome<'_> {
         }
         if !config.disable_provider_payload {
             if let Some(arguments) = &self.tool.arguments {
-                let text = oa_provider::canonical_json(&Value::Object(arguments.clone()));
+                let text = oa_provider::json::canonical_json(&Value::Object(arguments.clone()));
                 attributes.push(KeyValue::new(
                     names::TOOL_CALL_ARGUMENTS,
                     truncate(&text, config.payload_cap),
                 ));
             }
             if let Ok(result) = self.result {
-                let text = oa_provider::canonical_json(result);
+                let text = oa_provider::json::canonical_json(result);
                 attributes.push(KeyValue::new(
                     names::TOOL_CALL_RESULT,
                     truncate(&text, config.payload_cap),

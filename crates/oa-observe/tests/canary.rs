@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use oa_events::{EventBus, Graph, InvokeOptions, NodeError, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    ApiKey, Backoff, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask, RetryConfig,
-    RuntimeConfig,
+    ApiKey, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, Reask, RetryConfig, RuntimeConfig,
 };
 use oa_testkit::{
     Reply, Server, Telemetry, TracingCapture, anthropic, closed_base_url, gemini, openai, sse_bytes,

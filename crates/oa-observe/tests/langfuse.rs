@@ -15,7 +15,8 @@ use oa_observe::langfuse::{Level, ObservationRecord, ObservationType, TraceRecor
 use oa_observe::{
     FlushReport, LangfuseClient, LangfuseConfig, LangfuseError, LangfuseObserver, LangfuseRecorder,
 };
-use oa_provider::{Backoff, CompletionRequest, Message, Provider, Reask, RetryConfig};
+use oa_provider::retry::Backoff;
+use oa_provider::{CompletionRequest, Message, Provider, Reask, RetryConfig};
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
 use serde_json::{Map, Value, json};

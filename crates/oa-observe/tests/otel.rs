@@ -8,9 +8,12 @@ use std::time::Duration;
 
 use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
+use oa_provider::enforcement::schema_version;
+use oa_provider::model::{ContentBlock, ImageSource};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    AnthropicProvider, Backoff, Capabilities, CompletionRequest, ContentBlock, ImageSource, Message,
-    OpenAiProvider, Provider, Reask, RetryConfig, RuntimeConfig, schema_version,
+    AnthropicProvider, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask,
+    RetryConfig, RuntimeConfig,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{PointValue, Reply, Server, Telemetry, attribute as attr};

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use oa_provider::hook::TokenDelta;
 use oa_provider::{
     AttemptHook, AttemptRecord, CompletionRequest, Message, OpenAiProvider, Provider, RuntimeConfig,
-    TokenDelta,
 };
 use serde_json::json;
 

@@ -8,7 +8,8 @@
 
 use std::time::Duration;
 
-use oa_provider::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
+use oa_provider::retry::Backoff;
+use oa_provider::{CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
 use oa_testkit::Server;
 use oa_testkit::openai::text_reply;
 use schemars::JsonSchema;

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::call::Provider;
 use crate::endpoint::{Settings, shared_builder_setters};
-use crate::model::{Mapping, Provider};
+use crate::model::Mapping;
 use crate::{AnthropicProvider, BuildError, GeminiProvider, OpenAiProvider, anthropic, gemini, openai};
 
 /// Builds the provider of a [`Mapping`] chosen at run time.
@@ -31,9 +32,9 @@ impl ProviderBuilder {
     pub fn new(mapping: Mapping, model: impl Into<String>) -> Self {
         let model = model.into();
         let settings = match mapping {
-            Mapping::OpenAi => openai::settings(model),
-            Mapping::Anthropic => anthropic::settings(model),
-            Mapping::Gemini => gemini::settings(model),
+            Mapping::OpenAi => openai::provider::settings(model),
+            Mapping::Anthropic => anthropic::provider::settings(model),
+            Mapping::Gemini => gemini::provider::settings(model),
         };
         Self { mapping, settings }
     }

@@ -281,7 +281,7 @@ macro_rules! shared_builder_setters {
         /// Reads this capability registry at call time (default: none). A structured call on the `native` path is
         /// marked `enforced` only when the registry holds a fresh verdict that this route (provider name, model,
         /// base URL) enforces; otherwise `unverified`.
-        pub fn registry(mut self, registry: std::sync::Arc<$crate::CapabilityRegistry>) -> Self {
+        pub fn registry(mut self, registry: std::sync::Arc<$crate::enforcement::CapabilityRegistry>) -> Self {
             self.settings.registry = Some(registry);
             self
         }
@@ -399,7 +399,7 @@ macro_rules! provider_impls {
                 $crate::call::complete(&self.endpoint, &$wire, request, extras).await
             }
 
-            fn capability_key(&self) -> Option<$crate::CapabilityKey> {
+            fn capability_key(&self) -> Option<$crate::enforcement::CapabilityKey> {
                 Some(self.endpoint.capability_key())
             }
         }

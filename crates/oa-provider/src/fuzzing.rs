@@ -1,14 +1,23 @@
 //! Entry points for the fuzz targets (`fuzz/` at the workspace root), behind the `fuzzing` feature: the response
 //! decoding a wire exchange runs, reached through the same crate-internal code (the body decoder, the stream reader
 //! and the tool-coercion read-back), so the fuzzers try what production runs instead of a copy. Not part of the
-//! supported API.
+//! supported API. The crate's own tests and benches turn the feature on (a dev-dependency on the crate itself) to
+//! reach the helpers below that have no caller outside them.
 
 use serde_json::Value;
+
+/// The `Retry-After` reader (target `retry_after`, the property tests).
+pub use crate::http::retry_after::{parse_retry_after, parse_retry_after_at};
+/// The Server-Sent Events decoder the streaming route reads with (target `sse`, the speed bench's decoder rows).
+pub use crate::http::sse;
+/// OpenAI's strict-mode predicate, [`strict_mode_obstacle`](crate::openai::strict_mode_obstacle) found nothing
+/// (the crate's tests).
+pub use crate::openai::strict::is_strict_compatible;
 
 use crate::call::DeltaKind;
 use crate::call::exchange::{StreamReader, decode_body, decode_value};
 use crate::call::wire::{Mapped, WireFormat};
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{FinishReason, Mapping, Message, RawJson, Tool, Usage};
 use crate::structured::{CheckedTools, coercion};
 
@@ -40,9 +49,9 @@ pub enum Calling<'a> {
 
 fn wire(mapping: Mapping) -> &'static dyn WireFormat {
     match mapping {
-        Mapping::OpenAi => crate::openai::WIRE,
-        Mapping::Anthropic => crate::anthropic::WIRE,
-        Mapping::Gemini => crate::gemini::WIRE,
+        Mapping::OpenAi => crate::openai::provider::WIRE,
+        Mapping::Anthropic => crate::anthropic::provider::WIRE,
+        Mapping::Gemini => crate::gemini::provider::WIRE,
     }
 }
 

@@ -8,10 +8,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use oa_provider::model::{ContentBlock, FailureClass};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Backoff, Capabilities, Category, Content,
-    ContentBlock, FailureClass, FinishReason, Message, Provider, Reask, RetryConfig, RuntimeConfig,
-    SchemaMode, StructuredOutputPath, Tool, ToolCall, ToolChoice,
+    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Capabilities, Category, Content, FinishReason,
+    Message, Provider, Reask, RetryConfig, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool, ToolCall,
+    ToolChoice,
 };
 use oa_provider::{CompletionRequest, Mapping};
 use oa_testkit::anthropic::{error_reply, message, text_reply, tool_use_reply};

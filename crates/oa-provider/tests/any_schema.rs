@@ -10,11 +10,12 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
+use oa_provider::enforcement::{CapabilityRegistry, schema_version};
 use oa_provider::fit::{Fallback, Reason, SchemaAccount, SchemaForm, native_schema};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    AnthropicProvider, AttemptHook, AttemptRecord, Backoff, CapabilityRegistry, Category, CompletionRequest,
-    Mapping, Message, OpenAiProvider, Provider, Reask, RetryConfig, SchemaMode, StructuredOutputPath,
-    complete_as, schema_version,
+    AnthropicProvider, AttemptHook, AttemptRecord, Category, CompletionRequest, Mapping, Message,
+    OpenAiProvider, Provider, Reask, RetryConfig, SchemaMode, StructuredOutputPath, complete_as,
 };
 use oa_schema::{Draft, Validator};
 use oa_testkit::vendor::Vendor;

@@ -9,9 +9,10 @@ use std::error::Error as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Backoff, CompletionRequest, GeminiProvider,
-    Mapping, Message, OpenAiProvider, Provider, ProviderBuilder, RetryConfig, RuntimeConfig,
+    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, CompletionRequest, GeminiProvider, Mapping,
+    Message, OpenAiProvider, Provider, ProviderBuilder, RetryConfig, RuntimeConfig,
 };
 use oa_testkit::{Reply, Server, anthropic, closed_base_url, gemini, openai};
 use serde_json::{Value, json};

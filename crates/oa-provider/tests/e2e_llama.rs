@@ -11,10 +11,15 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use oa_provider::enforcement::{Capability, ProbeKind, canary_schema};
+use oa_provider::enforcement::{
+    CapabilityRegistry, ProbeOutcome, probe_canary, probe_keywords, schema_version,
+};
+use oa_provider::hook::SCHEMA_NOT_HONORED;
+use oa_provider::model::FailureClass;
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    Backoff, Capabilities, CapabilityRegistry, Category, CompletionRequest, FailureClass, FinishReason,
-    Message, OpenAiProvider, ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
-    SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
+    Capabilities, Category, CompletionRequest, FinishReason, Message, OpenAiProvider, Provider, Reask,
+    RetryConfig, RuntimeConfig, SchemaMode, StructuredOutputPath,
 };
 use oa_testkit::{Responder, Server, TracingCapture};
 use serde_json::{Value, json};

@@ -8,11 +8,15 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
-use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category,
-    CompletionRequest, FailureClass, Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider,
-    Reask, RetryConfig, RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords,
+use oa_provider::enforcement::{
+    CapabilityKey, CapabilityRegistry, ProbeOutcome, RoutedProvider, probe_canary, probe_keywords,
     schema_version,
+};
+use oa_provider::model::FailureClass;
+use oa_provider::retry::Backoff;
+use oa_provider::{
+    AttemptHook, AttemptRecord, CallExtras, Capabilities, Category, CompletionRequest, Message,
+    OpenAiProvider, OpenAiProviderBuilder, Provider, Reask, RetryConfig, SchemaMode, StructuredOutputPath,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
@@ -433,7 +437,7 @@ async fn a_router_passes_the_hook_beside_the_request_on_either_route() {
     let beside = Arc::new(CountAttempts::default());
     let hook: Arc<dyn AttemptHook> = beside.clone();
     let response = router(&native, &prompted, &registry)
-        .complete_hooked(&request, &hook)
+        .complete_with(&request, &CallExtras::default().with_hook(Arc::clone(&hook)))
         .await
         .unwrap();
     assert_eq!(response.parsed, Some(json!({"value": 1})));
@@ -443,7 +447,7 @@ async fn a_router_passes_the_hook_beside_the_request_on_either_route() {
     let hook: Arc<dyn AttemptHook> = beside.clone();
     let response = router(&native, &prompted, &registry)
         .with_routing(true)
-        .complete_hooked(&request, &hook)
+        .complete_with(&request, &CallExtras::default().with_hook(Arc::clone(&hook)))
         .await
         .unwrap();
     assert_eq!(response.schema_mode, Some(SchemaMode::PromptedRepaired));

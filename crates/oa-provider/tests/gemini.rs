@@ -9,10 +9,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use oa_provider::model::{Blocked, ContentBlock, FailureClass};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    ApiKey, AttemptHook, AttemptRecord, Backoff, Blocked, Capabilities, Category, CompletionRequest, Content,
-    ContentBlock, FailureClass, FinishReason, GeminiProvider, Message, Provider, RetryConfig, RuntimeConfig,
-    SchemaMode, StructuredOutputPath, Tool, ToolChoice,
+    ApiKey, AttemptHook, AttemptRecord, Capabilities, Category, CompletionRequest, Content, FinishReason,
+    GeminiProvider, Message, Provider, RetryConfig, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool,
+    ToolChoice,
 };
 use oa_testkit::gemini::{error_reply, response, text_reply};
 use oa_testkit::{Reply, Server};
@@ -310,7 +312,7 @@ async fn refused_before_sending_when_streaming_or_an_image_url_names_no_media_ty
     );
     let image = Message::user_blocks(vec![
         ContentBlock::Image {
-            source: oa_provider::ImageSource::Url {
+            source: oa_provider::model::ImageSource::Url {
                 url: "https://example.com/picture".into(),
             },
             media_type: None,

@@ -1,5 +1,5 @@
-//! `Provider::complete_hooked` over a real socket: the hook passed beside a borrowed request receives every attempt
-//! record and token delta in place of the request's own (retried, streamed, rejected before sending), natively
+//! `Provider::complete_with` carrying a hook (`CallExtras::with_hook`) over a real socket: the hook passed beside a
+//! borrowed request receives every attempt record and token delta in place of the request's own (retried, streamed, rejected before sending), natively
 //! for the built-in providers and through the default (a copy of the request) for a provider that has only
 //! `complete`; the caller's request is left as it was.
 
@@ -9,9 +9,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use oa_provider::hook::TokenDelta;
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, OpenAiProvider, Provider,
-    ProviderError, Response, RetryConfig, TokenDelta,
+    AttemptHook, AttemptRecord, CallExtras, Category, CompletionRequest, Message, OpenAiProvider, Provider,
+    ProviderError, Response, RetryConfig,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server, sse_bytes};
@@ -70,7 +72,7 @@ fn retried(own: &Arc<Seen>) -> CompletionRequest {
         .with_hook(Arc::clone(own) as Arc<dyn AttemptHook>)
 }
 
-/// A provider with only `complete`: `complete_hooked` is the trait's default.
+/// A provider with only `complete`: `complete_with` is the trait's default.
 #[derive(Debug)]
 struct OnlyComplete(OpenAiProvider);
 
@@ -98,7 +100,10 @@ async fn the_hook_beside_the_request_gets_every_attempt_in_place_of_the_requests
         let beside = Arc::new(Seen::default());
         let request = retried(&own);
         let hook: Arc<dyn AttemptHook> = beside.clone();
-        let response = provider.complete_hooked(&request, &hook).await.unwrap();
+        let response = provider
+            .complete_with(&request, &CallExtras::default().with_hook(Arc::clone(&hook)))
+            .await
+            .unwrap();
         assert_eq!(
             response.message.text().as_deref(),
             Some("ok"),
@@ -151,7 +156,7 @@ async fn streamed_deltas_go_to_the_hook_beside_the_request() {
     let request = retried(&own).with_stream(true);
     let hook: Arc<dyn AttemptHook> = beside.clone();
     let response = provider_at(&server)
-        .complete_hooked(&request, &hook)
+        .complete_with(&request, &CallExtras::default().with_hook(Arc::clone(&hook)))
         .await
         .unwrap();
     assert_eq!(response.message.text().as_deref(), Some("Hello"));
@@ -169,7 +174,7 @@ async fn a_call_rejected_before_sending_is_reported_to_the_hook_beside_the_reque
     let request = CompletionRequest::new(Vec::new()).with_hook(Arc::clone(&own) as Arc<dyn AttemptHook>);
     let hook: Arc<dyn AttemptHook> = beside.clone();
     let error = provider_at(&server)
-        .complete_hooked(&request, &hook)
+        .complete_with(&request, &CallExtras::default().with_hook(Arc::clone(&hook)))
         .await
         .unwrap_err();
     assert_eq!(error.category(), Category::InvalidRequest);

@@ -3,8 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use oa_provider::sse::{SseDecoder, SseError, SseEvent};
-use oa_provider::{Category, canonical_json};
+use oa_provider::Category;
+use oa_provider::fuzzing::sse::{SseDecoder, SseError, SseEvent};
+use oa_provider::json::canonical_json;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -73,7 +74,7 @@ proptest! {
         let backward = json!({"list": [1, 2], "outer": Value::Object(backward)});
         prop_assert_eq!(canonical_json(&forward), canonical_json(&backward));
         let reparsed: Value = serde_json::from_str(&canonical_json(&forward)).unwrap();
-        prop_assert!(oa_provider::json_equal(&reparsed, &forward));
+        prop_assert!(oa_provider::json::json_equal(&reparsed, &forward));
     }
 }
 

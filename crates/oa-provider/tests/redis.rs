@@ -21,9 +21,8 @@ mod shared {
     use std::time::{Duration, SystemTime};
 
     use oa_provider::enforcement::{Capability, ProbeKind, RedisStore, RegistryStore};
-    use oa_provider::{
-        CapabilityKey, CapabilityRegistry, CompletionRequest, Message, OpenAiProvider, Provider, SchemaMode,
-    };
+    use oa_provider::enforcement::{CapabilityKey, CapabilityRegistry};
+    use oa_provider::{CompletionRequest, Message, OpenAiProvider, Provider, SchemaMode};
     use oa_testkit::openai::text_reply;
     use oa_testkit::{RedisServer, Server};
     use serde_json::json;

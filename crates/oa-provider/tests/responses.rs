@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use oa_provider::model::ContentBlock;
 use oa_provider::{
-    Category, CompletionRequest, Content, ContentBlock, FinishReason, Message, OpenAiProvider, Provider,
-    Tool, Usage,
+    Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider, Tool, Usage,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server, closed_base_url};
@@ -284,7 +284,7 @@ async fn retry_after_is_read_clamped_or_ignored() {
     for (header, expected) in [
         ("30", Some(Duration::from_secs(30))),
         ("0.5", Some(Duration::from_millis(500))),
-        ("1e12", Some(oa_provider::MAX_RETRY_AFTER)),
+        ("1e12", Some(oa_provider::retry::MAX_RETRY_AFTER)),
         ("-5", None),
         ("soon", None),
         ("NaN", None),
@@ -292,7 +292,7 @@ async fn retry_after_is_read_clamped_or_ignored() {
         ("Wed, 21 Oct 2015 07:28:00 GMT", Some(Duration::ZERO)),
         (
             "Fri, 01 Jan 2100 00:00:00 GMT",
-            Some(oa_provider::MAX_RETRY_AFTER),
+            Some(oa_provider::retry::MAX_RETRY_AFTER),
         ),
         ("Wed, 21 Oct 2015 07:28:00 PST", None),
     ] {
@@ -392,7 +392,7 @@ async fn a_body_trickling_in_forever_hits_the_total_deadline() {
     let error = provider.complete(&hi()).await.unwrap_err();
     assert_eq!(
         error.transport_cause(),
-        Some(oa_provider::TransportCause::TotalTimeout),
+        Some(oa_provider::model::TransportCause::TotalTimeout),
         "{error:?}"
     );
     assert!(error.message().contains("total timeout of 700 ms"), "{error}");

@@ -6,9 +6,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use oa_provider::model::RetryReason;
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, OpenAiProvider, Provider,
-    Reask, RetryConfig, RetryReason, RuntimeConfig, StructuredOutputPath,
+    AttemptHook, AttemptRecord, Category, CompletionRequest, Message, OpenAiProvider, Provider, Reask,
+    RetryConfig, RuntimeConfig, StructuredOutputPath,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
@@ -407,20 +409,20 @@ async fn a_reasked_call_carries_its_total_usage_and_each_attempts() {
     assert_eq!(usages, [Some(107), None, Some(165)], "a 503 reports no usage");
     let hooked: Vec<Option<u64>> = seen.iter().map(|seen| seen.total_tokens).collect();
     assert_eq!(usages, hooked);
-    let outcomes: Vec<oa_provider::AttemptOutcome> =
+    let outcomes: Vec<oa_provider::model::AttemptOutcome> =
         response.attempts.iter().map(|attempt| attempt.outcome).collect();
     assert_eq!(
         outcomes,
         [
-            oa_provider::AttemptOutcome::Failed {
+            oa_provider::model::AttemptOutcome::Failed {
                 category: Category::StructuredOutputInvalid,
-                failure_class: Some(oa_provider::FailureClass::NotJson)
+                failure_class: Some(oa_provider::model::FailureClass::NotJson)
             },
-            oa_provider::AttemptOutcome::Failed {
+            oa_provider::model::AttemptOutcome::Failed {
                 category: Category::Unavailable,
                 failure_class: None
             },
-            oa_provider::AttemptOutcome::Ok,
+            oa_provider::model::AttemptOutcome::Ok,
         ]
     );
     let modes: Vec<Option<oa_provider::SchemaMode>> = response
@@ -468,7 +470,7 @@ async fn a_failed_call_carries_its_total_usage_and_its_marker() {
     );
     assert_eq!(
         error.schema_version(),
-        Some(oa_provider::schema_version(&object_schema()).as_str())
+        Some(oa_provider::enforcement::schema_version(&object_schema()).as_str())
     );
     // A call without a schema has no marker; one rejected before sending keeps its schema_version.
     let (plain, _, _) = run(vec![unavailable()], go()).await;
@@ -483,7 +485,7 @@ async fn a_failed_call_carries_its_total_usage_and_its_marker() {
     assert_eq!(rejected.schema_mode(), None, "nothing was sent");
     assert_eq!(
         rejected.schema_version(),
-        Some(oa_provider::schema_version(&object_schema()).as_str())
+        Some(oa_provider::enforcement::schema_version(&object_schema()).as_str())
     );
     assert!(!rejected.attempts()[0].sent);
 }

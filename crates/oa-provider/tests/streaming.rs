@@ -7,9 +7,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use oa_provider::hook::{DeltaKind, TokenDelta};
+use oa_provider::model::ContentBlock;
 use oa_provider::{
-    AttemptHook, Category, CompletionRequest, Content, ContentBlock, DeltaKind, FinishReason, Message,
-    OpenAiProvider, Provider, Response, TokenDelta, Tool,
+    AttemptHook, Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider,
+    Response, Tool,
 };
 use oa_testkit::{Reply, Server, sse_bytes};
 use serde_json::{Value, json};
@@ -297,7 +299,7 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
     );
     assert_eq!(
         error.transport_cause(),
-        Some(oa_provider::TransportCause::TotalTimeout)
+        Some(oa_provider::model::TransportCause::TotalTimeout)
     );
 }
 
@@ -397,7 +399,7 @@ async fn a_stream_cut_mid_event_is_unavailable_and_retried() {
     assert!(error.message().contains("ended mid-event"), "{error}");
     assert_eq!(error.partial_stream().unwrap().content, "{\"a\":");
     let retried = request.with_retry(
-        oa_provider::RetryConfig::new(2).with_backoff(oa_provider::Backoff::Fixed(Duration::ZERO)),
+        oa_provider::RetryConfig::new(2).with_backoff(oa_provider::retry::Backoff::Fixed(Duration::ZERO)),
     );
     let response = provider_at(&server).complete(&retried).await.unwrap();
     assert_eq!(response.message.content, Some(Content::Text("{\"a\": 1}".into())));

@@ -3,9 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use oa_provider::json::json_equal;
 use oa_provider::{
     Capabilities, Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider,
-    Role, RuntimeConfig, StructuredOutputPath, json_equal,
+    Role, RuntimeConfig, StructuredOutputPath,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
@@ -305,7 +306,7 @@ async fn response_format_in_extras_conflicts_on_the_native_path_and_rides_on_aug
 
 #[test]
 fn strict_predicate_follows_openai_rules() {
-    use oa_provider::is_strict_compatible;
+    use oa_provider::fuzzing::is_strict_compatible;
     assert!(is_strict_compatible(&value_schema()));
     let nested = json!({"type": "object", "properties": {"site": {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"], "additionalProperties": false}}, "required": ["site"], "additionalProperties": false});
     assert!(is_strict_compatible(&nested));

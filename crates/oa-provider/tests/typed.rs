@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use oa_provider::{
-    FinishReason, Message, ParsedAsError, Response, Usage, is_strict_compatible, output_schema,
-};
+use oa_provider::fuzzing::is_strict_compatible;
+use oa_provider::model::ParsedAsError;
+use oa_provider::{FinishReason, Message, Response, Usage, output_schema};
 use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -248,7 +248,8 @@ fn a_value_the_schema_passed_but_the_type_rejects_is_a_typed_error_at_its_locati
 /// answer missing a required field fails naming that field at its pointer; the reask's answer comes back as T.
 #[tokio::test]
 async fn with_output_sends_the_strict_schema_and_returns_the_type_after_a_reask() {
-    use oa_provider::{Backoff, CompletionRequest, OpenAiProvider, Provider, Reask, RetryConfig};
+    use oa_provider::retry::Backoff;
+    use oa_provider::{CompletionRequest, OpenAiProvider, Provider, Reask, RetryConfig};
     use oa_testkit::Server;
     use oa_testkit::openai::text_reply;
 

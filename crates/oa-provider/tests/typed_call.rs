@@ -8,10 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use oa_provider::enforcement::{CapabilityKey, CapabilityRegistry, RoutedProvider};
+use oa_provider::model::ParsedAsError;
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, CallExtras, CapabilityKey, CapabilityRegistry, Category,
-    CompleteAsError, CompletionRequest, Message, OpenAiProvider, ParsedAsError, Provider, ProviderError,
-    Reask, Response, RetryConfig, RoutedProvider, SchemaMode, StructuredOutputPath, complete_as,
+    AttemptHook, AttemptRecord, CallExtras, Category, CompleteAsError, CompletionRequest, Message,
+    OpenAiProvider, Provider, ProviderError, Reask, Response, RetryConfig, SchemaMode, StructuredOutputPath,
+    complete_as,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};

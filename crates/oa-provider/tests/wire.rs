@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use oa_provider::json::{canonical_json, json_equal};
 use oa_provider::{
     Category, CompletionRequest, Message, OpenAiProvider, Provider, RuntimeConfig, Tool, ToolChoice,
-    canonical_json, json_equal,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use oa_provider::{
-    Category, FailureClass, MAX_RETRY_AFTER, ProviderError, Response, SchemaMode, TransportCause,
-};
+use oa_provider::model::{FailureClass, TransportCause};
+use oa_provider::retry::MAX_RETRY_AFTER;
+use oa_provider::{Category, ProviderError, Response, SchemaMode};
 use oa_testkit::{Behaviour, Chaos, RetryAfter};
 use serde_json::Value;
 
@@ -302,7 +302,7 @@ mod tests {
         ] {
             assert_eq!(read_as(written), read);
             assert_eq!(
-                written.header().map(oa_provider::parse_retry_after),
+                written.header().map(oa_provider::fuzzing::parse_retry_after),
                 read.map(Some)
             );
         }

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{ObserverConfig, Telemetry};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    ApiKey, Backoff, CompletionRequest, Message, OpenAiProvider, Provider, ProviderError, Reask, Response,
-    RetryConfig,
+    ApiKey, CompletionRequest, Message, OpenAiProvider, Provider, ProviderError, Reask, Response, RetryConfig,
 };
 use oa_testkit::{Chaos, ChaosSettings, Server};
 use serde_json::{Value, json};

@@ -16,9 +16,11 @@ use async_trait::async_trait;
 use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer, ObserverError};
 use oa_observe::SpanData;
 use oa_observe::{ObserverConfig, Telemetry};
+use oa_provider::enforcement::{ProbeOutcome, probe_canary};
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    Backoff, CompletionRequest, Mapping, Message, OpenAiProvider, ProbeOutcome, ProviderBuilder,
-    ProviderError, Reask, Response, RetryConfig, RuntimeConfig, StructuredOutputPath, probe_canary,
+    CompletionRequest, Mapping, Message, OpenAiProvider, ProviderBuilder, ProviderError, Reask, Response,
+    RetryConfig, RuntimeConfig, StructuredOutputPath,
 };
 use oa_testkit::{Responder, Server};
 use serde_json::{Value, json};

@@ -10,9 +10,10 @@ mod view;
 use std::sync::Arc;
 use std::time::Duration;
 
+use oa_provider::retry::Backoff;
 use oa_provider::{
-    Backoff, Capabilities, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, RetryConfig,
-    RuntimeConfig, Tool, ToolChoice,
+    Capabilities, CompletionRequest, Mapping, Message, Provider, ProviderBuilder, RetryConfig, RuntimeConfig,
+    Tool, ToolChoice,
 };
 use serde_json::Value;
 

@@ -4,7 +4,8 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use oa_provider::{AttemptHook, AttemptRecord, Mapping, TokenDelta};
+use oa_provider::hook::TokenDelta;
+use oa_provider::{AttemptHook, AttemptRecord, Mapping};
 use oa_testkit::Request;
 use serde_json::Value;
 

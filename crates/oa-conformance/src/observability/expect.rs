@@ -374,7 +374,7 @@ fn untruncated(run: &Run, attribute: &str) -> Vec<String> {
         .filter_map(|event| match &event[field] {
             Value::Null => None,
             Value::String(text) => Some(text.clone()),
-            other => Some(oa_provider::canonical_json(other)),
+            other => Some(oa_provider::json::canonical_json(other)),
         })
         .collect()
 }

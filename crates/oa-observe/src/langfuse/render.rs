@@ -101,7 +101,7 @@ pub(crate) fn stub_output(event: &InvocationEvent) -> Value {
 /// A payload value under the cap: the value itself when its canonical JSON fits, else the truncated text with
 /// its marker (§8.7: the unparseable string is the truncation signal).
 pub(crate) fn capped(value: &Value, cap: usize) -> Value {
-    let text = oa_provider::canonical_json(value);
+    let text = oa_provider::json::canonical_json(value);
     let cut = truncate(&text, cap);
     if cut.len() == text.len() {
         value.clone()

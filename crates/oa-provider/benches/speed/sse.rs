@@ -8,7 +8,7 @@ use bytes::Bytes;
 use criterion::{Criterion, Throughput};
 use eventsource_stream::Eventsource;
 use futures_util::{FutureExt, StreamExt};
-use oa_provider::sse::SseDecoder;
+use oa_provider::fuzzing::sse::SseDecoder;
 use peak_alloc::PeakAlloc;
 
 /// oa's default line cap (`max_sse_line_bytes`).

@@ -1,6 +1,7 @@
-//! The §8.2 Anthropic Messages wire format: [`AnthropicProvider`], its builder, and every rule that is Anthropic's
+//! The §8.2 Anthropic Messages wire format: [`AnthropicProvider`](crate::AnthropicProvider), its builder, and every rule that is Anthropic's
 //! own (request and response mapping, status mapping, which structured-output paths it takes).
 
+pub(crate) mod provider;
 mod request;
 mod response;
 mod status;
@@ -10,14 +11,11 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::BuildError;
-use crate::call::ready::look_up_model;
+use crate::call::CompletionRequest;
 use crate::call::status::ErrorBody;
 use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
-use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
-use crate::error::{Category, ProviderError};
-use crate::http::KeyHeader;
-use crate::model::{CompletionRequest, Mapping, StructuredOutputPath, ToolChoice};
+use crate::model::{Category, ProviderError};
+use crate::model::{Mapping, StructuredOutputPath, ToolChoice};
 use crate::structured::{CheckedTools, ResponseSchema};
 
 /// The environment variable the API key is read from unless the builder says otherwise.
@@ -27,81 +25,12 @@ pub const DEFAULT_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
 
 /// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`AnthropicProviderBuilder::system`].
+/// [`AnthropicProviderBuilder::system`](crate::AnthropicProviderBuilder::system).
 pub const PROVIDER_NAME: &str = "anthropic";
 
 /// The `anthropic-version` header sent with every request (a caller's `header("anthropic-version", …)` replaces
 /// it).
 pub const API_VERSION: &str = "2023-06-01";
-
-/// Builds an [`AnthropicProvider`]; every setting has a documented default.
-#[derive(Debug)]
-pub struct AnthropicProviderBuilder {
-    settings: Settings,
-}
-
-impl AnthropicProviderBuilder {
-    shared_builder_setters!(
-        "`\"anthropic\"`",
-        "`https://api.anthropic.com/v1`",
-        "`ANTHROPIC_API_KEY`",
-        "Requests go to `{base}/messages` and the `ready()` probe to `{base}/models/{model}`; the key travels only \
-         in the `x-api-key` header."
-    );
-
-    /// Builds the provider.
-    ///
-    /// # Errors
-    ///
-    /// [`BuildError`] for a malformed base URL or header, or when the HTTP client cannot start.
-    pub fn build(self) -> Result<AnthropicProvider, BuildError> {
-        AnthropicProvider::from_settings(self.settings)
-    }
-}
-
-/// An Anthropic Messages provider bound to one model (§8.2).
-///
-/// `RuntimeConfig::max_tokens` is required (a call without it is refused before sending), and `seed` and the two
-/// penalties, which the Messages API lacks, are refused too. Streaming is not implemented (§5): a `stream` call
-/// is refused before sending.
-///
-/// Structured output takes the `native` path, `output_config.format`, unless
-/// [`Capabilities::native_response_format`](crate::Capabilities::native_response_format) is `false` or the server
-/// rejected a native request earlier. Then a call without tools takes `tool_coercion` (a synthetic tool whose
-/// input schema is the response schema, forced by `tool_choice`; the answer is read back from its input), and a
-/// call with tools, or with `tool_choice: none`, takes `prompt_augmentation`. The path is on every response and
-/// error.
-///
-/// ```
-/// use oa_provider::{AnthropicProvider, Mapping, Provider};
-///
-/// let provider = AnthropicProvider::builder("claude-sonnet-4-5").no_api_key().build()?;
-/// assert_eq!(provider.system(), Mapping::Anthropic.as_str());
-/// # Ok::<(), oa_provider::BuildError>(())
-/// ```
-pub struct AnthropicProvider {
-    endpoint: Endpoint,
-}
-
-impl AnthropicProvider {
-    /// A builder for a provider bound to `model`.
-    pub fn builder(model: impl Into<String>) -> AnthropicProviderBuilder {
-        AnthropicProviderBuilder {
-            settings: settings(model.into()),
-        }
-    }
-
-    async fn probe_ready(&self) -> Result<(), ProviderError> {
-        look_up_model(&self.endpoint, &Messages).await
-    }
-}
-
-provider_impls!(
-    AnthropicProvider,
-    Messages,
-    KeyHeader::XApiKey,
-    &[("anthropic-version", API_VERSION)]
-);
 
 /// The Messages wire format.
 pub(crate) struct Messages;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::call::managed::{Managed, StopField};
 use crate::call::turns::{Turn, split, tool_result_text};
 use crate::call::wire::{WireBody, WireRequest};
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{
     Content, ContentBlock, ImageSource, Mapping, Message, RuntimeConfig, StructuredOutputPath, Tool,
     ToolChoice,

@@ -3,7 +3,7 @@
 //! `Response`, `stop_reason` to a finish reason.
 
 use crate::call::wire::Mapped;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{ContentBlock, FinishReason, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 

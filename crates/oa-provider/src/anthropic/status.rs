@@ -2,7 +2,7 @@
 //! §7 category; the description, Retry-After and vendor code (the error type) are the shared status builder's.
 
 use crate::call::status::{CONTENT_BLOCK_REJECTION, ErrorBody};
-use crate::error::Category;
+use crate::model::Category;
 
 /// The §7 category of a non-success status with this error body.
 pub(crate) fn category(status: u16, body: &ErrorBody) -> Category {

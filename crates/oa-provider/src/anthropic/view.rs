@@ -12,7 +12,7 @@ use crate::anthropic::response::{Read, assemble};
 use crate::call::view::{AsStr, Counter, Refusal, read_bytes, read_value, view};
 use crate::call::wire::Mapped;
 use crate::canonical;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{ContentBlock, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
@@ -147,7 +147,7 @@ view! {
 mod tests {
     use proptest::prelude::*;
 
-    use crate::anthropic::WIRE;
+    use crate::anthropic::provider::WIRE;
     use crate::call::view_check::{agrees, agrees_on_generated, counter, members, or_any, refuses, text};
 
     const PLAIN: &str = r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[{"type":"thinking","thinking":"hmm","signature":"sig"},{"type":"text","text":"hi \"there\"","citations":null},{"type":"server_tool_use","id":"s1"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":2,"cache_read_input_tokens":0}}"#;

@@ -7,20 +7,21 @@ use std::time::SystemTime;
 
 use tokio::time::Instant;
 
-use crate::call::diagnostic;
+use crate::call::CompletionRequest;
+use crate::call::diagnose;
 use crate::call::exchange::Exchange;
 use crate::call::hook::{AttemptHook, AttemptRecord, AttemptRequest};
 use crate::call::retry::AttemptPlan;
 use crate::call::wire::{Mapped, WireFormat, WireRequest};
 use crate::endpoint::Endpoint;
-use crate::enforcement::{KeywordSet, SchemaMode};
-use crate::error::ProviderError;
+use crate::enforcement::KeywordSet;
+use crate::model::ProviderError;
+use crate::model::SchemaMode;
+use crate::model::Surface;
 use crate::model::{
-    AttemptSummary, CompletionRequest, Content, ContentBlock, FinishReason, Message, RawJson, Response,
-    StructuredOutputPath,
+    AttemptSummary, Content, ContentBlock, FinishReason, Message, RawJson, Response, StructuredOutputPath,
 };
 use crate::structured::fit::Fallback;
-use crate::structured::output::Surface;
 use crate::structured::{CallSchema, CheckedTools, ResponseSchema, TypedDecoder, augment_messages, coercion};
 
 /// What every attempt of one call shares.
@@ -197,7 +198,7 @@ impl Attempt<'_> {
             diagnostics: &[],
         };
         // Where the call is made, once per attempt, whatever is attached (0126 on observability §5.5.7).
-        let diagnostics = diagnostic::raise(&record);
+        let diagnostics = diagnose::raise(&record);
         record.diagnostics = &diagnostics;
         call.attempts
             .lock()

@@ -10,9 +10,10 @@ use crate::call::hook::{AttemptHook, AttemptRecord, AttemptRequest, mint_call_id
 use crate::call::precheck;
 use crate::call::retry;
 use crate::call::wire::WireFormat;
+use crate::call::{CallExtras, CompletionRequest};
 use crate::endpoint::Endpoint;
-use crate::error::ProviderError;
-use crate::model::{AttemptSummary, CallExtras, CompletionRequest, Response, StructuredOutputPath, Usage};
+use crate::model::ProviderError;
+use crate::model::{AttemptSummary, Response, StructuredOutputPath, Usage};
 use crate::structured::fit::{Fallback, SchemaForm};
 use crate::structured::{CallSchema, CheckedTools};
 
@@ -30,7 +31,10 @@ pub(crate) async fn complete(
         Ok(schema) => schema,
         Err(error) => {
             // Nothing was sent, so no schema_mode; the schema_version still says which schema the call had.
-            let version = request.response_schema.as_deref().map(crate::schema_version);
+            let version = request
+                .response_schema
+                .as_deref()
+                .map(crate::enforcement::schema_version);
             let error = error.with_marker(None, version);
             let summary = report_rejection(endpoint, wire, request, hook, &call_id, &error);
             return Err(error.with_attempts(vec![summary]));
@@ -229,9 +233,10 @@ mod tests {
     use oa_testkit::openai::text_reply;
     use serde_json::json;
 
+    use crate::call::Backoff;
     use crate::structured::compilations;
     use crate::structured::output::validations;
-    use crate::{Backoff, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
+    use crate::{CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig};
 
     /// An OpenAI provider for `server`, with no key.
     fn provider_for(server: &Server) -> OpenAiProvider {
@@ -317,7 +322,7 @@ mod tests {
             assert_eq!(response.parsed, Some(json!({"compiled_once_probe": 1})));
             assert_eq!(
                 response.schema_version.as_deref(),
-                Some(crate::schema_version(schema).as_str())
+                Some(crate::enforcement::schema_version(schema).as_str())
             );
         }
         assert_eq!(

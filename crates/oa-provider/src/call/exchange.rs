@@ -4,13 +4,14 @@
 use bytes::Bytes;
 use serde_json::Value;
 
+use crate::call::CompletionRequest;
 use crate::call::hook::{AttemptHook, DeltaKind, TokenDelta};
 use crate::call::wire::{Mapped, StreamFold, WireFormat};
 use crate::endpoint::Endpoint;
-use crate::error::{Category, PartialStream, ProviderError};
 use crate::http::Reply;
 use crate::http::sse::SseDecoder;
-use crate::model::{CompletionRequest, RawJson};
+use crate::model::RawJson;
+use crate::model::{Category, PartialStream, ProviderError};
 use crate::structured::CheckedTools;
 
 pub(crate) struct Exchange<'a> {

@@ -12,9 +12,12 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use crate::call::diagnostic::Diagnostic;
-use crate::enforcement::SchemaMode;
-use crate::error::ProviderError;
-use crate::model::{Mapping, Message, Response, RuntimeConfig, StructuredOutputPath, Usage};
+use crate::model::ProviderError;
+use crate::model::SchemaMode;
+use crate::model::{
+    AttemptOutcome, AttemptSummary, Mapping, Message, Response, RetryReason, RuntimeConfig,
+    StructuredOutputPath, Usage,
+};
 use crate::structured::fit::SchemaAccount;
 
 /// Receives a call's token deltas and attempt records.
@@ -70,30 +73,6 @@ pub struct TokenDelta<'a> {
     pub kind: DeltaKind,
     /// The delta's text.
     pub text: &'a str,
-}
-
-/// Why an attempt after the first was made (the prior attempt's failure class, §7.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RetryReason {
-    /// The prior attempt failed with a transient-classified error.
-    Transient,
-    /// The prior attempt's structured output was invalid and a reask correction was appended.
-    Reask,
-    /// The server's engine could not parse the prior attempt's model output; the same bytes were sent again (an
-    /// opt-in, once per call).
-    ParseFailure,
-}
-
-impl RetryReason {
-    /// The `openarmature.llm.retry_reason` value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Transient => "transient",
-            Self::Reask => "reask",
-            Self::ParseFailure => "parse_failure",
-        }
-    }
 }
 
 /// The request of one attempt exactly as sent (0126 on §7.1).
@@ -210,6 +189,27 @@ fn write_hex(out: &mut [u8], word: u64) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for (at, byte) in out.iter_mut().enumerate() {
         *byte = HEX[((word >> ((15 - at) * 4)) & 0xf) as usize];
+    }
+}
+
+impl AttemptRecord<'_> {
+    /// This attempt's summary: what a call's result and error keep of each of its attempts.
+    pub fn summary(&self) -> AttemptSummary {
+        AttemptSummary {
+            attempt_index: self.attempt_index,
+            retry_reason: self.retry_reason,
+            sent: self.request.body.is_some(),
+            structured_output_path: self.structured_output_path,
+            schema_mode: self.schema_mode,
+            usage: self.usage(),
+            outcome: match self.outcome {
+                Ok(_) => AttemptOutcome::Ok,
+                Err(error) => AttemptOutcome::Failed {
+                    category: error.category(),
+                    failure_class: error.failure_class(),
+                },
+            },
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::canonical::json_equal;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{Mapping, Tool, ToolChoice};
 use crate::structured::ResponseSchema;
 

@@ -4,12 +4,16 @@
 
 mod attempt;
 mod complete;
+pub(crate) mod diagnose;
 pub(crate) mod diagnostic;
 pub(crate) mod exchange;
+mod extras;
 pub(crate) mod hook;
 pub(crate) mod managed;
 mod precheck;
+mod provider;
 pub(crate) mod ready;
+mod request;
 mod retry;
 pub(crate) mod status;
 pub(crate) mod turns;
@@ -19,7 +23,10 @@ pub(crate) mod view_check;
 pub(crate) mod wire;
 
 pub(crate) use complete::complete;
-pub use diagnostic::{DIAGNOSTIC_TARGET, Diagnostic, SCHEMA_NOT_HONORED, Severity, is_schema_not_honored};
-pub use hook::{AttemptHook, AttemptRecord, AttemptRequest, DeltaKind, RetryReason, TokenDelta};
-pub use precheck::SUPPORTED_MEDIA_TYPES;
+pub use diagnose::is_schema_not_honored;
+pub use diagnostic::{DIAGNOSTIC_TARGET, Diagnostic, SCHEMA_NOT_HONORED, Severity};
+pub use extras::CallExtras;
+pub use hook::{AttemptHook, AttemptRecord, AttemptRequest, DeltaKind, TokenDelta};
+pub use provider::Provider;
+pub use request::CompletionRequest;
 pub use retry::{Backoff, Classifier, OnRetry, Reask, RetryConfig};

@@ -3,11 +3,10 @@
 
 use std::collections::HashSet;
 
-use crate::error::{Category, ProviderError};
-use crate::model::{Content, ContentBlock, ImageSource, Message, Role, Tool, ToolChoice};
-
-/// Media types an inline image may declare (§3.1.2 requires the first three; OpenAI also accepts GIF).
-pub const SUPPORTED_MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+use crate::model::{Category, ProviderError};
+use crate::model::{
+    Content, ContentBlock, ImageSource, Message, Role, SUPPORTED_MEDIA_TYPES, Tool, ToolChoice,
+};
 
 /// Checks the message list against §3 and §5.
 pub(crate) fn check_messages(messages: &[Message]) -> Result<(), ProviderError> {

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use crate::call::wire::WireFormat;
 use crate::endpoint::Endpoint;
-use crate::error::ProviderError;
 use crate::http::path_segment;
+use crate::model::ProviderError;
 
 pub(crate) async fn look_up_model(endpoint: &Endpoint, wire: &dyn WireFormat) -> Result<(), ProviderError> {
     let transport = &endpoint.transport;

@@ -9,10 +9,10 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::call::hook::RetryReason;
-use crate::error::{ProviderError, StructuredOutputFailure};
+use crate::model::FailureClass;
+use crate::model::RetryReason;
 use crate::model::{Message, RuntimeConfig};
-use crate::structured::FailureClass;
+use crate::model::{ProviderError, StructuredOutputFailure};
 
 /// How long to wait before retry number `attempt_index + 1` (the §6.1 `backoff(attempt_index) -> seconds`).
 #[derive(Clone)]
@@ -329,7 +329,7 @@ mod tests {
     use tokio::time::Instant;
 
     use super::*;
-    use crate::error::Category;
+    use crate::model::Category;
 
     fn transient() -> ProviderError {
         ProviderError::new(Category::Unavailable, "down")
@@ -538,7 +538,7 @@ mod tests {
     fn invalid_output() -> ProviderError {
         let schema = crate::structured::CallSchema::check(&serde_json::json!({"type": "object"})).unwrap();
         let raw = crate::model::RawJson::default();
-        let surface = crate::structured::output::Surface {
+        let surface = crate::model::Surface {
             finish_reason: crate::model::FinishReason::Stop,
             usage: crate::model::Usage::default(),
             model: None,

@@ -3,8 +3,8 @@
 //! cut to length), Retry-After kept only where a retry may help, and the vendor code. Which category a status and
 //! body mean is the wire format's table.
 
-use crate::error::{Category, ProviderError};
 use crate::http::parse_retry_after;
+use crate::model::{Category, ProviderError};
 
 /// What a wire format read from an error body.
 #[derive(Debug, Default)]

@@ -54,7 +54,7 @@ pub(crate) fn refuses(wire: &dyn WireFormat, cases: &[(&str, &str)]) {
             .unwrap_or_else(|| panic!("{body} was read"));
         assert_eq!(
             error.category(),
-            crate::error::Category::InvalidResponse,
+            crate::model::Category::InvalidResponse,
             "{body}"
         );
         assert_eq!(error.message(), *words, "{body}");

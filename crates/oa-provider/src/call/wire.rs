@@ -6,13 +6,13 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::call::CompletionRequest;
 use crate::call::hook::DeltaKind;
 use crate::call::status::{ErrorBody, status_error};
-use crate::error::{Category, PartialStream, ProviderError};
 use crate::model::{
-    Blocked, CompletionRequest, Content, ContentBlock, FinishReason, Mapping, Message, RuntimeConfig, Tool,
-    ToolChoice, Usage,
+    Blocked, Content, ContentBlock, FinishReason, Mapping, Message, RuntimeConfig, Tool, ToolChoice, Usage,
 };
+use crate::model::{Category, PartialStream, ProviderError};
 use crate::structured::{CheckedTools, ResponseSchema, StructuredOutputPath, WireToolCall};
 
 /// One attempt's request, as the driver hands it to the wire format to encode.
@@ -184,7 +184,7 @@ pub(crate) trait WireFormat: Send + Sync {
     /// later calls on this provider) fall back (dynamic detection).
     fn is_native_rejection(&self, error: &ProviderError) -> bool {
         // A server envelope recognised as refusing the constraint (LM Studio's lazy-grammar rejection).
-        if error.failure_class() == Some(crate::structured::FailureClass::StructuredOutputUnsupported) {
+        if error.failure_class() == Some(crate::model::FailureClass::StructuredOutputUnsupported) {
             return true;
         }
         let message = error.message().to_ascii_lowercase();

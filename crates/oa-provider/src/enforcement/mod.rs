@@ -9,7 +9,7 @@ mod probe;
 mod redis_store;
 mod registry;
 mod routing;
-mod schema_mode;
+mod schema_version;
 
 pub use coverage::KeywordSet;
 pub(crate) use probe::ACCOUNTED_KEYWORDS;
@@ -25,5 +25,5 @@ pub use registry::{
     ProbeKind, RegistryError, RegistryStore,
 };
 pub use routing::{CanarySampler, REPAIR_TEMPLATE, RoutedProvider};
-pub(crate) use schema_mode::version_of_canonical;
-pub use schema_mode::{SchemaMode, schema_version};
+pub use schema_version::schema_version;
+pub(crate) use schema_version::version_of_canonical;

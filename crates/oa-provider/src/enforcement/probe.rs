@@ -6,10 +6,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::error::{Category, ProviderError};
-use crate::model::{
-    CompletionRequest, FinishReason, Message, Provider, Response, RuntimeConfig, StructuredOutputPath,
-};
+use crate::call::{CompletionRequest, Provider};
+use crate::model::{Category, ProviderError};
+use crate::model::{FinishReason, Message, Response, RuntimeConfig, StructuredOutputPath};
 
 /// The canary question: every model knows the answer, and the answer is not the one the schema allows.
 pub const CANARY_QUESTION: &str = "What is two plus two? Answer with the number.";

@@ -12,10 +12,11 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 
 use crate::call::{Backoff, Reask, RetryConfig};
+use crate::call::{CallExtras, CompletionRequest, Provider};
 use crate::enforcement::probe::{ProbeOutcome, probe_canary};
 use crate::enforcement::registry::{Capability, CapabilityKey, CapabilityRegistry, ProbeKind};
-use crate::error::ProviderError;
-use crate::model::{CallExtras, CompletionRequest, Provider, Response};
+use crate::model::ProviderError;
+use crate::model::Response;
 
 /// Decides which calls carry a canary: one per `every` calls per route, the first call of a route included (so a
 /// fresh process verifies a route on its first use rather than after `every` unverified calls).

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::call::managed::{Managed, StopField};
 use crate::call::turns::{Turn, split, tool_result_text};
 use crate::call::wire::{WireBody, WireRequest};
-use crate::error::{Category, ProviderError};
+use crate::model::{Category, ProviderError};
 use crate::model::{
     Content, ContentBlock, ImageSource, Mapping, Message, Role, StructuredOutputPath, Tool, ToolChoice,
 };

@@ -4,7 +4,7 @@
 //! `Response`, `finishReason` to a finish reason (a function call makes it `tool_calls`).
 
 use crate::call::wire::Mapped;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{Blocked, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 

@@ -2,7 +2,7 @@
 //! category; the description, Retry-After and vendor code (the `status` string) are the shared status builder's.
 
 use crate::call::status::{CONTENT_BLOCK_REJECTION, ErrorBody};
-use crate::error::Category;
+use crate::model::Category;
 
 /// Words beyond the shared ones that say Gemini rejected a content part.
 const PART_REJECTION: [&str; 4] = ["mime", "fileuri", "file_uri", "inline_data"];

@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::call::view::{AsBool, AsStr, Counter, First, NullOr, Refusal, read_bytes, read_value, view};
 use crate::call::wire::Mapped;
 use crate::canonical;
-use crate::error::ProviderError;
 use crate::gemini::response::{Read, assemble, blocked};
+use crate::model::ProviderError;
 use crate::model::{ContentBlock, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
@@ -243,7 +243,7 @@ mod tests {
     use crate::call::view_check::{
         agrees, agrees_on_generated, any_json, counter, members, or_any, refuses, text,
     };
-    use crate::gemini::WIRE;
+    use crate::gemini::provider::WIRE;
 
     const PLAIN: &str = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"hmm","thought":true,"thoughtSignature":"sig"},{"text":"hi \"there\""}]},"finishReason":"STOP","index":0,"safetyRatings":[]}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":5},"modelVersion":"gemini-2.5","responseId":"r1"}"#;
 

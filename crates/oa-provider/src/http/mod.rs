@@ -2,12 +2,16 @@
 //! idle gap and total deadline, size caps, scrubbed errors), the Server-Sent Events decoder, and Retry-After.
 
 mod http_date;
-mod retry_after;
+// Public to the fuzz targets and the crate's tests (feature `fuzzing`) only.
+#[cfg_attr(not(feature = "fuzzing"), allow(unreachable_pub))]
+pub(crate) mod retry_after;
+#[cfg_attr(not(feature = "fuzzing"), allow(unreachable_pub))]
 pub mod sse;
 mod transport;
 mod urls;
 
-pub use retry_after::{MAX_RETRY_AFTER, parse_retry_after, parse_retry_after_at};
+pub use retry_after::MAX_RETRY_AFTER;
+pub(crate) use retry_after::parse_retry_after;
 pub(crate) use transport::{KeyHeader, Limits, Reply, Transport, build_headers};
 
 /// `text` as one URL path segment: every byte outside RFC 3986's unreserved set percent-encoded, so a model name

@@ -35,7 +35,7 @@ pub enum SseError {
 /// Incremental SSE decoder: feed chunks with [`push`](Self::push), then call [`finish`](Self::finish).
 ///
 /// ```
-/// use oa_provider::sse::SseDecoder;
+/// use oa_provider::fuzzing::sse::SseDecoder;
 ///
 /// let mut decoder = SseDecoder::new(1024);
 /// let mut events = Vec::new();
@@ -43,7 +43,7 @@ pub enum SseError {
 /// decoder.push(b"lo\r\n\r\n", &mut events)?;
 /// decoder.finish(&mut events)?;
 /// assert_eq!(events[0].data, "hello");
-/// # Ok::<(), oa_provider::sse::SseError>(())
+/// # Ok::<(), oa_provider::fuzzing::sse::SseError>(())
 /// ```
 #[derive(Debug)]
 pub struct SseDecoder {

@@ -11,8 +11,8 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::time::Instant;
 
 use crate::endpoint::BuildError;
-use crate::error::{Category, ProviderError, ScrubbedCause, TransportCause};
 use crate::http::urls::Urls;
+use crate::model::{Category, ProviderError, ScrubbedCause, TransportCause};
 
 /// Timeouts and size caps for one provider (documented defaults on each provider's builder).
 #[derive(Debug, Clone, Copy)]

@@ -5,17 +5,15 @@
 
 use serde::Serialize;
 
-use crate::call::{AttemptRecord, RetryReason};
-use crate::enforcement::SchemaMode;
-use crate::error::Category;
+use crate::model::{Category, FailureClass, SchemaMode};
 use crate::model::{StructuredOutputPath, Usage};
-use crate::structured::FailureClass;
 
 /// One wire attempt of a call, as its record described it: why it was made, the path and marker it was sent with,
 /// the usage its response reported, and how it ended.
 ///
 /// ```
-/// use oa_provider::{AttemptOutcome, AttemptSummary, Usage};
+/// use oa_provider::Usage;
+/// use oa_provider::model::{AttemptOutcome, AttemptSummary};
 ///
 /// let reported = |prompt, completion| Usage {
 ///     prompt_tokens: Some(prompt),
@@ -65,23 +63,26 @@ pub enum AttemptOutcome {
     },
 }
 
-impl AttemptRecord<'_> {
-    /// This attempt's summary: what a call's result and error keep of each of its attempts.
-    pub fn summary(&self) -> AttemptSummary {
-        AttemptSummary {
-            attempt_index: self.attempt_index,
-            retry_reason: self.retry_reason,
-            sent: self.request.body.is_some(),
-            structured_output_path: self.structured_output_path,
-            schema_mode: self.schema_mode,
-            usage: self.usage(),
-            outcome: match self.outcome {
-                Ok(_) => AttemptOutcome::Ok,
-                Err(error) => AttemptOutcome::Failed {
-                    category: error.category(),
-                    failure_class: error.failure_class(),
-                },
-            },
+/// Why an attempt after the first was made (the prior attempt's failure class, §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryReason {
+    /// The prior attempt failed with a transient-classified error.
+    Transient,
+    /// The prior attempt's structured output was invalid and a reask correction was appended.
+    Reask,
+    /// The server's engine could not parse the prior attempt's model output; the same bytes were sent again (an
+    /// opt-in, once per call).
+    ParseFailure,
+}
+
+impl RetryReason {
+    /// The `openarmature.llm.retry_reason` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Transient => "transient",
+            Self::Reask => "reask",
+            Self::ParseFailure => "parse_failure",
         }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 
 /// Per-call sampling parameters and budget hints (§6).
 ///

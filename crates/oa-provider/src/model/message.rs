@@ -7,7 +7,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ProviderError;
+use crate::model::ProviderError;
+
+/// Media types an inline image may declare (§3.1.2 requires the first three; OpenAI also accepts GIF); `complete()`
+/// refuses another before sending.
+pub const SUPPORTED_MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
 /// Who speaks a message (§3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -16,7 +16,7 @@ use serde_json::Value;
 /// value); a stream's assembled form, or a body the view could not read, holds its value from the start.
 ///
 /// ```
-/// use oa_provider::RawJson;
+/// use oa_provider::model::RawJson;
 /// use serde_json::json;
 ///
 /// let raw = RawJson::from(json!({"id": "chatcmpl-1", "choices": []}));

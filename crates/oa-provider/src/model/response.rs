@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::enforcement::SchemaMode;
+use crate::model::SchemaMode;
 use crate::model::{AttemptSummary, Message, RawJson};
-use crate::structured::{ParsedAsError, deserialize_as};
+use crate::model::{ParsedAsError, deserialize_as};
 
 /// Why the model stopped (§6); the spec closes the set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

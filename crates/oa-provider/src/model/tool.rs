@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 
 /// A tool the model may call (§4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

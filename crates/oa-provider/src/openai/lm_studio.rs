@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::structured::FailureClass;
+use crate::model::FailureClass;
 
 /// The engine's message when the model's output broke its conversation format.
 const PARSE_FAILURE_MESSAGE: &str =

@@ -1,27 +1,26 @@
-//! The §8.1 OpenAI-compatible Chat Completions wire format: [`OpenAiProvider`], its builder, and every rule that is
+//! The §8.1 OpenAI-compatible Chat Completions wire format: [`OpenAiProvider`](crate::OpenAiProvider), its builder, and every rule that is
 //! OpenAI's own (request and response mapping, streaming chunks, status mapping, strict mode, schema names).
 
 mod lm_studio;
+pub(crate) mod provider;
 mod ready;
 mod request;
 mod response;
 mod status;
 mod stream;
-mod strict;
+pub(crate) mod strict;
 mod view;
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
-pub use strict::{StrictObstacle, StrictRule, is_strict_compatible, strict_mode_obstacle};
+pub(crate) use strict::is_strict_compatible;
+pub use strict::{StrictObstacle, StrictRule, strict_mode_obstacle};
 
-use crate::BuildError;
 use crate::call::status::{ErrorBody, status_error};
 use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
-use crate::endpoint::{Endpoint, Settings, provider_impls, shared_builder_setters};
-use crate::error::{Category, ProviderError};
-use crate::http::KeyHeader;
+use crate::model::{Category, ProviderError};
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::{CheckedTools, ResponseSchema};
 
@@ -32,58 +31,8 @@ pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`OpenAiProviderBuilder::system`].
+/// [`OpenAiProviderBuilder::system`](crate::OpenAiProviderBuilder::system).
 pub const PROVIDER_NAME: &str = "openai";
-
-/// Builds an [`OpenAiProvider`]; every setting has a documented default.
-#[derive(Debug)]
-pub struct OpenAiProviderBuilder {
-    settings: Settings,
-}
-
-impl OpenAiProviderBuilder {
-    shared_builder_setters!(
-        "`\"openai\"`",
-        "`https://api.openai.com/v1`",
-        "`OPENAI_API_KEY`",
-        "Requests go to `{base}/chat/completions` and the `ready()` probe to `{base}/models`; a local server's \
-         base URL ends in `/v1`, e.g. `http://127.0.0.1:8080/v1`."
-    );
-
-    /// Builds the provider.
-    ///
-    /// # Errors
-    ///
-    /// [`BuildError`] for a malformed base URL or header, or when the HTTP client cannot start.
-    pub fn build(self) -> Result<OpenAiProvider, BuildError> {
-        OpenAiProvider::from_settings(self.settings)
-    }
-}
-
-/// An OpenAI-compatible Chat Completions provider bound to one model (§8.1).
-///
-/// Structured output takes the native path (`response_format` with `strict: true` when the schema meets
-/// strict mode, else `strict: false`) unless [`Capabilities::native_response_format`](crate::Capabilities::native_response_format) is `false` or the server
-/// rejected a native request earlier; then it takes prompt augmentation. The path is on every response and
-/// error ([`Response::structured_output_path`](crate::Response::structured_output_path)).
-pub struct OpenAiProvider {
-    endpoint: Endpoint,
-}
-
-impl OpenAiProvider {
-    /// A builder for a provider bound to `model`.
-    pub fn builder(model: impl Into<String>) -> OpenAiProviderBuilder {
-        OpenAiProviderBuilder {
-            settings: settings(model.into()),
-        }
-    }
-
-    async fn probe_ready(&self) -> Result<(), ProviderError> {
-        ready::probe(&self.endpoint).await
-    }
-}
-
-provider_impls!(OpenAiProvider, ChatCompletions, KeyHeader::Bearer, &[]);
 
 /// The Chat Completions wire format.
 pub(crate) struct ChatCompletions;

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::call::wire::WireFormat;
 use crate::endpoint::Endpoint;
-use crate::error::{Category, ProviderError};
+use crate::model::{Category, ProviderError};
 use crate::openai::ChatCompletions;
 
 pub(crate) async fn probe(endpoint: &Endpoint) -> Result<(), ProviderError> {

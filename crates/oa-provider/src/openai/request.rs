@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::call::managed::{Managed, StopField, WriteCanonical};
 use crate::call::wire::{WireBody, WireRequest};
 use crate::canonical;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{
     Content, ContentBlock, ImageSource, Mapping, Message, Role, StructuredOutputPath, Tool, ToolCall,
     ToolChoice,

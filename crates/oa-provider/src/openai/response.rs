@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::call::wire::Mapped;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{Content, ContentBlock, FinishReason, Message, Usage};
 use crate::structured::CheckedTools;
 use crate::structured::WireToolCall;

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use crate::call::hook::DeltaKind;
 use crate::call::wire::{Mapped, StreamFold};
-use crate::error::{PartialStream, ProviderError};
+use crate::model::{PartialStream, ProviderError};
 use crate::openai::response::{Assembly, assemble};
 use crate::openai::view::read_usage;
 use crate::structured::{CheckedTools, WireToolCall};
@@ -58,7 +58,7 @@ impl StreamFold for StreamAssembler {
                 .and_then(Value::as_str)
                 .unwrap_or("provider reported an error");
             return Err(ProviderError::new(
-                crate::error::Category::Unavailable,
+                crate::model::Category::Unavailable,
                 format!("stream error: {}", scrub(message)),
             )
             .with_partial(self.partial()));

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::call::view::{AsStr, Counter, First, Member, NullOr, Refusal, Text, read_bytes, read_value, view};
 use crate::call::wire::Mapped;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::Usage;
 use crate::openai::response::{Read, map_read};
 use crate::structured::{CheckedTools, WireToolCall};
@@ -194,7 +194,7 @@ mod tests {
 
     use super::*;
     use crate::call::view_check::{agrees_on_generated, counter, members, or_any, refuses, text, tools};
-    use crate::openai::WIRE;
+    use crate::openai::provider::WIRE;
 
     fn agrees(body: &str) -> bool {
         crate::call::view_check::agrees(WIRE, body)

@@ -11,7 +11,7 @@ use oa_schema::{Bundle, Draft, Validator, ValidatorOptions};
 use serde_json::Value;
 
 use crate::enforcement::KeywordSet;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::account::{self, Clause};
 use crate::structured::fit::{self, Fallback, FitError, Reason, SchemaAccount, SchemaForm, Unenforced};

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::call::wire::Mapped;
 use crate::canonical;
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{Content, ContentBlock, FinishReason, Tool, ToolChoice};
 
 /// The synthetic tool's name. It never meets a caller's tool: coercion is taken only when the call has none.

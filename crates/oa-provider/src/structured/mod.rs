@@ -9,13 +9,16 @@ mod augment;
 mod call_schema;
 mod case_only;
 pub(crate) mod coercion;
-mod failure_class;
+mod decoder;
+#[cfg(test)]
+mod failure_class_tests;
 pub mod fit;
 pub(crate) mod output;
 mod schema_cache;
 mod tools;
+#[cfg(feature = "schemars")]
 mod typed;
-mod typed_call;
+pub(crate) mod typed_call;
 
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
@@ -26,16 +29,12 @@ pub(crate) use account::covers_all;
 pub(crate) use augment::augment_messages;
 pub(crate) use call_schema::CallSchema;
 pub(crate) use case_only::differs_only_in_case;
-pub use failure_class::FailureClass;
-pub use output::OutputProblem;
+pub(crate) use decoder::TypedDecoder;
 pub(crate) use tools::{CheckedTools, WireToolCall};
-pub use typed::ParsedAsError;
-pub(crate) use typed::deserialize_as;
 #[cfg(feature = "schemars")]
 pub use typed::{StrictOutput, output_schema};
-pub use typed_call::{CompleteAsError, Typed, TypedDecoder, complete_as};
 
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 pub(crate) use crate::model::StructuredOutputPath;
 
 /// The draft a response_schema that declares no `$schema` is read as, unless the request's schema options say

@@ -4,49 +4,9 @@
 
 use serde_json::Value;
 
-use crate::error::{ProviderError, StructuredOutputFailure};
-use crate::model::{Blocked, FinishReason, RawJson, Usage};
-use crate::structured::failure_class::FailureClass;
+use crate::model::{FailureClass, OutputProblem, ProviderError, StructuredOutputFailure, Surface};
 use crate::structured::fit::MapBack;
 use crate::structured::{CallSchema, differs_only_in_case};
-
-/// What was wrong with a structured-output answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OutputProblem {
-    /// The content is not well-formed JSON (prose, a fenced block, an answer cut off by the token budget).
-    Malformed(oa_schema::MalformedJson),
-    /// The content is JSON that the schema rejects: every violation, each at its JSON Pointer.
-    Violations(oa_schema::Violations),
-}
-
-impl OutputProblem {
-    /// The every-violation description (0126 on §7): one violation per line, or the parse failure.
-    pub fn error_message(&self) -> String {
-        match self {
-            Self::Malformed(malformed) => format!("content is not valid JSON: {malformed}"),
-            Self::Violations(violations) => violations.error_message(),
-        }
-    }
-
-    /// The violations, when the content was JSON.
-    pub fn violations(&self) -> Option<&oa_schema::Violations> {
-        match self {
-            Self::Malformed(_) => None,
-            Self::Violations(violations) => Some(violations),
-        }
-    }
-}
-
-/// The response surface a content check reports with its failure.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Surface<'a> {
-    pub(crate) finish_reason: FinishReason,
-    pub(crate) usage: Usage,
-    pub(crate) model: Option<&'a str>,
-    pub(crate) response_id: Option<&'a str>,
-    pub(crate) raw: &'a RawJson,
-    pub(crate) blocked: Option<&'a Blocked>,
-}
 
 impl CallSchema {
     /// The content check of a call that may carry a typed decoder ([`complete_as`](crate::complete_as)): the

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 use crate::model::{Tool, ToolCall};
 
 /// The call's tools with their parameter schemas, compiled lazily once each.

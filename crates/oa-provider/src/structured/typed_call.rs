@@ -7,58 +7,11 @@
 //! request ([`Provider::complete_with`]), and the content check tries it first; a decoded `T` waits in the
 //! decoder's slot until `complete_as` takes it.
 
-use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
-
 use serde::de::DeserializeOwned;
 
-use crate::error::ProviderError;
-use crate::model::{CallExtras, CompletionRequest, Provider, Response};
-use crate::structured::{ParsedAsError, deserialize_as};
-
-/// A content decoder into the caller's type, attached to a request by [`complete_as`]. Opaque: cloning shares
-/// the slot, so a wrapper that clones the request (an observing provider) passes it through.
-#[derive(Clone)]
-pub struct TypedDecoder(Arc<dyn DecodeInto>);
-
-impl fmt::Debug for TypedDecoder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("TypedDecoder").field(&self.0.type_name()).finish()
-    }
-}
-
-impl TypedDecoder {
-    /// Tries the typed route on `content`: true when the content passed the schema and the type was decoded (and
-    /// stored); false means "fall back", and the caller parses and validates.
-    pub(crate) fn try_decode(&self, validator: &oa_schema::Validator, content: &str) -> bool {
-        self.0.try_decode(validator, content)
-    }
-}
-
-/// The type-erased side of the slot.
-trait DecodeInto: Send + Sync {
-    fn try_decode(&self, validator: &oa_schema::Validator, content: &str) -> bool;
-    fn type_name(&self) -> &'static str;
-}
-
-/// Where a decoded `T` waits for [`complete_as`].
-struct Slot<T>(Mutex<Option<T>>);
-
-impl<T: DeserializeOwned + Send> DecodeInto for Slot<T> {
-    fn try_decode(&self, validator: &oa_schema::Validator, content: &str) -> bool {
-        match validator.deserialize_str::<T>(content) {
-            Ok(value) => {
-                *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    fn type_name(&self) -> &'static str {
-        std::any::type_name::<T>()
-    }
-}
+use crate::call::{CallExtras, CompletionRequest, Provider};
+use crate::model::{ParsedAsError, ProviderError, Response, deserialize_as};
+use crate::structured::TypedDecoder;
 
 /// A typed call's result: the value as `T`, and the response it came with.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,19 +71,14 @@ pub async fn complete_as<T>(
 where
     T: DeserializeOwned + Send + 'static,
 {
-    let slot = Arc::new(Slot::<T>(Mutex::new(None)));
-    let extras = CallExtras::default().with_typed_decoder(TypedDecoder(slot.clone()));
+    let (decoder, slot) = TypedDecoder::into_slot::<T>();
+    let extras = CallExtras::default().with_typed_decoder(decoder);
     let response = provider.complete_with(request, &extras).await?;
     // A response with a parsed value took the parse-and-validate route (whatever an earlier attempt left in the
     // slot): T is read from that value, as `parsed_as` reads it.
     let value = match &response.parsed {
         Some(parsed) => deserialize_as(parsed)?,
-        None => slot
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .ok_or(ParsedAsError::NoValue)?,
+        None => slot.take().ok_or(ParsedAsError::NoValue)?,
     };
     Ok(Typed { value, response })
 }

@@ -74,7 +74,7 @@ fn if_else(condition: &Node) -> Result<Choose, String> {
     let then = route(condition.get("then").and_then(Node::as_str).unwrap_or(END));
     let otherwise = route(condition.get("else").and_then(Node::as_str).unwrap_or(END));
     Ok(Box::new(move |state| {
-        if oa_provider::json_equal(&state[&field], &equals) {
+        if oa_provider::json::json_equal(&state[&field], &equals) {
             then.clone()
         } else {
             otherwise.clone()
@@ -128,7 +128,9 @@ fn predicate(when: &Node) -> Result<Predicate, String> {
         let number = operand.as_f64();
         tests.push(match key.as_str() {
             "field" => continue,
-            "equals" => Box::new(move |state: &Value| oa_provider::json_equal(&state[&field], &operand)),
+            "equals" => {
+                Box::new(move |state: &Value| oa_provider::json::json_equal(&state[&field], &operand))
+            }
             "gt" | "gte" | "lt" | "lte" => {
                 let Some(bound) = number else {
                     return Err(format!("fixture_schema_invalid: when.{key} needs a number"));

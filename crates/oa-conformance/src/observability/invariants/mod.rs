@@ -2,7 +2,8 @@
 //! run captured. A name not in this registry fails the case (harness_primitive_missing), never passes it.
 
 use oa_events::InvocationError;
-use oa_provider::{Content, ContentBlock, Response};
+use oa_provider::model::ContentBlock;
+use oa_provider::{Content, Response};
 use serde_json::Value;
 
 use super::InvocationRun;

@@ -92,7 +92,7 @@ impl Context<'_> {
 
 /// A JSON value as the OTel observer encodes a payload attribute: canonical JSON.
 fn encoded(value: &Value) -> Value {
-    Value::String(oa_provider::canonical_json(value))
+    Value::String(oa_provider::json::canonical_json(value))
 }
 
 /// Invariants whose value is `true`.

@@ -27,7 +27,7 @@ use serde_json::Value;
 pub(crate) use members::{AsBool, AsStr, Counter, First, NullOr};
 pub(crate) use walk::{Skip, Text, drain_seq, next_member, once, scalars_answer};
 
-use crate::error::ProviderError;
+use crate::model::ProviderError;
 
 /// Why a reading refused a value: it was of another shape than the member's type ([`Mismatch`](Self::Mismatch),
 /// named by the member or view that holds it), or the refusal says what was wrong.

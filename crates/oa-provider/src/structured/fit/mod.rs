@@ -16,8 +16,8 @@
 //! - the rewrites ([`Fitted::rewrites`]): changes that widen nothing (an open object closed, `allOf` merged,
 //!   recursion unrolled), for the record.
 //!
-//! Which keyword each provider enforces, accepts, rejects or ignores is a table (`table.rs`, shown in the crate
-//! README with the source and date of each row). Fitting may narrow (close an open object, as every vendor SDK
+//! Which keyword each provider enforces, accepts, rejects or ignores is a table (`table/`, a file per vendor, shown
+//! in the crate README with the source and date of each row). Fitting may narrow (close an open object, as every vendor SDK
 //! does, unroll a recursion to a fixed depth, narrow a schema with no type to the scalar types) but leaves some answer
 //! the caller's schema accepts where it can tell, and fails with [`FitError::Unsatisfiable`] where it cannot; it never
 //! widens without an account entry. A clause the table marks uncertain is never counted as enforced.

@@ -4,8 +4,9 @@
 
 use serde_json::Value;
 
-use crate::error::ProviderError;
-use crate::model::{CompletionRequest, Mapping};
+use crate::call::CompletionRequest;
+use crate::model::Mapping;
+use crate::model::ProviderError;
 use crate::structured::fit::{SchemaForm, Unenforced};
 use crate::structured::{CallSchema, ResponseSchema};
 

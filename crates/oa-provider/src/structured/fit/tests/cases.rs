@@ -57,7 +57,7 @@ fn openai_optional_properties_become_required_and_nullable_and_map_back() {
     let fitted = fit(&schema, Mapping::OpenAi).unwrap();
     let sent = fitted.schema();
     assert!(vendor(Mapping::OpenAi).check_schema(sent).is_ok(), "{sent}");
-    assert!(crate::is_strict_compatible(sent), "{sent}");
+    assert!(crate::openai::is_strict_compatible(sent), "{sent}");
     assert_eq!(sent["required"].as_array().unwrap().len(), 7);
     assert_eq!(sent["properties"]["plain"]["type"], json!(["string", "null"]));
     assert_eq!(

@@ -6,10 +6,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::enforcement::SchemaMode;
-use crate::model::{AttemptSummary, Blocked, FinishReason, RawJson, StructuredOutputPath, Usage};
-use crate::structured::output::Surface;
-use crate::structured::{FailureClass, OutputProblem};
+use crate::model::{AttemptSummary, Blocked, FinishReason, RawJson, SchemaMode, StructuredOutputPath, Usage};
+use crate::model::{FailureClass, OutputProblem};
 
 /// The §7 category of a [`ProviderError`]; the strings are the spec's names.
 ///
@@ -568,3 +566,14 @@ impl StdError for ProviderError {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub(crate) struct ScrubbedCause(pub(crate) String);
+
+/// The response surface a content check reports with its failure.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Surface<'a> {
+    pub(crate) finish_reason: FinishReason,
+    pub(crate) usage: Usage,
+    pub(crate) model: Option<&'a str>,
+    pub(crate) response_id: Option<&'a str>,
+    pub(crate) raw: &'a RawJson,
+    pub(crate) blocked: Option<&'a Blocked>,
+}

@@ -5,8 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::call::AttemptHook;
-use crate::model::CompletionRequest;
+use crate::call::{AttemptHook, CompletionRequest};
 use crate::structured::TypedDecoder;
 
 /// The parts of a call passed beside a borrowed [`CompletionRequest`] to
@@ -30,8 +29,9 @@ use crate::structured::TypedDecoder;
 pub struct CallExtras {
     /// Receives the call's token deltas and attempt records in place of `request.hook`.
     pub hook: Option<Arc<dyn AttemptHook>>,
-    /// The typed content decoder, in place of `request.typed_decoder`.
-    pub typed_decoder: Option<TypedDecoder>,
+    /// The typed content decoder [`complete_as`](crate::complete_as) attaches, in place of the request's own.
+    /// Not public: only `complete_as` makes one; a wrapper passes it on by passing (or cloning) the extras.
+    pub(crate) typed_decoder: Option<TypedDecoder>,
 }
 
 impl CallExtras {
@@ -48,7 +48,7 @@ impl CallExtras {
     }
 
     /// With this typed decoder.
-    pub fn with_typed_decoder(mut self, decoder: TypedDecoder) -> Self {
+    pub(crate) fn with_typed_decoder(mut self, decoder: TypedDecoder) -> Self {
         self.typed_decoder = Some(decoder);
         self
     }
@@ -64,7 +64,10 @@ impl CallExtras {
     }
 
     /// The typed decoder the content check tries: this one, else the request's.
-    pub fn typed_decoder_for<'a>(&'a self, request: &'a CompletionRequest) -> Option<&'a TypedDecoder> {
+    pub(crate) fn typed_decoder_for<'a>(
+        &'a self,
+        request: &'a CompletionRequest,
+    ) -> Option<&'a TypedDecoder> {
         self.typed_decoder.as_ref().or(request.typed_decoder.as_ref())
     }
 

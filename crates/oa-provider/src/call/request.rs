@@ -1,131 +1,13 @@
-//! The §5 provider interface every wire format implements, and the request record `complete()` takes.
+//! The request record `complete()` takes (§5).
 
 use std::fmt;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::call::{AttemptHook, RetryConfig};
-use crate::enforcement::CapabilityKey;
-use crate::error::ProviderError;
-use crate::model::{CallExtras, Message, Response, RuntimeConfig, Tool, ToolChoice};
-
-/// An LLM provider bound to one model (§5).
-///
-/// Contract: `complete()` is reentrant (concurrent calls go to the wire concurrently, never serialized), never
-/// mutates its request, does not loop on tool calls, and retries only when the request carries a
-/// [`RetryConfig`]. `ready()` is never called by `complete()`. Cancelling is dropping the future; a dropped
-/// call sends nothing further and is not retried.
-#[async_trait]
-pub trait Provider: Send + Sync + fmt::Debug {
-    /// Checks that the bound model is reachable and serving, so the next `complete()` should not fail with
-    /// authentication, invalid-model, not-loaded or unavailable.
-    ///
-    /// # Errors
-    ///
-    /// One of those four categories (or `provider_rate_limit` / `provider_invalid_response` from the probe).
-    async fn ready(&self) -> Result<(), ProviderError>;
-
-    /// Performs one completion call (with in-call retries when `request.retry` is set).
-    ///
-    /// # Errors
-    ///
-    /// A [`ProviderError`] of one of the §7 categories; `provider_invalid_request` for anything rejected before
-    /// sending, `structured_output_invalid` with its carries when the content fails the response_schema.
-    async fn complete(&self, request: &CompletionRequest) -> Result<Response, ProviderError>;
-
-    /// Performs `complete(request)` with `hook` receiving the call's token deltas and attempt records in place of
-    /// `request.hook`: how a wrapper (an observer's recorder, a diagnostics tap) attaches its hook to a caller's
-    /// request it only borrows. The wrapper chains to `request.hook` itself if that should still see everything.
-    ///
-    /// The default copies the request to set its hook, then calls [`complete`](Self::complete); the built-in
-    /// providers take the hook as it is, with no copy of the request, and a wrapper passes it on the same way.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use oa_provider::{AttemptHook, AttemptRecord, CompletionRequest, Message, OpenAiProvider, Provider};
-    ///
-    /// struct Printer;
-    /// impl AttemptHook for Printer {
-    ///     fn on_attempt(&self, record: &AttemptRecord<'_>) {
-    ///         println!("attempt {} of {}", record.attempt_index, record.call_id);
-    ///     }
-    /// }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let provider = OpenAiProvider::builder("gpt-4o-mini").base_url("http://127.0.0.1:9").no_api_key().build()?;
-    /// let request = CompletionRequest::new(vec![Message::user("hi")]);
-    /// let hook: Arc<dyn AttemptHook> = Arc::new(Printer);
-    /// // Nothing listens on port 9: the call fails, and the hook still sees its attempt.
-    /// assert!(provider.complete_hooked(&request, &hook).await.is_err());
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`complete`](Self::complete).
-    async fn complete_hooked(
-        &self,
-        request: &CompletionRequest,
-        hook: &Arc<dyn AttemptHook>,
-    ) -> Result<Response, ProviderError> {
-        self.complete_with(request, &CallExtras::default().with_hook(Arc::clone(hook)))
-            .await
-    }
-
-    /// Performs `complete(request)` with `extras` in place of the request's own hook and typed decoder (each
-    /// extra that is set): the general form of [`complete_hooked`](Self::complete_hooked), and how
-    /// [`complete_as`](crate::complete_as) attaches its decoder to a request it only borrows.
-    ///
-    /// The default copies the request to apply the extras (none when there are none), then calls
-    /// [`complete`](Self::complete); the built-in providers and wrappers take them as they are, with no copy.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use oa_provider::{AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Message, OpenAiProvider, Provider};
-    ///
-    /// struct Printer;
-    /// impl AttemptHook for Printer {
-    ///     fn on_attempt(&self, record: &AttemptRecord<'_>) {
-    ///         println!("attempt {} of {}", record.attempt_index, record.call_id);
-    ///     }
-    /// }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let provider = OpenAiProvider::builder("gpt-4o-mini").base_url("http://127.0.0.1:9").no_api_key().build()?;
-    /// let request = CompletionRequest::new(vec![Message::user("hi")]);
-    /// let extras = CallExtras::default().with_hook(Arc::new(Printer));
-    /// // Nothing listens on port 9: the call fails, and the hook still sees its attempt.
-    /// assert!(provider.complete_with(&request, &extras).await.is_err());
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`complete`](Self::complete).
-    async fn complete_with(
-        &self,
-        request: &CompletionRequest,
-        extras: &CallExtras,
-    ) -> Result<Response, ProviderError> {
-        if extras.is_empty() {
-            return self.complete(request).await;
-        }
-        self.complete(&extras.applied_to(request)).await
-    }
-
-    /// The route this provider serves, as the capability registry keys it (provider name, model, base URL);
-    /// `None` for a provider that is not one route (a router, a test double). Probes record their verdicts under
-    /// it, and a provider built with a registry reads its verdict under it.
-    fn capability_key(&self) -> Option<CapabilityKey> {
-        None
-    }
-}
+use crate::model::{Message, ProviderError, RuntimeConfig, Tool, ToolChoice};
+use crate::structured::TypedDecoder;
 
 /// Everything one `complete()` call takes (§5), built with [`CompletionRequest::new`] and `with_*` setters.
 #[derive(Clone, Default)]
@@ -166,10 +48,9 @@ pub struct CompletionRequest {
     /// Every attempt record and token delta of the call carries it, so a listener reads it there.
     pub call_id: Option<String>,
     /// A typed content decoder: the content check first tries to read the content straight into the caller's type
-    /// while validating it, and takes the parse-and-validate route when that cannot decide.
-    /// [`complete_as`](crate::complete_as) passes its own beside the request ([`CallExtras`]) rather than setting
-    /// it here.
-    pub typed_decoder: Option<crate::structured::TypedDecoder>,
+    /// while validating it, and takes the parse-and-validate route when that cannot decide. Set only through
+    /// [`CallExtras`] (by [`complete_as`](crate::complete_as)), which a copying wrapper applies here.
+    pub(crate) typed_decoder: Option<TypedDecoder>,
 }
 
 impl CompletionRequest {
@@ -208,7 +89,7 @@ impl CompletionRequest {
 
     /// Asks for output of type `T`: sets the response schema to T's schema (schemars, draft 2020-12) made
     /// strict-compatible where that keeps its meaning (see [`output_schema`](crate::output_schema)); read the
-    /// result back with [`Response::parsed_as`]. A schema that cannot go strict (a map with free keys) is sent as
+    /// result back with [`Response::parsed_as`](crate::Response::parsed_as). A schema that cannot go strict (a map with free keys) is sent as
     /// derived, on the `native_unenforced` path.
     #[cfg(feature = "schemars")]
     pub fn with_output<T: schemars::JsonSchema>(self) -> Self {
