@@ -1,6 +1,7 @@
 //! The incremental route: JSON text fed in chunks, parsed as it arrives (`push.rs`), the document validated when
 //! the text ends.
 
+mod certain;
 mod push;
 
 use crate::parse::MalformedJson;
@@ -93,7 +94,7 @@ impl Validator {
     pub fn incremental(&self) -> Incremental {
         Incremental {
             validator: self.clone(),
-            parser: PushParser::new(DEFAULT_MAX_DEPTH),
+            parser: PushParser::new(DEFAULT_MAX_DEPTH, Some(self)),
         }
     }
 }
@@ -103,7 +104,7 @@ impl Incremental {
     /// since the document is kept as a `Value`, whose drop recurses per level). Set before the first `feed`.
     #[must_use]
     pub fn max_depth(mut self, limit: usize) -> Self {
-        self.parser = PushParser::new(limit.min(MAX_DEPTH_CEILING));
+        self.parser = PushParser::new(limit.min(MAX_DEPTH_CEILING), Some(&self.validator));
         self
     }
 
@@ -119,7 +120,7 @@ impl Incremental {
     /// The violations known before the end. This version knows none before [`finish`](Self::finish) (it validates
     /// the whole document then), so this is always empty.
     pub fn violations(&self) -> &[crate::Violation] {
-        &[]
+        self.parser.certain()
     }
 
     /// The text has ended: validates the document.
