@@ -1,5 +1,5 @@
-//! The incremental route: JSON text fed in chunks, parsed as it arrives (`push.rs`), the document validated when
-//! the text ends.
+//! The incremental route: JSON text fed in chunks, parsed as it arrives (`push.rs`), each violation reported as
+//! soon as it is certain (`certain.rs`), the document validated when the text ends.
 
 mod certain;
 mod push;
@@ -27,9 +27,11 @@ const MAX_DEPTH_CEILING: usize = 4096;
 /// the rest is well-formed). Nesting has a limit of its own ([`max_depth`](Self::max_depth)), reported as
 /// [`IncrementalError::TooDeep`], never as malformed text.
 ///
-/// At the end, the report is [`Validator::validate`]'s on the whole text's value, exactly. This version keeps the
-/// document's value while it is read and validates it at the end, so memory grows with the document, and no
-/// violation is known before the end.
+/// A violation is reported in [`violations`](Self::violations) as soon as it is certain (no continuation of the
+/// text can make that location valid: see the crate's README for which checks are made when), and it is the very
+/// violation [`finish`](Self::finish) reports. At the end, the report is [`Validator::validate`]'s on the whole
+/// text's value, exactly. This version keeps the document's value while it is read and validates it at the end, so
+/// memory grows with the document.
 ///
 /// ```
 /// use oa_schema::{IncrementalError, MalformedKind, Validator};
@@ -117,8 +119,19 @@ impl Incremental {
         Ok(self.parser.feed(chunk)?)
     }
 
-    /// The violations known before the end. This version knows none before [`finish`](Self::finish) (it validates
-    /// the whole document then), so this is always empty.
+    /// The violations already certain, in the order found: each `feed` only appends (compare the length before and
+    /// after a `feed` for what it decided), and each is in [`finish`](Self::finish)'s report.
+    ///
+    /// ```
+    /// use oa_schema::{Validator, ViolationKind};
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({ "properties": { "n": { "maxLength": 3 } } })).unwrap();
+    /// let mut run = validator.incremental();
+    /// run.feed(b"{\"n\": \"abcd").unwrap();
+    /// // The string has not ended, and is already too long.
+    /// assert_eq!(run.violations()[0].kind(), ViolationKind::MaxLength);
+    /// ```
     pub fn violations(&self) -> &[crate::Violation] {
         self.parser.certain()
     }
