@@ -1,6 +1,6 @@
 //! Certain violations on the incremental route (`Incremental::violations`): each is reported at the `feed` that
 //! holds the text deciding it, is in `validate`'s report at the end, and none fires on a valid document, however
-//! the text is cut.
+//! the text is cut; and without the value (`Incremental::without_value`), the same report as `validate`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use oa_schema::{IncrementalError, Validator, Violation, ViolationKind};
@@ -71,8 +71,39 @@ fn in_report(early: &Violation, report: &[Violation]) -> bool {
     })
 }
 
+/// The outcome of a run without the value (`without_value`) on `text` cut at `cuts`.
+fn without_value(validator: &Validator, text: &[u8], cuts: &[usize]) -> Result<(), IncrementalError> {
+    let mut cuts: Vec<usize> = cuts.iter().copied().filter(|&cut| cut <= text.len()).collect();
+    cuts.sort_unstable();
+    cuts.push(text.len());
+    let mut run = validator.incremental().without_value();
+    let mut from = 0;
+    for cut in cuts {
+        run.feed(&text[from..cut])?;
+        from = cut;
+    }
+    run.finish()
+}
+
 /// Checks the promises on one text cut at `cuts`.
 fn check(validator: &Validator, text: &str, cuts: &[usize]) {
+    // Without the value, the same report, violation by violation.
+    let value: Value = serde_json::from_str(text).unwrap();
+    match (
+        validator.validate(&value),
+        without_value(validator, text.as_bytes(), cuts),
+    ) {
+        (Ok(()), Ok(())) => {}
+        (Err(expected), Err(IncrementalError::Invalid(got))) => {
+            assert_eq!(
+                expected.error_message(),
+                got.error_message(),
+                "{text:?} without the value"
+            );
+            assert!(expected.iter().eq(got.iter()), "{text:?} without the value");
+        }
+        (expected, got) => panic!("{text:?} without the value: validate {expected:?}, incremental {got:?}"),
+    }
     let (seen, outcome) = run(validator, text.as_bytes(), cuts);
     // Reports only grow.
     for pair in seen.windows(2) {
@@ -304,9 +335,12 @@ fn each_kind_of_certain_violation_is_found_where_the_text_decides_it() {
         [("/tags".to_owned(), ViolationKind::MinItems)]
     );
     assert_eq!(certain_after(r#"{"either": {"y": 1"#), []);
-    assert_eq!(certain_after(r#"{"either": {"y": 1}"#), []);
-    // The union is decided once its value is whole... and judged where the whole walk judges it: at the end of
-    // its value, a scalar.
+    // The union is decided once its value is whole: an object at its close (reported as its member whose type
+    // admits it), a scalar when it ends.
+    assert_eq!(
+        certain_after(r#"{"either": {"y": 1}"#),
+        [("/either/x".to_owned(), ViolationKind::Required)]
+    );
     assert_eq!(
         certain_after(r#"{"either": 5,"#),
         [("/either".to_owned(), ViolationKind::AnyOf)]

@@ -311,14 +311,25 @@ fn outcome(compiled: &Result<Validator, oa_schema::SchemaError>, test: &Value) -
 
 /// The incremental route (`Validator::incremental`) on the instance's text, pretty-printed and fed in chunks of 1,
 /// 2, 3, 5 and 7 bytes in turn (so tokens and UTF-8 sequences are cut), ends with `validate`'s very report; every
-/// violation it found certain before the end is in that report (none on a valid instance).
+/// violation it found certain before the end is in that report (none on a valid instance); with the value kept and
+/// without it (`without_value`, the bounded-memory route).
 fn incremental_agrees(
     validator: &Validator,
     data: &Value,
     report: &Result<(), oa_schema::Violations>,
 ) -> Result<(), String> {
+    incremental_run_agrees(validator.incremental(), data, report)?;
+    incremental_run_agrees(validator.incremental().without_value(), data, report)
+        .map_err(|err| format!("without the value: {err}"))
+}
+
+/// One incremental run (keeping the value or not) agrees with `validate`'s report.
+fn incremental_run_agrees(
+    mut run: oa_schema::Incremental,
+    data: &Value,
+    report: &Result<(), oa_schema::Violations>,
+) -> Result<(), String> {
     let text = serde_json::to_string_pretty(data).unwrap();
-    let mut run = validator.incremental();
     let mut rest = text.as_bytes();
     for size in [1, 2, 3, 5, 7].into_iter().cycle() {
         if rest.is_empty() {

@@ -17,14 +17,15 @@ pub(crate) struct Reached<'a> {
 }
 
 impl Evaluator<'_> {
-    /// The violations of node `id` (the way's last frame) over `instance`, as the whole walk records them there; `None`
-    /// when that evaluation reaches the depth limit (the whole walk stops there, so what it reports is not known).
+    /// The violations of node `id` (the way's last frame) over `instance`, as the whole walk records them there, and
+    /// whether the evaluation reached the depth limit (the whole walk stops there, so what it reports after is not
+    /// known).
     pub(crate) fn node_at<'v>(
         &mut self,
         way: &[Reached<'v>],
         id: NodeId,
         instance: &'v Value,
-    ) -> Option<Vec<Violation>> {
+    ) -> (Vec<Violation>, bool) {
         self.at(way, |ev, frame| {
             ev.node(id, instance, frame, None);
         })
@@ -37,7 +38,7 @@ impl Evaluator<'_> {
         id: NodeId,
         keyword: &Keyword,
         instance: &'v Value,
-    ) -> Option<Vec<Violation>> {
+    ) -> (Vec<Violation>, bool) {
         let schema = self.schema;
         self.at(way, |ev, frame| {
             crate::keywords::evaluate(
@@ -55,9 +56,9 @@ impl Evaluator<'_> {
         &mut self,
         way: &[Reached<'v>],
         check: impl FnOnce(&mut Self, &Frame<'_, 'v>),
-    ) -> Option<Vec<Violation>> {
+    ) -> (Vec<Violation>, bool) {
         if way.is_empty() || way.len() > super::MAX_DEPTH as usize {
-            return None;
+            return (Vec::new(), true);
         }
         let mut check = Some(check);
         nest(self, None, way, &mut |ev, frame| {
@@ -65,12 +66,15 @@ impl Evaluator<'_> {
                 check(ev, frame);
             }
         });
-        if self.too_deep {
-            return None;
-        }
         let mut found = std::mem::take(&mut self.violations);
         found.append(&mut self.unresolved_reached);
-        Some(found)
+        if self.too_deep
+            && !found.iter().any(|violation| violation.keyword().is_none())
+            && let Some(violation) = self.first_too_deep.take()
+        {
+            found.push(violation);
+        }
+        (found, self.too_deep)
     }
 }
 

@@ -20,13 +20,17 @@
 use crate::eval::{Evaluator, Reached, Step};
 use crate::keywords::Keyword;
 use crate::node::{Body, CompiledSchema, NodeId};
-use crate::violation::Violation;
+use crate::violation::{Violation, ViolationKind};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// The most frames on the way to a node followed: past it, nothing is certain here (the depth limit is near, and the
 /// whole walk may stop before it reaches the node).
 const WAY_MAX: u32 = 256;
+
+/// How far below [`WAY_MAX`] the nodes at a container streamed must be, so that its members' nodes (and theirs
+/// through `allOf` and `$ref`, or the container is captured) are all followed.
+const WAY_MARGIN: u32 = 2;
 
 /// The most nodes reached certainly at one value (a schema whose `allOf`s fan out into the same nodes many times
 /// over is followed only this far: fewer violations are early, none is wrong).
@@ -35,6 +39,9 @@ const REACHES_MAX: usize = 64;
 /// The last index at which an item rejected by `items: false` is reported early (its check is made over a proxy
 /// array this long).
 const ITEMS_REJECTED_MAX: usize = 1 << 12;
+
+/// The most comparisons made to drop a value's repeated violations.
+const DEDUPE_MAX: usize = 1 << 16;
 
 /// The longest `maxLength` watched while a string is read (a proxy string this long is built once it is passed).
 const MAX_LENGTH_WATCHED: u64 = 1 << 16;
@@ -92,7 +99,13 @@ pub(crate) enum Start {
 /// An open array or object, with the nodes reached certainly at it.
 #[derive(Debug)]
 struct Open {
+    /// Its entries (the nodes reached from its container), then those reached through `allOf` and `$ref`.
     reaches: Vec<Reach>,
+    entries: usize,
+    /// Whether its value is kept (captured), to be checked whole when it closes (see [`streams`]).
+    captured: bool,
+    /// Where the violations found inside it start in `found`.
+    mark: usize,
     /// Items so far (arrays).
     count: usize,
     /// Member names so far (objects).
@@ -123,10 +136,13 @@ pub(crate) struct Certain {
     found: Vec<Violation>,
     /// Where this value's violations start in `found` (repeats within one value are dropped).
     value_mark: usize,
+    /// Whether `found` is the whole report (the document's value is not kept): a check that reaches the depth limit
+    /// is then kept with the limit's violation rather than dropped.
+    whole: bool,
 }
 
 impl Certain {
-    pub(crate) fn new(schema: &CompiledSchema) -> Self {
+    pub(crate) fn new(schema: &CompiledSchema, whole: bool) -> Self {
         let root = Arc::new(Link {
             parent: None,
             step: None,
@@ -141,7 +157,13 @@ impl Certain {
             watch: None,
             found: Vec::new(),
             value_mark: 0,
+            whole,
         }
+    }
+
+    /// Hands over every violation found.
+    pub(crate) fn take_found(&mut self) -> Vec<Violation> {
+        std::mem::take(&mut self.found)
     }
 
     /// Every certain violation found so far, in the order found.
@@ -149,8 +171,9 @@ impl Certain {
         &self.found
     }
 
-    /// A value begins, its first byte telling what it is.
-    pub(crate) fn value_start(&mut self, schema: &CompiledSchema, start: Start) {
+    /// A value begins, its first byte telling what it is; for an array or object, whether its value must be kept
+    /// (captured) to be checked whole when it closes.
+    pub(crate) fn value_start(&mut self, schema: &CompiledSchema, start: Start) -> bool {
         self.value_mark = self.found.len();
         let mut entries = std::mem::take(&mut self.next);
         if let Some(open) = self.stack.last_mut()
@@ -182,10 +205,11 @@ impl Certain {
             Start::Object => Value::Object(Map::new()),
             Start::Other => {
                 self.scalar = entries;
-                return;
+                return false;
             }
         };
-        let reaches = closure(schema, entries.clone());
+        let n_entries = entries.len();
+        let (reaches, truncated) = closure(schema, entries);
         for reach in &reaches {
             let node = &schema.nodes[reach.node as usize];
             match &node.body {
@@ -222,14 +246,25 @@ impl Certain {
                     chars: 0,
                     escape: 0,
                 });
-                self.scalar = entries;
+                self.scalar = reaches;
+                self.scalar.truncate(n_entries);
+                false
             }
-            _ => self.stack.push(Open {
-                reaches,
-                count: 0,
-                names: Vec::new(),
-                object: start == Start::Object,
-            }),
+            _ => {
+                let captured = self.stack.last().is_some_and(|open| open.captured)
+                    || truncated
+                    || !streams(schema, &reaches);
+                self.stack.push(Open {
+                    reaches,
+                    entries: n_entries,
+                    captured,
+                    mark: self.value_mark,
+                    count: 0,
+                    names: Vec::new(),
+                    object: start == Start::Object,
+                });
+                captured
+            }
         }
     }
 
@@ -275,12 +310,16 @@ impl Certain {
     pub(crate) fn scalar(&mut self, schema: &CompiledSchema, value: &Value) {
         self.watch = None;
         for reach in std::mem::take(&mut self.scalar) {
-            let depth = reach.depth;
-            if !schema.dynamic_scope_matters && crate::flag::holds_at(schema, reach.node, value, depth) {
-                continue;
-            }
-            self.record(schema, &reach, None, value);
+            self.check_whole(schema, &reach, value);
         }
+    }
+
+    /// A whole value against the reach's node: every keyword (asked of the yes/no evaluator first).
+    fn check_whole(&mut self, schema: &CompiledSchema, reach: &Reach, value: &Value) {
+        if !schema.dynamic_scope_matters && crate::flag::holds_at(schema, reach.node, value, reach.depth) {
+            return;
+        }
+        self.record(schema, reach, None, value);
     }
 
     /// A member name is read: the nodes of its value, and `additionalProperties: false`.
@@ -308,16 +347,29 @@ impl Certain {
         let mut proxy = Map::new();
         proxy.insert(name.to_owned(), Value::Null);
         let proxy = Value::Object(proxy);
-        for (reach, keyword) in rejected {
-            self.record(schema, &reach, Some(keyword), &proxy);
+        for (reach, keyword, kind) in rejected {
+            // The member's value is not known: only what the keyword says of its name.
+            self.record_where(schema, &reach, Some(keyword), &proxy, |violation| {
+                violation.kind() == kind
+            });
         }
     }
 
-    /// The innermost array or object closes.
-    pub(crate) fn close(&mut self, schema: &CompiledSchema) {
+    /// The innermost array or object closes (`value`: its value, when kept).
+    pub(crate) fn close(&mut self, schema: &CompiledSchema, value: Option<&Value>) {
         let Some(open) = self.stack.pop() else {
             return;
         };
+        if open.captured
+            && !self.stack.last().is_some_and(|parent| parent.captured)
+            && let Some(value) = value
+        {
+            // Checked whole, at its entries (the nodes reached through `allOf` and `$ref` are their part).
+            self.value_mark = open.mark;
+            for reach in &open.reaches[..open.entries] {
+                self.check_whole(schema, reach, value);
+            }
+        }
         self.value_mark = self.found.len();
         let mut proxy = None;
         for reach in &open.reaches {
@@ -398,16 +450,22 @@ impl Certain {
             })
             .collect();
         let mut ev = Evaluator::new(schema, true);
-        let found = match keyword {
+        let (found, too_deep) = match keyword {
             None => ev.node_at(&way, reach.node, instance),
             Some(keyword) => ev.keyword_at(&way, reach.node, keyword, instance),
         };
-        for violation in found.into_iter().flatten() {
-            if violation.keyword().is_none() || !keep(&violation) {
-                // The depth limit or an internal error: not a keyword's verdict on this text.
+        if too_deep && !self.whole {
+            // The whole walk stops at the limit: what it reports after it is not known.
+            return;
+        }
+        // Repeats within one value are dropped here (the report drops them anyway), unless there are too many to
+        // compare.
+        let dedupe = (self.found.len() - self.value_mark).saturating_mul(found.len()) <= DEDUPE_MAX;
+        for violation in found {
+            if !keep(&violation) || (!self.whole && violation.keyword().is_none()) {
                 continue;
             }
-            if !self.found[self.value_mark..].contains(&violation) {
+            if !dedupe || !self.found[self.value_mark..].contains(&violation) {
                 self.found.push(violation);
             }
         }
@@ -435,8 +493,9 @@ fn keywords_of(schema: &CompiledSchema, id: NodeId) -> &[Keyword] {
     }
 }
 
-/// The nodes reached certainly at a value from its entries: each entry, and through `allOf` and static `$ref`.
-fn closure(schema: &CompiledSchema, entries: Vec<Reach>) -> Vec<Reach> {
+/// The nodes reached certainly at a value from its entries: each entry, and through `allOf` and static `$ref`;
+/// `true` when some were left out (too many, or too deep).
+fn closure(schema: &CompiledSchema, entries: Vec<Reach>) -> (Vec<Reach>, bool) {
     let mut reaches = entries;
     let mut at = 0;
     while let Some(reach) = reaches.get(at).cloned() {
@@ -448,21 +507,59 @@ fn closure(schema: &CompiledSchema, entries: Vec<Reach>) -> Vec<Reach> {
                 _ => continue,
             };
             for &id in ids {
-                if reaches.len() >= REACHES_MAX {
-                    return reaches;
-                }
                 let schema_step = if via_ref {
                     "/$ref"
                 } else {
                     schema.nodes[id as usize].relative()
                 };
-                if let Some(link) = Link::child(&reach, None, schema_step, id) {
-                    reaches.push(link);
+                match Link::child(&reach, None, schema_step, id) {
+                    Some(link) if reaches.len() < REACHES_MAX => reaches.push(link),
+                    _ => return (reaches, true),
                 }
             }
         }
     }
-    reaches
+    (reaches, false)
+}
+
+/// Whether an array or object at `reaches` can be checked as it goes by, without its value: every keyword of every
+/// node there is checked by this tracker (at the first byte, a name, an item or the close) or applies to the
+/// members and items, which are checked in turn, or does nothing to an array or object; and the way to each is
+/// short enough that its members' ways are followed. Anything else (a union, `not`, `if`, `contains`,
+/// `uniqueItems`, `enum`/`const`, `propertyNames`, `dependentSchemas`, `dependencies`, `unevaluated*`, a dynamic or
+/// unresolved reference, `items: false`) needs the value: it is captured, and checked whole when it closes.
+fn streams(schema: &CompiledSchema, reaches: &[Reach]) -> bool {
+    reaches.iter().all(|reach| {
+        reach.depth + WAY_MARGIN < WAY_MAX
+            && keywords_of(schema, reach.node)
+                .iter()
+                .all(|keyword| match keyword {
+                    Keyword::Items { node, .. } => {
+                        !matches!(schema.nodes[*node as usize].body, Body::Bool(false))
+                    }
+                    Keyword::Ref(_)
+                    | Keyword::Type(_)
+                    | Keyword::Bound { .. }
+                    | Keyword::MultipleOf { .. }
+                    | Keyword::MaxLength(_)
+                    | Keyword::MinLength(_)
+                    | Keyword::Pattern { .. }
+                    | Keyword::Format { .. }
+                    | Keyword::MaxItems(_)
+                    | Keyword::MinItems(_)
+                    | Keyword::PrefixItems(_)
+                    | Keyword::MaxProperties(_)
+                    | Keyword::MinProperties(_)
+                    | Keyword::Required(_)
+                    | Keyword::DependentRequired(_)
+                    | Keyword::Properties { .. }
+                    | Keyword::PatternProperties(_)
+                    | Keyword::AdditionalProperties { .. }
+                    | Keyword::Shape(_)
+                    | Keyword::AllOf(_) => true,
+                    _ => false,
+                })
+    })
 }
 
 /// The nodes reached certainly at item `index` of an array reached at `reaches`; an `items: false` that rejects
@@ -510,7 +607,7 @@ fn member_entries<'s>(
     keyword: &'s Keyword,
     name: &str,
     next: &mut Vec<Reach>,
-    rejected: &mut Vec<(Reach, &'s Keyword)>,
+    rejected: &mut Vec<(Reach, &'s Keyword, ViolationKind)>,
 ) {
     let mut enter = |id: NodeId| {
         if let Some(link) = Link::child(
@@ -530,8 +627,11 @@ fn member_entries<'s>(
         }
         Keyword::PatternProperties(patterns) => {
             for (regex, id) in patterns.iter() {
-                if regex.is_match(name) == Ok(true) {
-                    enter(*id);
+                match regex.is_match(name) {
+                    Ok(true) => enter(*id),
+                    Ok(false) => {}
+                    // Reported by the keyword, at the member.
+                    Err(_) => rejected.push((Arc::clone(reach), keyword, ViolationKind::PatternProperties)),
                 }
             }
         }
@@ -540,13 +640,13 @@ fn member_entries<'s>(
             names,
             patterns,
         } => {
-            let declared = names.iter().any(|key| key.as_ref() == name)
-                || patterns.iter().any(|regex| regex.is_match(name) != Ok(false));
-            if declared {
+            if crate::keywords::properties::is_declared(name, names, patterns) {
                 return;
             }
             match schema.nodes[*node as usize].body {
-                Body::Bool(false) => rejected.push((Arc::clone(reach), keyword)),
+                Body::Bool(false) => {
+                    rejected.push((Arc::clone(reach), keyword, ViolationKind::AdditionalProperties));
+                }
                 Body::Bool(true) => {}
                 Body::Keywords(_) => enter(*node),
             }

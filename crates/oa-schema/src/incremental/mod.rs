@@ -55,6 +55,8 @@ const MAX_DEPTH_CEILING: usize = 4096;
 pub struct Incremental {
     validator: Validator,
     parser: PushParser,
+    /// Whether the document's value is kept (see [`without_value`](Self::without_value)).
+    keep_value: bool,
 }
 
 /// Why an incremental validation gives no value.
@@ -80,6 +82,10 @@ pub enum IncrementalError {
     /// Well-formed, and invalid: [`Validator::validate`]'s report.
     #[error("{}", .0.error_message())]
     Invalid(Violations),
+    /// Well-formed and valid, but [`Incremental::finish_value`] was asked after
+    /// [`Incremental::without_value`]: no value was kept.
+    #[error("the document is valid; its value was not kept (`without_value`)")]
+    NoValue,
 }
 
 impl From<PushError> for IncrementalError {
@@ -96,7 +102,8 @@ impl Validator {
     pub fn incremental(&self) -> Incremental {
         Incremental {
             validator: self.clone(),
-            parser: PushParser::new(DEFAULT_MAX_DEPTH, Some(self)),
+            parser: PushParser::new(DEFAULT_MAX_DEPTH, Some(self), true),
+            keep_value: true,
         }
     }
 }
@@ -106,7 +113,11 @@ impl Incremental {
     /// since the document is kept as a `Value`, whose drop recurses per level). Set before the first `feed`.
     #[must_use]
     pub fn max_depth(mut self, limit: usize) -> Self {
-        self.parser = PushParser::new(limit.min(MAX_DEPTH_CEILING), Some(&self.validator));
+        self.parser = PushParser::new(
+            limit.min(MAX_DEPTH_CEILING),
+            Some(&self.validator),
+            self.keep_value,
+        );
         self
     }
 
@@ -136,20 +147,60 @@ impl Incremental {
         self.parser.certain()
     }
 
+    /// Keeps no value: the document is judged as it is read, and memory is bounded by its nesting depth and open
+    /// containers (plus what a keyword must see whole: see the crate's README), not by its size. The report at
+    /// [`finish`](Self::finish) is the same; [`finish_value`](Self::finish_value) then has no value to give. Set
+    /// before the first `feed`.
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({ "items": { "required": ["id"] } })).unwrap();
+    /// let mut run = validator.incremental().without_value();
+    /// run.feed(b"[").unwrap();
+    /// for _ in 0..1_000 {
+    ///     // Each item is checked, then dropped.
+    ///     run.feed(br#"{"id": 1},"#).unwrap();
+    /// }
+    /// run.feed(br#"{"name": "x"}]"#).unwrap();
+    /// let report = run.finish().unwrap_err().to_string();
+    /// assert_eq!(report, "#/1000/id: required: missing required property \"id\"");
+    /// ```
+    #[must_use]
+    pub fn without_value(mut self) -> Self {
+        self.keep_value = false;
+        self.parser = PushParser::new(self.parser.max_depth(), Some(&self.validator), false);
+        self
+    }
+
     /// The text has ended: validates the document.
     ///
     /// # Errors
     /// [`IncrementalError::Malformed`] (the text ended inside a value, or had an error not yet told),
     /// [`IncrementalError::TooDeep`], or [`IncrementalError::Invalid`] with `validate`'s report.
-    pub fn finish(self) -> Result<(), IncrementalError> {
-        self.finish_value().map(drop)
+    pub fn finish(mut self) -> Result<(), IncrementalError> {
+        if self.keep_value {
+            return self.finish_value().map(drop);
+        }
+        self.parser.finish()?;
+        let found = self.parser.take_certain();
+        if found.is_empty() {
+            return Ok(());
+        }
+        Err(IncrementalError::Invalid(Violations::sorted(found)))
     }
 
     /// As [`finish`](Self::finish), and hands over the document's value.
     ///
     /// # Errors
-    /// As [`finish`](Self::finish).
-    pub fn finish_value(self) -> Result<Value, IncrementalError> {
+    /// As [`finish`](Self::finish), and [`IncrementalError::NoValue`] after [`without_value`](Self::without_value)
+    /// (once the text is judged well-formed and valid).
+    pub fn finish_value(mut self) -> Result<Value, IncrementalError> {
+        if !self.keep_value {
+            self.finish()?;
+            return Err(IncrementalError::NoValue);
+        }
         let value = self.parser.finish()?;
         self.validator
             .validate(&value)

@@ -10,7 +10,7 @@
 
 use super::certain::{Certain, Start};
 use crate::parse::MalformedJson;
-use crate::strict::REPEAT_PREFIX;
+use crate::strict::{MemberNames, REPEAT_PREFIX};
 use crate::validator::Validator;
 use serde_json::{Map, Value};
 
@@ -163,6 +163,10 @@ enum Frame {
     Array(Vec<Value>),
     /// An object and the name of the member whose value is being read.
     Object(Map<String, Value>, Option<String>),
+    /// An array whose items are not kept: the tracker checks each as it goes by.
+    PassingArray,
+    /// An object whose members are not kept: its names only, for repeats.
+    PassingObject(MemberNames),
 }
 
 /// An error found, waiting for the bytes that decide how `parse_json` names it: `rest` holds the text from where
@@ -204,6 +208,8 @@ pub(crate) struct PushParser {
     repeated: Option<String>,
     /// The certain-violation tracker, told of each value as it is read.
     watcher: Option<Watcher>,
+    /// Whether every value is kept (else only those the tracker captures: see `certain.rs`).
+    keep_values: bool,
 }
 
 /// The tracker and the schema it reads.
@@ -229,7 +235,7 @@ mod reason {
 }
 
 impl PushParser {
-    pub(crate) fn new(max_depth: usize, validator: Option<&Validator>) -> Self {
+    pub(crate) fn new(max_depth: usize, validator: Option<&Validator>, keep_values: bool) -> Self {
         Self {
             max_depth,
             position: Position {
@@ -246,10 +252,24 @@ impl PushParser {
             repeat: None,
             repeated: None,
             watcher: validator.map(|validator| Watcher {
-                certain: Certain::new(validator.compiled()),
+                certain: Certain::new(validator.compiled(), !keep_values),
                 validator: validator.clone(),
             }),
+            keep_values: keep_values || validator.is_none(),
         }
+    }
+
+    /// How many containers may be open at once.
+    pub(crate) fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// The certain violations found, handed over (when values are not kept, the whole report).
+    pub(crate) fn take_certain(&mut self) -> Vec<crate::Violation> {
+        self.watcher
+            .as_mut()
+            .map(|watcher| watcher.certain.take_found())
+            .unwrap_or_default()
     }
 
     /// The certain violations found so far.
@@ -314,7 +334,7 @@ impl PushParser {
     }
 
     /// The text has ended: the document's value, or why there is none.
-    pub(crate) fn finish(mut self) -> Result<Value, PushError> {
+    pub(crate) fn finish(&mut self) -> Result<Value, PushError> {
         if let Some(failed) = self.failed.take() {
             return Err(failed);
         }
@@ -537,17 +557,25 @@ impl PushParser {
                 }
                 self.position.advance(byte);
                 let start = if byte == b'[' { Start::Array } else { Start::Object };
-                self.tell(|certain, schema| certain.value_start(schema, start));
-                if byte == b'[' {
-                    self.stack.push(Frame::Array(Vec::new()));
-                    self.expect = Expect::FirstItem;
+                let mut capture = true;
+                self.tell(|certain, schema| capture = certain.value_start(schema, start));
+                let keep = self.keep_values || capture;
+                self.stack.push(match (byte == b'[', keep) {
+                    (true, true) => Frame::Array(Vec::new()),
+                    (true, false) => Frame::PassingArray,
+                    (false, true) => Frame::Object(Map::new(), None),
+                    (false, false) => Frame::PassingObject(MemberNames::default()),
+                });
+                self.expect = if byte == b'[' {
+                    Expect::FirstItem
                 } else {
-                    self.stack.push(Frame::Object(Map::new(), None));
-                    self.expect = Expect::FirstName;
-                }
+                    Expect::FirstName
+                };
             }
             b'"' => {
-                self.tell(|certain, schema| certain.value_start(schema, Start::String));
+                self.tell(|certain, schema| {
+                    certain.value_start(schema, Start::String);
+                });
                 self.token = Token::Text {
                     bytes: vec![byte],
                     start,
@@ -562,13 +590,17 @@ impl PushParser {
                     b'f' => b"false",
                     _ => b"null",
                 };
-                self.tell(|certain, schema| certain.value_start(schema, Start::Other));
+                self.tell(|certain, schema| {
+                    certain.value_start(schema, Start::Other);
+                });
                 self.token = Token::Literal { word, read: 1 };
                 self.position.advance(byte);
             }
             _ => match Digits::start(byte) {
                 Some(digits) => {
-                    self.tell(|certain, schema| certain.value_start(schema, Start::Other));
+                    self.tell(|certain, schema| {
+                        certain.value_start(schema, Start::Other);
+                    });
                     self.token = Token::Number {
                         bytes: vec![byte],
                         start,
@@ -684,11 +716,20 @@ impl PushParser {
     /// A member's name, read: noted for repeats, and held for its value.
     fn name(&mut self, name: String) {
         self.tell(|certain, schema| certain.name(schema, &name));
-        if let Some(Frame::Object(map, pending)) = self.stack.last_mut() {
-            if self.repeat.is_none() && self.repeated.is_none() && map.contains_key(&name) {
-                self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
+        let first_repeat = self.repeat.is_none() && self.repeated.is_none();
+        match self.stack.last_mut() {
+            Some(Frame::Object(map, pending)) => {
+                if first_repeat && map.contains_key(&name) {
+                    self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
+                }
+                *pending = Some(name);
             }
-            *pending = Some(name);
+            Some(Frame::PassingObject(names)) => {
+                if !names.insert(&name) && first_repeat {
+                    self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
+                }
+            }
+            _ => {}
         }
         self.expect = Expect::Colon;
     }
@@ -714,17 +755,23 @@ impl PushParser {
                 map.insert(name.take().unwrap_or_default(), value);
                 self.expect = Expect::MemberEnd;
             }
+            // Checked as it went by, not kept.
+            Some(Frame::PassingArray) => self.expect = Expect::ItemEnd,
+            Some(Frame::PassingObject(_)) => self.expect = Expect::MemberEnd,
         }
     }
 
     /// The innermost container closes.
     fn close(&mut self) {
-        self.tell(Certain::close);
-        match self.stack.pop() {
-            Some(Frame::Array(items)) => self.complete(Value::Array(items)),
-            Some(Frame::Object(map, _)) => self.complete(Value::Object(map)),
-            None => {}
-        }
+        let value = match self.stack.pop() {
+            Some(Frame::Array(items)) => Some(Value::Array(items)),
+            Some(Frame::Object(map, _)) => Some(Value::Object(map)),
+            Some(Frame::PassingArray | Frame::PassingObject(_)) => None,
+            None => return,
+        };
+        self.tell(|certain, schema| certain.close(schema, value.as_ref()));
+        // A container not kept leaves a placeholder, which its container (not kept either) drops.
+        self.complete(value.unwrap_or(Value::Null));
     }
 }
 
