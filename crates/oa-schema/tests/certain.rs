@@ -263,7 +263,7 @@ fn an_enum_violation_in_the_first_field_is_reported_before_the_rest_is_fed() {
     assert_eq!(early, [("/severity".to_owned(), ViolationKind::Enum)]);
     // The rest of a long answer changes nothing about it.
     let filler = "word ".repeat(200_000);
-    run.feed(filler[..6].as_bytes()).unwrap();
+    run.feed(filler.as_bytes()).unwrap();
     assert_eq!(run.violations().len(), 1);
     run.feed(b"\"}").unwrap();
     let early = run.violations()[0].clone();

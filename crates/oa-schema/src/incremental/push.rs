@@ -717,19 +717,17 @@ impl PushParser {
     fn name(&mut self, name: String) {
         self.tell(|certain, schema| certain.name(schema, &name));
         let first_repeat = self.repeat.is_none() && self.repeated.is_none();
-        match self.stack.last_mut() {
-            Some(Frame::Object(map, pending)) => {
-                if first_repeat && map.contains_key(&name) {
-                    self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
-                }
-                *pending = Some(name);
-            }
-            Some(Frame::PassingObject(names)) => {
-                if !names.insert(&name) && first_repeat {
-                    self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
-                }
-            }
-            _ => {}
+        let seen = match self.stack.last_mut() {
+            Some(Frame::Object(map, _)) => first_repeat && map.contains_key(&name),
+            // Noted whether or not a repeat was met before: the names are all this frame keeps.
+            Some(Frame::PassingObject(names)) => !names.insert(&name),
+            _ => false,
+        };
+        if seen && first_repeat {
+            self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
+        }
+        if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
+            *pending = Some(name);
         }
         self.expect = Expect::Colon;
     }
