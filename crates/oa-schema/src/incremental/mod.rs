@@ -165,7 +165,7 @@ impl Incremental {
     /// }
     /// run.feed(br#"{"name": "x"}]"#).unwrap();
     /// let report = run.finish().unwrap_err().to_string();
-    /// assert_eq!(report, "#/1000/id: required: missing required property \"id\"");
+    /// assert_eq!(report, "#/1000/id: required: required property \"id\" is missing");
     /// ```
     #[must_use]
     pub fn without_value(mut self) -> Self {
