@@ -58,7 +58,8 @@ enum OwnedStep {
 struct Link {
     parent: Option<Arc<Link>>,
     step: Option<OwnedStep>,
-    schema_step: Box<str>,
+    /// Reached by `$ref` (keyword path segment `/$ref`), else by the node's own path from its parent schema.
+    via_ref: bool,
     node: NodeId,
     depth: u32,
 }
@@ -67,7 +68,7 @@ impl Link {
     fn child(
         parent: &Arc<Link>,
         step: Option<OwnedStep>,
-        schema_step: &str,
+        via_ref: bool,
         node: NodeId,
     ) -> Option<Arc<Self>> {
         let depth = parent.depth + 1;
@@ -75,7 +76,7 @@ impl Link {
             Arc::new(Self {
                 parent: Some(Arc::clone(parent)),
                 step,
-                schema_step: schema_step.into(),
+                via_ref,
                 node,
                 depth,
             })
@@ -146,7 +147,7 @@ impl Certain {
         let root = Arc::new(Link {
             parent: None,
             step: None,
-            schema_step: "".into(),
+            via_ref: false,
             node: schema.root,
             depth: 0,
         });
@@ -445,7 +446,11 @@ impl Certain {
                     OwnedStep::Key(key) => Step::Key(key),
                     OwnedStep::Index(index) => Step::Index(*index),
                 }),
-                schema_step: &link.schema_step,
+                schema_step: match (&link.parent, link.via_ref) {
+                    (None, _) => "",
+                    (Some(_), true) => "/$ref",
+                    (Some(_), false) => schema.nodes[link.node as usize].relative(),
+                },
                 resource: schema.nodes[link.node as usize].resource,
             })
             .collect();
@@ -507,12 +512,7 @@ fn closure(schema: &CompiledSchema, entries: Vec<Reach>) -> (Vec<Reach>, bool) {
                 _ => continue,
             };
             for &id in ids {
-                let schema_step = if via_ref {
-                    "/$ref"
-                } else {
-                    schema.nodes[id as usize].relative()
-                };
-                match Link::child(&reach, None, schema_step, id) {
+                match Link::child(&reach, None, via_ref, id) {
                     Some(link) if reaches.len() < REACHES_MAX => reaches.push(link),
                     _ => return (reaches, true),
                 }
@@ -588,7 +588,7 @@ fn item_entries<'s>(
                 && let Some(link) = Link::child(
                     reach,
                     Some(OwnedStep::Index(index)),
-                    schema.nodes[id as usize].relative(),
+                    false,
                     id,
                 )
             {
@@ -613,7 +613,7 @@ fn member_entries<'s>(
         if let Some(link) = Link::child(
             reach,
             Some(OwnedStep::Key(name.into())),
-            schema.nodes[id as usize].relative(),
+            false,
             id,
         ) {
             next.push(link);
