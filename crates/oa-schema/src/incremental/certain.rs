@@ -537,14 +537,11 @@ fn streams(schema: &CompiledSchema, reaches: &[Reach]) -> bool {
                     Keyword::Items { node, .. } => {
                         !matches!(schema.nodes[*node as usize].body, Body::Bool(false))
                     }
+                    // `enum` and `const` need the value; `type` is checked at the first byte, and the scalar keywords do
+                    // nothing to a container.
+                    Keyword::Const(_) | Keyword::Enum(_) => false,
+                    _ if keyword.checks_value_only() => true,
                     Keyword::Ref(_)
-                    | Keyword::Type(_)
-                    | Keyword::Bound { .. }
-                    | Keyword::MultipleOf { .. }
-                    | Keyword::MaxLength(_)
-                    | Keyword::MinLength(_)
-                    | Keyword::Pattern { .. }
-                    | Keyword::Format { .. }
                     | Keyword::MaxItems(_)
                     | Keyword::MinItems(_)
                     | Keyword::PrefixItems(_)
