@@ -68,7 +68,7 @@ fn a_file_read_in_chunks_gives_the_value_routes_report() {
             3 => r#"{"name": "much too long a name"}"#.to_owned(),
             9_999 => r#"{"n": 1, "extra": true}"#.to_owned(),
             19_998 => r#"{"name": 5}"#.to_owned(),
-            _ => format!(r#"{{"name": "r\u{e9}\u{1F600}{index}", "n": {index}}}"#),
+            _ => format!("{{\"name\": \"r\u{e9}\u{1F600}{index}\", \"n\": {index}}}"),
         })
         .collect();
     let case = Case::new(&format!("[{}]", rows.join(",\n")));
