@@ -1,7 +1,8 @@
-//! `oa validate` judges an instance file as it reads it (the incremental route, keeping no value) for the text and
-//! json outputs of the full report: the same output and exit code as the value route, which `--max-violations`
-//! with a cap no report reaches still takes; a repeated member name and nesting beyond the incremental limit are
-//! read as before (the last repeat wins, `parse_json` names the depth).
+//! `oa validate` judges an instance file of 1 MiB or more as it reads it (the incremental route, keeping no value)
+//! for the text and json outputs of the full report: the same output and exit code as the value route, which
+//! `--max-violations` with a cap no report reaches still takes; a repeated member name and nesting beyond the
+//! incremental limit are read as before (the last repeat wins, `parse_json` names the depth). Small documents are
+//! padded with whitespace past 1 MiB so that they take the route too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -16,6 +17,7 @@ struct Case {
 
 impl Case {
     fn new(instance: &str) -> Self {
+        let instance = format!("{instance}{}", " ".repeat((1 << 20) + 1));
         let dir = tempfile::tempdir().unwrap();
         let schema = json!({
             "type": "array",
@@ -27,7 +29,7 @@ impl Case {
             }
         });
         std::fs::write(dir.path().join("schema.json"), schema.to_string()).unwrap();
-        std::fs::write(dir.path().join("instance.json"), instance).unwrap();
+        std::fs::write(dir.path().join("instance.json"), &instance).unwrap();
         Self { dir }
     }
 

@@ -65,12 +65,7 @@ struct Link {
 }
 
 impl Link {
-    fn child(
-        parent: &Arc<Link>,
-        step: Option<OwnedStep>,
-        via_ref: bool,
-        node: NodeId,
-    ) -> Option<Arc<Self>> {
+    fn child(parent: &Arc<Link>, step: Option<OwnedStep>, via_ref: bool, node: NodeId) -> Option<Arc<Self>> {
         let depth = parent.depth + 1;
         (depth < WAY_MAX).then(|| {
             Arc::new(Self {
@@ -582,12 +577,7 @@ fn item_entries<'s>(
                 _ => None,
             };
             if let Some(id) = id
-                && let Some(link) = Link::child(
-                    reach,
-                    Some(OwnedStep::Index(index)),
-                    false,
-                    id,
-                )
+                && let Some(link) = Link::child(reach, Some(OwnedStep::Index(index)), false, id)
             {
                 entries.push(link);
             }
@@ -607,12 +597,7 @@ fn member_entries<'s>(
     rejected: &mut Vec<(Reach, &'s Keyword, ViolationKind)>,
 ) {
     let mut enter = |id: NodeId| {
-        if let Some(link) = Link::child(
-            reach,
-            Some(OwnedStep::Key(name.into())),
-            false,
-            id,
-        ) {
+        if let Some(link) = Link::child(reach, Some(OwnedStep::Key(name.into())), false, id) {
             next.push(link);
         }
     };
