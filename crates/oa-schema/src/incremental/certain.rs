@@ -458,14 +458,15 @@ impl Certain {
             // The whole walk stops at the limit: what it reports after it is not known.
             return;
         }
-        // Repeats within one value are dropped here (the report drops them anyway), unless there are too many to
-        // compare.
-        let dedupe = (self.found.len() - self.value_mark).saturating_mul(found.len()) <= DEDUPE_MAX;
+        // Repeats of what this value already reported are dropped here (the report drops them anyway), unless there
+        // are too many to compare.
+        let before = self.found.len();
+        let dedupe = (before - self.value_mark).saturating_mul(found.len()) <= DEDUPE_MAX;
         for violation in found {
             if !keep(&violation) || (!self.whole && violation.keyword().is_none()) {
                 continue;
             }
-            if !dedupe || !self.found[self.value_mark..].contains(&violation) {
+            if !dedupe || !self.found[self.value_mark..before].contains(&violation) {
                 self.found.push(violation);
             }
         }
