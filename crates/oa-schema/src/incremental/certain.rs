@@ -356,7 +356,10 @@ impl Certain {
         let Some(open) = self.stack.pop() else {
             return;
         };
+        // The document itself, when its value is kept, is validated whole by `finish` right after: not twice.
+        let document_kept = self.stack.is_empty() && !self.whole;
         if open.captured
+            && !document_kept
             && !self.stack.last().is_some_and(|parent| parent.captured)
             && let Some(value) = value
         {

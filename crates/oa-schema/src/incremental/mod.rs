@@ -59,6 +59,12 @@ pub struct Incremental {
     keep_value: bool,
 }
 
+// Checked on purpose: a run is fed from whatever thread a stream's bytes arrive on.
+const _: fn() = || {
+    fn assert_send<T: Send>() {}
+    assert_send::<Incremental>();
+};
+
 /// Why an incremental validation gives no value.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
