@@ -54,6 +54,7 @@ pub(crate) const TARGETS: &[Target] = &[
     Target::new("retry_after", seeds::retry_after_values, Some("retry_after.dict")),
     Target::new("fixture_yaml", seeds::fixture_texts, Some("yaml.dict")),
     Target::new("fit", seeds::schemas, Some("json.dict")),
+    Target::new("schema_incremental", seeds::incremental_inputs, Some("json.dict")),
 ];
 
 /// An input that runs longer than this many seconds is a timeout (libFuzzer's `-timeout`).

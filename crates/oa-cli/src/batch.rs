@@ -384,6 +384,7 @@ mod tests {
             report: oa_schema::ReportOptions::new(),
             reached: crate::schema_source::Reached::default(),
             locations: crate::schema_source::LocationView::default(),
+            streams: true,
         };
         for jobs in [1, 2] {
             for (n_lines, partial) in [(CHUNK_LINES, false), (CHUNK_LINES + 1, true)] {

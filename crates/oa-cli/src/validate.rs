@@ -3,7 +3,7 @@
 use crate::cli::{Output, ValidateArgs};
 use crate::exit::Exit;
 use crate::schema_source::{LocationView, Reached, SchemaSource};
-use oa_schema::{OutputFormat, ReportOptions, Validator, Violations};
+use oa_schema::{IncrementalError, MalformedKind, OutputFormat, ReportOptions, Validator, Violations};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -53,6 +53,9 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         report: args.report_options(),
         reached: Reached::default(),
         locations: source.locations(),
+        streams: matches!(args.output(), Output::Text | Output::Json)
+            && !args.discriminate
+            && args.max_violations.is_none(),
     };
     let exit = match (&args.instance, &args.batch) {
         (Some(instance), None) => single(&checker, instance, args.output()),
@@ -83,39 +86,116 @@ pub(crate) struct Checker {
     pub(crate) reached: Reached,
     /// How the json report shows schema locations.
     pub(crate) locations: LocationView,
+    /// Whether instances are judged as their bytes are read, keeping no value (`Incremental::without_value`): the
+    /// text and json outputs of the full report, which read nothing but the report.
+    pub(crate) streams: bool,
 }
 
 /// The outcome for one instance: valid, the schema's violations, no verdict (the evaluation reached a reference that
-/// resolves to nothing: the message says which), or text that is not JSON at all.
+/// resolves to nothing: the message says which), or text that is not JSON at all. The instance's value is kept
+/// when an output needs it (`None` when it was judged as read: see [`Checker::streams`]).
 pub(crate) enum Outcome {
-    Valid(Value),
-    Invalid(Value, Violations),
-    NoVerdict(Value, Violations, String),
+    Valid(Option<Value>),
+    Invalid(Option<Value>, Violations),
+    NoVerdict(Option<Value>, Violations, String),
     Malformed(String),
 }
 
+/// The bytes read at a time from an instance file judged as it is read.
+const READ_CHUNK: usize = 64 << 10;
+
+/// The smallest instance judged as it is read: below it the value route is faster (the incremental route costs
+/// about three times as much per byte: docs/benchmarks.md), and its memory is small anyway.
+const STREAM_MIN_BYTES: u64 = 1 << 20;
+
 impl Outcome {
     pub(crate) fn of(checker: &Checker, text: &str) -> Self {
+        if checker.streams && text.len() as u64 >= STREAM_MIN_BYTES {
+            let mut run = checker.validator.incremental().without_value();
+            let ended = run.feed(text.as_bytes()).and_then(|()| run.finish());
+            if let Some(outcome) = Self::judged(checker, ended) {
+                return outcome;
+            }
+        }
         match oa_schema::parse_json(text) {
             Err(error) => Outcome::Malformed(error.to_string()),
             Ok(instance) => match checker.validator.validate_with(&instance, &checker.report) {
-                Ok(()) => Outcome::Valid(instance),
-                Err(violations) if checker.reached.note(&violations) => {
-                    let message = crate::schema_source::unresolved_reached(&checker.validator, &violations)
-                        .unwrap_or_else(|| violations.error_message());
-                    Outcome::NoVerdict(instance, violations, message)
-                }
-                Err(violations) => Outcome::Invalid(instance, violations),
+                Ok(()) => Outcome::Valid(Some(instance)),
+                Err(violations) => Self::of_report(checker, Some(instance), violations),
             },
         }
+    }
+
+    /// The outcome of an instance file of 1 MiB or more judged as it is read, 64 KiB at a time (memory bounded by its
+    /// nesting, not its size); `None` when it must be read whole instead (smaller, see [`judged`](Self::judged), not
+    /// UTF-8, or unreadable: the whole read says so, as before).
+    fn of_file(checker: &Checker, path: &Path) -> Option<Self> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path).ok()?;
+        if file.metadata().ok()?.len() < STREAM_MIN_BYTES {
+            return None;
+        }
+        let mut run = checker.validator.incremental().without_value();
+        let mut buffer = vec![0; READ_CHUNK];
+        // The bytes of a UTF-8 sequence cut by the last read.
+        let mut held = 0;
+        loop {
+            let read = file.read(&mut buffer[held..]).ok()?;
+            if read == 0 {
+                break;
+            }
+            let filled = held + read;
+            let valid = match std::str::from_utf8(&buffer[..filled]) {
+                Ok(_) => filled,
+                Err(error) if error.error_len().is_none() => error.valid_up_to(),
+                Err(_) => return None,
+            };
+            if let Err(error) = run.feed(&buffer[..valid]) {
+                return Self::judged(checker, Err(error));
+            }
+            buffer.copy_within(valid..filled, 0);
+            held = filled - valid;
+        }
+        if held > 0 {
+            return None;
+        }
+        Self::judged(checker, run.finish())
+    }
+
+    /// The outcome the incremental route gave, or `None` where `oa validate` reads the text otherwise: a repeated
+    /// member name (it takes the last, as `parse_json` does) and nesting beyond the incremental limit (`parse_json`
+    /// names it).
+    fn judged(checker: &Checker, ended: Result<(), IncrementalError>) -> Option<Self> {
+        match ended {
+            Ok(()) => Some(Outcome::Valid(None)),
+            Err(IncrementalError::Invalid(violations)) => Some(Self::of_report(checker, None, violations)),
+            Err(IncrementalError::Malformed(error)) if error.kind() != MalformedKind::DuplicateKey => {
+                Some(Outcome::Malformed(error.to_string()))
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// An invalid instance's outcome: no verdict when the report reached a reference that resolves to nothing.
+    fn of_report(checker: &Checker, instance: Option<Value>, violations: Violations) -> Self {
+        if checker.reached.note(&violations) {
+            let message = crate::schema_source::unresolved_reached(&checker.validator, &violations)
+                .unwrap_or_else(|| violations.error_message());
+            return Outcome::NoVerdict(instance, violations, message);
+        }
+        Outcome::Invalid(instance, violations)
     }
 
     /// The outcome in a 2020-12 output format. Malformed text has no instance to locate anything in: "basic" then
     /// carries one unit holding only the error, and "flag" is simply invalid.
     fn to_standard_output(&self, validator: &Validator, format: OutputFormat) -> Value {
         match self {
-            Outcome::Valid(instance) | Outcome::Invalid(instance, _) | Outcome::NoVerdict(instance, ..) => {
-                validator.output(instance, format)
+            Outcome::Valid(Some(instance))
+            | Outcome::Invalid(Some(instance), _)
+            | Outcome::NoVerdict(Some(instance), ..) => validator.output(instance, format),
+            // Not made: an instance judged as read has only the text and json outputs (`Checker::streams`).
+            Outcome::Valid(None) | Outcome::Invalid(None, _) | Outcome::NoVerdict(None, ..) => {
+                json!({ "valid": self.is_valid() })
             }
             Outcome::Malformed(message) => match format {
                 OutputFormat::Basic => json!({ "valid": false, "errors": [{ "error": message }] }),
@@ -208,14 +288,19 @@ impl Outcome {
 }
 
 fn single(checker: &Checker, instance_path: &Path, output: Output) -> Exit {
-    let text = match read(instance_path) {
-        Ok(text) => text,
-        Err(message) => {
-            eprintln!("oa validate: {message}");
-            return Exit::Usage;
-        }
+    let streamed = (checker.streams && instance_path != Path::new("-"))
+        .then(|| Outcome::of_file(checker, instance_path))
+        .flatten();
+    let outcome = match streamed {
+        Some(outcome) => outcome,
+        None => match read(instance_path) {
+            Ok(text) => Outcome::of(checker, &text),
+            Err(message) => {
+                eprintln!("oa validate: {message}");
+                return Exit::Usage;
+            }
+        },
     };
-    let outcome = Outcome::of(checker, &text);
     if let Outcome::NoVerdict(_, _, message) = &outcome {
         eprintln!("oa validate: {}: {message}", instance_path.display());
         return Exit::Usage;

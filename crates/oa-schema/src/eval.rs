@@ -15,9 +15,11 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod at;
 mod detail;
 mod paths;
 
+pub(crate) use at::Reached;
 pub(crate) use detail::{Detail, Extra, push_count, push_usize};
 
 /// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a

@@ -313,6 +313,29 @@ pub(crate) fn json_texts(shared: &Shared) -> Vec<Vec<u8>> {
     seeds
 }
 
+/// `schema_incremental`: `parse_json`'s texts and the suite's instances (compact and indented), each behind a schema
+/// selector and a cut seed that vary from seed to seed, and documents written for the target's schemas (an enum in
+/// the first field, a long array of rows, a tuple with an extra item, a deep tree).
+pub(crate) fn incremental_inputs(shared: &Shared) -> Vec<Vec<u8>> {
+    let written = [
+        r#"{"severity": "urgent", "title": "a title far too long", "count": 11, "tags": [], "extra": 1}"#,
+        r#"{"severity": "low", "title": "t", "tags": ["a", "b", "c", "d"]}"#,
+        r#"[{"id": 1, "name": "a"}, {"id": "2"}, {"name": ""}, {"id": 4, "a": 1, "b": 2, "c": 3}, {}, {}]"#,
+        r#"[1, "x", null]"#,
+        r#"{"value": 1, "children": [{"value": 2, "children": [{"value": "3", "extra": true}]}]}"#,
+    ];
+    json_texts(shared)
+        .into_iter()
+        .chain(written.iter().map(|text| text.as_bytes().to_vec()))
+        .enumerate()
+        .map(|(n, text)| {
+            let selector = u8::try_from(n % 256).unwrap_or(0);
+            let cuts = u8::try_from(n * 7 % 256).unwrap_or(0);
+            [&[selector, cuts][..], &text].concat()
+        })
+        .collect()
+}
+
 /// `pointer`: RFC 6901's examples in both forms, every `$ref` of the suite, the suite's `json-pointer` format
 /// strings, and malformed pointers; pairs of them on two lines for the ordering checks.
 pub(crate) fn pointers(shared: &Shared) -> Vec<Vec<u8>> {

@@ -1,6 +1,7 @@
-//! The incremental route: JSON text fed in chunks, parsed as it arrives (`push.rs`), the document validated when
-//! the text ends.
+//! The incremental route: JSON text fed in chunks, parsed as it arrives (`push.rs`), each violation reported as
+//! soon as it is certain (`certain.rs`), the document validated when the text ends.
 
+mod certain;
 mod push;
 
 use crate::parse::MalformedJson;
@@ -26,9 +27,11 @@ const MAX_DEPTH_CEILING: usize = 4096;
 /// the rest is well-formed). Nesting has a limit of its own ([`max_depth`](Self::max_depth)), reported as
 /// [`IncrementalError::TooDeep`], never as malformed text.
 ///
-/// At the end, the report is [`Validator::validate`]'s on the whole text's value, exactly. This version keeps the
-/// document's value while it is read and validates it at the end, so memory grows with the document, and no
-/// violation is known before the end.
+/// A violation is reported in [`violations`](Self::violations) as soon as it is certain (no continuation of the
+/// text can make that location valid: see the crate's README for which checks are made when), and it is the very
+/// violation [`finish`](Self::finish) reports. At the end, the report is [`Validator::validate`]'s on the whole
+/// text's value, exactly. This version keeps the document's value while it is read and validates it at the end, so
+/// memory grows with the document.
 ///
 /// ```
 /// use oa_schema::{IncrementalError, MalformedKind, Validator};
@@ -52,7 +55,15 @@ const MAX_DEPTH_CEILING: usize = 4096;
 pub struct Incremental {
     validator: Validator,
     parser: PushParser,
+    /// Whether the document's value is kept (see [`without_value`](Self::without_value)).
+    keep_value: bool,
 }
+
+// Checked on purpose: a run is fed from whatever thread a stream's bytes arrive on.
+const _: fn() = || {
+    fn assert_send<T: Send>() {}
+    assert_send::<Incremental>();
+};
 
 /// Why an incremental validation gives no value.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -77,6 +88,10 @@ pub enum IncrementalError {
     /// Well-formed, and invalid: [`Validator::validate`]'s report.
     #[error("{}", .0.error_message())]
     Invalid(Violations),
+    /// Well-formed and valid, but [`Incremental::finish_value`] was asked after
+    /// [`Incremental::without_value`]: no value was kept.
+    #[error("the document is valid; its value was not kept (`without_value`)")]
+    NoValue,
 }
 
 impl From<PushError> for IncrementalError {
@@ -93,7 +108,8 @@ impl Validator {
     pub fn incremental(&self) -> Incremental {
         Incremental {
             validator: self.clone(),
-            parser: PushParser::new(DEFAULT_MAX_DEPTH),
+            parser: PushParser::new(DEFAULT_MAX_DEPTH, Some(self), true),
+            keep_value: true,
         }
     }
 }
@@ -103,7 +119,11 @@ impl Incremental {
     /// since the document is kept as a `Value`, whose drop recurses per level). Set before the first `feed`.
     #[must_use]
     pub fn max_depth(mut self, limit: usize) -> Self {
-        self.parser = PushParser::new(limit.min(MAX_DEPTH_CEILING));
+        self.parser = PushParser::new(
+            limit.min(MAX_DEPTH_CEILING),
+            Some(&self.validator),
+            self.keep_value,
+        );
         self
     }
 
@@ -116,10 +136,48 @@ impl Incremental {
         Ok(self.parser.feed(chunk)?)
     }
 
-    /// The violations known before the end. This version knows none before [`finish`](Self::finish) (it validates
-    /// the whole document then), so this is always empty.
+    /// The violations already certain, in the order found: each `feed` only appends (compare the length before and
+    /// after a `feed` for what it decided), and each is in [`finish`](Self::finish)'s report.
+    ///
+    /// ```
+    /// use oa_schema::{Validator, ViolationKind};
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({ "properties": { "n": { "maxLength": 3 } } })).unwrap();
+    /// let mut run = validator.incremental();
+    /// run.feed(b"{\"n\": \"abcd").unwrap();
+    /// // The string has not ended, and is already too long.
+    /// assert_eq!(run.violations()[0].kind(), ViolationKind::MaxLength);
+    /// ```
     pub fn violations(&self) -> &[crate::Violation] {
-        &[]
+        self.parser.certain()
+    }
+
+    /// Keeps no value: the document is judged as it is read, and memory is bounded by its nesting depth and open
+    /// containers (plus what a keyword must see whole: see the crate's README), not by its size. The report at
+    /// [`finish`](Self::finish) is the same; [`finish_value`](Self::finish_value) then has no value to give. Set
+    /// before the first `feed`.
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({ "items": { "required": ["id"] } })).unwrap();
+    /// let mut run = validator.incremental().without_value();
+    /// run.feed(b"[").unwrap();
+    /// for _ in 0..1_000 {
+    ///     // Each item is checked, then dropped.
+    ///     run.feed(br#"{"id": 1},"#).unwrap();
+    /// }
+    /// run.feed(br#"{"name": "x"}]"#).unwrap();
+    /// let report = run.finish().unwrap_err().to_string();
+    /// assert_eq!(report, "#/1000/id: required: required property \"id\" is missing");
+    /// ```
+    #[must_use]
+    pub fn without_value(mut self) -> Self {
+        self.keep_value = false;
+        self.parser = PushParser::new(self.parser.max_depth(), Some(&self.validator), false);
+        self
     }
 
     /// The text has ended: validates the document.
@@ -127,15 +185,28 @@ impl Incremental {
     /// # Errors
     /// [`IncrementalError::Malformed`] (the text ended inside a value, or had an error not yet told),
     /// [`IncrementalError::TooDeep`], or [`IncrementalError::Invalid`] with `validate`'s report.
-    pub fn finish(self) -> Result<(), IncrementalError> {
-        self.finish_value().map(drop)
+    pub fn finish(mut self) -> Result<(), IncrementalError> {
+        if self.keep_value {
+            return self.finish_value().map(drop);
+        }
+        self.parser.finish()?;
+        let found = self.parser.take_certain();
+        if found.is_empty() {
+            return Ok(());
+        }
+        Err(IncrementalError::Invalid(Violations::sorted(found)))
     }
 
     /// As [`finish`](Self::finish), and hands over the document's value.
     ///
     /// # Errors
-    /// As [`finish`](Self::finish).
-    pub fn finish_value(self) -> Result<Value, IncrementalError> {
+    /// As [`finish`](Self::finish), and [`IncrementalError::NoValue`] after [`without_value`](Self::without_value)
+    /// (once the text is judged well-formed and valid).
+    pub fn finish_value(mut self) -> Result<Value, IncrementalError> {
+        if !self.keep_value {
+            self.finish()?;
+            return Err(IncrementalError::NoValue);
+        }
         let value = self.parser.finish()?;
         self.validator
             .validate(&value)

@@ -8,8 +8,10 @@
 //! byte), whether a leading `0xEF` is a byte-order mark (two more), and a repeated member name, which `parse_json_with`
 //! reports only when the whole text is otherwise well-formed (so it is reported at the end).
 
+use super::certain::{Certain, Start};
 use crate::parse::MalformedJson;
-use crate::strict::REPEAT_PREFIX;
+use crate::strict::{MemberNames, REPEAT_PREFIX};
+use crate::validator::Validator;
 use serde_json::{Map, Value};
 
 /// Why the text was refused.
@@ -161,6 +163,10 @@ enum Frame {
     Array(Vec<Value>),
     /// An object and the name of the member whose value is being read.
     Object(Map<String, Value>, Option<String>),
+    /// An array whose items are not kept: the tracker checks each as it goes by.
+    PassingArray,
+    /// An object whose members are not kept: its names only, for repeats.
+    PassingObject(MemberNames),
 }
 
 /// An error found, waiting for the bytes that decide how `parse_json` names it: `rest` holds the text from where
@@ -200,6 +206,17 @@ pub(crate) struct PushParser {
     /// The error for a repeated name just read, placed where `parse_json_with`'s check places it: after the
     /// whitespace that follows the name.
     repeated: Option<String>,
+    /// The certain-violation tracker, told of each value as it is read.
+    watcher: Option<Watcher>,
+    /// Whether every value is kept (else only those the tracker captures: see `certain.rs`).
+    keep_values: bool,
+}
+
+/// The tracker and the schema it reads.
+#[derive(Debug)]
+pub(crate) struct Watcher {
+    pub(crate) certain: Certain,
+    validator: Validator,
 }
 
 /// What serde_json's `ErrorCode`s print, for the errors this parser raises itself.
@@ -218,7 +235,7 @@ mod reason {
 }
 
 impl PushParser {
-    pub(crate) fn new(max_depth: usize) -> Self {
+    pub(crate) fn new(max_depth: usize, validator: Option<&Validator>, keep_values: bool) -> Self {
         Self {
             max_depth,
             position: Position {
@@ -234,6 +251,38 @@ impl PushParser {
             failed: None,
             repeat: None,
             repeated: None,
+            watcher: validator.map(|validator| Watcher {
+                certain: Certain::new(validator.compiled(), !keep_values),
+                validator: validator.clone(),
+            }),
+            keep_values: keep_values || validator.is_none(),
+        }
+    }
+
+    /// How many containers may be open at once.
+    pub(crate) fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// The certain violations found, handed over (when values are not kept, the whole report).
+    pub(crate) fn take_certain(&mut self) -> Vec<crate::Violation> {
+        self.watcher
+            .as_mut()
+            .map(|watcher| watcher.certain.take_found())
+            .unwrap_or_default()
+    }
+
+    /// The certain violations found so far.
+    pub(crate) fn certain(&self) -> &[crate::Violation] {
+        self.watcher
+            .as_ref()
+            .map_or(&[], |watcher| watcher.certain.found())
+    }
+
+    /// Tells the tracker something, with its schema.
+    fn tell(&mut self, event: impl FnOnce(&mut Certain, &crate::node::CompiledSchema)) {
+        if let Some(watcher) = &mut self.watcher {
+            event(&mut watcher.certain, watcher.validator.compiled());
         }
     }
 
@@ -256,6 +305,7 @@ impl PushParser {
             if let Token::Text {
                 bytes,
                 escape: Escape::None,
+                name,
                 ..
             } = &mut self.token
             {
@@ -265,6 +315,11 @@ impl PushParser {
                     .unwrap_or(chunk.len() - idx);
                 if run > 0 {
                     bytes.extend_from_slice(&chunk[idx..idx + run]);
+                    let value_text = !*name;
+                    if value_text {
+                        let text = &chunk[idx..idx + run];
+                        self.tell(|certain, schema| certain.text(schema, text));
+                    }
                     // No newline in a string's plain text: it is a control character, an error.
                     self.position.offset += run;
                     self.position.column += run;
@@ -279,7 +334,7 @@ impl PushParser {
     }
 
     /// The text has ended: the document's value, or why there is none.
-    pub(crate) fn finish(mut self) -> Result<Value, PushError> {
+    pub(crate) fn finish(&mut self) -> Result<Value, PushError> {
         if let Some(failed) = self.failed.take() {
             return Err(failed);
         }
@@ -293,7 +348,7 @@ impl PushParser {
             }
             Token::Number { bytes, start, .. } => {
                 let value = number(&bytes, start, None).map_err(PushError::Malformed)?;
-                self.complete(value);
+                self.complete_scalar(value);
             }
             Token::Literal { .. } => return Err(self.eof(reason::EOF_VALUE)),
         }
@@ -380,7 +435,7 @@ impl PushParser {
                     return Ok(());
                 };
                 match number(&bytes, start, Some(byte)) {
-                    Ok(value) => self.complete(value),
+                    Ok(value) => self.complete_scalar(value),
                     Err(error) => {
                         let mut view = bytes;
                         view.push(byte);
@@ -402,7 +457,7 @@ impl PushParser {
                         _ => Value::Null,
                     };
                     self.token = Token::None;
-                    self.complete(value);
+                    self.complete_scalar(value);
                 }
                 return Ok(());
             }
@@ -501,15 +556,26 @@ impl PushParser {
                     return Err(error);
                 }
                 self.position.advance(byte);
-                if byte == b'[' {
-                    self.stack.push(Frame::Array(Vec::new()));
-                    self.expect = Expect::FirstItem;
+                let start = if byte == b'[' { Start::Array } else { Start::Object };
+                let mut capture = true;
+                self.tell(|certain, schema| capture = certain.value_start(schema, start));
+                let keep = self.keep_values || capture;
+                self.stack.push(match (byte == b'[', keep) {
+                    (true, true) => Frame::Array(Vec::new()),
+                    (true, false) => Frame::PassingArray,
+                    (false, true) => Frame::Object(Map::new(), None),
+                    (false, false) => Frame::PassingObject(MemberNames::default()),
+                });
+                self.expect = if byte == b'[' {
+                    Expect::FirstItem
                 } else {
-                    self.stack.push(Frame::Object(Map::new(), None));
-                    self.expect = Expect::FirstName;
-                }
+                    Expect::FirstName
+                };
             }
             b'"' => {
+                self.tell(|certain, schema| {
+                    certain.value_start(schema, Start::String);
+                });
                 self.token = Token::Text {
                     bytes: vec![byte],
                     start,
@@ -524,11 +590,17 @@ impl PushParser {
                     b'f' => b"false",
                     _ => b"null",
                 };
+                self.tell(|certain, schema| {
+                    certain.value_start(schema, Start::Other);
+                });
                 self.token = Token::Literal { word, read: 1 };
                 self.position.advance(byte);
             }
             _ => match Digits::start(byte) {
                 Some(digits) => {
+                    self.tell(|certain, schema| {
+                        certain.value_start(schema, Start::Other);
+                    });
                     self.token = Token::Number {
                         bytes: vec![byte],
                         start,
@@ -545,9 +617,13 @@ impl PushParser {
     /// One byte of a string that is not plain text: a quote, a backslash, an escape's byte, a control character.
     fn text_byte(&mut self, chunk: &[u8], idx: usize) -> Result<(), PushError> {
         let byte = chunk[idx];
-        let Token::Text { bytes, escape, .. } = &mut self.token else {
+        let Token::Text {
+            bytes, escape, name, ..
+        } = &mut self.token
+        else {
             return Ok(());
         };
+        let value_text = !*name;
         bytes.push(byte);
         let broken = match *escape {
             Escape::None if byte == b'"' => {
@@ -564,7 +640,7 @@ impl PushParser {
                         Ok(())
                     }
                     Ok(text) => {
-                        self.complete(Value::String(text));
+                        self.complete_scalar(Value::String(text));
                         Ok(())
                     }
                     Err(err) => self.fail_in_token(placed(&err, start), &bytes, start),
@@ -604,6 +680,9 @@ impl PushParser {
             let error = token_error(&bytes, start);
             return self.fail_in_token(error, &bytes, start);
         }
+        if value_text {
+            self.tell(|certain, schema| certain.text(schema, &[byte]));
+        }
         Ok(())
     }
 
@@ -636,13 +715,27 @@ impl PushParser {
 
     /// A member's name, read: noted for repeats, and held for its value.
     fn name(&mut self, name: String) {
-        if let Some(Frame::Object(map, pending)) = self.stack.last_mut() {
-            if self.repeat.is_none() && self.repeated.is_none() && map.contains_key(&name) {
-                self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
-            }
+        self.tell(|certain, schema| certain.name(schema, &name));
+        let first_repeat = self.repeat.is_none() && self.repeated.is_none();
+        let seen = match self.stack.last_mut() {
+            Some(Frame::Object(map, _)) => first_repeat && map.contains_key(&name),
+            // Noted whether or not a repeat was met before: the names are all this frame keeps.
+            Some(Frame::PassingObject(names)) => !names.insert(&name),
+            _ => false,
+        };
+        if seen && first_repeat {
+            self.repeated = Some(format!("{REPEAT_PREFIX} {name:?}"));
+        }
+        if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
             *pending = Some(name);
         }
         self.expect = Expect::Colon;
+    }
+
+    /// A string, number or literal is complete.
+    fn complete_scalar(&mut self, value: Value) {
+        self.tell(|certain, schema| certain.scalar(schema, &value));
+        self.complete(value);
     }
 
     /// A value is complete: it joins its container, or is the document's.
@@ -660,16 +753,23 @@ impl PushParser {
                 map.insert(name.take().unwrap_or_default(), value);
                 self.expect = Expect::MemberEnd;
             }
+            // Checked as it went by, not kept.
+            Some(Frame::PassingArray) => self.expect = Expect::ItemEnd,
+            Some(Frame::PassingObject(_)) => self.expect = Expect::MemberEnd,
         }
     }
 
     /// The innermost container closes.
     fn close(&mut self) {
-        match self.stack.pop() {
-            Some(Frame::Array(items)) => self.complete(Value::Array(items)),
-            Some(Frame::Object(map, _)) => self.complete(Value::Object(map)),
-            None => {}
-        }
+        let value = match self.stack.pop() {
+            Some(Frame::Array(items)) => Some(Value::Array(items)),
+            Some(Frame::Object(map, _)) => Some(Value::Object(map)),
+            Some(Frame::PassingArray | Frame::PassingObject(_)) => None,
+            None => return,
+        };
+        self.tell(|certain, schema| certain.close(schema, value.as_ref()));
+        // A container not kept leaves a placeholder, which its container (not kept either) drops.
+        self.complete(value.unwrap_or(Value::Null));
     }
 }
 

@@ -1,0 +1,114 @@
+//! `oa validate` judges an instance file of 1 MiB or more as it reads it (the incremental route, keeping no value)
+//! for the text and json outputs of the full report: the same output and exit code as the value route, which
+//! `--max-violations` with a cap no report reaches still takes; a repeated member name and nesting beyond the
+//! incremental limit are read as before (the last repeat wins, `parse_json` names the depth). Small documents are
+//! padded with whitespace past 1 MiB so that they take the route too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use std::path::PathBuf;
+use support::{oa, stdout};
+
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    fn new(instance: &str) -> Self {
+        let instance = format!("{instance}{}", " ".repeat((1 << 20) + 1));
+        let dir = tempfile::tempdir().unwrap();
+        let schema = json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": { "name": { "type": "string", "maxLength": 12 }, "n": { "type": "integer" } },
+                "required": ["name"],
+                "additionalProperties": false
+            }
+        });
+        std::fs::write(dir.path().join("schema.json"), schema.to_string()).unwrap();
+        std::fs::write(dir.path().join("instance.json"), &instance).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Exit code and standard output of `oa validate SCHEMA INSTANCE ARGS`.
+    fn validate(&self, args: &[&str]) -> (Option<i32>, String) {
+        let (schema, instance) = (self.path("schema.json"), self.path("instance.json"));
+        let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"validate", &schema, &instance];
+        for arg in args {
+            all.push(arg);
+        }
+        let output = oa(&all);
+        (output.status.code(), stdout(&output))
+    }
+
+    /// The streamed route and the value route (a cap no report reaches) agree, in json and in text.
+    fn routes_agree(&self) -> (Option<i32>, String) {
+        let json = self.validate(&["--output", "json"]);
+        assert_eq!(
+            json,
+            self.validate(&["--output", "json", "--max-violations", "1000000"])
+        );
+        let text = self.validate(&[]);
+        assert_eq!(text, self.validate(&["--max-violations", "1000000"]));
+        json
+    }
+}
+
+#[test]
+fn a_file_read_in_chunks_gives_the_value_routes_report() {
+    // About 1 MB: rows whose names hold two- and four-byte characters, so that 64 KiB reads cut them; a few rows
+    // invalid, far apart.
+    let rows: Vec<String> = (0..20_000)
+        .map(|index| match index {
+            3 => r#"{"name": "much too long a name"}"#.to_owned(),
+            9_999 => r#"{"n": 1, "extra": true}"#.to_owned(),
+            19_998 => r#"{"name": 5}"#.to_owned(),
+            _ => format!("{{\"name\": \"r\u{e9}\u{1F600}{index}\", \"n\": {index}}}"),
+        })
+        .collect();
+    let case = Case::new(&format!("[{}]", rows.join(",\n")));
+    let (code, json) = case.routes_agree();
+    assert_eq!(code, Some(1), "{json}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let locations: Vec<&str> = report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|violation| violation["location"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        locations,
+        ["#/3/name", "#/9999/extra", "#/9999/name", "#/19998/name"]
+    );
+}
+
+#[test]
+fn valid_and_malformed_files_agree_too() {
+    let case = Case::new(r#"[{"name": "a"}, {"name": "b", "n": 2}]"#);
+    assert_eq!(
+        case.routes_agree(),
+        (Some(0), "{\"valid\":true,\"violations\":[]}\n".to_owned())
+    );
+    let case = Case::new(r#"[{"name": "a"}, {"name": "b", "n": 2},]"#);
+    let (code, json) = case.routes_agree();
+    assert_eq!(code, Some(1));
+    assert!(json.contains("trailing comma"), "{json}");
+}
+
+#[test]
+fn a_repeated_name_and_deep_nesting_are_read_as_before() {
+    // The last `name` wins, as `parse_json` reads it: valid.
+    let case = Case::new(r#"[{"name": 5, "name": "b"}]"#);
+    assert_eq!(case.routes_agree().0, Some(0));
+    let case = Case::new(&format!("{}{}", "[".repeat(200), "]".repeat(200)));
+    let (code, json) = case.routes_agree();
+    assert_eq!(code, Some(1));
+    assert!(json.contains("recursion limit"), "{json}");
+}

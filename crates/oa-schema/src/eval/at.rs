@@ -1,0 +1,105 @@
+//! Evaluations started inside the instance: the incremental route checks a value at a node the whole walk certainly
+//! reaches, with the frames that walk builds on its way there (so paths, depth and dynamic scope are the same).
+
+use super::{Evaluator, Frame, Step};
+use crate::keywords::Keyword;
+use crate::node::{NodeId, ResourceId};
+use crate::violation::Violation;
+use serde_json::Value;
+
+/// One frame of the way to a node, outermost first: the instance step and keyword path segment taken, and the
+/// resource of the node reached.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reached<'a> {
+    pub(crate) step: Option<Step<'a>>,
+    pub(crate) schema_step: &'a str,
+    pub(crate) resource: ResourceId,
+}
+
+impl Evaluator<'_> {
+    /// The violations of node `id` (the way's last frame) over `instance`, as the whole walk records them there, and
+    /// whether the evaluation reached the depth limit (the whole walk stops there, so what it reports after is not
+    /// known).
+    pub(crate) fn node_at<'v>(
+        &mut self,
+        way: &[Reached<'v>],
+        id: NodeId,
+        instance: &'v Value,
+    ) -> (Vec<Violation>, bool) {
+        self.at(way, |ev, frame| {
+            ev.node(id, instance, frame, None);
+        })
+    }
+
+    /// As [`node_at`](Self::node_at), for one keyword of node `id` only.
+    pub(crate) fn keyword_at<'v>(
+        &mut self,
+        way: &[Reached<'v>],
+        id: NodeId,
+        keyword: &Keyword,
+        instance: &'v Value,
+    ) -> (Vec<Violation>, bool) {
+        let schema = self.schema;
+        self.at(way, |ev, frame| {
+            crate::keywords::evaluate(
+                ev,
+                keyword,
+                &schema.nodes[id as usize],
+                instance,
+                frame,
+                &mut None,
+            );
+        })
+    }
+
+    fn at<'v>(
+        &mut self,
+        way: &[Reached<'v>],
+        check: impl FnOnce(&mut Self, &Frame<'_, 'v>),
+    ) -> (Vec<Violation>, bool) {
+        if way.is_empty() || way.len() > super::MAX_DEPTH as usize {
+            return (Vec::new(), true);
+        }
+        let mut check = Some(check);
+        nest(self, None, way, &mut |ev, frame| {
+            if let Some(check) = check.take() {
+                check(ev, frame);
+            }
+        });
+        let mut found = std::mem::take(&mut self.violations);
+        found.append(&mut self.unresolved_reached);
+        if self.too_deep
+            && !found.iter().any(|violation| violation.keyword().is_none())
+            && let Some(violation) = self.first_too_deep.take()
+        {
+            found.push(violation);
+        }
+        (found, self.too_deep)
+    }
+}
+
+/// Builds the frames of `way` on the stack, then runs `check` in the last (recursion as deep as the way, which
+/// `at` bounds by the depth limit).
+fn nest<'s, 'v>(
+    ev: &mut Evaluator<'s>,
+    parent: Option<&Frame<'_, 'v>>,
+    way: &[Reached<'v>],
+    check: &mut dyn FnMut(&mut Evaluator<'s>, &Frame<'_, 'v>),
+) {
+    let Some((first, rest)) = way.split_first() else {
+        return;
+    };
+    let frame = Frame {
+        parent,
+        step: first.step,
+        schema_step: first.schema_step,
+        resource: first.resource,
+        depth: parent.map_or(0, |parent| parent.depth + 1),
+        born: ev.violations.len(),
+    };
+    if rest.is_empty() {
+        check(ev, &frame);
+    } else {
+        nest(ev, Some(&frame), rest, check);
+    }
+}
