@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -19,13 +21,10 @@ use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
 
 fn provider_builder_at(server: &Server, native: bool) -> OpenAiProviderBuilder {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Default::default()
-        })
+    support::openai_builder(server, "test-model").capabilities(Capabilities {
+        native_response_format: native,
+        ..Default::default()
+    })
 }
 
 fn provider_at(server: &Server, native: bool) -> OpenAiProvider {

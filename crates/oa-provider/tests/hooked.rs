@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::openai_at as provider_at;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -46,14 +49,6 @@ impl AttemptHook for Seen {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         self.tokens.lock().unwrap().push(delta.text.to_owned());
     }
-}
-
-fn provider_at(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
 }
 
 fn unavailable() -> Reply {

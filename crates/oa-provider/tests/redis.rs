@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "redis")]
+mod support;
+
 /// Built without the feature, these tests cannot run: said loudly, and a failure under `CI=true` (the workspace
 /// build turns the feature on through oa-cli).
 #[cfg(not(feature = "redis"))]
@@ -21,9 +24,7 @@ mod shared {
     use std::time::{Duration, SystemTime};
 
     use oa_provider::enforcement::{Capability, ProbeKind, RedisStore, RegistryStore};
-    use oa_provider::{
-        CapabilityKey, CapabilityRegistry, CompletionRequest, Message, OpenAiProvider, Provider, SchemaMode,
-    };
+    use oa_provider::{CapabilityKey, CapabilityRegistry, CompletionRequest, Message, Provider, SchemaMode};
     use oa_testkit::openai::text_reply;
     use oa_testkit::{RedisServer, Server};
     use serde_json::json;
@@ -82,9 +83,7 @@ mod shared {
         ])
         .unwrap();
         let shared = registry(&redis.url(), Duration::from_secs(60));
-        let provider = OpenAiProvider::builder("test-model")
-            .base_url(server.base_url())
-            .no_api_key()
+        let provider = crate::support::openai_builder(&server, "test-model")
             .registry(Arc::clone(&shared))
             .build()
             .unwrap();

@@ -3,12 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, OpenAiProvider, Provider,
-    Reask, RetryConfig, RetryReason, RuntimeConfig, StructuredOutputPath,
+    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, Provider, Reask, RetryConfig,
+    RetryReason, RuntimeConfig, StructuredOutputPath,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
@@ -61,11 +63,7 @@ async fn run(
     usize,
 ) {
     let server = Server::start(replies).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     let attempts = Arc::new(Attempts::default());
     let outcome = provider.complete(&request.with_hook(attempts.clone())).await;
     let seen = attempts.0.lock().unwrap().clone();
@@ -185,11 +183,7 @@ async fn per_attempt_override_applies_to_retries_only_and_carries_forward() {
         Reply::json(200, text_completion("ok")),
     ];
     let server = Server::start(replies).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     provider.complete(&request).await.unwrap();
     let temperatures: Vec<Value> = server
         .requests()
@@ -232,11 +226,7 @@ async fn reask_appends_the_model_output_and_the_callers_correction() {
         person("{\"name\":\"Alice\",\"age\":30}"),
     ])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     let attempts = Arc::new(Attempts::default());
     let response = provider
         .complete(&request.clone().with_hook(attempts.clone()))

@@ -4,12 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::openai_at as provider_at;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
     AttemptHook, Category, CompletionRequest, Content, ContentBlock, DeltaKind, FinishReason, Message,
-    OpenAiProvider, Provider, Response, TokenDelta, Tool,
+    Provider, Response, TokenDelta, Tool,
 };
 use oa_testkit::{Reply, Server, sse_bytes};
 use serde_json::{Value, json};
@@ -21,14 +24,6 @@ impl AttemptHook for Tokens {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         self.0.lock().unwrap().push((delta.kind, delta.text.to_owned()));
     }
-}
-
-fn provider_at(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
 }
 
 fn chunk(delta: Value, finish_reason: Value) -> Value {
@@ -263,9 +258,7 @@ async fn malformed_terminal_usage_is_nulled_and_kept_verbatim_on_raw() {
 async fn a_stream_that_stalls_fails_on_the_idle_gap_with_what_arrived() {
     let first = sse_bytes(&[chunk(json!({"content": "partial"}), Value::Null)]);
     let server = Server::start(vec![Reply::StallAfter { pieces: vec![first] }]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .idle_timeout(Duration::from_millis(300))
         .build()
         .unwrap();
@@ -283,9 +276,7 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
         pause: Duration::from_millis(50),
     }])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .idle_timeout(Duration::from_secs(5))
         .total_timeout(Duration::from_millis(400))
         .build()
@@ -326,9 +317,7 @@ async fn an_sse_line_past_the_cap_is_refused() {
         pause: Duration::ZERO,
     }])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .max_sse_line_bytes(1000)
         .build()
         .unwrap();
@@ -357,9 +346,7 @@ async fn a_stream_cut_before_its_finish_is_unavailable_with_what_arrived() {
 #[tokio::test]
 async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
     let server = Server::start(vec![]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .capabilities(oa_provider::Capabilities {
             streaming: false,
             ..Default::default()

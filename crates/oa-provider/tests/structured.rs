@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use oa_provider::{
     Capabilities, Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider,
     Role, RuntimeConfig, StructuredOutputPath, json_equal,
@@ -16,9 +18,7 @@ fn value_schema() -> Value {
 }
 
 fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    support::openai_builder(server, "test-model")
         .capabilities(Capabilities {
             native_response_format: native,
             ..Default::default()

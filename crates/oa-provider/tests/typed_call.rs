@@ -4,6 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::openai_at as provider;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -36,14 +39,6 @@ fn schema() -> Value {
         "required": ["city", "population", "note"],
         "additionalProperties": false
     })
-}
-
-fn provider(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
 }
 
 fn request(schema: Value) -> CompletionRequest {
