@@ -11,16 +11,7 @@ use std::time::{Duration, Instant};
 
 use oa_testkit::{Reply, Server};
 use serde_json::json;
-use support::{chat, refusal};
-
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .unwrap()
-}
+use support::{chat, oa_text as oa, refusal};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()

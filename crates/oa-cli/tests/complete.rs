@@ -15,18 +15,8 @@ fn schema_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
 }
 
 fn complete(endpoint: &Server, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args([
-            "complete",
-            "--base-url",
-            &endpoint.base_url(),
-            "--model",
-            "test-model",
-        ])
-        .args(extra)
+    support::complete_command(&endpoint.base_url(), extra)
         .arg("What is six times seven?")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .output()
         .unwrap()
 }

@@ -7,17 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+use support::oa_text as oa;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use oa_testkit::{Responder, Server};
-
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()

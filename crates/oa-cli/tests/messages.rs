@@ -3,16 +3,11 @@
 //! misspelled keyword (a warning, silenced by `--no-warn`), and `--jobs` without `--batch`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
+use support::oa_text as oa;
 
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .unwrap()
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 fn file(dir: &tempfile::TempDir, name: &str, text: &[u8]) -> String {
     let path: PathBuf = dir.path().join(name);

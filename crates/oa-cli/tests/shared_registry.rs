@@ -4,22 +4,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+use support::oa_text as oa;
 
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Duration;
 
 use oa_testkit::{RedisServer, Responder, Server};
 use serde_json::{Value, json};
 
 const QUESTION: &str = "What is two plus two? Answer with the number.";
-
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .unwrap()
-}
 
 fn canary_schema(dir: &tempfile::TempDir) -> String {
     let path = dir.path().join("canary.json");

@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use oa_testkit::{Reply, Responder, Server};
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
@@ -36,27 +36,13 @@ fn collector_url(receiver: &Server) -> String {
 /// recovers: two attempts.
 fn complete(endpoint: &Server, extra: &[&str], envs: &[(&str, String)]) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("schema.json");
-    let body = json!({"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"],
-                      "additionalProperties": false});
-    std::fs::write(&schema, body.to_string()).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
+    let schema = support::answer_schema_file(&dir);
+    let mut command = support::complete_command(&endpoint.base_url(), &["--reask", "--json"]);
     command
-        .args([
-            "complete",
-            "--base-url",
-            &endpoint.base_url(),
-            "--model",
-            "test-model",
-            "--reask",
-            "--json",
-        ])
         .arg("--schema")
         .arg(&schema)
         .args(extra)
-        .arg("What is six times seven?")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+        .arg("What is six times seven?");
     for (name, value) in envs {
         command.env(name, value);
     }
