@@ -118,12 +118,7 @@ pub(crate) fn evaluate_properties<'v>(
             if group.is_empty() {
                 continue;
             }
-            if !evaluate_properties_merged(ev, group, object, frame, evaluated) {
-                valid = false;
-                if !ev.collect {
-                    return false;
-                }
-            }
+            fail_part!(ev, valid, evaluate_properties_merged(ev, group, object, frame, evaluated));
         }
         return valid;
     }
@@ -145,12 +140,7 @@ pub(crate) fn evaluate_properties<'v>(
                 evaluated.properties.insert(key.as_str());
             }
             let relative = schema.nodes[id as usize].relative();
-            if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
-                valid = false;
-                if !ev.collect {
-                    return false;
-                }
-            }
+            fail_part!(ev, valid, ev.descend(frame, id, value, Some(Step::Key(key)), relative, None));
         }
         return valid;
     }
@@ -164,12 +154,7 @@ pub(crate) fn evaluate_properties<'v>(
             evaluated.properties.insert(key.as_str());
         }
         let relative = schema.nodes[*id as usize].relative();
-        if !ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None));
     }
     valid
 }
@@ -200,12 +185,7 @@ pub(crate) fn evaluate_pattern_properties<'v>(
                 }
                 Err(_) => budget_exceeded(ev, key, node, frame),
             };
-            if !item_valid {
-                valid = false;
-                if !ev.collect {
-                    return false;
-                }
-            }
+            fail_part!(ev, valid, item_valid);
         }
     }
     valid
@@ -297,12 +277,7 @@ pub(crate) fn evaluate_property_names<'v>(
         ev.memo_suspended += 1;
         let name_valid = ev.descend(frame, id, &name, Some(Step::Key(key)), relative, None);
         ev.memo_suspended -= 1;
-        if !name_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, name_valid);
     }
     valid
 }
@@ -324,12 +299,7 @@ pub(crate) fn evaluate_dependent_schemas<'v>(
             continue;
         }
         let relative = schema.nodes[*id as usize].relative();
-        if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()));
     }
     valid
 }
@@ -370,12 +340,7 @@ fn evaluate_properties_merged<'v>(
             evaluated.properties.insert(key.as_str());
         }
         let relative = schema.nodes[id as usize].relative();
-        if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, ev.descend(frame, id, value, Some(Step::Key(key)), relative, None));
     }
     valid
 }
