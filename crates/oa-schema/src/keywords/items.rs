@@ -90,7 +90,8 @@ pub(crate) fn evaluate_prefix_items<'v>(
     let mut valid = true;
     for (item_idx, (item, id)) in items.iter().zip(nodes).enumerate() {
         let relative = schema.nodes[*id as usize].relative();
-        fail_part!(ev, valid, ev.descend(frame, *id, item, Some(Step::Index(item_idx)), relative, None));
+        let part_valid = ev.descend(frame, *id, item, Some(Step::Index(item_idx)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     if let Some(evaluated) = evaluated {
         evaluated.prefix = evaluated.prefix.max(nodes.len().min(items.len()));

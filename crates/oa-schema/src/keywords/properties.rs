@@ -118,7 +118,8 @@ pub(crate) fn evaluate_properties<'v>(
             if group.is_empty() {
                 continue;
             }
-            fail_part!(ev, valid, evaluate_properties_merged(ev, group, object, frame, evaluated));
+            let part_valid = evaluate_properties_merged(ev, group, object, frame, evaluated);
+            fail_part!(ev, valid, part_valid);
         }
         return valid;
     }
@@ -140,7 +141,8 @@ pub(crate) fn evaluate_properties<'v>(
                 evaluated.properties.insert(key.as_str());
             }
             let relative = schema.nodes[id as usize].relative();
-            fail_part!(ev, valid, ev.descend(frame, id, value, Some(Step::Key(key)), relative, None));
+            let part_valid = ev.descend(frame, id, value, Some(Step::Key(key)), relative, None);
+            fail_part!(ev, valid, part_valid);
         }
         return valid;
     }
@@ -154,7 +156,8 @@ pub(crate) fn evaluate_properties<'v>(
             evaluated.properties.insert(key.as_str());
         }
         let relative = schema.nodes[*id as usize].relative();
-        fail_part!(ev, valid, ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None));
+        let part_valid = ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }
@@ -299,7 +302,8 @@ pub(crate) fn evaluate_dependent_schemas<'v>(
             continue;
         }
         let relative = schema.nodes[*id as usize].relative();
-        fail_part!(ev, valid, ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()));
+        let part_valid = ev.descend(frame, *id, instance, None, relative, evaluated.as_mut());
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }
@@ -340,7 +344,8 @@ fn evaluate_properties_merged<'v>(
             evaluated.properties.insert(key.as_str());
         }
         let relative = schema.nodes[id as usize].relative();
-        fail_part!(ev, valid, ev.descend(frame, id, value, Some(Step::Key(key)), relative, None));
+        let part_valid = ev.descend(frame, id, value, Some(Step::Key(key)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }

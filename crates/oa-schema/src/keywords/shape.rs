@@ -382,7 +382,8 @@ fn originals<'v>(
 ) -> bool {
     let mut valid = true;
     for keyword in shape.originals.iter() {
-        fail_part!(ev, valid, super::evaluate(ev, keyword, node, instance, frame, evaluated));
+        let part_valid = super::evaluate(ev, keyword, node, instance, frame, evaluated);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }
@@ -509,7 +510,8 @@ fn second_pass<'v>(
             (None, Additional::Any | Additional::Reject) => continue,
         };
         let relative = schema.nodes[target as usize].relative();
-        fail_part!(ev, valid, ev.descend(frame, target, value, Some(Step::Key(key)), relative, None));
+        let part_valid = ev.descend(frame, target, value, Some(Step::Key(key)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }
