@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer};
+use oa_events::{Event, EventBus, Graph, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::{
     AnthropicProvider, Backoff, Capabilities, CompletionRequest, ContentBlock, ImageSource, Message,
@@ -118,17 +118,12 @@ async fn run_observed(
         .build()
         .unwrap();
     let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
-    let options = InvokeOptions {
-        correlation_id: Some("corr-161".into()),
-        metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
-        ..InvokeOptions::default()
-    };
+    let options = support::tenant_options("corr-161");
     let _ = graph
         .invoke(&bus, json!({}), options)
         .with_subscriber(tracing::Dispatch::new(subscriber))
         .await;
-    bus.drain(Duration::from_secs(5)).await.unwrap();
-    assert_eq!(bus.n_observer_errors(), 0);
+    support::drain_cleanly(&bus).await;
     collect.0.lock().unwrap().clone()
 }
 

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use oa_events::{Event, NodeError, Observer, ObserverError};
+use oa_events::{Event, EventBus, InvokeOptions, NodeError, Observer, ObserverError};
 use oa_provider::{CompletionRequest, OpenAiProvider, Provider};
 use oa_testkit::Server;
 use serde_json::{Value, json};
@@ -67,4 +67,19 @@ pub fn ask(
             Ok(output)
         })
     }
+}
+
+/// The options of a tenant's traced call: correlation id `correlation`, metadata `{"tenant": "acme"}`.
+pub fn tenant_options(correlation: &str) -> InvokeOptions {
+    InvokeOptions {
+        correlation_id: Some(correlation.into()),
+        metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+        ..InvokeOptions::default()
+    }
+}
+
+/// Waits (five seconds at most) until `bus` has delivered every event, and asserts that no observer failed.
+pub async fn drain_cleanly(bus: &EventBus) {
+    bus.drain(std::time::Duration::from_secs(5)).await.unwrap();
+    assert_eq!(bus.n_observer_errors(), 0);
 }
