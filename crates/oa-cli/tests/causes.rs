@@ -61,7 +61,7 @@ fn a_server_that_never_answers_ends_at_the_timeout() {
     let started = Instant::now();
     let output = complete(&server.base_url(), &["--timeout", "2", "--json"]);
     let elapsed = started.elapsed();
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let message = report["error"]["error_message"].as_str().unwrap();
@@ -207,7 +207,7 @@ fn a_refused_probe_is_inconclusive_not_a_finding() {
         "m",
         "--json",
     ]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    support::assert_exit(&output, 2);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["verdict"], json!("error"), "{report}");
     assert!(

@@ -46,12 +46,7 @@ fn a_valid_structured_answer() {
     let schema = schema_file(&dir);
     let endpoint = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     let report = json_of(&output);
     assert_eq!(report["ok"], json!(true));
     assert_eq!(report["parsed"], json!({"answer": 42}));
@@ -153,12 +148,7 @@ fn a_reask_recovers_on_the_second_attempt() {
         &endpoint,
         &["--schema", schema.to_str().unwrap(), "--reask", "--json"],
     );
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    support::assert_exit(&output, 0);
     let report = json_of(&output);
     assert_eq!(report["attempts"].as_array().unwrap().len(), 2);
     assert_eq!(report["schema_mode"], json!("unverified_repaired"));

@@ -54,7 +54,7 @@ fn probe_through_a_dropping_gateway_reports_not_enforced_with_exit_1() {
         MODEL,
         "--json",
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    support::assert_exit(&output, 1);
     let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(line["verdict"], "not_enforced");
     assert_eq!(line["path"], "native");
@@ -219,10 +219,10 @@ fn probe_pairs_prints_a_verdict_per_pair_and_fails_on_an_unverified_one() {
         "--registry",
         registry.to_str().unwrap(),
     ]);
-    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    support::assert_exit(&output, 0);
     assert!(stdout(&output).starts_with("enforced "), "{}", stdout(&output));
     let output = oa(&["probe", "--pairs", both.to_str().unwrap(), "--json"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    support::assert_exit(&output, 1);
     let verdicts: Vec<String> = stdout(&output)
         .lines()
         .map(|line| {

@@ -81,12 +81,7 @@ fn one_trace_and_the_calls_generation_carrying_the_path_reach_langfuse() {
     let model = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let langfuse = langfuse(207);
     let output = complete(&model, Some(&langfuse), &["--json"], Some(SECRET));
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     assert_no_secret(&output);
     let events = events(&langfuse);
     let traces = of_type(&events, "trace-create");
@@ -134,12 +129,7 @@ fn a_reasked_call_is_one_generation_describing_its_last_attempt() {
     .unwrap();
     let langfuse = langfuse(207);
     let output = complete(&model, Some(&langfuse), &["--reask"], Some(SECRET));
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     assert_eq!(model.n_requests(), 2);
     assert_no_secret(&output);
     let events = events(&langfuse);

@@ -49,11 +49,11 @@ fn a_sibling_file_resolves_by_its_relative_ref() {
         &json!({ "home": { "city": "Oslo" } }),
     );
     let output = oa(&[&"validate", &person, &valid]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    support::assert_exit(&output, 0);
     assert_eq!(stderr(&output), "");
     let invalid = write(&scratch.path().join("invalid.json"), &json!({ "home": {} }));
     let output = oa(&[&"validate", &person, &invalid, &"--json"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let address = std::fs::canonicalize(scratch.path().join("address.json")).unwrap();
     assert_eq!(report["violations"][0]["location"], json!("#/home/city"));
@@ -83,7 +83,7 @@ fn a_sibling_file_resolves_by_its_relative_ref() {
         .stdin(std::fs::File::open(&person).unwrap())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    support::assert_exit(&output, 2);
     assert!(
         stderr(&output).contains("no schema oa was given has that URI"),
         "{}",
@@ -124,13 +124,13 @@ fn a_reached_missing_reference_is_an_input_error_saying_how_to_give_it() {
     );
     let output = oa(&[&"validate", &schema, &reaches, &"--resource", &customer]);
     // Registered under its own file URI, which is not the one the reference names: still missing.
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    support::assert_exit(&output, 2);
     let with_id = write(
         &elsewhere.path().join("customer-id.json"),
         &json!({ "$id": format!("{}/customer.json", schema_uri.rsplit_once('/').unwrap().0), "required": ["name"] }),
     );
     let output = oa(&[&"validate", &schema, &reaches, &"--resource", &with_id]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert!(
         stdout(&output).contains("#/customer/name: required"),
         "{}",
@@ -151,7 +151,7 @@ fn an_unreached_missing_reference_is_a_warning_once() {
     );
     let instance = write(&scratch.path().join("order-1.json"), &json!({ "id": "seven" }));
     let output = oa(&[&"validate", &schema, &instance]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/id: type: expected integer, got string");
     let err = stderr(&output);
     assert_eq!(err.matches("warning:").count(), 1, "{err}");
@@ -165,7 +165,7 @@ fn an_unreached_missing_reference_is_a_warning_once() {
         "{\"id\": 1}\n{\"lint\": {}}\n{\"id\": \"x\"}\n",
     );
     let output = oa(&[&"validate", &schema, &"--batch", &batch, &"--json"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    support::assert_exit(&output, 2);
     let lines: Vec<Value> = stdout(&output)
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -212,7 +212,7 @@ fn files_are_read_only_under_the_schema_folder_and_the_resource_dirs() {
     );
     let instance = write(&scratch.path().join("up.json"), &json!({ "up": 1 }));
     let output = oa(&[&"validate", &schema, &instance]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    support::assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(
         err.contains("is outside the schema's folder and the --resource-dir folders"),
@@ -226,14 +226,14 @@ fn files_are_read_only_under_the_schema_folder_and_the_resource_dirs() {
         &"--resource-dir",
         &secret.parent().unwrap(),
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     #[cfg(unix)]
     {
         // A symbolic link inside the folder that leads out of it is refused too.
         std::os::unix::fs::symlink(&secret, scratch.path().join("project/linked.json")).unwrap();
         let instance = write(&scratch.path().join("link.json"), &json!({ "link": 1 }));
         let output = oa(&[&"validate", &schema, &instance]);
-        assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+        support::assert_exit(&output, 2);
         assert!(
             stderr(&output).contains("is outside the schema's folder"),
             "{}",
@@ -280,7 +280,7 @@ fn a_catalog_with_duplicate_ids_and_a_broken_file_fails_only_where_used() {
     );
     let uses_a = write(&scratch.path().join("uses-a.json"), &json!({ "a": "x" }));
     let output = oa(&[&"validate", &schema, &uses_a, &"--resource-dir", &catalog]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/a: type: expected integer, got string");
     let err = stderr(&output);
     // One warning per problem file, named; and the unreached ambiguous reference, once.
@@ -301,7 +301,7 @@ fn a_catalog_with_duplicate_ids_and_a_broken_file_fails_only_where_used() {
     // Used: an input error naming the claimants.
     let uses_dup = write(&scratch.path().join("uses-dup.json"), &json!({ "dup": "x" }));
     let output = oa(&[&"validate", &schema, &uses_dup, &"--resource-dir", &catalog]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    support::assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("(reached at #/dup): ambiguous: claimed by"), "{err}");
     // The one meant, given with --resource, wins.
@@ -314,7 +314,7 @@ fn a_catalog_with_duplicate_ids_and_a_broken_file_fails_only_where_used() {
         &"--resource-dir",
         &catalog,
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/dup: type: expected number, got string");
     // The broken file, referenced by its path and reached.
     let by_path = write(
@@ -356,7 +356,7 @@ fn resource_takes_one_file_per_flag_and_may_come_first() {
         &schema,
         &instance,
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/1: type: expected string, got integer");
     // A second value after one --resource is the schema, not another resource.
     let output = oa(&[&"validate", &"--resource", &int, &schema, &instance]);
@@ -468,7 +468,7 @@ fn schemastore_package_over_the_real_catalog_with_its_duplicate_ids() {
     // Without the catalog, the documents that use a configuration another catalog schema describes have no
     // verdict (exit 2), the others are valid.
     let output = oa(&[&"validate", &schema, &"--batch", &batch]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    support::assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("without a verdict"), "{err}");
     assert!(err.contains(", 0 invalid, 0 unreadable"), "{err}");

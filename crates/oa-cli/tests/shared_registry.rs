@@ -71,12 +71,7 @@ fn a_verdict_probed_in_one_process_marks_calls_in_another_until_it_expires_or_re
         "--stale-after",
         "4",
     ]);
-    assert_eq!(
-        probe.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&probe.stdout)
-    );
+    support::assert_exit(&probe, 0);
     let report = complete(&base_url, &model, &schema, &url, &["--stale-after", "4"]);
     assert_eq!(report["schema_mode"], json!("enforced"), "{report}");
     std::thread::sleep(Duration::from_secs(5));

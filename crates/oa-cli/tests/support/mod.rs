@@ -132,3 +132,15 @@ pub fn schemastore(test: &str) -> Option<std::path::PathBuf> {
     eprintln!("\n!!!!! SKIPPED: {message}\n");
     None
 }
+
+/// Asserts that a finished run exited with `code`, showing what it wrote to both streams when it did not.
+#[track_caller]
+pub fn assert_exit(output: &std::process::Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
