@@ -215,22 +215,16 @@ async fn openai_stream_failures_do_not_leak() {
     scenario(
         Mapping::OpenAi,
         "invalid utf-8 stream",
-        vec![Reply::Stream {
-            pieces: vec![b"data: \xff\n\n".to_vec()],
-            pause: Duration::ZERO,
-        }],
+        vec![Reply::sse_text(b"data: \xff\n\n".to_vec())],
         hi().with_stream(true),
     )
     .await;
     scenario(
         Mapping::OpenAi,
         "error event mid-stream",
-        vec![Reply::Stream {
-            pieces: vec![
-                format!("data: {{\"error\": {{\"message\": \"bad key {CANARY}\"}}}}\n\n").into_bytes(),
-            ],
-            pause: Duration::ZERO,
-        }],
+        vec![Reply::sse_text(
+            format!("data: {{\"error\": {{\"message\": \"bad key {CANARY}\"}}}}\n\n").into_bytes(),
+        )],
         hi().with_stream(true),
     )
     .await;
@@ -347,10 +341,7 @@ async fn a_tool_call_named_with_the_key_is_not_quoted_in_the_error() {
     scenario(
         Mapping::OpenAi,
         "streamed tool call named with the key",
-        vec![Reply::Stream {
-            pieces: vec![stream],
-            pause: Duration::ZERO,
-        }],
+        vec![Reply::sse_text(stream)],
         hi().with_stream(true),
     )
     .await;

@@ -17,7 +17,7 @@ use oa_provider::{
     ProviderError, Response, RetryConfig, TokenDelta,
 };
 use oa_testkit::openai::text_completion;
-use oa_testkit::{Reply, Server, sse_bytes};
+use oa_testkit::{Reply, Server};
 use serde_json::json;
 
 /// What a hook saw: each attempt's index, call id and error category, and each token delta's text.
@@ -136,11 +136,7 @@ async fn streamed_deltas_go_to_the_hook_beside_the_request() {
         chunk(json!({"content": "lo"}), json!("stop")),
         json!("[DONE]"),
     ];
-    let server = Server::start(vec![Reply::Stream {
-        pieces: vec![sse_bytes(&events)],
-        pause: Duration::ZERO,
-    }])
-    .unwrap();
+    let server = Server::start(vec![Reply::sse(&events)]).unwrap();
     let own = Arc::new(Seen::default());
     let beside = Arc::new(Seen::default());
     let request = retried(&own).with_stream(true);

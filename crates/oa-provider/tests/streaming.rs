@@ -61,10 +61,7 @@ async fn stream_call(
 
 /// The events as one stream, sent in one piece.
 fn whole_stream(events: &[Value]) -> Reply {
-    Reply::Stream {
-        pieces: vec![sse_bytes(events)],
-        pause: Duration::ZERO,
-    }
+    Reply::sse(events)
 }
 
 fn hi() -> CompletionRequest {
@@ -135,10 +132,7 @@ async fn every_byte_split_gives_the_same_response() {
 #[tokio::test]
 async fn crlf_comments_and_multiline_data_are_decoded() {
     let payload = b": keep-alive\r\n\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\r\ndata: \"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n";
-    let reply = Reply::Stream {
-        pieces: vec![payload.to_vec()],
-        pause: Duration::ZERO,
-    };
+    let reply = Reply::sse_text(payload.to_vec());
     let (outcome, _) = stream_call(reply, hi()).await;
     let response = outcome.unwrap();
     assert_eq!(response.message.content, Some(Content::Text("a".into())));
@@ -296,14 +290,7 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
 async fn invalid_utf8_in_a_stream_is_a_typed_error() {
     let mut bytes = sse_bytes(&[chunk(json!({"content": "ok"}), Value::Null)]);
     bytes.extend_from_slice(b"data: {\"x\": \"\xff\xfe\"}\n\n");
-    let (outcome, _) = stream_call(
-        Reply::Stream {
-            pieces: vec![bytes],
-            pause: Duration::ZERO,
-        },
-        hi(),
-    )
-    .await;
+    let (outcome, _) = stream_call(Reply::sse_text(bytes), hi()).await;
     let error = outcome.unwrap_err();
     assert_eq!(error.category(), Category::InvalidResponse);
     assert!(error.message().contains("utf-8"), "{error}");
@@ -312,10 +299,9 @@ async fn invalid_utf8_in_a_stream_is_a_typed_error() {
 
 #[tokio::test]
 async fn an_sse_line_past_the_cap_is_refused() {
-    let server = Server::start(vec![Reply::Stream {
-        pieces: vec![format!("data: {}\n\n", "x".repeat(5000)).into_bytes()],
-        pause: Duration::ZERO,
-    }])
+    let server = Server::start(vec![Reply::sse_text(
+        format!("data: {}\n\n", "x".repeat(5000)).into_bytes(),
+    )])
     .unwrap();
     let provider = support::openai_builder(&server, "test-model")
         .max_sse_line_bytes(1000)
@@ -329,14 +315,7 @@ async fn an_sse_line_past_the_cap_is_refused() {
 #[tokio::test]
 async fn a_stream_cut_before_its_finish_is_unavailable_with_what_arrived() {
     let bytes = sse_bytes(&[chunk(json!({"content": "half"}), Value::Null)]);
-    let (outcome, tokens) = stream_call(
-        Reply::Stream {
-            pieces: vec![bytes],
-            pause: Duration::ZERO,
-        },
-        hi(),
-    )
-    .await;
+    let (outcome, tokens) = stream_call(Reply::sse_text(bytes), hi()).await;
     let error = outcome.unwrap_err();
     assert_eq!(error.category(), Category::Unavailable);
     assert_eq!(error.partial_stream().unwrap().content, "half");
@@ -373,10 +352,7 @@ async fn a_stream_cut_mid_event_is_unavailable_and_retried() {
     cut.extend_from_slice(&whole[..whole.len() / 2]);
     let mut again = sse_bytes(&[chunk(json!({"content": "{\"a\": 1}"}), json!("stop"))]);
     again.extend_from_slice(b"data: [DONE]");
-    let stream = |bytes: Vec<u8>| Reply::Stream {
-        pieces: vec![bytes],
-        pause: Duration::ZERO,
-    };
+    let stream = Reply::sse_text;
     let server = Server::start(vec![stream(cut.clone()), stream(cut), stream(again)]).unwrap();
     let request = hi().with_stream(true);
     let error = provider_at(&server).complete(&request).await.unwrap_err();
