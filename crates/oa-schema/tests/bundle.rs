@@ -106,16 +106,9 @@ fn suite_dir() -> Option<PathBuf> {
 
 /// The groups of every `.json` file of a folder (not its subfolders).
 fn groups(dir: &Path) -> Vec<(String, Value)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for file in files {
+    for (file, value) in remotes::json_files(dir) {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let value: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for group in value.as_array().unwrap() {
             out.push((
                 format!("{name} / {}", group["description"].as_str().unwrap()),
