@@ -315,9 +315,9 @@ fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
     let output = oa(&[&"conformance", &root]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("passed  observability/999-copy (19 passed, 0 failed, 0 skipped)"),
-        "{text}"
+    support::assert_contains(
+        &text,
+        "passed  observability/999-copy (19 passed, 0 failed, 0 skipped)",
     );
     assert_eq!(text.lines().last(), Some("19 passed, 0 failed, 0 skipped"));
 }

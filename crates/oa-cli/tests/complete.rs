@@ -129,10 +129,7 @@ fn the_readable_summary_prints_the_diagnostic_as_a_warning() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stdout.contains("error: structured_output_invalid"), "{stdout}");
     assert!(stdout.contains("structured_output_path: native"), "{stdout}");
-    assert!(
-        stderr.contains(&format!("warning: {SCHEMA_NOT_HONORED}")),
-        "{stderr}"
-    );
+    support::assert_contains(&stderr, &format!("warning: {SCHEMA_NOT_HONORED}"));
 }
 
 #[test]

@@ -29,10 +29,7 @@ fn probe_reports_enforced_with_exit_0() {
     let output = oa(&["probe", "--base-url", &base_url, "--model", MODEL]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("\nenforced: the answer was \"seventeen\""),
-        "{text}"
-    );
+    support::assert_contains(&text, "\nenforced: the answer was \"seventeen\"");
     let output = oa(&["probe", "--base-url", &base_url, "--model", MODEL, "--json"]);
     assert_eq!(output.status.code(), Some(0));
     let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -206,10 +206,7 @@ fn trace_prints_the_span_tree_and_log_records_to_stderr() {
         span_lines[1].contains("openarmature.llm.schema_mode=unverified_repaired"),
         "{stderr}"
     );
-    assert!(
-        stderr.contains(&format!("WARNING {SCHEMA_NOT_HONORED}")),
-        "{stderr}"
-    );
+    support::assert_contains(&stderr, &format!("WARNING {SCHEMA_NOT_HONORED}"));
     // stdout stays the one JSON object.
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["schema_mode"], json!("unverified_repaired"));

@@ -144,3 +144,9 @@ pub fn assert_exit(output: &std::process::Output, code: i32) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Asserts that `text` contains `part`, showing the whole text when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} not in:\n{text}");
+}
