@@ -5,13 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Backoff, Capabilities, Category, Content,
-    ContentBlock, FailureClass, FinishReason, Message, Provider, Reask, RetryConfig, RuntimeConfig,
-    SchemaMode, StructuredOutputPath, Tool, ToolCall, ToolChoice,
+    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Backoff, Category, Content, ContentBlock,
+    FailureClass, FinishReason, Message, Provider, Reask, RetryConfig, RuntimeConfig, SchemaMode,
+    StructuredOutputPath, Tool, ToolCall, ToolChoice,
 };
 use oa_provider::{CompletionRequest, Mapping};
 use oa_testkit::anthropic::{error_reply, message, text_reply, tool_use_reply};
@@ -22,10 +24,7 @@ fn provider(server: &Server, native: bool) -> AnthropicProvider {
     AnthropicProvider::builder("claude-test")
         .base_url(server.base_url())
         .api_key(ApiKey::new("sk-ant-test-key"))
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Capabilities::default()
-        })
+        .capabilities(support::native(native))
         .build()
         .unwrap()
 }

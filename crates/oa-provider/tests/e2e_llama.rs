@@ -7,13 +7,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use oa_provider::enforcement::{Capability, ProbeKind, canary_schema};
 use oa_provider::{
-    Backoff, Capabilities, CapabilityRegistry, Category, CompletionRequest, FailureClass, FinishReason,
-    Message, OpenAiProvider, ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
+    Backoff, CapabilityRegistry, Category, CompletionRequest, FailureClass, FinishReason, Message,
+    OpenAiProvider, ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
     SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
 use oa_testkit::{Responder, Server, TracingCapture};
@@ -40,10 +42,7 @@ fn provider(base_url: &str, model: &str, native: bool) -> OpenAiProvider {
     OpenAiProvider::builder(model)
         .base_url(base_url)
         .no_api_key()
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Default::default()
-        })
+        .capabilities(support::native(native))
         .build()
         .unwrap()
 }

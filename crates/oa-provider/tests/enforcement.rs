@@ -11,20 +11,16 @@ use std::time::{Duration, SystemTime};
 
 use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Capabilities, CapabilityKey, CapabilityRegistry, Category,
-    CompletionRequest, FailureClass, Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider,
-    Reask, RetryConfig, RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords,
-    schema_version,
+    AttemptHook, AttemptRecord, Backoff, CapabilityKey, CapabilityRegistry, Category, CompletionRequest,
+    FailureClass, Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RetryConfig,
+    RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
 
 fn provider_builder_at(server: &Server, native: bool) -> OpenAiProviderBuilder {
-    support::openai_builder(server, "test-model").capabilities(Capabilities {
-        native_response_format: native,
-        ..Default::default()
-    })
+    support::openai_builder(server, "test-model").capabilities(support::native(native))
 }
 
 fn provider_at(server: &Server, native: bool) -> OpenAiProvider {

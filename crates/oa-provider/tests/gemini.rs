@@ -6,13 +6,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    ApiKey, AttemptHook, AttemptRecord, Backoff, Blocked, Capabilities, Category, CompletionRequest, Content,
-    ContentBlock, FailureClass, FinishReason, GeminiProvider, Message, Provider, RetryConfig, RuntimeConfig,
-    SchemaMode, StructuredOutputPath, Tool, ToolChoice,
+    ApiKey, AttemptHook, AttemptRecord, Backoff, Blocked, Category, CompletionRequest, Content, ContentBlock,
+    FailureClass, FinishReason, GeminiProvider, Message, Provider, RetryConfig, RuntimeConfig, SchemaMode,
+    StructuredOutputPath, Tool, ToolChoice,
 };
 use oa_testkit::gemini::{error_reply, response, text_reply};
 use oa_testkit::{Reply, Server};
@@ -22,10 +24,7 @@ fn provider_for(server: &Server, model: &str, native: bool) -> GeminiProvider {
     GeminiProvider::builder(model)
         .base_url(format!("{}beta", server.base_url()))
         .api_key(ApiKey::new("AIza-test-key"))
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Capabilities::default()
-        })
+        .capabilities(support::native(native))
         .build()
         .unwrap()
 }

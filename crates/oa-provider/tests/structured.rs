@@ -6,8 +6,8 @@
 mod support;
 
 use oa_provider::{
-    Capabilities, Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider,
-    Role, RuntimeConfig, StructuredOutputPath, json_equal,
+    Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider, Role,
+    RuntimeConfig, StructuredOutputPath, json_equal,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
@@ -19,10 +19,7 @@ fn value_schema() -> Value {
 
 fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
     support::openai_builder(server, "test-model")
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Default::default()
-        })
+        .capabilities(support::native(native))
         .build()
         .unwrap()
 }

@@ -1,8 +1,8 @@
 //! What the crate's integration tests share: an OpenAI-mapping provider for oa-testkit's scripted server, with no
-//! API key (each test adds what it configures).
+//! API key (each test adds what it configures), and the capabilities that turn native structured output on or off.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
-use oa_provider::{OpenAiProvider, OpenAiProviderBuilder};
+use oa_provider::{Capabilities, OpenAiProvider, OpenAiProviderBuilder};
 use oa_testkit::Server;
 
 /// A builder for the OpenAI mapping on `server`, for `model`, with no API key.
@@ -15,4 +15,12 @@ pub fn openai_builder(server: &Server, model: &str) -> OpenAiProviderBuilder {
 /// The OpenAI mapping on `server`, model `test-model`, no API key, nothing else configured.
 pub fn openai_at(server: &Server) -> OpenAiProvider {
     openai_builder(server, "test-model").build().unwrap()
+}
+
+/// The default capabilities, with native structured output on or off.
+pub fn native(native: bool) -> Capabilities {
+    Capabilities {
+        native_response_format: native,
+        ..Capabilities::default()
+    }
 }
