@@ -2,7 +2,7 @@
 //! parse reads it and keeps nothing, so a reader that builds no `Value` can still promise that one would parse.
 //! `parse_json`'s duplicate check is a [`Walk`], and so is oa-provider's walk of the response members its views
 //! do not read. Within the crate: serde_json's private tokens and whether this build shows numbers as digits,
-//! and the member names of one object (a repeat refused), which the typed route notes in [`MemberNames`].
+//! and the member names of one object (a repeat refused), which the typed route notes in `MemberNames`.
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
