@@ -83,3 +83,23 @@ pub async fn drain_cleanly(bus: &EventBus) {
     bus.drain(std::time::Duration::from_secs(5)).await.unwrap();
     assert_eq!(bus.n_observer_errors(), 0);
 }
+
+/// Invokes, with `input` and default options, a graph of one node that makes one call ("hi") through `provider`
+/// and returns `{}`, with `observer` alone on the bus; then waits (five seconds at most) until the bus has
+/// delivered every event.
+pub async fn invoke_one_call(provider: Arc<dyn Provider>, observer: Arc<dyn Observer>, input: Value) {
+    let bus = EventBus::new(vec![observer]);
+    let graph = oa_events::Graph::builder()
+        .node(
+            "ask",
+            ask(
+                provider,
+                CompletionRequest::new(vec![oa_provider::Message::user("hi")]),
+                json!({}),
+            ),
+        )
+        .build()
+        .unwrap();
+    graph.invoke(&bus, input, InvokeOptions::default()).await.unwrap();
+    bus.drain(std::time::Duration::from_secs(5)).await.unwrap();
+}
