@@ -6,6 +6,8 @@
 //! schemas whose bundle reports something inexpressible are left out, counted by kind.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+#[path = "support/metas.rs"]
+mod metas;
 #[path = "support/remotes.rs"]
 mod remotes;
 
@@ -316,17 +318,7 @@ fn what_2020_12_cannot_say_is_reported() {
     );
     // A meta-schema's format-assertion vocabulary.
     let vocabulary = Validator::options()
-        .resource(
-            "https://example.com/meta",
-            json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$id": "https://example.com/meta",
-                "$vocabulary": {
-                    "https://json-schema.org/draft/2020-12/vocab/core": true,
-                    "https://json-schema.org/draft/2020-12/vocab/format-assertion": true
-                }
-            }),
-        )
+        .resource(metas::FORMAT_ASSERTION_META, metas::format_assertion_meta())
         .build(&json!({ "$schema": "https://example.com/meta", "format": "ipv4" }))
         .unwrap();
     assert!(matches!(
