@@ -5,13 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::error::Error as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Backoff, CompletionRequest, GeminiProvider,
-    Mapping, Message, OpenAiProvider, Provider, ProviderBuilder, RetryConfig, RuntimeConfig,
+    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, CompletionRequest, GeminiProvider, Mapping,
+    Message, OpenAiProvider, Provider, ProviderBuilder, RuntimeConfig,
 };
 use oa_testkit::{Reply, Server, anthropic, closed_base_url, gemini, openai};
 use serde_json::{Value, json};
@@ -124,7 +126,7 @@ fn echo(status: u16) -> Reply {
 #[tokio::test]
 async fn no_failure_scenario_leaks_the_key_on_any_mapping() {
     for mapping in Mapping::ALL {
-        let retry = RetryConfig::new(2).with_backoff(Backoff::Fixed(Duration::ZERO));
+        let retry = support::no_wait(2);
         scenario(mapping, "401 echoing the key", vec![echo(401)], hi()).await;
         scenario(mapping, "404 echoing the key", vec![echo(404)], hi()).await;
         scenario(

@@ -10,13 +10,13 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, ProbeKind, canary_schema};
 use oa_provider::{
-    Backoff, CapabilityRegistry, Category, CompletionRequest, FailureClass, FinishReason, Message,
-    OpenAiProvider, ProbeOutcome, Provider, Reask, RetryConfig, RuntimeConfig, SCHEMA_NOT_HONORED,
-    SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
+    CapabilityRegistry, Category, CompletionRequest, FailureClass, FinishReason, Message, OpenAiProvider,
+    ProbeOutcome, Provider, Reask, RuntimeConfig, SCHEMA_NOT_HONORED, SchemaMode, StructuredOutputPath,
+    probe_canary, probe_keywords, schema_version,
 };
 use oa_testkit::{Responder, Server, TracingCapture};
 use serde_json::{Value, json};
@@ -171,8 +171,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
 
     // Reask-recovered: the first attempt is unconstrained (the gateway drops response_format, or the prompt
     // path has none) and fails; the reask attempt carries the grammar extension and succeeds.
-    let retry = RetryConfig::new(2)
-        .with_backoff(Backoff::Fixed(Duration::ZERO))
+    let retry = support::no_wait(2)
         .with_reask(Reask::template("Invalid: {error_message}. Reply with JSON only."))
         .with_per_attempt_override(vec![with_server_grammar(&schema)]);
     let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();

@@ -7,13 +7,13 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, CapabilityKey, CapabilityRegistry, Category, CompletionRequest,
-    FailureClass, Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RetryConfig,
-    RoutedProvider, SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
+    AttemptHook, AttemptRecord, CapabilityKey, CapabilityRegistry, Category, CompletionRequest, FailureClass,
+    Message, OpenAiProvider, OpenAiProviderBuilder, ProbeOutcome, Provider, Reask, RoutedProvider,
+    SchemaMode, StructuredOutputPath, probe_canary, probe_keywords, schema_version,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
@@ -40,11 +40,7 @@ fn ask(schema: Value) -> CompletionRequest {
 }
 
 fn with_reask(request: CompletionRequest) -> CompletionRequest {
-    request.with_retry(
-        RetryConfig::new(2)
-            .with_backoff(Backoff::Fixed(Duration::ZERO))
-            .with_reask(Reask::template("Fix: {error_message}")),
-    )
+    request.with_retry(support::no_wait(2).with_reask(Reask::template("Fix: {error_message}")))
 }
 
 /// A registry holding a fresh canary verdict (`enforces`) for the route of `server`'s provider.

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    ApiKey, AttemptHook, AttemptRecord, Backoff, Blocked, Category, CompletionRequest, Content, ContentBlock,
-    FailureClass, FinishReason, GeminiProvider, Message, Provider, RetryConfig, RuntimeConfig, SchemaMode,
+    ApiKey, AttemptHook, AttemptRecord, Blocked, Category, CompletionRequest, Content, ContentBlock,
+    FailureClass, FinishReason, GeminiProvider, Message, Provider, RuntimeConfig, SchemaMode,
     StructuredOutputPath, Tool, ToolChoice,
 };
 use oa_testkit::gemini::{error_reply, response, text_reply};
@@ -275,13 +275,11 @@ async fn statuses_map_to_categories_with_retry_after_on_a_429() {
     let server = Server::start(vec![limited, text_reply("ok", "STOP")]).unwrap();
     let waits = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&waits);
-    let retry = RetryConfig::new(2)
-        .with_backoff(Backoff::Fixed(Duration::ZERO))
-        .with_on_retry(move |_, error, wait| {
-            seen.lock()
-                .unwrap()
-                .push((error.category(), error.vendor_code().map(str::to_owned), wait))
-        });
+    let retry = support::no_wait(2).with_on_retry(move |_, error, wait| {
+        seen.lock()
+            .unwrap()
+            .push((error.category(), error.vendor_code().map(str::to_owned), wait))
+    });
     provider(&server, true)
         .complete(&ask("x").with_retry(retry))
         .await

@@ -9,12 +9,11 @@ mod support;
 use support::openai_at as provider_at;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use async_trait::async_trait;
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, OpenAiProvider, Provider,
-    ProviderError, Response, RetryConfig, TokenDelta,
+    AttemptHook, AttemptRecord, Category, CompletionRequest, Message, OpenAiProvider, Provider,
+    ProviderError, Response, TokenDelta,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
@@ -60,7 +59,7 @@ fn unavailable() -> Reply {
 
 fn retried(own: &Arc<Seen>) -> CompletionRequest {
     CompletionRequest::new(vec![Message::user("go")])
-        .with_retry(RetryConfig::new(2).with_backoff(Backoff::Fixed(Duration::ZERO)))
+        .with_retry(support::no_wait(2))
         .with_call_id("call_given")
         .with_hook(Arc::clone(own) as Arc<dyn AttemptHook>)
 }

@@ -5,12 +5,14 @@
 
 mod support;
 
+use support::no_wait;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, Category, CompletionRequest, Message, Provider, Reask, RetryConfig,
-    RetryReason, RuntimeConfig, StructuredOutputPath,
+    AttemptHook, AttemptRecord, Category, CompletionRequest, Message, Provider, Reask, RetryReason,
+    RuntimeConfig, StructuredOutputPath,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
@@ -48,10 +50,6 @@ impl AttemptHook for Attempts {
             total_tokens: record.usage().and_then(|usage| usage.total_tokens),
         });
     }
-}
-
-fn no_wait(max_attempts: u32) -> RetryConfig {
-    RetryConfig::new(max_attempts).with_backoff(Backoff::Fixed(Duration::ZERO))
 }
 
 async fn run(

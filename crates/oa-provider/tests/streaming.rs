@@ -359,9 +359,7 @@ async fn a_stream_cut_mid_event_is_unavailable_and_retried() {
     assert_eq!(error.category(), Category::Unavailable, "{error}");
     assert!(error.message().contains("ended mid-event"), "{error}");
     assert_eq!(error.partial_stream().unwrap().content, "{\"a\":");
-    let retried = request.with_retry(
-        oa_provider::RetryConfig::new(2).with_backoff(oa_provider::Backoff::Fixed(Duration::ZERO)),
-    );
+    let retried = request.with_retry(support::no_wait(2));
     let response = provider_at(&server).complete(&retried).await.unwrap();
     assert_eq!(response.message.content, Some(Content::Text("{\"a\": 1}".into())));
     // The cut, then the retry, whose final `[DONE]` (no blank line after it) ends the stream cleanly.

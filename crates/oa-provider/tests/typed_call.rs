@@ -9,12 +9,11 @@ use support::openai_at as provider;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use oa_provider::{
-    AttemptHook, AttemptRecord, Backoff, CallExtras, CapabilityKey, CapabilityRegistry, Category,
-    CompleteAsError, CompletionRequest, Message, OpenAiProvider, ParsedAsError, Provider, ProviderError,
-    Reask, Response, RetryConfig, RoutedProvider, SchemaMode, StructuredOutputPath, complete_as,
+    AttemptHook, AttemptRecord, CallExtras, CapabilityKey, CapabilityRegistry, Category, CompleteAsError,
+    CompletionRequest, Message, OpenAiProvider, ParsedAsError, Provider, ProviderError, Reask, Response,
+    RoutedProvider, SchemaMode, StructuredOutputPath, complete_as,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
@@ -46,11 +45,7 @@ fn request(schema: Value) -> CompletionRequest {
 }
 
 fn reasking(request: CompletionRequest) -> CompletionRequest {
-    request.with_retry(
-        RetryConfig::new(2)
-            .with_backoff(Backoff::Fixed(Duration::ZERO))
-            .with_reask(Reask::template("{error_message}")),
-    )
+    request.with_retry(support::no_wait(2).with_reask(Reask::template("{error_message}")))
 }
 
 #[tokio::test]

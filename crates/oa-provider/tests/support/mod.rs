@@ -2,7 +2,7 @@
 //! API key (each test adds what it configures), and the capabilities that turn native structured output on or off.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
-use oa_provider::{Capabilities, OpenAiProvider, OpenAiProviderBuilder};
+use oa_provider::{Backoff, Capabilities, OpenAiProvider, OpenAiProviderBuilder, RetryConfig};
 use oa_testkit::Server;
 
 /// A builder for the OpenAI mapping on `server`, for `model`, with no API key.
@@ -23,4 +23,9 @@ pub fn native(native: bool) -> Capabilities {
         native_response_format: native,
         ..Capabilities::default()
     }
+}
+
+/// At most `max_attempts` attempts, none waiting for the one before.
+pub fn no_wait(max_attempts: u32) -> RetryConfig {
+    RetryConfig::new(max_attempts).with_backoff(Backoff::Fixed(std::time::Duration::ZERO))
 }
