@@ -9,8 +9,8 @@ use std::time::Duration;
 use oa_events::{Event, EventBus, Graph, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::{
-    AnthropicProvider, Backoff, Capabilities, CompletionRequest, ContentBlock, ImageSource, Message,
-    OpenAiProvider, Provider, Reask, RetryConfig, RuntimeConfig, schema_version,
+    AnthropicProvider, Backoff, CompletionRequest, ContentBlock, ImageSource, Message, OpenAiProvider,
+    Provider, Reask, RetryConfig, RuntimeConfig, schema_version,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{PointValue, Reply, Server, Telemetry, attribute as attr};
@@ -486,10 +486,7 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
             OpenAiProvider::builder("gpt-test")
                 .base_url(server.base_url())
                 .no_api_key()
-                .capabilities(Capabilities {
-                    native_response_format: native,
-                    ..Capabilities::default()
-                })
+                .capabilities(support::native(native))
                 .build()
                 .unwrap(),
         )
@@ -512,10 +509,7 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
                 AnthropicProvider::builder("claude-test")
                     .base_url(server.base_url())
                     .no_api_key()
-                    .capabilities(Capabilities {
-                        native_response_format: false,
-                        ..Capabilities::default()
-                    })
+                    .capabilities(support::native(false))
                     .build()
                     .unwrap(),
             );

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use oa_events::{Event, EventBus, InvokeOptions, NodeError, Observer, ObserverError};
-use oa_provider::{CompletionRequest, OpenAiProvider, Provider};
+use oa_provider::{Capabilities, CompletionRequest, OpenAiProvider, Provider};
 use oa_testkit::Server;
 use serde_json::{Value, json};
 
@@ -102,4 +102,12 @@ pub async fn invoke_one_call(provider: Arc<dyn Provider>, observer: Arc<dyn Obse
         .unwrap();
     graph.invoke(&bus, input, InvokeOptions::default()).await.unwrap();
     bus.drain(std::time::Duration::from_secs(5)).await.unwrap();
+}
+
+/// The default capabilities, with native structured output on or off.
+pub fn native(native: bool) -> Capabilities {
+    Capabilities {
+        native_response_format: native,
+        ..Capabilities::default()
+    }
 }
