@@ -11,16 +11,7 @@ use std::time::{Duration, Instant};
 
 use oa_testkit::{Reply, Server};
 use serde_json::json;
-use support::{chat, refusal};
-
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .unwrap()
-}
+use support::{chat, oa_text as oa, refusal};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -58,10 +49,7 @@ fn a_closed_port_is_connection_refused_naming_host_and_port() {
     let output = complete(&base_url, &[]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
-    assert!(
-        text.contains(&format!("connection refused by {authority}")),
-        "{text}"
-    );
+    support::assert_contains(&text, &format!("connection refused by {authority}"));
 }
 
 #[test]
@@ -70,7 +58,7 @@ fn a_server_that_never_answers_ends_at_the_timeout() {
     let started = Instant::now();
     let output = complete(&server.base_url(), &["--timeout", "2", "--json"]);
     let elapsed = started.elapsed();
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let message = report["error"]["error_message"].as_str().unwrap();
@@ -185,9 +173,9 @@ fn a_refusal_reads_as_a_refusal_and_fenced_json_as_fenced_json() {
     .unwrap();
     let refused = complete(&server.base_url(), &["--schema", schema.to_str().unwrap()]);
     let text = stdout(&refused);
-    assert!(
-        text.contains("refusal: the model refused to answer: I can't help with that."),
-        "{text}"
+    support::assert_contains(
+        &text,
+        "refusal: the model refused to answer: I can't help with that.",
     );
     assert!(text.contains("finish_reason: content_filter"), "{text}");
     let fenced = complete(
@@ -216,7 +204,7 @@ fn a_refused_probe_is_inconclusive_not_a_finding() {
         "m",
         "--json",
     ]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    support::assert_exit(&output, 2);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["verdict"], json!("error"), "{report}");
     assert!(

@@ -200,12 +200,7 @@ fn batch_shows_progress_on_a_terminal() {
         .args(["-qec", &command, "/dev/null"])
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     let terminal = String::from_utf8_lossy(&output.stdout);
     assert!(terminal.contains("validated 3 ("), "{terminal:?}");
     assert!(terminal.contains("/s, "), "{terminal:?}");
@@ -225,12 +220,7 @@ fn batch_of_valid_lines_exits_zero() {
 #[test]
 fn demo_runs_offline_and_shows_the_report() {
     let output = oa(&[&"demo"]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     let text = stdout(&output);
     for location in [
         "#/starts_at",
@@ -325,9 +315,9 @@ fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
     let output = oa(&[&"conformance", &root]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("passed  observability/999-copy (19 passed, 0 failed, 0 skipped)"),
-        "{text}"
+    support::assert_contains(
+        &text,
+        "passed  observability/999-copy (19 passed, 0 failed, 0 skipped)",
     );
     assert_eq!(text.lines().last(), Some("19 passed, 0 failed, 0 skipped"));
 }
@@ -373,7 +363,7 @@ fn conformance_judges_held_out_copies_of_changed_fixtures_as_the_originals() {
     }
     let judged = |dir: &Path| -> Vec<(String, String, String)> {
         let output = oa(&[&"conformance", &dir, &"--json"]);
-        assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+        support::assert_exit(&output, 0);
         stdout(&output)
             .lines()
             .map(|line| {
@@ -656,7 +646,7 @@ fn resource_files_register_by_id_or_by_file_uri() {
     let by_file = scratch.file("by-file.json", &json!({ "$ref": uri }).to_string());
     let text = scratch.file("text.json", r#""seven""#);
     let output = oa(&[&"validate", &by_file, &text, &"--resource", &plain]);
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    support::assert_exit(&output, 1);
     let seven = scratch.file("seven.json", "7");
     let output = oa(&[&"validate", &by_file, &seven, &"--resource", &plain]);
     assert_eq!(output.status.code(), Some(0));

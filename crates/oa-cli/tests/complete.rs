@@ -15,18 +15,8 @@ fn schema_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
 }
 
 fn complete(endpoint: &Server, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args([
-            "complete",
-            "--base-url",
-            &endpoint.base_url(),
-            "--model",
-            "test-model",
-        ])
-        .args(extra)
+    support::complete_command(&endpoint.base_url(), extra)
         .arg("What is six times seven?")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .output()
         .unwrap()
 }
@@ -56,12 +46,7 @@ fn a_valid_structured_answer() {
     let schema = schema_file(&dir);
     let endpoint = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     let report = json_of(&output);
     assert_eq!(report["ok"], json!(true));
     assert_eq!(report["parsed"], json!({"answer": 42}));
@@ -144,10 +129,7 @@ fn the_readable_summary_prints_the_diagnostic_as_a_warning() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stdout.contains("error: structured_output_invalid"), "{stdout}");
     assert!(stdout.contains("structured_output_path: native"), "{stdout}");
-    assert!(
-        stderr.contains(&format!("warning: {SCHEMA_NOT_HONORED}")),
-        "{stderr}"
-    );
+    support::assert_contains(&stderr, &format!("warning: {SCHEMA_NOT_HONORED}"));
 }
 
 #[test]
@@ -163,12 +145,7 @@ fn a_reask_recovers_on_the_second_attempt() {
         &endpoint,
         &["--schema", schema.to_str().unwrap(), "--reask", "--json"],
     );
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    support::assert_exit(&output, 0);
     let report = json_of(&output);
     assert_eq!(report["attempts"].as_array().unwrap().len(), 2);
     assert_eq!(report["schema_mode"], json!("unverified_repaired"));

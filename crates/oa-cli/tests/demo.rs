@@ -3,14 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::{Command, Output};
-
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod support;
+use support::oa_text as oa;
 
 fn demo_text(args: &[&str]) -> String {
     let output = oa(args);

@@ -81,12 +81,7 @@ fn the_marker_is_earned_from_the_registry_and_routing_degrades_an_unenforcing_ro
         &["probe", "--base-url", &base_url, "--model", &model, "--registry"],
         &[&registry],
     );
-    assert_eq!(
-        probe.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&probe.stdout)
-    );
+    support::assert_exit(&probe, 0);
     let (report, _) = complete(&base_url, &schema, &["--registry", registry.to_str().unwrap()]);
     assert_eq!(report["parsed"], json!({"answer": "seventeen"}), "{report}");
     assert_eq!(report["schema_mode"], json!("enforced"));
@@ -105,12 +100,7 @@ fn the_marker_is_earned_from_the_registry_and_routing_degrades_an_unenforcing_ro
         ],
         &[&gateway_registry],
     );
-    assert_eq!(
-        probe.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&probe.stdout)
-    );
+    support::assert_exit(&probe, 1);
     let recorded: Value = serde_json::from_slice(&std::fs::read(&gateway_registry).unwrap()).unwrap();
     assert_eq!(recorded["entries"][0]["enforces"], json!(false), "{recorded}");
 
@@ -142,10 +132,7 @@ fn the_marker_is_earned_from_the_registry_and_routing_degrades_an_unenforcing_ro
     }
     // The marker rides every attempt's span; a result, when the small model manages one, carries it too.
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("openarmature.llm.schema_mode=prompted"),
-        "{stderr}"
-    );
+    support::assert_contains(&stderr, "openarmature.llm.schema_mode=prompted");
     if report["ok"] == json!(true) {
         let mode = report["schema_mode"].as_str().unwrap();
         assert!(mode == "prompted" || mode == "prompted_repaired", "{report}");
@@ -161,9 +148,6 @@ fn the_marker_is_earned_from_the_registry_and_routing_degrades_an_unenforcing_ro
             2,
             "the degraded path repairs once"
         );
-        assert!(
-            stderr.contains("openarmature.llm.schema_mode=prompted_repaired"),
-            "{stderr}"
-        );
+        support::assert_contains(&stderr, "openarmature.llm.schema_mode=prompted_repaired");
     }
 }

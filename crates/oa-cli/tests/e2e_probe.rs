@@ -7,17 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+use support::oa_text as oa;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use oa_testkit::{Responder, Server};
-
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -35,10 +29,7 @@ fn probe_reports_enforced_with_exit_0() {
     let output = oa(&["probe", "--base-url", &base_url, "--model", MODEL]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("\nenforced: the answer was \"seventeen\""),
-        "{text}"
-    );
+    support::assert_contains(&text, "\nenforced: the answer was \"seventeen\"");
     let output = oa(&["probe", "--base-url", &base_url, "--model", MODEL, "--json"]);
     assert_eq!(output.status.code(), Some(0));
     let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -60,7 +51,7 @@ fn probe_through_a_dropping_gateway_reports_not_enforced_with_exit_1() {
         MODEL,
         "--json",
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    support::assert_exit(&output, 1);
     let line: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(line["verdict"], "not_enforced");
     assert_eq!(line["path"], "native");
@@ -225,10 +216,10 @@ fn probe_pairs_prints_a_verdict_per_pair_and_fails_on_an_unverified_one() {
         "--registry",
         registry.to_str().unwrap(),
     ]);
-    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    support::assert_exit(&output, 0);
     assert!(stdout(&output).starts_with("enforced "), "{}", stdout(&output));
     let output = oa(&["probe", "--pairs", both.to_str().unwrap(), "--json"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    support::assert_exit(&output, 1);
     let verdicts: Vec<String> = stdout(&output)
         .lines()
         .map(|line| {

@@ -7,7 +7,7 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
@@ -23,25 +23,12 @@ fn engine() -> Value {
 
 fn complete(server: &Server, extra: &[&str]) -> (Value, Output) {
     let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("schema.json");
-    let body = json!({"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"],
-                      "additionalProperties": false});
-    std::fs::write(&schema, body.to_string()).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args([
-            "complete",
-            "--base-url",
-            &server.base_url(),
-            "--model",
-            "test-model",
-            "--json",
-        ])
+    let schema = support::answer_schema_file(&dir);
+    let output = support::complete_command(&server.base_url(), &["--json"])
         .arg("--schema")
         .arg(&schema)
         .args(extra)
         .arg("What is six times seven?")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .output()
         .unwrap();
     (serde_json::from_slice(&output.stdout).unwrap(), output)

@@ -6,7 +6,7 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use oa_testkit::{Reply, Responder, Server};
 use serde_json::{Value, json};
@@ -26,26 +26,13 @@ fn langfuse(status: u16) -> Server {
 
 fn complete(model: &Server, langfuse: Option<&Server>, extra: &[&str], secret: Option<&str>) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("schema.json");
-    let body = json!({"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"],
-                      "additionalProperties": false});
-    std::fs::write(&schema, body.to_string()).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
+    let schema = support::answer_schema_file(&dir);
+    let mut command = support::complete_command(&model.base_url(), &["--langfuse"]);
     command
-        .args([
-            "complete",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "test-model",
-            "--langfuse",
-        ])
         .arg("--schema")
         .arg(&schema)
         .args(extra)
         .arg("What is six times seven?")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .env_remove("LANGFUSE_SECRET_KEY")
         .env("LANGFUSE_PUBLIC_KEY", "pk-lf-cli");
     if let Some(langfuse) = langfuse {
@@ -94,12 +81,7 @@ fn one_trace_and_the_calls_generation_carrying_the_path_reach_langfuse() {
     let model = Server::start(vec![chat(r#"{"answer": 42}"#, "stop")]).unwrap();
     let langfuse = langfuse(207);
     let output = complete(&model, Some(&langfuse), &["--json"], Some(SECRET));
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     assert_no_secret(&output);
     let events = events(&langfuse);
     let traces = of_type(&events, "trace-create");
@@ -147,12 +129,7 @@ fn a_reasked_call_is_one_generation_describing_its_last_attempt() {
     .unwrap();
     let langfuse = langfuse(207);
     let output = complete(&model, Some(&langfuse), &["--reask"], Some(SECRET));
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     assert_eq!(model.n_requests(), 2);
     assert_no_secret(&output);
     let events = events(&langfuse);

@@ -439,11 +439,7 @@ fn streaming_is_refused_for_the_mappings_that_do_not_stream() {
         let server = Server::start(Vec::<Reply>::new()).unwrap();
         let output = complete(wire, &server, &["--stream"]);
         assert_eq!(output.status.code(), Some(2));
-        assert!(
-            String::from_utf8_lossy(&output.stderr).contains("does not stream"),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        support::assert_contains(&String::from_utf8_lossy(&output.stderr), "does not stream");
         assert_eq!(server.n_requests(), 0);
     }
 }

@@ -3,16 +3,11 @@
 //! misspelled keyword (a warning, silenced by `--no-warn`), and `--jobs` without `--batch`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
+use support::oa_text as oa;
 
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .unwrap()
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 fn file(dir: &tempfile::TempDir, name: &str, text: &[u8]) -> String {
     let path: PathBuf = dir.path().join(name);
@@ -47,11 +42,7 @@ fn a_comment_says_json_has_none() {
     // The same in a schema file: an input error in the same words.
     let output = oa(&["validate", &tsconfig, &schema]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("a comment (`//`): JSON has no comments"),
-        "{}",
-        stderr(&output)
-    );
+    support::assert_contains(&stderr(&output), "a comment (`//`): JSON has no comments");
 }
 
 #[test]
@@ -88,7 +79,7 @@ fn a_draft_7_schema_without_schema_is_pointed_to_draft_7() {
         "{message}"
     );
     let output = oa(&["validate", &schema, &instance, "--draft", "7"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    support::assert_exit(&output, 0);
     // A schema invalid in every draft gets no hint.
     let broken = file(&dir, "broken.json", br#"{"type": 5}"#);
     let output = oa(&["validate", &broken, &instance]);

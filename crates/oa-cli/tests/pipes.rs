@@ -5,14 +5,11 @@
 //! ends with examples.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
+mod support;
+use support::oa_command as oa;
 
-fn oa() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
-    command.env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
-    command
-}
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Output, Stdio};
 
 fn with_stdin(args: &[&str], input: &[u8]) -> Output {
     let mut child = oa()

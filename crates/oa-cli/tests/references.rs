@@ -49,11 +49,11 @@ fn a_sibling_file_resolves_by_its_relative_ref() {
         &json!({ "home": { "city": "Oslo" } }),
     );
     let output = oa(&[&"validate", &person, &valid]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    support::assert_exit(&output, 0);
     assert_eq!(stderr(&output), "");
     let invalid = write(&scratch.path().join("invalid.json"), &json!({ "home": {} }));
     let output = oa(&[&"validate", &person, &invalid, &"--json"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let address = std::fs::canonicalize(scratch.path().join("address.json")).unwrap();
     assert_eq!(report["violations"][0]["location"], json!("#/home/city"));
@@ -83,12 +83,8 @@ fn a_sibling_file_resolves_by_its_relative_ref() {
         .stdin(std::fs::File::open(&person).unwrap())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("no schema oa was given has that URI"),
-        "{}",
-        stderr(&output)
-    );
+    support::assert_exit(&output, 2);
+    support::assert_contains(&stderr(&output), "no schema oa was given has that URI");
 }
 
 #[test]
@@ -124,18 +120,14 @@ fn a_reached_missing_reference_is_an_input_error_saying_how_to_give_it() {
     );
     let output = oa(&[&"validate", &schema, &reaches, &"--resource", &customer]);
     // Registered under its own file URI, which is not the one the reference names: still missing.
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    support::assert_exit(&output, 2);
     let with_id = write(
         &elsewhere.path().join("customer-id.json"),
         &json!({ "$id": format!("{}/customer.json", schema_uri.rsplit_once('/').unwrap().0), "required": ["name"] }),
     );
     let output = oa(&[&"validate", &schema, &reaches, &"--resource", &with_id]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    assert!(
-        stdout(&output).contains("#/customer/name: required"),
-        "{}",
-        stdout(&output)
-    );
+    support::assert_exit(&output, 1);
+    support::assert_contains(&stdout(&output), "#/customer/name: required");
 }
 
 #[test]
@@ -151,7 +143,7 @@ fn an_unreached_missing_reference_is_a_warning_once() {
     );
     let instance = write(&scratch.path().join("order-1.json"), &json!({ "id": "seven" }));
     let output = oa(&[&"validate", &schema, &instance]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/id: type: expected integer, got string");
     let err = stderr(&output);
     assert_eq!(err.matches("warning:").count(), 1, "{err}");
@@ -165,7 +157,7 @@ fn an_unreached_missing_reference_is_a_warning_once() {
         "{\"id\": 1}\n{\"lint\": {}}\n{\"id\": \"x\"}\n",
     );
     let output = oa(&[&"validate", &schema, &"--batch", &batch, &"--json"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    support::assert_exit(&output, 2);
     let lines: Vec<Value> = stdout(&output)
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -184,14 +176,8 @@ fn an_unreached_missing_reference_is_a_warning_once() {
     assert_eq!(lines[2]["valid"], json!(false));
     assert_eq!(lines[2].get("no_verdict"), None);
     let err = stderr(&output);
-    assert!(
-        err.contains("1 valid, 1 invalid, 0 unreadable, 1 without a verdict"),
-        "{err}"
-    );
-    assert!(
-        err.contains("warning: $ref \"https://example.com/lint.json\" at"),
-        "{err}"
-    );
+    support::assert_contains(&err, "1 valid, 1 invalid, 0 unreadable, 1 without a verdict");
+    support::assert_contains(&err, "warning: $ref \"https://example.com/lint.json\" at");
     assert!(err.contains("#/properties/lint2/$ref"), "{err}");
     assert!(!err.contains("(and 1 more place)"), "{err}");
 }
@@ -212,11 +198,11 @@ fn files_are_read_only_under_the_schema_folder_and_the_resource_dirs() {
     );
     let instance = write(&scratch.path().join("up.json"), &json!({ "up": 1 }));
     let output = oa(&[&"validate", &schema, &instance]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    support::assert_exit(&output, 2);
     let err = stderr(&output);
-    assert!(
-        err.contains("is outside the schema's folder and the --resource-dir folders"),
-        "{err}"
+    support::assert_contains(
+        &err,
+        "is outside the schema's folder and the --resource-dir folders",
     );
     // Allowed by naming its folder.
     let output = oa(&[
@@ -226,19 +212,15 @@ fn files_are_read_only_under_the_schema_folder_and_the_resource_dirs() {
         &"--resource-dir",
         &secret.parent().unwrap(),
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     #[cfg(unix)]
     {
         // A symbolic link inside the folder that leads out of it is refused too.
         std::os::unix::fs::symlink(&secret, scratch.path().join("project/linked.json")).unwrap();
         let instance = write(&scratch.path().join("link.json"), &json!({ "link": 1 }));
         let output = oa(&[&"validate", &schema, &instance]);
-        assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
-        assert!(
-            stderr(&output).contains("is outside the schema's folder"),
-            "{}",
-            stderr(&output)
-        );
+        support::assert_exit(&output, 2);
+        support::assert_contains(&stderr(&output), "is outside the schema's folder");
         // ... and skipped, with a warning, when a --resource-dir holds it.
         let catalog = scratch.path().join("catalog");
         std::fs::create_dir_all(&catalog).unwrap();
@@ -246,11 +228,7 @@ fn files_are_read_only_under_the_schema_folder_and_the_resource_dirs() {
         let plain = write(&scratch.path().join("plain.json"), &json!({}));
         let output = oa(&[&"validate", &plain, &plain, &"--resource-dir", &catalog]);
         assert_eq!(output.status.code(), Some(0));
-        assert!(
-            stderr(&output).contains("skipped: a symbolic link out of"),
-            "{}",
-            stderr(&output)
-        );
+        support::assert_contains(&stderr(&output), "skipped: a symbolic link out of");
     }
 }
 
@@ -280,7 +258,7 @@ fn a_catalog_with_duplicate_ids_and_a_broken_file_fails_only_where_used() {
     );
     let uses_a = write(&scratch.path().join("uses-a.json"), &json!({ "a": "x" }));
     let output = oa(&[&"validate", &schema, &uses_a, &"--resource-dir", &catalog]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/a: type: expected integer, got string");
     let err = stderr(&output);
     // One warning per problem file, named; and the unreached ambiguous reference, once.
@@ -301,7 +279,7 @@ fn a_catalog_with_duplicate_ids_and_a_broken_file_fails_only_where_used() {
     // Used: an input error naming the claimants.
     let uses_dup = write(&scratch.path().join("uses-dup.json"), &json!({ "dup": "x" }));
     let output = oa(&[&"validate", &schema, &uses_dup, &"--resource-dir", &catalog]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    support::assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("(reached at #/dup): ambiguous: claimed by"), "{err}");
     // The one meant, given with --resource, wins.
@@ -314,7 +292,7 @@ fn a_catalog_with_duplicate_ids_and_a_broken_file_fails_only_where_used() {
         &"--resource-dir",
         &catalog,
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/dup: type: expected number, got string");
     // The broken file, referenced by its path and reached.
     let by_path = write(
@@ -324,11 +302,7 @@ fn a_catalog_with_duplicate_ids_and_a_broken_file_fails_only_where_used() {
     let list = write(&scratch.path().join("list.json"), &json!([1]));
     let output = oa(&[&"validate", &by_path, &list]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("broken.json: not well-formed JSON"),
-        "{}",
-        stderr(&output)
-    );
+    support::assert_contains(&stderr(&output), "broken.json: not well-formed JSON");
 }
 
 #[test]
@@ -356,21 +330,14 @@ fn resource_takes_one_file_per_flag_and_may_come_first() {
         &schema,
         &instance,
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    support::assert_exit(&output, 1);
     assert_eq!(stdout(&output).trim(), "#/1: type: expected string, got integer");
     // A second value after one --resource is the schema, not another resource.
     let output = oa(&[&"validate", &"--resource", &int, &schema, &instance]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("https://example.com/text.json"),
-        "{}",
-        stderr(&output)
-    );
+    support::assert_contains(&stderr(&output), "https://example.com/text.json");
     let help = stdout(&oa(&[&"validate", &"--help"]));
-    assert!(
-        help.contains("One file per flag; repeat the flag for more"),
-        "{help}"
-    );
+    support::assert_contains(&help, "One file per flag; repeat the flag for more");
 }
 
 /// The documents of `folder` (`valid/package` or `invalid/package`), sorted.
@@ -418,11 +385,7 @@ fn schemastore_package_negatives_are_judged_offline() {
     }
     // Without the catalog the unreached references are warnings; stylelint's among them.
     let output = oa(&[&"validate", &schema, &negatives[0]]);
-    assert!(
-        stderr(&output).contains("$ref \"stylelintrc.json\""),
-        "{}",
-        stderr(&output)
-    );
+    support::assert_contains(&stderr(&output), "$ref \"stylelintrc.json\"");
 }
 
 #[test]
@@ -468,7 +431,7 @@ fn schemastore_package_over_the_real_catalog_with_its_duplicate_ids() {
     // Without the catalog, the documents that use a configuration another catalog schema describes have no
     // verdict (exit 2), the others are valid.
     let output = oa(&[&"validate", &schema, &"--batch", &batch]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    support::assert_exit(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("without a verdict"), "{err}");
     assert!(err.contains(", 0 invalid, 0 unreadable"), "{err}");

@@ -4,22 +4,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+use support::oa_text as oa;
 
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Duration;
 
 use oa_testkit::{RedisServer, Responder, Server};
 use serde_json::{Value, json};
 
 const QUESTION: &str = "What is two plus two? Answer with the number.";
-
-fn oa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args(args)
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .unwrap()
-}
 
 fn canary_schema(dir: &tempfile::TempDir) -> String {
     let path = dir.path().join("canary.json");
@@ -78,12 +71,7 @@ fn a_verdict_probed_in_one_process_marks_calls_in_another_until_it_expires_or_re
         "--stale-after",
         "4",
     ]);
-    assert_eq!(
-        probe.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&probe.stdout)
-    );
+    support::assert_exit(&probe, 0);
     let report = complete(&base_url, &model, &schema, &url, &["--stale-after", "4"]);
     assert_eq!(report["schema_mode"], json!("enforced"), "{report}");
     std::thread::sleep(Duration::from_secs(5));

@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use oa_testkit::{Reply, Responder, Server};
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
@@ -36,27 +36,13 @@ fn collector_url(receiver: &Server) -> String {
 /// recovers: two attempts.
 fn complete(endpoint: &Server, extra: &[&str], envs: &[(&str, String)]) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("schema.json");
-    let body = json!({"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"],
-                      "additionalProperties": false});
-    std::fs::write(&schema, body.to_string()).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_oa"));
+    let schema = support::answer_schema_file(&dir);
+    let mut command = support::complete_command(&endpoint.base_url(), &["--reask", "--json"]);
     command
-        .args([
-            "complete",
-            "--base-url",
-            &endpoint.base_url(),
-            "--model",
-            "test-model",
-            "--reask",
-            "--json",
-        ])
         .arg("--schema")
         .arg(&schema)
         .args(extra)
-        .arg("What is six times seven?")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+        .arg("What is six times seven?");
     for (name, value) in envs {
         command.env(name, value);
     }
@@ -180,12 +166,7 @@ fn otlp_flag_exports_spans_logs_and_metrics_before_exit() {
     let endpoint = prose_then_valid();
     let receiver = receiver();
     let output = complete(&endpoint, &["--otlp", &collector_url(&receiver)], &[]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     assert_exported(&receiver);
 }
 
@@ -198,12 +179,7 @@ fn the_standard_variable_names_the_collector_too() {
         &[],
         &[("OTEL_EXPORTER_OTLP_ENDPOINT", collector_url(&receiver))],
     );
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     assert_exported(&receiver);
 }
 
@@ -230,10 +206,7 @@ fn trace_prints_the_span_tree_and_log_records_to_stderr() {
         span_lines[1].contains("openarmature.llm.schema_mode=unverified_repaired"),
         "{stderr}"
     );
-    assert!(
-        stderr.contains(&format!("WARNING {SCHEMA_NOT_HONORED}")),
-        "{stderr}"
-    );
+    support::assert_contains(&stderr, &format!("WARNING {SCHEMA_NOT_HONORED}"));
     // stdout stays the one JSON object.
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["schema_mode"], json!("unverified_repaired"));
@@ -245,12 +218,7 @@ fn a_collector_that_is_down_does_not_fail_the_call() {
     let closed = oa_testkit::closed_base_url().unwrap();
     let collector = closed.trim_end_matches("/v1");
     let output = complete(&endpoint, &["--otlp", collector], &[]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_exit(&output, 0);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["parsed"], json!({"answer": 42}));
 }

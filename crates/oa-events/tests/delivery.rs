@@ -274,8 +274,7 @@ async fn a_node_error_carries_the_provider_error_and_the_failed_event_is_dispatc
     // A 401 is not retried; the node's error keeps it as its source.
     let server = Server::start(vec![Reply::json(401, json!({"error": {"message": "bad key"}}))]).unwrap();
     let provider = Arc::new(provider(&server.base_url()));
-    let collect = Arc::new(Collect::default());
-    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let (collect, bus) = collected();
     let graph = Graph::builder()
         .node("ask", move |_| {
             let provider = Arc::clone(&provider);
@@ -448,13 +447,8 @@ async fn without_an_ambient_context_complete_is_the_plain_call() {
 /// (with the typed marker and failure class), under a scope of its own: nothing is silently dropped.
 #[tokio::test]
 async fn an_observed_provider_reports_calls_made_outside_a_graph() {
-    let server = Server::start(vec![
-        text_reply("prose, not JSON", "stop"),
-        text_reply(r#"{"answer": "yes"}"#, "stop"),
-    ])
-    .unwrap();
-    let collect = Arc::new(Collect::default());
-    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let server = prose_then_answer();
+    let (collect, bus) = collected();
     let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
     let request = reasking_request();
     let response = observed.complete(&request).await.unwrap();
@@ -506,8 +500,7 @@ impl oa_provider::AttemptHook for CountAttempts {
 #[tokio::test]
 async fn an_observed_provider_chains_to_the_hook_passed_beside_the_request() {
     let server = Server::start(vec![text_reply("one", "stop"), text_reply("two", "stop")]).unwrap();
-    let collect = Arc::new(Collect::default());
-    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let (collect, bus) = collected();
     let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
     let own = Arc::new(CountAttempts::default());
     let request = CompletionRequest::new(vec![Message::user("hi")])
@@ -571,8 +564,7 @@ impl Provider for AfterAnswering {
 #[tokio::test]
 async fn the_terminal_event_reports_the_returned_response_when_it_differs_from_the_attempt() {
     let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
-    let collect = Arc::new(Collect::default());
-    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let (collect, bus) = collected();
     let rewriting = AfterAnswering(provider(&server.base_url()), Then::Rewrite);
     let observed = ObservedProvider::new(Arc::new(rewriting), bus.clone(), "rewrites");
     let request = CompletionRequest::new(vec![Message::user("hi")]);
@@ -595,8 +587,7 @@ async fn the_terminal_event_reports_the_returned_response_when_it_differs_from_t
 #[tokio::test]
 async fn an_abandoned_call_still_delivers_its_successful_attempt() {
     let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
-    let collect = Arc::new(Collect::default());
-    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let (collect, bus) = collected();
     let hanging = AfterAnswering(provider(&server.base_url()), Then::Hang);
     let observed = ObservedProvider::new(Arc::new(hanging), bus.clone(), "abandoned");
     let request = CompletionRequest::new(vec![Message::user("hi")]);
@@ -627,13 +618,8 @@ async fn an_observed_provider_passes_the_typed_decoder_through() {
     struct Answer {
         answer: String,
     }
-    let server = Server::start(vec![
-        text_reply("prose, not JSON", "stop"),
-        text_reply(r#"{"answer": "yes"}"#, "stop"),
-    ])
-    .unwrap();
-    let collect = Arc::new(Collect::default());
-    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    let server = prose_then_answer();
+    let (collect, bus) = collected();
     let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "typed");
     let request = reasking_request();
     let typed = oa_provider::complete_as::<Answer>(&observed, &request)
@@ -660,6 +646,22 @@ async fn an_observed_provider_passes_the_typed_decoder_through() {
 }
 
 /// A structured request whose first wrong answer is asked again once, at once.
+/// A bus that delivers to one collecting observer, and that observer.
+fn collected() -> (Arc<Collect>, EventBus) {
+    let collect = Arc::new(Collect::default());
+    let bus = EventBus::new(vec![Arc::clone(&collect) as Arc<dyn Observer>]);
+    (collect, bus)
+}
+
+/// A server that answers prose, then a valid answer (what a reasking call needs to recover).
+fn prose_then_answer() -> Server {
+    Server::start(vec![
+        text_reply("prose, not JSON", "stop"),
+        text_reply(r#"{"answer": "yes"}"#, "stop"),
+    ])
+    .unwrap()
+}
+
 fn reasking_request() -> CompletionRequest {
     CompletionRequest::new(vec![Message::user("hi")])
         .with_response_schema(strict_schema())

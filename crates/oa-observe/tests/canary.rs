@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use oa_events::{EventBus, Graph, InvokeOptions, NodeError, Observer};
+use oa_events::{EventBus, Graph, NodeError, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::retry::Backoff;
 use oa_provider::{
@@ -87,17 +87,12 @@ async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> 
     let subscriber = tracing_subscriber::registry()
         .with(LogBridge::new(&telemetry.logger_provider))
         .with(tracing_capture.clone());
-    let options = InvokeOptions {
-        correlation_id: Some("corr-canary".into()),
-        metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
-        ..InvokeOptions::default()
-    };
+    let options = support::tenant_options("corr-canary");
     let outcome = graph
         .invoke(&bus, json!({}), options)
         .with_subscriber(tracing::Dispatch::new(subscriber))
         .await;
-    bus.drain(Duration::from_secs(5)).await.unwrap();
-    assert_eq!(bus.n_observer_errors(), 0);
+    support::drain_cleanly(&bus).await;
 
     let mut captured = Vec::new();
     match &outcome {

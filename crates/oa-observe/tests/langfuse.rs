@@ -300,23 +300,7 @@ async fn disable_llm_spans_renders_no_generation_and_the_graph_flushes_once_at_i
     let client = Arc::new(CountingClient::default());
     let config = LangfuseConfig::builder().disable_llm_spans(true).build().unwrap();
     let observer = LangfuseObserver::new(client.clone() as Arc<dyn LangfuseClient>, config);
-    let bus = EventBus::new(vec![Arc::new(observer) as Arc<dyn Observer>]);
-    let graph = Graph::builder()
-        .node(
-            "ask",
-            ask(
-                provider,
-                CompletionRequest::new(vec![Message::user("hi")]),
-                json!({}),
-            ),
-        )
-        .build()
-        .unwrap();
-    graph
-        .invoke(&bus, json!({}), InvokeOptions::default())
-        .await
-        .unwrap();
-    bus.drain(Duration::from_secs(5)).await.unwrap();
+    support::invoke_one_call(provider, Arc::new(observer), json!({})).await;
     let kinds: Vec<ObservationType> = client.recorder.observations().iter().map(|o| o.kind).collect();
     assert_eq!(kinds, [ObservationType::Span]);
     assert_eq!(client.n_flushes.load(Ordering::SeqCst), 1);

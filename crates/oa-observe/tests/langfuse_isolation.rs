@@ -8,9 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use oa_events::{EventBus, Graph, InvokeOptions, Observer};
 use oa_observe::langfuse::{
     IsolatedProvider, ObservationRecord, PAYLOAD_SUPPRESSED, ProviderBinding, SHARED_PROVIDER_ACCEPTED,
     TraceRecord,
@@ -19,7 +17,6 @@ use oa_observe::{
     LangfuseClient, LangfuseConfig, LangfuseCredentials, LangfuseError, LangfuseObserver, LangfuseRecorder,
     LogBridge,
 };
-use oa_provider::Message;
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Server, Telemetry};
 use opentelemetry::KeyValue;
@@ -29,7 +26,7 @@ use serde_json::{Value, json};
 use tracing_subscriber::layer::SubscriberExt;
 
 mod support;
-use support::{ask, openai_at};
+use support::openai_at;
 
 /// A Langfuse client that records what it is given and emits each observation as a span through the provider it
 /// was built on, reporting the binding it was given (as a Langfuse SDK client does).
@@ -79,23 +76,7 @@ fn payload_on() -> LangfuseConfig {
 async fn invoke(observer: LangfuseObserver) {
     let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
     let provider = openai_at(&server);
-    let bus = EventBus::new(vec![Arc::new(observer) as Arc<dyn Observer>]);
-    let graph = Graph::builder()
-        .node(
-            "ask",
-            ask(
-                provider,
-                oa_provider::CompletionRequest::new(vec![Message::user("hi")]),
-                json!({}),
-            ),
-        )
-        .build()
-        .unwrap();
-    graph
-        .invoke(&bus, json!({"state": "private"}), InvokeOptions::default())
-        .await
-        .unwrap();
-    bus.drain(Duration::from_secs(5)).await.unwrap();
+    support::invoke_one_call(provider, Arc::new(observer), json!({"state": "private"})).await;
 }
 
 /// The output the client's generation span carried, as the exporter holds it.

@@ -6,14 +6,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use oa_events::{Event, EventBus, Graph, InvokeOptions, Observer};
+use oa_events::{Event, EventBus, Graph, Observer};
 use oa_observe::{LogBridge, ObserverConfig, OtelObserver, names};
 use oa_provider::enforcement::schema_version;
 use oa_provider::model::{ContentBlock, ImageSource};
 use oa_provider::retry::Backoff;
 use oa_provider::{
-    AnthropicProvider, Capabilities, CompletionRequest, Message, OpenAiProvider, Provider, Reask,
-    RetryConfig, RuntimeConfig,
+    AnthropicProvider, CompletionRequest, Message, OpenAiProvider, Provider, Reask, RetryConfig,
+    RuntimeConfig,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{PointValue, Reply, Server, Telemetry, attribute as attr};
@@ -121,17 +121,12 @@ async fn run_observed(
         .build()
         .unwrap();
     let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
-    let options = InvokeOptions {
-        correlation_id: Some("corr-161".into()),
-        metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
-        ..InvokeOptions::default()
-    };
+    let options = support::tenant_options("corr-161");
     let _ = graph
         .invoke(&bus, json!({}), options)
         .with_subscriber(tracing::Dispatch::new(subscriber))
         .await;
-    bus.drain(Duration::from_secs(5)).await.unwrap();
-    assert_eq!(bus.n_observer_errors(), 0);
+    support::drain_cleanly(&bus).await;
     collect.0.lock().unwrap().clone()
 }
 
@@ -494,10 +489,7 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
             OpenAiProvider::builder("gpt-test")
                 .base_url(server.base_url())
                 .no_api_key()
-                .capabilities(Capabilities {
-                    native_response_format: native,
-                    ..Capabilities::default()
-                })
+                .capabilities(support::native(native))
                 .build()
                 .unwrap(),
         )
@@ -520,10 +512,7 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
                 AnthropicProvider::builder("claude-test")
                     .base_url(server.base_url())
                     .no_api_key()
-                    .capabilities(Capabilities {
-                        native_response_format: false,
-                        ..Capabilities::default()
-                    })
+                    .capabilities(support::native(false))
                     .build()
                     .unwrap(),
             );

@@ -5,15 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::model::{ContentBlock, FailureClass};
-use oa_provider::retry::Backoff;
 use oa_provider::{
-    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Capabilities, Category, Content, FinishReason,
-    Message, Provider, Reask, RetryConfig, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool, ToolCall,
-    ToolChoice,
+    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Category, Content, FinishReason, Message,
+    Provider, Reask, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool, ToolCall, ToolChoice,
 };
 use oa_provider::{CompletionRequest, Mapping};
 use oa_testkit::anthropic::{error_reply, message, text_reply, tool_use_reply};
@@ -24,10 +24,7 @@ fn provider(server: &Server, native: bool) -> AnthropicProvider {
     AnthropicProvider::builder("claude-test")
         .base_url(server.base_url())
         .api_key(ApiKey::new("sk-ant-test-key"))
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Capabilities::default()
-        })
+        .capabilities(support::native(native))
         .build()
         .unwrap()
 }
@@ -254,8 +251,7 @@ async fn a_429_with_retry_after_is_retried_after_that_wait() {
     let server = Server::start(vec![limited, text_reply("ok", "end_turn")]).unwrap();
     let waits = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&waits);
-    let retry = RetryConfig::new(2)
-        .with_backoff(Backoff::Fixed(Duration::ZERO))
+    let retry = support::no_wait(2)
         .with_on_retry(move |_, error, wait| seen.lock().unwrap().push((error.category(), wait)));
     let response = provider(&server, true)
         .complete(&ask("x").with_retry(retry))
@@ -420,9 +416,7 @@ async fn a_coerced_answer_that_fails_is_reasked_and_recovers() {
         tool_use_reply("structured_output", json!({"value": 42})),
     ])
     .unwrap();
-    let retry = RetryConfig::new(2)
-        .with_backoff(Backoff::Fixed(Duration::ZERO))
-        .with_reask(Reask::template("Fix: {error_message}"));
+    let retry = support::no_wait(2).with_reask(Reask::template("Fix: {error_message}"));
     let request = ask("Generate.")
         .with_response_schema(value_schema())
         .with_retry(retry);

@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -64,11 +66,7 @@ fn ask(schema: Value) -> CompletionRequest {
 }
 
 fn openai(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("m")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
+    support::openai_builder(server, "m").build().unwrap()
 }
 
 fn anthropic(server: &Server) -> AnthropicProvider {
@@ -391,9 +389,7 @@ async fn schema_mode_is_enforced_only_with_an_empty_account_and_a_covering_verdi
     ])
     .unwrap();
     let registry = Arc::new(CapabilityRegistry::new());
-    let provider = OpenAiProvider::builder("m")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "m")
         .registry(Arc::clone(&registry))
         .build()
         .unwrap();

@@ -5,14 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::error::Error as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oa_provider::retry::Backoff;
 use oa_provider::{
     AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, CompletionRequest, GeminiProvider, Mapping,
-    Message, OpenAiProvider, Provider, ProviderBuilder, RetryConfig, RuntimeConfig,
+    Message, OpenAiProvider, Provider, ProviderBuilder, RuntimeConfig,
 };
 use oa_testkit::{Reply, Server, anthropic, closed_base_url, gemini, openai};
 use serde_json::{Value, json};
@@ -125,7 +126,7 @@ fn echo(status: u16) -> Reply {
 #[tokio::test]
 async fn no_failure_scenario_leaks_the_key_on_any_mapping() {
     for mapping in Mapping::ALL {
-        let retry = RetryConfig::new(2).with_backoff(Backoff::Fixed(Duration::ZERO));
+        let retry = support::no_wait(2);
         scenario(mapping, "401 echoing the key", vec![echo(401)], hi()).await;
         scenario(mapping, "404 echoing the key", vec![echo(404)], hi()).await;
         scenario(
@@ -216,22 +217,16 @@ async fn openai_stream_failures_do_not_leak() {
     scenario(
         Mapping::OpenAi,
         "invalid utf-8 stream",
-        vec![Reply::Stream {
-            pieces: vec![b"data: \xff\n\n".to_vec()],
-            pause: Duration::ZERO,
-        }],
+        vec![Reply::sse_text(b"data: \xff\n\n".to_vec())],
         hi().with_stream(true),
     )
     .await;
     scenario(
         Mapping::OpenAi,
         "error event mid-stream",
-        vec![Reply::Stream {
-            pieces: vec![
-                format!("data: {{\"error\": {{\"message\": \"bad key {CANARY}\"}}}}\n\n").into_bytes(),
-            ],
-            pause: Duration::ZERO,
-        }],
+        vec![Reply::sse_text(
+            format!("data: {{\"error\": {{\"message\": \"bad key {CANARY}\"}}}}\n\n").into_bytes(),
+        )],
         hi().with_stream(true),
     )
     .await;
@@ -348,10 +343,7 @@ async fn a_tool_call_named_with_the_key_is_not_quoted_in_the_error() {
     scenario(
         Mapping::OpenAi,
         "streamed tool call named with the key",
-        vec![Reply::Stream {
-            pieces: vec![stream],
-            pause: Duration::ZERO,
-        }],
+        vec![Reply::sse_text(stream)],
         hi().with_stream(true),
     )
     .await;

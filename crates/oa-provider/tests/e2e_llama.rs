@@ -7,8 +7,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, ProbeKind, canary_schema};
 use oa_provider::enforcement::{
@@ -16,10 +18,9 @@ use oa_provider::enforcement::{
 };
 use oa_provider::hook::SCHEMA_NOT_HONORED;
 use oa_provider::model::FailureClass;
-use oa_provider::retry::Backoff;
 use oa_provider::{
-    Capabilities, Category, CompletionRequest, FinishReason, Message, OpenAiProvider, Provider, Reask,
-    RetryConfig, RuntimeConfig, SchemaMode, StructuredOutputPath,
+    Category, CompletionRequest, FinishReason, Message, OpenAiProvider, Provider, Reask, RuntimeConfig,
+    SchemaMode, StructuredOutputPath,
 };
 use oa_testkit::{Responder, Server, TracingCapture};
 use serde_json::{Value, json};
@@ -45,10 +46,7 @@ fn provider(base_url: &str, model: &str, native: bool) -> OpenAiProvider {
     OpenAiProvider::builder(model)
         .base_url(base_url)
         .no_api_key()
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Default::default()
-        })
+        .capabilities(support::native(native))
         .build()
         .unwrap()
 }
@@ -177,8 +175,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
 
     // Reask-recovered: the first attempt is unconstrained (the gateway drops response_format, or the prompt
     // path has none) and fails; the reask attempt carries the grammar extension and succeeds.
-    let retry = RetryConfig::new(2)
-        .with_backoff(Backoff::Fixed(Duration::ZERO))
+    let retry = support::no_wait(2)
         .with_reask(Reask::template("Invalid: {error_message}. Reply with JSON only."))
         .with_per_attempt_override(vec![with_server_grammar(&schema)]);
     let gateway = Server::start(Responder::Relay(base_url.clone())).unwrap();

@@ -4,8 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::enforcement::{
@@ -13,23 +15,16 @@ use oa_provider::enforcement::{
     schema_version,
 };
 use oa_provider::model::FailureClass;
-use oa_provider::retry::Backoff;
 use oa_provider::{
-    AttemptHook, AttemptRecord, CallExtras, Capabilities, Category, CompletionRequest, Message,
-    OpenAiProvider, OpenAiProviderBuilder, Provider, Reask, RetryConfig, SchemaMode, StructuredOutputPath,
+    AttemptHook, AttemptRecord, CallExtras, Category, CompletionRequest, Message, OpenAiProvider,
+    OpenAiProviderBuilder, Provider, Reask, SchemaMode, StructuredOutputPath,
 };
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
 
 fn provider_builder_at(server: &Server, native: bool) -> OpenAiProviderBuilder {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Default::default()
-        })
+    support::openai_builder(server, "test-model").capabilities(support::native(native))
 }
 
 fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
@@ -49,11 +44,7 @@ fn ask(schema: Value) -> CompletionRequest {
 }
 
 fn with_reask(request: CompletionRequest) -> CompletionRequest {
-    request.with_retry(
-        RetryConfig::new(2)
-            .with_backoff(Backoff::Fixed(Duration::ZERO))
-            .with_reask(Reask::template("Fix: {error_message}")),
-    )
+    request.with_retry(support::no_wait(2).with_reask(Reask::template("Fix: {error_message}")))
 }
 
 /// A registry holding a fresh canary verdict (`enforces`) for the route of `server`'s provider.

@@ -6,15 +6,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::model::{Blocked, ContentBlock, FailureClass};
-use oa_provider::retry::Backoff;
 use oa_provider::{
-    ApiKey, AttemptHook, AttemptRecord, Capabilities, Category, CompletionRequest, Content, FinishReason,
-    GeminiProvider, Message, Provider, RetryConfig, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool,
-    ToolChoice,
+    ApiKey, AttemptHook, AttemptRecord, Category, CompletionRequest, Content, FinishReason, GeminiProvider,
+    Message, Provider, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool, ToolChoice,
 };
 use oa_testkit::gemini::{error_reply, response, text_reply};
 use oa_testkit::{Reply, Server};
@@ -24,10 +24,7 @@ fn provider_for(server: &Server, model: &str, native: bool) -> GeminiProvider {
     GeminiProvider::builder(model)
         .base_url(format!("{}beta", server.base_url()))
         .api_key(ApiKey::new("AIza-test-key"))
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Capabilities::default()
-        })
+        .capabilities(support::native(native))
         .build()
         .unwrap()
 }
@@ -278,13 +275,11 @@ async fn statuses_map_to_categories_with_retry_after_on_a_429() {
     let server = Server::start(vec![limited, text_reply("ok", "STOP")]).unwrap();
     let waits = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&waits);
-    let retry = RetryConfig::new(2)
-        .with_backoff(Backoff::Fixed(Duration::ZERO))
-        .with_on_retry(move |_, error, wait| {
-            seen.lock()
-                .unwrap()
-                .push((error.category(), error.vendor_code().map(str::to_owned), wait))
-        });
+    let retry = support::no_wait(2).with_on_retry(move |_, error, wait| {
+        seen.lock()
+            .unwrap()
+            .push((error.category(), error.vendor_code().map(str::to_owned), wait))
+    });
     provider(&server, true)
         .complete(&ask("x").with_retry(retry))
         .await

@@ -5,18 +5,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::openai_at as provider_at;
+
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use async_trait::async_trait;
 use oa_provider::hook::TokenDelta;
-use oa_provider::retry::Backoff;
 use oa_provider::{
     AttemptHook, AttemptRecord, CallExtras, Category, CompletionRequest, Message, OpenAiProvider, Provider,
-    ProviderError, Response, RetryConfig,
+    ProviderError, Response,
 };
 use oa_testkit::openai::text_completion;
-use oa_testkit::{Reply, Server, sse_bytes};
+use oa_testkit::{Reply, Server};
 use serde_json::json;
 
 /// What a hook saw: each attempt's index, call id and error category, and each token delta's text.
@@ -50,14 +51,6 @@ impl AttemptHook for Seen {
     }
 }
 
-fn provider_at(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
-}
-
 fn unavailable() -> Reply {
     Reply::json(
         503,
@@ -67,7 +60,7 @@ fn unavailable() -> Reply {
 
 fn retried(own: &Arc<Seen>) -> CompletionRequest {
     CompletionRequest::new(vec![Message::user("go")])
-        .with_retry(RetryConfig::new(2).with_backoff(Backoff::Fixed(Duration::ZERO)))
+        .with_retry(support::no_wait(2))
         .with_call_id("call_given")
         .with_hook(Arc::clone(own) as Arc<dyn AttemptHook>)
 }
@@ -146,11 +139,7 @@ async fn streamed_deltas_go_to_the_hook_beside_the_request() {
         chunk(json!({"content": "lo"}), json!("stop")),
         json!("[DONE]"),
     ];
-    let server = Server::start(vec![Reply::Stream {
-        pieces: vec![sse_bytes(&events)],
-        pause: Duration::ZERO,
-    }])
-    .unwrap();
+    let server = Server::start(vec![Reply::sse(&events)]).unwrap();
     let own = Arc::new(Seen::default());
     let beside = Arc::new(Seen::default());
     let request = retried(&own).with_stream(true);

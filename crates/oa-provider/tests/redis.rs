@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "redis")]
+mod support;
+
 /// Built without the feature, these tests cannot run: said loudly, and a failure under `CI=true` (the workspace
 /// build turns the feature on through oa-cli).
 #[cfg(not(feature = "redis"))]
@@ -22,7 +25,7 @@ mod shared {
 
     use oa_provider::enforcement::{Capability, ProbeKind, RedisStore, RegistryStore};
     use oa_provider::enforcement::{CapabilityKey, CapabilityRegistry};
-    use oa_provider::{CompletionRequest, Message, OpenAiProvider, Provider, SchemaMode};
+    use oa_provider::{CompletionRequest, Message, Provider, SchemaMode};
     use oa_testkit::openai::text_reply;
     use oa_testkit::{RedisServer, Server};
     use serde_json::json;
@@ -81,9 +84,7 @@ mod shared {
         ])
         .unwrap();
         let shared = registry(&redis.url(), Duration::from_secs(60));
-        let provider = OpenAiProvider::builder("test-model")
-            .base_url(server.base_url())
-            .no_api_key()
+        let provider = crate::support::openai_builder(&server, "test-model")
             .registry(Arc::clone(&shared))
             .build()
             .unwrap();

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::time::Duration;
 
 use oa_provider::model::ContentBlock;
@@ -339,9 +341,7 @@ async fn connection_failures_are_unavailable() {
 #[tokio::test]
 async fn bodies_past_the_cap_are_refused() {
     let server = Server::start(vec![Reply::json(200, text_completion(&"x".repeat(4096)))]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .max_body_bytes(1024)
         .build()
         .unwrap();
@@ -353,9 +353,7 @@ async fn bodies_past_the_cap_are_refused() {
 #[tokio::test]
 async fn a_server_that_never_answers_hits_the_idle_gap() {
     let server = Server::start(vec![Reply::StallAfter { pieces: vec![] }]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .idle_timeout(Duration::from_millis(200))
         .build()
         .unwrap();
@@ -381,9 +379,7 @@ async fn a_body_trickling_in_forever_hits_the_total_deadline() {
     // Slow loris on an atomic answer: each piece comes well inside the idle gap, so only the total deadline ends it.
     let body = text_completion("slow").to_string().into_bytes();
     let server = Server::start(vec![paced_body(&body, Duration::from_millis(60), body.len())]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .idle_timeout(Duration::from_millis(250))
         .total_timeout(Duration::from_millis(700))
         .build()
@@ -408,9 +404,7 @@ async fn a_body_whose_pieces_keep_coming_inside_the_idle_gap_completes() {
     // Six pieces 120 ms apart: 720 ms in all, well past one idle gap of 300 ms, but no gap between reads is that long.
     let body = text_completion("steady").to_string().into_bytes();
     let server = Server::start(vec![paced_body(&body, Duration::from_millis(120), 6)]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .idle_timeout(Duration::from_millis(300))
         .build()
         .unwrap();

@@ -3,14 +3,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::no_wait;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::model::RetryReason;
-use oa_provider::retry::Backoff;
 use oa_provider::{
-    AttemptHook, AttemptRecord, Category, CompletionRequest, Message, OpenAiProvider, Provider, Reask,
-    RetryConfig, RuntimeConfig, StructuredOutputPath,
+    AttemptHook, AttemptRecord, Category, CompletionRequest, Message, Provider, Reask, RuntimeConfig,
+    StructuredOutputPath,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
@@ -50,10 +53,6 @@ impl AttemptHook for Attempts {
     }
 }
 
-fn no_wait(max_attempts: u32) -> RetryConfig {
-    RetryConfig::new(max_attempts).with_backoff(Backoff::Fixed(Duration::ZERO))
-}
-
 async fn run(
     replies: Vec<Reply>,
     request: CompletionRequest,
@@ -63,11 +62,7 @@ async fn run(
     usize,
 ) {
     let server = Server::start(replies).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     let attempts = Arc::new(Attempts::default());
     let outcome = provider.complete(&request.with_hook(attempts.clone())).await;
     let seen = attempts.0.lock().unwrap().clone();
@@ -187,11 +182,7 @@ async fn per_attempt_override_applies_to_retries_only_and_carries_forward() {
         Reply::json(200, text_completion("ok")),
     ];
     let server = Server::start(replies).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     provider.complete(&request).await.unwrap();
     let temperatures: Vec<Value> = server
         .requests()
@@ -234,11 +225,7 @@ async fn reask_appends_the_model_output_and_the_callers_correction() {
         person("{\"name\":\"Alice\",\"age\":30}"),
     ])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     let attempts = Arc::new(Attempts::default());
     let response = provider
         .complete(&request.clone().with_hook(attempts.clone()))

@@ -4,14 +4,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::openai_at as provider_at;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oa_provider::hook::{DeltaKind, TokenDelta};
 use oa_provider::model::ContentBlock;
 use oa_provider::{
-    AttemptHook, Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider,
-    Response, Tool,
+    AttemptHook, Category, CompletionRequest, Content, FinishReason, Message, Provider, Response, Tool,
 };
 use oa_testkit::{Reply, Server, sse_bytes};
 use serde_json::{Value, json};
@@ -23,14 +25,6 @@ impl AttemptHook for Tokens {
     fn on_token(&self, delta: &TokenDelta<'_>) {
         self.0.lock().unwrap().push((delta.kind, delta.text.to_owned()));
     }
-}
-
-fn provider_at(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
 }
 
 fn chunk(delta: Value, finish_reason: Value) -> Value {
@@ -68,10 +62,7 @@ async fn stream_call(
 
 /// The events as one stream, sent in one piece.
 fn whole_stream(events: &[Value]) -> Reply {
-    Reply::Stream {
-        pieces: vec![sse_bytes(events)],
-        pause: Duration::ZERO,
-    }
+    Reply::sse(events)
 }
 
 fn hi() -> CompletionRequest {
@@ -142,10 +133,7 @@ async fn every_byte_split_gives_the_same_response() {
 #[tokio::test]
 async fn crlf_comments_and_multiline_data_are_decoded() {
     let payload = b": keep-alive\r\n\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\r\ndata: \"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n";
-    let reply = Reply::Stream {
-        pieces: vec![payload.to_vec()],
-        pause: Duration::ZERO,
-    };
+    let reply = Reply::sse_text(payload.to_vec());
     let (outcome, _) = stream_call(reply, hi()).await;
     let response = outcome.unwrap();
     assert_eq!(response.message.content, Some(Content::Text("a".into())));
@@ -265,9 +253,7 @@ async fn malformed_terminal_usage_is_nulled_and_kept_verbatim_on_raw() {
 async fn a_stream_that_stalls_fails_on_the_idle_gap_with_what_arrived() {
     let first = sse_bytes(&[chunk(json!({"content": "partial"}), Value::Null)]);
     let server = Server::start(vec![Reply::StallAfter { pieces: vec![first] }]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .idle_timeout(Duration::from_millis(300))
         .build()
         .unwrap();
@@ -285,9 +271,7 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
         pause: Duration::from_millis(50),
     }])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .idle_timeout(Duration::from_secs(5))
         .total_timeout(Duration::from_millis(400))
         .build()
@@ -307,14 +291,7 @@ async fn a_stream_that_never_ends_fails_on_the_total_deadline() {
 async fn invalid_utf8_in_a_stream_is_a_typed_error() {
     let mut bytes = sse_bytes(&[chunk(json!({"content": "ok"}), Value::Null)]);
     bytes.extend_from_slice(b"data: {\"x\": \"\xff\xfe\"}\n\n");
-    let (outcome, _) = stream_call(
-        Reply::Stream {
-            pieces: vec![bytes],
-            pause: Duration::ZERO,
-        },
-        hi(),
-    )
-    .await;
+    let (outcome, _) = stream_call(Reply::sse_text(bytes), hi()).await;
     let error = outcome.unwrap_err();
     assert_eq!(error.category(), Category::InvalidResponse);
     assert!(error.message().contains("utf-8"), "{error}");
@@ -323,14 +300,11 @@ async fn invalid_utf8_in_a_stream_is_a_typed_error() {
 
 #[tokio::test]
 async fn an_sse_line_past_the_cap_is_refused() {
-    let server = Server::start(vec![Reply::Stream {
-        pieces: vec![format!("data: {}\n\n", "x".repeat(5000)).into_bytes()],
-        pause: Duration::ZERO,
-    }])
+    let server = Server::start(vec![Reply::sse_text(
+        format!("data: {}\n\n", "x".repeat(5000)).into_bytes(),
+    )])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .max_sse_line_bytes(1000)
         .build()
         .unwrap();
@@ -342,14 +316,7 @@ async fn an_sse_line_past_the_cap_is_refused() {
 #[tokio::test]
 async fn a_stream_cut_before_its_finish_is_unavailable_with_what_arrived() {
     let bytes = sse_bytes(&[chunk(json!({"content": "half"}), Value::Null)]);
-    let (outcome, tokens) = stream_call(
-        Reply::Stream {
-            pieces: vec![bytes],
-            pause: Duration::ZERO,
-        },
-        hi(),
-    )
-    .await;
+    let (outcome, tokens) = stream_call(Reply::sse_text(bytes), hi()).await;
     let error = outcome.unwrap_err();
     assert_eq!(error.category(), Category::Unavailable);
     assert_eq!(error.partial_stream().unwrap().content, "half");
@@ -359,9 +326,7 @@ async fn a_stream_cut_before_its_finish_is_unavailable_with_what_arrived() {
 #[tokio::test]
 async fn a_mapping_without_streaming_rejects_stream_calls_before_sending() {
     let server = Server::start(vec![]).unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "test-model")
         .capabilities(oa_provider::Capabilities {
             streaming: false,
             ..Default::default()
@@ -388,19 +353,14 @@ async fn a_stream_cut_mid_event_is_unavailable_and_retried() {
     cut.extend_from_slice(&whole[..whole.len() / 2]);
     let mut again = sse_bytes(&[chunk(json!({"content": "{\"a\": 1}"}), json!("stop"))]);
     again.extend_from_slice(b"data: [DONE]");
-    let stream = |bytes: Vec<u8>| Reply::Stream {
-        pieces: vec![bytes],
-        pause: Duration::ZERO,
-    };
+    let stream = Reply::sse_text;
     let server = Server::start(vec![stream(cut.clone()), stream(cut), stream(again)]).unwrap();
     let request = hi().with_stream(true);
     let error = provider_at(&server).complete(&request).await.unwrap_err();
     assert_eq!(error.category(), Category::Unavailable, "{error}");
     assert!(error.message().contains("ended mid-event"), "{error}");
     assert_eq!(error.partial_stream().unwrap().content, "{\"a\":");
-    let retried = request.with_retry(
-        oa_provider::RetryConfig::new(2).with_backoff(oa_provider::retry::Backoff::Fixed(Duration::ZERO)),
-    );
+    let retried = request.with_retry(support::no_wait(2));
     let response = provider_at(&server).complete(&retried).await.unwrap();
     assert_eq!(response.message.content, Some(Content::Text("{\"a\": 1}".into())));
     // The cut, then the retry, whose final `[DONE]` (no blank line after it) ends the stream cleanly.

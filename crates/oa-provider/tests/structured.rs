@@ -3,10 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
 use oa_provider::json::json_equal;
 use oa_provider::{
-    Capabilities, Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider,
-    Role, RuntimeConfig, StructuredOutputPath,
+    Category, CompletionRequest, Content, FinishReason, Message, OpenAiProvider, Provider, ProviderError,
+    Response, Role, RuntimeConfig, StructuredOutputPath,
 };
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
@@ -17,15 +18,17 @@ fn value_schema() -> Value {
 }
 
 fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .capabilities(Capabilities {
-            native_response_format: native,
-            ..Default::default()
-        })
+    support::openai_builder(server, "test-model")
+        .capabilities(support::native(native))
         .build()
         .unwrap()
+}
+
+/// A server answering `content` once, and the outcome of a native-path call for `schema` on it.
+async fn native_call(content: &str, schema: Value) -> (Server, Result<Response, ProviderError>) {
+    let server = Server::start(vec![Reply::json(200, text_completion(content))]).unwrap();
+    let outcome = provider_at(&server, true).complete(&generate(schema)).await;
+    (server, outcome)
 }
 
 fn generate(schema: Value) -> CompletionRequest {
@@ -34,11 +37,8 @@ fn generate(schema: Value) -> CompletionRequest {
 
 #[tokio::test]
 async fn native_path_sends_strict_response_format_and_parses() {
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":42}"))]).unwrap();
-    let response = provider_at(&server, true)
-        .complete(&generate(value_schema()))
-        .await
-        .unwrap();
+    let (server, outcome) = native_call("{\"value\":42}", value_schema()).await;
+    let response = outcome.unwrap();
     assert_eq!(response.parsed, Some(json!({"value": 42})));
     assert_eq!(
         response.message.content,
@@ -64,11 +64,8 @@ async fn native_path_sends_strict_response_format_and_parses() {
 #[tokio::test]
 async fn a_schema_outside_strict_mode_goes_native_unenforced() {
     let schema = json!({"type": "object", "properties": {"value": {"type": "integer"}, "note": {"type": "string"}}, "required": ["value"]});
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
-    let response = provider_at(&server, true)
-        .complete(&generate(schema))
-        .await
-        .unwrap();
+    let (server, outcome) = native_call("{\"value\":1}", schema).await;
+    let response = outcome.unwrap();
     assert_eq!(
         response.structured_output_path,
         Some(StructuredOutputPath::NativeUnenforced)
@@ -231,11 +228,8 @@ async fn invalid_content_reports_every_violation_with_its_carries() {
 
 #[tokio::test]
 async fn unparseable_content_is_structured_output_invalid() {
-    let server = Server::start(vec![Reply::json(200, text_completion("Sure! Here is JSON: {"))]).unwrap();
-    let error = provider_at(&server, true)
-        .complete(&generate(value_schema()))
-        .await
-        .unwrap_err();
+    let (_server, outcome) = native_call("Sure! Here is JSON: {", value_schema()).await;
+    let error = outcome.unwrap_err();
     let failure = error.structured_output().unwrap();
     assert_eq!(failure.output_content, "Sure! Here is JSON: {");
     assert!(
@@ -329,10 +323,7 @@ fn strict_predicate_follows_openai_rules() {
 
 #[tokio::test]
 async fn assistant_role_is_always_set() {
-    let server = Server::start(vec![Reply::json(200, text_completion("{\"value\":1}"))]).unwrap();
-    let response = provider_at(&server, true)
-        .complete(&generate(value_schema()))
-        .await
-        .unwrap();
+    let (_server, outcome) = native_call("{\"value\":1}", value_schema()).await;
+    let response = outcome.unwrap();
     assert_eq!(response.message.role, Role::Assistant);
 }

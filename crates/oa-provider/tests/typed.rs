@@ -4,6 +4,8 @@
 #![cfg(feature = "schemars")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::collections::HashMap;
 
 use oa_provider::fuzzing::is_strict_compatible;
@@ -249,7 +251,7 @@ fn a_value_the_schema_passed_but_the_type_rejects_is_a_typed_error_at_its_locati
 #[tokio::test]
 async fn with_output_sends_the_strict_schema_and_returns_the_type_after_a_reask() {
     use oa_provider::retry::Backoff;
-    use oa_provider::{CompletionRequest, OpenAiProvider, Provider, Reask, RetryConfig};
+    use oa_provider::{CompletionRequest, Provider, Reask, RetryConfig};
     use oa_testkit::Server;
     use oa_testkit::openai::text_reply;
 
@@ -258,11 +260,7 @@ async fn with_output_sends_the_strict_schema_and_returns_the_type_after_a_reask(
         text_reply(r#"{"name": "Hall B", "floor": 2}"#, "stop"),
     ])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     let request = CompletionRequest::new(vec![Message::user("Where?")]).with_output::<Site>();
     let error = provider.complete(&request).await.unwrap_err();
     let failure = error.structured_output().expect("structured_output_invalid");
@@ -289,11 +287,7 @@ async fn with_output_sends_the_strict_schema_and_returns_the_type_after_a_reask(
         text_reply(r#"{"name": "Hall B", "floor": 2}"#, "stop"),
     ])
     .unwrap();
-    let provider = OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap();
+    let provider = support::openai_builder(&server, "test-model").build().unwrap();
     let request = request.with_retry(
         RetryConfig::new(2)
             .with_backoff(Backoff::Fixed(std::time::Duration::ZERO))

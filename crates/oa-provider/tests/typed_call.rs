@@ -4,17 +4,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::openai_at as provider;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use oa_provider::enforcement::{CapabilityKey, CapabilityRegistry, RoutedProvider};
 use oa_provider::model::ParsedAsError;
-use oa_provider::retry::Backoff;
 use oa_provider::{
     AttemptHook, AttemptRecord, CallExtras, Category, CompleteAsError, CompletionRequest, Message,
-    OpenAiProvider, Provider, ProviderError, Reask, Response, RetryConfig, SchemaMode, StructuredOutputPath,
-    complete_as,
+    OpenAiProvider, Provider, ProviderError, Reask, Response, SchemaMode, StructuredOutputPath, complete_as,
 };
 use oa_testkit::openai::text_reply;
 use oa_testkit::{Reply, Server};
@@ -41,24 +41,12 @@ fn schema() -> Value {
     })
 }
 
-fn provider(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
-}
-
 fn request(schema: Value) -> CompletionRequest {
     CompletionRequest::new(vec![Message::user("Paris?")]).with_response_schema(schema)
 }
 
 fn reasking(request: CompletionRequest) -> CompletionRequest {
-    request.with_retry(
-        RetryConfig::new(2)
-            .with_backoff(Backoff::Fixed(Duration::ZERO))
-            .with_reask(Reask::template("{error_message}")),
-    )
+    request.with_retry(support::no_wait(2).with_reask(Reask::template("{error_message}")))
 }
 
 #[tokio::test]

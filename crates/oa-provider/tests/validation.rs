@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use oa_provider::{
-    Capabilities, Category, CompletionRequest, Message, OpenAiProvider, Provider, Tool, ToolChoice,
-};
+mod support;
+
+use oa_provider::{Capabilities, Category, CompletionRequest, Message, Provider, Tool, ToolChoice};
 use oa_testkit::Server;
 use serde_json::{Value, json};
 
@@ -33,9 +33,7 @@ async fn rejection(
         request = request.with_tool_choice(ToolChoice::from_json(&tool_choice).unwrap());
     }
     let server = Server::start(vec![]).unwrap();
-    let provider = OpenAiProvider::builder("m")
-        .base_url(server.base_url())
-        .no_api_key()
+    let provider = support::openai_builder(&server, "m")
         .capabilities(capabilities)
         .build()
         .unwrap();

@@ -3,21 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
 use oa_provider::json::{canonical_json, json_equal};
-use oa_provider::{
-    Category, CompletionRequest, Message, OpenAiProvider, Provider, RuntimeConfig, Tool, ToolChoice,
-};
+use oa_provider::{Category, CompletionRequest, Message, Provider, RuntimeConfig, Tool, ToolChoice};
 use oa_testkit::openai::text_completion;
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
-
-fn provider_for(server: &Server) -> OpenAiProvider {
-    OpenAiProvider::builder("test-model")
-        .base_url(server.base_url())
-        .no_api_key()
-        .build()
-        .unwrap()
-}
+use support::openai_at as provider_for;
 
 fn request_from(call: &Value) -> CompletionRequest {
     let messages = call["messages"]

@@ -25,7 +25,7 @@ mod output;
 mod parse;
 mod registry;
 mod retrieve;
-mod strict;
+pub mod strict;
 mod text;
 mod typed;
 mod types;

@@ -213,7 +213,8 @@ pub fn parse_json_with(text: &str, options: ParseOptions) -> Result<Value, Malfo
     let value: Value = serde_json::from_str(text).map_err(|err| MalformedJson::of(&err, text))?;
     if options.reject_duplicate_keys {
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        Walk { refuse_repeats: true }
+        Walk::new()
+            .refusing_repeats()
             .deserialize(&mut deserializer)
             .and_then(|()| deserializer.end())
             .map_err(|err| MalformedJson::from_serde(&err))?;

@@ -1,9 +1,11 @@
-//! What reading JSON strictly through serde shares, in one place: serde_json's private tokens and whether this
-//! build shows numbers as digits, the member names of one object (a repeat refused), and [`Walk`], which reads a
-//! value as a `Value` parse reads it and keeps nothing. `parse_json`'s duplicate check is a [`Walk`]; the typed
-//! route notes each object's other member names in [`MemberNames`] and reads numbers by the same token.
+//! Reading JSON strictly through serde, in one place: [`Walk`], which reads a value as a `serde_json::Value`
+//! parse reads it and keeps nothing, so a reader that builds no `Value` can still promise that one would parse.
+//! `parse_json`'s duplicate check is a [`Walk`], and so is oa-provider's walk of the response members its views
+//! do not read. Within the crate: serde_json's private tokens and whether this build shows numbers as digits,
+//! and the member names of one object (a repeat refused), which the typed route notes in `MemberNames`.
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -73,16 +75,123 @@ impl MemberNames {
     }
 }
 
-/// Any JSON value, read as a `Value` parse reads it (serde_json's `deserialize_any`, with its nesting limit and its
-/// string and number checks), and dropped. With `refuse_repeats`, an object with a member name met twice is an
-/// error that begins with [`REPEAT_PREFIX`] and names it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Walk {
-    pub(crate) refuse_repeats: bool,
+/// Walks one JSON value as a `serde_json::Value` parse reads it and keeps nothing: what a walk accepts, a `Value`
+/// parse of the same text accepts. Reading from serde_json, it takes the same entry point as a `Value` parse
+/// (`deserialize_any`), so the same nesting limit (128), string and number checks apply; serde's `IgnoredAny` skips
+/// without that limit. A number serde_json hands over as its digits (under its `arbitrary_precision` feature: a
+/// one-member map from a private token) is checked as a `Value` parse checks it.
+///
+/// Two refusals on request: [`refusing_repeats`](Self::refusing_repeats) refuses an object with a member name met
+/// twice (RFC 8259 allows it; a `Value` keeps the last); [`declining_tokens`](Self::declining_tokens) refuses an
+/// object whose first member is named as one of serde_json's private tokens where the build may read it as
+/// something other than an object (a reader that must agree with a `Value` parse without parsing one declines
+/// such text rather than guess). The walk is a [`DeserializeSeed`]; [`map`](Self::map) and [`seq`](Self::seq)
+/// walk the rest of an object or array a caller's own visitor was handed.
+///
+/// ```
+/// use oa_schema::strict::Walk;
+/// use serde::de::DeserializeSeed;
+///
+/// fn walk(text: &str, walk: Walk) -> Result<(), serde_json::Error> {
+///     let mut deserializer = serde_json::Deserializer::from_str(text);
+///     walk.deserialize(&mut deserializer)?;
+///     deserializer.end()
+/// }
+///
+/// let repeated = r#"{"a": {"b": 1, "b": 2}}"#;
+/// assert!(walk(repeated, Walk::new()).is_ok());
+/// assert!(walk(repeated, Walk::new().refusing_repeats()).is_err());
+/// // Deeper than a `Value` parse reads: refused, as there.
+/// let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+/// assert!(walk(&deep, Walk::new()).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Walk {
+    refuse_repeats: bool,
+    decline_tokens: bool,
 }
 
 /// How [`Walk`]'s error for a repeated member name begins.
 pub(crate) const REPEAT_PREFIX: &str = "duplicate member name";
+
+/// The key serde_json's `raw_value` feature reads specially.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+impl Walk {
+    /// A walk that accepts what a `Value` parse accepts, repeated member names included.
+    pub const fn new() -> Self {
+        Self {
+            refuse_repeats: false,
+            decline_tokens: false,
+        }
+    }
+
+    /// This walk, refusing an object with a member name met twice; the error begins `duplicate member name` and
+    /// names it.
+    pub const fn refusing_repeats(self) -> Self {
+        Self {
+            refuse_repeats: true,
+            ..self
+        }
+    }
+
+    /// This walk, refusing an object whose first member is named as serde_json's raw-value token, or as its number
+    /// token where this build does not read numbers as digits: a `Value` parse's reading of those depends on
+    /// serde_json's features.
+    pub const fn declining_tokens(self) -> Self {
+        Self {
+            decline_tokens: true,
+            ..self
+        }
+    }
+
+    /// Walks the rest of an array handed to a visitor's `visit_seq`.
+    ///
+    /// # Errors
+    /// What the deserializer finds wrong with an element, or this walk's refusal.
+    pub fn seq<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+
+    /// Walks the rest of a map handed to a visitor's `visit_map`: an object, or under `arbitrary_precision` a
+    /// number shown as its digits, which is returned (checked as a `Value` parse checks it).
+    ///
+    /// # Errors
+    /// What the deserializer finds wrong with a member, or this walk's refusal.
+    pub fn map<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Option<serde_json::Number>, A::Error> {
+        let Some(first) = map.next_key_seed(Name)? else {
+            return Ok(None);
+        };
+        if first.starts_with(PRIVATE_PREFIX) {
+            if first == NUMBER_TOKEN && numbers_keep_digits() {
+                let digits = map.next_value_seed(Name)?;
+                let number = digits.parse::<serde_json::Number>().map_err(de::Error::custom)?;
+                if map.next_key_seed(Name)?.is_some() {
+                    return Err(de::Error::custom("a number token with more members"));
+                }
+                return Ok(Some(number));
+            }
+            if self.decline_tokens && (first == NUMBER_TOKEN || first == RAW_VALUE_TOKEN) {
+                return Err(de::Error::custom(format!(
+                    "a member named as serde_json's token {first:?}"
+                )));
+            }
+        }
+        let mut names = MemberNames::default();
+        let mut name = first;
+        loop {
+            if self.refuse_repeats && !names.insert(&name) {
+                return Err(de::Error::custom(format!("{REPEAT_PREFIX} {name:?}")));
+            }
+            map.next_value_seed(self)?;
+            match map.next_key_seed(Name)? {
+                Some(next) => name = next,
+                None => return Ok(None),
+            }
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for Walk {
     type Value = ();
@@ -123,33 +232,59 @@ impl<'de> Visitor<'de> for Walk {
         Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(self)?.is_some() {}
-        Ok(())
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        self.seq(seq)
     }
 
-    /// An object, or (under `arbitrary_precision`) a number shown as a [`NUMBER_TOKEN`] map, whose one member is
-    /// walked like any other.
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut names = MemberNames::default();
-        while let Some(name) = map.next_key::<String>()? {
-            if self.refuse_repeats && !names.insert(&name) {
-                return Err(de::Error::custom(format!("{REPEAT_PREFIX} {name:?}")));
-            }
-            map.next_value_seed(self)?;
-        }
-        Ok(())
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        self.map(map).map(drop)
+    }
+}
+
+/// A member name (or a number's digits), borrowed from the text where it has no escapes.
+struct Name;
+
+impl<'de> DeserializeSeed<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(text))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text.to_owned()))
+    }
+
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{MemberNames, Walk};
+    use super::{MemberNames, Walk, numbers_keep_digits};
     use serde::de::DeserializeSeed;
 
     fn walk(text: &str, refuse_repeats: bool) -> Result<(), serde_json::Error> {
+        let walk = if refuse_repeats {
+            Walk::new().refusing_repeats()
+        } else {
+            Walk::new()
+        };
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        Walk { refuse_repeats }.deserialize(&mut deserializer)?;
+        walk.deserialize(&mut deserializer)?;
         deserializer.end()
     }
 
@@ -163,6 +298,49 @@ mod tests {
             assert!(!names.insert(&format!("n{idx}")));
         }
         assert_eq!(names.len(), 200);
+    }
+
+    #[test]
+    fn serde_json_tokens_as_first_members_are_read_as_a_value_parse_reads_them_or_declined() {
+        let walk_of = |text: &str, walk: Walk| {
+            let mut deserializer = serde_json::Deserializer::from_str(text);
+            walk.deserialize(&mut deserializer)
+                .and_then(|()| deserializer.end())
+                .is_ok()
+        };
+        let number = r#"{"$serde_json::private::Number":"12"}"#;
+        // The build decides (serde_json's arbitrary_precision, which features unify), and the test agrees with it.
+        let value_reads_a_number =
+            serde_json::from_str::<serde_json::Value>(number).is_ok_and(|value| value.is_number());
+        assert_eq!(numbers_keep_digits(), value_reads_a_number);
+        assert!(walk_of(number, Walk::new()));
+        assert_eq!(
+            walk_of(number, Walk::new().declining_tokens()),
+            value_reads_a_number
+        );
+        let raw = r#"{"$serde_json::private::RawValue":"1"}"#;
+        assert!(!walk_of(raw, Walk::new().declining_tokens()));
+        assert!(walk_of(&format!("[{raw}]"), Walk::new()));
+        assert!(!walk_of(&format!("[{raw}]"), Walk::new().declining_tokens()));
+        // A token further in is only a name.
+        assert!(walk_of(
+            r#"{"a":1,"$serde_json::private::RawValue":"1"}"#,
+            Walk::new().declining_tokens()
+        ));
+        // Whatever is declined or not, what a walk reads, a Value parse reads.
+        for text in [
+            number,
+            raw,
+            r#"{"$serde_json::private::Number":"x"}"#,
+            r#"{"$serde_json::private::Number":"12","x":1}"#,
+            r#"{"$serde_json::private::Number":12}"#,
+        ] {
+            for walk in [Walk::new(), Walk::new().declining_tokens().refusing_repeats()] {
+                if walk_of(text, walk) {
+                    assert!(serde_json::from_str::<serde_json::Value>(text).is_ok(), "{text}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! schemas whose bundle reports something inexpressible are left out, counted by kind.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+#[path = "support/metas.rs"]
+mod metas;
 #[path = "support/remotes.rs"]
 mod remotes;
 
@@ -106,16 +108,9 @@ fn suite_dir() -> Option<PathBuf> {
 
 /// The groups of every `.json` file of a folder (not its subfolders).
 fn groups(dir: &Path) -> Vec<(String, Value)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for file in files {
+    for (file, value) in remotes::json_files(dir) {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let value: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for group in value.as_array().unwrap() {
             out.push((
                 format!("{name} / {}", group["description"].as_str().unwrap()),
@@ -323,17 +318,7 @@ fn what_2020_12_cannot_say_is_reported() {
     );
     // A meta-schema's format-assertion vocabulary.
     let vocabulary = Validator::options()
-        .resource(
-            "https://example.com/meta",
-            json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$id": "https://example.com/meta",
-                "$vocabulary": {
-                    "https://json-schema.org/draft/2020-12/vocab/core": true,
-                    "https://json-schema.org/draft/2020-12/vocab/format-assertion": true
-                }
-            }),
-        )
+        .resource(metas::FORMAT_ASSERTION_META, metas::format_assertion_meta())
         .build(&json!({ "$schema": "https://example.com/meta", "format": "ipv4" }))
         .unwrap();
     assert!(matches!(

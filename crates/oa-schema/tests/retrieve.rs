@@ -3,6 +3,9 @@
 //! retriever is asked once per URI and only for what nothing else holds, and its answers become causes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/metas.rs"]
+mod metas;
+
 use oa_schema::{Retrieve, RetrieveError, SchemaError, UnresolvedCause, Validator, ValidatorOptions};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -215,17 +218,8 @@ fn an_endless_chain_of_retrieved_documents_stops_at_the_limit() {
 
 #[test]
 fn a_custom_meta_schema_may_be_retrieved() {
-    let folder = Arc::new(Folder::default().with(
-        "https://example.com/meta",
-        json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": "https://example.com/meta",
-            "$vocabulary": {
-                "https://json-schema.org/draft/2020-12/vocab/core": true,
-                "https://json-schema.org/draft/2020-12/vocab/format-assertion": true
-            }
-        }),
-    ));
+    let folder =
+        Arc::new(Folder::default().with(metas::FORMAT_ASSERTION_META, metas::format_assertion_meta()));
     let validator = options(&folder)
         .build(&json!({ "$schema": "https://example.com/meta", "format": "ipv4" }))
         .unwrap();

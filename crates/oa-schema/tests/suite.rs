@@ -206,15 +206,8 @@ fn run_dir(
     used: Used<'_>,
 ) -> Tally {
     let mut tally = Tally::default();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .collect();
-    files.sort();
-    for file in files {
+    for (file, groups) in remotes::json_files(dir) {
         let relative = file.strip_prefix(tests).unwrap().to_string_lossy().into_owned();
-        let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for group in groups.as_array().unwrap() {
             let group_name = group["description"].as_str().unwrap();
             let compiled = variants.each_ref().map(|options| options.build(&group["schema"]));

@@ -85,8 +85,13 @@ impl Reply {
 
     /// A 200 event stream of these chunks, in one piece (see [`sse_bytes`]).
     pub fn sse(chunks: &[Value]) -> Self {
+        Self::sse_text(sse_bytes(chunks))
+    }
+
+    /// A 200 event stream of these bytes as they are (malformed ones too), in one piece.
+    pub fn sse_text(bytes: Vec<u8>) -> Self {
         Self::Stream {
-            pieces: vec![sse_bytes(chunks)],
+            pieces: vec![bytes],
             pause: Duration::ZERO,
         }
     }

@@ -78,13 +78,34 @@ pub fn llama_peer(test: &str) -> Option<String> {
     }
 }
 
-/// Runs the built `oa` binary with `args`, waiting for it.
-pub fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> std::process::Output {
+/// The built `oa` binary, with the environment variables that would reach outside a test removed (an OpenAI API
+/// key, an OTLP endpoint): the caller adds arguments and runs it.
+pub fn oa_command() -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_oa"));
-    for arg in args {
-        command.arg(arg);
-    }
-    command.output().unwrap()
+    command
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+    command
+}
+
+/// Runs the built `oa` binary (as [`oa_command`] sets it up) with `args`, waiting for it.
+pub fn oa(args: &[&dyn AsRef<std::ffi::OsStr>]) -> std::process::Output {
+    oa_command().args(args).output().unwrap()
+}
+
+/// [`oa`] for arguments that are all text.
+pub fn oa_text(args: &[&str]) -> std::process::Output {
+    oa_command().args(args).output().unwrap()
+}
+
+/// `oa complete --base-url <base_url> --model test-model <flags>` (as [`oa_command`] sets it up): the caller adds
+/// the rest and the message.
+pub fn complete_command(base_url: &str, flags: &[&str]) -> std::process::Command {
+    let mut command = oa_command();
+    command
+        .args(["complete", "--base-url", base_url, "--model", "test-model"])
+        .args(flags);
+    command
 }
 
 /// A finished run's standard output.
@@ -110,4 +131,22 @@ pub fn schemastore(test: &str) -> Option<std::path::PathBuf> {
     assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
     eprintln!("\n!!!!! SKIPPED: {message}\n");
     None
+}
+
+/// Asserts that a finished run exited with `code`, showing what it wrote to both streams when it did not.
+#[track_caller]
+pub fn assert_exit(output: &std::process::Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Asserts that `text` contains `part`, showing the whole text when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} not in:\n{text}");
 }

@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use oa_events::{Event, NodeError, Observer, ObserverError};
-use oa_provider::{CompletionRequest, OpenAiProvider, Provider};
+use oa_events::{Event, EventBus, InvokeOptions, NodeError, Observer, ObserverError};
+use oa_provider::{Capabilities, CompletionRequest, OpenAiProvider, Provider};
 use oa_testkit::Server;
 use serde_json::{Value, json};
 
@@ -66,5 +66,48 @@ pub fn ask(
             oa_events::complete(provider.as_ref(), request).await?;
             Ok(output)
         })
+    }
+}
+
+/// The options of a tenant's traced call: correlation id `correlation`, metadata `{"tenant": "acme"}`.
+pub fn tenant_options(correlation: &str) -> InvokeOptions {
+    InvokeOptions {
+        correlation_id: Some(correlation.into()),
+        metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
+        ..InvokeOptions::default()
+    }
+}
+
+/// Waits (five seconds at most) until `bus` has delivered every event, and asserts that no observer failed.
+pub async fn drain_cleanly(bus: &EventBus) {
+    bus.drain(std::time::Duration::from_secs(5)).await.unwrap();
+    assert_eq!(bus.n_observer_errors(), 0);
+}
+
+/// Invokes, with `input` and default options, a graph of one node that makes one call ("hi") through `provider`
+/// and returns `{}`, with `observer` alone on the bus; then waits (five seconds at most) until the bus has
+/// delivered every event.
+pub async fn invoke_one_call(provider: Arc<dyn Provider>, observer: Arc<dyn Observer>, input: Value) {
+    let bus = EventBus::new(vec![observer]);
+    let graph = oa_events::Graph::builder()
+        .node(
+            "ask",
+            ask(
+                provider,
+                CompletionRequest::new(vec![oa_provider::Message::user("hi")]),
+                json!({}),
+            ),
+        )
+        .build()
+        .unwrap();
+    graph.invoke(&bus, input, InvokeOptions::default()).await.unwrap();
+    bus.drain(std::time::Duration::from_secs(5)).await.unwrap();
+}
+
+/// The default capabilities, with native structured output on or off.
+pub fn native(native: bool) -> Capabilities {
+    Capabilities {
+        native_response_format: native,
+        ..Capabilities::default()
     }
 }

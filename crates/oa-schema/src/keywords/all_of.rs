@@ -27,12 +27,8 @@ pub(crate) fn evaluate_all_of<'v>(
     let mut valid = true;
     for id in nodes {
         let relative = schema.nodes[*id as usize].relative();
-        if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        let part_valid = ev.descend(frame, *id, instance, None, relative, evaluated.as_mut());
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }

@@ -90,12 +90,8 @@ pub(crate) fn evaluate_prefix_items<'v>(
     let mut valid = true;
     for (item_idx, (item, id)) in items.iter().zip(nodes).enumerate() {
         let relative = schema.nodes[*id as usize].relative();
-        if !ev.descend(frame, *id, item, Some(Step::Index(item_idx)), relative, None) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        let part_valid = ev.descend(frame, *id, item, Some(Step::Index(item_idx)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     if let Some(evaluated) = evaluated {
         evaluated.prefix = evaluated.prefix.max(nodes.len().min(items.len()));
@@ -132,12 +128,7 @@ pub(crate) fn evaluate_items<'v>(
         } else {
             ev.descend(frame, id, item, Some(Step::Index(item_idx)), relative, None)
         };
-        if !item_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, item_valid);
     }
     if let Some(evaluated) = evaluated {
         evaluated.all_items = true;

@@ -1,5 +1,19 @@
 //! Compiled keywords: one variant per keyword (or tightly bound family), compiled and evaluated in its own module.
 
+/// Notes a failed part of a keyword's check in `valid` and, unless the evaluator collects every violation, returns
+/// `false` from the keyword at once: the early exit every keyword of many parts takes, written once. A macro, so it
+/// expands to the very code each keyword wrote out before (the evaluator's hot path: no call, no closure).
+macro_rules! fail_part {
+    ($ev:ident, $valid:ident, $part_valid:expr) => {
+        if !$part_valid {
+            $valid = false;
+            if !$ev.collect {
+                return false;
+            }
+        }
+    };
+}
+
 pub(crate) mod all_of;
 pub(crate) mod array;
 pub(crate) mod contains;
@@ -552,12 +566,7 @@ pub(crate) fn apply_to_entries<'v>(
         } else {
             ev.descend(frame, id, value, Some(step), relative, None)
         };
-        if !entry_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, entry_valid);
     }
     valid
 }

@@ -118,12 +118,8 @@ pub(crate) fn evaluate_properties<'v>(
             if group.is_empty() {
                 continue;
             }
-            if !evaluate_properties_merged(ev, group, object, frame, evaluated) {
-                valid = false;
-                if !ev.collect {
-                    return false;
-                }
-            }
+            let part_valid = evaluate_properties_merged(ev, group, object, frame, evaluated);
+            fail_part!(ev, valid, part_valid);
         }
         return valid;
     }
@@ -145,12 +141,8 @@ pub(crate) fn evaluate_properties<'v>(
                 evaluated.properties.insert(key.as_str());
             }
             let relative = schema.nodes[id as usize].relative();
-            if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
-                valid = false;
-                if !ev.collect {
-                    return false;
-                }
-            }
+            let part_valid = ev.descend(frame, id, value, Some(Step::Key(key)), relative, None);
+            fail_part!(ev, valid, part_valid);
         }
         return valid;
     }
@@ -164,12 +156,8 @@ pub(crate) fn evaluate_properties<'v>(
             evaluated.properties.insert(key.as_str());
         }
         let relative = schema.nodes[*id as usize].relative();
-        if !ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        let part_valid = ev.descend(frame, *id, value, Some(Step::Key(key)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }
@@ -200,12 +188,7 @@ pub(crate) fn evaluate_pattern_properties<'v>(
                 }
                 Err(_) => budget_exceeded(ev, key, node, frame),
             };
-            if !item_valid {
-                valid = false;
-                if !ev.collect {
-                    return false;
-                }
-            }
+            fail_part!(ev, valid, item_valid);
         }
     }
     valid
@@ -297,12 +280,7 @@ pub(crate) fn evaluate_property_names<'v>(
         ev.memo_suspended += 1;
         let name_valid = ev.descend(frame, id, &name, Some(Step::Key(key)), relative, None);
         ev.memo_suspended -= 1;
-        if !name_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, name_valid);
     }
     valid
 }
@@ -324,12 +302,8 @@ pub(crate) fn evaluate_dependent_schemas<'v>(
             continue;
         }
         let relative = schema.nodes[*id as usize].relative();
-        if !ev.descend(frame, *id, instance, None, relative, evaluated.as_mut()) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        let part_valid = ev.descend(frame, *id, instance, None, relative, evaluated.as_mut());
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }
@@ -370,12 +344,8 @@ fn evaluate_properties_merged<'v>(
             evaluated.properties.insert(key.as_str());
         }
         let relative = schema.nodes[id as usize].relative();
-        if !ev.descend(frame, id, value, Some(Step::Key(key)), relative, None) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        let part_valid = ev.descend(frame, id, value, Some(Step::Key(key)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }

@@ -382,12 +382,8 @@ fn originals<'v>(
 ) -> bool {
     let mut valid = true;
     for keyword in shape.originals.iter() {
-        if !super::evaluate(ev, keyword, node, instance, frame, evaluated) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        let part_valid = super::evaluate(ev, keyword, node, instance, frame, evaluated);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }
@@ -428,12 +424,7 @@ fn first_pass<'v>(
             }
             None => additional_first(ev, shape, (key, value), node, frame),
         };
-        if !member_valid {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        fail_part!(ev, valid, member_valid);
     }
     if n_present < shape.n_required {
         valid = false;
@@ -519,12 +510,8 @@ fn second_pass<'v>(
             (None, Additional::Any | Additional::Reject) => continue,
         };
         let relative = schema.nodes[target as usize].relative();
-        if !ev.descend(frame, target, value, Some(Step::Key(key)), relative, None) {
-            valid = false;
-            if !ev.collect {
-                return false;
-            }
-        }
+        let part_valid = ev.descend(frame, target, value, Some(Step::Key(key)), relative, None);
+        fail_part!(ev, valid, part_valid);
     }
     valid
 }

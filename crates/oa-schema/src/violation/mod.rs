@@ -128,6 +128,18 @@ impl ViolationText {
         }
     }
 
+    /// A buffer of these three parts, sized for them; what is pushed after is the missing property.
+    pub(crate) fn of(keyword_path: &str, absolute: &str, message: &str) -> Self {
+        let mut text = Self::with_capacity(keyword_path.len() + absolute.len() + message.len());
+        text.push(keyword_path);
+        text.end_keyword_path();
+        text.push(absolute);
+        text.end_absolute();
+        text.push(message);
+        text.end_message();
+        text
+    }
+
     /// Appends to the current part.
     pub(crate) fn push(&mut self, part: &str) {
         self.text.push_str(part);
@@ -235,13 +247,7 @@ impl Violation {
         absolute: &str,
         message: &str,
     ) -> Self {
-        let mut text = ViolationText::with_capacity(keyword_path.len() + absolute.len() + message.len());
-        text.push(keyword_path);
-        text.end_keyword_path();
-        text.push(absolute);
-        text.end_absolute();
-        text.push(message);
-        text.end_message();
+        let text = ViolationText::of(keyword_path, absolute, message);
         Self::new(instance_location, kind, text, TypeSet::default(), false)
     }
 

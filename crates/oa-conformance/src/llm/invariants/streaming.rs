@@ -35,6 +35,15 @@ pub(super) fn content_is_concatenation(call: &CallRun, run: &CaseRun) -> Result<
 
 /// The finish reason a stream's last `finish_reason` maps to: a refusal (any `delta.refusal` piece) OpenAI reports
 /// as `stop` is `content_filter` (0126 on llm-provider §8.1.6).
+/// The usage object of the last stream chunk that carries one.
+fn terminal_usage(chunks: &[Value]) -> Result<&Value, &'static str> {
+    chunks
+        .iter()
+        .rev()
+        .find_map(|c| c.get("usage").filter(|u| u.is_object()))
+        .ok_or("no usage chunk")
+}
+
 pub(super) fn map_finish(wire: &str, refused: bool) -> &str {
     match wire {
         "function_call" => "tool_calls",
@@ -46,11 +55,7 @@ pub(super) fn map_finish(wire: &str, refused: bool) -> &str {
 pub(super) fn usage_and_finish_from_chunks(call: &CallRun, run: &CaseRun) -> Result<(), String> {
     let response = response(call)?;
     let chunks = stream_chunks(call, run).ok_or("no stream reply")?;
-    let terminal_usage = chunks
-        .iter()
-        .rev()
-        .find_map(|c| c.get("usage").filter(|u| u.is_object()))
-        .ok_or("no usage chunk")?;
+    let terminal_usage = terminal_usage(&chunks)?;
     for counter in ["prompt_tokens", "completion_tokens", "total_tokens"] {
         let wire = &terminal_usage[counter];
         let want = if wire.as_u64().is_some() {
@@ -81,12 +86,18 @@ pub(super) fn usage_and_finish_from_chunks(call: &CallRun, run: &CaseRun) -> Res
     })
 }
 
-pub(super) fn equals_non_streamed(call: &CallRun, _: &CaseRun) -> Result<(), String> {
+/// The streamed call's response and that of its non-streamed equivalent.
+fn streamed_and_atomic(call: &CallRun) -> Result<(&Value, &Value), String> {
     let streamed = response(call)?;
     let atomic = call
         .non_streamed_equivalent
         .as_ref()
         .ok_or("the non-streamed equivalent call failed or could not be built")?;
+    Ok((streamed, atomic))
+}
+
+pub(super) fn equals_non_streamed(call: &CallRun, _: &CaseRun) -> Result<(), String> {
+    let (streamed, atomic) = streamed_and_atomic(call)?;
     for field in ["message", "finish_reason", "usage", "parsed"] {
         ensure(streamed[field] == atomic[field], || {
             format!(
@@ -100,11 +111,7 @@ pub(super) fn equals_non_streamed(call: &CallRun, _: &CaseRun) -> Result<(), Str
 }
 
 pub(super) fn tool_calls_equal_non_streamed(call: &CallRun, _: &CaseRun) -> Result<(), String> {
-    let streamed = response(call)?;
-    let atomic = call
-        .non_streamed_equivalent
-        .as_ref()
-        .ok_or("no non-streamed equivalent")?;
+    let (streamed, atomic) = streamed_and_atomic(call)?;
     let calls = &streamed["message"]["tool_calls"];
     ensure(calls.as_array().is_some_and(|c| !c.is_empty()), || {
         "no tool calls".to_owned()
@@ -217,11 +224,7 @@ pub(super) fn atomic_call_succeeds(call: &CallRun, _: &CaseRun) -> Result<(), St
 pub(super) fn terminal_usage_verbatim_on_raw(call: &CallRun, run: &CaseRun) -> Result<(), String> {
     let response = response(call)?;
     let chunks = stream_chunks(call, run).ok_or("no stream reply")?;
-    let usage = chunks
-        .iter()
-        .rev()
-        .find_map(|c| c.get("usage").filter(|u| u.is_object()))
-        .ok_or("no usage chunk")?;
+    let usage = terminal_usage(&chunks)?;
     ensure(response["raw"]["usage"] == *usage, || {
         format!(
             "raw.usage {} vs chunk {}",
@@ -234,11 +237,7 @@ pub(super) fn terminal_usage_verbatim_on_raw(call: &CallRun, run: &CaseRun) -> R
 pub(super) fn malformed_terminal_counter_nulled(call: &CallRun, run: &CaseRun) -> Result<(), String> {
     let response = response(call)?;
     let chunks = stream_chunks(call, run).ok_or("no stream reply")?;
-    let usage = chunks
-        .iter()
-        .rev()
-        .find_map(|c| c.get("usage").filter(|u| u.is_object()))
-        .ok_or("no usage chunk")?;
+    let usage = terminal_usage(&chunks)?;
     let malformed: Vec<&str> = ["prompt_tokens", "completion_tokens", "total_tokens"]
         .into_iter()
         .filter(|c| usage.get(*c).is_some_and(|v| v.as_u64().is_none()))

@@ -28,7 +28,7 @@ enum Scalar<'de> {
     Bool(bool),
     /// An unsigned integer of 64 bits, as serde_json visits one without `arbitrary_precision`.
     U64(u64),
-    /// A number under `arbitrary_precision` (see [`NUMBER_TOKEN`]).
+    /// A number under `arbitrary_precision` (serde_json hands it over as its digits).
     Number(serde_json::Number),
     Other,
 }

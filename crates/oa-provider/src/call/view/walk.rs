@@ -1,14 +1,14 @@
-//! The strict member walker the views share: a body's members read as a `serde_json::Value` parse reads them (same
-//! entry points, same depth limit, same string and number checks), anything a `Value` might read differently
-//! refused (a repeated member, serde_json's private tokens as member names), and members no view reads walked
-//! and dropped ([`Skip`]).
+//! What the views share to read a body's members strictly: members no view reads walked and dropped by oa-schema's
+//! strict walker ([`oa_schema::strict::Walk`], as a `serde_json::Value` parse reads them: same entry point, same
+//! depth limit, same string and number checks; [`Skip`], [`drain_seq`], [`drain_map`]), and the members a view
+//! reads refused where a `Value` might read them differently (a repeated member, [`once`]; serde_json's private
+//! tokens as member names, [`next_member`]).
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::LazyLock;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
+use oa_schema::strict::Walk;
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// Implements a visitor's scalar methods (bool, integer, float, string, null) as one answer, a `Result` whose
 /// error is `Display`: for a reading that takes a value of any type and only looks inside objects (as
@@ -42,50 +42,18 @@ macro_rules! scalars_answer {
 }
 pub(crate) use scalars_answer;
 
-/// Any JSON value, read as strictly as a `serde_json::Value` parse reads it, and dropped.
+/// Any JSON value, read as strictly as a `serde_json::Value` parse reads it, and dropped; an object that starts
+/// with a member named as one of serde_json's tokens, which a `Value` parse may read as something else, is
+/// declined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Skip;
 
+/// The walk [`Skip`], [`drain_seq`] and [`drain_map`] take.
+const WALK: Walk = Walk::new().declining_tokens();
+
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(SkipVisitor)
-    }
-}
-
-struct SkipVisitor;
-
-impl<'de> Visitor<'de> for SkipVisitor {
-    type Value = Skip;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    scalars_answer!(Ok::<_, std::convert::Infallible>(Skip));
-
-    fn visit_i128<E>(self, _: i128) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_u128<E>(self, _: u128) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_none<E>(self) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Skip, D::Error> {
-        Skip::deserialize(deserializer)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Skip, A::Error> {
-        drain_seq(seq).map(|()| Skip)
-    }
-
-    /// An object, or (under serde_json's `arbitrary_precision`) a number, which arrives as a one-member map.
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Skip, A::Error> {
-        drain_map(map).map(|_| Skip)
+        WALK.deserialize(deserializer).map(|()| Skip)
     }
 }
 
@@ -139,70 +107,24 @@ pub(crate) fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, name: &'stat
     Ok(())
 }
 
-/// The key serde_json gives a number under its `arbitrary_precision` feature: `deserialize_any` hands the number
-/// over as a one-member map from this key to the number's digits. A `Value` parse reads a JSON object whose first
-/// key is this text the same way (a number, if its one member is a numeric string; else an error).
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
-
-/// The key serde_json's `raw_value` feature reads specially; a view declines an object that starts with it.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
-
-/// The prefix of serde_json's private tokens ([`NUMBER_TOKEN`], [`RAW_VALUE_TOKEN`]).
+/// The prefix of serde_json's private tokens (the keys its `arbitrary_precision` and `raw_value` features read
+/// specially).
 const TOKEN_PREFIX: &str = "$serde_json::private::";
 
-/// Whether this build's serde_json has `arbitrary_precision` (features unify across the build, so the crate
-/// cannot know at compile time): then `deserialize_any` hands numbers over as [`NUMBER_TOKEN`] maps.
-fn numbers_arrive_as_maps() -> bool {
-    static ARBITRARY_PRECISION: LazyLock<bool> = LazyLock::new(|| {
-        serde_json::from_str::<Value>(r#"{"$serde_json::private::Number":"1"}"#)
-            .is_ok_and(|value| value.is_number())
-    });
-    *ARBITRARY_PRECISION
-}
-
 /// Walks the rest of an array as [`Skip`] walks its elements.
-pub(crate) fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<Skip>()?.is_some() {}
-    Ok(())
+pub(crate) fn drain_seq<'de, A: SeqAccess<'de>>(seq: A) -> Result<(), A::Error> {
+    WALK.seq(seq)
 }
 
-/// Reads a map handed to `visit_map` as a `Value` parse would and keeps nothing but, when it was a number (see
-/// [`NUMBER_TOKEN`]), the number. Anything a `Value` parse might read differently is an error, so the view
-/// declines: the token key in a build without `arbitrary_precision`, the raw-value token.
-pub(super) fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<serde_json::Number>, A::Error> {
-    let Some(first) = map.next_key::<Text<'de>>()? else {
-        return Ok(None);
-    };
-    match first.0.as_ref() {
-        NUMBER_TOKEN => {
-            if !numbers_arrive_as_maps() {
-                return Err(de::Error::custom("a member named as serde_json's number token"));
-            }
-            let digits: Text<'de> = map.next_value()?;
-            let number = digits
-                .0
-                .parse::<serde_json::Number>()
-                .map_err(de::Error::custom)?;
-            if map.next_key::<Skip>()?.is_some() {
-                return Err(de::Error::custom("a number token with more members"));
-            }
-            Ok(Some(number))
-        }
-        RAW_VALUE_TOKEN => Err(de::Error::custom(
-            "a member named as serde_json's raw-value token",
-        )),
-        _ => {
-            map.next_value::<Skip>()?;
-            while map.next_key::<Skip>()?.is_some() {
-                map.next_value::<Skip>()?;
-            }
-            Ok(None)
-        }
-    }
+/// Reads a map handed to `visit_map` as a `Value` parse would and keeps nothing but, when it was a number (under
+/// serde_json's `arbitrary_precision`, a one-member map from its number token to the digits), the number. What
+/// [`Skip`] declines is an error, so the view declines.
+pub(super) fn drain_map<'de, A: MapAccess<'de>>(map: A) -> Result<Option<serde_json::Number>, A::Error> {
+    WALK.map(map)
 }
 
-/// An object's next key, refused when a `Value` parse would read the object as something else (see
-/// [`NUMBER_TOKEN`]); views match members on the returned text.
+/// An object's next key, refused when named as one of serde_json's tokens (a `Value` parse may read the object as
+/// something else); views match members on the returned text.
 pub(crate) fn next_member<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Text<'de>>, A::Error> {
     let key = map.next_key::<Text<'de>>()?;
     if let Some(Text(text)) = &key
@@ -217,6 +139,7 @@ pub(crate) fn next_member<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<
 mod tests {
     use super::*;
     use crate::call::view::Counter;
+    use serde_json::Value;
 
     fn agrees(body: &[u8]) {
         let skipped = serde_json::from_slice::<Skip>(body).is_ok();
@@ -275,14 +198,13 @@ mod tests {
         // view declines (a Value parse would read the object, and no reading of the reference looks at such names).
         let value_reads_a_number =
             serde_json::from_slice::<Value>(cases[0]).is_ok_and(|value| value.is_number());
-        assert_eq!(numbers_arrive_as_maps(), value_reads_a_number);
         assert_eq!(
-            numbers_arrive_as_maps(),
+            value_reads_a_number,
             serde_json::from_slice::<Skip>(cases[0]).is_ok()
         );
         assert_eq!(
             serde_json::from_slice::<Counter>(cases[0]).ok(),
-            numbers_arrive_as_maps().then_some(Counter(Some(12)))
+            value_reads_a_number.then_some(Counter(Some(12)))
         );
     }
 

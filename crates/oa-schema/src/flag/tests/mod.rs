@@ -9,6 +9,17 @@ fn any_instance() -> impl Strategy<Value = Value> {
     instances("[a-cé]{0,3}", "[a-d]", 3, 24, 4)
 }
 
+/// The yes/no verdict of `schema` on `instance`, checked against the collecting evaluator's (writing a report).
+/// Shared with the tests of the modules below this one.
+pub(super) fn flag_agrees(schema: &Value, instance: &Value) -> Result<bool, TestCaseError> {
+    let validator = Validator::new(schema).unwrap();
+    let compiled = validator.compiled();
+    let flag = crate::flag::is_valid(compiled, instance);
+    let collected = Evaluator::new(compiled, true).run(instance);
+    prop_assert_eq!(flag, collected, "{} {}", schema, instance);
+    Ok(flag)
+}
+
 /// Small JSON values: scalars near the edges the generated schemas test (small integers, tenths, short strings
 /// of `strings`), nested `depth` levels in arrays and objects (keys of `keys`) of fewer than `breadth` entries.
 /// Shared with the tests of the modules below this one.
@@ -535,11 +546,7 @@ fn discriminated_unions_agree_with_the_collecting_evaluator() {
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1024));
     runner
         .run(&(schemas, instance), |((schema, hidden), instance)| {
-            let validator = Validator::new(&schema).unwrap();
-            let compiled = validator.compiled();
-            let flag = crate::flag::is_valid(compiled, &instance);
-            let collected = Evaluator::new(compiled, true).run(&instance);
-            prop_assert_eq!(flag, collected, "{} {}", schema, instance);
+            let flag = flag_agrees(&schema, &instance)?;
             let oracle = Validator::new(&hidden).unwrap();
             let expected = Evaluator::new(oracle.compiled(), true).run(&instance);
             prop_assert_eq!(flag, expected, "{} {}", schema, instance);
@@ -580,11 +587,7 @@ fn fused_shapes_agree_with_the_collecting_evaluator() {
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(1024));
     runner
         .run(&(schema, instance), |(schema, instance)| {
-            let validator = Validator::new(&schema).unwrap();
-            let compiled = validator.compiled();
-            let flag = crate::flag::is_valid(compiled, &instance);
-            let collected = Evaluator::new(compiled, true).run(&instance);
-            prop_assert_eq!(flag, collected, "{} {}", schema, instance);
+            flag_agrees(&schema, &instance)?;
             Ok(())
         })
         .unwrap();

@@ -186,13 +186,7 @@ fn nested_instance() -> impl Strategy<Value = serde_json::Value> {
 }
 
 fn violation_parts(keyword_path: &str, absolute: &str, message: &str, missing: Option<&str>) -> Violation {
-    let mut text = ViolationText::with_capacity(0);
-    text.push(keyword_path);
-    text.end_keyword_path();
-    text.push(absolute);
-    text.end_absolute();
-    text.push(message);
-    text.end_message();
+    let mut text = ViolationText::of(keyword_path, absolute, message);
     text.push(missing.unwrap_or_default());
     Violation::new(
         Location::root(),

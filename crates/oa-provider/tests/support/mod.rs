@@ -1,0 +1,32 @@
+//! What the crate's integration tests share: an OpenAI-mapping provider for oa-testkit's scripted server, with no
+//! API key (each test adds what it configures), and the capabilities that turn native structured output on or off.
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
+
+use oa_provider::retry::Backoff;
+use oa_provider::{Capabilities, OpenAiProvider, OpenAiProviderBuilder, RetryConfig};
+use oa_testkit::Server;
+
+/// A builder for the OpenAI mapping on `server`, for `model`, with no API key.
+pub fn openai_builder(server: &Server, model: &str) -> OpenAiProviderBuilder {
+    OpenAiProvider::builder(model)
+        .base_url(server.base_url())
+        .no_api_key()
+}
+
+/// The OpenAI mapping on `server`, model `test-model`, no API key, nothing else configured.
+pub fn openai_at(server: &Server) -> OpenAiProvider {
+    openai_builder(server, "test-model").build().unwrap()
+}
+
+/// The default capabilities, with native structured output on or off.
+pub fn native(native: bool) -> Capabilities {
+    Capabilities {
+        native_response_format: native,
+        ..Capabilities::default()
+    }
+}
+
+/// At most `max_attempts` attempts, none waiting for the one before.
+pub fn no_wait(max_attempts: u32) -> RetryConfig {
+    RetryConfig::new(max_attempts).with_backoff(Backoff::Fixed(std::time::Duration::ZERO))
+}
