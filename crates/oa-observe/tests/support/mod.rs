@@ -5,31 +5,17 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use async_trait::async_trait;
-use oa_events::{Event, EventBus, InvokeOptions, NodeError, Observer, ObserverError};
+use oa_events::{EventBus, InvokeOptions, NodeError, Observer};
 use oa_provider::{Capabilities, CompletionRequest, OpenAiProvider, Provider};
 use oa_testkit::Server;
 use serde_json::{Value, json};
 
-/// Collects every event it is given.
-#[derive(Default)]
-pub struct Collect(pub Mutex<Vec<Event>>);
-
-#[async_trait]
-impl Observer for Collect {
-    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
-        self.0.lock().unwrap().push(event.clone());
-        Ok(())
-    }
-}
-
-impl Collect {
-    pub fn events(&self) -> Vec<Event> {
-        self.0.lock().unwrap().clone()
-    }
-}
+#[path = "../../../oa-events/tests/support/collect.rs"]
+mod collect;
+#[allow(unused_imports)] // not every test binary collects events
+pub use collect::Collect;
 
 /// The OpenAI provider of model `gpt-test` at `server`, without a key.
 pub fn openai_at(server: &Server) -> Arc<OpenAiProvider> {
