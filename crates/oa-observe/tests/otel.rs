@@ -92,6 +92,17 @@ async fn run(
     run_on(telemetry, config, openai_at(&server), request).await
 }
 
+/// [`run`] of one plain call ("hi") answered "hello".
+async fn run_hello(telemetry: &Telemetry, config: ObserverConfig) -> Vec<Event> {
+    run(
+        telemetry,
+        config,
+        vec![text_reply("hello", "stop")],
+        CompletionRequest::new(vec![Message::user("hi")]),
+    )
+    .await
+}
+
 /// [`run`] through any provider.
 async fn run_on(
     telemetry: &Telemetry,
@@ -318,13 +329,7 @@ async fn metrics_are_recorded_exactly_when_enabled() {
     assert!(telemetry.points().unwrap().is_empty());
 
     let telemetry = Telemetry::new();
-    run(
-        &telemetry,
-        ObserverConfig::default(),
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    run_hello(&telemetry, ObserverConfig::default()).await;
     let durations = points(&telemetry, names::METRIC_OPERATION_DURATION);
     assert_eq!(durations.iter().map(|(count, _)| count).sum::<u64>(), 1);
 }
@@ -355,13 +360,7 @@ async fn a_diagnostic_is_one_log_record() {
 #[tokio::test]
 async fn no_schema_means_no_path() {
     let telemetry = Telemetry::new();
-    let events = run(
-        &telemetry,
-        defaults(),
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    let events = run_hello(&telemetry, defaults()).await;
     let llm = llm_spans(&telemetry);
     assert_eq!(llm.len(), 1);
     assert_eq!(attr(&llm[0], names::LLM_STRUCTURED_OUTPUT_PATH), None);
@@ -409,26 +408,14 @@ async fn disabled_llm_spans_and_genai_semconv_are_honoured() {
         .disable_genai_semconv(true)
         .build()
         .unwrap();
-    run(
-        &telemetry,
-        config,
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    run_hello(&telemetry, config).await;
     let llm = llm_spans(&telemetry);
     assert_eq!(attr(&llm[0], names::GEN_AI_SYSTEM), None);
     assert_eq!(attr(&llm[0], names::LLM_MODEL), Some("gpt-test".into()));
 
     let telemetry = Telemetry::new();
     let config = ObserverConfig::builder().disable_llm_spans(true).build().unwrap();
-    run(
-        &telemetry,
-        config,
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    run_hello(&telemetry, config).await;
     assert!(llm_spans(&telemetry).is_empty());
     span_named(&telemetry, "ask");
 }
