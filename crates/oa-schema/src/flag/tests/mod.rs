@@ -254,20 +254,35 @@ fn arrays_of_one_type_agree_with_the_collecting_evaluator_near_the_depth_limit()
             let compiled = validator.compiled();
             for nesting in 240..262 {
                 for pairs in [json!([[1], [2]]), json!([[1], []]), json!([["x"]])] {
-                    let mut instance = json!([]);
-                    for _ in 0..nesting {
-                        instance = json!([instance, pairs.clone()]);
-                    }
-                    assert_eq!(
-                        crate::flag::is_valid(compiled, &instance),
-                        Evaluator::new(compiled, false).run(&instance),
-                        "{schema} nesting {nesting} pairs {pairs}"
+                    let instance = nested(json!([]), nesting, |inner| json!([inner, pairs.clone()]));
+                    assert_flag_agrees(
+                        compiled,
+                        &instance,
+                        format_args!("{schema} nesting {nesting} pairs {pairs}"),
                     );
                 }
             }
         }
     };
     on_a_deep_stack(check);
+}
+
+/// Asserts that the flag walk and the collecting evaluator without collection agree on `instance`.
+fn assert_flag_agrees(
+    compiled: &crate::node::CompiledSchema,
+    instance: &Value,
+    case: std::fmt::Arguments<'_>,
+) {
+    assert_eq!(
+        crate::flag::is_valid(compiled, instance),
+        Evaluator::new(compiled, false).run(instance),
+        "{case}"
+    );
+}
+
+/// `innermost` wrapped `nesting` times by `wrap`.
+fn nested(innermost: Value, nesting: usize, wrap: impl Fn(Value) -> Value) -> Value {
+    (0..nesting).fold(innermost, |inner, _| wrap(inner))
 }
 
 /// Runs `check` on a thread with room for the unoptimized recursion of both evaluators over deep instances.
@@ -310,11 +325,7 @@ fn nullable_unions_agree_with_the_collecting_evaluator() {
             let validator = Validator::new(&schema).unwrap();
             let compiled = validator.compiled();
             for instance in &instances {
-                assert_eq!(
-                    crate::flag::is_valid(compiled, instance),
-                    Evaluator::new(compiled, false).run(instance),
-                    "{schema} {instance}"
-                );
+                assert_flag_agrees(compiled, instance, format_args!("{schema} {instance}"));
             }
         }
     }
@@ -333,14 +344,11 @@ fn nullable_unions_agree_with_the_collecting_evaluator() {
             let compiled = validator.compiled();
             for nesting in 165..175 {
                 for innermost in [json!(null), json!("x"), json!([])] {
-                    let mut instance = innermost.clone();
-                    for _ in 0..nesting {
-                        instance = json!([instance]);
-                    }
-                    assert_eq!(
-                        crate::flag::is_valid(compiled, &instance),
-                        Evaluator::new(compiled, false).run(&instance),
-                        "{schema} nesting {nesting} innermost {innermost}"
+                    let instance = nested(innermost.clone(), nesting, |inner| json!([inner]));
+                    assert_flag_agrees(
+                        compiled,
+                        &instance,
+                        format_args!("{schema} nesting {nesting} innermost {innermost}"),
                     );
                 }
             }
@@ -479,14 +487,15 @@ fn if_chains_agree_with_the_collecting_evaluator_near_the_depth_limit() {
             assert!(has_if_chain(compiled), "{schema}");
             for nesting in 120..132 {
                 for (tag, innermost) in [("a", json!({})), ("b", json!({ "t": "z" })), ("c", json!(5))] {
-                    let mut instance = innermost.clone();
-                    for _ in 0..nesting {
-                        instance = json!({ "t": tag, "c": instance });
-                    }
-                    assert_eq!(
-                        crate::flag::is_valid(compiled, &instance),
-                        Evaluator::new(compiled, false).run(&instance),
-                        "{schema} nesting {nesting} tag {tag} innermost {innermost}"
+                    let instance = nested(
+                        innermost.clone(),
+                        nesting,
+                        |inner| json!({ "t": tag, "c": inner }),
+                    );
+                    assert_flag_agrees(
+                        compiled,
+                        &instance,
+                        format_args!("{schema} nesting {nesting} tag {tag} innermost {innermost}"),
                     );
                 }
             }
