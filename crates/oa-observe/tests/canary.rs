@@ -154,29 +154,24 @@ fn assert_clean(scenario: &str, captured: &Captured) {
 
 /// The capture is real: the call's LLM span carries the model, and a typed failure (or the node's failure) was seen.
 fn assert_captured(scenario: &str, captured: &Captured, expect_llm_span: bool) {
+    // Something labelled `label` was captured; `missing` says what was not.
+    let assert_seen = |label: &str, missing: &str| {
+        assert!(
+            !captured.texts_of(label).is_empty(),
+            "scenario `{scenario}`: {missing}"
+        );
+    };
     let llm_spans = captured.texts_of(&format!("span {}", names::LLM_SPAN));
     if expect_llm_span {
         assert!(
             llm_spans.iter().any(|text| text.contains(MODEL)),
             "scenario `{scenario}`: no LLM span naming the model was captured"
         );
-        assert!(
-            !captured.texts_of("event llm_failed").is_empty(),
-            "scenario `{scenario}`: no LlmFailed event was captured"
-        );
-        assert!(
-            !captured.texts_of("metric ").is_empty(),
-            "scenario `{scenario}`: no metric was captured"
-        );
+        assert_seen("event llm_failed", "no LlmFailed event was captured");
+        assert_seen("metric ", "no metric was captured");
     }
-    assert!(
-        !captured.texts_of("span ask").is_empty(),
-        "scenario `{scenario}`: no node span was captured"
-    );
-    assert!(
-        !captured.texts_of("invocation error").is_empty(),
-        "scenario `{scenario}`: the invocation did not fail"
-    );
+    assert_seen("span ask", "no node span was captured");
+    assert_seen("invocation error", "the invocation did not fail");
 }
 
 async fn scenario(mapping: Mapping, name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {
