@@ -19,7 +19,6 @@ use oa_testkit::{
     Reply, Server, Telemetry, TracingCapture, anthropic, closed_base_url, gemini, openai, sse_bytes,
 };
 use serde_json::json;
-use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
 mod support;
@@ -87,12 +86,8 @@ async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> 
     let subscriber = tracing_subscriber::registry()
         .with(LogBridge::new(&telemetry.logger_provider))
         .with(tracing_capture.clone());
-    let options = support::tenant_options("corr-canary");
-    let outcome = graph
-        .invoke(&bus, json!({}), options)
-        .with_subscriber(tracing::Dispatch::new(subscriber))
-        .await;
-    support::drain_cleanly(&bus).await;
+    let outcome =
+        support::invoke_traced(&graph, &bus, "corr-canary", tracing::Dispatch::new(subscriber)).await;
 
     let mut captured = Vec::new();
     match &outcome {

@@ -22,7 +22,6 @@ use opentelemetry::logs::{AnyValue, Severity};
 use opentelemetry::trace::Status;
 use opentelemetry_sdk::trace::SpanData;
 use serde_json::{Value, json};
-use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
 mod support;
@@ -132,12 +131,7 @@ async fn run_observed(
         .build()
         .unwrap();
     let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
-    let options = support::tenant_options("corr-161");
-    let _ = graph
-        .invoke(&bus, json!({}), options)
-        .with_subscriber(tracing::Dispatch::new(subscriber))
-        .await;
-    support::drain_cleanly(&bus).await;
+    let _ = support::invoke_traced(&graph, &bus, "corr-161", tracing::Dispatch::new(subscriber)).await;
     collect.0.lock().unwrap().clone()
 }
 

@@ -64,6 +64,23 @@ pub fn tenant_options(correlation: &str) -> InvokeOptions {
     }
 }
 
+/// Invokes `graph` on `{}` with [`tenant_options`] (correlation id `correlation`) under `dispatch` (the log bridge
+/// and whatever else the test captures), then [`drain_cleanly`]s `bus`.
+pub async fn invoke_traced(
+    graph: &oa_events::Graph,
+    bus: &EventBus,
+    correlation: &str,
+    dispatch: tracing::Dispatch,
+) -> Result<Value, oa_events::InvocationError> {
+    use tracing::instrument::WithSubscriber;
+    let outcome = graph
+        .invoke(bus, json!({}), tenant_options(correlation))
+        .with_subscriber(dispatch)
+        .await;
+    drain_cleanly(bus).await;
+    outcome
+}
+
 /// Waits (five seconds at most) until `bus` has delivered every event, and asserts that no observer failed.
 pub async fn drain_cleanly(bus: &EventBus) {
     bus.drain(std::time::Duration::from_secs(5)).await.unwrap();
