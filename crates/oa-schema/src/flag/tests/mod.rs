@@ -285,6 +285,23 @@ fn nested(innermost: Value, nesting: usize, wrap: impl Fn(Value) -> Value) -> Va
     (0..nesting).fold(innermost, |inner, _| wrap(inner))
 }
 
+/// The union of `members` (`oneOf` when `one`, else `anyOf`) and its oracle: the same union with the pin of each
+/// property in `pinned` wrapped in an `anyOf`, which no discriminator looks into (so every member is evaluated).
+fn union_and_oracle(members: Vec<Value>, one: bool, pinned: &[&str]) -> (Value, Value) {
+    let hidden: Vec<Value> = members
+        .iter()
+        .map(|member| {
+            let mut member = member.clone();
+            for name in pinned {
+                member["properties"][name] = json!({ "anyOf": [member["properties"][name].take()] });
+            }
+            member
+        })
+        .collect();
+    let keyword = if one { "oneOf" } else { "anyOf" };
+    (json!({ keyword: members }), json!({ keyword: hidden }))
+}
+
 /// Runs `check` on a thread with room for the unoptimized recursion of both evaluators over deep instances.
 fn on_a_deep_stack(check: impl FnOnce() + Send + 'static) {
     let runner = std::thread::Builder::new()
@@ -526,18 +543,8 @@ fn discriminated_unions_agree_with_the_collecting_evaluator() {
         });
     // The same union twice: as generated, and with each pin wrapped in an `anyOf`, which the discriminator
     // does not look into (the oracle: every member evaluated).
-    let schemas = (prop::collection::vec(member, 2..5), any::<bool>()).prop_map(|(members, one)| {
-        let hidden: Vec<Value> = members
-            .iter()
-            .map(|member| {
-                let mut member = member.clone();
-                member["properties"]["tag"] = json!({ "anyOf": [member["properties"]["tag"].take()] });
-                member
-            })
-            .collect();
-        let keyword = if one { "oneOf" } else { "anyOf" };
-        (json!({ keyword: members }), json!({ keyword: hidden }))
-    });
+    let schemas = (prop::collection::vec(member, 2..5), any::<bool>())
+        .prop_map(|(members, one)| union_and_oracle(members, one, &["tag"]));
     let tag = prop_oneof![
         prop::sample::select(vec!["a", "b", "c", "d"]).prop_map(|tag| json!(tag)),
         Just(json!(1)),
