@@ -46,6 +46,16 @@ fn span_emitting(provider: SdkTracerProvider, binding: ProviderBinding) -> Arc<d
     })
 }
 
+/// The application's own tracer provider (the one a Langfuse client must not share with payload on) and the
+/// exporter its spans land in.
+fn shared_provider() -> (InMemorySpanExporter, SdkTracerProvider) {
+    let exporter = InMemorySpanExporter::default();
+    let shared = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    (exporter, shared)
+}
+
 impl LangfuseClient for SpanEmittingClient {
     fn upsert_trace(&self, trace: &TraceRecord) {
         self.recorder.upsert_trace(trace);
@@ -137,10 +147,7 @@ async fn a_client_built_on_the_isolated_provider_exports_there_with_its_payload(
 
 #[tokio::test]
 async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before_anything_is_emitted() {
-    let exporter = InMemorySpanExporter::default();
-    let shared = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
+    let (exporter, shared) = shared_provider();
     // Each channel alone is live: the provider payload, the state payload, a trace hook.
     let state_on = LangfuseConfig::builder()
         .disable_state_payload(false)
@@ -183,10 +190,7 @@ async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before
 
 #[tokio::test]
 async fn accepting_the_shared_provider_warns_once_and_emits_the_payload() {
-    let exporter = InMemorySpanExporter::default();
-    let shared = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
+    let (exporter, shared) = shared_provider();
     let telemetry = Telemetry::new();
     let observer = constructed(&telemetry, || {
         LangfuseObserver::builder(payload_on())
