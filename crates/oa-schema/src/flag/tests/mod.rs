@@ -101,16 +101,9 @@ fn any_schema() -> impl Strategy<Value = Value> {
                 additional,
                 prop::option::of(inner.clone()),
             )
-                .prop_map(|(properties, required, additional, patterned)| {
-                    let mut schema = json!({ "properties": properties, "required": required });
-                    if let Some(additional) = additional {
-                        schema["additionalProperties"] = additional;
-                    }
-                    if let Some(patterned) = patterned {
-                        schema["patternProperties"] = json!({ "^[bd]": patterned });
-                    }
-                    schema
-                }),
+                .prop_map(|(properties, required, additional, patterned)| object_schema(
+                    properties, &required, additional, patterned
+                )),
             prop::collection::vec(inner.clone(), 1..3).prop_map(|members| json!({ "anyOf": members })),
             prop::collection::vec(inner.clone(), 1..3).prop_map(|members| json!({ "oneOf": members })),
             inner
@@ -300,6 +293,24 @@ fn union_and_oracle(members: Vec<Value>, one: bool, pinned: &[&str]) -> (Value, 
         .collect();
     let keyword = if one { "oneOf" } else { "anyOf" };
     (json!({ keyword: members }), json!({ keyword: hidden }))
+}
+
+/// An object schema: `properties` with `required`, and `additionalProperties` and a `patternProperties` entry
+/// for names starting `b` or `d` when given.
+fn object_schema(
+    properties: std::collections::BTreeMap<String, Value>,
+    required: &impl serde::Serialize,
+    additional: Option<Value>,
+    patterned: Option<Value>,
+) -> Value {
+    let mut schema = json!({ "properties": properties, "required": required });
+    if let Some(additional) = additional {
+        schema["additionalProperties"] = additional;
+    }
+    if let Some(patterned) = patterned {
+        schema["patternProperties"] = json!({ "^[bd]": patterned });
+    }
+    schema
 }
 
 /// Runs `check` on a thread with room for the unoptimized recursion of both evaluators over deep instances.
@@ -589,14 +600,7 @@ fn fused_shapes_agree_with_the_collecting_evaluator() {
         prop::option::of(leaf()),
     )
         .prop_map(|(properties, required, additional, patterned)| {
-            let mut schema = json!({ "properties": properties, "required": required });
-            if let Some(additional) = additional {
-                schema["additionalProperties"] = additional;
-            }
-            if let Some(patterned) = patterned {
-                schema["patternProperties"] = json!({ "^[bd]": patterned });
-            }
-            schema
+            object_schema(properties, &required, additional, patterned)
         });
     let instance = prop::collection::btree_map("[a-e]", any_instance(), 0..5)
         .prop_map(|map| Value::Object(map.into_iter().collect()));
