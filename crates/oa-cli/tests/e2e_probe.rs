@@ -23,6 +23,17 @@ fn peer() -> Option<String> {
 
 const MODEL: &str = "SmolLM2-135M-Instruct";
 
+/// `oa probe --base-url <base_url> --model MODEL <flags> --schema <file>`, the file holding `schema`.
+fn probe_with_schema(base_url: &str, schema: &str, flags: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("schema.json");
+    std::fs::write(&path, schema).unwrap();
+    let mut args = vec!["probe", "--base-url", base_url, "--model", MODEL];
+    args.extend_from_slice(flags);
+    args.extend(["--schema", path.to_str().unwrap()]);
+    oa(&args)
+}
+
 #[test]
 fn probe_reports_enforced_with_exit_0() {
     let Some(base_url) = peer() else { return };
@@ -67,23 +78,11 @@ fn probe_through_a_dropping_gateway_reports_not_enforced_with_exit_1() {
 #[test]
 fn probe_with_a_schema_prints_the_keyword_matrix() {
     let Some(base_url) = peer() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("schema.json");
-    std::fs::write(
-        &schema,
-        r#"{"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"], "additionalProperties": false}"#,
-    )
-    .unwrap();
-    let schema = schema.to_str().unwrap();
-    let output = oa(&[
-        "probe",
-        "--base-url",
+    let output = probe_with_schema(
         &base_url,
-        "--model",
-        MODEL,
-        "--schema",
-        schema,
-    ]);
+        r#"{"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"], "additionalProperties": false}"#,
+        &[],
+    );
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     for keyword in ["maximum", "required", "additionalProperties", "type"] {
@@ -102,28 +101,12 @@ fn probe_with_a_schema_prints_the_keyword_matrix() {
 #[test]
 fn probe_lists_every_keyword_probed_or_not() {
     let Some(base_url) = peer() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let schema = dir.path().join("ticket.json");
-    std::fs::write(
-        &schema,
-        serde_json::json!({"type": "object", "properties": {
-            "email": {"type": "string", "format": "email"},
-            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
-            "ip": {"type": "string", "format": "ipv4"}},
-            "required": ["email", "tags", "ip"], "additionalProperties": false})
-        .to_string(),
-    )
-    .unwrap();
-    let output = oa(&[
-        "probe",
-        "--base-url",
-        &base_url,
-        "--model",
-        MODEL,
-        "--json",
-        "--schema",
-        schema.to_str().unwrap(),
-    ]);
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "email": {"type": "string", "format": "email"},
+        "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
+        "ip": {"type": "string", "format": "ipv4"}},
+        "required": ["email", "tags", "ip"], "additionalProperties": false});
+    let output = probe_with_schema(&base_url, &schema.to_string(), &["--json"]);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let verdict_of = |keyword: &str| {
         report["keywords"]

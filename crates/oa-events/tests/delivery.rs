@@ -538,6 +538,16 @@ enum Then {
 #[derive(Debug)]
 struct AfterAnswering(oa_provider::OpenAiProvider, Then);
 
+/// A server answering "hello" and, observed as node `node` on a collected bus, the provider at it that does `then`
+/// after answering.
+fn answering_then(then: Then, node: &str) -> (Server, Arc<Collect>, EventBus, ObservedProvider) {
+    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
+    let (collect, bus) = collected();
+    let after = AfterAnswering(provider(&server.base_url()), then);
+    let observed = ObservedProvider::new(Arc::new(after), bus.clone(), node);
+    (server, collect, bus, observed)
+}
+
 #[async_trait]
 impl Provider for AfterAnswering {
     async fn ready(&self) -> Result<(), oa_provider::ProviderError> {
@@ -563,10 +573,7 @@ impl Provider for AfterAnswering {
 /// returns something other than what its attempt reported gets fields of its own, from what it returned.
 #[tokio::test]
 async fn the_terminal_event_reports_the_returned_response_when_it_differs_from_the_attempt() {
-    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
-    let (collect, bus) = collected();
-    let rewriting = AfterAnswering(provider(&server.base_url()), Then::Rewrite);
-    let observed = ObservedProvider::new(Arc::new(rewriting), bus.clone(), "rewrites");
+    let (_server, collect, bus, observed) = answering_then(Then::Rewrite, "rewrites");
     let request = CompletionRequest::new(vec![Message::user("hi")]);
     observed.complete(&request).await.unwrap();
     bus.drain(Duration::from_secs(5)).await.unwrap();
@@ -586,10 +593,7 @@ async fn the_terminal_event_reports_the_returned_response_when_it_differs_from_t
 /// still delivers it (and no terminal event, as none was made).
 #[tokio::test]
 async fn an_abandoned_call_still_delivers_its_successful_attempt() {
-    let server = Server::start(vec![text_reply("hello", "stop")]).unwrap();
-    let (collect, bus) = collected();
-    let hanging = AfterAnswering(provider(&server.base_url()), Then::Hang);
-    let observed = ObservedProvider::new(Arc::new(hanging), bus.clone(), "abandoned");
+    let (_server, collect, bus, observed) = answering_then(Then::Hang, "abandoned");
     let request = CompletionRequest::new(vec![Message::user("hi")]);
     let outcome = tokio::time::timeout(Duration::from_millis(500), observed.complete(&request)).await;
     assert!(outcome.is_err(), "the call hangs after its answer");

@@ -19,7 +19,6 @@ use oa_testkit::{
     Reply, Server, Telemetry, TracingCapture, anthropic, closed_base_url, gemini, openai, sse_bytes,
 };
 use serde_json::json;
-use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
 mod support;
@@ -87,12 +86,8 @@ async fn run(mapping: Mapping, base_url: String, request: CompletionRequest) -> 
     let subscriber = tracing_subscriber::registry()
         .with(LogBridge::new(&telemetry.logger_provider))
         .with(tracing_capture.clone());
-    let options = support::tenant_options("corr-canary");
-    let outcome = graph
-        .invoke(&bus, json!({}), options)
-        .with_subscriber(tracing::Dispatch::new(subscriber))
-        .await;
-    support::drain_cleanly(&bus).await;
+    let outcome =
+        support::invoke_traced(&graph, &bus, "corr-canary", tracing::Dispatch::new(subscriber)).await;
 
     let mut captured = Vec::new();
     match &outcome {
@@ -154,29 +149,24 @@ fn assert_clean(scenario: &str, captured: &Captured) {
 
 /// The capture is real: the call's LLM span carries the model, and a typed failure (or the node's failure) was seen.
 fn assert_captured(scenario: &str, captured: &Captured, expect_llm_span: bool) {
+    // Something labelled `label` was captured; `missing` says what was not.
+    let assert_seen = |label: &str, missing: &str| {
+        assert!(
+            !captured.texts_of(label).is_empty(),
+            "scenario `{scenario}`: {missing}"
+        );
+    };
     let llm_spans = captured.texts_of(&format!("span {}", names::LLM_SPAN));
     if expect_llm_span {
         assert!(
             llm_spans.iter().any(|text| text.contains(MODEL)),
             "scenario `{scenario}`: no LLM span naming the model was captured"
         );
-        assert!(
-            !captured.texts_of("event llm_failed").is_empty(),
-            "scenario `{scenario}`: no LlmFailed event was captured"
-        );
-        assert!(
-            !captured.texts_of("metric ").is_empty(),
-            "scenario `{scenario}`: no metric was captured"
-        );
+        assert_seen("event llm_failed", "no LlmFailed event was captured");
+        assert_seen("metric ", "no metric was captured");
     }
-    assert!(
-        !captured.texts_of("span ask").is_empty(),
-        "scenario `{scenario}`: no node span was captured"
-    );
-    assert!(
-        !captured.texts_of("invocation error").is_empty(),
-        "scenario `{scenario}`: the invocation did not fail"
-    );
+    assert_seen("span ask", "no node span was captured");
+    assert_seen("invocation error", "the invocation did not fail");
 }
 
 async fn scenario(mapping: Mapping, name: &str, replies: Vec<Reply>, request: CompletionRequest) -> Captured {

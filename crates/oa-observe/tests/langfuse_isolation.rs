@@ -37,6 +37,25 @@ struct SpanEmittingClient {
     binding: ProviderBinding,
 }
 
+/// A [`SpanEmittingClient`] on `provider` reporting `binding`, as a client factory returns it.
+fn span_emitting(provider: SdkTracerProvider, binding: ProviderBinding) -> Arc<dyn LangfuseClient> {
+    Arc::new(SpanEmittingClient {
+        recorder: LangfuseRecorder::default(),
+        provider,
+        binding,
+    })
+}
+
+/// The application's own tracer provider (the one a Langfuse client must not share with payload on) and the
+/// exporter its spans land in.
+fn shared_provider() -> (InMemorySpanExporter, SdkTracerProvider) {
+    let exporter = InMemorySpanExporter::default();
+    let shared = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    (exporter, shared)
+}
+
 impl LangfuseClient for SpanEmittingClient {
     fn upsert_trace(&self, trace: &TraceRecord) {
         self.recorder.upsert_trace(trace);
@@ -117,11 +136,7 @@ async fn a_client_built_on_the_isolated_provider_exports_there_with_its_payload(
         let exporter = exporter.clone();
         LangfuseObserver::builder(payload_on()).from_credentials_with(credentials(), move |_, isolated| {
             let (provider, binding) = isolated.build(|builder| builder.with_simple_exporter(exporter));
-            Ok(Arc::new(SpanEmittingClient {
-                recorder: LangfuseRecorder::default(),
-                provider,
-                binding,
-            }) as Arc<dyn LangfuseClient>)
+            Ok(span_emitting(provider, binding))
         })
     })
     .unwrap();
@@ -132,10 +147,7 @@ async fn a_client_built_on_the_isolated_provider_exports_there_with_its_payload(
 
 #[tokio::test]
 async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before_anything_is_emitted() {
-    let exporter = InMemorySpanExporter::default();
-    let shared = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
+    let (exporter, shared) = shared_provider();
     // Each channel alone is live: the provider payload, the state payload, a trace hook.
     let state_on = LangfuseConfig::builder()
         .disable_state_payload(false)
@@ -150,11 +162,7 @@ async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before
         let provider = shared.clone();
         let error = builder
             .from_credentials_with(credentials(), move |_, _isolated| {
-                Ok(Arc::new(SpanEmittingClient {
-                    recorder: LangfuseRecorder::default(),
-                    provider,
-                    binding: ProviderBinding::Shared,
-                }) as Arc<dyn LangfuseClient>)
+                Ok(span_emitting(provider, ProviderBinding::Shared))
             })
             .unwrap_err();
         assert_eq!(error, LangfuseError::ProviderIsolationUnavailable);
@@ -165,16 +173,10 @@ async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before
     let telemetry = Telemetry::new();
     let provider = shared.clone();
     constructed(&telemetry, || {
-        LangfuseObserver::builder(LangfuseConfig::default()).from_credentials_with(
-            credentials(),
-            move |_, _| {
-                Ok(Arc::new(SpanEmittingClient {
-                    recorder: LangfuseRecorder::default(),
-                    provider,
-                    binding: ProviderBinding::Shared,
-                }) as Arc<dyn LangfuseClient>)
-            },
-        )
+        LangfuseObserver::builder(LangfuseConfig::default())
+            .from_credentials_with(credentials(), move |_, _| {
+                Ok(span_emitting(provider, ProviderBinding::Shared))
+            })
     })
     .unwrap();
     assert_eq!(
@@ -188,20 +190,13 @@ async fn a_shared_provider_with_a_live_payload_channel_fails_construction_before
 
 #[tokio::test]
 async fn accepting_the_shared_provider_warns_once_and_emits_the_payload() {
-    let exporter = InMemorySpanExporter::default();
-    let shared = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
+    let (exporter, shared) = shared_provider();
     let telemetry = Telemetry::new();
     let observer = constructed(&telemetry, || {
         LangfuseObserver::builder(payload_on())
             .accept_shared_provider(true)
             .from_credentials_with(credentials(), move |_, _| {
-                Ok(Arc::new(SpanEmittingClient {
-                    recorder: LangfuseRecorder::default(),
-                    provider: shared,
-                    binding: ProviderBinding::Shared,
-                }) as Arc<dyn LangfuseClient>)
+                Ok(span_emitting(shared, ProviderBinding::Shared))
             })
     })
     .unwrap();

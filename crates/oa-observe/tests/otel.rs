@@ -22,7 +22,6 @@ use opentelemetry::logs::{AnyValue, Severity};
 use opentelemetry::trace::Status;
 use opentelemetry_sdk::trace::SpanData;
 use serde_json::{Value, json};
-use tracing::instrument::WithSubscriber;
 use tracing_subscriber::layer::SubscriberExt;
 
 mod support;
@@ -92,6 +91,17 @@ async fn run(
     run_on(telemetry, config, openai_at(&server), request).await
 }
 
+/// [`run`] of one plain call ("hi") answered "hello".
+async fn run_hello(telemetry: &Telemetry, config: ObserverConfig) -> Vec<Event> {
+    run(
+        telemetry,
+        config,
+        vec![text_reply("hello", "stop")],
+        CompletionRequest::new(vec![Message::user("hi")]),
+    )
+    .await
+}
+
 /// [`run`] through any provider.
 async fn run_on(
     telemetry: &Telemetry,
@@ -121,12 +131,7 @@ async fn run_observed(
         .build()
         .unwrap();
     let subscriber = tracing_subscriber::registry().with(LogBridge::new(&telemetry.logger_provider));
-    let options = support::tenant_options("corr-161");
-    let _ = graph
-        .invoke(&bus, json!({}), options)
-        .with_subscriber(tracing::Dispatch::new(subscriber))
-        .await;
-    support::drain_cleanly(&bus).await;
+    let _ = support::invoke_traced(&graph, &bus, "corr-161", tracing::Dispatch::new(subscriber)).await;
     collect.0.lock().unwrap().clone()
 }
 
@@ -318,13 +323,7 @@ async fn metrics_are_recorded_exactly_when_enabled() {
     assert!(telemetry.points().unwrap().is_empty());
 
     let telemetry = Telemetry::new();
-    run(
-        &telemetry,
-        ObserverConfig::default(),
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    run_hello(&telemetry, ObserverConfig::default()).await;
     let durations = points(&telemetry, names::METRIC_OPERATION_DURATION);
     assert_eq!(durations.iter().map(|(count, _)| count).sum::<u64>(), 1);
 }
@@ -355,13 +354,7 @@ async fn a_diagnostic_is_one_log_record() {
 #[tokio::test]
 async fn no_schema_means_no_path() {
     let telemetry = Telemetry::new();
-    let events = run(
-        &telemetry,
-        defaults(),
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    let events = run_hello(&telemetry, defaults()).await;
     let llm = llm_spans(&telemetry);
     assert_eq!(llm.len(), 1);
     assert_eq!(attr(&llm[0], names::LLM_STRUCTURED_OUTPUT_PATH), None);
@@ -409,26 +402,14 @@ async fn disabled_llm_spans_and_genai_semconv_are_honoured() {
         .disable_genai_semconv(true)
         .build()
         .unwrap();
-    run(
-        &telemetry,
-        config,
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    run_hello(&telemetry, config).await;
     let llm = llm_spans(&telemetry);
     assert_eq!(attr(&llm[0], names::GEN_AI_SYSTEM), None);
     assert_eq!(attr(&llm[0], names::LLM_MODEL), Some("gpt-test".into()));
 
     let telemetry = Telemetry::new();
     let config = ObserverConfig::builder().disable_llm_spans(true).build().unwrap();
-    run(
-        &telemetry,
-        config,
-        vec![text_reply("hello", "stop")],
-        CompletionRequest::new(vec![Message::user("hi")]),
-    )
-    .await;
+    run_hello(&telemetry, config).await;
     assert!(llm_spans(&telemetry).is_empty());
     span_named(&telemetry, "ask");
 }

@@ -3,30 +3,12 @@
 
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Mutex;
+mod collect;
+#[allow(unused_imports)] // not every test binary collects events
+pub use collect::Collect;
 
-use async_trait::async_trait;
-use oa_events::{Event, Observer, ObserverError};
 use oa_provider::{Capabilities, OpenAiProvider};
 use serde_json::{Value, json};
-
-/// Collects every event it is given.
-#[derive(Default)]
-pub struct Collect(pub Mutex<Vec<Event>>);
-
-#[async_trait]
-impl Observer for Collect {
-    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
-        self.0.lock().unwrap().push(event.clone());
-        Ok(())
-    }
-}
-
-impl Collect {
-    pub fn events(&self) -> Vec<Event> {
-        self.0.lock().unwrap().clone()
-    }
-}
 
 /// A strict-mode-compatible schema, so the OpenAI mapping takes the native path.
 pub fn strict_schema() -> Value {

@@ -5,31 +5,17 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use async_trait::async_trait;
-use oa_events::{Event, EventBus, InvokeOptions, NodeError, Observer, ObserverError};
+use oa_events::{EventBus, InvokeOptions, NodeError, Observer};
 use oa_provider::{Capabilities, CompletionRequest, OpenAiProvider, Provider};
 use oa_testkit::Server;
 use serde_json::{Value, json};
 
-/// Collects every event it is given.
-#[derive(Default)]
-pub struct Collect(pub Mutex<Vec<Event>>);
-
-#[async_trait]
-impl Observer for Collect {
-    async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
-        self.0.lock().unwrap().push(event.clone());
-        Ok(())
-    }
-}
-
-impl Collect {
-    pub fn events(&self) -> Vec<Event> {
-        self.0.lock().unwrap().clone()
-    }
-}
+#[path = "../../../oa-events/tests/support/collect.rs"]
+mod collect;
+#[allow(unused_imports)] // not every test binary collects events
+pub use collect::Collect;
 
 /// The OpenAI provider of model `gpt-test` at `server`, without a key.
 pub fn openai_at(server: &Server) -> Arc<OpenAiProvider> {
@@ -76,6 +62,23 @@ pub fn tenant_options(correlation: &str) -> InvokeOptions {
         metadata: serde_json::from_value(json!({"tenant": "acme"})).unwrap(),
         ..InvokeOptions::default()
     }
+}
+
+/// Invokes `graph` on `{}` with [`tenant_options`] (correlation id `correlation`) under `dispatch` (the log bridge
+/// and whatever else the test captures), then [`drain_cleanly`]s `bus`.
+pub async fn invoke_traced(
+    graph: &oa_events::Graph,
+    bus: &EventBus,
+    correlation: &str,
+    dispatch: tracing::Dispatch,
+) -> Result<Value, oa_events::InvocationError> {
+    use tracing::instrument::WithSubscriber;
+    let outcome = graph
+        .invoke(bus, json!({}), tenant_options(correlation))
+        .with_subscriber(dispatch)
+        .await;
+    drain_cleanly(bus).await;
+    outcome
 }
 
 /// Waits (five seconds at most) until `bus` has delivered every event, and asserts that no observer failed.

@@ -180,13 +180,7 @@ fn plan_single(workload: Workload, checks: &[(Tool, Option<ToolCheck>)], record:
     let mut skipped_rows = Vec::new();
     for (tool, check) in checks {
         let Some(check) = check else {
-            skip(
-                record,
-                &workload.name,
-                *tool,
-                "all",
-                &format!("the check did not finish within {CHECK_TIME_LIMIT:?}"),
-            );
+            skip_timed_out(record, &workload.name, *tool);
             continue;
         };
         if let Some(Err(message)) = check.compiled.first() {
@@ -248,13 +242,7 @@ fn plan_cases(workload: Workload, checks: &[(Tool, Option<ToolCheck>)], record: 
     let mut keep_schema = vec![true; workload.schemas.len()];
     for (tool, check) in checks {
         let Some(check) = check else {
-            skip(
-                record,
-                &workload.name,
-                *tool,
-                "all",
-                &format!("the check did not finish within {CHECK_TIME_LIMIT:?}"),
-            );
+            skip_timed_out(record, &workload.name, *tool);
             continue;
         };
         compiling.push(*tool);
@@ -384,6 +372,17 @@ fn skip(record: &mut RunRecord, workload: &str, tool: Tool, rows: &str, reason: 
     record
         .skips
         .push(json!({ "workload": workload, "tool": tool.name(), "rows": rows, "reason": reason }));
+}
+
+/// [`skip`]s every row of `tool` on `workload`: its check did not finish in time.
+fn skip_timed_out(record: &mut RunRecord, workload: &str, tool: Tool) {
+    skip(
+        record,
+        workload,
+        tool,
+        "all",
+        &format!("the check did not finish within {CHECK_TIME_LIMIT:?}"),
+    );
 }
 
 /// Records and loudly prints a dropped keyword case or instance.

@@ -526,49 +526,44 @@ fn render_error_counts(out: &mut String, run: &Value) {
 }
 
 fn render_skips(out: &mut String, run: &Value) {
-    let skips = run
-        .get("skips")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let dropped = run
-        .get("dropped")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
     let field = |entry: &Value, name: &str| entry.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
-    let _ = writeln!(out, "\nSkipped rows ({}):\n", skips.len());
-    if skips.is_empty() {
-        out.push_str("- none\n");
-    }
-    for entry in &skips {
-        let reason = field(entry, "reason").replace('\n', " ");
-        let _ = writeln!(
-            out,
-            "- {} on {} ({}): {reason}",
+    // One list: its heading with the count, "- none" or one line per entry, the entry's label and its reason.
+    let list = |out: &mut String, key: &str, heading: &str, label: &dyn Fn(&Value) -> String| {
+        let entries = run
+            .get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let _ = writeln!(out, "\n{heading} ({}):\n", entries.len());
+        if entries.is_empty() {
+            out.push_str("- none\n");
+        }
+        for entry in &entries {
+            let reason = field(entry, "reason").replace('\n', " ");
+            let _ = writeln!(out, "- {}: {reason}", label(entry));
+        }
+    };
+    list(out, "skips", "Skipped rows", &|entry| {
+        format!(
+            "{} on {} ({})",
             field(entry, "tool"),
             field(entry, "workload"),
             field(entry, "rows")
-        );
-    }
-    let _ = writeln!(
+        )
+    });
+    list(
         out,
-        "\nKeyword cases or instances dropped for every tool ({}):\n",
-        dropped.len()
+        "dropped",
+        "Keyword cases or instances dropped for every tool",
+        &|entry| {
+            format!(
+                "{} {} ({})",
+                field(entry, "workload"),
+                field(entry, "case"),
+                field(entry, "set")
+            )
+        },
     );
-    if dropped.is_empty() {
-        out.push_str("- none\n");
-    }
-    for entry in &dropped {
-        let reason = field(entry, "reason").replace('\n', " ");
-        let _ = writeln!(
-            out,
-            "- {} {} ({}): {reason}",
-            field(entry, "workload"),
-            field(entry, "case"),
-            field(entry, "set")
-        );
-    }
 }
 
 /// The geometric mean and the number of values.

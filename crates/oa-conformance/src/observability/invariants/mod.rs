@@ -739,15 +739,19 @@ fn holds(name: &str, c: &Context<'_>) -> Option<bool> {
 /// The invariant that compares a run with its counterpart (the harness runs the counterpart only when asked).
 pub(crate) const BOTH_REASONING_FIELDS: &str = "both_reasoning_field_names_produce_identical_token_events";
 
-/// Whether any streamed chunk's delta carries `field`.
-fn stream_delta_has(body: &Node, field: &str) -> bool {
+/// Every chunk of every attempt of the case's streamed mock, in order.
+fn stream_chunks(body: &Node) -> impl Iterator<Item = &Node> {
     body.get("mock_llm_stream")
         .and_then(Node::as_seq)
         .unwrap_or_default()
         .iter()
         .filter_map(Node::as_seq)
         .flatten()
-        .any(|chunk| chunk.to_json()["choices"][0]["delta"].get(field).is_some())
+}
+
+/// Whether any streamed chunk's delta carries `field`.
+fn stream_delta_has(body: &Node, field: &str) -> bool {
+    stream_chunks(body).any(|chunk| chunk.to_json()["choices"][0]["delta"].get(field).is_some())
 }
 
 /// A collector's token events as `(chunk_index, delta_kind, delta)`, in arrival order.
@@ -804,15 +808,7 @@ fn reasoning_recognized(c: &Context<'_>, tokens: &[&Value], field: &str) -> bool
         "reasoning"
     };
     let mut mocked = Vec::new();
-    for chunk in c
-        .body
-        .get("mock_llm_stream")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Node::as_seq)
-        .flatten()
-    {
+    for chunk in stream_chunks(c.body) {
         let delta = &chunk.to_json()["choices"][0]["delta"];
         if delta.get(other).is_some() {
             return false;
@@ -899,12 +895,7 @@ fn supplied_params(body: &Node) -> serde_json::Map<String, Value> {
 
 /// How many chunks of the case's streamed mock carry a non-empty content delta.
 fn n_stream_content_chunks(body: &Node) -> usize {
-    body.get("mock_llm_stream")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Node::as_seq)
-        .flatten()
+    stream_chunks(body)
         .filter(|chunk| {
             chunk.to_json()["choices"][0]["delta"]["content"]
                 .as_str()
@@ -917,14 +908,7 @@ fn n_stream_content_chunks(body: &Node) -> usize {
 /// each index concatenated and parsed.
 fn streamed_tool_calls(body: &Node) -> Vec<Value> {
     let mut calls: Vec<(String, String, String)> = Vec::new();
-    for chunk in body
-        .get("mock_llm_stream")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Node::as_seq)
-        .flatten()
-    {
+    for chunk in stream_chunks(body) {
         let chunk = chunk.to_json();
         for delta in chunk["choices"][0]["delta"]["tool_calls"]
             .as_array()

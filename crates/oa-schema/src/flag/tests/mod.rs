@@ -101,16 +101,9 @@ fn any_schema() -> impl Strategy<Value = Value> {
                 additional,
                 prop::option::of(inner.clone()),
             )
-                .prop_map(|(properties, required, additional, patterned)| {
-                    let mut schema = json!({ "properties": properties, "required": required });
-                    if let Some(additional) = additional {
-                        schema["additionalProperties"] = additional;
-                    }
-                    if let Some(patterned) = patterned {
-                        schema["patternProperties"] = json!({ "^[bd]": patterned });
-                    }
-                    schema
-                }),
+                .prop_map(|(properties, required, additional, patterned)| object_schema(
+                    properties, &required, additional, patterned
+                )),
             prop::collection::vec(inner.clone(), 1..3).prop_map(|members| json!({ "anyOf": members })),
             prop::collection::vec(inner.clone(), 1..3).prop_map(|members| json!({ "oneOf": members })),
             inner
@@ -254,20 +247,70 @@ fn arrays_of_one_type_agree_with_the_collecting_evaluator_near_the_depth_limit()
             let compiled = validator.compiled();
             for nesting in 240..262 {
                 for pairs in [json!([[1], [2]]), json!([[1], []]), json!([["x"]])] {
-                    let mut instance = json!([]);
-                    for _ in 0..nesting {
-                        instance = json!([instance, pairs.clone()]);
-                    }
-                    assert_eq!(
-                        crate::flag::is_valid(compiled, &instance),
-                        Evaluator::new(compiled, false).run(&instance),
-                        "{schema} nesting {nesting} pairs {pairs}"
+                    let instance = nested(json!([]), nesting, |inner| json!([inner, pairs.clone()]));
+                    assert_flag_agrees(
+                        compiled,
+                        &instance,
+                        format_args!("{schema} nesting {nesting} pairs {pairs}"),
                     );
                 }
             }
         }
     };
     on_a_deep_stack(check);
+}
+
+/// Asserts that the flag walk and the collecting evaluator without collection agree on `instance`.
+fn assert_flag_agrees(
+    compiled: &crate::node::CompiledSchema,
+    instance: &Value,
+    case: std::fmt::Arguments<'_>,
+) {
+    assert_eq!(
+        crate::flag::is_valid(compiled, instance),
+        Evaluator::new(compiled, false).run(instance),
+        "{case}"
+    );
+}
+
+/// `innermost` wrapped `nesting` times by `wrap`.
+fn nested(innermost: Value, nesting: usize, wrap: impl Fn(Value) -> Value) -> Value {
+    (0..nesting).fold(innermost, |inner, _| wrap(inner))
+}
+
+/// The union of `members` (`oneOf` when `one`, else `anyOf`) and its oracle: the same union with the pin of each
+/// property in `pinned` wrapped in an `anyOf`, which no discriminator looks into (so every member is evaluated).
+fn union_and_oracle(members: Vec<Value>, one: bool, pinned: &[&str]) -> (Value, Value) {
+    let hidden: Vec<Value> = members
+        .iter()
+        .map(|member| {
+            let mut member = member.clone();
+            for name in pinned {
+                member["properties"][name] = json!({ "anyOf": [member["properties"][name].take()] });
+            }
+            member
+        })
+        .collect();
+    let keyword = if one { "oneOf" } else { "anyOf" };
+    (json!({ keyword: members }), json!({ keyword: hidden }))
+}
+
+/// An object schema: `properties` with `required`, and `additionalProperties` and a `patternProperties` entry
+/// for names starting `b` or `d` when given.
+fn object_schema(
+    properties: std::collections::BTreeMap<String, Value>,
+    required: &impl serde::Serialize,
+    additional: Option<Value>,
+    patterned: Option<Value>,
+) -> Value {
+    let mut schema = json!({ "properties": properties, "required": required });
+    if let Some(additional) = additional {
+        schema["additionalProperties"] = additional;
+    }
+    if let Some(patterned) = patterned {
+        schema["patternProperties"] = json!({ "^[bd]": patterned });
+    }
+    schema
 }
 
 /// Runs `check` on a thread with room for the unoptimized recursion of both evaluators over deep instances.
@@ -310,11 +353,7 @@ fn nullable_unions_agree_with_the_collecting_evaluator() {
             let validator = Validator::new(&schema).unwrap();
             let compiled = validator.compiled();
             for instance in &instances {
-                assert_eq!(
-                    crate::flag::is_valid(compiled, instance),
-                    Evaluator::new(compiled, false).run(instance),
-                    "{schema} {instance}"
-                );
+                assert_flag_agrees(compiled, instance, format_args!("{schema} {instance}"));
             }
         }
     }
@@ -333,14 +372,11 @@ fn nullable_unions_agree_with_the_collecting_evaluator() {
             let compiled = validator.compiled();
             for nesting in 165..175 {
                 for innermost in [json!(null), json!("x"), json!([])] {
-                    let mut instance = innermost.clone();
-                    for _ in 0..nesting {
-                        instance = json!([instance]);
-                    }
-                    assert_eq!(
-                        crate::flag::is_valid(compiled, &instance),
-                        Evaluator::new(compiled, false).run(&instance),
-                        "{schema} nesting {nesting} innermost {innermost}"
+                    let instance = nested(innermost.clone(), nesting, |inner| json!([inner]));
+                    assert_flag_agrees(
+                        compiled,
+                        &instance,
+                        format_args!("{schema} nesting {nesting} innermost {innermost}"),
                     );
                 }
             }
@@ -479,14 +515,15 @@ fn if_chains_agree_with_the_collecting_evaluator_near_the_depth_limit() {
             assert!(has_if_chain(compiled), "{schema}");
             for nesting in 120..132 {
                 for (tag, innermost) in [("a", json!({})), ("b", json!({ "t": "z" })), ("c", json!(5))] {
-                    let mut instance = innermost.clone();
-                    for _ in 0..nesting {
-                        instance = json!({ "t": tag, "c": instance });
-                    }
-                    assert_eq!(
-                        crate::flag::is_valid(compiled, &instance),
-                        Evaluator::new(compiled, false).run(&instance),
-                        "{schema} nesting {nesting} tag {tag} innermost {innermost}"
+                    let instance = nested(
+                        innermost.clone(),
+                        nesting,
+                        |inner| json!({ "t": tag, "c": inner }),
+                    );
+                    assert_flag_agrees(
+                        compiled,
+                        &instance,
+                        format_args!("{schema} nesting {nesting} tag {tag} innermost {innermost}"),
                     );
                 }
             }
@@ -517,18 +554,8 @@ fn discriminated_unions_agree_with_the_collecting_evaluator() {
         });
     // The same union twice: as generated, and with each pin wrapped in an `anyOf`, which the discriminator
     // does not look into (the oracle: every member evaluated).
-    let schemas = (prop::collection::vec(member, 2..5), any::<bool>()).prop_map(|(members, one)| {
-        let hidden: Vec<Value> = members
-            .iter()
-            .map(|member| {
-                let mut member = member.clone();
-                member["properties"]["tag"] = json!({ "anyOf": [member["properties"]["tag"].take()] });
-                member
-            })
-            .collect();
-        let keyword = if one { "oneOf" } else { "anyOf" };
-        (json!({ keyword: members }), json!({ keyword: hidden }))
-    });
+    let schemas = (prop::collection::vec(member, 2..5), any::<bool>())
+        .prop_map(|(members, one)| union_and_oracle(members, one, &["tag"]));
     let tag = prop_oneof![
         prop::sample::select(vec!["a", "b", "c", "d"]).prop_map(|tag| json!(tag)),
         Just(json!(1)),
@@ -573,14 +600,7 @@ fn fused_shapes_agree_with_the_collecting_evaluator() {
         prop::option::of(leaf()),
     )
         .prop_map(|(properties, required, additional, patterned)| {
-            let mut schema = json!({ "properties": properties, "required": required });
-            if let Some(additional) = additional {
-                schema["additionalProperties"] = additional;
-            }
-            if let Some(patterned) = patterned {
-                schema["patternProperties"] = json!({ "^[bd]": patterned });
-            }
-            schema
+            object_schema(properties, &required, additional, patterned)
         });
     let instance = prop::collection::btree_map("[a-e]", any_instance(), 0..5)
         .prop_map(|map| Value::Object(map.into_iter().collect()));

@@ -111,20 +111,8 @@ fn unions_skipped_by_the_telling_pin_agree_with_the_collecting_evaluator() {
             }
             member
         });
-    let schemas = (prop::collection::vec(member, 2..5), any::<bool>()).prop_map(|(members, one)| {
-        let hidden: Vec<Value> = members
-            .iter()
-            .map(|member| {
-                let mut member = member.clone();
-                for name in ["platform", "tag"] {
-                    member["properties"][name] = json!({ "anyOf": [member["properties"][name].take()] });
-                }
-                member
-            })
-            .collect();
-        let keyword = if one { "oneOf" } else { "anyOf" };
-        (json!({ keyword: members }), json!({ keyword: hidden }))
-    });
+    let schemas = (prop::collection::vec(member, 2..5), any::<bool>())
+        .prop_map(|(members, one)| super::union_and_oracle(members, one, &["platform", "tag"]));
     let value = prop_oneof![
         prop::sample::select(vec!["a", "b", "c", "d", "x", "y"]).prop_map(|tag| json!(tag)),
         Just(json!(1)),
