@@ -9,14 +9,11 @@ mod view;
 
 use std::borrow::Cow;
 
-use serde_json::Value;
-
 use crate::call::CompletionRequest;
-use crate::call::status::ErrorBody;
-use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
-use crate::model::{Category, ProviderError};
+use crate::call::wire::{StreamFold, WireFormat};
+use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath, ToolChoice};
-use crate::structured::{CheckedTools, ResponseSchema};
+use crate::structured::ResponseSchema;
 
 /// The environment variable the API key is read from unless the builder says otherwise.
 pub const DEFAULT_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
@@ -58,17 +55,7 @@ impl WireFormat for Messages {
         Cow::Borrowed("/messages")
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
-        request::build_body(request)
-    }
-
-    fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-        view::map_body(raw, tools)
-    }
-
-    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-        view::map_bytes(body, tools)
-    }
+    crate::call::wire::delegate_to_mapping!();
 
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {
         None
@@ -76,10 +63,6 @@ impl WireFormat for Messages {
 
     fn error_code_fields(&self) -> &'static [&'static str] {
         &["type"]
-    }
-
-    fn category(&self, status: u16, body: &ErrorBody) -> Category {
-        status::category(status, body)
     }
 
     fn native_fields(&self) -> &'static [&'static str] {

@@ -201,6 +201,41 @@ pub(crate) trait WireFormat: Send + Sync {
     }
 }
 
+/// The [`WireFormat`] methods every mapping hands to its own modules, alike in each: `body` to
+/// `request::build_body`, `map_body` and `map_bytes` to `view`, `category` to `status::category` (the paths resolve
+/// in the mapping's module, where the macro is used inside its `impl WireFormat`). The same calls as written out.
+macro_rules! delegate_to_mapping {
+    () => {
+        fn body(
+            &self,
+            request: &$crate::call::wire::WireRequest<'_>,
+        ) -> Result<$crate::call::wire::WireBody, $crate::model::ProviderError> {
+            request::build_body(request)
+        }
+
+        fn map_body(
+            &self,
+            raw: &serde_json::Value,
+            tools: &$crate::structured::CheckedTools<'_>,
+        ) -> Result<$crate::call::wire::Mapped, $crate::model::ProviderError> {
+            view::map_body(raw, tools)
+        }
+
+        fn map_bytes(
+            &self,
+            body: &[u8],
+            tools: &$crate::structured::CheckedTools<'_>,
+        ) -> Option<Result<$crate::call::wire::Mapped, $crate::model::ProviderError>> {
+            view::map_bytes(body, tools)
+        }
+
+        fn category(&self, status: u16, body: &$crate::call::status::ErrorBody) -> $crate::model::Category {
+            status::category(status, body)
+        }
+    };
+}
+pub(crate) use delegate_to_mapping;
+
 /// The vendor's words about the schema it rejected, when `message` (a 400's) names a place inside the sent schema
 /// after `marker` (the mapping's path to its native schema, lowercase): what follows the marker's clause, for the
 /// keyword a refit drops. `None` for a 400 about the native constraint itself.

@@ -19,10 +19,10 @@ pub(crate) use strict::is_strict_compatible;
 pub use strict::{StrictObstacle, StrictRule, strict_mode_obstacle};
 
 use crate::call::status::{ErrorBody, status_error};
-use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
-use crate::model::{Category, ProviderError};
+use crate::call::wire::{StreamFold, WireFormat};
+use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath};
-use crate::structured::{CheckedTools, ResponseSchema};
+use crate::structured::ResponseSchema;
 
 /// The environment variable the API key is read from unless the builder says otherwise.
 pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
@@ -57,17 +57,7 @@ impl WireFormat for ChatCompletions {
         Cow::Borrowed("/chat/completions")
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
-        request::build_body(request)
-    }
-
-    fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-        view::map_body(raw, tools)
-    }
-
-    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-        view::map_bytes(body, tools)
-    }
+    crate::call::wire::delegate_to_mapping!();
 
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {
         Some(Box::new(stream::StreamAssembler::default()))
@@ -75,10 +65,6 @@ impl WireFormat for ChatCompletions {
 
     fn error_code_fields(&self) -> &'static [&'static str] {
         &["code", "type"]
-    }
-
-    fn category(&self, status: u16, body: &ErrorBody) -> Category {
-        status::category(status, body)
     }
 
     /// The shared mapping, and LM Studio's two envelopes (an OpenAI-compatible server's) classed exactly.
