@@ -8,9 +8,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::anthropic::response::{Read, assemble};
+use crate::anthropic::response::assemble;
 use crate::call::view::{AsStr, Counter, Refusal, routes, view};
-use crate::call::wire::Mapped;
+use crate::call::wire::{BlocksRead, Mapped};
 use crate::canonical;
 use crate::model::ProviderError;
 use crate::model::{ContentBlock, Usage};
@@ -27,10 +27,10 @@ fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError
         model,
         id,
     } = body;
-    let read = Read {
+    let read = BlocksRead {
         blocks,
         raw_calls,
-        stop_reason: stop_reason.as_deref(),
+        wire_finish: stop_reason.as_deref(),
         usage,
         model: model.map(Cow::into_owned),
     };

@@ -79,27 +79,36 @@ pub(crate) struct Mapped {
     pub(crate) blocked: Option<Blocked>,
 }
 
+/// What a mapping whose answer is content blocks (Anthropic, Gemini) reads from a body (its `view`: from the
+/// bytes, or from the parsed `Value`).
+pub(crate) struct BlocksRead<'a> {
+    pub(crate) blocks: Vec<ContentBlock>,
+    pub(crate) raw_calls: Vec<WireToolCall>,
+    /// The wire's own finish reason (`stop_reason`, `finishReason`), when a string.
+    pub(crate) wire_finish: Option<&'a str>,
+    pub(crate) usage: Usage,
+    pub(crate) model: Option<String>,
+}
+
 impl Mapped {
     /// The parts of an answer read as content blocks and tool calls (Anthropic, Gemini): the tool calls checked
     /// against the declared tools, unless the finish reason is `error` (a degraded answer keeps them unchecked).
     pub(crate) fn from_blocks(
-        blocks: Vec<ContentBlock>,
-        raw_calls: Vec<WireToolCall>,
+        read: BlocksRead<'_>,
         finish_reason: FinishReason,
-        usage: Usage,
-        model: Option<String>,
         tools: &CheckedTools<'_>,
     ) -> Result<Self, ProviderError> {
         let degraded = finish_reason == FinishReason::Error;
-        let tool_calls = raw_calls
+        let tool_calls = read
+            .raw_calls
             .into_iter()
             .map(|call| tools.check(call, degraded))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
-            message: Message::reply(Content::from_blocks(blocks), tool_calls),
+            message: Message::reply(Content::from_blocks(read.blocks), tool_calls),
             finish_reason,
-            usage,
-            model,
+            usage: read.usage,
+            model: read.model,
             response_id: None,
             blocked: None,
         })
