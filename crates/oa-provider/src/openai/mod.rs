@@ -18,8 +18,7 @@ use serde_json::Value;
 pub(crate) use strict::is_strict_compatible;
 pub use strict::{StrictObstacle, StrictRule, strict_mode_obstacle};
 
-use crate::call::status::{ErrorBody, status_error};
-use crate::call::wire::{StreamFold, WireFormat};
+use crate::call::wire::{StreamFold, WireFormat, shared_status_error};
 use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::ResponseSchema;
@@ -75,8 +74,7 @@ impl WireFormat for ChatCompletions {
         retry_after: Option<&str>,
         scrub: &dyn Fn(&str) -> String,
     ) -> ProviderError {
-        let read = ErrorBody::read(body, self.error_code_fields());
-        let error = status_error(status, self.category(status, &read), &read, retry_after, scrub);
+        let error = shared_status_error(self, status, body, retry_after, scrub);
         let parsed: Option<Value> = serde_json::from_slice(body).ok();
         match lm_studio::recognize(status, parsed.as_ref()) {
             Some(class) => error.with_failure_class(class),
