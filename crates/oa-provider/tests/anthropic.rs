@@ -18,7 +18,8 @@ use oa_provider::{
 use oa_provider::{CompletionRequest, Mapping};
 use oa_testkit::anthropic::{error_reply, message, text_reply, tool_use_reply};
 use oa_testkit::{Reply, Server};
-use serde_json::{Value, json};
+use serde_json::json;
+use support::value_schema;
 
 fn provider(server: &Server, native: bool) -> AnthropicProvider {
     AnthropicProvider::builder("claude-test")
@@ -38,10 +39,6 @@ fn budget(max_tokens: u64) -> RuntimeConfig {
 
 fn ask(text: &str) -> CompletionRequest {
     CompletionRequest::new(vec![Message::user(text)]).with_config(budget(64))
-}
-
-fn value_schema() -> Value {
-    json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
 }
 
 /// One attempt's mapping, path, schema_mode and diagnostic count.
@@ -222,11 +219,7 @@ async fn statuses_map_to_categories_with_retry_after_on_a_429() {
             Category::InvalidRequest,
         ),
     ];
-    for (reply, category) in cases {
-        let server = Server::start(vec![reply]).unwrap();
-        let error = provider(&server, true).complete(&ask("x")).await.unwrap_err();
-        assert_eq!(error.category(), category, "{}", error.message());
-    }
+    support::assert_categories(cases, |server| provider(server, true), &ask("x")).await;
     let limited = Reply::json_with_header(
         429,
         "Retry-After",

@@ -19,6 +19,7 @@ use oa_provider::{
 use oa_testkit::gemini::{error_reply, response, text_reply};
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
+use support::value_schema;
 
 fn provider_for(server: &Server, model: &str, native: bool) -> GeminiProvider {
     GeminiProvider::builder(model)
@@ -44,10 +45,6 @@ fn weather_ask() -> CompletionRequest {
         "Weather.",
         json!({"type": "object"}),
     )])
-}
-
-fn value_schema() -> Value {
-    json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
 }
 
 /// Every attempt's diagnostic count.
@@ -261,11 +258,7 @@ async fn statuses_map_to_categories_with_retry_after_on_a_429() {
             Category::Unavailable,
         ),
     ];
-    for (reply, category) in cases {
-        let server = Server::start(vec![reply]).unwrap();
-        let error = provider(&server, true).complete(&ask("x")).await.unwrap_err();
-        assert_eq!(error.category(), category, "{}", error.message());
-    }
+    support::assert_categories(cases, |server| provider(server, true), &ask("x")).await;
     let limited = Reply::json_with_header(
         429,
         "Retry-After",

@@ -3,8 +3,11 @@
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
 use oa_provider::retry::Backoff;
-use oa_provider::{Capabilities, OpenAiProvider, OpenAiProviderBuilder, RetryConfig};
-use oa_testkit::Server;
+use oa_provider::{
+    Capabilities, Category, CompletionRequest, OpenAiProvider, OpenAiProviderBuilder, Provider, RetryConfig,
+};
+use oa_testkit::{Reply, Server};
+use serde_json::{Value, json};
 
 /// A builder for the OpenAI mapping on `server`, for `model`, with no API key.
 pub fn openai_builder(server: &Server, model: &str) -> OpenAiProviderBuilder {
@@ -29,4 +32,23 @@ pub fn native(native: bool) -> Capabilities {
 /// At most `max_attempts` attempts, none waiting for the one before.
 pub fn no_wait(max_attempts: u32) -> RetryConfig {
     RetryConfig::new(max_attempts).with_backoff(Backoff::Fixed(std::time::Duration::ZERO))
+}
+
+/// An object schema with one required integer member, `value`, and no other members.
+pub fn value_schema() -> Value {
+    json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
+}
+
+/// Each case's reply, served alone, fails `request` on the provider `at` builds for its server with the case's
+/// category.
+pub async fn assert_categories<P: Provider>(
+    cases: impl IntoIterator<Item = (Reply, Category)>,
+    at: impl Fn(&Server) -> P,
+    request: &CompletionRequest,
+) {
+    for (reply, category) in cases {
+        let server = Server::start(vec![reply]).unwrap();
+        let error = at(&server).complete(request).await.unwrap_err();
+        assert_eq!(error.category(), category, "{}", error.message());
+    }
 }
