@@ -182,7 +182,19 @@ pub(crate) trait WireFormat: Send + Sync {
         retry_after: Option<&str>,
         scrub: &dyn Fn(&str) -> String,
     ) -> ProviderError {
-        shared_status_error(self, status, body, retry_after, scrub)
+        let read = ErrorBody::read(body, self.error_code_fields());
+        let error = status_error(status, self.category(status, &read), &read, retry_after, scrub);
+        match self.failure_class(status, body) {
+            Some(class) => error.with_failure_class(class),
+            None => error,
+        }
+    }
+
+    /// The failure class of an error envelope the mapping recognises beyond its category table (an
+    /// OpenAI-compatible server's own envelopes); none by default.
+    fn failure_class(&self, status: u16, body: &[u8]) -> Option<crate::model::FailureClass> {
+        let _ = (status, body);
+        None
     }
 
     /// The request fields of the native constraint: a 400 naming one is the server rejecting it.
@@ -243,19 +255,6 @@ macro_rules! delegate_to_mapping {
     };
 }
 pub(crate) use delegate_to_mapping;
-
-/// The shared mapping of a non-success status (the default [`WireFormat::error_for_status`], which a mapping
-/// that recognises more builds on): the error body read by the mapping's fields, classed by its table.
-pub(crate) fn shared_status_error<W: WireFormat + ?Sized>(
-    format: &W,
-    status: u16,
-    body: &[u8],
-    retry_after: Option<&str>,
-    scrub: &dyn Fn(&str) -> String,
-) -> ProviderError {
-    let body = ErrorBody::read(body, format.error_code_fields());
-    status_error(status, format.category(status, &body), &body, retry_after, scrub)
-}
 
 /// The vendor's words about the schema it rejected, when `message` (a 400's) names a place inside the sent schema
 /// after `marker` (the mapping's path to its native schema, lowercase): what follows the marker's clause, for the

@@ -18,8 +18,8 @@ use serde_json::Value;
 pub(crate) use strict::is_strict_compatible;
 pub use strict::{StrictObstacle, StrictRule, strict_mode_obstacle};
 
-use crate::call::wire::{StreamFold, WireFormat, shared_status_error};
-use crate::model::ProviderError;
+use crate::call::wire::{StreamFold, WireFormat};
+use crate::model::{FailureClass, ProviderError};
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::ResponseSchema;
 
@@ -66,20 +66,10 @@ impl WireFormat for ChatCompletions {
         &["code", "type"]
     }
 
-    /// The shared mapping, and LM Studio's two envelopes (an OpenAI-compatible server's) classed exactly.
-    fn error_for_status(
-        &self,
-        status: u16,
-        body: &[u8],
-        retry_after: Option<&str>,
-        scrub: &dyn Fn(&str) -> String,
-    ) -> ProviderError {
-        let error = shared_status_error(self, status, body, retry_after, scrub);
+    /// LM Studio's two envelopes (an OpenAI-compatible server's) classed exactly.
+    fn failure_class(&self, status: u16, body: &[u8]) -> Option<FailureClass> {
         let parsed: Option<Value> = serde_json::from_slice(body).ok();
-        match lm_studio::recognize(status, parsed.as_ref()) {
-            Some(class) => error.with_failure_class(class),
-            None => error,
-        }
+        lm_studio::recognize(status, parsed.as_ref())
     }
 
     fn native_fields(&self) -> &'static [&'static str] {
