@@ -2,6 +2,7 @@
 //! API key (each test adds what it configures), and the capabilities that turn native structured output on or off.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used)]
 
+use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
 use oa_provider::retry::Backoff;
 use oa_provider::{
     Capabilities, Category, CompletionRequest, OpenAiProvider, OpenAiProviderBuilder, Provider, RetryConfig,
@@ -50,5 +51,15 @@ pub async fn assert_categories<P: Provider>(
         let server = Server::start(vec![reply]).unwrap();
         let error = at(&server).complete(request).await.unwrap_err();
         assert_eq!(error.category(), category, "{}", error.message());
+    }
+}
+
+/// A canary verdict (`enforces`) checked now, naming no keywords.
+pub fn fresh_canary(enforces: bool) -> Capability {
+    Capability {
+        enforces,
+        checked_at: std::time::SystemTime::now(),
+        probe: ProbeKind::Canary,
+        keywords: KeywordSet::EMPTY,
     }
 }
