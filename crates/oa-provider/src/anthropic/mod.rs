@@ -15,15 +15,13 @@ use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath, ToolChoice};
 use crate::structured::ResponseSchema;
 
-/// The environment variable the API key is read from unless the builder says otherwise.
-pub const DEFAULT_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
-
-/// The base URL used unless the builder sets one: the API root ending in `/v1`.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
-
-/// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`AnthropicProviderBuilder::system`](crate::AnthropicProviderBuilder::system).
-pub const PROVIDER_NAME: &str = "anthropic";
+crate::endpoint::mapping_defaults!(
+    "ANTHROPIC_API_KEY",
+    "https://api.anthropic.com/v1",
+    "The base URL used unless the builder sets one: the API root ending in `/v1`.",
+    "anthropic",
+    AnthropicProviderBuilder
+);
 
 /// The `anthropic-version` header sent with every request (a caller's `header("anthropic-version", …)` replaces
 /// it).

@@ -15,15 +15,13 @@ use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::ResponseSchema;
 
-/// The environment variable the API key is read from unless the builder says otherwise.
-pub const DEFAULT_API_KEY_ENV: &str = "GEMINI_API_KEY";
-
-/// The base URL used unless the builder sets one: the API root ending in `/v1beta`.
-pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
-
-/// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`GeminiProviderBuilder::system`](crate::GeminiProviderBuilder::system).
-pub const PROVIDER_NAME: &str = "gemini";
+crate::endpoint::mapping_defaults!(
+    "GEMINI_API_KEY",
+    "https://generativelanguage.googleapis.com/v1beta",
+    "The base URL used unless the builder sets one: the API root ending in `/v1beta`.",
+    "gemini",
+    GeminiProviderBuilder
+);
 
 /// The `generateContent` wire format.
 pub(crate) struct GenerateContent;

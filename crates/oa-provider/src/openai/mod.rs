@@ -23,15 +23,13 @@ use crate::model::{FailureClass, ProviderError};
 use crate::model::{Mapping, StructuredOutputPath};
 use crate::structured::ResponseSchema;
 
-/// The environment variable the API key is read from unless the builder says otherwise.
-pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
-
-/// The base URL used unless the builder sets one.
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-
-/// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`OpenAiProviderBuilder::system`](crate::OpenAiProviderBuilder::system).
-pub const PROVIDER_NAME: &str = "openai";
+crate::endpoint::mapping_defaults!(
+    "OPENAI_API_KEY",
+    "https://api.openai.com/v1",
+    "The base URL used unless the builder sets one.",
+    "openai",
+    OpenAiProviderBuilder
+);
 
 /// The Chat Completions wire format.
 pub(crate) struct ChatCompletions;
