@@ -4,6 +4,7 @@
 
 use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
 use oa_provider::retry::Backoff;
+use oa_provider::{AttemptHook, AttemptRecord};
 use oa_provider::{
     Capabilities, Category, CompletionRequest, OpenAiProvider, OpenAiProviderBuilder, Provider, RetryConfig,
 };
@@ -61,5 +62,32 @@ pub fn fresh_canary(enforces: bool) -> Capability {
         checked_at: std::time::SystemTime::now(),
         probe: ProbeKind::Canary,
         keywords: KeywordSet::EMPTY,
+    }
+}
+
+/// An attempt hook keeping what `read` says of each attempt record, in the order the attempts ran.
+pub struct Recorded<T> {
+    seen: std::sync::Mutex<Vec<T>>,
+    read: fn(&AttemptRecord<'_>) -> T,
+}
+
+impl<T> Recorded<T> {
+    /// A hook that has seen no attempt yet.
+    pub fn new(read: fn(&AttemptRecord<'_>) -> T) -> Self {
+        Self {
+            seen: std::sync::Mutex::new(Vec::new()),
+            read,
+        }
+    }
+
+    /// What each attempt said, so far.
+    pub fn seen(&self) -> std::sync::MutexGuard<'_, Vec<T>> {
+        self.seen.lock().unwrap()
+    }
+}
+
+impl<T: Send> AttemptHook for Recorded<T> {
+    fn on_attempt(&self, record: &AttemptRecord<'_>) {
+        self.seen.lock().unwrap().push((self.read)(record));
     }
 }
