@@ -407,3 +407,27 @@ macro_rules! provider_impls {
 }
 
 pub(crate) use provider_impls;
+
+/// A mapping's three public defaults, alike in every mapping but for their values: the API key's environment
+/// variable, the base URL (`$base_doc` says which root it is) and the provider identifier on attempt records, which
+/// `$builder`'s `system` replaces. Used in the mapping's module.
+macro_rules! mapping_defaults {
+    ($key_env:literal, $base_url:literal, $base_doc:literal, $name:literal, $builder:ident) => {
+        /// The environment variable the API key is read from unless the builder says otherwise.
+        pub const DEFAULT_API_KEY_ENV: &str = $key_env;
+
+        #[doc = $base_doc]
+        pub const DEFAULT_BASE_URL: &str = $base_url;
+
+        #[doc = concat!(
+            "The default provider identifier on attempt records (graph-engine §6 `provider`); see\n[`",
+            stringify!($builder),
+            "::system`](crate::",
+            stringify!($builder),
+            "::system)."
+        )]
+        pub const PROVIDER_NAME: &str = $name;
+    };
+}
+
+pub(crate) use mapping_defaults;

@@ -12,13 +12,14 @@ use std::time::Duration;
 
 use oa_provider::model::{ContentBlock, FailureClass};
 use oa_provider::{
-    AnthropicProvider, ApiKey, AttemptHook, AttemptRecord, Category, Content, FinishReason, Message,
-    Provider, Reask, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool, ToolCall, ToolChoice,
+    AnthropicProvider, ApiKey, Category, Content, FinishReason, Message, Provider, Reask, RuntimeConfig,
+    SchemaMode, StructuredOutputPath, Tool, ToolCall, ToolChoice,
 };
 use oa_provider::{CompletionRequest, Mapping};
 use oa_testkit::anthropic::{error_reply, message, text_reply, tool_use_reply};
 use oa_testkit::{Reply, Server};
-use serde_json::{Value, json};
+use serde_json::json;
+use support::value_schema;
 
 fn provider(server: &Server, native: bool) -> AnthropicProvider {
     AnthropicProvider::builder("claude-test")
@@ -40,30 +41,21 @@ fn ask(text: &str) -> CompletionRequest {
     CompletionRequest::new(vec![Message::user(text)]).with_config(budget(64))
 }
 
-fn value_schema() -> Value {
-    json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
-}
-
 /// One attempt's mapping, path, schema_mode and diagnostic count.
 type Seen = (Mapping, Option<StructuredOutputPath>, Option<SchemaMode>, usize);
 
 /// Every attempt, as seen.
-#[derive(Default)]
-struct Records(Mutex<Vec<Seen>>);
+type Records = support::Recorded<Seen>;
 
-impl AttemptHook for Records {
-    fn on_attempt(&self, record: &AttemptRecord<'_>) {
-        self.0.lock().unwrap().push((
+fn recorded(request: CompletionRequest) -> (CompletionRequest, Arc<Records>) {
+    let records = Arc::new(Records::new(|record| {
+        (
             record.mapping,
             record.structured_output_path,
             record.schema_mode,
             record.diagnostics.len(),
-        ));
-    }
-}
-
-fn recorded(request: CompletionRequest) -> (CompletionRequest, Arc<Records>) {
-    let records = Arc::new(Records::default());
+        )
+    }));
     (request.with_hook(records.clone()), records)
 }
 
@@ -222,11 +214,7 @@ async fn statuses_map_to_categories_with_retry_after_on_a_429() {
             Category::InvalidRequest,
         ),
     ];
-    for (reply, category) in cases {
-        let server = Server::start(vec![reply]).unwrap();
-        let error = provider(&server, true).complete(&ask("x")).await.unwrap_err();
-        assert_eq!(error.category(), category, "{}", error.message());
-    }
+    support::assert_categories(cases, |server| provider(server, true), &ask("x")).await;
     let limited = Reply::json_with_header(
         429,
         "Retry-After",
@@ -283,7 +271,7 @@ async fn native_structured_output_sends_output_config_and_parses() {
     );
     assert!(sent.get("tools").is_none() && sent.get("tool_choice").is_none());
     assert_eq!(
-        records.0.lock().unwrap()[0],
+        records.seen()[0],
         (
             Mapping::Anthropic,
             Some(StructuredOutputPath::Native),
@@ -312,11 +300,7 @@ async fn the_capitalization_case_fails_validation_on_a_normal_finish_without_a_d
         "{}",
         failure.error_message
     );
-    assert_eq!(
-        records.0.lock().unwrap()[0].3,
-        0,
-        "an object is never schema_not_honored"
-    );
+    assert_eq!(records.seen()[0].3, 0, "an object is never schema_not_honored");
 }
 
 #[tokio::test]
@@ -336,11 +320,7 @@ async fn a_refusal_and_a_truncation_are_surfaced_with_their_finish_reasons() {
         let error = provider.complete(&request).await.unwrap_err();
         let failure = error.structured_output().unwrap();
         assert_eq!((failure.finish_reason, failure.failure_class()), (finish, class));
-        assert_eq!(
-            records.0.lock().unwrap()[0].3,
-            0,
-            "cut short or refused: no diagnostic"
-        );
+        assert_eq!(records.seen()[0].3, 0, "cut short or refused: no diagnostic");
     }
     let response = provider.complete(&ask("Say something bad.")).await.unwrap();
     assert_eq!(response.finish_reason, FinishReason::ContentFilter);
@@ -360,7 +340,7 @@ async fn prose_on_the_native_path_earns_one_schema_not_honored_unless_a_stop_seq
     let provider = provider(&server, true);
     let (request, records) = recorded(ask("Generate.").with_response_schema(value_schema()));
     provider.complete(&request).await.unwrap_err();
-    assert_eq!(records.0.lock().unwrap()[0].3, 1);
+    assert_eq!(records.seen()[0].3, 1);
     let mut config = budget(64);
     config.extras.insert("stop_sequences".into(), json!(["###"]));
     let (request, records) = recorded(
@@ -369,11 +349,7 @@ async fn prose_on_the_native_path_earns_one_schema_not_honored_unless_a_stop_seq
             .with_response_schema(value_schema()),
     );
     provider.complete(&request).await.unwrap_err();
-    assert_eq!(
-        records.0.lock().unwrap()[0].3,
-        0,
-        "a stop sequence may cut prose short"
-    );
+    assert_eq!(records.seen()[0].3, 0, "a stop sequence may cut prose short");
     assert_eq!(
         server.requests()[1].json().unwrap()["stop_sequences"],
         json!(["###"])
@@ -403,10 +379,7 @@ async fn without_native_output_and_tools_the_schema_goes_as_a_forced_synthetic_t
     assert_eq!(tool["input_schema"], value_schema());
     assert!(!tool["description"].as_str().unwrap().is_empty());
     assert_eq!(sent["tool_choice"], json!({"type": "tool", "name": tool["name"]}));
-    assert_eq!(
-        records.0.lock().unwrap()[0].1,
-        Some(StructuredOutputPath::ToolCoercion)
-    );
+    assert_eq!(records.seen()[0].1, Some(StructuredOutputPath::ToolCoercion));
 }
 
 #[tokio::test]
@@ -552,7 +525,7 @@ async fn prose_on_the_coercion_path_is_never_schema_not_honored() {
         (FinishReason::Stop, FailureClass::NotJson)
     );
     assert_eq!(
-        records.0.lock().unwrap()[0],
+        records.seen()[0],
         (
             Mapping::Anthropic,
             Some(StructuredOutputPath::ToolCoercion),

@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use oa_provider::enforcement::{Capability, KeywordSet, ProbeKind};
@@ -16,8 +16,8 @@ use oa_provider::enforcement::{CapabilityRegistry, schema_version};
 use oa_provider::fit::{Fallback, Reason, SchemaAccount, SchemaForm, native_schema};
 use oa_provider::retry::Backoff;
 use oa_provider::{
-    AnthropicProvider, AttemptHook, AttemptRecord, Category, CompletionRequest, Mapping, Message,
-    OpenAiProvider, Provider, Reask, RetryConfig, SchemaMode, StructuredOutputPath, complete_as,
+    AnthropicProvider, Category, CompletionRequest, Mapping, Message, OpenAiProvider, Provider, Reask,
+    RetryConfig, SchemaMode, StructuredOutputPath, complete_as,
 };
 use oa_schema::{Draft, Validator};
 use oa_testkit::vendor::Vendor;
@@ -32,26 +32,25 @@ type Said = (
 );
 
 /// What each attempt record said about its schema.
-#[derive(Default)]
-struct Accounts(Mutex<Vec<Said>>);
-
-impl AttemptHook for Accounts {
-    fn on_attempt(&self, record: &AttemptRecord<'_>) {
-        self.0.lock().unwrap().push((
-            record.structured_output_path,
-            record.schema_mode,
-            record.schema_account.clone(),
-        ));
-    }
-}
+type Accounts = support::Recorded<Said>;
 
 impl Accounts {
+    fn of_schema() -> Self {
+        Self::new(|record| {
+            (
+                record.structured_output_path,
+                record.schema_mode,
+                record.schema_account.clone(),
+            )
+        })
+    }
+
     fn last(&self) -> Arc<SchemaAccount> {
-        self.0.lock().unwrap().last().unwrap().2.clone().unwrap()
+        self.seen().last().unwrap().2.clone().unwrap()
     }
 
     fn len(&self) -> usize {
-        self.0.lock().unwrap().len()
+        self.seen().len()
     }
 }
 
@@ -169,7 +168,7 @@ async fn a_schema_that_refers_to_other_documents_is_sent_as_its_bundle() {
         oa_testkit::openai::text_reply(r#"{"home": {"city": "Oslo"}}"#, "stop"),
     ])
     .unwrap();
-    let hook = Arc::new(Accounts::default());
+    let hook = Arc::new(Accounts::of_schema());
     let request = ask(schema).with_schema_options(options).with_hook(hook.clone());
     let error = openai(&server).complete(&request).await.unwrap_err();
     let failure = error.structured_output().unwrap();
@@ -220,7 +219,7 @@ async fn a_rejected_schema_takes_the_fallback_with_the_account_saying_so() {
     ])))
     .unwrap();
     let provider = anthropic(&server);
-    let hook = Arc::new(Accounts::default());
+    let hook = Arc::new(Accounts::of_schema());
     let request = ask(constrained()).with_hook(hook.clone());
     let response = provider.complete(&request).await.unwrap();
     assert_eq!(response.parsed, Some(answer));
@@ -261,7 +260,7 @@ async fn a_fitted_schema_goes_natively_and_the_account_lists_what_fitting_droppe
     ])))
     .unwrap();
     let provider = anthropic(&server);
-    let hook = Arc::new(Accounts::default());
+    let hook = Arc::new(Accounts::of_schema());
     let request = ask(constrained()).with_fit(true).with_hook(hook.clone());
     let error = provider.complete(&request).await.unwrap_err();
     assert!(
@@ -338,7 +337,7 @@ async fn a_stricter_vendor_is_refitted_once_without_the_clause_it_names() {
     let schema = json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[a-z]+$"}},
                         "required": ["code"], "additionalProperties": false});
     let server = Server::start(refuses("pattern")).unwrap();
-    let hook = Arc::new(Accounts::default());
+    let hook = Arc::new(Accounts::of_schema());
     let request = ask(schema.clone()).with_fit(true).with_hook(hook.clone());
     let response = openai(&server).complete(&request).await.unwrap();
     assert_eq!(
@@ -364,7 +363,7 @@ async fn a_stricter_vendor_is_refitted_once_without_the_clause_it_names() {
     );
     // `required` cannot be dropped: the call falls back to the prompt, which the vendor does not check.
     let server = Server::start(refuses("required")).unwrap();
-    let hook = Arc::new(Accounts::default());
+    let hook = Arc::new(Accounts::of_schema());
     let request = ask(schema).with_fit(true).with_hook(hook.clone());
     let response = openai(&server).complete(&request).await.unwrap();
     assert_eq!(
@@ -407,7 +406,7 @@ async fn schema_mode_is_enforced_only_with_an_empty_account_and_a_covering_verdi
             .unwrap();
     };
     record(ProbeKind::Canary, KeywordSet::EMPTY);
-    let hook = Arc::new(Accounts::default());
+    let hook = Arc::new(Accounts::of_schema());
     let response = provider
         .complete(&ask(canary_shaped).with_hook(hook.clone()))
         .await

@@ -10,9 +10,8 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::SystemTime;
 
-use oa_provider::enforcement::{Capability, ProbeKind, canary_schema};
+use oa_provider::enforcement::canary_schema;
 use oa_provider::enforcement::{
     CapabilityRegistry, ProbeOutcome, probe_canary, probe_keywords, schema_version,
 };
@@ -144,15 +143,7 @@ async fn schema_mode_for_native_prompted_and_reask_recovered_calls() {
         .unwrap();
     assert_eq!(probe_canary(&verified).await, ProbeOutcome::Enforced);
     registry
-        .record(
-            verified.capability_key().unwrap(),
-            Capability {
-                enforces: true,
-                checked_at: SystemTime::now(),
-                probe: ProbeKind::Canary,
-                keywords: oa_provider::enforcement::KeywordSet::EMPTY,
-            },
-        )
+        .record(verified.capability_key().unwrap(), support::fresh_canary(true))
         .unwrap();
     let response = verified.complete(&native).await.unwrap();
     assert_eq!(response.parsed.as_ref(), Some(&expected));

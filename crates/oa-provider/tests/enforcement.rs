@@ -7,13 +7,12 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::SystemTime;
 
-use oa_provider::enforcement::{Capability, ProbeKind, keyword_probe};
 use oa_provider::enforcement::{
     CapabilityKey, CapabilityRegistry, ProbeOutcome, RoutedProvider, probe_canary, probe_keywords,
     schema_version,
 };
+use oa_provider::enforcement::{ProbeKind, keyword_probe};
 use oa_provider::model::FailureClass;
 use oa_provider::{
     AttemptHook, AttemptRecord, CallExtras, Category, CompletionRequest, Message, OpenAiProvider,
@@ -51,12 +50,7 @@ fn with_reask(request: CompletionRequest) -> CompletionRequest {
 fn registry_with(server: &Server, enforces: bool) -> Arc<CapabilityRegistry> {
     let registry = Arc::new(CapabilityRegistry::new());
     let key = CapabilityKey::new("openai", "test-model", server.base_url());
-    let capability = Capability {
-        enforces,
-        checked_at: SystemTime::now(),
-        probe: ProbeKind::Canary,
-        keywords: oa_provider::enforcement::KeywordSet::EMPTY,
-    };
+    let capability = support::fresh_canary(enforces);
     registry.record(key, capability).unwrap();
     registry
 }
@@ -388,15 +382,7 @@ async fn routing_is_opt_in_and_unverified_routes_degrade_to_the_prompt_path() {
     assert!(first.get("response_format").is_none());
     // A fresh positive entry sends it natively.
     registry
-        .record(
-            routed.key().clone(),
-            Capability {
-                enforces: true,
-                checked_at: SystemTime::now(),
-                probe: ProbeKind::Canary,
-                keywords: oa_provider::enforcement::KeywordSet::EMPTY,
-            },
-        )
+        .record(routed.key().clone(), support::fresh_canary(true))
         .unwrap();
     let response = routed.complete(&ask(strict_schema())).await.unwrap();
     assert_eq!(response.parsed, Some(json!({"value": 2})));

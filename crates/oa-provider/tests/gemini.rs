@@ -13,12 +13,13 @@ use std::time::Duration;
 
 use oa_provider::model::{Blocked, ContentBlock, FailureClass};
 use oa_provider::{
-    ApiKey, AttemptHook, AttemptRecord, Category, CompletionRequest, Content, FinishReason, GeminiProvider,
-    Message, Provider, RuntimeConfig, SchemaMode, StructuredOutputPath, Tool, ToolChoice,
+    ApiKey, Category, CompletionRequest, Content, FinishReason, GeminiProvider, Message, Provider,
+    RuntimeConfig, SchemaMode, StructuredOutputPath, Tool, ToolChoice,
 };
 use oa_testkit::gemini::{error_reply, response, text_reply};
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
+use support::value_schema;
 
 fn provider_for(server: &Server, model: &str, native: bool) -> GeminiProvider {
     GeminiProvider::builder(model)
@@ -46,18 +47,9 @@ fn weather_ask() -> CompletionRequest {
     )])
 }
 
-fn value_schema() -> Value {
-    json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
-}
-
 /// Every attempt's diagnostic count.
-#[derive(Default)]
-struct Diagnostics(Mutex<Vec<usize>>);
-
-impl AttemptHook for Diagnostics {
-    fn on_attempt(&self, record: &AttemptRecord<'_>) {
-        self.0.lock().unwrap().push(record.diagnostics.len());
-    }
+fn diagnostic_counts() -> Arc<support::Recorded<usize>> {
+    Arc::new(support::Recorded::new(|record| record.diagnostics.len()))
 }
 
 #[tokio::test]
@@ -261,11 +253,7 @@ async fn statuses_map_to_categories_with_retry_after_on_a_429() {
             Category::Unavailable,
         ),
     ];
-    for (reply, category) in cases {
-        let server = Server::start(vec![reply]).unwrap();
-        let error = provider(&server, true).complete(&ask("x")).await.unwrap_err();
-        assert_eq!(error.category(), category, "{}", error.message());
-    }
+    support::assert_categories(cases, |server| provider(server, true), &ask("x")).await;
     let limited = Reply::json_with_header(
         429,
         "Retry-After",
@@ -346,7 +334,7 @@ async fn native_structured_output_sends_response_json_schema_and_parses() {
 async fn a_keyword_outside_geminis_subset_fails_validation_without_a_diagnostic() {
     let schema = json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}, "required": ["code"]});
     let server = Server::start(vec![text_reply(r#"{"code":"abc"}"#, "STOP")]).unwrap();
-    let diagnostics = Arc::new(Diagnostics::default());
+    let diagnostics = diagnostic_counts();
     let request = ask("Code?")
         .with_response_schema(schema)
         .with_hook(diagnostics.clone());
@@ -360,7 +348,7 @@ async fn a_keyword_outside_geminis_subset_fails_validation_without_a_diagnostic(
         "{}",
         failure.error_message
     );
-    assert_eq!(*diagnostics.0.lock().unwrap(), [0]);
+    assert_eq!(*diagnostics.seen(), [0]);
 }
 
 #[tokio::test]
@@ -371,7 +359,7 @@ async fn prose_on_the_native_path_earns_one_schema_not_honored_unless_stop_seque
     ])
     .unwrap();
     let provider = provider(&server, true);
-    let diagnostics = Arc::new(Diagnostics::default());
+    let diagnostics = diagnostic_counts();
     let request = ask("Generate.")
         .with_response_schema(value_schema())
         .with_hook(diagnostics.clone());
@@ -382,7 +370,7 @@ async fn prose_on_the_native_path_earns_one_schema_not_honored_unless_stop_seque
         .complete(&request.clone().with_config(config))
         .await
         .unwrap_err();
-    assert_eq!(*diagnostics.0.lock().unwrap(), [1, 0]);
+    assert_eq!(*diagnostics.seen(), [1, 0]);
     assert_eq!(
         server.requests()[1].json().unwrap()["generationConfig"]["stopSequences"],
         json!(["###"])

@@ -21,9 +21,9 @@ fn the_redis_tests_need_the_redis_feature() {
 #[cfg(feature = "redis")]
 mod shared {
     use std::sync::Arc;
-    use std::time::{Duration, SystemTime};
+    use std::time::Duration;
 
-    use oa_provider::enforcement::{Capability, ProbeKind, RedisStore, RegistryStore};
+    use oa_provider::enforcement::{Capability, RedisStore, RegistryStore};
     use oa_provider::enforcement::{CapabilityKey, CapabilityRegistry};
     use oa_provider::{CompletionRequest, Message, Provider, SchemaMode};
     use oa_testkit::openai::text_reply;
@@ -36,12 +36,7 @@ mod shared {
     }
 
     fn verdict(enforces: bool) -> Capability {
-        Capability {
-            enforces,
-            checked_at: SystemTime::now(),
-            probe: ProbeKind::Canary,
-            keywords: oa_provider::enforcement::KeywordSet::EMPTY,
-        }
+        crate::support::fresh_canary(enforces)
     }
 
     fn ask() -> CompletionRequest {

@@ -12,10 +12,7 @@ use oa_provider::{
 use oa_testkit::openai::{completion, text_completion};
 use oa_testkit::{Reply, Server};
 use serde_json::{Value, json};
-
-fn value_schema() -> Value {
-    json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false})
-}
+use support::value_schema;
 
 fn provider_at(server: &Server, native: bool) -> OpenAiProvider {
     support::openai_builder(server, "test-model")

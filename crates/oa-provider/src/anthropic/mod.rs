@@ -9,24 +9,19 @@ mod view;
 
 use std::borrow::Cow;
 
-use serde_json::Value;
-
 use crate::call::CompletionRequest;
-use crate::call::status::ErrorBody;
-use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
-use crate::model::{Category, ProviderError};
+use crate::call::wire::{StreamFold, WireFormat};
+use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath, ToolChoice};
-use crate::structured::{CheckedTools, ResponseSchema};
+use crate::structured::ResponseSchema;
 
-/// The environment variable the API key is read from unless the builder says otherwise.
-pub const DEFAULT_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
-
-/// The base URL used unless the builder sets one: the API root ending in `/v1`.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
-
-/// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`AnthropicProviderBuilder::system`](crate::AnthropicProviderBuilder::system).
-pub const PROVIDER_NAME: &str = "anthropic";
+crate::endpoint::mapping_defaults!(
+    "ANTHROPIC_API_KEY",
+    "https://api.anthropic.com/v1",
+    "The base URL used unless the builder sets one: the API root ending in `/v1`.",
+    "anthropic",
+    AnthropicProviderBuilder
+);
 
 /// The `anthropic-version` header sent with every request (a caller's `header("anthropic-version", …)` replaces
 /// it).
@@ -58,17 +53,7 @@ impl WireFormat for Messages {
         Cow::Borrowed("/messages")
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
-        request::build_body(request)
-    }
-
-    fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-        view::map_body(raw, tools)
-    }
-
-    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-        view::map_bytes(body, tools)
-    }
+    crate::call::wire::delegate_to_mapping!();
 
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {
         None
@@ -76,10 +61,6 @@ impl WireFormat for Messages {
 
     fn error_code_fields(&self) -> &'static [&'static str] {
         &["type"]
-    }
-
-    fn category(&self, status: u16, body: &ErrorBody) -> Category {
-        status::category(status, body)
     }
 
     fn native_fields(&self) -> &'static [&'static str] {

@@ -8,23 +8,15 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::anthropic::response::{Read, assemble};
-use crate::call::view::{AsStr, Counter, Refusal, read_bytes, read_value, view};
-use crate::call::wire::Mapped;
+use crate::anthropic::response::assemble;
+use crate::call::view::{AsStr, Counter, Refusal, routes, view};
+use crate::call::wire::{BlocksRead, Mapped};
 use crate::canonical;
 use crate::model::ProviderError;
 use crate::model::{ContentBlock, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
-/// Maps a body through the bytes route; `None` when it declines (see [`crate::call::view`]).
-pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-    read_bytes::<Body<'_>>(body).map(|body| map(body, tools))
-}
-
-/// Maps a parsed body (the route a body the bytes route declines takes).
-pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-    map(read_value::<Body<'_>>(body)?, tools)
-}
+routes!(Body => map);
 
 fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
     let Body {
@@ -35,10 +27,10 @@ fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError
         model,
         id,
     } = body;
-    let read = Read {
+    let read = BlocksRead {
         blocks,
         raw_calls,
-        stop_reason: stop_reason.as_deref(),
+        wire_finish: stop_reason.as_deref(),
         usage,
         model: model.map(Cow::into_owned),
     };

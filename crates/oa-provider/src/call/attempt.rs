@@ -18,9 +18,7 @@ use crate::enforcement::KeywordSet;
 use crate::model::ProviderError;
 use crate::model::SchemaMode;
 use crate::model::Surface;
-use crate::model::{
-    AttemptSummary, Content, ContentBlock, FinishReason, Message, RawJson, Response, StructuredOutputPath,
-};
+use crate::model::{AttemptSummary, Content, FinishReason, Message, RawJson, Response, StructuredOutputPath};
 use crate::structured::fit::Fallback;
 use crate::structured::{CallSchema, CheckedTools, ResponseSchema, TypedDecoder, augment_messages, coercion};
 
@@ -282,14 +280,7 @@ impl AsRef<[u8]> for SharedBody {
 fn content_text(message: &Message) -> Cow<'_, str> {
     match &message.content {
         Some(Content::Text(text)) => Cow::Borrowed(text),
-        Some(Content::Blocks(blocks)) => blocks
-            .iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<String>()
-            .into(),
+        Some(Content::Blocks(blocks)) => Cow::Owned(Content::text_of(blocks)),
         None => Cow::Borrowed(""),
     }
 }

@@ -79,27 +79,36 @@ pub(crate) struct Mapped {
     pub(crate) blocked: Option<Blocked>,
 }
 
+/// What a mapping whose answer is content blocks (Anthropic, Gemini) reads from a body (its `view`: from the
+/// bytes, or from the parsed `Value`).
+pub(crate) struct BlocksRead<'a> {
+    pub(crate) blocks: Vec<ContentBlock>,
+    pub(crate) raw_calls: Vec<WireToolCall>,
+    /// The wire's own finish reason (`stop_reason`, `finishReason`), when a string.
+    pub(crate) wire_finish: Option<&'a str>,
+    pub(crate) usage: Usage,
+    pub(crate) model: Option<String>,
+}
+
 impl Mapped {
     /// The parts of an answer read as content blocks and tool calls (Anthropic, Gemini): the tool calls checked
     /// against the declared tools, unless the finish reason is `error` (a degraded answer keeps them unchecked).
     pub(crate) fn from_blocks(
-        blocks: Vec<ContentBlock>,
-        raw_calls: Vec<WireToolCall>,
+        read: BlocksRead<'_>,
         finish_reason: FinishReason,
-        usage: Usage,
-        model: Option<String>,
         tools: &CheckedTools<'_>,
     ) -> Result<Self, ProviderError> {
         let degraded = finish_reason == FinishReason::Error;
-        let tool_calls = raw_calls
+        let tool_calls = read
+            .raw_calls
             .into_iter()
             .map(|call| tools.check(call, degraded))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
-            message: Message::reply(Content::from_blocks(blocks), tool_calls),
+            message: Message::reply(Content::from_blocks(read.blocks), tool_calls),
             finish_reason,
-            usage,
-            model,
+            usage: read.usage,
+            model: read.model,
             response_id: None,
             blocked: None,
         })
@@ -173,8 +182,19 @@ pub(crate) trait WireFormat: Send + Sync {
         retry_after: Option<&str>,
         scrub: &dyn Fn(&str) -> String,
     ) -> ProviderError {
-        let body = ErrorBody::read(body, self.error_code_fields());
-        status_error(status, self.category(status, &body), &body, retry_after, scrub)
+        let read = ErrorBody::read(body, self.error_code_fields());
+        let error = status_error(status, self.category(status, &read), &read, retry_after, scrub);
+        match self.failure_class(status, body) {
+            Some(class) => error.with_failure_class(class),
+            None => error,
+        }
+    }
+
+    /// The failure class of an error envelope the mapping recognises beyond its category table (an
+    /// OpenAI-compatible server's own envelopes); none by default.
+    fn failure_class(&self, status: u16, body: &[u8]) -> Option<crate::model::FailureClass> {
+        let _ = (status, body);
+        None
     }
 
     /// The request fields of the native constraint: a 400 naming one is the server rejecting it.
@@ -200,6 +220,41 @@ pub(crate) trait WireFormat: Send + Sync {
         None
     }
 }
+
+/// The [`WireFormat`] methods every mapping hands to its own modules, alike in each: `body` to
+/// `request::build_body`, `map_body` and `map_bytes` to `view`, `category` to `status::category` (the paths resolve
+/// in the mapping's module, where the macro is used inside its `impl WireFormat`). The same calls as written out.
+macro_rules! delegate_to_mapping {
+    () => {
+        fn body(
+            &self,
+            request: &$crate::call::wire::WireRequest<'_>,
+        ) -> Result<$crate::call::wire::WireBody, $crate::model::ProviderError> {
+            request::build_body(request)
+        }
+
+        fn map_body(
+            &self,
+            raw: &serde_json::Value,
+            tools: &$crate::structured::CheckedTools<'_>,
+        ) -> Result<$crate::call::wire::Mapped, $crate::model::ProviderError> {
+            view::map_body(raw, tools)
+        }
+
+        fn map_bytes(
+            &self,
+            body: &[u8],
+            tools: &$crate::structured::CheckedTools<'_>,
+        ) -> Option<Result<$crate::call::wire::Mapped, $crate::model::ProviderError>> {
+            view::map_bytes(body, tools)
+        }
+
+        fn category(&self, status: u16, body: &$crate::call::status::ErrorBody) -> $crate::model::Category {
+            status::category(status, body)
+        }
+    };
+}
+pub(crate) use delegate_to_mapping;
 
 /// The vendor's words about the schema it rejected, when `message` (a 400's) names a place inside the sent schema
 /// after `marker` (the mapping's path to its native schema, lowercase): what follows the marker's clause, for the

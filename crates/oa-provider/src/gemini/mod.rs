@@ -9,24 +9,19 @@ mod view;
 
 use std::borrow::Cow;
 
-use serde_json::Value;
-
-use crate::call::status::ErrorBody;
-use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
+use crate::call::wire::{StreamFold, WireFormat};
 use crate::http::path_segment;
-use crate::model::{Category, ProviderError};
+use crate::model::ProviderError;
 use crate::model::{Mapping, StructuredOutputPath};
-use crate::structured::{CheckedTools, ResponseSchema};
+use crate::structured::ResponseSchema;
 
-/// The environment variable the API key is read from unless the builder says otherwise.
-pub const DEFAULT_API_KEY_ENV: &str = "GEMINI_API_KEY";
-
-/// The base URL used unless the builder sets one: the API root ending in `/v1beta`.
-pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
-
-/// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`GeminiProviderBuilder::system`](crate::GeminiProviderBuilder::system).
-pub const PROVIDER_NAME: &str = "gemini";
+crate::endpoint::mapping_defaults!(
+    "GEMINI_API_KEY",
+    "https://generativelanguage.googleapis.com/v1beta",
+    "The base URL used unless the builder sets one: the API root ending in `/v1beta`.",
+    "gemini",
+    GeminiProviderBuilder
+);
 
 /// The `generateContent` wire format.
 pub(crate) struct GenerateContent;
@@ -45,17 +40,7 @@ impl WireFormat for GenerateContent {
         Cow::Owned(format!("/models/{}:generateContent", path_segment(model)))
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
-        request::build_body(request)
-    }
-
-    fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-        view::map_body(raw, tools)
-    }
-
-    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-        view::map_bytes(body, tools)
-    }
+    crate::call::wire::delegate_to_mapping!();
 
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {
         None
@@ -63,10 +48,6 @@ impl WireFormat for GenerateContent {
 
     fn error_code_fields(&self) -> &'static [&'static str] {
         &["status"]
-    }
-
-    fn category(&self, status: u16, body: &ErrorBody) -> Category {
-        status::category(status, body)
     }
 
     fn native_fields(&self) -> &'static [&'static str] {

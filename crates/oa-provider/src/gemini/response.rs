@@ -3,10 +3,10 @@
 //! each `thoughtSignature` captured on the block or call it came with; `usageMetadata` as usage) to a §6
 //! `Response`, `finishReason` to a finish reason (a function call makes it `tool_calls`).
 
-use crate::call::wire::Mapped;
+use crate::call::wire::{BlocksRead, Mapped};
 use crate::model::ProviderError;
-use crate::model::{Blocked, ContentBlock, FinishReason, Message, Usage};
-use crate::structured::{CheckedTools, WireToolCall};
+use crate::model::{Blocked, FinishReason, Message, Usage};
+use crate::structured::CheckedTools;
 
 /// The response to a prompt blocked before any candidate was generated, by the reason `promptFeedback` gave.
 pub(crate) fn blocked(reason: &str, usage: Usage, model: Option<String>) -> Mapped {
@@ -20,20 +20,10 @@ pub(crate) fn blocked(reason: &str, usage: Usage, model: Option<String>) -> Mapp
     }
 }
 
-/// What the mapping reads from a body with a candidate ([`super::view`]: from its bytes, or from the parsed
-/// `Value`).
-pub(crate) struct Read<'a> {
-    pub(crate) blocks: Vec<ContentBlock>,
-    pub(crate) raw_calls: Vec<WireToolCall>,
-    pub(crate) finish_reason: Option<&'a str>,
-    pub(crate) usage: Usage,
-    pub(crate) model: Option<String>,
-}
-
 /// The finish reason, the checked tool calls and the message, from what was read.
-pub(crate) fn assemble(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
+pub(crate) fn assemble(read: BlocksRead<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
     let finish_reason = if read.raw_calls.is_empty() {
-        match read.finish_reason {
+        match read.wire_finish {
             Some("STOP") => FinishReason::Stop,
             Some("MAX_TOKENS") => FinishReason::Length,
             Some("SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII") => {
@@ -45,19 +35,11 @@ pub(crate) fn assemble(read: Read<'_>, tools: &CheckedTools<'_>) -> Result<Mappe
         // Gemini has no dedicated tool-call finish reason in every version (§8.3.2).
         FinishReason::ToolCalls
     };
-    let mut mapped = Mapped::from_blocks(
-        read.blocks,
-        read.raw_calls,
-        finish_reason,
-        read.usage,
-        read.model,
-        tools,
-    )?;
+    let wire_finish = read.wire_finish;
+    let mut mapped = Mapped::from_blocks(read, finish_reason, tools)?;
     // The filter that stopped the answer, named by the finish reason it sent.
     if finish_reason == FinishReason::ContentFilter {
-        mapped.blocked = read
-            .finish_reason
-            .map(|code| Blocked::Answer(Blocked::code(code)));
+        mapped.blocked = wire_finish.map(|code| Blocked::Answer(Blocked::code(code)));
     }
     Ok(mapped)
 }

@@ -9,23 +9,15 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::call::view::{AsBool, AsStr, Counter, First, NullOr, Refusal, read_bytes, read_value, view};
-use crate::call::wire::Mapped;
+use crate::call::view::{AsBool, AsStr, Counter, First, NullOr, Refusal, routes, view};
+use crate::call::wire::{BlocksRead, Mapped};
 use crate::canonical;
-use crate::gemini::response::{Read, assemble, blocked};
+use crate::gemini::response::{assemble, blocked};
 use crate::model::ProviderError;
 use crate::model::{ContentBlock, Usage};
 use crate::structured::{CheckedTools, WireToolCall};
 
-/// Maps a body through the bytes route; `None` when it declines (see [`crate::call::view`]).
-pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-    read_bytes::<Body<'_>>(body).map(|body| map(body, tools))
-}
-
-/// Maps a parsed body (the route a body the bytes route declines takes).
-pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-    map(read_value::<Body<'_>>(body)?, tools)
-}
+routes!(Body => map);
 
 fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
     let Body {
@@ -38,10 +30,10 @@ fn map(body: Body<'_>, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError
     let model = model.map(Cow::into_owned);
     let mut mapped = match (candidate, block_reason) {
         (Some(candidate), _) => assemble(
-            Read {
+            BlocksRead {
                 blocks: candidate.blocks,
                 raw_calls: candidate.raw_calls,
-                finish_reason: candidate.finish_reason.as_deref(),
+                wire_finish: candidate.finish_reason.as_deref(),
                 usage,
                 model,
             },

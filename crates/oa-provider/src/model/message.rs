@@ -62,6 +62,17 @@ impl Content {
             _ => Some(Self::Blocks(blocks)),
         }
     }
+
+    /// The text blocks of `blocks` joined, in order (thinking and other blocks are not text).
+    pub(crate) fn text_of(blocks: &[ContentBlock]) -> String {
+        blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// A typed content block (§3.1), discriminated by `type`.
@@ -256,16 +267,7 @@ impl Message {
     pub fn text(&self) -> Option<String> {
         match self.content.as_ref()? {
             Content::Text(text) => Some(text.clone()),
-            Content::Blocks(blocks) => {
-                let text: String = blocks
-                    .iter()
-                    .filter_map(|block| match block {
-                        ContentBlock::Text { text, .. } => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                Some(text)
-            }
+            Content::Blocks(blocks) => Some(Content::text_of(blocks)),
         }
     }
 }

@@ -18,21 +18,18 @@ use serde_json::Value;
 pub(crate) use strict::is_strict_compatible;
 pub use strict::{StrictObstacle, StrictRule, strict_mode_obstacle};
 
-use crate::call::status::{ErrorBody, status_error};
-use crate::call::wire::{Mapped, StreamFold, WireBody, WireFormat, WireRequest};
-use crate::model::{Category, ProviderError};
+use crate::call::wire::{StreamFold, WireFormat};
+use crate::model::{FailureClass, ProviderError};
 use crate::model::{Mapping, StructuredOutputPath};
-use crate::structured::{CheckedTools, ResponseSchema};
+use crate::structured::ResponseSchema;
 
-/// The environment variable the API key is read from unless the builder says otherwise.
-pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
-
-/// The base URL used unless the builder sets one.
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-
-/// The default provider identifier on attempt records (graph-engine §6 `provider`); see
-/// [`OpenAiProviderBuilder::system`](crate::OpenAiProviderBuilder::system).
-pub const PROVIDER_NAME: &str = "openai";
+crate::endpoint::mapping_defaults!(
+    "OPENAI_API_KEY",
+    "https://api.openai.com/v1",
+    "The base URL used unless the builder sets one.",
+    "openai",
+    OpenAiProviderBuilder
+);
 
 /// The Chat Completions wire format.
 pub(crate) struct ChatCompletions;
@@ -57,17 +54,7 @@ impl WireFormat for ChatCompletions {
         Cow::Borrowed("/chat/completions")
     }
 
-    fn body(&self, request: &WireRequest<'_>) -> Result<WireBody, ProviderError> {
-        request::build_body(request)
-    }
-
-    fn map_body(&self, raw: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-        view::map_body(raw, tools)
-    }
-
-    fn map_bytes(&self, body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-        view::map_bytes(body, tools)
-    }
+    crate::call::wire::delegate_to_mapping!();
 
     fn stream_fold(&self) -> Option<Box<dyn StreamFold>> {
         Some(Box::new(stream::StreamAssembler::default()))
@@ -77,25 +64,10 @@ impl WireFormat for ChatCompletions {
         &["code", "type"]
     }
 
-    fn category(&self, status: u16, body: &ErrorBody) -> Category {
-        status::category(status, body)
-    }
-
-    /// The shared mapping, and LM Studio's two envelopes (an OpenAI-compatible server's) classed exactly.
-    fn error_for_status(
-        &self,
-        status: u16,
-        body: &[u8],
-        retry_after: Option<&str>,
-        scrub: &dyn Fn(&str) -> String,
-    ) -> ProviderError {
-        let read = ErrorBody::read(body, self.error_code_fields());
-        let error = status_error(status, self.category(status, &read), &read, retry_after, scrub);
+    /// LM Studio's two envelopes (an OpenAI-compatible server's) classed exactly.
+    fn failure_class(&self, status: u16, body: &[u8]) -> Option<FailureClass> {
         let parsed: Option<Value> = serde_json::from_slice(body).ok();
-        match lm_studio::recognize(status, parsed.as_ref()) {
-            Some(class) => error.with_failure_class(class),
-            None => error,
-        }
+        lm_studio::recognize(status, parsed.as_ref())
     }
 
     fn native_fields(&self) -> &'static [&'static str] {

@@ -160,13 +160,7 @@ fn wire_message(message: &Message) -> WireMessage<'_> {
             let content = match &message.content {
                 Some(Content::Text(text)) if !text.is_empty() => WireContent::Text(Cow::Borrowed(text)),
                 Some(Content::Blocks(blocks)) => {
-                    let text: String = blocks
-                        .iter()
-                        .filter_map(|block| match block {
-                            ContentBlock::Text { text, .. } => Some(text.as_str()),
-                            _ => None,
-                        })
-                        .collect();
+                    let text = Content::text_of(blocks);
                     if text.is_empty() {
                         WireContent::Null
                     } else {

@@ -7,22 +7,14 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::call::view::{AsStr, Counter, First, Member, NullOr, Refusal, Text, read_bytes, read_value, view};
+use crate::call::view::{AsStr, Counter, First, Member, NullOr, Refusal, Text, routes, view};
 use crate::call::wire::Mapped;
 use crate::model::ProviderError;
 use crate::model::Usage;
 use crate::openai::response::{Read, map_read};
 use crate::structured::{CheckedTools, WireToolCall};
 
-/// Maps a body through the bytes route; `None` when it declines (see [`crate::call::view`]).
-pub(crate) fn map_bytes(body: &[u8], tools: &CheckedTools<'_>) -> Option<Result<Mapped, ProviderError>> {
-    read_bytes::<Body<'_>>(body).map(|body| map(body, tools))
-}
-
-/// Maps a parsed body (the route a body the bytes route declines takes).
-pub(crate) fn map_body(body: &Value, tools: &CheckedTools<'_>) -> Result<Mapped, ProviderError> {
-    map(read_value::<Body<'_>>(body)?, tools)
-}
+routes!(Body => map);
 
 /// Reads a `usage` member (a stream's, which arrives in a chunk): its counters when an object, else no usage.
 pub(crate) fn read_usage(usage: Option<&Value>) -> Usage {

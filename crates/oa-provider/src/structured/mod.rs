@@ -182,25 +182,39 @@ impl ResponseSchema {
     }
 }
 
-/// How many response schemas this thread has compiled (tests pin "once per distinct schema").
+/// A test-only count kept per thread: `mod $module` with `count()` (called where the counted thing happens) and
+/// `get()`, and the crate-visible reader `$reader` the tests call.
 #[cfg(test)]
-pub(crate) fn compilations() -> usize {
-    compile_counter::get()
+macro_rules! thread_counter {
+    ($module:ident, $reader:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub(crate) fn $reader() -> usize {
+            $module::get()
+        }
+
+        mod $module {
+            use std::cell::Cell;
+
+            thread_local! {
+                static N: Cell<usize> = const { Cell::new(0) };
+            }
+
+            pub(super) fn count() {
+                N.with(|n| n.set(n.get() + 1));
+            }
+
+            pub(super) fn get() -> usize {
+                N.with(Cell::get)
+            }
+        }
+    };
 }
+#[cfg(test)]
+pub(crate) use thread_counter;
 
 #[cfg(test)]
-mod compile_counter {
-    use std::cell::Cell;
-
-    thread_local! {
-        static N_COMPILES: Cell<usize> = const { Cell::new(0) };
-    }
-
-    pub(super) fn count() {
-        N_COMPILES.with(|n| n.set(n.get() + 1));
-    }
-
-    pub(super) fn get() -> usize {
-        N_COMPILES.with(Cell::get)
-    }
-}
+thread_counter!(
+    compile_counter,
+    compilations,
+    "How many response schemas this thread has compiled (tests pin \"once per distinct schema\")."
+);

@@ -71,25 +71,9 @@ impl CallSchema {
     }
 }
 
-/// How many content checks this thread has run (tests pin "a failed attempt validates once").
 #[cfg(test)]
-pub(crate) fn validations() -> usize {
-    counter::get()
-}
-
-#[cfg(test)]
-mod counter {
-    use std::cell::Cell;
-
-    thread_local! {
-        static N_CHECKS: Cell<usize> = const { Cell::new(0) };
-    }
-
-    pub(super) fn count() {
-        N_CHECKS.with(|n| n.set(n.get() + 1));
-    }
-
-    pub(super) fn get() -> usize {
-        N_CHECKS.with(Cell::get)
-    }
-}
+crate::structured::thread_counter!(
+    counter,
+    validations,
+    "How many content checks this thread has run (tests pin \"a failed attempt validates once\")."
+);

@@ -112,28 +112,12 @@ impl<'a> CheckedTools<'a> {
     }
 }
 
-/// How many tool parameter schemas this thread has compiled (tests pin "once per call").
 #[cfg(test)]
-pub(crate) fn compilations() -> usize {
-    compile_counter::get()
-}
-
-#[cfg(test)]
-mod compile_counter {
-    use std::cell::Cell;
-
-    thread_local! {
-        static N_COMPILES: Cell<usize> = const { Cell::new(0) };
-    }
-
-    pub(super) fn count() {
-        N_COMPILES.with(|n| n.set(n.get() + 1));
-    }
-
-    pub(super) fn get() -> usize {
-        N_COMPILES.with(Cell::get)
-    }
-}
+crate::structured::thread_counter!(
+    compile_counter,
+    compilations,
+    "How many tool parameter schemas this thread has compiled (tests pin \"once per call\")."
+);
 
 #[cfg(test)]
 mod tests {

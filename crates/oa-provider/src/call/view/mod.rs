@@ -80,6 +80,29 @@ pub(crate) fn read_value<'de, V: Member<'de>>(body: &'de Value) -> Result<V, Pro
     V::from_value(body).map_err(|refusal| ProviderError::invalid_response(refusal.to_string()))
 }
 
+/// A mapping's two routes into its body view `$body`, both ending in its `$map`: `map_bytes` (the bytes route,
+/// `None` when it declines) and `map_body` (a parsed body). The same two functions in each mapping's `view`.
+macro_rules! routes {
+    ($body:ident => $map:ident) => {
+        /// Maps a body through the bytes route; `None` when it declines (see [`crate::call::view`]).
+        pub(crate) fn map_bytes(
+            body: &[u8],
+            tools: &$crate::structured::CheckedTools<'_>,
+        ) -> Option<Result<$crate::call::wire::Mapped, $crate::model::ProviderError>> {
+            $crate::call::view::read_bytes::<$body<'_>>(body).map(|body| $map(body, tools))
+        }
+
+        /// Maps a parsed body (the route a body the bytes route declines takes).
+        pub(crate) fn map_body(
+            body: &serde_json::Value,
+            tools: &$crate::structured::CheckedTools<'_>,
+        ) -> Result<$crate::call::wire::Mapped, $crate::model::ProviderError> {
+            $map($crate::call::view::read_value::<$body<'_>>(body)?, tools)
+        }
+    };
+}
+pub(crate) use routes;
+
 /// Writes a view from its member table: the type's `Deserialize` (the bytes route: each listed member read once
 /// as its type, every other member walked as [`Skip`], a repeated member or one named as a serde_json token
 /// refused) and its [`Member::from_value`] (the `Value` route: each listed member looked up in the parsed object

@@ -33,7 +33,7 @@ pub(super) static ROWS: &[Row] = &[
         "a root `$ref` is inlined; a root that is not an object is a fit failure (a root union is a 400 for a tool's input_schema)",
         SPEC
     ),
-    row!(Anthropic, "type", Enforced, Keep, "sent", ANTHROPIC_DOCS),
+    row!(Anthropic, "type", Enforced, Keep, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "no type",
@@ -42,7 +42,7 @@ pub(super) static ROWS: &[Row] = &[
         "narrowed to the type its keywords name, else string|number|boolean|null",
         ANTHROPIC_UNLISTED
     ),
-    row!(Anthropic, "enum", Enforced, Keep, "sent", ANTHROPIC_DOCS),
+    row!(Anthropic, "enum", Enforced, Keep, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "enum (object or array values)",
@@ -51,8 +51,8 @@ pub(super) static ROWS: &[Row] = &[
         "each such value replaced by its shape (its type; for containers, the shapes inside)",
         ANTHROPIC_DOCS
     ),
-    row!(Anthropic, "const", Enforced, Keep, "sent", ANTHROPIC_DOCS),
-    row!(Anthropic, "properties", Enforced, Keep, "sent", ANTHROPIC_DOCS),
+    row!(Anthropic, "const", Enforced, Keep, ANTHROPIC_DOCS),
+    row!(Anthropic, "properties", Enforced, Keep, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "required",
@@ -66,7 +66,6 @@ pub(super) static ROWS: &[Row] = &[
         "additionalProperties: false",
         Enforced,
         Keep,
-        "sent",
         ANTHROPIC_DOCS
     ),
     row!(
@@ -77,7 +76,7 @@ pub(super) static ROWS: &[Row] = &[
         "object closed",
         ANTHROPIC_DOCS
     ),
-    row!(Anthropic, "items", Enforced, Keep, "sent", ANTHROPIC_DOCS),
+    row!(Anthropic, "items", Enforced, Keep, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "array without items",
@@ -94,7 +93,7 @@ pub(super) static ROWS: &[Row] = &[
         "positions merged into one `items` union",
         ANTHROPIC_UNLISTED
     ),
-    row!(Anthropic, "anyOf", Enforced, Keep, "sent", ANTHROPIC_DOCS),
+    row!(Anthropic, "anyOf", Enforced, Keep, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "oneOf",
@@ -119,26 +118,18 @@ pub(super) static ROWS: &[Row] = &[
         "the referenced schema merged or copied in",
         ANTHROPIC_DOCS
     ),
-    row!(Anthropic, "not", Uncertain, Drop, "dropped", ANTHROPIC_UNLISTED),
-    row!(Anthropic, "if", Uncertain, Drop, "dropped", ANTHROPIC_UNLISTED),
-    row!(Anthropic, "then", Uncertain, Drop, "dropped", ANTHROPIC_UNLISTED),
-    row!(Anthropic, "else", Uncertain, Drop, "dropped", ANTHROPIC_UNLISTED),
+    row!(Anthropic, "not", Uncertain, Drop, ANTHROPIC_UNLISTED),
+    row!(Anthropic, "if", Uncertain, Drop, ANTHROPIC_UNLISTED),
+    row!(Anthropic, "then", Uncertain, Drop, ANTHROPIC_UNLISTED),
+    row!(Anthropic, "else", Uncertain, Drop, ANTHROPIC_UNLISTED),
     row!(
         Anthropic,
         "dependentRequired",
         Uncertain,
         Drop,
-        "dropped",
         ANTHROPIC_UNLISTED
     ),
-    row!(
-        Anthropic,
-        "dependentSchemas",
-        Uncertain,
-        Drop,
-        "dropped",
-        ANTHROPIC_UNLISTED
-    ),
+    row!(Anthropic, "dependentSchemas", Uncertain, Drop, ANTHROPIC_UNLISTED),
     row!(
         Anthropic,
         "$ref, $defs",
@@ -163,13 +154,12 @@ pub(super) static ROWS: &[Row] = &[
         "unrolled (each definition recurs 3 more times, at most 12 levels per cycle), then cut at an optional property or a union branch; an array at the cut gets null items (relaxed); a fit failure where nothing can stop it",
         ANTHROPIC_DOCS
     ),
-    row!(Anthropic, "pattern", Enforced, Keep, "sent", ANTHROPIC_DOCS),
+    row!(Anthropic, "pattern", Enforced, Keep, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "pattern (backreference, lookaround, \\b, \\B, a {n,m} bound over 100)",
         Rejected,
         Drop,
-        "dropped",
         ANTHROPIC_DOCS
     ),
     row!(
@@ -177,46 +167,17 @@ pub(super) static ROWS: &[Row] = &[
         "format (date-time, time, date, duration, email, hostname, uri, ipv4, ipv6, uuid)",
         Enforced,
         Keep,
-        "sent",
         ANTHROPIC_DOCS
     ),
-    row!(
-        Anthropic,
-        "format (other)",
-        Uncertain,
-        Drop,
-        "dropped",
-        ANTHROPIC_UNLISTED
-    ),
-    row!(Anthropic, "minimum", Rejected, Drop, "dropped", ANTHROPIC_DOCS),
-    row!(Anthropic, "maximum", Rejected, Drop, "dropped", ANTHROPIC_DOCS),
-    row!(
-        Anthropic,
-        "exclusiveMinimum",
-        Rejected,
-        Drop,
-        "dropped",
-        ANTHROPIC_DOCS
-    ),
-    row!(
-        Anthropic,
-        "exclusiveMaximum",
-        Rejected,
-        Drop,
-        "dropped",
-        ANTHROPIC_DOCS
-    ),
-    row!(Anthropic, "multipleOf", Rejected, Drop, "dropped", ANTHROPIC_DOCS),
-    row!(Anthropic, "minLength", Rejected, Drop, "dropped", ANTHROPIC_DOCS),
-    row!(Anthropic, "maxLength", Rejected, Drop, "dropped", ANTHROPIC_DOCS),
-    row!(
-        Anthropic,
-        "minItems (0 or 1)",
-        Enforced,
-        Keep,
-        "sent",
-        ANTHROPIC_DOCS
-    ),
+    row!(Anthropic, "format (other)", Uncertain, Drop, ANTHROPIC_UNLISTED),
+    row!(Anthropic, "minimum", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "maximum", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "exclusiveMinimum", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "exclusiveMaximum", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "multipleOf", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "minLength", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "maxLength", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "minItems (0 or 1)", Enforced, Keep, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "minItems (over 1)",
@@ -225,94 +186,35 @@ pub(super) static ROWS: &[Row] = &[
         "lowered to 1",
         ANTHROPIC_DOCS
     ),
-    row!(Anthropic, "maxItems", Rejected, Drop, "dropped", ANTHROPIC_DOCS),
-    row!(
-        Anthropic,
-        "uniqueItems",
-        Rejected,
-        Drop,
-        "dropped",
-        ANTHROPIC_DOCS
-    ),
-    row!(Anthropic, "contains", Rejected, Drop, "dropped", ANTHROPIC_DOCS),
-    row!(
-        Anthropic,
-        "minContains",
-        Rejected,
-        Drop,
-        "dropped",
-        ANTHROPIC_DOCS
-    ),
-    row!(
-        Anthropic,
-        "maxContains",
-        Rejected,
-        Drop,
-        "dropped",
-        ANTHROPIC_DOCS
-    ),
+    row!(Anthropic, "maxItems", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "uniqueItems", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "contains", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "minContains", Rejected, Drop, ANTHROPIC_DOCS),
+    row!(Anthropic, "maxContains", Rejected, Drop, ANTHROPIC_DOCS),
     row!(
         Anthropic,
         "patternProperties",
         Uncertain,
         Drop,
-        "dropped",
         ANTHROPIC_UNLISTED
     ),
-    row!(
-        Anthropic,
-        "propertyNames",
-        Uncertain,
-        Drop,
-        "dropped",
-        ANTHROPIC_UNLISTED
-    ),
-    row!(
-        Anthropic,
-        "minProperties",
-        Uncertain,
-        Drop,
-        "dropped",
-        ANTHROPIC_UNLISTED
-    ),
-    row!(
-        Anthropic,
-        "maxProperties",
-        Uncertain,
-        Drop,
-        "dropped",
-        ANTHROPIC_UNLISTED
-    ),
+    row!(Anthropic, "propertyNames", Uncertain, Drop, ANTHROPIC_UNLISTED),
+    row!(Anthropic, "minProperties", Uncertain, Drop, ANTHROPIC_UNLISTED),
+    row!(Anthropic, "maxProperties", Uncertain, Drop, ANTHROPIC_UNLISTED),
     row!(
         Anthropic,
         "unevaluatedProperties",
         Uncertain,
         Drop,
-        "dropped",
         ANTHROPIC_UNLISTED
     ),
-    row!(
-        Anthropic,
-        "unevaluatedItems",
-        Uncertain,
-        Drop,
-        "dropped",
-        ANTHROPIC_UNLISTED
-    ),
-    row!(
-        Anthropic,
-        "$dynamicRef",
-        Uncertain,
-        Drop,
-        "dropped",
-        ANTHROPIC_UNLISTED
-    ),
+    row!(Anthropic, "unevaluatedItems", Uncertain, Drop, ANTHROPIC_UNLISTED),
+    row!(Anthropic, "$dynamicRef", Uncertain, Drop, ANTHROPIC_UNLISTED),
     row!(
         Anthropic,
         "title, description, default",
         Accepted,
         Keep,
-        "sent",
         ANTHROPIC_DOCS
     ),
     row!(

@@ -27,7 +27,7 @@ pub(super) static ROWS: &[Row] = &[
         "a root `$ref` is inlined",
         GEMINI_PROTO
     ),
-    row!(Gemini, "type", Enforced, Keep, "sent", GEMINI_PROTO),
+    row!(Gemini, "type", Enforced, Keep, GEMINI_PROTO),
     row!(
         Gemini,
         "no type",
@@ -36,7 +36,7 @@ pub(super) static ROWS: &[Row] = &[
         "sent (any value)",
         GEMINI_PROTO
     ),
-    row!(Gemini, "enum", Enforced, Keep, "sent", GEMINI_PROTO),
+    row!(Gemini, "enum", Enforced, Keep, GEMINI_PROTO),
     row!(
         Gemini,
         "enum (values other than strings and numbers)",
@@ -53,8 +53,8 @@ pub(super) static ROWS: &[Row] = &[
         "a string or number as a one-value enum, null as type null; other values relaxed to their type",
         GEMINI_PROTO
     ),
-    row!(Gemini, "properties", Enforced, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "required", Enforced, Keep, "sent", GEMINI_PROTO),
+    row!(Gemini, "properties", Enforced, Keep, GEMINI_PROTO),
+    row!(Gemini, "required", Enforced, Keep, GEMINI_PROTO),
     row!(
         Gemini,
         "additionalProperties",
@@ -63,13 +63,13 @@ pub(super) static ROWS: &[Row] = &[
         "sent (enforcement not documented)",
         GEMINI_GUIDE
     ),
-    row!(Gemini, "items", Enforced, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "prefixItems", Enforced, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "minItems", Enforced, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "maxItems", Enforced, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "minimum", Enforced, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "maximum", Enforced, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "anyOf", Enforced, Keep, "sent", GEMINI_PROTO),
+    row!(Gemini, "items", Enforced, Keep, GEMINI_PROTO),
+    row!(Gemini, "prefixItems", Enforced, Keep, GEMINI_PROTO),
+    row!(Gemini, "minItems", Enforced, Keep, GEMINI_PROTO),
+    row!(Gemini, "maxItems", Enforced, Keep, GEMINI_PROTO),
+    row!(Gemini, "minimum", Enforced, Keep, GEMINI_PROTO),
+    row!(Gemini, "maximum", Enforced, Keep, GEMINI_PROTO),
+    row!(Gemini, "anyOf", Enforced, Keep, GEMINI_PROTO),
     row!(
         Gemini,
         "oneOf",
@@ -123,10 +123,9 @@ pub(super) static ROWS: &[Row] = &[
         "format (date-time, date, time)",
         Enforced,
         Keep,
-        "sent",
         GEMINI_GUIDE
     ),
-    row!(Gemini, "format (other)", Uncertain, Keep, "sent", GEMINI_PROTO),
+    row!(Gemini, "format (other)", Uncertain, Keep, GEMINI_PROTO),
     row!(
         Gemini,
         "exclusiveMinimum",
@@ -143,16 +142,16 @@ pub(super) static ROWS: &[Row] = &[
         "sent, with an inclusive maximum beside it (exact for an integer bound on integers)",
         GEMINI_PROTO
     ),
-    row!(Gemini, "minLength", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "maxLength", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "pattern", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "multipleOf", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "uniqueItems", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "minProperties", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "maxProperties", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "minContains", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "maxContains", Ignored, Keep, "sent", GEMINI_PROTO),
-    row!(Gemini, "dependentRequired", Ignored, Keep, "sent", GEMINI_PROTO),
+    row!(Gemini, "minLength", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "maxLength", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "pattern", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "multipleOf", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "uniqueItems", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "minProperties", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "maxProperties", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "minContains", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "maxContains", Ignored, Keep, GEMINI_PROTO),
+    row!(Gemini, "dependentRequired", Ignored, Keep, GEMINI_PROTO),
     row!(
         Gemini,
         "not",
@@ -233,8 +232,8 @@ pub(super) static ROWS: &[Row] = &[
         "dropped (a subschema is not sent unfitted)",
         GEMINI_PROTO
     ),
-    row!(Gemini, "$dynamicRef", Ignored, Drop, "dropped", GEMINI_PROTO),
-    row!(Gemini, "title, description", Accepted, Keep, "sent", GEMINI_PROTO),
+    row!(Gemini, "$dynamicRef", Ignored, Drop, GEMINI_PROTO),
+    row!(Gemini, "title, description", Accepted, Keep, GEMINI_PROTO),
     row!(
         Gemini,
         "other annotations",

@@ -95,7 +95,15 @@ const SPEC: Source = Source {
 
 use Mapping::{Anthropic, Gemini, OpenAi};
 
+/// A row of the table; without the fit words, a `Drop` row's are "dropped" and a `Keep` row's "sent" (the two
+/// words most rows say).
 macro_rules! row {
+    ($mapping:ident, $construct:expr, $stance:ident, Drop, $source:ident) => {
+        row!($mapping, $construct, $stance, Drop, "dropped", $source)
+    };
+    ($mapping:ident, $construct:expr, $stance:ident, Keep, $source:ident) => {
+        row!($mapping, $construct, $stance, Keep, "sent", $source)
+    };
     ($mapping:ident, $construct:expr, $stance:ident, $action:ident, $fit:expr, $source:ident) => {
         Row {
             mapping: $mapping,

@@ -37,7 +37,7 @@ pub(super) static ROWS: &[Row] = &[
         "a root `$ref` is inlined; a root that is not an object (a union, an array) is a fit failure",
         OPENAI_GUIDE
     ),
-    row!(OpenAi, "type", Enforced, Keep, "sent", OPENAI_GUIDE),
+    row!(OpenAi, "type", Enforced, Keep, OPENAI_GUIDE),
     row!(
         OpenAi,
         "no type",
@@ -70,7 +70,7 @@ pub(super) static ROWS: &[Row] = &[
         "each such value replaced by its shape (its type; for containers, the shapes inside)",
         OPENAI_GUIDE
     ),
-    row!(OpenAi, "properties", Enforced, Keep, "sent", OPENAI_GUIDE),
+    row!(OpenAi, "properties", Enforced, Keep, OPENAI_GUIDE),
     row!(
         OpenAi,
         "required (not every property)",
@@ -84,7 +84,6 @@ pub(super) static ROWS: &[Row] = &[
         "additionalProperties: false",
         Enforced,
         Keep,
-        "sent",
         OPENAI_GUIDE
     ),
     row!(
@@ -95,7 +94,7 @@ pub(super) static ROWS: &[Row] = &[
         "object closed",
         OPENAI_GUIDE
     ),
-    row!(OpenAi, "items", Enforced, Keep, "sent", OPENAI_GUIDE),
+    row!(OpenAi, "items", Enforced, Keep, OPENAI_GUIDE),
     row!(
         OpenAi,
         "array without items",
@@ -136,26 +135,12 @@ pub(super) static ROWS: &[Row] = &[
         "members merged into the schema; a clause that cannot merge is dropped (dropped_rejected)",
         OPENAI_GUIDE
     ),
-    row!(OpenAi, "not", Rejected, Drop, "dropped", OPENAI_GUIDE),
-    row!(OpenAi, "if", Rejected, Drop, "dropped", OPENAI_GUIDE),
-    row!(OpenAi, "then", Rejected, Drop, "dropped", OPENAI_GUIDE),
-    row!(OpenAi, "else", Rejected, Drop, "dropped", OPENAI_GUIDE),
-    row!(
-        OpenAi,
-        "dependentRequired",
-        Rejected,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE
-    ),
-    row!(
-        OpenAi,
-        "dependentSchemas",
-        Rejected,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE
-    ),
+    row!(OpenAi, "not", Rejected, Drop, OPENAI_GUIDE),
+    row!(OpenAi, "if", Rejected, Drop, OPENAI_GUIDE),
+    row!(OpenAi, "then", Rejected, Drop, OPENAI_GUIDE),
+    row!(OpenAi, "else", Rejected, Drop, OPENAI_GUIDE),
+    row!(OpenAi, "dependentRequired", Rejected, Drop, OPENAI_GUIDE),
+    row!(OpenAi, "dependentSchemas", Rejected, Drop, OPENAI_GUIDE),
     row!(
         OpenAi,
         "$ref, $defs, recursion",
@@ -172,129 +157,43 @@ pub(super) static ROWS: &[Row] = &[
         "written as `anyOf: [{$ref}]` beside them, or merged",
         OPENAI_SDKS
     ),
-    row!(OpenAi, "pattern", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(
-        OpenAi,
-        "pattern (lookaround)",
-        Rejected,
-        Drop,
-        "dropped",
-        OPENAI_SDKS
-    ),
+    row!(OpenAi, "pattern", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "pattern (lookaround)", Rejected, Drop, OPENAI_SDKS),
     row!(
         OpenAi,
         "format (date-time, time, date, duration, email, hostname, ipv4, ipv6, uuid)",
         Enforced,
         Keep,
-        "sent",
         OPENAI_GUIDE
     ),
-    row!(OpenAi, "format (other)", Rejected, Drop, "dropped", OPENAI_LIVE),
-    row!(OpenAi, "minimum", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(OpenAi, "maximum", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(OpenAi, "exclusiveMinimum", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(OpenAi, "exclusiveMaximum", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(OpenAi, "multipleOf", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(OpenAi, "minItems", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(OpenAi, "maxItems", Enforced, Keep, "sent", OPENAI_GUIDE),
-    row!(
-        OpenAi,
-        "minLength",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "maxLength",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(OpenAi, "uniqueItems", Rejected, Drop, "dropped", OPENAI_LIVE),
-    row!(
-        OpenAi,
-        "patternProperties",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "propertyNames",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "minProperties",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "maxProperties",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "contains",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "minContains",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "maxContains",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
+    row!(OpenAi, "format (other)", Rejected, Drop, OPENAI_LIVE),
+    row!(OpenAi, "minimum", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "maximum", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "exclusiveMinimum", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "exclusiveMaximum", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "multipleOf", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "minItems", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "maxItems", Enforced, Keep, OPENAI_GUIDE),
+    row!(OpenAi, "minLength", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "maxLength", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "uniqueItems", Rejected, Drop, OPENAI_LIVE),
+    row!(OpenAi, "patternProperties", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "propertyNames", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "minProperties", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "maxProperties", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "contains", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "minContains", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "maxContains", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
     row!(
         OpenAi,
         "unevaluatedProperties",
         Uncertain,
         Drop,
-        "dropped",
         OPENAI_GUIDE_EARLIER
     ),
-    row!(
-        OpenAi,
-        "unevaluatedItems",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(
-        OpenAi,
-        "$dynamicRef",
-        Uncertain,
-        Drop,
-        "dropped",
-        OPENAI_GUIDE_EARLIER
-    ),
-    row!(OpenAi, "title, description", Accepted, Keep, "sent", OPENAI_GUIDE),
+    row!(OpenAi, "unevaluatedItems", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "$dynamicRef", Uncertain, Drop, OPENAI_GUIDE_EARLIER),
+    row!(OpenAi, "title, description", Accepted, Keep, OPENAI_GUIDE),
     row!(
         OpenAi,
         "default and other annotations",
