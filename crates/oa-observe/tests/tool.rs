@@ -13,7 +13,7 @@ use oa_events::{
     EventBus, Graph, InvocationError, InvokeOptions, NodeError, Observer, ToolFailure, ToolInvocation,
     call_tool,
 };
-use oa_observe::langfuse::{Level, ObservationType};
+use oa_observe::langfuse::{Level, ObservationRecord, ObservationType};
 use oa_observe::{
     LangfuseClient, LangfuseConfig, LangfuseObserver, LangfuseRecorder, LogBridge, ObserverConfig,
     OtelObserver, names,
@@ -115,6 +115,18 @@ fn span<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
     let found: Vec<&SpanData> = spans.iter().filter(|span| span.name == name).collect();
     assert_eq!(found.len(), 1, "{name}: {found:#?}");
     found[0]
+}
+
+/// The one Tool observation among `observations` (asserted to be the only one).
+fn tool_observation(observations: &[ObservationRecord]) -> &ObservationRecord {
+    let tools: Vec<_> = observations
+        .iter()
+        .filter(|o| o.kind == ObservationType::Tool)
+        .collect();
+    let [tool] = tools.as_slice() else {
+        panic!("{observations:#?}");
+    };
+    tool
 }
 
 fn text(span: &SpanData, key: &str) -> Option<String> {
@@ -249,25 +261,21 @@ async fn the_langfuse_tool_observation_nests_under_its_node_and_gates_its_payloa
         metadata: metadata.clone(),
         ..InvokeOptions::default()
     };
-    let on = observe(
-        graph(Outcome::Returns),
-        payload(false),
-        langfuse_payload(true),
-        vec![options()],
-    )
-    .await;
+    let observe_with = |langfuse_on: bool| {
+        observe(
+            graph(Outcome::Returns),
+            payload(false),
+            langfuse_payload(langfuse_on),
+            vec![options()],
+        )
+    };
+    let on = observe_with(true).await;
     let observations = on.recorder.observations();
     let node = observations
         .iter()
         .find(|o| o.kind == ObservationType::Span)
         .unwrap();
-    let tools: Vec<_> = observations
-        .iter()
-        .filter(|o| o.kind == ObservationType::Tool)
-        .collect();
-    let [tool] = tools.as_slice() else {
-        panic!("{observations:#?}");
-    };
+    let tool = tool_observation(&observations);
     assert!(!observations.iter().any(|o| o.kind == ObservationType::Generation));
     assert_eq!(tool.name, "openarmature.tool.call");
     assert_eq!(tool.parent_observation_id.as_deref(), Some(node.id.as_str()));
@@ -283,18 +291,9 @@ async fn the_langfuse_tool_observation_nests_under_its_node_and_gates_its_payloa
     );
     assert_eq!(tool.to_json()["type"], "tool");
     assert_eq!(tool.ingestion_type(), "tool-create");
-    let off = observe(
-        graph(Outcome::Returns),
-        payload(false),
-        langfuse_payload(false),
-        vec![options()],
-    )
-    .await;
+    let off = observe_with(false).await;
     let observations = off.recorder.observations();
-    let tool = observations
-        .iter()
-        .find(|o| o.kind == ObservationType::Tool)
-        .unwrap();
+    let tool = tool_observation(&observations);
     assert_eq!((tool.input.as_ref(), tool.output.as_ref()), (None, None));
     assert_eq!(tool.metadata["openarmature_tool_name"], "get_weather");
 }
@@ -314,11 +313,7 @@ async fn a_failed_tool_observation_keeps_its_type_and_shows_its_message_only_wit
             vec![InvokeOptions::default()],
         )
         .await;
-        let observations = run.recorder.observations();
-        observations
-            .into_iter()
-            .find(|o| o.kind == ObservationType::Tool)
-            .unwrap()
+        tool_observation(&run.recorder.observations()).clone()
     };
     let on = failed(true).await;
     assert_eq!(on.level, Level::Error);
