@@ -97,6 +97,17 @@ async fn observe(
     }
 }
 
+/// One default invocation of `graph` with the OTel observer configured by `otel` (the Langfuse payload off).
+async fn observe_once(graph: Graph, otel: ObserverConfig) -> Run {
+    observe(
+        graph,
+        otel,
+        langfuse_payload(false),
+        vec![InvokeOptions::default()],
+    )
+    .await
+}
+
 fn payload(on: bool) -> ObserverConfig {
     ObserverConfig::builder()
         .disable_provider_payload(!on)
@@ -135,13 +146,7 @@ fn text(span: &SpanData, key: &str) -> Option<String> {
 
 #[tokio::test]
 async fn a_tool_span_sits_under_its_node_with_its_identity_and_no_payload_by_default() {
-    let run = observe(
-        graph(Outcome::Returns),
-        payload(false),
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let run = observe_once(graph(Outcome::Returns), payload(false)).await;
     let spans = run.telemetry.spans().unwrap();
     assert_eq!(spans.len(), 3, "invocation, node, tool: {spans:#?}");
     let node = span(&spans, "run_tool");
@@ -169,13 +174,7 @@ async fn a_tool_span_sits_under_its_node_with_its_identity_and_no_payload_by_def
 
 #[tokio::test]
 async fn payload_on_adds_the_json_encoded_arguments_and_result_capped() {
-    let run = observe(
-        graph(Outcome::Returns),
-        payload(true),
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let run = observe_once(graph(Outcome::Returns), payload(true)).await;
     let spans = run.telemetry.spans().unwrap();
     let tool = span(&spans, names::TOOL_SPAN);
     assert_eq!(
@@ -202,13 +201,7 @@ async fn payload_on_adds_the_json_encoded_arguments_and_result_capped() {
         .payload_cap(256)
         .build()
         .unwrap();
-    let cut = observe(
-        big,
-        capped,
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let cut = observe_once(big, capped).await;
     let spans = cut.telemetry.spans().unwrap();
     let result = text(span(&spans, names::TOOL_SPAN), names::TOOL_CALL_RESULT).unwrap();
     assert!(result.len() <= 256, "{}", result.len());
@@ -218,13 +211,7 @@ async fn payload_on_adds_the_json_encoded_arguments_and_result_capped() {
 
 #[tokio::test]
 async fn a_failed_tool_span_is_error_with_error_type_and_an_exception_event_and_its_node_fails() {
-    let run = observe(
-        graph(Outcome::Raises),
-        payload(true),
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let run = observe_once(graph(Outcome::Raises), payload(true)).await;
     assert!(matches!(&run.outcomes[0], Err(InvocationError::Node { .. })));
     let spans = run.telemetry.spans().unwrap();
     let tool = span(&spans, names::TOOL_SPAN);
