@@ -13,7 +13,7 @@ use oa_events::{
     EventBus, Graph, InvocationError, InvokeOptions, NodeError, Observer, ToolFailure, ToolInvocation,
     call_tool,
 };
-use oa_observe::langfuse::{Level, ObservationType};
+use oa_observe::langfuse::{Level, ObservationRecord, ObservationType};
 use oa_observe::{
     LangfuseClient, LangfuseConfig, LangfuseObserver, LangfuseRecorder, LogBridge, ObserverConfig,
     OtelObserver, names,
@@ -97,6 +97,17 @@ async fn observe(
     }
 }
 
+/// One default invocation of `graph` with the OTel observer configured by `otel` (the Langfuse payload off).
+async fn observe_once(graph: Graph, otel: ObserverConfig) -> Run {
+    observe(
+        graph,
+        otel,
+        langfuse_payload(false),
+        vec![InvokeOptions::default()],
+    )
+    .await
+}
+
 fn payload(on: bool) -> ObserverConfig {
     ObserverConfig::builder()
         .disable_provider_payload(!on)
@@ -117,19 +128,25 @@ fn span<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
     found[0]
 }
 
+/// The one Tool observation among `observations` (asserted to be the only one).
+fn tool_observation(observations: &[ObservationRecord]) -> &ObservationRecord {
+    let tools: Vec<_> = observations
+        .iter()
+        .filter(|o| o.kind == ObservationType::Tool)
+        .collect();
+    let [tool] = tools.as_slice() else {
+        panic!("{observations:#?}");
+    };
+    tool
+}
+
 fn text(span: &SpanData, key: &str) -> Option<String> {
     attr(span, key).map(|value| value.as_str().into_owned())
 }
 
 #[tokio::test]
 async fn a_tool_span_sits_under_its_node_with_its_identity_and_no_payload_by_default() {
-    let run = observe(
-        graph(Outcome::Returns),
-        payload(false),
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let run = observe_once(graph(Outcome::Returns), payload(false)).await;
     let spans = run.telemetry.spans().unwrap();
     assert_eq!(spans.len(), 3, "invocation, node, tool: {spans:#?}");
     let node = span(&spans, "run_tool");
@@ -157,13 +174,7 @@ async fn a_tool_span_sits_under_its_node_with_its_identity_and_no_payload_by_def
 
 #[tokio::test]
 async fn payload_on_adds_the_json_encoded_arguments_and_result_capped() {
-    let run = observe(
-        graph(Outcome::Returns),
-        payload(true),
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let run = observe_once(graph(Outcome::Returns), payload(true)).await;
     let spans = run.telemetry.spans().unwrap();
     let tool = span(&spans, names::TOOL_SPAN);
     assert_eq!(
@@ -190,13 +201,7 @@ async fn payload_on_adds_the_json_encoded_arguments_and_result_capped() {
         .payload_cap(256)
         .build()
         .unwrap();
-    let cut = observe(
-        big,
-        capped,
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let cut = observe_once(big, capped).await;
     let spans = cut.telemetry.spans().unwrap();
     let result = text(span(&spans, names::TOOL_SPAN), names::TOOL_CALL_RESULT).unwrap();
     assert!(result.len() <= 256, "{}", result.len());
@@ -206,13 +211,7 @@ async fn payload_on_adds_the_json_encoded_arguments_and_result_capped() {
 
 #[tokio::test]
 async fn a_failed_tool_span_is_error_with_error_type_and_an_exception_event_and_its_node_fails() {
-    let run = observe(
-        graph(Outcome::Raises),
-        payload(true),
-        langfuse_payload(false),
-        vec![InvokeOptions::default()],
-    )
-    .await;
+    let run = observe_once(graph(Outcome::Raises), payload(true)).await;
     assert!(matches!(&run.outcomes[0], Err(InvocationError::Node { .. })));
     let spans = run.telemetry.spans().unwrap();
     let tool = span(&spans, names::TOOL_SPAN);
@@ -249,25 +248,21 @@ async fn the_langfuse_tool_observation_nests_under_its_node_and_gates_its_payloa
         metadata: metadata.clone(),
         ..InvokeOptions::default()
     };
-    let on = observe(
-        graph(Outcome::Returns),
-        payload(false),
-        langfuse_payload(true),
-        vec![options()],
-    )
-    .await;
+    let observe_with = |langfuse_on: bool| {
+        observe(
+            graph(Outcome::Returns),
+            payload(false),
+            langfuse_payload(langfuse_on),
+            vec![options()],
+        )
+    };
+    let on = observe_with(true).await;
     let observations = on.recorder.observations();
     let node = observations
         .iter()
         .find(|o| o.kind == ObservationType::Span)
         .unwrap();
-    let tools: Vec<_> = observations
-        .iter()
-        .filter(|o| o.kind == ObservationType::Tool)
-        .collect();
-    let [tool] = tools.as_slice() else {
-        panic!("{observations:#?}");
-    };
+    let tool = tool_observation(&observations);
     assert!(!observations.iter().any(|o| o.kind == ObservationType::Generation));
     assert_eq!(tool.name, "openarmature.tool.call");
     assert_eq!(tool.parent_observation_id.as_deref(), Some(node.id.as_str()));
@@ -283,18 +278,9 @@ async fn the_langfuse_tool_observation_nests_under_its_node_and_gates_its_payloa
     );
     assert_eq!(tool.to_json()["type"], "tool");
     assert_eq!(tool.ingestion_type(), "tool-create");
-    let off = observe(
-        graph(Outcome::Returns),
-        payload(false),
-        langfuse_payload(false),
-        vec![options()],
-    )
-    .await;
+    let off = observe_with(false).await;
     let observations = off.recorder.observations();
-    let tool = observations
-        .iter()
-        .find(|o| o.kind == ObservationType::Tool)
-        .unwrap();
+    let tool = tool_observation(&observations);
     assert_eq!((tool.input.as_ref(), tool.output.as_ref()), (None, None));
     assert_eq!(tool.metadata["openarmature_tool_name"], "get_weather");
 }
@@ -314,11 +300,7 @@ async fn a_failed_tool_observation_keeps_its_type_and_shows_its_message_only_wit
             vec![InvokeOptions::default()],
         )
         .await;
-        let observations = run.recorder.observations();
-        observations
-            .into_iter()
-            .find(|o| o.kind == ObservationType::Tool)
-            .unwrap()
+        tool_observation(&run.recorder.observations()).clone()
     };
     let on = failed(true).await;
     assert_eq!(on.level, Level::Error);

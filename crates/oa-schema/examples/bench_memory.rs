@@ -40,25 +40,9 @@
 //! children run with `GLIBC_TUNABLES=glibc.malloc.trim_threshold=0:glibc.malloc.top_pad=0`, so that the RSS column
 //! follows live memory rather than glibc's retention (the heap figures do not depend on it).
 
-#[path = "../benches/compare/llm.rs"]
-#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
-mod llm;
-#[path = "bench_memory/measure.rs"]
-mod measure;
-#[path = "../benches/compare/tools.rs"]
-#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
-mod tools;
-#[path = "../benches/compare/workloads.rs"]
-#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
-mod workloads;
+include!("bench_memory/modules.rs");
 
-use peak_alloc::PeakAlloc;
 use std::process::ExitCode;
-
-/// Counts every heap allocation of the process (a shim over the system allocator), so that the child can read
-/// exact live and peak heap bytes.
-#[global_allocator]
-static HEAP: PeakAlloc = PeakAlloc;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

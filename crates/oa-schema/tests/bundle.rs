@@ -258,26 +258,20 @@ fn the_root_document_keeps_its_pointers_and_other_documents_say_their_uri() {
         (other.document(), other.in_root_document(), other.pointer()),
         ("https://example.com/other.json", false, "/$defs/n")
     );
-    assert_eq!(
-        bundle.source_keyword("/definitions/pair", "prefixItems"),
-        Some("items")
-    );
-    assert_eq!(
-        bundle.source_keyword("/definitions/pair", "items"),
-        Some("additionalItems")
-    );
-    assert_eq!(
-        bundle.source_keyword("/definitions/positive", "exclusiveMinimum"),
-        Some("minimum")
-    );
-    assert_eq!(
-        bundle.source_keyword("/definitions/deps", "dependentSchemas"),
-        Some("dependencies")
-    );
-    assert_eq!(
-        bundle.source_keyword("/definitions/deps", "dependentRequired"),
-        Some("dependencies")
-    );
+    // Each rewritten keyword names the keyword it was written as.
+    for (at, keyword, written_as) in [
+        ("/definitions/pair", "prefixItems", "items"),
+        ("/definitions/pair", "items", "additionalItems"),
+        ("/definitions/positive", "exclusiveMinimum", "minimum"),
+        ("/definitions/deps", "dependentSchemas", "dependencies"),
+        ("/definitions/deps", "dependentRequired", "dependencies"),
+    ] {
+        assert_eq!(
+            bundle.source_keyword(at, keyword),
+            Some(written_as),
+            "{at} {keyword}"
+        );
+    }
     assert_eq!(bundle.source_keyword("/properties", "type"), None);
     // The `$defs` entry the other document's root would have is not a subschema (only its `n` is reached).
     assert_eq!(bundle.origin("/$defs/other.json"), None);

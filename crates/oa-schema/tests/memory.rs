@@ -15,30 +15,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../benches/compare/llm.rs"]
-#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
-mod llm;
-#[path = "../examples/bench_memory/measure.rs"]
-#[allow(
-    dead_code,
-    reason = "shared with the example, which prints tables this test does not"
-)]
-mod measure;
-#[path = "../benches/compare/tools.rs"]
-#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
-mod tools;
-#[path = "../benches/compare/workloads.rs"]
-#[allow(dead_code, reason = "shared with the benchmark, which uses more of it")]
-mod workloads;
+include!("../examples/bench_memory/modules.rs");
 
 use measure::Op;
 use measure::parent::{Measured, Options};
-use peak_alloc::PeakAlloc;
 use std::process::ExitCode;
-
-/// The counting allocator the measurement reads (as in the example).
-#[global_allocator]
-static HEAP: PeakAlloc = PeakAlloc;
 
 /// The workload measured: the LLM workload with the most violations in its invalid instance (14), so that the report
 /// is large enough to measure well.

@@ -3,8 +3,11 @@
 
 #[path = "support/described.rs"]
 mod described;
+#[path = "support/nested.rs"]
+mod nested;
 
 use described::described;
+use nested::{Growth, nested};
 use oa_schema::{IncrementalError, Validator};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -18,13 +21,17 @@ fn any_json() -> impl Strategy<Value = Value> {
         (-1000.0f64..1000.0).prop_map(|f| json!(f)),
         "[a-z0-9 ]{0,6}".prop_map(Value::String),
     ];
-    leaf.prop_recursive(4, 32, 5, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map("[a-d$]{1,3}", inner, 0..5)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    nested(
+        leaf,
+        Growth {
+            depth: 4,
+            size: 32,
+            branch: 5,
+            items: 0..5,
+            key: "[a-d$]{1,3}",
+            entries: 0..5,
+        },
+    )
 }
 
 /// Valid 2020-12 schemas built from the keywords most structured-output schemas use.

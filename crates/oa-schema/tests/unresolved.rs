@@ -2,6 +2,10 @@
 //! compiled schema, and an outcome of every evaluation that reaches one (never a verdict), wherever it sits.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/nested.rs"]
+mod nested;
+
+use nested::{Growth, nested};
 use oa_schema::{Draft, SchemaError, UnresolvedCause, Validator, Violations};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -258,13 +262,17 @@ fn instance() -> impl Strategy<Value = Value> {
         (-3i64..4).prop_map(|n| json!(n)),
         "[ab]{0,2}".prop_map(Value::String),
     ];
-    leaf.prop_recursive(3, 12, 3, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::btree_map("[ab]", inner, 0..3)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    nested(
+        leaf,
+        Growth {
+            depth: 3,
+            size: 12,
+            branch: 3,
+            items: 0..4,
+            key: "[ab]",
+            entries: 0..3,
+        },
+    )
 }
 
 /// `schema` with every hole replaced by `with`.
