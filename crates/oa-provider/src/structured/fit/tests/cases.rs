@@ -138,29 +138,6 @@ fn inside_a_union_only_the_nulls_the_callers_schema_needs_go() {
     assert!(caller.is_valid(&answer));
 }
 
-/// A union of an object with optional properties and a closed one: the caller's answer `{"p0": {}}` is spelled for
-/// OpenAI with both properties `null` (the branch whose properties fitting made required and nullable), and maps back
-/// to itself (the `fit_properties` proptest's other shrunk case: its answer speller, giving up when the first `null`
-/// broke the closed branch, had reported no spelling).
-#[test]
-fn an_empty_object_in_a_union_keeps_its_spelling() {
-    let string3 = json!({"type": "string", "minLength": 3, "maxLength": 3});
-    let schema = json!({"type": "object", "required": ["p0"], "properties": {"p0": {"anyOf": [
-        {"type": "object", "required": [], "properties": {"p0": string3, "p1": string3}},
-        {"oneOf": [{"enum": [{"k": 1}]}, string3]}
-    ]}}});
-    let caller = validator(&schema);
-    let witness = json!({"p0": {}});
-    assert!(caller.is_valid(&witness));
-    let fitted = fit(&schema, Mapping::OpenAi).unwrap();
-    let sent = validator(fitted.schema());
-    assert!(!sent.is_valid(&witness));
-    let mut spelled = json!({"p0": {"p0": null, "p1": null}});
-    assert!(sent.is_valid(&spelled), "{}", fitted.schema());
-    let edits = fitted.map_back().apply(&mut spelled, &caller);
-    assert_eq!((edits.len(), spelled), (2, witness));
-}
-
 #[test]
 fn one_of_is_exact_only_when_its_branches_cannot_overlap() {
     let tagged = json!({
