@@ -586,3 +586,27 @@ proptest! {
         check(&schema, seed)?;
     }
 }
+
+/// The answer speller finds a spelling whose first edit breaks another union branch before its last one satisfies
+/// its own (a shrunk case the proptest found: giving `p0` its `null` makes the closed `{k}` branch reject it too; the
+/// speller, giving up there, had reported that the witness `{"p0": {}}` has no spelling in the fitted schema). The
+/// spelling maps back to the witness.
+#[test]
+fn the_speller_looks_past_an_edit_that_breaks_another_branch() {
+    let string3 = json!({"type": "string", "minLength": 3, "maxLength": 3});
+    let schema = json!({"type": "object", "required": ["p0"], "properties": {"p0": {"anyOf": [
+        {"type": "object", "required": [], "properties": {"p0": string3, "p1": string3}},
+        {"oneOf": [{"enum": [{"k": 1}]}, string3]}
+    ]}}});
+    let fitted = fit(&schema, Mapping::OpenAi).unwrap();
+    let sent = Validator::new(fitted.schema()).unwrap();
+    let witness = json!({"p0": {}});
+    let spelled = corpus_support::encode(&witness, &sent);
+    assert_eq!(spelled, Some(json!({"p0": {"p0": null, "p1": null}})));
+    let mut mapped = spelled.unwrap();
+    let caller = Validator::new(&schema).unwrap();
+    assert_eq!(fitted.map_back().apply(&mut mapped, &caller).len(), 2);
+    assert_eq!(mapped, witness);
+    // An answer no `null` edit can make acceptable still has none.
+    assert_eq!(corpus_support::encode(&json!({"p0": {"z": 1}}), &sent), None);
+}

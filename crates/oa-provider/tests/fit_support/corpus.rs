@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -77,25 +79,40 @@ pub(crate) fn load() -> Vec<Entry> {
 /// `null`, a `null` the fit made omittable goes. `None` when the answer has no spelling the fitted schema accepts
 /// (fitting narrowed it away: a map closed, a recursion cut, a typeless value narrowed to scalars).
 ///
-/// One edit at a time, each the one that leaves the fewest violations (the violations of a union's branches ask for
-/// edits that contradict each other, so they are not all made at once).
+/// One edit at a time (the violations of a union's branches ask for edits that contradict each other, so they are not
+/// all made at once), searched best first: the spelling with the fewest violations is edited next, but one that
+/// leaves as many or more is kept to try later, since a union branch's first edit can break another branch (a closed
+/// one, where the property the edit gives is not declared) before its last edit satisfies the branch. At most
+/// `MAX_SPELLINGS` spellings are tried.
 pub(crate) fn encode(answer: &Value, fitted: &oa_schema::Validator) -> Option<Value> {
-    let mut value = answer.clone();
-    for _ in 0..64 {
+    const MAX_SPELLINGS: usize = 256;
+    let count = |value: &Value| {
+        fitted
+            .validate(value)
+            .err()
+            .map_or(0, |violations| violations.len())
+    };
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut queue: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
+    let mut spellings: Vec<Value> = Vec::new();
+    seen.insert(answer.to_string());
+    queue.push(Reverse((count(answer), 0)));
+    spellings.push(answer.clone());
+    while let Some(Reverse((_, idx))) = queue.pop() {
+        let value = spellings[idx].clone();
         let Err(violations) = fitted.validate(&value) else {
             return Some(value);
         };
-        let mut best: Option<(usize, Value)> = None;
         for violation in &violations {
             let Some(edited) = edit(&value, violation) else {
                 continue;
             };
-            let left = fitted.validate(&edited).err().map_or(0, |left| left.len());
-            if left < violations.len() && best.as_ref().is_none_or(|(fewest, _)| left < *fewest) {
-                best = Some((left, edited));
+            if spellings.len() >= MAX_SPELLINGS || !seen.insert(edited.to_string()) {
+                continue;
             }
+            queue.push(Reverse((count(&edited), spellings.len())));
+            spellings.push(edited);
         }
-        value = best?.1;
     }
     None
 }

@@ -13,6 +13,10 @@ use serde_json::Value;
 /// judge).
 const MAX_ANSWER_DEPTH: usize = 256;
 
+/// How many times mapping back validates the answer to take back an edit made inside a union that another branch
+/// did not need (each check validates the whole answer); edits left unchecked past it stay made.
+const MAX_TAKE_BACK_CHECKS: usize = 64;
+
 /// How a property's absence is spelled differently on the provider's side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Edit {
@@ -78,7 +82,10 @@ impl MapBack {
     ///
     /// Where a union's branches disagree on a property (one spells "absent" as `null`, another does not), its `null`
     /// is removed only when the edits the branches agree on leave the answer rejected, and only where the caller's
-    /// schema rejects that `null`.
+    /// schema rejects that `null`. Inside a union, a `null` one branch rejects may be one another branch accepts once
+    /// the answer's other edits are made: when the edits leave the answer accepted, each edit made inside a union is
+    /// taken back again if the answer stays accepted without it, so every edit left is one the caller's schema needs
+    /// (up to 64 such checks, each validating the whole answer; past them the remaining edits stay).
     pub fn apply(&self, answer: &mut Value, caller: &oa_schema::Validator) -> Vec<Location> {
         let Some(root) = self.root else {
             return Vec::new();
@@ -109,9 +116,12 @@ impl MapBack {
                 rejected: &rejected,
                 missing: &missing,
                 unanimous,
+                in_union: false,
             };
             self.walk(answer, &[root], &mut Location::root(), &objections, &mut edits, 0);
         }
+        take_back_unneeded(answer, &mut edits, caller);
+        let mut edits: Vec<Location> = edits.into_iter().map(|made| made.at).collect();
         edits.sort();
         edits
     }
@@ -122,7 +132,7 @@ impl MapBack {
         ids: &[usize],
         at: &mut Location,
         objections: &Objections<'_>,
-        edits: &mut Vec<Location>,
+        edits: &mut Vec<Made>,
         depth: usize,
     ) {
         if depth > MAX_ANSWER_DEPTH {
@@ -139,6 +149,13 @@ impl MapBack {
                 if objects.is_empty() {
                     return;
                 }
+                // More than one object plan here: the caller's schema has a union at or above this object, so an edit
+                // one branch asks for may be one the branch the answer matches does not need.
+                let in_union = objections.in_union || objects.len() > 1;
+                let objections = &Objections {
+                    in_union,
+                    ..*objections
+                };
                 let names: Vec<String> = map.keys().cloned().collect();
                 for name in names {
                     let plans: Vec<&PropertyPlan> = objects
@@ -160,7 +177,11 @@ impl MapBack {
                     };
                     if member.is_null() && agreed && objections.rejected.contains(here.as_str()) {
                         map.remove(&name);
-                        edits.push(here);
+                        edits.push(Made {
+                            at: here,
+                            edit: Edit::RemoveNull,
+                            in_union,
+                        });
                         continue;
                     }
                     let mut children: Vec<usize> = plans
@@ -190,7 +211,11 @@ impl MapBack {
                     let here = with_key(at, name);
                     if unanimous && !map.contains_key(name) && objections.missing.contains(here.as_str()) {
                         map.insert(name.clone(), Value::Null);
-                        edits.push(here);
+                        edits.push(Made {
+                            at: here,
+                            edit: Edit::InsertNull,
+                            in_union,
+                        });
                     }
                 }
             }
@@ -233,7 +258,74 @@ impl MapBack {
     }
 }
 
+/// An edit mapping back made.
+struct Made {
+    at: Location,
+    edit: Edit,
+    /// Whether it was made inside a union (more than one object plan at its object or above).
+    in_union: bool,
+}
+
+/// Takes back each edit made inside a union that the caller's schema does not need once the others are made: while
+/// the answer is accepted, an edit whose undoing leaves it accepted is undone, until none is (or the checks run out).
+/// Outside unions an edit answers a violation of the one schema there, so it is needed and never checked.
+fn take_back_unneeded(answer: &mut Value, edits: &mut Vec<Made>, caller: &oa_schema::Validator) {
+    if !edits.iter().any(|made| made.in_union) || !caller.is_valid(answer) {
+        return;
+    }
+    let mut checks = MAX_TAKE_BACK_CHECKS;
+    loop {
+        let mut taken_back = false;
+        let mut idx = 0;
+        while idx < edits.len() {
+            if !edits[idx].in_union {
+                idx += 1;
+                continue;
+            }
+            if checks == 0 {
+                return;
+            }
+            checks -= 1;
+            undo(answer, &edits[idx]);
+            if caller.is_valid(answer) {
+                edits.remove(idx);
+                taken_back = true;
+            } else {
+                redo(answer, &edits[idx]);
+                idx += 1;
+            }
+        }
+        if !taken_back {
+            return;
+        }
+    }
+}
+
+/// Puts back what `made` changed: the removed `null`, or no inserted one.
+fn undo(answer: &mut Value, made: &Made) {
+    set_member(answer, &made.at, made.edit == Edit::RemoveNull);
+}
+
+fn redo(answer: &mut Value, made: &Made) {
+    set_member(answer, &made.at, made.edit == Edit::InsertNull);
+}
+
+/// Makes the member at `at` a `null` (`present`) or removes it; its parent is the object the edit was made in.
+fn set_member(answer: &mut Value, at: &Location, present: bool) {
+    let (Some(parent), Some(name)) = (at.parent(), at.tokens().next_back()) else {
+        return;
+    };
+    if let Some(Value::Object(object)) = answer.pointer_mut(parent.as_str()) {
+        if present {
+            object.insert(name.into_owned(), Value::Null);
+        } else {
+            object.remove(name.as_ref());
+        }
+    }
+}
+
 /// Where the caller's schema objects to an answer, by instance location.
+#[derive(Clone, Copy)]
 struct Objections<'a> {
     /// Locations with a violation other than a missing property.
     rejected: &'a BTreeSet<&'a str>,
@@ -241,6 +333,8 @@ struct Objections<'a> {
     missing: &'a BTreeSet<&'a str>,
     /// Whether a `null` is removed only where every branch's plan removes it (the first pass).
     unanimous: bool,
+    /// Whether the walk is inside a union (more than one object plan at an enclosing object).
+    in_union: bool,
 }
 
 fn with_key(at: &Location, name: &str) -> Location {

@@ -96,6 +96,48 @@ fn a_caller_rejected_answer_keeps_what_is_not_a_fitted_null() {
     assert!(!caller.is_valid(&answer));
 }
 
+/// Inside a union, a `null` one branch rejects can be one another branch takes once the answer's other nulls are
+/// removed: only the edits the caller's schema needs are made (the `fit_properties` proptest's shrunk case: the
+/// closed branch rejects `p1`, the open one takes `p1: null` once `p0`'s null is gone).
+#[test]
+fn inside_a_union_only_the_nulls_the_callers_schema_needs_go() {
+    let string3 = json!({"type": "string", "minLength": 3, "maxLength": 3});
+    let schema = json!({"type": "object", "required": [], "properties": {"p0": {"anyOf": [
+        {"type": "object", "required": [], "properties": {"p0": string3, "p1": {"enum": [null]}}},
+        {"type": "object", "required": [], "properties": {"p0": string3}, "additionalProperties": false}
+    ]}}});
+    let fitted = fit(&schema, Mapping::OpenAi).unwrap();
+    let (caller, sent) = (validator(&schema), validator(fitted.schema()));
+    let written = json!({"extra": "x", "p0": {"p0": null, "p1": null}});
+    let mut answer = written.clone();
+    let edits = fitted.map_back().apply(&mut answer, &caller);
+    let edits: Vec<&str> = edits.iter().map(Location::as_str).collect();
+    assert_eq!(edits, ["/p0/p0"]);
+    assert_eq!(answer, json!({"extra": "x", "p0": {"p1": null}}));
+    assert!(caller.is_valid(&answer));
+    // A spelling the fitted schema accepts maps back the same way, the branch's own null kept.
+    let mut spelled = json!({"p0": {"p0": null, "p1": null}});
+    assert!(sent.is_valid(&spelled));
+    let edits = fitted.map_back().apply(&mut spelled, &caller);
+    assert_eq!((edits.len(), spelled), (1, json!({"p0": {"p1": null}})));
+    // Where no branch takes the null, it still goes: here both branches' `p0` is a string.
+    let mut answer = json!({"p0": {"p0": null}});
+    fitted.map_back().apply(&mut answer, &caller);
+    assert_eq!(answer, json!({"p0": {}}));
+    // Branches that disagree on whether `k` may be null: the null the accepting branch takes stays.
+    let schema = json!({"type": "object", "properties": {"u": {"anyOf": [
+        {"type": "object", "properties": {"k": {"type": ["string", "null"]}, "j": {"type": "string"}}},
+        {"type": "object", "properties": {"k": {"type": "string"}, "j": {"type": "string"}, "m": {"type": "string"}}}
+    ]}}});
+    let fitted = fit(&schema, Mapping::OpenAi).unwrap();
+    let caller = validator(&schema);
+    let mut answer = json!({"u": {"k": null, "j": null}});
+    let edits = fitted.map_back().apply(&mut answer, &caller);
+    let edits: Vec<&str> = edits.iter().map(Location::as_str).collect();
+    assert_eq!((edits, &answer), (vec!["/u/j"], &json!({"u": {"k": null}})));
+    assert!(caller.is_valid(&answer));
+}
+
 #[test]
 fn one_of_is_exact_only_when_its_branches_cannot_overlap() {
     let tagged = json!({
