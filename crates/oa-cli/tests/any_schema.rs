@@ -558,21 +558,14 @@ fn the_account_names_unverified_and_unrequested_clauses() {
     );
     // Text mode says it too.
     let server = Server::start(answering("openai", json!({"n": 1}))).unwrap();
-    let base = server.base_url();
-    let output = oa(&[
-        &"complete",
-        &"--base-url",
-        &base,
-        &"--model",
-        &"m",
-        &"--schema",
-        &schema,
-        &"hi",
-    ]);
+    let schema_arg = schema.display().to_string();
+    let output = support::complete_command(&server.base_url(), &["--schema", &schema_arg, "hi"])
+        .output()
+        .unwrap();
     let text = stdout(&output);
-    assert!(text.contains("schema_sent: verbatim"), "{text}");
-    assert!(text.contains("unenforced: 1"), "{text}");
-    assert!(text.contains("# *: not_verified"), "{text}");
+    for expected in ["schema_sent: verbatim", "unenforced: 1", "# *: not_verified"] {
+        support::assert_contains(&text, expected);
+    }
 }
 
 /// `--schema -` reads the schema from standard input (no file, so no base for relative references); standard input
