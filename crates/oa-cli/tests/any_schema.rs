@@ -576,17 +576,7 @@ fn the_schema_may_come_from_standard_input_but_not_with_the_message() {
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
     let server = Server::start(answering("openai", json!({"n": 4}))).unwrap();
     let run = |message: &str| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oa"))
-            .args([
-                "complete",
-                "--base-url",
-                &server.base_url(),
-                "--model",
-                "m",
-                "--schema",
-                "-",
-                "--json",
-            ])
+        let mut child = support::complete_command(&server.base_url(), &["--schema", "-", "--json"])
             .arg(message)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

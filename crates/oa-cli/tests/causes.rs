@@ -6,7 +6,7 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use oa_testkit::{Reply, Server};
@@ -231,17 +231,7 @@ fn the_demo_against_a_dead_endpoint_says_so_and_exits_1() {
 fn a_dash_reads_the_message_from_standard_input() {
     use std::io::Write;
     let server = Server::start(vec![chat("forty-two", "stop")]).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args([
-            "complete",
-            "--base-url",
-            &server.base_url(),
-            "--model",
-            "m",
-            "--json",
-            "-",
-        ])
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+    let mut child = support::complete_command(&server.base_url(), &["--json", "-"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
