@@ -558,21 +558,14 @@ fn the_account_names_unverified_and_unrequested_clauses() {
     );
     // Text mode says it too.
     let server = Server::start(answering("openai", json!({"n": 1}))).unwrap();
-    let base = server.base_url();
-    let output = oa(&[
-        &"complete",
-        &"--base-url",
-        &base,
-        &"--model",
-        &"m",
-        &"--schema",
-        &schema,
-        &"hi",
-    ]);
+    let schema_arg = schema.display().to_string();
+    let output = support::complete_command(&server.base_url(), &["--schema", &schema_arg, "hi"])
+        .output()
+        .unwrap();
     let text = stdout(&output);
-    assert!(text.contains("schema_sent: verbatim"), "{text}");
-    assert!(text.contains("unenforced: 1"), "{text}");
-    assert!(text.contains("# *: not_verified"), "{text}");
+    for expected in ["schema_sent: verbatim", "unenforced: 1", "# *: not_verified"] {
+        support::assert_contains(&text, expected);
+    }
 }
 
 /// `--schema -` reads the schema from standard input (no file, so no base for relative references); standard input
@@ -583,17 +576,7 @@ fn the_schema_may_come_from_standard_input_but_not_with_the_message() {
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
     let server = Server::start(answering("openai", json!({"n": 4}))).unwrap();
     let run = |message: &str| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oa"))
-            .args([
-                "complete",
-                "--base-url",
-                &server.base_url(),
-                "--model",
-                "m",
-                "--schema",
-                "-",
-                "--json",
-            ])
+        let mut child = support::complete_command(&server.base_url(), &["--schema", "-", "--json"])
             .arg(message)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

@@ -6,7 +6,7 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use oa_testkit::{Reply, Server};
@@ -78,9 +78,9 @@ fn a_429_names_retry_after_and_the_retry_flag() {
     let output = complete(&server.base_url(), &[]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
-    assert!(text.contains("provider_rate_limit"), "{text}");
-    assert!(text.contains("Retry-After: 7 s"), "{text}");
-    assert!(text.contains("--max-attempts"), "{text}");
+    support::assert_contains(&text, "provider_rate_limit");
+    support::assert_contains(&text, "Retry-After: 7 s");
+    support::assert_contains(&text, "--max-attempts");
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn an_html_page_points_at_the_base_url() {
     let output = complete(&server.base_url(), &[]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
-    assert!(text.contains("is the base URL the API root"), "{text}");
+    support::assert_contains(&text, "is the base URL the API root");
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn a_refusal_reads_as_a_refusal_and_fenced_json_as_fenced_json() {
         &text,
         "refusal: the model refused to answer: I can't help with that.",
     );
-    assert!(text.contains("finish_reason: content_filter"), "{text}");
+    support::assert_contains(&text, "finish_reason: content_filter");
     let fenced = complete(
         &server.base_url(),
         &["--schema", schema.to_str().unwrap(), "--json"],
@@ -219,8 +219,8 @@ fn the_demo_against_a_dead_endpoint_says_so_and_exits_1() {
     let output = oa(&["demo", "--base-url", &base_url, "--timeout", "5"]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
-    assert!(text.contains("did not answer the call"), "{text}");
-    assert!(text.contains("connection refused"), "{text}");
+    support::assert_contains(&text, "did not answer the call");
+    support::assert_contains(&text, "connection refused");
     assert!(
         !text.contains("Typed events"),
         "nothing after the failure: {text}"
@@ -231,17 +231,7 @@ fn the_demo_against_a_dead_endpoint_says_so_and_exits_1() {
 fn a_dash_reads_the_message_from_standard_input() {
     use std::io::Write;
     let server = Server::start(vec![chat("forty-two", "stop")]).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_oa"))
-        .args([
-            "complete",
-            "--base-url",
-            &server.base_url(),
-            "--model",
-            "m",
-            "--json",
-            "-",
-        ])
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+    let mut child = support::complete_command(&server.base_url(), &["--json", "-"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

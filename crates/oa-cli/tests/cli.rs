@@ -297,6 +297,16 @@ fn conformance_on_a_directory_without_fixtures_exits_2_naming_it() {
     assert!(stdout(&output).is_empty(), "nothing was run");
 }
 
+/// Copies oa-conformance's own fixture `file` of `capability` to `to`, creating `to`'s folder.
+fn copy_own_fixture(capability: &str, file: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    let own = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../oa-conformance/fixtures")
+        .join(capability)
+        .join("conformance");
+    std::fs::copy(own.join(file), to).unwrap();
+}
+
 /// A fixture the runner has never seen, under a new name and a new directory: it runs (by its vocabulary, not its
 /// name) and passes, found through the capability folders below the directory given.
 #[test]
@@ -304,14 +314,11 @@ fn conformance_runs_a_renamed_copy_found_below_the_directory_given() {
     let scratch = Scratch::new();
     let root = scratch.dir.path().join("X");
     let suite = root.join("observability/conformance");
-    std::fs::create_dir_all(&suite).unwrap();
-    let own =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/observability/conformance");
-    std::fs::copy(
-        own.join("161-structured-output-schema-not-honored.yaml"),
-        suite.join("999-copy.yaml"),
-    )
-    .unwrap();
+    copy_own_fixture(
+        "observability",
+        "161-structured-output-schema-not-honored.yaml",
+        &suite.join("999-copy.yaml"),
+    );
     let output = oa(&[&"conformance", &root]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
@@ -396,14 +403,11 @@ fn conformance_finds_capability_folders_below_a_folder_named_conformance() {
     let scratch = Scratch::new();
     let work = scratch.dir.path().join("work");
     let suite = work.join("conformance/llm-provider/conformance");
-    std::fs::create_dir_all(&suite).unwrap();
-    let own =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../oa-conformance/fixtures/llm-provider/conformance");
-    std::fs::copy(
-        own.join("083-openai-refusal-finish-reason.yaml"),
-        suite.join("083-openai-refusal-finish-reason.yaml"),
-    )
-    .unwrap();
+    copy_own_fixture(
+        "llm-provider",
+        "083-openai-refusal-finish-reason.yaml",
+        &suite.join("083-openai-refusal-finish-reason.yaml"),
+    );
     for dir in [work.join("conformance"), work.clone()] {
         let output = oa(&[&"conformance", &dir]);
         let text = stdout(&output);

@@ -21,6 +21,14 @@ fn complete(endpoint: &Server, extra: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `oa complete --schema <the answer schema> --json` against a server that sends `reply`.
+fn structured_json(reply: oa_testkit::Reply) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema_file(&dir);
+    let endpoint = Server::start(vec![reply]).unwrap();
+    complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"])
+}
+
 fn json_of(output: &Output) -> Value {
     let text = String::from_utf8(output.stdout.clone()).unwrap();
     assert_eq!(
@@ -84,10 +92,7 @@ fn a_streamed_refusal_is_content_filter_with_the_refusal_text() {
 
 #[test]
 fn prose_on_the_native_path_with_stop_shows_one_schema_not_honored() {
-    let dir = tempfile::tempdir().unwrap();
-    let schema = schema_file(&dir);
-    let endpoint = Server::start(vec![chat("The answer is 42.", "stop")]).unwrap();
-    let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
+    let output = structured_json(chat("The answer is 42.", "stop"));
     assert_eq!(output.status.code(), Some(1));
     let report = json_of(&output);
     assert_eq!(report["ok"], json!(false));
@@ -108,10 +113,7 @@ fn prose_on_the_native_path_with_stop_shows_one_schema_not_honored() {
 
 #[test]
 fn the_same_prose_cut_off_by_length_shows_no_diagnostic() {
-    let dir = tempfile::tempdir().unwrap();
-    let schema = schema_file(&dir);
-    let endpoint = Server::start(vec![chat("The answer is", "length")]).unwrap();
-    let output = complete(&endpoint, &["--schema", schema.to_str().unwrap(), "--json"]);
+    let output = structured_json(chat("The answer is", "length"));
     assert_eq!(output.status.code(), Some(1));
     let report = json_of(&output);
     assert_eq!(report["finish_reason"], json!("length"));

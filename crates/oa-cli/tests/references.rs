@@ -87,13 +87,23 @@ fn a_sibling_file_resolves_by_its_relative_ref() {
     support::assert_contains(&stderr(&output), "no schema oa was given has that URI");
 }
 
+/// Writes `order.json` into `scratch`: an object with an integer `id` beside each of `references`, a property that
+/// is only a `$ref` to its URI.
+fn order_schema(scratch: &tempfile::TempDir, references: &[(&str, &str)]) -> PathBuf {
+    let mut properties = json!({ "id": { "type": "integer" } });
+    for (name, uri) in references {
+        properties[*name] = json!({ "$ref": uri });
+    }
+    write(
+        &scratch.path().join("order.json"),
+        &json!({ "properties": properties }),
+    )
+}
+
 #[test]
 fn a_reached_missing_reference_is_an_input_error_saying_how_to_give_it() {
     let scratch = tempfile::tempdir().unwrap();
-    let schema = write(
-        &scratch.path().join("order.json"),
-        &json!({ "properties": { "id": { "type": "integer" }, "customer": { "$ref": "customer.json" } } }),
-    );
+    let schema = order_schema(&scratch, &[("customer", "customer.json")]);
     let reaches = write(&scratch.path().join("reaches.json"), &json!({ "customer": {} }));
     let output = oa(&[&"validate", &schema, &reaches]);
     assert_eq!(output.status.code(), Some(2));
@@ -133,13 +143,12 @@ fn a_reached_missing_reference_is_an_input_error_saying_how_to_give_it() {
 #[test]
 fn an_unreached_missing_reference_is_a_warning_once() {
     let scratch = tempfile::tempdir().unwrap();
-    let schema = write(
-        &scratch.path().join("order.json"),
-        &json!({ "properties": {
-            "id": { "type": "integer" },
-            "lint": { "$ref": "https://example.com/lint.json" },
-            "lint2": { "$ref": "https://example.com/lint.json" }
-        } }),
+    let schema = order_schema(
+        &scratch,
+        &[
+            ("lint", "https://example.com/lint.json"),
+            ("lint2", "https://example.com/lint.json"),
+        ],
     );
     let instance = write(&scratch.path().join("order-1.json"), &json!({ "id": "seven" }));
     let output = oa(&[&"validate", &schema, &instance]);

@@ -73,29 +73,38 @@ fn attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
         .map(|attribute| text(attribute.value.as_ref()))
 }
 
-fn bodies(receiver: &Server, path: &str) -> Vec<Vec<u8>> {
+/// Every item the receiver got at `path`: each request body decoded as a `T`, then flattened through its
+/// resources and their scopes (spans, log records or metrics).
+fn exported<T: Message + Default, R, S, I>(
+    receiver: &Server,
+    path: &str,
+    resources: fn(T) -> Vec<R>,
+    scopes: fn(R) -> Vec<S>,
+    items: fn(S) -> Vec<I>,
+) -> Vec<I> {
     receiver
         .requests()
         .into_iter()
         .filter(|request| request.path == path)
-        .map(|request| request.body)
+        .flat_map(|request| resources(T::decode(request.body.as_slice()).unwrap()))
+        .flat_map(scopes)
+        .flat_map(items)
         .collect()
 }
 
 /// The receiver got what the issue asks of `--otlp`: a span per attempt with the path and marker, the diagnostic's
 /// log record, and metric samples carrying the marker.
 fn assert_exported(receiver: &Server) {
-    let spans: Vec<_> = bodies(receiver, "/v1/traces")
-        .iter()
-        .flat_map(|body| {
-            ExportTraceServiceRequest::decode(body.as_slice())
-                .unwrap()
-                .resource_spans
-        })
-        .flat_map(|resource| resource.scope_spans)
-        .flat_map(|scope| scope.spans)
-        .filter(|span| span.name == "openarmature.llm.complete")
-        .collect();
+    let spans: Vec<_> = exported(
+        receiver,
+        "/v1/traces",
+        |request: ExportTraceServiceRequest| request.resource_spans,
+        |resource| resource.scope_spans,
+        |scope| scope.spans,
+    )
+    .into_iter()
+    .filter(|span| span.name == "openarmature.llm.complete")
+    .collect();
     assert_eq!(spans.len(), 2, "one span per attempt");
     let mut modes: Vec<(String, String, String)> = spans
         .iter()
@@ -115,16 +124,13 @@ fn assert_exported(receiver: &Server) {
             ("1".into(), "native".into(), "unverified_repaired".into())
         ]
     );
-    let logs: Vec<_> = bodies(receiver, "/v1/logs")
-        .iter()
-        .flat_map(|body| {
-            ExportLogsServiceRequest::decode(body.as_slice())
-                .unwrap()
-                .resource_logs
-        })
-        .flat_map(|resource| resource.scope_logs)
-        .flat_map(|scope| scope.log_records)
-        .collect();
+    let logs = exported(
+        receiver,
+        "/v1/logs",
+        |request: ExportLogsServiceRequest| request.resource_logs,
+        |resource| resource.scope_logs,
+        |scope| scope.log_records,
+    );
     assert_eq!(logs.len(), 1, "{logs:?}");
     assert_eq!(logs[0].event_name, SCHEMA_NOT_HONORED);
     assert_eq!(
@@ -135,16 +141,13 @@ fn assert_exported(receiver: &Server) {
         attribute(&logs[0].attributes, "openarmature.llm.schema_mode").as_deref(),
         Some("unverified")
     );
-    let metrics: Vec<_> = bodies(receiver, "/v1/metrics")
-        .iter()
-        .flat_map(|body| {
-            ExportMetricsServiceRequest::decode(body.as_slice())
-                .unwrap()
-                .resource_metrics
-        })
-        .flat_map(|resource| resource.scope_metrics)
-        .flat_map(|scope| scope.metrics)
-        .collect();
+    let metrics = exported(
+        receiver,
+        "/v1/metrics",
+        |request: ExportMetricsServiceRequest| request.resource_metrics,
+        |resource| resource.scope_metrics,
+        |scope| scope.metrics,
+    );
     let names: Vec<&str> = metrics.iter().map(|metric| metric.name.as_str()).collect();
     assert!(
         names.contains(&"openarmature.gen_ai.client.operation.duration"),
