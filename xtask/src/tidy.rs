@@ -1,7 +1,8 @@
 //! House rules that rustfmt and clippy cannot see, checked over every Rust file in the workspace.
 //!
 //! Every file opens with a `//!` line saying what it is for (a crate root may open with its README as its
-//! documentation instead), and no test carries the ignore attribute: a case we cannot pass is asserted as it stands
+//! documentation instead; a file pasted into others by `include!`, where an inner doc comment cannot stand, with a
+//! `//` line), and no test carries the ignore attribute: a case we cannot pass is asserted as it stands
 //! or listed, with its reason, in a counted skip list.
 
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ pub(crate) fn check(root: &Path) -> Result<(), Vec<String>> {
     for dir in ["crates", "xtask", "fuzz"] {
         collect_rust_files(&root.join(dir), &mut files);
     }
+    let included = included_files(&files);
     let mut problems = Vec::new();
     for file in &files {
         let Ok(text) = std::fs::read_to_string(file) else {
@@ -21,7 +23,9 @@ pub(crate) fn check(root: &Path) -> Result<(), Vec<String>> {
         let first_line = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
         let readme_root = file.file_name().is_some_and(|name| name == "lib.rs")
             && first_line == r#"#![doc = include_str!("../README.md")]"#;
-        if !first_line.starts_with("//!") && !readme_root {
+        let pasted =
+            first_line.starts_with("// ") && file.canonicalize().is_ok_and(|path| included.contains(&path));
+        if !first_line.starts_with("//!") && !readme_root && !pasted {
             problems.push(format!(
                 "{}: does not open with a `//!` line saying what it is for",
                 file.display()
@@ -40,6 +44,24 @@ pub(crate) fn check(root: &Path) -> Result<(), Vec<String>> {
     } else {
         Err(problems)
     }
+}
+
+/// The files some other file pastes in with `include!("...")`, resolved against the including file's folder.
+fn included_files(files: &[PathBuf]) -> std::collections::HashSet<PathBuf> {
+    let mut included = std::collections::HashSet::new();
+    for file in files {
+        let (Ok(text), Some(dir)) = (std::fs::read_to_string(file), file.parent()) else {
+            continue;
+        };
+        for rest in text.split("include!(\"").skip(1) {
+            if let Some(path) = rest.split('"').next()
+                && let Ok(path) = dir.join(path).canonicalize()
+            {
+                included.insert(path);
+            }
+        }
+    }
+    included
 }
 
 fn collect_rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -82,5 +104,27 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("bad.rs"));
+    }
+
+    #[test]
+    fn a_pasted_file_may_open_with_a_plain_comment_only_when_something_includes_it() {
+        let dir = std::env::temp_dir().join(format!("oa-tidy-pasted-{}", std::process::id()));
+        let crates = dir.join("crates");
+        std::fs::create_dir_all(&crates).unwrap();
+        std::fs::write(
+            crates.join("pasted.rs"),
+            "// Shared items, pasted in.\nconst A: u8 = 1;\n",
+        )
+        .unwrap();
+        std::fs::write(
+            crates.join("loose.rs"),
+            "// Not pasted anywhere.\nconst B: u8 = 1;\n",
+        )
+        .unwrap();
+        std::fs::write(crates.join("root.rs"), "//! A root.\ninclude!(\"pasted.rs\");\n").unwrap();
+        let problems = check(&dir).unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("loose.rs"), "{problems:?}");
     }
 }
