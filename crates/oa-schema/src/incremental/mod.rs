@@ -3,6 +3,7 @@
 
 mod certain;
 mod push;
+mod token;
 
 use crate::parse::MalformedJson;
 use crate::validator::Validator;
