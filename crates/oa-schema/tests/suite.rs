@@ -10,7 +10,8 @@
 //! listed in `tests/suite-without-arbitrary-precision.txt` (numbers beyond what an `f64` holds, each with its reason)
 //! must give the verdict opposite to the suite's, and are counted apart; with the feature they run as any other.
 //! Every case also runs through the incremental route (`Validator::incremental`, the instance's text fed in small
-//! chunks), which must end with `validate`'s very report.
+//! chunks), which must end with `validate`'s very report, and through the whole-slice entry points
+//! (`Validator::is_valid_bytes`, `validate_bytes`), which must give `validate`'s verdict and report.
 //! Prints `N passed, M failed` per directory and overall; exits non-zero on any failure, and when the suite is
 //! missing.
 #![allow(
@@ -313,7 +314,35 @@ fn incremental_agrees(
 ) -> Result<(), String> {
     incremental_run_agrees(validator.incremental(), data, report)?;
     incremental_run_agrees(validator.incremental().without_value(), data, report)
-        .map_err(|err| format!("without the value: {err}"))
+        .map_err(|err| format!("without the value: {err}"))?;
+    bytes_agree(validator, data, report)
+}
+
+/// The whole-slice entry points (`Validator::is_valid_bytes`, `validate_bytes`) on the instance's text, compact and
+/// pretty-printed: `validate`'s verdict and very report.
+fn bytes_agree(
+    validator: &Validator,
+    data: &Value,
+    report: &Result<(), oa_schema::Violations>,
+) -> Result<(), String> {
+    for text in [
+        serde_json::to_string(data).unwrap(),
+        serde_json::to_string_pretty(data).unwrap(),
+    ] {
+        if validator.is_valid_bytes(text.as_bytes()) != report.is_ok() {
+            return Err(format!("is_valid_bytes differs on {text}"));
+        }
+        match (validator.validate_bytes(text.as_bytes()), report) {
+            (Ok(()), Ok(())) => {}
+            (Err(IncrementalError::Invalid(got)), Err(expected))
+                if described(&got) == described(expected)
+                    && got.error_message() == expected.error_message() => {}
+            (got, expected) => {
+                return Err(format!("validate_bytes differs: {got:?}, validate {expected:?}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One incremental run (keeping the value or not) agrees with `validate`'s report.

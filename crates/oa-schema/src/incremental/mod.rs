@@ -3,6 +3,7 @@
 
 mod certain;
 mod push;
+mod slice;
 mod token;
 
 use crate::parse::MalformedJson;
