@@ -1,66 +1,134 @@
-//! Bytes to verdict and bytes to every violation, one pass: the incremental route without the value
-//! (`Validator::incremental().without_value()`) against jsonschema's `serde_json::from_slice` + `is_valid` /
-//! `iter_errors`, and against oa's own value route (`parse_json` + `is_valid` / `validate`) on the same bytes.
+//! Bytes to verdict and bytes to every violation (issue 38), on the same bytes, per row:
 //!
-//! The verdict is read as a caller streaming the bytes would read it: the text is fed in 64 KiB chunks, and an
-//! invalid text is known invalid at the first certain violation (the rest is not fed). The report is the whole
-//! text's, fed whole. Each tool's verdict and violation count are checked before timing (a tool that disagrees
-//! fails the run). Reads ../shared/bench-data at run time.
+//! - `oa-bytes`: the whole-slice entry points, `Validator::is_valid_bytes` / `validate_bytes`;
+//! - `oa-incremental`: the incremental route without the value (`incremental().without_value()`): the verdict fed
+//!   in 64 KiB chunks and stopped at the first certain violation, the report fed whole;
+//! - `oa-value`: oa's value route, `parse_json` + `is_valid` / `validate`;
+//! - `jsonschema`: jsonschema-rs's `serde_json::from_slice` + `is_valid` / `iter_errors`.
 //!
-//! Run: `cargo bench -p oa-schema --bench bytes` (criterion filters after `--`); each group prints the times of
-//! `oa-incremental`, `oa-value` and `jsonschema`, whose ratios docs/benchmarks.md records.
+//! Rows: bench-data's files as they are (fast, citm, canada, report-demo), SchemaStore's labelled documents (the
+//! `compare` bench's `schemastore` and `small-schemastore` loaders), and the LLM-shaped schemas (`llm.rs`, and
+//! `small-generated` of `small.rs`), their instances written compactly by serde_json; a set's instances are timed
+//! together. Each instance's verdict is checked for every contender first: a schema a tool cannot compile, or an
+//! instance any contender misjudges against its label, is dropped for all (and counted in the output).
+//!
+//! Each row is timed by criterion (absolute times; skipped with `OA_BYTES_PAIRED_ONLY=1`), then in the paired pass
+//! of the `compare` bench (`compare/paired.rs`: the contenders in interleaved rounds, the median of the per-round
+//! ratios), which prints the table and the geomeans of record. `OA_BYTES_ROWS=TEXT` keeps the rows whose name holds
+//! TEXT; `OA_BYTES_CALLS=N` times nothing and runs each contender `N` times for callgrind (see [`counts`]). Reads
+//! ../shared/bench-data and ../shared/schemastore at run time.
+//!
+//! Run: `cargo bench -p oa-schema --bench bytes`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::print_stdout,
-    clippy::print_stderr
+    clippy::print_stderr,
+    clippy::cast_precision_loss
 )]
+
+// The `compare` bench's loaders and paired timing, reused as they are.
+#[allow(dead_code)]
+#[path = "../tests/schemastore/catalog.rs"]
+mod catalog;
+#[allow(dead_code)]
+#[path = "compare/llm.rs"]
+mod llm;
+#[allow(dead_code)]
+#[path = "compare/paired.rs"]
+mod paired;
+#[path = "compare/schemastore.rs"]
+mod schemastore;
+#[allow(dead_code)]
+#[path = "compare/small.rs"]
+mod small;
+#[allow(dead_code)]
+#[path = "compare/tools.rs"]
+mod tools;
+#[allow(dead_code)]
+#[path = "compare/workloads.rs"]
+mod workloads;
 
 use criterion::Criterion;
 use oa_schema::{IncrementalError, Validator};
+use paired::{Batch, Settings};
 use serde_json::Value;
 use std::hint::black_box;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+use tools::{Compiled, Tool};
+use workloads::Workload;
 
-/// The workloads: a schema of bench-data with its valid and invalid instances.
-const WORKLOADS: &[(&str, &str, &[&str])] = &[
+/// bench-data's rows: a schema file with its valid and its invalid instance files, read as they are.
+const FILES: &[(&str, &str, &[&str], &[&str])] = &[
     (
         "fast",
         "fast_schema.2020-12.json",
-        &["fast_valid.json", "fast_invalid.json"],
+        &["fast_valid.json"],
+        &["fast_invalid.json"],
     ),
     (
         "citm",
         "citm_catalog_schema.2020-12.json",
-        &["citm_catalog.json", "citm_catalog_invalid.json"],
+        &["citm_catalog.json"],
+        &["citm_catalog_invalid.json"],
     ),
     (
         "canada",
         "geojson.2020-12.json",
-        &["canada.json", "canada_invalid.json"],
+        &["canada.json"],
+        &["canada_invalid.json"],
     ),
     (
         "report-demo",
         "report-demo.schema.json",
+        &[],
         &["report-demo.instance.json"],
     ),
 ];
 
+/// The verdict's chunks on the incremental route.
 const CHUNK: usize = 64 << 10;
 
-fn bench_data() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench-data");
-    assert!(
-        dir.is_dir(),
-        "{} is absent: the benchmark has no data",
-        dir.display()
-    );
-    dir
+/// The paired pass (as the `compare` bench's).
+const PAIRED: Settings = Settings {
+    warm_up: Duration::from_millis(200),
+    budget: Duration::from_millis(1500),
+    batch: Duration::from_millis(1),
+    min_rounds: 10,
+    max_rounds: 5_000,
+};
+
+/// The contenders, in table order.
+const CONTENDERS: [&str; 4] = ["oa-bytes", "oa-incremental", "oa-value", "jsonschema"];
+
+/// One row: instances (each with its schema's validators) that share a label.
+struct Row {
+    name: String,
+    valid: bool,
+    /// Per instance: its schema's index in `tools`, and its bytes.
+    cases: Vec<(usize, Vec<u8>)>,
+    tools: Rc<Tools>,
+    dropped: usize,
 }
 
-/// The verdict from bytes, stopping at the first certain violation.
-fn oa_verdict(validator: &Validator, bytes: &[u8]) -> bool {
+/// The compiled schemas of a workload, by each tool.
+struct Tools {
+    oa: Vec<Validator>,
+    js: Vec<jsonschema::Validator>,
+}
+
+// The contenders' answers: a verdict, or a violation count (`usize::MAX`: the text was refused).
+
+fn oa_bytes_verdict(validator: &Validator, bytes: &[u8]) -> bool {
+    validator.is_valid_bytes(bytes)
+}
+
+fn oa_bytes_report(validator: &Validator, bytes: &[u8]) -> usize {
+    count(validator.validate_bytes(bytes))
+}
+
+fn oa_incremental_verdict(validator: &Validator, bytes: &[u8]) -> bool {
     let mut run = validator.incremental().without_value();
     for chunk in bytes.chunks(CHUNK) {
         if run.feed(chunk).is_err() || !run.violations().is_empty() {
@@ -70,27 +138,36 @@ fn oa_verdict(validator: &Validator, bytes: &[u8]) -> bool {
     run.finish().is_ok()
 }
 
-/// Every violation from bytes (their number).
-fn oa_report(validator: &Validator, bytes: &[u8]) -> usize {
+fn oa_incremental_report(validator: &Validator, bytes: &[u8]) -> usize {
     let mut run = validator.incremental().without_value();
     if run.feed(bytes).is_err() {
         return usize::MAX;
     }
-    match run.finish() {
+    count(run.finish())
+}
+
+fn count(outcome: Result<(), IncrementalError>) -> usize {
+    match outcome {
         Ok(()) => 0,
         Err(IncrementalError::Invalid(report)) => report.len(),
         Err(_) => usize::MAX,
     }
 }
 
-fn value_verdict(validator: &Validator, bytes: &[u8]) -> bool {
-    let text = std::str::from_utf8(bytes).unwrap();
-    oa_schema::parse_json(text).is_ok_and(|value| validator.is_valid(&value))
+fn oa_value_verdict(validator: &Validator, bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| oa_schema::parse_json(text).ok())
+        .is_some_and(|value| validator.is_valid(&value))
 }
 
-fn value_report(validator: &Validator, bytes: &[u8]) -> usize {
-    let text = std::str::from_utf8(bytes).unwrap();
-    let value = oa_schema::parse_json(text).unwrap();
+fn oa_value_report(validator: &Validator, bytes: &[u8]) -> usize {
+    let Some(value) = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| oa_schema::parse_json(text).ok())
+    else {
+        return usize::MAX;
+    };
     validator.validate(&value).err().map_or(0, |report| report.len())
 }
 
@@ -99,52 +176,360 @@ fn js_verdict(validator: &jsonschema::Validator, bytes: &[u8]) -> bool {
 }
 
 fn js_report(validator: &jsonschema::Validator, bytes: &[u8]) -> usize {
-    let value: Value = serde_json::from_slice(bytes).unwrap();
-    validator.iter_errors(&value).count()
+    serde_json::from_slice::<Value>(bytes).map_or(usize::MAX, |value| validator.iter_errors(&value).count())
+}
+
+impl Row {
+    /// Contender `which`'s verdicts over the row, counted valid.
+    fn verdicts(&self, which: usize) -> usize {
+        self.cases
+            .iter()
+            .filter(|(schema, bytes)| {
+                let (oa, js) = (&self.tools.oa[*schema], &self.tools.js[*schema]);
+                match which {
+                    0 => oa_bytes_verdict(oa, bytes),
+                    1 => oa_incremental_verdict(oa, bytes),
+                    2 => oa_value_verdict(oa, bytes),
+                    _ => js_verdict(js, bytes),
+                }
+            })
+            .count()
+    }
+
+    /// Contender `which`'s violations over the row.
+    fn reports(&self, which: usize) -> usize {
+        self.cases
+            .iter()
+            .map(|(schema, bytes)| {
+                let (oa, js) = (&self.tools.oa[*schema], &self.tools.js[*schema]);
+                match which {
+                    0 => oa_bytes_report(oa, bytes),
+                    1 => oa_incremental_report(oa, bytes),
+                    2 => oa_value_report(oa, bytes),
+                    _ => js_report(js, bytes),
+                }
+            })
+            .fold(0, usize::saturating_add)
+    }
+}
+
+/// Compiles a workload's schemas with both tools and keeps, per set, the instances every contender judges as
+/// labelled.
+fn rows_of(workload: &Workload) -> Vec<Row> {
+    let mut tools = Tools {
+        oa: Vec::new(),
+        js: Vec::new(),
+    };
+    // Schema index in the workload -> index among those both tools compile.
+    let mut kept = Vec::new();
+    for (schema, draft) in workload.schemas.iter().zip(&workload.drafts) {
+        let compiled = (
+            tools::compile(Tool::OaSchema, schema, *draft, workload.format_assertion),
+            tools::compile(Tool::Jsonschema, schema, *draft, workload.format_assertion),
+        );
+        match compiled {
+            (Ok(Compiled::OaSchema(a)), Ok(Compiled::Jsonschema(b))) => {
+                kept.push(Some(tools.oa.len()));
+                tools.oa.push(a);
+                tools.js.push(b);
+            }
+            _ => kept.push(None),
+        }
+    }
+    let dropped_schemas = kept.iter().filter(|kept| kept.is_none()).count();
+    if dropped_schemas > 0 {
+        println!(
+            "{}: {dropped_schemas} of {} schemas dropped (a tool does not compile them)",
+            workload.name,
+            workload.schemas.len()
+        );
+    }
+    let tools = Rc::new(tools);
+    let mut rows = Vec::new();
+    for set in &workload.instance_sets {
+        let mut row = Row {
+            name: format!("{}/{}", workload.name, set.label),
+            valid: set.expect_valid,
+            cases: Vec::new(),
+            tools: Rc::clone(&tools),
+            dropped: 0,
+        };
+        for (schema, instance) in &set.instances {
+            match kept[*schema] {
+                Some(index) => row.cases.push((index, serde_json::to_vec(instance).unwrap())),
+                None => row.dropped += 1,
+            }
+        }
+        keep_agreeing(&mut row);
+        rows.push(row);
+    }
+    rows
+}
+
+/// Drops the instances some contender judges against the row's label (counted in `dropped`).
+fn keep_agreeing(row: &mut Row) {
+    let before = row.cases.len();
+    let (tools, valid) = (&row.tools, row.valid);
+    row.cases.retain(|(schema, bytes)| {
+        let (oa, js) = (&tools.oa[*schema], &tools.js[*schema]);
+        [
+            oa_bytes_verdict(oa, bytes),
+            oa_incremental_verdict(oa, bytes),
+            oa_value_verdict(oa, bytes),
+            js_verdict(js, bytes),
+        ]
+        .iter()
+        .all(|verdict| *verdict == valid)
+    });
+    row.dropped += before - row.cases.len();
+}
+
+/// bench-data's rows, from the files as they are.
+fn file_rows() -> Vec<Row> {
+    let dir = workloads::bench_data_dir();
+    let read = |file: &str| {
+        std::fs::read(dir.join(file)).unwrap_or_else(|err| {
+            panic!(
+                "{} is absent ({err}): the benchmark has no data (../shared/bench-data, or OA_BENCH_DATA)",
+                dir.join(file).display()
+            )
+        })
+    };
+    let mut rows = Vec::new();
+    for (name, schema_file, valid, invalid) in FILES {
+        let schema: Value = serde_json::from_slice(&read(schema_file)).unwrap();
+        let tools = Rc::new(Tools {
+            oa: vec![Validator::new(&schema).unwrap()],
+            js: vec![
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .build(&schema)
+                    .unwrap(),
+            ],
+        });
+        for (files, label) in [(valid, true), (invalid, false)] {
+            for file in *files {
+                let mut row = Row {
+                    name: format!("{name}/{file}"),
+                    valid: label,
+                    cases: vec![(0, read(file))],
+                    tools: Rc::clone(&tools),
+                    dropped: 0,
+                };
+                keep_agreeing(&mut row);
+                assert_eq!(row.dropped, 0, "{file}: a contender misjudges it");
+                rows.push(row);
+            }
+        }
+    }
+    rows
+}
+
+/// Every row, filtered by `OA_BYTES_ROWS`.
+fn every_row() -> Vec<Row> {
+    let filter = std::env::var("OA_BYTES_ROWS").unwrap_or_default();
+    let mut rows = file_rows();
+    let mut workloads: Vec<Workload> = schemastore::workloads().into();
+    workloads.extend(llm::all());
+    workloads.extend(
+        small::all()
+            .into_iter()
+            .filter(|workload| workload.name == "small-generated"),
+    );
+    for workload in &workloads {
+        if filter.is_empty() || workload.name.contains(&filter) {
+            rows.extend(rows_of(workload));
+        }
+    }
+    rows.retain(|row| filter.is_empty() || row.name.contains(&filter));
+    rows
+}
+
+/// One contender's timed batch over the row.
+fn batch<'a>(row: &'a Row, which: usize, report: bool) -> Batch<'a> {
+    Box::new(move |iterations| {
+        let started = Instant::now();
+        for _ in 0..iterations {
+            if report {
+                black_box(row.reports(which));
+            } else {
+                black_box(row.verdicts(which));
+            }
+        }
+        started.elapsed()
+    })
+}
+
+fn geomean(values: &[f64]) -> f64 {
+    (values.iter().map(|value| value.ln()).sum::<f64>() / values.len() as f64).exp()
+}
+
+/// `n` rounds of one contender over the row, for instruction counts (see [`counts`]); one function per contender,
+/// so that callgrind's inclusive cost of each is that contender's.
+macro_rules! hot {
+    ($($name:ident => $which:expr),*) => {
+        $(#[inline(never)]
+        fn $name(row: &Row, report: bool, n: usize) -> usize {
+            (0..n)
+                .map(|_| if report { row.reports($which) } else { black_box(row.verdicts($which)) })
+                .fold(0, usize::wrapping_add)
+        })*
+    };
+}
+
+hot!(hot_oa_bytes => 0, hot_oa_incremental => 1, hot_oa_value => 2, hot_jsonschema => 3);
+
+/// With `OA_BYTES_CALLS=N`: no timing; each row's questions asked `N` times of each contender inside its `hot_*`
+/// function (after one untimed round), for `valgrind --tool=callgrind` and `callgrind_annotate --inclusive=yes`,
+/// whose cost of `hot_X` divided by `N` is one round's instructions.
+fn counts(rows: &[Row], n: usize) {
+    for row in rows {
+        let questions: &[bool] = if row.valid { &[false] } else { &[false, true] };
+        for &report in questions {
+            let hots: [fn(&Row, bool, usize) -> usize; 4] =
+                [hot_oa_bytes, hot_oa_incremental, hot_oa_value, hot_jsonschema];
+            for (which, hot) in hots.into_iter().enumerate() {
+                black_box(if report {
+                    row.reports(which)
+                } else {
+                    row.verdicts(which)
+                });
+                black_box(hot(row, report, n));
+            }
+        }
+    }
 }
 
 fn main() {
-    let dir = bench_data();
+    let rows = every_row();
+    if let Some(n) = std::env::var("OA_BYTES_CALLS").ok().and_then(|n| n.parse().ok()) {
+        counts(&rows, n);
+        return;
+    }
+    let paired_only = std::env::var("OA_BYTES_PAIRED_ONLY").is_ok_and(|value| value == "1");
     let mut criterion = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_millis(1200))
         .without_plots()
         .configure_from_args();
-    for (name, schema_file, instances) in WORKLOADS {
-        let schema: Value = serde_json::from_slice(&std::fs::read(dir.join(schema_file)).unwrap()).unwrap();
-        let oa = Validator::new(&schema).unwrap();
-        let js = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(&schema)
-            .unwrap();
-        for file in *instances {
-            let bytes = std::fs::read(dir.join(file)).unwrap();
-            let valid = value_verdict(&oa, &bytes);
-            assert_eq!(oa_verdict(&oa, &bytes), valid, "{file}: the incremental verdict");
-            assert_eq!(js_verdict(&js, &bytes), valid, "{file}: jsonschema's verdict");
-            let count = value_report(&oa, &bytes);
-            assert_eq!(oa_report(&oa, &bytes), count, "{file}: the incremental report");
-            let js_count = js_report(&js, &bytes);
-            println!(
-                "{name}/{file}: {} bytes, valid {valid}, oa {count} violations, jsonschema {js_count}",
-                bytes.len()
-            );
-            let mut group = criterion.benchmark_group(format!("bytes/{name}/{file}/verdict"));
-            group.bench_function("oa-incremental", |b| {
-                b.iter(|| oa_verdict(&oa, black_box(&bytes)))
-            });
-            group.bench_function("oa-value", |b| b.iter(|| value_verdict(&oa, black_box(&bytes))));
-            group.bench_function("jsonschema", |b| b.iter(|| js_verdict(&js, black_box(&bytes))));
-            group.finish();
-            if !valid {
-                let mut group = criterion.benchmark_group(format!("bytes/{name}/{file}/report"));
-                group.bench_function("oa-incremental", |b| b.iter(|| oa_report(&oa, black_box(&bytes))));
-                group.bench_function("oa-value", |b| b.iter(|| value_report(&oa, black_box(&bytes))));
-                group.bench_function("jsonschema", |b| b.iter(|| js_report(&js, black_box(&bytes))));
+    // (question, row, bytes, counts, [oa-bytes ÷ js, oa-incremental ÷ js, oa-bytes ÷ oa-value], js ns)
+    let mut table = Vec::new();
+    for row in &rows {
+        let bytes: usize = row.cases.iter().map(|(_, bytes)| bytes.len()).sum();
+        println!(
+            "{}: {} instances, {bytes} bytes, {} dropped",
+            row.name,
+            row.cases.len(),
+            row.dropped
+        );
+        if row.cases.is_empty() {
+            continue;
+        }
+        let questions: &[bool] = if row.valid { &[false] } else { &[false, true] };
+        for &report in questions {
+            let question = if report { "report" } else { "verdict" };
+            let counts: Vec<usize> = (0..CONTENDERS.len())
+                .map(|which| {
+                    if report {
+                        row.reports(which)
+                    } else {
+                        row.verdicts(which)
+                    }
+                })
+                .collect();
+            if report {
+                // oa's three routes give the same report; jsonschema's count is its own.
+                assert!(
+                    counts[..3].iter().all(|count| *count == counts[0]),
+                    "{}: oa's routes count {counts:?}",
+                    row.name
+                );
+            }
+            if !paired_only {
+                let mut group = criterion.benchmark_group(format!("bytes/{}/{question}", row.name));
+                for (which, contender) in CONTENDERS.iter().enumerate() {
+                    group.bench_function(*contender, |b| {
+                        b.iter(|| {
+                            if report {
+                                row.reports(which)
+                            } else {
+                                row.verdicts(which)
+                            }
+                        })
+                    });
+                }
                 group.finish();
             }
+            let mut batches: Vec<Batch<'_>> = (0..CONTENDERS.len())
+                .map(|which| batch(row, which, report))
+                .collect();
+            let rounds = paired::measure(&PAIRED.with_env_overrides(), &mut batches);
+            let ratios = [
+                rounds.ratio(0, 3).median,
+                rounds.ratio(1, 3).median,
+                rounds.ratio(0, 2).median,
+            ];
+            let spread = rounds.ratio(0, 3);
+            println!(
+                "  {question}: oa-bytes/js {:.3} [{:.3}-{:.3}, {} rounds], oa-incremental/js {:.3}, oa-bytes/oa-value \
+                 {:.3}; ns: {:.0} {:.0} {:.0} {:.0}; counts {counts:?}",
+                ratios[0],
+                spread.q1,
+                spread.q3,
+                spread.rounds,
+                ratios[1],
+                ratios[2],
+                rounds.median_ns(0),
+                rounds.median_ns(1),
+                rounds.median_ns(2),
+                rounds.median_ns(3),
+            );
+            table.push((
+                question,
+                row.name.clone(),
+                bytes,
+                counts,
+                ratios,
+                rounds.median_ns(3),
+            ));
         }
     }
-    criterion.final_summary();
+    if !paired_only {
+        criterion.final_summary();
+    }
+
+    println!(
+        "\n| question | row | bytes | oa-bytes ÷ js | oa-incremental ÷ js | oa-bytes ÷ oa-value | js time | counts (oa, js) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (question, name, bytes, counts, ratios, js_ns) in &table {
+        let shown = if *question == "report" {
+            format!("{}, {}", counts[0], counts[3])
+        } else {
+            format!("{} valid", counts[0])
+        };
+        println!(
+            "| {question} | {name} | {bytes} | {:.3} | {:.3} | {:.3} | {:.1} µs | {shown} |",
+            ratios[0],
+            ratios[1],
+            ratios[2],
+            js_ns / 1e3
+        );
+    }
+    for question in ["verdict", "report"] {
+        let of = |at: usize| {
+            let ratios: Vec<f64> = table
+                .iter()
+                .filter(|row| row.0 == question)
+                .map(|row| row.4[at])
+                .collect();
+            (geomean(&ratios), ratios.len())
+        };
+        let ((bytes, n), (incremental, _), (over_value, _)) = (of(0), of(1), of(2));
+        println!(
+            "geomean {question} over {n} rows: oa-bytes ÷ jsonschema {bytes:.3}, oa-incremental ÷ jsonschema \
+             {incremental:.3}, oa-bytes ÷ oa-value {over_value:.3}"
+        );
+    }
 }

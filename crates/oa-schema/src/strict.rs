@@ -241,6 +241,103 @@ impl<'de> Visitor<'de> for Walk {
     }
 }
 
+/// A `serde_json::Value` read in one pass with repeated member names refused: the value `parse_json_with(..,
+/// reject_duplicate_keys(true))` gives, without its second walk over the text. A member named as one of serde_json's
+/// private tokens (whatever its place), and so a number shown as its digits, is declined, as is a repeat: `declined`
+/// is then set, and the caller takes the two-pass route, which names the fault.
+#[derive(Clone, Copy)]
+pub(crate) struct StrictValue<'a> {
+    pub(crate) declined: &'a std::cell::Cell<bool>,
+}
+
+impl StrictValue<'_> {
+    fn decline<E: de::Error>(self, why: &str) -> E {
+        self.declined.set(true);
+        E::custom(why)
+    }
+
+    /// The rest of an array handed to a visitor's `visit_seq`, as a value.
+    pub(crate) fn seq<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<serde_json::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+
+    /// The rest of an object handed to a visitor's `visit_map`, as a value.
+    pub(crate) fn map<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<serde_json::Value, A::Error> {
+        let mut members = serde_json::Map::new();
+        while let Some(name) = map.next_key::<String>()? {
+            if name.starts_with(PRIVATE_PREFIX) {
+                return Err(self.decline("a member named as a serde_json token"));
+            }
+            match members.entry(name) {
+                serde_json::map::Entry::Vacant(slot) => {
+                    slot.insert(map.next_value_seed(self)?);
+                }
+                serde_json::map::Entry::Occupied(slot) => {
+                    return Err(self.decline(&format!("{REPEAT_PREFIX} {:?}", slot.key())));
+                }
+            }
+        }
+        Ok(serde_json::Value::Object(members))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for StrictValue<'_> {
+    type Value = serde_json::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictValue<'_> {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        // As serde_json's own `Value` visitor (JSON text has no infinities or NaN).
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.map(map)
+    }
+}
+
 /// A member name (or a number's digits), borrowed from the text where it has no escapes.
 struct Name;
 

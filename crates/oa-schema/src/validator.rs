@@ -74,9 +74,10 @@ impl Validator {
     ///
     /// What it decides itself: every scalar at every position (any keyword), and objects and arrays whose schema
     /// uses `properties`, `required`, `additionalProperties` (`false` or a schema), `items`, the item and property
-    /// counts, a lone `$ref`, or a union of one schema with `{"type": "null"}`; any other keyword that applies to a
-    /// container met in the text (`allOf`, `oneOf`, `patternProperties`, `enum` of objects, `unevaluated*`...)
-    /// falls back. Members the target type skips are read and checked too. A repeated member name falls back
+    /// counts, a lone `$ref`, or a union of one schema with `{"type": "null"}`, member by member; a container under
+    /// any other keyword (`allOf`, `oneOf`, `patternProperties`, `enum` of objects, `unevaluated*`...) is read whole
+    /// into a value and checked there (where serde_json shows numbers as digits, it falls back instead), and a
+    /// schema whose dynamic scope matters falls back. Members the target type skips are read and checked too. A repeated member name falls back
     /// (the value would keep only the last), as do byte strings, raw values, maps with non-string keys and enums
     /// with data. Numbers are checked as the parsed value would hold them, with or without the
     /// `arbitrary_precision` feature (the README's "Numbers").

@@ -6,9 +6,11 @@
 
 use super::IncrementalError;
 use crate::parse::{ParseOptions, parse_json_with};
+use crate::strict::StrictValue;
 use crate::typed::{Fallback, FallbackReason};
 use crate::validator::Validator;
-use serde::de::IgnoredAny;
+use serde::de::{DeserializeSeed, IgnoredAny};
+use std::cell::Cell;
 
 /// Below this size a text the typed read does not decide is parsed into a `Value` (faster than the incremental
 /// route, memory a few times the text); from it on, it is read by the incremental route (memory bounded by the
@@ -102,9 +104,21 @@ impl Validator {
             .map_err(|fallback: Fallback| fallback.reason())
     }
 
-    /// The value of `bytes` as the incremental route reads it (repeated names refused), when well-formed.
+    /// The value of `bytes` as the incremental route reads it (repeated names refused), when well-formed: read in
+    /// one pass, or (a member named as a serde_json token, a repeat) by `parse_json_with`.
     fn value_route(&self, bytes: &[u8]) -> Option<serde_json::Value> {
         let text = std::str::from_utf8(bytes).ok()?;
-        parse_json_with(text, ParseOptions::default().reject_duplicate_keys(true)).ok()
+        let declined = Cell::new(false);
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let read = StrictValue { declined: &declined }
+            .deserialize(&mut deserializer)
+            .and_then(|value| deserializer.end().map(|()| value));
+        match read {
+            Ok(value) => Some(value),
+            Err(_) if declined.get() => {
+                parse_json_with(text, ParseOptions::default().reject_duplicate_keys(true)).ok()
+            }
+            Err(_) => None,
+        }
     }
 }

@@ -4,7 +4,8 @@
 //! The adaptor wraps the deserializer, its visitors and its map and sequence accesses (the manner of
 //! `serde_path_to_error`), so it sees every value the text holds, also those the target type skips (they are
 //! driven through a checking visitor that discards). Scalars are checked by the yes/no evaluator at their node,
-//! which answers exactly as validating the whole value would; containers by the node's [`TypedNode`] plan. It
+//! which answers exactly as validating the whole value would; containers by the node's [`TypedNode`] plan, and a
+//! container whose node has no plan is read whole into a value (repeated names refused) and checked as a scalar is. It
 //! answers `Ok` only when the text is JSON `parse_json` accepts, the schema accepts it, and the type deserializes
 //! from it; anything else, and anything it cannot decide cheaply, is a [`Fallback`], after which the caller takes
 //! the full route (`parse_json`, `validate`, the type from the value), which reports every violation.
@@ -175,6 +176,29 @@ impl<'s> Run<'s> {
         self.schema.plans.get(id as usize).is_some_and(|plan| {
             plan.always || (plan.types.admits_kind(kind) && plan.checks_for(kind).is_empty())
         })
+    }
+
+    /// Whether a container of `kind` (object or array) at `node` meets, after its redirects, a node without a plan:
+    /// it is then read whole into a value and checked there by the yes/no evaluator, as a scalar is (see
+    /// `Checking::capture` in `value.rs`). Not where serde_json shows numbers as digits: the value would not
+    /// be the one a parse builds.
+    pub(super) fn captures(&self, node: Option<NodeId>, kind: usize) -> bool {
+        let Some(mut id) = node else { return false };
+        if numbers_keep_digits() {
+            return false;
+        }
+        for _ in 0..MAX_REDIRECTS {
+            let plan = self.schema.plans.get(id as usize);
+            if !plan.is_some_and(|plan| plan.always || plan.types.admits_kind(kind)) {
+                return false;
+            }
+            match self.plan.get(id) {
+                TypedNode::Unplanned => return true,
+                TypedNode::Redirect(target) => id = *target,
+                TypedNode::Container(_) => return false,
+            }
+        }
+        false
     }
 
     /// The container plan that applies at `node` to an instance of `kind` (object or array), after its redirects;

@@ -6,9 +6,9 @@
 
 use super::members::{Digits, KeySeed, MapState, Mode};
 use super::number::{IsNumberToken, NumberHint, OwnedDigits, by_hint};
-use super::{ARRAY_KIND, FallbackReason, Run};
+use super::{ARRAY_KIND, FallbackReason, OBJECT_KIND, Run};
 use crate::node::NodeId;
-use crate::strict::{MemberNames, PRIVATE_PREFIX, numbers_keep_digits};
+use crate::strict::{MemberNames, PRIVATE_PREFIX, StrictValue, numbers_keep_digits};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
@@ -204,6 +204,27 @@ impl<'r, 's, V> Checking<'r, 's, V> {
     }
 }
 
+impl<'de, V: Visitor<'de>> Checking<'_, '_, V> {
+    /// A container whose node has no plan: read whole (`read`) into a value, checked at the node by the yes/no
+    /// evaluator, and given to the target from the value, as the full route gives it.
+    fn capture<E: de::Error>(
+        self,
+        read: impl FnOnce(StrictValue<'_>) -> Result<Value, E>,
+    ) -> Result<V::Value, E> {
+        let declined = std::cell::Cell::new(false);
+        let value = read(StrictValue { declined: &declined }).map_err(|err| {
+            if declined.get() {
+                // A repeated name (the value would keep the last) or a serde_json token.
+                self.run.stop::<E>(FallbackReason::Undecided)
+            } else {
+                err
+            }
+        })?;
+        self.run.scalar(self.node, self.depth, &value)?;
+        value.deserialize_any(self.visitor).map_err(E::custom)
+    }
+}
+
 impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
     type Value = V::Value;
 
@@ -271,6 +292,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        if self.run.captures(self.node, ARRAY_KIND) {
+            return self.capture(|strict| strict.seq(seq));
+        }
         let plan = self.run.container(self.node, ARRAY_KIND)?;
         let mut checked = CheckedSeq {
             inner: seq,
@@ -288,6 +312,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        if self.run.captures(self.node, OBJECT_KIND) {
+            return self.capture(|strict| strict.map(map));
+        }
         let mut checked = CheckedMap {
             inner: map,
             state: MapState {
