@@ -285,7 +285,7 @@ fn keep_agreeing(row: &mut Row) {
 }
 
 /// bench-data's rows, from the files as they are.
-fn file_rows() -> Vec<Row> {
+fn file_rows(filter: &str) -> Vec<Row> {
     let dir = workloads::bench_data_dir();
     let read = |file: &str| {
         std::fs::read(dir.join(file)).unwrap_or_else(|err| {
@@ -297,6 +297,14 @@ fn file_rows() -> Vec<Row> {
     };
     let mut rows = Vec::new();
     for (name, schema_file, valid, invalid) in FILES {
+        if !filter.is_empty()
+            && !valid
+                .iter()
+                .chain(*invalid)
+                .any(|file| format!("{name}/{file}").contains(filter))
+        {
+            continue;
+        }
         let schema: Value = serde_json::from_slice(&read(schema_file)).unwrap();
         let tools = Rc::new(Tools {
             oa: vec![Validator::new(&schema).unwrap()],
@@ -328,8 +336,11 @@ fn file_rows() -> Vec<Row> {
 /// Every row, filtered by `OA_BYTES_ROWS`.
 fn every_row() -> Vec<Row> {
     let filter = std::env::var("OA_BYTES_ROWS").unwrap_or_default();
-    let mut rows = file_rows();
-    let mut workloads: Vec<Workload> = schemastore::workloads().into();
+    let mut rows = file_rows(&filter);
+    let mut workloads: Vec<Workload> = Vec::new();
+    if filter.is_empty() || filter.contains("schemastore") {
+        workloads.extend(schemastore::workloads());
+    }
     workloads.extend(llm::all());
     workloads.extend(
         small::all()
@@ -337,7 +348,7 @@ fn every_row() -> Vec<Row> {
             .filter(|workload| workload.name == "small-generated"),
     );
     for workload in &workloads {
-        if filter.is_empty() || workload.name.contains(&filter) {
+        if filter.is_empty() || workload.name.contains(&filter) || filter.starts_with(&workload.name) {
             rows.extend(rows_of(workload));
         }
     }

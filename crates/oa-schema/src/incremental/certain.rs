@@ -43,6 +43,9 @@ const ITEMS_REJECTED_MAX: usize = 1 << 12;
 /// The most comparisons made to drop a value's repeated violations.
 const DEDUPE_MAX: usize = 1 << 16;
 
+/// The most name comparisons made to see that an object's close passes `required` without the evaluator.
+const NAMES_COMPARED: usize = 1 << 12;
+
 /// The longest `maxLength` watched while a string is read (a proxy string this long is built once it is passed).
 const MAX_LENGTH_WATCHED: u64 = 1 << 16;
 
@@ -374,15 +377,18 @@ impl Certain {
         for reach in &open.reaches {
             for keyword in keywords_of(schema, reach.node) {
                 let counted = match keyword {
-                    Keyword::Required(_)
-                    | Keyword::DependentRequired(_)
-                    | Keyword::MinProperties(_)
-                    | Keyword::MaxProperties(_) => open.object,
+                    // Told from the names first: the evaluator runs only where the keyword fails.
+                    Keyword::Required(required) => open.object && !has_all(&open.names, required),
+                    Keyword::MinProperties(limit) => open.object && (open.names.len() as u64) < *limit,
+                    Keyword::MaxProperties(limit) => open.object && (open.names.len() as u64) > *limit,
+                    Keyword::DependentRequired(_) => open.object,
                     Keyword::MinItems(limit) => !open.object && (open.count as u64) < *limit,
                     Keyword::Shape(shape) => {
                         if open.object {
                             for original in shape.originals.iter() {
-                                if matches!(original, Keyword::Required(_)) {
+                                if let Keyword::Required(required) = original
+                                    && !has_all(&open.names, required)
+                                {
                                     let proxy = proxy.get_or_insert_with(|| close_proxy(&open));
                                     self.record(schema, reach, Some(original), proxy);
                                 }
@@ -474,6 +480,13 @@ impl Certain {
             }
         }
     }
+}
+
+/// Whether every name of `required` is certainly among `names` (compared one by one, up to [`NAMES_COMPARED`]
+/// comparisons; beyond, the evaluator decides).
+fn has_all(names: &[Box<str>], required: &[Box<str>]) -> bool {
+    names.len().saturating_mul(required.len()) <= NAMES_COMPARED
+        && required.iter().all(|wanted| names.contains(wanted))
 }
 
 /// What an object's or array's close is checked on: its names (values not needed) or its count.

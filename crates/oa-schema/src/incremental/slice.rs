@@ -81,7 +81,8 @@ impl Validator {
     /// assert_eq!(report.len(), 2);
     /// ```
     pub fn validate_bytes(&self, bytes: &[u8]) -> Result<(), IncrementalError> {
-        if self.typed_verdict(bytes).is_ok() {
+        // Where the typed read would build the document's value anyway, the value route alone reads it once.
+        if !crate::typed::reads_root_whole(self.compiled()) && self.typed_verdict(bytes).is_ok() {
             return Ok(());
         }
         if bytes.len() < VALUE_ROUTE_BELOW

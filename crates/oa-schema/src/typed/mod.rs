@@ -265,6 +265,24 @@ pub(crate) fn deserialize_str<T: de::DeserializeOwned>(
     }
 }
 
+/// Whether an array or object at the root is read whole into a value (its node has no plan): the typed read of
+/// such a document costs what a parse costs.
+pub(crate) fn reads_root_whole(schema: &CompiledSchema) -> bool {
+    if schema.dynamic_scope_matters || numbers_keep_digits() {
+        return false;
+    }
+    let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
+    let mut id = schema.root;
+    for _ in 0..MAX_REDIRECTS {
+        match plan.get(id) {
+            TypedNode::Unplanned => return true,
+            TypedNode::Redirect(target) => id = *target,
+            TypedNode::Container(_) => return false,
+        }
+    }
+    false
+}
+
 /// [`kind_of`](crate::flag::plan::kind_of) an array.
 pub(super) const ARRAY_KIND: usize = 4;
 
