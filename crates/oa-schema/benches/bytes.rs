@@ -375,37 +375,49 @@ fn geomean(values: &[f64]) -> f64 {
     (values.iter().map(|value| value.ln()).sum::<f64>() / values.len() as f64).exp()
 }
 
-/// `n` rounds of one contender over the row, for instruction counts (see [`counts`]); one function per contender,
-/// so that callgrind's inclusive cost of each is that contender's.
+/// `n` rounds of one contender's answer to one question over the row, for instruction counts (see [`counts`]): one
+/// function per contender and question, so that callgrind's inclusive cost of each is that one's.
 macro_rules! hot {
-    ($($name:ident => $which:expr),*) => {
+    ($($name:ident => $which:expr, $report:expr);*) => {
         $(#[inline(never)]
-        fn $name(row: &Row, report: bool, n: usize) -> usize {
+        fn $name(row: &Row, n: usize) -> usize {
             (0..n)
-                .map(|_| if report { row.reports($which) } else { black_box(row.verdicts($which)) })
+                .map(|_| if $report { row.reports($which) } else { black_box(row.verdicts($which)) })
                 .fold(0, usize::wrapping_add)
         })*
     };
 }
 
-hot!(hot_oa_bytes => 0, hot_oa_incremental => 1, hot_oa_value => 2, hot_jsonschema => 3);
+hot!(hot_verdict_oa_bytes => 0, false; hot_verdict_oa_incremental => 1, false; hot_verdict_oa_value => 2, false;
+    hot_verdict_jsonschema => 3, false; hot_report_oa_bytes => 0, true; hot_report_oa_incremental => 1, true;
+    hot_report_oa_value => 2, true; hot_report_jsonschema => 3, true);
 
-/// With `OA_BYTES_CALLS=N`: no timing; each row's questions asked `N` times of each contender inside its `hot_*`
-/// function (after one untimed round), for `valgrind --tool=callgrind` and `callgrind_annotate --inclusive=yes`,
-/// whose cost of `hot_X` divided by `N` is one round's instructions.
+/// With `OA_BYTES_CALLS=N`: no timing; each row's questions asked `N` times of each contender inside its
+/// `hot_QUESTION_CONTENDER` function (after one untimed round), for `valgrind --tool=callgrind` and
+/// `callgrind_annotate --inclusive=yes`, whose cost of such a function divided by `N` is one round's instructions.
 fn counts(rows: &[Row], n: usize) {
+    type Hot = fn(&Row, usize) -> usize;
+    let verdicts: [Hot; 4] = [
+        hot_verdict_oa_bytes,
+        hot_verdict_oa_incremental,
+        hot_verdict_oa_value,
+        hot_verdict_jsonschema,
+    ];
+    let reports: [Hot; 4] = [
+        hot_report_oa_bytes,
+        hot_report_oa_incremental,
+        hot_report_oa_value,
+        hot_report_jsonschema,
+    ];
     for row in rows {
-        let questions: &[bool] = if row.valid { &[false] } else { &[false, true] };
-        for &report in questions {
-            let hots: [fn(&Row, bool, usize) -> usize; 4] =
-                [hot_oa_bytes, hot_oa_incremental, hot_oa_value, hot_jsonschema];
-            for (which, hot) in hots.into_iter().enumerate() {
-                black_box(if report {
-                    row.reports(which)
-                } else {
-                    row.verdicts(which)
-                });
-                black_box(hot(row, report, n));
+        for (which, hot) in verdicts.into_iter().enumerate() {
+            black_box(row.verdicts(which));
+            black_box(hot(row, n));
+        }
+        if !row.valid {
+            for (which, hot) in reports.into_iter().enumerate() {
+                black_box(row.reports(which));
+                black_box(hot(row, n));
             }
         }
     }
