@@ -43,7 +43,7 @@ impl Validator {
     pub fn is_valid_bytes(&self, bytes: &[u8]) -> bool {
         match self.typed_verdict(bytes) {
             Ok(()) => true,
-            Err(reason) if reason == FallbackReason::Invalid => false,
+            Err(FallbackReason::Invalid) => false,
             Err(_) if bytes.len() < VALUE_ROUTE_BELOW => {
                 self.value_route(bytes).is_some_and(|value| self.is_valid(&value))
             }
