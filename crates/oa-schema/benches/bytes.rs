@@ -91,13 +91,7 @@ const FILES: &[(&str, &str, &[&str], &[&str])] = &[
 const CHUNK: usize = 64 << 10;
 
 /// The paired pass (as the `compare` bench's).
-const PAIRED: Settings = Settings {
-    warm_up: Duration::from_millis(200),
-    budget: Duration::from_millis(1500),
-    batch: Duration::from_millis(1),
-    min_rounds: 10,
-    max_rounds: 5_000,
-};
+const PAIRED: Settings = paired::OF_RECORD;
 
 /// The contenders, in table order.
 const CONTENDERS: [&str; 4] = ["oa-bytes", "oa-incremental", "oa-value", "jsonschema"];
@@ -180,33 +174,21 @@ fn js_report(validator: &jsonschema::Validator, bytes: &[u8]) -> usize {
 }
 
 impl Row {
-    /// Contender `which`'s verdicts over the row, counted valid.
-    fn verdicts(&self, which: usize) -> usize {
-        self.cases
-            .iter()
-            .filter(|(schema, bytes)| {
-                let (oa, js) = (&self.tools.oa[*schema], &self.tools.js[*schema]);
-                match which {
-                    0 => oa_bytes_verdict(oa, bytes),
-                    1 => oa_incremental_verdict(oa, bytes),
-                    2 => oa_value_verdict(oa, bytes),
-                    _ => js_verdict(js, bytes),
-                }
-            })
-            .count()
-    }
-
-    /// Contender `which`'s violations over the row.
-    fn reports(&self, which: usize) -> usize {
+    /// Contender `which`'s answers over the row: the verdicts counted valid, or the violations counted.
+    fn answers(&self, which: usize, report: bool) -> usize {
         self.cases
             .iter()
             .map(|(schema, bytes)| {
                 let (oa, js) = (&self.tools.oa[*schema], &self.tools.js[*schema]);
-                match which {
-                    0 => oa_bytes_report(oa, bytes),
-                    1 => oa_incremental_report(oa, bytes),
-                    2 => oa_value_report(oa, bytes),
-                    _ => js_report(js, bytes),
+                match (which, report) {
+                    (0, false) => usize::from(oa_bytes_verdict(oa, bytes)),
+                    (1, false) => usize::from(oa_incremental_verdict(oa, bytes)),
+                    (2, false) => usize::from(oa_value_verdict(oa, bytes)),
+                    (_, false) => usize::from(js_verdict(js, bytes)),
+                    (0, true) => oa_bytes_report(oa, bytes),
+                    (1, true) => oa_incremental_report(oa, bytes),
+                    (2, true) => oa_value_report(oa, bytes),
+                    (_, true) => js_report(js, bytes),
                 }
             })
             .fold(0, usize::saturating_add)
@@ -362,9 +344,9 @@ fn batch<'a>(row: &'a Row, which: usize, report: bool) -> Batch<'a> {
         let started = Instant::now();
         for _ in 0..iterations {
             if report {
-                black_box(row.reports(which));
+                black_box(row.answers(which, true));
             } else {
-                black_box(row.verdicts(which));
+                black_box(row.answers(which, false));
             }
         }
         started.elapsed()
@@ -382,7 +364,7 @@ macro_rules! hot {
         $(#[inline(never)]
         fn $name(row: &Row, n: usize) -> usize {
             (0..n)
-                .map(|_| if $report { row.reports($which) } else { black_box(row.verdicts($which)) })
+                .map(|_| black_box(row.answers($which, $report)))
                 .fold(0, usize::wrapping_add)
         })*
     };
@@ -411,12 +393,12 @@ fn counts(rows: &[Row], n: usize) {
     ];
     for row in rows {
         for (which, hot) in verdicts.into_iter().enumerate() {
-            black_box(row.verdicts(which));
+            black_box(row.answers(which, false));
             black_box(hot(row, n));
         }
         if !row.valid {
             for (which, hot) in reports.into_iter().enumerate() {
-                black_box(row.reports(which));
+                black_box(row.answers(which, true));
                 black_box(hot(row, n));
             }
         }
@@ -455,9 +437,9 @@ fn main() {
             let counts: Vec<usize> = (0..CONTENDERS.len())
                 .map(|which| {
                     if report {
-                        row.reports(which)
+                        row.answers(which, true)
                     } else {
-                        row.verdicts(which)
+                        row.answers(which, false)
                     }
                 })
                 .collect();
@@ -475,9 +457,9 @@ fn main() {
                     group.bench_function(*contender, |b| {
                         b.iter(|| {
                             if report {
-                                row.reports(which)
+                                row.answers(which, true)
                             } else {
-                                row.verdicts(which)
+                                row.answers(which, false)
                             }
                         })
                     });

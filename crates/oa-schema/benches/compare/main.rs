@@ -39,13 +39,7 @@ use workloads::Workload;
 
 /// The paired pass of every row (oa-schema against jsonschema; see `paired.rs`): its ratio is the one the acceptance
 /// checks read. Rounds of two batches of about 1 ms, for 1.5 s a row after 0.2 s of calibration.
-const PAIRED: Settings = Settings {
-    warm_up: Duration::from_millis(200),
-    budget: Duration::from_millis(1500),
-    batch: Duration::from_millis(1),
-    min_rounds: 10,
-    max_rounds: 5_000,
-};
+const PAIRED: Settings = paired::OF_RECORD;
 
 fn main() {
     let criterion_dir = report::criterion_dir();
