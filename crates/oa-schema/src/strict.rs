@@ -70,6 +70,7 @@ impl MemberNames {
     }
 
     /// How many names were noted.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.few.len() + self.many.as_ref().map_or(0, HashSet::len)
     }

@@ -841,3 +841,19 @@ fn repeats_are_seen_beyond_the_first_64_names() {
         );
     }
 }
+
+#[test]
+fn an_object_with_many_members_outside_the_plan_is_decided_and_a_repeat_among_them_is_not() {
+    let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "integer"}});
+    let members: Vec<String> = (0..200).map(|n| format!("\"m{n}\": {n}")).collect();
+    let text = format!("{{{}}}", members.join(", "));
+    let validator = Validator::new(&schema).unwrap();
+    assert_eq!(
+        validator.deserialize_str::<Value>(&text).unwrap(),
+        parse_json(&text).unwrap()
+    );
+    let repeated = format!("{{{}, \"m150\": 1}}", members.join(", "));
+    assert_eq!(reason::<Value>(&schema, &repeated), FallbackReason::Undecided);
+    let invalid = format!("{{{}, \"m200\": \"x\"}}", members.join(", "));
+    assert_eq!(reason::<Value>(&schema, &invalid), FallbackReason::Invalid);
+}

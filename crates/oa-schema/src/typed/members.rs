@@ -118,12 +118,9 @@ impl<'s> MapState<'_, 's> {
         }
     }
 
-    /// Notes a name outside the plan's table, refusing a repeat.
+    /// Notes a name outside the plan's table, refusing a repeat (`MemberNames` hashes them once there are many:
+    /// any number is taken, as the full route takes them).
     fn other_name<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
-        if self.others_seen.len() >= MAX_OTHER_NAMES {
-            // The route's limit (the full route takes any number).
-            return Err(self.run.stop(FallbackReason::Undecided));
-        }
         if !self.others_seen.insert(name) {
             return Err(self.run.stop(FallbackReason::Undecided));
         }
@@ -157,9 +154,6 @@ impl<'s> MapState<'_, 's> {
         Ok(())
     }
 }
-
-/// Names outside a plan's table an object may have on this route (each is compared with the others).
-pub(super) const MAX_OTHER_NAMES: usize = 64;
 
 /// A key's seed: the name is noted by the map before the target's seed sees it.
 pub(super) struct KeySeed<'m, 'r, 's, K> {
