@@ -194,3 +194,66 @@ fn the_verdict_over_many_generated_instances_is_is_valids() {
     }
     assert_eq!(checked, 6 * 6 * 4 * 2);
 }
+
+mod generated {
+    //! Random documents (with repeated names, and cut short or spliced into malformed text) against schemas the
+    //! typed read plans and schemas it reads whole: both entry points answer as the incremental route.
+    use super::{agrees, schemas};
+    use oa_schema::Validator;
+    use proptest::prelude::*;
+
+    /// JSON text written directly, so that an object may repeat a name.
+    fn text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            (-3i64..12).prop_map(|n| n.to_string()),
+            Just("2.5".to_owned()),
+            Just("1e400".to_owned()),
+            prop::sample::select(vec!["\"a\"", "\"abcd\"", "\"\\u00e9\"", "\"\\ud800\""])
+                .prop_map(str::to_owned),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(|items| format!("[{}]", items.join(","))),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec!["id", "tags", "nested", "x", "t1"]),
+                        inner
+                    ),
+                    0..4
+                )
+                .prop_map(|members| {
+                    let members: Vec<String> = members
+                        .into_iter()
+                        .map(|(name, value)| format!("\"{name}\":{value}"))
+                        .collect();
+                    format!("{{{}}}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn both_entry_points_answer_as_the_incremental_route(
+            text in text(),
+            schema in 0..6usize,
+            cut in any::<prop::sample::Index>(),
+            broken in any::<bool>(),
+        ) {
+            let validator = Validator::new(&schemas()[schema]).unwrap();
+            agrees(&validator, text.as_bytes());
+            if broken {
+                // Cut short, or with a stray byte spliced in.
+                let at = cut.index(text.len() + 1);
+                agrees(&validator, &text.as_bytes()[..at]);
+                let mut spliced = text.clone().into_bytes();
+                spliced.insert(at, b',');
+                agrees(&validator, &spliced);
+            }
+        }
+    }
+}
