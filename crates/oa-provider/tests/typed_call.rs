@@ -172,8 +172,11 @@ async fn a_value_valid_for_the_schema_but_not_the_type_names_its_location() {
     assert!(!message.is_empty());
 }
 
+/// A root under `allOf` has no container plan: the typed route reads it whole into a value and checks it there (so a
+/// valid answer is still decided without the parse-and-validate route), and an invalid one takes that route for its
+/// report, which the reask carries.
 #[tokio::test]
-async fn a_schema_outside_the_streaming_plan_takes_the_parse_and_validate_route() {
+async fn a_schema_outside_the_streaming_plan_is_read_whole_and_an_invalid_answer_reported() {
     let unplanned = json!({
         "type": "object",
         "allOf": [{"required": ["city"]}],
@@ -190,10 +193,18 @@ async fn a_schema_outside_the_streaming_plan_takes_the_parse_and_validate_route(
         .unwrap();
     assert_eq!(typed.value.city, "Paris");
     assert!(
-        typed.response.parsed.is_some(),
-        "the fallback route keeps the value"
+        typed.response.parsed.is_none(),
+        "decided on the typed route: no value kept"
     );
     assert_eq!(typed.response.schema_mode, Some(SchemaMode::UnenforcedRepaired));
+    // The reask's last message names the violation the first answer's report held.
+    let reask = server.requests()[1].json().unwrap();
+    let last = reask["messages"]
+        .as_array()
+        .and_then(|messages| messages.last())
+        .unwrap()
+        .to_string();
+    assert!(last.contains("city"), "{last}");
 }
 
 #[tokio::test]
