@@ -3,11 +3,12 @@
 //! run with the machine's load average beside it (issue 38: "validate any size in bounded memory").
 //!
 //! ```text
-//! cargo xtask memory-bench [--instance-mib N] [--batch-mib N]... [--runs N] [--dir DIR]
+//! cargo xtask memory-bench [--instance-mib N] [--batch-mib N]... [--runs N] [--dir DIR] [--oa PATH]
 //! ```
 //!
 //! Defaults: a 50 MiB instance, 100 MiB and 1,024 MiB batch files, three runs, files under `target/memory-bench`.
-//! `--instance-mib 0` or `--batch-mib 0` leaves that part out. The files are generated here (the same bytes every
+//! `--instance-mib 0` or `--batch-mib 0` leaves that part out; `--oa` measures that binary instead of building
+//! the release one. The files are generated here (the same bytes every
 //! time: `batch_bench`'s records) and deleted when their runs end, whatever the outcome. The batch runs also check
 //! the output: the summary's counts, and the lines of `--json` output that say `"valid":false`, must equal the
 //! invalid lines written; a mismatch fails the task after every run.
@@ -25,16 +26,22 @@ const BROKEN_ROW: usize = 1_000;
 /// Runs the measurement.
 pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let options = Options::parse(root, args)?;
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--quiet", "-p", "oa-cli"])
-        .current_dir(root)
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("cargo build --release -p oa-cli failed".to_owned());
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let oa = target.join("release").join("oa");
+    let oa = match &options.oa {
+        Some(oa) => oa.clone(),
+        None => {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--release", "--quiet", "-p", "oa-cli"])
+                .current_dir(root)
+                .status()
+                .map_err(|e| format!("cargo build: {e}"))?;
+            if !status.success() {
+                return Err("cargo build --release -p oa-cli failed".to_owned());
+            }
+            let target =
+                std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+            target.join("release").join("oa")
+        }
+    };
     std::fs::create_dir_all(&options.dir).map_err(|e| format!("{}: {e}", options.dir.display()))?;
     let mut failures = Vec::new();
     if options.instance_mib > 0 {
@@ -58,17 +65,19 @@ struct Options {
     batch_mib: Vec<u64>,
     runs: usize,
     dir: PathBuf,
+    /// A built `oa` to measure instead of building the release one (`--oa PATH`).
+    oa: Option<PathBuf>,
 }
 
 impl Options {
     fn parse(root: &Path, args: &[String]) -> Result<Self, String> {
-        const USAGE: &str =
-            "usage: cargo xtask memory-bench [--instance-mib N] [--batch-mib N]... [--runs N] [--dir DIR]";
+        const USAGE: &str = "usage: cargo xtask memory-bench [--instance-mib N] [--batch-mib N]... [--runs N] [--dir DIR] [--oa PATH]";
         let mut options = Options {
             instance_mib: 50,
             batch_mib: Vec::new(),
             runs: 3,
             dir: root.join("target").join("memory-bench"),
+            oa: None,
         };
         let mut batch_given = false;
         let mut rest = args.iter();
@@ -90,6 +99,7 @@ impl Options {
                 }
                 "--runs" => options.runs = usize::try_from(count()?).map_err(|e| e.to_string())?.max(1),
                 "--dir" => options.dir = PathBuf::from(value),
+                "--oa" => options.oa = Some(PathBuf::from(value)),
                 _ => return Err(USAGE.to_owned()),
             }
         }
@@ -197,10 +207,13 @@ fn measure(
         .find_map(|line| line.trim().strip_prefix("Maximum resident set size (kbytes): "))
         .and_then(|kb| kb.trim().parse().ok())
         .ok_or_else(|| format!("no peak RSS from /usr/bin/time:\n{stderr}"))?;
-    // time -v reports the command's exit code in its own line and exits with it.
+    // time -v's own lines (the exit status, then the table) follow the command's.
     let own: String = stderr
         .lines()
-        .take_while(|line| !line.starts_with("\tCommand being timed"))
+        .take_while(|line| {
+            !line.starts_with("\tCommand being timed")
+                && !line.starts_with("Command exited with non-zero status")
+        })
         .map(|line| format!("{line}\n"))
         .collect();
     Ok(Measured {
