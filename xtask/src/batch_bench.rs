@@ -28,17 +28,8 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         [flag, n] if flag == "--lines" => n.parse().map_err(|_| format!("--lines: not a count: {n}"))?,
         _ => return Err("usage: cargo xtask batch-bench [--lines N]".to_owned()),
     };
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--quiet", "-p", "oa-cli"])
-        .current_dir(root)
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("cargo build --release -p oa-cli failed".to_owned());
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), Into::into);
-    let oa = target.join("release").join("oa");
-    let dir = target.join("batch-bench");
+    let oa = release_oa(root)?;
+    let dir = target_dir(root).join("batch-bench");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let schema = dir.join("schema.json");
     let input = dir.join("lines.jsonl");
@@ -74,6 +65,24 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The target directory (`CARGO_TARGET_DIR`, else the workspace's `target`).
+fn target_dir(root: &Path) -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), Into::into)
+}
+
+/// Builds the release `oa` and returns its path.
+pub(crate) fn release_oa(root: &Path) -> Result<std::path::PathBuf, String> {
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "-p", "oa-cli"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err("cargo build --release -p oa-cli failed".to_owned());
+    }
+    Ok(target_dir(root).join("release").join("oa"))
 }
 
 /// `n` records, one per line; every tenth has a string age and a fifth tag outside the enum.

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::batch_bench::{SCHEMA, record};
+use crate::batch_bench::{SCHEMA, record, release_oa};
 
 /// The record written as the instance's one invalid row (the rest are valid).
 const BROKEN_ROW: usize = 1_000;
@@ -28,19 +28,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let options = Options::parse(root, args)?;
     let oa = match &options.oa {
         Some(oa) => oa.clone(),
-        None => {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "--release", "--quiet", "-p", "oa-cli"])
-                .current_dir(root)
-                .status()
-                .map_err(|e| format!("cargo build: {e}"))?;
-            if !status.success() {
-                return Err("cargo build --release -p oa-cli failed".to_owned());
-            }
-            let target =
-                std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-            target.join("release").join("oa")
-        }
+        None => release_oa(root)?,
     };
     std::fs::create_dir_all(&options.dir).map_err(|e| format!("{}: {e}", options.dir.display()))?;
     let mut failures = Vec::new();
