@@ -207,6 +207,24 @@ impl Incremental {
         self.parser.certain()
     }
 
+    /// The violations already certain as a report, sorted as [`finish`](Self::finish) sorts its own (`None` while
+    /// there is none): what a caller that stops reading at the first certain violation reports. Each is in the
+    /// report the whole text would get; that report may hold more.
+    ///
+    /// ```
+    /// use oa_schema::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({ "properties": { "s": { "enum": ["low", "high"] } } })).unwrap();
+    /// let mut run = validator.incremental();
+    /// run.feed(br#"{"s": "urgent", "note": "#).unwrap();
+    /// assert_eq!(run.certain_report().unwrap().to_string(), r#"#/s: enum: must be one of "low", "high""#);
+    /// ```
+    pub fn certain_report(&self) -> Option<Violations> {
+        let found = self.violations();
+        (!found.is_empty()).then(|| Violations::sorted(found.to_vec()))
+    }
+
     /// Keeps no value: the document is judged as it is read, and memory is bounded by its nesting depth and open
     /// containers (plus what a keyword must see whole: see the crate's README), not by its size. The report at
     /// [`finish`](Self::finish) is the same; [`finish_value`](Self::finish_value) then has no value to give. Set
