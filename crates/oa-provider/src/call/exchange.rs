@@ -75,16 +75,18 @@ impl Exchange<'_> {
                 Err(error) => return Err(error.with_partial(reader.partial())),
             };
             let mut emit = |kind: DeltaKind, text: &str| self.emit(check.as_mut(), kind, text);
-            if reader.feed(chunk.as_deref(), &mut emit, &scrub)? {
-                break;
-            }
-            // Early stop: the reply is dropped with the stream unread, which closes the connection.
+            let ended = reader.feed(chunk.as_deref(), &mut emit, &scrub)?;
+            // Early stop: the reply is dropped with the stream unread, which closes the connection. Checked even when
+            // this chunk ended the stream, so that where an answer stops does not depend on how the network cut it.
             if let Some(failure) = check
                 .as_ref()
                 .filter(|check| check.stopped())
                 .and_then(|check| check.failure(reader.partial().content))
             {
                 return Err(failure);
+            }
+            if ended {
+                break;
             }
         }
         reader.finish(self.tools, &scrub)

@@ -97,10 +97,16 @@ impl<'a> StreamCheck<'a> {
     }
 
     /// The attempt's failure once [`stopped`](Self::stopped): `structured_output_invalid` with the violations
-    /// certain so far and `received`, the content that had arrived. No finish reason arrived (`error`: the
-    /// answer is not whole), nor usage (the provider sends it last), nor a response body (`raw` is null).
-    pub(crate) fn failure(&self, received: String) -> Option<ProviderError> {
+    /// certain so far and the content up to the delta that decided them (`received` is the content that had
+    /// arrived, the deltas folded with it in the same read included: cut back, so that the failure does not depend
+    /// on how the network split the stream). No finish reason arrived (`error`: the answer is not whole), nor usage
+    /// (the provider sends it last), nor a response body (`raw` is null).
+    pub(crate) fn failure(&self, mut received: String) -> Option<ProviderError> {
         let stop = self.stop.clone()?;
+        let decided = usize::try_from(stop.bytes).unwrap_or(usize::MAX);
+        if received.is_char_boundary(decided) {
+            received.truncate(decided);
+        }
         let violations: Violations = self.run.certain_report()?;
         let problem = OutputProblem::Violations(violations);
         let finish_reason = FinishReason::Error;
