@@ -292,3 +292,32 @@ async fn early_stop_leaves_a_valid_answer_alone() {
     assert_eq!(response.parsed.unwrap()["severity"], json!("low"));
     assert_eq!(watch.attempts(), [(0, None)]);
 }
+
+/// The whole doomed stream in one write (one network read holds the violation and the stream's end): it still
+/// stops at the deciding delta, with the text up to it, as when each delta came alone.
+#[tokio::test]
+async fn where_an_answer_stops_does_not_depend_on_how_the_stream_was_cut() {
+    let doomed = answer("urgent", 20);
+    let texts: Vec<&str> = doomed.iter().map(String::as_str).collect();
+    let oa_testkit::Reply::Stream { pieces, .. } = content_stream(&texts, Duration::ZERO) else {
+        panic!("a stream");
+    };
+    let server = Server::start(vec![Reply::sse_text(pieces.concat())]).unwrap();
+    let watch = Arc::new(Watch::default());
+    let error = openai_at(&server)
+        .complete(&request(&watch).with_early_stop(true))
+        .await
+        .unwrap_err();
+    let failure = error.structured_output().unwrap();
+    assert_eq!(failure.output_content, doomed[..6].concat());
+    assert_eq!(failure.early_stop().unwrap().deltas, 6);
+    // Every delta of the read was still folded and told as a token.
+    let tokens = watch
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|seen| matches!(seen, Seen::Token(_)))
+        .count();
+    assert_eq!(tokens, doomed.len());
+}
