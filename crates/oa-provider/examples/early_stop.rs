@@ -29,82 +29,78 @@ fn words(n: usize) -> Vec<String> {
         .collect()
 }
 
-fn pieces(parts: &[&str]) -> Vec<String> {
-    parts.iter().map(|part| (*part).to_owned()).collect()
+/// An answer: `head` delta by delta, `n` deltas of prose, then `tail`.
+fn answer(head: &[&str], n: usize, tail: &[&str]) -> Vec<String> {
+    let mut deltas: Vec<String> = head.iter().map(|part| (*part).to_owned()).collect();
+    deltas.extend(words(n));
+    deltas.extend(tail.iter().map(|part| (*part).to_owned()));
+    deltas
 }
 
 /// The invalid answers: a name, and the deltas.
 fn cases() -> Vec<(&'static str, Vec<String>)> {
-    let mut cases = Vec::new();
-    let close = pieces(&["\"}"]);
-    let mut enum_first = pieces(&[
-        "{\"", "severity", "\":", " \"", "urgent", "\",", " \"", "summary", "\":", " \"",
-    ]);
-    enum_first.extend(words(1_990));
-    enum_first.extend(close.clone());
-    cases.push(("enum at the first member", enum_first));
-
-    let mut type_first = pieces(&[
-        "{\"", "count", "\":", " \"", "many", "\",", " \"", "summary", "\":", " \"",
-    ]);
-    type_first.extend(words(1_990));
-    type_first.extend(close.clone());
-    cases.push(("type at the first member (string for integer)", type_first));
-
-    let mut extra_key = pieces(&[
-        "{\"",
-        "sever",
-        "ity_level",
-        "\":",
-        " \"",
-        "low",
-        "\",",
-        " \"",
-        "summary",
-        "\":",
-        " \"",
-    ]);
-    extra_key.extend(words(1_990));
-    extra_key.extend(close.clone());
-    cases.push(("a name additionalProperties refuses, first", extra_key));
-
-    let mut enum_middle = pieces(&["{\"", "summary", "\":", " \""]);
-    enum_middle.extend(words(995));
-    enum_middle.extend(pieces(&[
-        "\",", " \"", "severity", "\":", " \"", "critical", "\",", " \"", "notes", "\":", " \"",
-    ]));
-    enum_middle.extend(words(990));
-    enum_middle.extend(close.clone());
-    cases.push(("enum after a 1,000-token member", enum_middle));
-
-    let mut max_items = pieces(&[
-        "{\"", "tags", "\":", " [\"", "disk", "\",", " \"", "io", "\",", " \"", "net", "\",", " \"", "cpu",
-        "\"],", " \"", "summary", "\":", " \"",
-    ]);
-    max_items.extend(words(1_980));
-    max_items.extend(close.clone());
-    cases.push(("maxItems 3 passed by a 4th tag", max_items));
-
-    let mut max_length = pieces(&[
-        "{\"", "severity", "\":", " \"", "low", "\",", " \"", "details", "\":", " \"",
-    ]);
-    max_length.extend(words(1_990));
-    max_length.extend(close.clone());
-    cases.push((
-        "maxLength 2,000 passed inside a 10,000-character string",
-        max_length,
-    ));
-
-    let mut missing = pieces(&["{\"", "summary", "\":", " \""]);
-    missing.extend(words(1_995));
-    missing.extend(close.clone());
-    cases.push(("required member missing (known at the close)", missing));
-
-    let mut enum_last = pieces(&["{\"", "summary", "\":", " \""]);
-    enum_last.extend(words(1_985));
-    enum_last.extend(pieces(&["\",", " \"", "severity", "\":", " \"", "urgent", "\"}"]));
-    cases.push(("enum at the last member", enum_last));
-    cases
+    let close = ["\"}"];
+    // A first member, then a long string member.
+    let first = |name: &str, value: &str, rest: &str| {
+        answer(
+            &["{\"", name, "\":", " \"", value, "\",", " \"", rest, "\":", " \""],
+            1_990,
+            &close,
+        )
+    };
+    vec![
+        ("enum at the first member", first("severity", "urgent", "summary")),
+        (
+            "type at the first member (string for integer)",
+            first("count", "many", "summary"),
+        ),
+        (
+            "a name additionalProperties refuses, first",
+            first("severity_level", "low", "summary"),
+        ),
+        (
+            "enum after a 1,000-token member",
+            [
+                answer(&["{\"", "summary", "\":", " \""], 995, &[]),
+                answer(
+                    &[
+                        "\",", " \"", "severity", "\":", " \"", "critical", "\",", " \"", "notes", "\":",
+                        " \"",
+                    ],
+                    990,
+                    &close,
+                ),
+            ]
+            .concat(),
+        ),
+        (
+            "maxItems 3 passed by a 4th tag",
+            answer(
+                &[
+                    "{\"", "tags", "\":", " [\"", "disk", "\",", " \"", "io", "\",", " \"", "net", "\",",
+                    " \"", "cpu", "\"],", " \"", "summary", "\":", " \"",
+                ],
+                1_980,
+                &close,
+            ),
+        ),
+        (
+            "maxLength 2,000 passed inside a 10,000-character string",
+            first("severity", "low", "details"),
+        ),
+        (
+            "required member missing (known at the close)",
+            answer(&["{\"", "summary", "\":", " \""], 1_995, &close),
+        ),
+        (
+            "enum at the last member",
+            answer(
+                &["{\"", "summary", "\":", " \""],
+                1_985,
+                &["\",", " \"", "severity", "\":", " \"", "urgent", "\"}"],
+            ),
+        ),
+    ]
 }
 
 fn schema() -> serde_json::Value {

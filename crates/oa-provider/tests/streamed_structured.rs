@@ -235,16 +235,21 @@ async fn early_stop_cuts_a_doomed_stream_and_the_reask_succeeds() {
     );
 }
 
-#[tokio::test]
-async fn early_stop_fails_the_attempt_with_what_arrived() {
-    let doomed = answer("urgent", 50);
-    let server = Server::start(vec![stream(&doomed, Duration::from_millis(1))]).unwrap();
+/// One call with early stop against `reply`, which must fail: its failure, and what the hook saw.
+async fn stopped_early(reply: Reply) -> (oa_provider::StructuredOutputFailure, Arc<Watch>) {
+    let server = Server::start(vec![reply]).unwrap();
     let watch = Arc::new(Watch::default());
     let error = openai_at(&server)
         .complete(&request(&watch).with_early_stop(true))
         .await
         .unwrap_err();
-    let failure = error.structured_output().unwrap();
+    (error.structured_output().unwrap().clone(), watch)
+}
+
+#[tokio::test]
+async fn early_stop_fails_the_attempt_with_what_arrived() {
+    let doomed = answer("urgent", 50);
+    let (failure, _) = stopped_early(stream(&doomed, Duration::from_millis(1))).await;
     assert_eq!(failure.output_content, doomed[..6].concat());
     let stop = failure.early_stop().unwrap();
     assert_eq!((stop.keyword(), stop.deltas), ("enum", 6));
@@ -302,13 +307,7 @@ async fn where_an_answer_stops_does_not_depend_on_how_the_stream_was_cut() {
     let oa_testkit::Reply::Stream { pieces, .. } = content_stream(&texts, Duration::ZERO) else {
         panic!("a stream");
     };
-    let server = Server::start(vec![Reply::sse_text(pieces.concat())]).unwrap();
-    let watch = Arc::new(Watch::default());
-    let error = openai_at(&server)
-        .complete(&request(&watch).with_early_stop(true))
-        .await
-        .unwrap_err();
-    let failure = error.structured_output().unwrap();
+    let (failure, watch) = stopped_early(Reply::sse_text(pieces.concat())).await;
     assert_eq!(failure.output_content, doomed[..6].concat());
     assert_eq!(failure.early_stop().unwrap().deltas, 6);
     // Every delta of the read was still folded and told as a token.

@@ -201,7 +201,8 @@ pub fn call_end(chaos: &Chaos, call: u64, max_attempts: u32, early_stop: bool) -
         let behaviour = chaos.behaviour(call, attempt);
         behaviours.push(behaviour);
         let end = attempt_end(behaviour, call, attempt, early_stop);
-        early_stops += u32::from(matches!(&end, AttemptEnd::Failure(failure) if failure.early_stop.is_some()));
+        early_stops +=
+            u32::from(matches!(&end, AttemptEnd::Failure(failure) if failure.early_stop.is_some()));
         let retried = matches!(&end, AttemptEnd::Failure(failure) if failure.is_retried());
         if !retried || attempt + 1 >= max_attempts {
             return CallEnd {
@@ -322,9 +323,15 @@ mod tests {
     #[test]
     fn a_wrong_shape_streamed_with_early_stop_stops_at_its_type_violation() {
         let chaos = chaos();
-        let call = call_where(&chaos, &[|b| b == Behaviour::WrongShape, |b| b == Behaviour::Answer]);
+        let call = call_where(
+            &chaos,
+            &[|b| b == Behaviour::WrongShape, |b| b == Behaviour::Answer],
+        );
         let stopped = call_end(&chaos, call, 4, true);
-        assert_eq!((stopped.attempts, stopped.early_stops, stopped.repaired), (2, 1, true));
+        assert_eq!(
+            (stopped.attempts, stopped.early_stops, stopped.repaired),
+            (2, 1, true)
+        );
         let AttemptEnd::Failure(failure) = attempt_end(Behaviour::WrongShape, call, 0, true) else {
             panic!("a wrong shape fails");
         };
@@ -337,7 +344,10 @@ mod tests {
         let AttemptEnd::Failure(failure) = attempt_end(Behaviour::WrongShape, call, 0, false) else {
             panic!("a wrong shape fails");
         };
-        assert_eq!((failure.class, failure.early_stop), (Some(FailureClass::MissingRequired), None));
+        assert_eq!(
+            (failure.class, failure.early_stop),
+            (Some(FailureClass::MissingRequired), None)
+        );
     }
 
     #[test]

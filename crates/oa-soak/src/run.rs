@@ -309,7 +309,11 @@ fn check_totals(report: &mut Report) {
         ("spans", report.spans, report.attempts),
         ("completion events", report.events.completions, report.ok),
         ("failure events", report.events.failures, report.failed),
-        ("early-stopped attempts", report.events.early_stops, report.early_stops),
+        (
+            "early-stopped attempts",
+            report.events.early_stops,
+            report.early_stops,
+        ),
     ];
     for (what, got, expected) in checks {
         if got != expected {
