@@ -433,9 +433,11 @@ impl AttemptHook for CliHook {
             .to_string(),
             PartialShow::Lines => {
                 let mut shown = self.shown_attempt.lock().unwrap_or_else(PoisonError::into_inner);
-                let header = (partial.attempt_index != *shown)
-                    .then(|| format!("attempt {}:\n", partial.attempt_index))
-                    .unwrap_or_default();
+                let header = if partial.attempt_index == *shown {
+                    String::new()
+                } else {
+                    format!("attempt {}:\n", partial.attempt_index)
+                };
                 *shown = partial.attempt_index;
                 let pointer = if partial.pointer.is_root() {
                     "#"
