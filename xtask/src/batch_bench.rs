@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-const SCHEMA: &str = r#"{"type": "object", "additionalProperties": false,
+pub(crate) const SCHEMA: &str = r#"{"type": "object", "additionalProperties": false,
  "required": ["name", "age", "email", "tags", "address"],
  "properties": {
   "name": {"type": "string", "minLength": 1},
@@ -28,17 +28,8 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
         [flag, n] if flag == "--lines" => n.parse().map_err(|_| format!("--lines: not a count: {n}"))?,
         _ => return Err("usage: cargo xtask batch-bench [--lines N]".to_owned()),
     };
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--quiet", "-p", "oa-cli"])
-        .current_dir(root)
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("cargo build --release -p oa-cli failed".to_owned());
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), Into::into);
-    let oa = target.join("release").join("oa");
-    let dir = target.join("batch-bench");
+    let oa = release_oa(root)?;
+    let dir = target_dir(root).join("batch-bench");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let schema = dir.join("schema.json");
     let input = dir.join("lines.jsonl");
@@ -76,28 +67,53 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// The target directory (`CARGO_TARGET_DIR`, else the workspace's `target`).
+fn target_dir(root: &Path) -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), Into::into)
+}
+
+/// Builds the release `oa` and returns its path.
+pub(crate) fn release_oa(root: &Path) -> Result<std::path::PathBuf, String> {
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "-p", "oa-cli"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err("cargo build --release -p oa-cli failed".to_owned());
+    }
+    Ok(target_dir(root).join("release").join("oa"))
+}
+
 /// `n` records, one per line; every tenth has a string age and a fifth tag outside the enum.
 fn records(n: usize) -> String {
     let mut out = String::with_capacity(n * 120);
-    let tags = ["a", "b", "c", "d"];
     for i in 0..n {
-        let age = if i % 10 == 0 {
-            "\"old\"".to_owned()
-        } else {
-            (i % 97).to_string()
-        };
-        let extra = if i % 10 == 0 { ", \"z\"" } else { "" };
-        let address = if i % 3 == 0 {
-            "null".to_owned()
-        } else {
-            format!("{{\"city\": \"C{}\", \"zip\": \"{:05}\"}}", i % 50, i % 100_000)
-        };
-        let _ = writeln!(
-            out,
-            "{{\"name\": \"n{i}\", \"age\": {age}, \"email\": \"u{i}@example.org\", \"tags\": [\"{}\", \"{}\"{extra}], \"address\": {address}}}",
-            tags[i % 4],
-            tags[(i + 1) % 4],
-        );
+        record(&mut out, i, i % 10 == 0);
+        out.push('\n');
     }
     out
+}
+
+/// Record `i` (no line end), valid against [`SCHEMA`] unless `broken`: then with a string age and a fifth tag
+/// outside the enum (two violations).
+pub(crate) fn record(out: &mut String, i: usize, broken: bool) {
+    let tags = ["a", "b", "c", "d"];
+    let age = if broken {
+        "\"old\"".to_owned()
+    } else {
+        (i % 97).to_string()
+    };
+    let extra = if broken { ", \"z\"" } else { "" };
+    let address = if i.is_multiple_of(3) {
+        "null".to_owned()
+    } else {
+        format!("{{\"city\": \"C{}\", \"zip\": \"{:05}\"}}", i % 50, i % 100_000)
+    };
+    let _ = write!(
+        out,
+        "{{\"name\": \"n{i}\", \"age\": {age}, \"email\": \"u{i}@example.org\", \"tags\": [\"{}\", \"{}\"{extra}], \"address\": {address}}}",
+        tags[i % 4],
+        tags[(i + 1) % 4],
+    );
 }

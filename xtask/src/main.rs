@@ -19,6 +19,7 @@ use std::process::{Command, ExitCode};
 mod batch_bench;
 mod clock;
 mod fuzz;
+mod memory_bench;
 mod miri;
 mod mutants;
 mod mutants_diff;
@@ -47,11 +48,12 @@ fn main() -> ExitCode {
         Some("mutants") => mutants::run(&workspace_root(), &args[1..]),
         Some("mutants-diff") => mutants_diff::run(&workspace_root(), args.get(1).map(String::as_str), &[]),
         Some("batch-bench") => batch_bench::run(&workspace_root(), &args[1..]),
+        Some("memory-bench") => memory_bench::run(&workspace_root(), &args[1..]),
         Some("soak") => soak::run(&workspace_root(), &args[1..], &[]),
         Some("load") => soak::run(&workspace_root(), &owned(soak::LOAD_ARGS), &[]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  publish  the rust-version checked with its toolchain, every published crate packaged and built\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  mutants-diff [BASE]: cargo-mutants on the lines changed since BASE (default: the previous main), bounded in time\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core"
+                "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, docs, every test, a fuzz smoke\n  tidy  house rules a linter cannot see\n  publish  the rust-version checked with its toolchain, every published crate packaged and built\n  peer  start the llama.cpp peer and run the given command with OA_LLAMA_BASE_URL set\n  fuzz  --seconds N [TARGET...]: run each fuzz target for N seconds (nightly)\n  miri  the tests that finish under Miri (nightly)\n  mutants SCOPE [-- ARGS]: cargo-mutants over a scope (oa-pointer, oa-schema-keywords, oa-provider-wire), checked against its equivalents list\n  mutants-diff [BASE]: cargo-mutants on the lines changed since BASE (default: the previous main), bounded in time\n  soak  --calls N --concurrency C [--seed S]: structured calls through the provider stack against the chaos server\n  load  1,000 calls all in flight at once against the chaos server, with memory per in-flight call\n  batch-bench [--lines N]: oa validate --batch lines per second at 1 job and at one per core\n  memory-bench [--instance-mib N] [--batch-mib N]... [--runs N] [--dir DIR] [--oa PATH]: oa validate's peak RSS on a large instance (every route) and large --batch files"
             );
             return ExitCode::from(2);
         }

@@ -385,6 +385,7 @@ mod tests {
             reached: crate::schema_source::Reached::default(),
             locations: crate::schema_source::LocationView::default(),
             streams: true,
+            max_violations: None,
         };
         for jobs in [1, 2] {
             for (n_lines, partial) in [(CHUNK_LINES, false), (CHUNK_LINES + 1, true)] {

@@ -53,9 +53,10 @@ pub(crate) fn run(args: &ValidateArgs) -> Exit {
         report: args.report_options(),
         reached: Reached::default(),
         locations: source.locations(),
-        streams: matches!(args.output(), Output::Text | Output::Json)
-            && !args.discriminate
-            && args.max_violations.is_none(),
+        streams: matches!(args.output(), Output::Text | Output::Json | Output::Flag) && !args.discriminate,
+        max_violations: args
+            .max_violations
+            .map(|max| usize::try_from(max).unwrap_or(usize::MAX)),
     };
     let exit = match (&args.instance, &args.batch) {
         (Some(instance), None) => single(&checker, instance, args.output()),
@@ -87,8 +88,12 @@ pub(crate) struct Checker {
     /// How the json report shows schema locations.
     pub(crate) locations: LocationView,
     /// Whether instances are judged as their bytes are read, keeping no value (`Incremental::without_value`): the
-    /// text and json outputs of the full report, which read nothing but the report.
+    /// text and json outputs (`--max-violations` caps the report afterwards, as `validate_with` does) and `flag`
+    /// (the verdict alone), which read nothing but the report. Not `--discriminate`, which steers the evaluation,
+    /// nor `basic`, which locates each unit in the value.
     pub(crate) streams: bool,
+    /// The `--max-violations` cap, applied to a report the incremental route made.
+    pub(crate) max_violations: Option<usize>,
 }
 
 /// The outcome for one instance: valid, the schema's violations, no verdict (the evaluation reached a reference that
@@ -168,7 +173,13 @@ impl Outcome {
     fn judged(checker: &Checker, ended: Result<(), IncrementalError>) -> Option<Self> {
         match ended {
             Ok(()) => Some(Outcome::Valid(None)),
-            Err(IncrementalError::Invalid(violations)) => Some(Self::of_report(checker, None, violations)),
+            Err(IncrementalError::Invalid(violations)) => {
+                let violations = match checker.max_violations {
+                    Some(max) => violations.capped(max),
+                    None => violations,
+                };
+                Some(Self::of_report(checker, None, violations))
+            }
             Err(IncrementalError::Malformed(error)) if error.kind() != MalformedKind::DuplicateKey => {
                 Some(Outcome::Malformed(error.to_string()))
             }

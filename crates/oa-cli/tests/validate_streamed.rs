@@ -1,8 +1,9 @@
 //! `oa validate` judges an instance file of 1 MiB or more as it reads it (the incremental route, keeping no value)
-//! for the text and json outputs of the full report: the same output and exit code as the value route, which
-//! `--max-violations` with a cap no report reaches still takes; a repeated member name and nesting beyond the
-//! incremental limit are read as before (the last repeat wins, `parse_json` names the depth). Small documents are
-//! padded with whitespace past 1 MiB so that they take the route too.
+//! for the text and json outputs (`--max-violations` included) and `--output flag`: the same output and exit code
+//! as the value route, which `--discriminate` still takes (on these schemas, without unions, it changes no
+//! report); a repeated member name and nesting beyond the incremental limit are read as before (the last repeat
+//! wins, `parse_json` names the depth). Small documents are padded with whitespace past 1 MiB so that they take
+//! the route too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -48,15 +49,29 @@ impl Case {
         (output.status.code(), stdout(&output))
     }
 
-    /// The streamed route and the value route (a cap no report reaches) agree, in json and in text.
+    /// The streamed route and the value route (`--discriminate`) agree, in json and in text, with and without a
+    /// cap; and `--output flag` gives the verdict the json report gives.
     fn routes_agree(&self) -> (Option<i32>, String) {
         let json = self.validate(&["--output", "json"]);
-        assert_eq!(
-            json,
-            self.validate(&["--output", "json", "--max-violations", "1000000"])
-        );
+        assert_eq!(json, self.validate(&["--output", "json", "--discriminate"]));
         let text = self.validate(&[]);
-        assert_eq!(text, self.validate(&["--max-violations", "1000000"]));
+        assert_eq!(text, self.validate(&["--discriminate"]));
+        for cap in ["1", "2", "1000000"] {
+            for output in ["json", "text"] {
+                let capped = self.validate(&["--output", output, "--max-violations", cap]);
+                assert_eq!(
+                    capped,
+                    self.validate(&["--output", output, "--max-violations", cap, "--discriminate"]),
+                    "--max-violations {cap}, {output}"
+                );
+            }
+        }
+        let code = json.0;
+        let valid = code == Some(0);
+        assert_eq!(
+            self.validate(&["--output", "flag"]),
+            (code, format!("{{\"valid\":{valid}}}\n"))
+        );
         json
     }
 }
@@ -87,6 +102,12 @@ fn a_file_read_in_chunks_gives_the_value_routes_report() {
         locations,
         ["#/3/name", "#/9999/extra", "#/9999/name", "#/19998/name"]
     );
+    // Capped through the streamed route: the first two kept, the rest counted.
+    let (code, capped) = case.validate(&["--output", "json", "--max-violations", "2"]);
+    assert_eq!(code, Some(1));
+    let capped: serde_json::Value = serde_json::from_str(&capped).unwrap();
+    assert_eq!(capped["violations"].as_array().unwrap().len(), 2, "{capped}");
+    assert_eq!(capped["omitted"], 2, "{capped}");
 }
 
 #[test]

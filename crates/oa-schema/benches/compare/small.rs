@@ -10,10 +10,9 @@ use serde_json::{Map, Value, json};
 
 /// `small-llm` and `small-generated`.
 pub(crate) fn all() -> Vec<Workload> {
-    vec![
-        merge("small-llm", crate::llm::all()),
-        merge("small-generated", generated()),
-    ]
+    let mut llm = crate::llm::all();
+    llm.extend(llm_with_formats());
+    vec![merge("small-llm", llm), merge("small-generated", generated())]
 }
 
 /// Several workloads as one: their schemas side by side, their instance sets joined by label, `format` asserting.
@@ -252,4 +251,131 @@ fn with_format(width: usize) -> Workload {
         invalid.insert(format!("when_{field}"), json!(bad));
     }
     strict_case(format!("format-{width}"), &properties, valid, invalid)
+}
+
+/// LLM-style extraction schemas whose fields carry a `format` (issue 38 measures the value route on small LLM
+/// schemas with format assertion on; `llm.rs`'s five carry none): an event, a contact card, a support ticket. Each
+/// invalid instance breaks every format once and one other keyword.
+fn llm_with_formats() -> Vec<Workload> {
+    let event = json!({
+        "type": "object",
+        "properties": {
+            "title": { "type": "string", "minLength": 1 },
+            "starts_at": { "type": "string", "format": "date-time" },
+            "ends_at": { "type": "string", "format": "date-time" },
+            "day": { "type": "string", "format": "date" },
+            "doors": { "type": "string", "format": "time" },
+            "url": { "type": "string", "format": "uri" },
+            "organiser_email": { "type": "string", "format": "email" },
+            "kind": { "enum": ["concert", "talk", "meetup"] }
+        },
+        "required": ["title", "starts_at", "ends_at", "day", "doors", "url", "organiser_email", "kind"],
+        "additionalProperties": false
+    });
+    let contact = json!({
+        "type": "object",
+        "properties": {
+            "id": { "type": "string", "format": "uuid" },
+            "name": { "type": "string", "minLength": 1 },
+            "emails": { "type": "array", "maxItems": 4, "items": { "type": "string", "format": "email" } },
+            "website": { "anyOf": [{ "type": "string", "format": "uri" }, { "type": "null" }] },
+            "host": { "type": "string", "format": "hostname" },
+            "last_ip": { "anyOf": [{ "type": "string", "format": "ipv4" }, { "type": "null" }] },
+            "birthday": { "anyOf": [{ "type": "string", "format": "date" }, { "type": "null" }] }
+        },
+        "required": ["id", "name", "emails", "website", "host", "last_ip", "birthday"],
+        "additionalProperties": false
+    });
+    let ticket = json!({
+        "type": "object",
+        "properties": {
+            "ticket_id": { "type": "string", "format": "uuid" },
+            "opened_at": { "type": "string", "format": "date-time" },
+            "severity": { "enum": ["low", "medium", "high"] },
+            "reporter": {
+                "type": "object",
+                "properties": {
+                    "email": { "type": "string", "format": "email" },
+                    "ip": { "type": "string", "format": "ipv6" }
+                },
+                "required": ["email", "ip"],
+                "additionalProperties": false
+            },
+            "events": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "at": { "type": "string", "format": "date-time" },
+                        "note": { "type": "string", "maxLength": 200 }
+                    },
+                    "required": ["at", "note"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["ticket_id", "opened_at", "severity", "reporter", "events"],
+        "additionalProperties": false
+    });
+    let events = |broken: bool| -> Vec<Value> {
+        (0..8)
+            .map(|event_idx| {
+                let at = if broken && event_idx % 3 == 1 {
+                    format!("2026-12-0{} 10:00", event_idx + 1)
+                } else {
+                    format!("2026-12-0{}T10:{:02}:00Z", event_idx + 1, event_idx * 7)
+                };
+                json!({ "at": at, "note": format!("step {event_idx}") })
+            })
+            .collect()
+    };
+    vec![
+        case(
+            "llm-event-formats".to_owned(),
+            event,
+            vec![json!({
+                "title": "Rust meetup", "starts_at": "2026-12-07T18:30:00+01:00", "ends_at": "2026-12-07T21:00:00Z",
+                "day": "2026-12-07", "doors": "18:00:00Z", "url": "https://example.org/events/42",
+                "organiser_email": "ada@example.org", "kind": "meetup"
+            })],
+            vec![json!({
+                "title": "Rust meetup", "starts_at": "7 December, 18:30", "ends_at": "2026-12-07T25:00:00Z",
+                "day": "2026-02-30", "doors": "6pm", "url": "example dot org",
+                "organiser_email": "ada(at)example.org", "kind": "party"
+            })],
+        ),
+        case(
+            "llm-contact-formats".to_owned(),
+            contact,
+            vec![
+                json!({
+                    "id": "2f1c3a4e-9b7d-4c2e-8f10-3d5e6a7b8c9d", "name": "Ada Lovelace",
+                    "emails": ["ada@example.org", "a.lovelace@example.com"], "website": "https://example.org/ada",
+                    "host": "mail.example.org", "last_ip": "192.0.2.17", "birthday": "1815-12-10"
+                }),
+                json!({
+                    "id": "2f1c3a4e-9b7d-4c2e-8f10-3d5e6a7b8c9e", "name": "Charles Babbage", "emails": [],
+                    "website": null, "host": "example.com", "last_ip": null, "birthday": null
+                }),
+            ],
+            vec![json!({
+                "id": "2f1c3a4e-9b7d", "name": "Ada Lovelace",
+                "emails": ["ada@example.org", "not an email", "ada@"], "website": 42,
+                "host": "-bad-.example..org", "last_ip": "192.0.2.300", "birthday": "10/12/1815"
+            })],
+        ),
+        case(
+            "llm-ticket-formats".to_owned(),
+            ticket,
+            vec![json!({
+                "ticket_id": "8d3e1f20-5a6b-4c7d-9e8f-0a1b2c3d4e5f", "opened_at": "2026-12-01T08:00:00Z",
+                "severity": "high", "reporter": { "email": "ops@example.org", "ip": "2001:db8::1" },
+                "events": events(false)
+            })],
+            vec![json!({
+                "ticket_id": "8D3E1F20", "opened_at": "yesterday", "severity": "urgent",
+                "reporter": { "email": "ops@@example.org", "ip": "2001:db8:::1" }, "events": events(true)
+            })],
+        ),
+    ]
 }

@@ -244,10 +244,28 @@ impl Violations {
         }
     }
 
-    /// Keeps at most `max` violations (at least one) and counts the rest. Whole alternatives are kept: at each
-    /// failed union, its members closest to valid first (fewest violations, then the deepest match), so the member
-    /// holding the one real mistake is never the one cut; the text keeps each union's true member count.
-    pub(crate) fn capped(self, max: usize) -> Self {
+    /// Keeps at most `max` violations (at least one) and counts the rest, as
+    /// [`ReportOptions::max_violations`](crate::ReportOptions::max_violations) does: for a report made without
+    /// it (the incremental route's, which takes no options). Whole alternatives are kept: at each failed union, its
+    /// members closest to valid first (fewest violations, then the deepest match), so the member holding the one
+    /// real mistake is never the one cut; the text keeps each union's true member count.
+    ///
+    /// ```
+    /// use oa_schema::{ReportOptions, Validator};
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({ "items": { "type": "string" } })).unwrap();
+    /// let mut run = validator.incremental().without_value();
+    /// run.feed(b"[1, 2, 3]").unwrap();
+    /// let Err(oa_schema::IncrementalError::Invalid(report)) = run.finish() else { panic!("invalid") };
+    /// let capped = report.capped(2);
+    /// assert_eq!((capped.len(), capped.omitted()), (2, 1));
+    /// let options = ReportOptions::new().max_violations(2);
+    /// let direct = validator.validate_with(&json!([1, 2, 3]), &options).unwrap_err();
+    /// assert_eq!(capped.error_message(), direct.error_message());
+    /// ```
+    #[must_use]
+    pub fn capped(self, max: usize) -> Self {
         let keep = max.max(1);
         if self.items.len() <= keep {
             return self;
