@@ -314,8 +314,16 @@ pub(crate) struct CompleteArgs {
     #[arg(long, value_name = "T")]
     pub(crate) temperature: Option<f64>,
     /// Stream tokens to the terminal as they arrive (openai only: the anthropic and gemini mappings do not stream).
+    /// With --schema, the answer is checked as it arrives and shown growing instead: one line per value as it
+    /// completes, `POINTER VALUE` (with --json, one JSON object per value, {"kind": "partial_value", "attempt_index",
+    /// "pointer", "value", "certain_violations"}, before the report).
     #[arg(long)]
     pub(crate) stream: bool,
+    /// With --stream and --schema: end the stream at the answer's first violation that no continuation could
+    /// repair (the connection is closed; with --reask the reask starts at once). Each attempt in --json says where
+    /// it stopped ("early_stop": {pointer, keyword, bytes, deltas}, or null).
+    #[arg(long, requires_all = ["stream", "schema"])]
+    pub(crate) early_stop: bool,
     /// Total attempts including the first (call-level retry).
     #[arg(long, value_name = "N")]
     pub(crate) max_attempts: Option<u32>,

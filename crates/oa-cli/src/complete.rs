@@ -10,8 +10,8 @@ use oa_events::{EventBus, ObservedProvider, Observer};
 use oa_observe::{LangfuseConfig, LangfuseCredentials, LangfuseObserver, ObserverConfig, Telemetry};
 use oa_provider::enforcement::{CapabilityRegistry, RoutedProvider};
 use oa_provider::fit::{Fallback, SchemaAccount};
-use oa_provider::hook::{DeltaKind, TokenDelta};
-use oa_provider::model::{AttemptOutcome, AttemptSummary, Blocked, FailureClass};
+use oa_provider::hook::{DeltaKind, PartialValue, TokenDelta};
+use oa_provider::model::{AttemptOutcome, AttemptSummary, Blocked, EarlyStop, FailureClass};
 use oa_provider::{
     AttemptHook, AttemptRecord, Capabilities, CompletionRequest, FinishReason, Message, Provider,
     ProviderError, Reask, Response, RetryConfig, RuntimeConfig, StructuredOutputFailure, Tool, Usage,
@@ -79,10 +79,19 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
             return Exit::Usage;
         }
     };
+    // A streamed structured answer is shown as its values complete; a plain one as its tokens arrive.
+    let growing = args.stream && args.schema.is_some();
     let hook = Arc::new(CliHook {
         attempts: Mutex::default(),
         accounts: Mutex::default(),
-        echo_tokens: args.stream && !args.json,
+        early_stops: Mutex::default(),
+        echo_tokens: args.stream && !args.json && !growing,
+        partials: match (growing, args.json) {
+            (false, _) => None,
+            (true, false) => Some(PartialShow::Lines),
+            (true, true) => Some(PartialShow::Json),
+        },
+        shown_attempt: Mutex::new(0),
         diagnostics: Mutex::default(),
     });
     // Why an OpenAI call would go native_unenforced (the one mapping whose native path can be unenforced); the path
@@ -132,6 +141,7 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     }
     // Every attempt the hook saw (those before a whole-call --timeout too, which the call's own error cannot hold).
     let attempts = std::mem::take(&mut *hook.attempts.lock().unwrap_or_else(PoisonError::into_inner));
+    let early_stops = std::mem::take(&mut *hook.early_stops.lock().unwrap_or_else(PoisonError::into_inner));
     let diagnostics = std::mem::take(&mut *hook.diagnostics.lock().unwrap_or_else(PoisonError::into_inner));
     // The account of the last attempt that sent a schema: the answering one, or the one whose failure is reported.
     let account = hook
@@ -160,10 +170,17 @@ pub(crate) fn run(args: &CompleteArgs) -> Exit {
     if args.json {
         outln!(
             "{}",
-            to_json(&outcome, &attempts, &diagnostics, account.as_deref())
+            to_json(
+                &outcome,
+                &attempts,
+                &early_stops,
+                &diagnostics,
+                account.as_deref()
+            )
         );
     } else {
         print_summary(&outcome, &attempts, &diagnostics, args.stream);
+        print_early_stops(&attempts, &early_stops);
         print_account(account.as_deref());
         let path = match &outcome {
             Ok(response) => response.structured_output_path,
@@ -320,7 +337,9 @@ fn build_request(args: &CompleteArgs) -> Result<(CompletionRequest, Option<CallS
         ));
     }
     messages.push(Message::user(message));
-    let mut request = CompletionRequest::new(messages).with_stream(args.stream);
+    let mut request = CompletionRequest::new(messages)
+        .with_stream(args.stream)
+        .with_early_stop(args.early_stop);
     let schema = args
         .schema
         .as_deref()
@@ -369,13 +388,27 @@ fn read_tools(path: &std::path::Path) -> Result<Vec<Tool>, String> {
     })
 }
 
-/// Keeps each wire attempt's summary, schema account and diagnostics and, with `--stream`, echoes content deltas as
-/// they arrive.
+/// Keeps each wire attempt's summary, schema account, early stop and diagnostics and, with `--stream`, echoes
+/// content deltas as they arrive (or, with `--schema`, each value of the answer as it completes).
 struct CliHook {
     attempts: Mutex<Vec<AttemptSummary>>,
     accounts: Mutex<Vec<Option<Arc<SchemaAccount>>>>,
+    early_stops: Mutex<Vec<Option<EarlyStop>>>,
     echo_tokens: bool,
+    partials: Option<PartialShow>,
+    /// The attempt whose values were shown last (a reask's answer is headed by its attempt).
+    shown_attempt: Mutex<u32>,
     diagnostics: Mutex<Vec<Diagnostic>>,
+}
+
+/// How `--stream --schema` shows the answer's values as they complete.
+#[derive(Clone, Copy)]
+enum PartialShow {
+    /// `POINTER VALUE`, one line each: the same on a terminal and in a pipe, so nothing is redrawn and a reader
+    /// (or `grep`) sees every value as it came.
+    Lines,
+    /// One JSON object per value (`--json`), before the report.
+    Json,
 }
 
 impl AttemptHook for CliHook {
@@ -387,11 +420,50 @@ impl AttemptHook for CliHook {
         }
     }
 
+    fn on_partial(&self, partial: &PartialValue<'_>) {
+        let Some(show) = self.partials else { return };
+        let line = match show {
+            PartialShow::Json => json!({
+                "kind": "partial_value",
+                "attempt_index": partial.attempt_index,
+                "pointer": partial.pointer.as_str(),
+                "value": partial.value,
+                "certain_violations": partial.certain_violations,
+            })
+            .to_string(),
+            PartialShow::Lines => {
+                let mut shown = self.shown_attempt.lock().unwrap_or_else(PoisonError::into_inner);
+                let header = if partial.attempt_index == *shown {
+                    String::new()
+                } else {
+                    format!("attempt {}:\n", partial.attempt_index)
+                };
+                *shown = partial.attempt_index;
+                let pointer = if partial.pointer.is_root() {
+                    "#"
+                } else {
+                    partial.pointer.as_str()
+                };
+                let mark = if partial.certain_violations > 0 {
+                    "  (invalid)"
+                } else {
+                    ""
+                };
+                format!("{header}{pointer} {}{mark}", partial.value)
+            }
+        };
+        outln!("{line}");
+    }
+
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         self.attempts
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(record.summary());
+        self.early_stops
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record.early_stop().cloned());
         self.accounts
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -420,12 +492,35 @@ fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
     )
 }
 
-/// Each attempt as `--json` prints it: its usage (null when no response was read), path, marker and outcome.
-fn attempts_json(attempts: &[AttemptSummary]) -> Value {
+/// An attempt's early stop as `--json` prints it: `{pointer, keyword, bytes, deltas}`.
+fn early_stop_json(stop: &EarlyStop) -> Value {
+    json!({"pointer": stop.pointer.as_str(), "keyword": stop.keyword(), "bytes": stop.bytes, "deltas": stop.deltas})
+}
+
+/// Each attempt stopped early, one line each in the text summary.
+fn print_early_stops(attempts: &[AttemptSummary], early_stops: &[Option<EarlyStop>]) {
+    for (attempt, stop) in attempts.iter().zip(early_stops) {
+        if let Some(stop) = stop {
+            outln!(
+                "early_stop: attempt {} at {} ({}) after {} bytes, {} deltas",
+                attempt.attempt_index,
+                stop.pointer.to_fragment(),
+                stop.keyword(),
+                stop.bytes,
+                stop.deltas
+            );
+        }
+    }
+}
+
+/// Each attempt as `--json` prints it: its usage (null when no response was read), path, marker, outcome and early
+/// stop.
+fn attempts_json(attempts: &[AttemptSummary], early_stops: &[Option<EarlyStop>]) -> Value {
     Value::Array(
         attempts
             .iter()
-            .map(|attempt| {
+            .enumerate()
+            .map(|(at, attempt)| {
                 let (outcome, category, class) = match attempt.outcome {
                     AttemptOutcome::Ok => ("ok", None, None),
                     AttemptOutcome::Failed {
@@ -447,6 +542,7 @@ fn attempts_json(attempts: &[AttemptSummary]) -> Value {
                     "outcome": outcome,
                     "category": category,
                     "failure_class": class,
+                    "early_stop": early_stops.get(at).and_then(Option::as_ref).map(early_stop_json),
                 })
             })
             .collect(),
@@ -458,6 +554,7 @@ fn attempts_json(attempts: &[AttemptSummary]) -> Value {
 fn to_json(
     outcome: &Result<Response, ProviderError>,
     attempts: &[AttemptSummary],
+    early_stops: &[Option<EarlyStop>],
     diagnostics: &[Diagnostic],
     account: Option<&SchemaAccount>,
 ) -> Value {
@@ -474,7 +571,7 @@ fn to_json(
             "schema_mode": response.schema_mode.map(|m| m.as_str()),
             "schema_version": response.schema_version,
             "usage_total": usage_total,
-            "attempts": attempts_json(attempts),
+            "attempts": attempts_json(attempts, early_stops),
             "blocked": response.blocked.as_ref().map(blocked_json),
             "error": null,
             "diagnostics": diagnostics_json(diagnostics),
@@ -492,7 +589,7 @@ fn to_json(
                 "schema_mode": error.schema_mode().map(|m| m.as_str()),
                 "schema_version": error.schema_version(),
                 "usage_total": usage_total,
-                "attempts": attempts_json(attempts),
+                "attempts": attempts_json(attempts, early_stops),
                 "blocked": failure.and_then(|f| f.blocked.as_ref()).map(blocked_json),
                 "error": {
                     "category": error.category().as_str(),

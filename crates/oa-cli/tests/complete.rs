@@ -297,11 +297,11 @@ fn a_reasked_call_reports_what_every_attempt_cost() {
         json!([
             {"attempt_index": 0, "retry_reason": null, "sent": true, "structured_output_path": "native",
              "schema_mode": "unverified", "outcome": "failed", "category": "structured_output_invalid",
-             "failure_class": "type_mismatch",
+             "failure_class": "type_mismatch", "early_stop": null,
              "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}},
             {"attempt_index": 1, "retry_reason": "reask", "sent": true, "structured_output_path": "native",
              "schema_mode": "unverified_repaired", "outcome": "ok", "category": null, "failure_class": null,
-             "usage": {"prompt_tokens": 160, "completion_tokens": 5, "total_tokens": 165}}
+             "early_stop": null, "usage": {"prompt_tokens": 160, "completion_tokens": 5, "total_tokens": 165}}
         ])
     );
     // One attempt: the usage line as before, and usage_total equal to usage.

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use oa_provider::enforcement::CapabilityKey;
-use oa_provider::hook::TokenDelta;
+use oa_provider::hook::{PartialValue, TokenDelta};
 use oa_provider::{
     AttemptHook, AttemptRecord, CallExtras, CompletionRequest, Provider, ProviderError, Response,
 };
@@ -17,8 +17,8 @@ use serde_json::{Map, Value};
 
 use crate::delivery::EventBus;
 use crate::event::{
-    Event, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest, LlmResponseFields, LlmTokenEvent,
-    Scope,
+    Event, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmPartialValueEvent, LlmRequest,
+    LlmResponseFields, LlmTokenEvent, Scope,
 };
 use crate::ids::random_uuid;
 use crate::render::{
@@ -447,6 +447,34 @@ impl AttemptHook for Recorder {
         }));
     }
 
+    fn on_partial(&self, partial: &PartialValue<'_>) {
+        if let Some(inner) = &self.inner {
+            inner.on_partial(partial);
+        }
+        // Delivered as tokens are: only to observers that read the stream.
+        if !self.bus.wants_tokens() {
+            return;
+        }
+        let (held, scope) = {
+            let mut state = self.state();
+            let scope = self.current_scope(&mut state);
+            (state.held.take(), scope)
+        };
+        if let Some(held) = held {
+            self.bus.dispatch(held);
+        }
+        self.bus.dispatch(Event::LlmPartialValue(LlmPartialValueEvent {
+            scope,
+            provider: partial.provider.to_owned(),
+            model: partial.model.to_owned(),
+            call_id: partial.call_id.to_owned(),
+            wire_attempt_index: partial.attempt_index,
+            pointer: partial.pointer.to_string(),
+            value: partial.value.clone(),
+            certain_violations: partial.certain_violations,
+        }));
+    }
+
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         if let Some(inner) = &self.inner {
             inner.on_attempt(record);
@@ -497,6 +525,7 @@ impl AttemptHook for Recorder {
             error_message,
             failure_class,
             diagnostics: record.diagnostics.to_vec(),
+            early_stop: record.early_stop().cloned(),
             started_at: record.started_at,
             duration: record.duration,
         });

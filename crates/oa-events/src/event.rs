@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use oa_provider::fit::SchemaAccount;
 use oa_provider::hook::{DeltaKind, Diagnostic};
-use oa_provider::model::{FailureClass, RetryReason};
+use oa_provider::model::{EarlyStop, FailureClass, RetryReason};
 use oa_provider::{Category, FinishReason, SchemaMode, StructuredOutputPath, Usage};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -33,6 +33,9 @@ pub enum Event {
     LlmAttempt(LlmAttempt),
     /// A streamed delta of an LLM call.
     LlmToken(LlmTokenEvent),
+    /// A value of a streamed structured answer completed, at its pointer (not a §6 typed event: oa's own, delivered
+    /// as token events are, to observers that read them).
+    LlmPartialValue(LlmPartialValueEvent),
     /// An LLM call returned a response.
     LlmCompletion(LlmCompletionEvent),
     /// An LLM call raised a §7 error.
@@ -54,6 +57,7 @@ impl Event {
             Self::NodeStarted(event) | Self::NodeCompleted(event) => &event.scope.invocation_id,
             Self::LlmAttempt(event) => &event.scope.invocation_id,
             Self::LlmToken(event) => &event.scope.invocation_id,
+            Self::LlmPartialValue(event) => &event.scope.invocation_id,
             Self::LlmCompletion(event) => &event.scope.invocation_id,
             Self::LlmFailed(event) => &event.scope.invocation_id,
             Self::MetadataAugmented(event) => &event.scope.invocation_id,
@@ -294,6 +298,29 @@ pub struct LlmTokenEvent {
     pub delta: String,
 }
 
+/// A value a streamed structured answer completed (oa-provider's `PartialValue`): whole and final, at its JSON
+/// Pointer in the answer, right after the token event whose delta completed it; a container after its members.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmPartialValueEvent {
+    /// Identity and scope, shared with the call's other events.
+    #[serde(flatten)]
+    pub scope: Arc<Scope>,
+    /// The provider identifier.
+    pub provider: String,
+    /// The bound model.
+    pub model: String,
+    /// Matches the terminal event's `call_id`.
+    pub call_id: String,
+    /// The wire attempt whose answer this is (a reask's answer starts again from the root).
+    pub wire_attempt_index: u32,
+    /// Where the value sits in the answer (JSON Pointer; the root is `""`).
+    pub pointer: String,
+    /// The value.
+    pub value: Value,
+    /// Certain violations found so far at or below `pointer`.
+    pub certain_violations: usize,
+}
+
 /// The implementation's record of one wire attempt: what a §5.5 span and the §11 per-attempt samples render.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmAttempt {
@@ -326,6 +353,9 @@ pub struct LlmAttempt {
     pub failure_class: Option<FailureClass>,
     /// The diagnostics the provider raised about this attempt (e.g. `schema_not_honored`).
     pub diagnostics: Vec<Diagnostic>,
+    /// Where the attempt's stream was stopped at its first certain violation, when it was (early stop asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub early_stop: Option<EarlyStop>,
     /// When the attempt started.
     #[serde(skip)]
     pub started_at: SystemTime,

@@ -33,9 +33,9 @@ mod tool;
 pub use context::{CallContext, ObservedProvider, complete};
 pub use delivery::{DrainTimeout, EventBus, Observer, ObserverError};
 pub use event::{
-    Event, GraphErrorCategory, InvocationEvent, LlmAttempt, LlmCompletionEvent, LlmFailedEvent, LlmRequest,
-    LlmResponseFields, LlmTokenEvent, MetadataEvent, NodeEvent, Scope, ToolCallEvent, ToolCallFailedEvent,
-    ToolInvocation,
+    Event, GraphErrorCategory, InvocationEvent, LlmAttempt, LlmCompletionEvent, LlmFailedEvent,
+    LlmPartialValueEvent, LlmRequest, LlmResponseFields, LlmTokenEvent, MetadataEvent, NodeEvent, Scope,
+    ToolCallEvent, ToolCallFailedEvent, ToolInvocation,
 };
 pub use identity::{IMPLEMENTATION_NAME, IMPLEMENTATION_VERSION, SPEC_VERSION};
 pub use ids::random_uuid;

@@ -41,6 +41,15 @@ pub(crate) fn llm_span_attributes(attempt: &LlmAttempt, config: &ObserverConfig)
     if let Some(category) = attempt.error_category {
         attributes.push(KeyValue::new(names::ERROR_CATEGORY, category.as_str()));
     }
+    if let Some(stop) = &attempt.early_stop {
+        attributes.push(KeyValue::new(
+            names::LLM_EARLY_STOP_POINTER,
+            stop.pointer.to_string(),
+        ));
+        attributes.push(KeyValue::new(names::LLM_EARLY_STOP_KEYWORD, stop.keyword()));
+        push_count(&mut attributes, names::LLM_EARLY_STOP_BYTES, Some(stop.bytes));
+        push_count(&mut attributes, names::LLM_EARLY_STOP_DELTAS, Some(stop.deltas));
+    }
     if let Some(response) = &attempt.response {
         if let Some(finish_reason) = response.finish_reason {
             attributes.push(KeyValue::new(names::LLM_FINISH_REASON, finish_reason.as_str()));

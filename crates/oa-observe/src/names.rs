@@ -112,6 +112,16 @@ pub const CACHE_CREATION_TOKENS: &str = "openarmature.llm.cache_creation.input_t
 /// §5.5.2: prefix of the request parameters (`gen_ai.request.temperature`, ...).
 pub const GEN_AI_REQUEST_PREFIX: &str = "gen_ai.request.";
 
+/// A streamed structured attempt stopped at its first certain violation (early stop asked; not a spec attribute):
+/// the violation's JSON Pointer in the answer.
+pub const LLM_EARLY_STOP_POINTER: &str = "openarmature.llm.structured_output.early_stop.pointer";
+/// The early-stopping violation's keyword (`enum`, `type`, ...).
+pub const LLM_EARLY_STOP_KEYWORD: &str = "openarmature.llm.structured_output.early_stop.keyword";
+/// The answer's bytes received when the stream was stopped.
+pub const LLM_EARLY_STOP_BYTES: &str = "openarmature.llm.structured_output.early_stop.bytes";
+/// The content deltas received when the stream was stopped.
+pub const LLM_EARLY_STOP_DELTAS: &str = "openarmature.llm.structured_output.early_stop.deltas";
+
 /// §11.2 histogram of token counts.
 pub const METRIC_TOKEN_USAGE: &str = "openarmature.gen_ai.client.token.usage";
 /// §11.2 histogram of attempt durations.

@@ -585,3 +585,76 @@ async fn a_failed_call_carries_its_marker_on_every_path() {
         }
     }
 }
+
+/// A streamed structured call with early stop: attempt 0's answer violates an enum at its first member and is cut
+/// there; its span says where and after how much; the collector saw each partial value as a typed event; the
+/// reask's attempt 1 passes and its span has no early-stop attribute.
+#[tokio::test]
+async fn an_early_stopped_attempt_says_so_on_its_span_and_event() {
+    use oa_testkit::openai::content_stream;
+    let telemetry = Telemetry::new();
+    let schema = json!({"type": "object", "properties": {"severity": {"enum": ["low", "high"]}, "note": {"type": "string"}},
+                        "required": ["severity"], "additionalProperties": false});
+    let doomed: Vec<String> = ["{\"severity\": \"urg", "ent\",", " \"note\": \""]
+        .iter()
+        .map(|piece| (*piece).to_owned())
+        .chain((0..200).map(|_| " more".to_owned()))
+        .chain(["\"}".to_owned()])
+        .collect();
+    let doomed: Vec<&str> = doomed.iter().map(String::as_str).collect();
+    let replies = vec![
+        content_stream(&doomed, Duration::from_millis(1)),
+        content_stream(&["{\"severity\": \"low\"}"], Duration::ZERO),
+    ];
+    let request = CompletionRequest::new(vec![Message::user("triage")])
+        .with_response_schema(schema)
+        .with_stream(true)
+        .with_early_stop(true)
+        .with_retry(reask(2));
+    let events = run(&telemetry, defaults(), replies, request).await;
+
+    let llm = llm_spans(&telemetry);
+    assert_eq!(llm.len(), 2);
+    assert_eq!(
+        attr(&llm[0], names::LLM_EARLY_STOP_POINTER),
+        Some("/severity".into())
+    );
+    assert_eq!(attr(&llm[0], names::LLM_EARLY_STOP_KEYWORD), Some("enum".into()));
+    assert_eq!(
+        attr(&llm[0], names::LLM_EARLY_STOP_DELTAS),
+        Some(OtelValue::I64(2))
+    );
+    let bytes = (doomed[0].len() + doomed[1].len()) as i64;
+    assert_eq!(
+        attr(&llm[0], names::LLM_EARLY_STOP_BYTES),
+        Some(OtelValue::I64(bytes))
+    );
+    assert_eq!(
+        attr(&llm[0], names::ERROR_CATEGORY),
+        Some("structured_output_invalid".into())
+    );
+    assert_eq!(attr(&llm[1], names::LLM_EARLY_STOP_POINTER), None);
+
+    let attempts = oa_testkit::variants!(events, Event::LlmAttempt);
+    let stop = attempts[0].early_stop.as_ref().unwrap();
+    assert_eq!((stop.pointer.as_str(), stop.deltas), ("/severity", 2));
+    assert!(attempts[1].early_stop.is_none());
+    let partials: Vec<(u32, String, Value)> = oa_testkit::variants!(events, Event::LlmPartialValue)
+        .into_iter()
+        .map(|partial| {
+            (
+                partial.wire_attempt_index,
+                partial.pointer.clone(),
+                partial.value.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        partials,
+        [
+            (0, "/severity".to_owned(), json!("urgent")),
+            (1, "/severity".to_owned(), json!("low")),
+            (1, String::new(), json!({"severity": "low"})),
+        ]
+    );
+}

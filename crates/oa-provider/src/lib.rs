@@ -84,8 +84,8 @@ pub use structured::typed_call::{CompleteAsError, Typed, complete_as};
 /// an [`AttemptRecord`] carries (observability §5.5.7).
 pub mod hook {
     pub use crate::call::{
-        AttemptRequest, DIAGNOSTIC_TARGET, DeltaKind, Diagnostic, SCHEMA_NOT_HONORED, Severity, TokenDelta,
-        is_schema_not_honored,
+        AttemptRequest, DIAGNOSTIC_TARGET, DeltaKind, Diagnostic, PartialValue, SCHEMA_NOT_HONORED, Severity,
+        TokenDelta, is_schema_not_honored,
     };
 }
 

@@ -36,7 +36,7 @@ mod violation;
 pub use bundle::{Bundle, Inexpressible, Origin};
 pub use draft::{Draft, UnknownDraft};
 pub use error::SchemaError;
-pub use incremental::{Incremental, IncrementalError};
+pub use incremental::{CompletedValue, Incremental, IncrementalError};
 pub use lint::{Misspelling, misspelled_keywords};
 pub use output::OutputFormat;
 pub use parse::{MalformedJson, MalformedKind, ParseOptions, parse_json, parse_json_with};

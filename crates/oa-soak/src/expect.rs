@@ -33,6 +33,8 @@ pub struct Failure {
     pub timeout: bool,
     /// The transport cause, where the chaos fixes it.
     pub cause: Option<TransportCause>,
+    /// Where the attempt's stream was stopped early (`pointer keyword`), when it must have been.
+    pub early_stop: Option<&'static str>,
 }
 
 impl Failure {
@@ -44,6 +46,7 @@ impl Failure {
             retry_after: None,
             timeout: false,
             cause: None,
+            early_stop: None,
         }
     }
 
@@ -93,6 +96,17 @@ impl Failure {
             self.timeout.to_string(),
             error.is_timeout().to_string(),
         );
+        differ(
+            "early stop",
+            format!("{:?}", self.early_stop),
+            format!(
+                "{:?}",
+                error
+                    .structured_output()
+                    .and_then(|failure| failure.early_stop())
+                    .map(|stop| format!("{} {}", stop.pointer, stop.keyword()))
+            ),
+        );
         if self.cause.is_some() {
             differ(
                 "cause",
@@ -117,8 +131,9 @@ fn read_as(retry_after: RetryAfter) -> Option<Duration> {
     }
 }
 
-/// What attempt `attempt` of call `call` must end in when the server behaves as `behaviour`.
-pub fn attempt_end(behaviour: Behaviour, call: u64, attempt: u32) -> AttemptEnd {
+/// What attempt `attempt` of call `call` must end in when the server behaves as `behaviour`; `early_stop`: the call
+/// streams with early stop on.
+pub fn attempt_end(behaviour: Behaviour, call: u64, attempt: u32, early_stop: bool) -> AttemptEnd {
     let failure = match behaviour {
         Behaviour::Answer => return AttemptEnd::Value(Chaos::answer(call, attempt)),
         // Prose is not JSON; a refusal is its own class; the wrong shape misses `attempt` (required comes first).
@@ -126,6 +141,12 @@ pub fn attempt_end(behaviour: Behaviour, call: u64, attempt: u32) -> AttemptEnd 
         Behaviour::Refusal => {
             Failure::of(Category::StructuredOutputInvalid).with_class(FailureClass::Refusal)
         }
+        // With early stop the stream ends at `call`'s first byte, a string where an integer must be: that type
+        // violation alone is certain then (`attempt`'s absence only at the close, never reached).
+        Behaviour::WrongShape if early_stop => Failure {
+            early_stop: Some("/call type"),
+            ..Failure::of(Category::StructuredOutputInvalid).with_class(FailureClass::TypeMismatch)
+        },
         Behaviour::WrongShape => {
             Failure::of(Category::StructuredOutputInvalid).with_class(FailureClass::MissingRequired)
         }
@@ -165,17 +186,23 @@ pub struct CallEnd {
     pub repaired: bool,
     /// The behaviour of each attempt, for messages.
     pub behaviours: Vec<Behaviour>,
+    /// How many of its attempts must have been stopped early.
+    pub early_stops: u32,
 }
 
-/// Plays the retry loop out: attempts until a value, an error that is not retried, or `max_attempts`.
-pub fn call_end(chaos: &Chaos, call: u64, max_attempts: u32) -> CallEnd {
+/// Plays the retry loop out: attempts until a value, an error that is not retried, or `max_attempts`;
+/// `early_stop`: the call streams with early stop on.
+pub fn call_end(chaos: &Chaos, call: u64, max_attempts: u32, early_stop: bool) -> CallEnd {
     let mut behaviours = Vec::new();
     let mut repaired = false;
     let mut attempt = 0;
+    let mut early_stops = 0;
     loop {
         let behaviour = chaos.behaviour(call, attempt);
         behaviours.push(behaviour);
-        let end = attempt_end(behaviour, call, attempt);
+        let end = attempt_end(behaviour, call, attempt, early_stop);
+        early_stops +=
+            u32::from(matches!(&end, AttemptEnd::Failure(failure) if failure.early_stop.is_some()));
         let retried = matches!(&end, AttemptEnd::Failure(failure) if failure.is_retried());
         if !retried || attempt + 1 >= max_attempts {
             return CallEnd {
@@ -183,6 +210,7 @@ pub fn call_end(chaos: &Chaos, call: u64, max_attempts: u32) -> CallEnd {
                 attempts: attempt + 1,
                 repaired,
                 behaviours,
+                early_stops,
             };
         }
         repaired |= matches!(&end, AttemptEnd::Failure(failure) if failure.category == Category::StructuredOutputInvalid);
@@ -258,7 +286,7 @@ mod tests {
     fn a_value_after_a_failed_validation_is_a_repair_on_the_attempt_that_answered() {
         let chaos = chaos();
         let call = call_where(&chaos, &[|b| b == Behaviour::Prose, |b| b == Behaviour::Answer]);
-        let end = call_end(&chaos, call, 4);
+        let end = call_end(&chaos, call, 4, false);
         assert_eq!(end.attempts, 2);
         assert!(end.repaired);
         assert_eq!(end.end, AttemptEnd::Value(Chaos::answer(call, 1)));
@@ -274,14 +302,14 @@ mod tests {
                 |b| b == Behaviour::Oversized,
             ],
         );
-        let end = call_end(&chaos, call, 4);
+        let end = call_end(&chaos, call, 4, false);
         assert_eq!(end.attempts, 2);
         assert!(!end.repaired);
         assert!(
             matches!(&end.end, AttemptEnd::Failure(failure) if failure.category == Category::InvalidResponse)
         );
         let stalls = call_where(&chaos, &[|b| b == Behaviour::Stall, |b| b == Behaviour::Drop]);
-        let end = call_end(&chaos, stalls, 2);
+        let end = call_end(&chaos, stalls, 2, false);
         assert_eq!(end.attempts, 2, "the last attempt's error is the call's");
         assert!(matches!(
             &end.end,
@@ -290,6 +318,36 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_wrong_shape_streamed_with_early_stop_stops_at_its_type_violation() {
+        let chaos = chaos();
+        let call = call_where(
+            &chaos,
+            &[|b| b == Behaviour::WrongShape, |b| b == Behaviour::Answer],
+        );
+        let stopped = call_end(&chaos, call, 4, true);
+        assert_eq!(
+            (stopped.attempts, stopped.early_stops, stopped.repaired),
+            (2, 1, true)
+        );
+        let AttemptEnd::Failure(failure) = attempt_end(Behaviour::WrongShape, call, 0, true) else {
+            panic!("a wrong shape fails");
+        };
+        assert_eq!(
+            (failure.class, failure.early_stop),
+            (Some(FailureClass::TypeMismatch), Some("/call type"))
+        );
+        let read_whole = call_end(&chaos, call, 4, false);
+        assert_eq!(read_whole.early_stops, 0);
+        let AttemptEnd::Failure(failure) = attempt_end(Behaviour::WrongShape, call, 0, false) else {
+            panic!("a wrong shape fails");
+        };
+        assert_eq!(
+            (failure.class, failure.early_stop),
+            (Some(FailureClass::MissingRequired), None)
+        );
     }
 
     #[test]

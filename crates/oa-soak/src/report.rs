@@ -60,6 +60,10 @@ pub fn lines(report: &Report, panics: u64) -> Vec<String> {
         report.spans,
         report.log_records
     ));
+    lines.push(format!(
+        "soak: {} attempts stopped early at their first certain violation (expected {}); {} partial values delivered",
+        report.events.early_stops, report.early_stops, report.events.partial_values
+    ));
     let per_call = kib_per_in_flight_call(report).map_or_else(|| "n/a".to_owned(), |kib| format!("{kib:.1}"));
     lines.push(format!(
         "soak: at most {} calls in flight, with {} rss_mib: {per_call} kib per in-flight call above the start; rss peaked at {} mib",

@@ -17,7 +17,7 @@ use oa_testkit::{Chaos, ChaosSettings, Server};
 use serde_json::{Value, json};
 use tokio::task::JoinSet;
 
-use crate::expect::{call_end, differences};
+use crate::expect::{CallEnd, call_end, differences};
 use crate::rss::rss_kib;
 use crate::tally::{Counts, Tally, TallyObserver};
 
@@ -86,6 +86,8 @@ pub struct Report {
     pub mismatch_notes: Vec<String>,
     /// Requests the server saw, over all calls.
     pub attempts: u64,
+    /// Attempts that must have been stopped early (streamed with early stop, a wrong shape), over all calls.
+    pub early_stops: u64,
     /// What the event bus delivered.
     pub events: Counts,
     /// Spans exported.
@@ -128,6 +130,7 @@ enum Ended {
     Returned {
         ok: bool,
         attempts: u32,
+        early_stops: u32,
         mismatch: Option<String>,
     },
     Lost {
@@ -225,8 +228,10 @@ pub async fn run(settings: &Settings) -> Result<Report, String> {
             Ok(Ended::Returned {
                 ok,
                 attempts,
+                early_stops,
                 mismatch,
             }) => {
+                report.early_stops += u64::from(early_stops);
                 if ok {
                     report.ok += 1;
                 } else {
@@ -304,6 +309,11 @@ fn check_totals(report: &mut Report) {
         ("spans", report.spans, report.attempts),
         ("completion events", report.events.completions, report.ok),
         ("failure events", report.events.failures, report.failed),
+        (
+            "early-stopped attempts",
+            report.events.early_stops,
+            report.early_stops,
+        ),
     ];
     for (what, got, expected) in checks {
         if got != expected {
@@ -339,6 +349,11 @@ fn streams(seed: u64, call: u64) -> bool {
     (seed ^ call.wrapping_mul(0x9E37_79B9_7F4A_7C15)).count_ones() % 2 == 1
 }
 
+/// Whether call `call` asks for a stream with early stop: half the streamed calls, chosen by the seed.
+fn stops_early(seed: u64, call: u64) -> bool {
+    streams(seed, call) && (seed ^ call.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)).count_ones() % 2 == 1
+}
+
 /// One call, judged.
 async fn one_call(shared: Arc<Shared>, call: u64) -> Ended {
     shared.in_flight.fetch_add(1, Ordering::Relaxed);
@@ -348,17 +363,20 @@ async fn one_call(shared: Arc<Shared>, call: u64) -> Ended {
     ))])
     .with_response_schema(shared.schema.clone())
     .with_retry(shared.retry.clone())
-    .with_stream(streams(shared.seed, call));
+    .with_stream(streams(shared.seed, call))
+    .with_early_stop(stops_early(shared.seed, call));
     let outcome = tokio::time::timeout(shared.deadline, shared.provider.complete(&request)).await;
     let served = shared.chaos.finish(call);
     shared.in_flight.fetch_sub(1, Ordering::Relaxed);
     let Ok(result) = outcome else {
         return Ended::Lost { call };
     };
+    let expected = call_end(&shared.chaos, call, MAX_ATTEMPTS, stops_early(shared.seed, call));
     Ended::Returned {
         ok: result.is_ok(),
         attempts: served,
-        mismatch: judge(&shared, call, served, &result),
+        early_stops: expected.early_stops,
+        mismatch: judge(&shared, call, served, &expected, &result),
     }
 }
 
@@ -367,10 +385,10 @@ fn judge(
     shared: &Shared,
     call: u64,
     served: u32,
+    expected: &CallEnd,
     result: &Result<Response, ProviderError>,
 ) -> Option<String> {
-    let expected = call_end(&shared.chaos, call, MAX_ATTEMPTS);
-    let mut problems = differences(&expected, result);
+    let mut problems = differences(expected, result);
     if served != expected.attempts {
         problems.push(format!(
             "the server saw {served} requests, expected {}",
@@ -386,8 +404,9 @@ fn judge(
         return None;
     }
     Some(format!(
-        "call {call} (stream {}, behaviours {:?}): {}",
+        "call {call} (stream {}, early stop {}, behaviours {:?}): {}",
         streams(shared.seed, call),
+        stops_early(shared.seed, call),
         expected.behaviours,
         problems.join("; ")
     ))

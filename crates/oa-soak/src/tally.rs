@@ -1,5 +1,6 @@
 //! An observer on the soak's event bus, beside the OpenTelemetry one, that counts what the bus delivered: one
-//! attempt event per wire attempt, one terminal event per call, a token event per streamed delta.
+//! attempt event per wire attempt (and those stopped early), one terminal event per call, a token event per
+//! streamed delta, a partial-value event per value a streamed structured answer completed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +15,8 @@ pub(crate) struct Tally {
     completions: AtomicU64,
     failures: AtomicU64,
     tokens: AtomicU64,
+    early_stops: AtomicU64,
+    partial_values: AtomicU64,
 }
 
 /// The counts at one moment.
@@ -27,6 +30,10 @@ pub struct Counts {
     pub failures: u64,
     /// `LlmToken` events.
     pub tokens: u64,
+    /// `LlmAttempt` events of attempts stopped at their first certain violation.
+    pub early_stops: u64,
+    /// `LlmPartialValue` events.
+    pub partial_values: u64,
 }
 
 impl Tally {
@@ -37,6 +44,8 @@ impl Tally {
             completions: self.completions.load(Ordering::Relaxed),
             failures: self.failures.load(Ordering::Relaxed),
             tokens: self.tokens.load(Ordering::Relaxed),
+            early_stops: self.early_stops.load(Ordering::Relaxed),
+            partial_values: self.partial_values.load(Ordering::Relaxed),
         }
     }
 }
@@ -48,8 +57,14 @@ pub(crate) struct TallyObserver(pub(crate) Arc<Tally>);
 #[async_trait]
 impl Observer for TallyObserver {
     async fn on_event(&self, event: &Event) -> Result<(), ObserverError> {
+        if let Event::LlmAttempt(attempt) = event
+            && attempt.early_stop.is_some()
+        {
+            self.0.early_stops.fetch_add(1, Ordering::Relaxed);
+        }
         let counter = match event {
             Event::LlmAttempt(_) => &self.0.attempts,
+            Event::LlmPartialValue(_) => &self.0.partial_values,
             Event::LlmCompletion(_) => &self.0.completions,
             Event::LlmFailed(_) => &self.0.failures,
             Event::LlmToken(_) => &self.0.tokens,

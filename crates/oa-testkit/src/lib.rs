@@ -23,7 +23,7 @@ use std::io::{Read, Write};
 pub use chaos::{Behaviour, Chaos, ChaosSettings, RetryAfter};
 pub use http::{MAX_BODY_BYTES, MAX_HEAD_BYTES, Request};
 pub use redis::RedisServer;
-pub use reply::{Reply, sse_bytes};
+pub use reply::{Reply, StreamEnd, sse_bytes};
 pub use server::{Responder, Script, Server};
 #[cfg(feature = "otel")]
 pub use telemetry::{Point, PointValue, Telemetry, attribute};

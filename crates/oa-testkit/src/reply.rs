@@ -96,9 +96,17 @@ impl Reply {
         }
     }
 
-    /// Writes this reply on `socket`; a write error ends the exchange (the client hung up).
-    pub(crate) async fn send(self, mut socket: TcpStream) {
+    /// Writes this reply on `socket`; a write error ends the exchange (the client hung up). For a
+    /// [`Stream`](Self::Stream), what the client did: closed the connection before the last piece (and how many
+    /// pieces were written then), or not.
+    pub(crate) async fn send(self, mut socket: TcpStream) -> Option<StreamEnd> {
+        if let Self::Stream { pieces, pause } = self {
+            let end = write_stream(&mut socket, &pieces, pause).await;
+            let _ = socket.shutdown().await;
+            return Some(end);
+        }
         let _ = self.write(&mut socket).await;
+        None
     }
 
     async fn write(self, socket: &mut TcpStream) -> std::io::Result<()> {
@@ -109,11 +117,13 @@ impl Reply {
                 body,
             } => (status, headers, body),
             Self::Stream { pieces, pause } => {
-                write_stream(socket, &pieces, pause).await?;
+                write_stream(socket, &pieces, pause).await;
                 return socket.shutdown().await;
             }
             Self::StallAfter { pieces } => {
-                write_stream(socket, &pieces, Duration::ZERO).await?;
+                if write_stream(socket, &pieces, Duration::ZERO).await.client_closed {
+                    return Ok(());
+                }
                 return std::future::pending().await;
             }
             Self::Paced { pieces } => {
@@ -155,17 +165,59 @@ pub fn sse_bytes(chunks: &[Value]) -> Vec<u8> {
     bytes
 }
 
-/// The head of a 200 event stream, then each piece after `pause`, flushed.
-async fn write_stream(socket: &mut TcpStream, pieces: &[Vec<u8>], pause: Duration) -> std::io::Result<()> {
-    socket
-        .write_all(head(200, &[], "text/event-stream", None).as_bytes())
-        .await?;
-    for piece in pieces {
-        if !pause.is_zero() {
-            tokio::time::sleep(pause).await;
-        }
-        socket.write_all(piece).await?;
-        socket.flush().await?;
+/// How a scripted event stream ([`Reply::Stream`]) ended, as the server saw it (see
+/// [`Server::stream_ends`](crate::Server::stream_ends)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StreamEnd {
+    /// The pieces the script holds.
+    pub pieces: usize,
+    /// The pieces written (and flushed) before the stream ended.
+    pub written: usize,
+    /// Whether the client closed the connection (or reset it) before the last piece was written.
+    pub client_closed: bool,
+}
+
+/// The head of a 200 event stream, then each piece after `pause`, flushed, until the client closes the connection:
+/// during each pause the server watches for the client's end of the connection, as a provider that stops
+/// generating when its client hangs up does (with no pause, only a failed write shows it).
+async fn write_stream(socket: &mut TcpStream, pieces: &[Vec<u8>], pause: Duration) -> StreamEnd {
+    let mut end = StreamEnd {
+        pieces: pieces.len(),
+        written: 0,
+        client_closed: false,
+    };
+    let head = head(200, &[], "text/event-stream", None);
+    if socket.write_all(head.as_bytes()).await.is_err() {
+        end.client_closed = !pieces.is_empty();
+        return end;
     }
-    Ok(())
+    for piece in pieces {
+        if !pause.is_zero() && client_closed_within(socket, pause).await {
+            end.client_closed = true;
+            return end;
+        }
+        if socket.write_all(piece).await.is_err() || socket.flush().await.is_err() {
+            end.client_closed = true;
+            return end;
+        }
+        end.written += 1;
+    }
+    end
+}
+
+/// Waits `pause`, reading what the client sends meanwhile: `true` as soon as it closed (end of stream or an
+/// error), `false` after the pause otherwise.
+async fn client_closed_within(socket: &mut TcpStream, pause: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let deadline = tokio::time::Instant::now() + pause;
+    let mut scratch = [0u8; 512];
+    loop {
+        match tokio::time::timeout_at(deadline, socket.read(&mut scratch)).await {
+            Err(_) => return false,
+            Ok(Ok(0) | Err(_)) => return true,
+            // Bytes after the request (none expected): read and ignored.
+            Ok(Ok(_)) => {}
+        }
+    }
 }

@@ -14,7 +14,7 @@ use tokio::task::JoinSet;
 
 use crate::http::{Request, read_request};
 use crate::relay;
-use crate::reply::Reply;
+use crate::reply::{Reply, StreamEnd};
 
 /// Replies served in order, fixed replies for some paths, and the reply once the script has run out.
 ///
@@ -97,6 +97,7 @@ struct State {
     n_requests: usize,
     n_defaulted: usize,
     n_stripped: usize,
+    stream_ends: Vec<StreamEnd>,
 }
 
 #[derive(Debug)]
@@ -242,6 +243,31 @@ impl Server {
         lock(&self.shared.state).n_defaulted
     }
 
+    /// How each scripted event stream ([`Reply::Stream`]) served so far ended, in the order they ended: whether
+    /// the client closed the connection before the last piece, and how many pieces it had been sent.
+    ///
+    /// ```
+    /// use oa_testkit::{Reply, Server};
+    /// use std::time::Duration;
+    ///
+    /// let pieces = vec![b"data: 1\n\n".to_vec(); 50];
+    /// let server = Server::start(vec![Reply::Stream { pieces, pause: Duration::from_millis(20) }])?;
+    /// let request = b"POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}";
+    /// // A client that sends its request and hangs up at once.
+    /// let mut socket = std::net::TcpStream::connect(server.address())?;
+    /// std::io::Write::write_all(&mut socket, request)?;
+    /// drop(socket);
+    /// while server.stream_ends().is_empty() {
+    ///     std::thread::sleep(Duration::from_millis(5));
+    /// }
+    /// let end = server.stream_ends()[0];
+    /// assert!(end.client_closed && end.written < end.pieces);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn stream_ends(&self) -> Vec<StreamEnd> {
+        lock(&self.shared.state).stream_ends.clone()
+    }
+
     /// For a relay: how many forwarded requests had a `response_format` it deleted.
     pub fn n_stripped(&self) -> usize {
         lock(&self.shared.state).n_stripped
@@ -273,7 +299,11 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
         return;
     };
     match answer(&shared, &mut request) {
-        Some(reply) => reply.send(socket).await,
+        Some(reply) => {
+            if let Some(end) = reply.send(socket).await {
+                lock(&shared.state).stream_ends.push(end);
+            }
+        }
         // An upstream that fails closes the client's connection unanswered, as a broken gateway would.
         None => drop(relay::forward(socket, &shared.upstream, &request).await),
     }

@@ -150,6 +150,7 @@ impl Attempt<'_> {
                     call_id: call.call_id,
                     hook: call.hook,
                     attempt_index: plan.index,
+                    stream_schema: self.stream_schema(),
                 };
                 let outcome = exchange
                     .run(bytes::Bytes::from_owner(body_text.clone()))
@@ -206,6 +207,17 @@ impl Attempt<'_> {
             hook.on_attempt(&record);
         }
         outcome
+    }
+
+    /// The schema a streamed answer is checked against as it arrives: the caller's, when the answer is read from
+    /// content as it is (not on tool coercion, whose answer streams as tool-call arguments; not when a fitted
+    /// schema's answer is mapped back before it is checked).
+    fn stream_schema(&self) -> Option<&CallSchema> {
+        let route = self.route?;
+        let read_as_is = route.path != StructuredOutputPath::ToolCoercion && route.sent.map_back.is_none();
+        self.call
+            .schema
+            .filter(|_| self.call.request.stream && read_as_is)
     }
 
     /// The §6 response from the mapped parts: the content checked against the schema unless the model called

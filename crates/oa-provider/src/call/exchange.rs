@@ -5,14 +5,15 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::call::CompletionRequest;
-use crate::call::hook::{AttemptHook, DeltaKind, TokenDelta};
+use crate::call::hook::{AttemptHook, DeltaKind, PartialValue, TokenDelta};
+use crate::call::stream_check::StreamCheck;
 use crate::call::wire::{Mapped, StreamFold, WireFormat};
 use crate::endpoint::Endpoint;
 use crate::http::Reply;
 use crate::http::sse::SseDecoder;
 use crate::model::RawJson;
 use crate::model::{Category, PartialStream, ProviderError};
-use crate::structured::CheckedTools;
+use crate::structured::{CallSchema, CheckedTools};
 
 pub(crate) struct Exchange<'a> {
     pub(crate) endpoint: &'a Endpoint,
@@ -22,6 +23,9 @@ pub(crate) struct Exchange<'a> {
     pub(crate) call_id: &'a str,
     pub(crate) hook: Option<&'a dyn AttemptHook>,
     pub(crate) attempt_index: u32,
+    /// The schema a streamed answer's content is checked against as it arrives (`stream_check.rs`); `None` when
+    /// the answer is not read from content as is (no schema, tool coercion, a fitted schema mapped back).
+    pub(crate) stream_schema: Option<&'a CallSchema>,
 }
 
 impl Exchange<'_> {
@@ -59,30 +63,67 @@ impl Exchange<'_> {
                 self.wire.mapping()
             )));
         };
-        let hook = self.hook;
-        let mut emit = |kind: DeltaKind, text: &str| {
-            if let Some(hook) = hook {
-                hook.on_token(&TokenDelta {
-                    provider: &self.endpoint.system,
-                    model: &self.endpoint.model,
-                    call_id: self.call_id,
-                    attempt_index: self.attempt_index,
-                    kind,
-                    text,
-                });
-            }
-        };
+        let partials = self.hook.is_some();
+        let mut check = self
+            .stream_schema
+            .filter(|_| partials || self.request.early_stop)
+            .map(|schema| StreamCheck::new(schema, partials, self.request.early_stop));
         let scrub = |text: &str| transport.scrub(text);
         loop {
             let chunk = match transport.next_chunk(reply).await {
                 Ok(chunk) => chunk,
                 Err(error) => return Err(error.with_partial(reader.partial())),
             };
-            if reader.feed(chunk.as_deref(), &mut emit, &scrub)? {
+            let mut emit = |kind: DeltaKind, text: &str| self.emit(check.as_mut(), kind, text);
+            let ended = reader.feed(chunk.as_deref(), &mut emit, &scrub)?;
+            // Early stop: the reply is dropped with the stream unread, which closes the connection. Checked even when
+            // this chunk ended the stream, so that where an answer stops does not depend on how the network cut it.
+            if let Some(failure) = check
+                .as_ref()
+                .filter(|check| check.stopped())
+                .and_then(|check| check.failure(reader.partial().content))
+            {
+                return Err(failure);
+            }
+            if ended {
                 break;
             }
         }
         reader.finish(self.tools, &scrub)
+    }
+}
+
+impl Exchange<'_> {
+    /// A delta decoded: its token event, then (content) the incremental check and the values it completed.
+    fn emit(&self, check: Option<&mut StreamCheck<'_>>, kind: DeltaKind, text: &str) {
+        if let Some(hook) = self.hook {
+            hook.on_token(&TokenDelta {
+                provider: &self.endpoint.system,
+                model: &self.endpoint.model,
+                call_id: self.call_id,
+                attempt_index: self.attempt_index,
+                kind,
+                text,
+            });
+        }
+        let Some(check) = check.filter(|_| kind == DeltaKind::Content) else {
+            return;
+        };
+        check.content(text);
+        let Some(hook) = self.hook else {
+            return;
+        };
+        for (done, certain_violations) in check.take_completed() {
+            hook.on_partial(&PartialValue {
+                provider: &self.endpoint.system,
+                model: &self.endpoint.model,
+                call_id: self.call_id,
+                attempt_index: self.attempt_index,
+                pointer: &done.pointer,
+                value: &done.value,
+                certain_violations,
+            });
+        }
     }
 }
 

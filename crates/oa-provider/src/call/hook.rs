@@ -32,6 +32,12 @@ pub trait AttemptHook: Send + Sync {
         let _ = delta;
     }
 
+    /// A value of a streamed structured answer completed (see [`PartialValue`]): called right after the token
+    /// delta that completed it, in the order the values end in the text.
+    fn on_partial(&self, partial: &PartialValue<'_>) {
+        let _ = partial;
+    }
+
     /// One wire attempt finished (or was rejected before sending).
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         let _ = record;
@@ -73,6 +79,36 @@ pub struct TokenDelta<'a> {
     pub kind: DeltaKind,
     /// The delta's text.
     pub text: &'a str,
+}
+
+/// A value a streamed structured answer has completed, at its place in the answer: a string, number, literal at
+/// its last byte, an array or object at its close (its members came before it). Handed over only for a streamed
+/// call with a `response_schema` whose answer is read from content (see
+/// [`CompletionRequest::with_early_stop`](crate::CompletionRequest::with_early_stop) for where that is) and only
+/// while the content reads as JSON.
+///
+/// Each value is whole and final (it is the final answer's value at `pointer`), and the schema's checks that were
+/// certain by then were made: `certain_violations` counts those found at or below `pointer` (checks that wait for
+/// more of the answer, a union's, `minItems` of an enclosing array, are not in it). Why not a typed `Partial<T>`:
+/// a partial `T` would need every field optional (a derive of a second type, which instructor makes at run time and
+/// Rust needs a procedural macro for); instead a caller deserializes a completed value into its field's own type
+/// (`serde_json::from_value`) when its pointer arrives.
+#[derive(Debug, Clone, Copy)]
+pub struct PartialValue<'a> {
+    /// The provider's identifier, e.g. `"openai"`.
+    pub provider: &'a str,
+    /// The bound model.
+    pub model: &'a str,
+    /// The call's identifier, as on its attempt records and token deltas.
+    pub call_id: &'a str,
+    /// The wire attempt this value belongs to (a reask's answer starts again from the root).
+    pub attempt_index: u32,
+    /// Where the value sits in the answer (JSON Pointer; the root is empty).
+    pub pointer: &'a oa_pointer::Location,
+    /// The value.
+    pub value: &'a serde_json::Value,
+    /// Certain violations found so far at or below `pointer`.
+    pub certain_violations: usize,
 }
 
 /// The request of one attempt exactly as sent (0126 on §7.1).
@@ -130,6 +166,15 @@ pub struct AttemptRecord<'a> {
 }
 
 impl AttemptRecord<'_> {
+    /// Where the attempt's stream was stopped at its first certain violation, when it was
+    /// ([`CompletionRequest::with_early_stop`](crate::CompletionRequest::with_early_stop)).
+    pub fn early_stop(&self) -> Option<&crate::model::EarlyStop> {
+        self.outcome
+            .err()
+            .and_then(ProviderError::structured_output)
+            .and_then(crate::StructuredOutputFailure::early_stop)
+    }
+
     /// The attempt's usage: the response's, or a structured-output failure's.
     pub fn usage(&self) -> Option<Usage> {
         match self.outcome {

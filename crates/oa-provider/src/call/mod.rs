@@ -16,6 +16,7 @@ pub(crate) mod ready;
 mod request;
 mod retry;
 pub(crate) mod status;
+mod stream_check;
 pub(crate) mod turns;
 pub(crate) mod view;
 #[cfg(test)]
@@ -26,7 +27,7 @@ pub(crate) use complete::complete;
 pub use diagnose::is_schema_not_honored;
 pub use diagnostic::{DIAGNOSTIC_TARGET, Diagnostic, SCHEMA_NOT_HONORED, Severity};
 pub use extras::CallExtras;
-pub use hook::{AttemptHook, AttemptRecord, AttemptRequest, DeltaKind, TokenDelta};
+pub use hook::{AttemptHook, AttemptRecord, AttemptRequest, DeltaKind, PartialValue, TokenDelta};
 pub use provider::Provider;
 pub use request::CompletionRequest;
 pub use retry::{Backoff, Classifier, OnRetry, Reask, RetryConfig};

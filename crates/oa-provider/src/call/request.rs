@@ -42,6 +42,9 @@ pub struct CompletionRequest {
     pub retry: Option<RetryConfig>,
     /// Consume the streaming wire response and emit token events; the result is the same `Response`.
     pub stream: bool,
+    /// End a streamed structured attempt at its first certain violation (default: off; see
+    /// [`with_early_stop`](Self::with_early_stop)).
+    pub early_stop: bool,
     /// Receives token deltas and attempt records as the call runs.
     pub hook: Option<Arc<dyn AttemptHook>>,
     /// The call's identifier (graph-engine §6 `call_id`); `None` lets the provider mint one per `complete()`.
@@ -154,6 +157,24 @@ impl CompletionRequest {
         self
     }
 
+    /// Ends a streamed structured attempt at its first *certain* violation (default: off): one no continuation of
+    /// the answer could repair (an enum value completed and not allowed, a type mismatch at a value's first byte,
+    /// a name `additionalProperties: false` refuses, …; see oa-schema's `Incremental`). The stream is dropped there
+    /// (the connection is closed, so the provider stops generating), the attempt ends as `structured_output_invalid`
+    /// with the violations certain so far and the text received, and a configured reask starts at once (no
+    /// backoff: the server is not the problem). The failure, the attempt record, its event and its span carry an
+    /// [`EarlyStop`](crate::model::EarlyStop): the violation's pointer and kind, the bytes and deltas received.
+    ///
+    /// Needs `stream` and a `response_schema`; it applies to answers read from content (not on the tool-coercion
+    /// path, whose answer streams as tool-call arguments, nor with a fitted schema whose answer is mapped back
+    /// before it is checked) and only while the content reads as JSON (a fenced or prose answer is judged at the
+    /// end, as without the option). An enforcing route gets no violation to stop at: the option costs it only the
+    /// incremental check. Anthropic and Gemini do not stream (§8.2, §8.3): there the call is refused as today.
+    pub fn with_early_stop(mut self, early_stop: bool) -> Self {
+        self.early_stop = early_stop;
+        self
+    }
+
     /// Sets the call identifier (default: a fresh one minted per `complete()`).
     pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
         self.call_id = Some(call_id.into());
@@ -179,6 +200,7 @@ impl fmt::Debug for CompletionRequest {
             .field("fit", &self.fit)
             .field("retry", &self.retry)
             .field("stream", &self.stream)
+            .field("early_stop", &self.early_stop)
             .field("hook", &self.hook.is_some())
             .field("call_id", &self.call_id)
             .field("typed_decoder", &self.typed_decoder)

@@ -313,7 +313,15 @@ where
             _ if retry.is_retryable(&error) => retry_reason = Some(RetryReason::Transient),
             _ => return Err(error),
         }
-        let wait = retry.wait_after(n_counted - 1, &error);
+        // An attempt stopped early failed on its answer, not on the server's load: its reask starts at once.
+        let stopped_early = error
+            .structured_output()
+            .is_some_and(|failure| failure.early_stop().is_some());
+        let wait = if stopped_early {
+            Duration::ZERO
+        } else {
+            retry.wait_after(n_counted - 1, &error)
+        };
         if let Some(on_retry) = &retry.on_retry {
             on_retry(failed_index, &error, wait);
         }

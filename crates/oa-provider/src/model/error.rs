@@ -111,6 +111,7 @@ pub struct StructuredOutputFailure {
     problem: OutputProblem,
     failure_class: FailureClass,
     case_only: bool,
+    early_stop: Option<crate::model::EarlyStop>,
 }
 
 impl StructuredOutputFailure {
@@ -134,7 +135,22 @@ impl StructuredOutputFailure {
             problem,
             failure_class,
             case_only: false,
+            early_stop: None,
         }
+    }
+
+    pub(crate) fn with_early_stop(mut self, early_stop: crate::model::EarlyStop) -> Self {
+        self.early_stop = Some(early_stop);
+        self
+    }
+
+    /// Where the attempt's stream was stopped early, when it was ([`CompletionRequest::with_early_stop`]): the
+    /// answer was not read to its end, [`output_content`](Self::output_content) is what had arrived, and the
+    /// violations are those certain by then (each in the report the whole answer would have had).
+    ///
+    /// [`CompletionRequest::with_early_stop`]: crate::CompletionRequest::with_early_stop
+    pub fn early_stop(&self) -> Option<&crate::model::EarlyStop> {
+        self.early_stop.as_ref()
     }
 
     pub(crate) fn with_case_only(mut self, case_only: bool) -> Self {

@@ -9,6 +9,7 @@
 
 pub(crate) mod attempts;
 pub(crate) mod config;
+pub(crate) mod early_stop;
 pub(crate) mod error;
 pub(crate) mod failure_class;
 pub(crate) mod mapping;
@@ -22,6 +23,7 @@ pub(crate) mod tool;
 // Reachable here only: the model's second rank.
 pub use attempts::{AttemptOutcome, AttemptSummary, RetryReason};
 pub use config::DECLARED_FIELDS;
+pub use early_stop::EarlyStop;
 pub use error::{PartialStream, TransportCause};
 pub use failure_class::{FailureClass, OutputProblem};
 pub use mapping::UnknownMapping;

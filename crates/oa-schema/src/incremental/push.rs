@@ -9,6 +9,7 @@
 //! reports only when the whole text is otherwise well-formed (so it is reported at the end).
 
 use super::certain::{Certain, Start};
+use super::completed::CompletedValues;
 use super::token::{Digits, Escape, Position, number, placed, token_error};
 use crate::parse::MalformedJson;
 use crate::strict::{MemberNames, REPEAT_PREFIX};
@@ -76,7 +77,7 @@ enum Token {
 
 /// An open container.
 #[derive(Debug)]
-enum Frame {
+pub(super) enum Frame {
     Array(Vec<Value>),
     /// An object and the name of the member whose value is being read.
     Object(Map<String, Value>, Option<String>),
@@ -127,6 +128,8 @@ pub(crate) struct PushParser {
     watcher: Option<Watcher>,
     /// Whether every value is kept (else only those the tracker captures: see `certain.rs`).
     keep_values: bool,
+    /// Where each completed value is copied, when asked (`completed.rs`).
+    pub(super) completed: Option<CompletedValues>,
 }
 
 /// The tracker and the schema it reads.
@@ -173,6 +176,7 @@ impl PushParser {
                 validator: validator.clone(),
             }),
             keep_values: keep_values || validator.is_none(),
+            completed: None,
         }
     }
 
@@ -657,6 +661,9 @@ impl PushParser {
 
     /// A value is complete: it joins its container, or is the document's.
     fn complete(&mut self, value: Value) {
+        if let Some(completed) = &mut self.completed {
+            completed.record(&self.stack, &value);
+        }
         match self.stack.last_mut() {
             None => {
                 self.root = Some(value);
