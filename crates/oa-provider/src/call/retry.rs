@@ -546,14 +546,7 @@ mod tests {
     fn invalid_output() -> ProviderError {
         let schema = crate::structured::CallSchema::check(&serde_json::json!({"type": "object"})).unwrap();
         let raw = crate::model::RawJson::default();
-        let surface = crate::model::Surface {
-            finish_reason: crate::model::FinishReason::Stop,
-            usage: crate::model::Usage::default(),
-            model: None,
-            response_id: None,
-            raw: &raw,
-            blocked: None,
-        };
+        let surface = crate::model::Surface::bare(crate::model::FinishReason::Stop, &raw);
         schema.check_content("not json", surface, None).unwrap_err()
     }
 }

@@ -11,7 +11,7 @@
 use oa_schema::{CompletedValue, Incremental, Violations};
 use serde_json::Value;
 
-use crate::model::{EarlyStop, FailureClass, FinishReason, OutputProblem, RawJson, Usage};
+use crate::model::{EarlyStop, FailureClass, FinishReason, OutputProblem, RawJson};
 use crate::model::{ProviderError, StructuredOutputFailure, Surface};
 use crate::structured::CallSchema;
 
@@ -112,14 +112,7 @@ impl<'a> StreamCheck<'a> {
         let finish_reason = FinishReason::Error;
         let failure_class = FailureClass::of(&received, &problem, finish_reason);
         let raw = RawJson::from(Value::Null);
-        let surface = Surface {
-            finish_reason,
-            usage: Usage::default(),
-            model: None,
-            response_id: None,
-            raw: &raw,
-            blocked: None,
-        };
+        let surface = Surface::bare(finish_reason, &raw);
         let failure = StructuredOutputFailure::new(
             self.schema.caller().clone(),
             received,

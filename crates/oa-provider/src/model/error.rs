@@ -593,3 +593,18 @@ pub(crate) struct Surface<'a> {
     pub(crate) raw: &'a RawJson,
     pub(crate) blocked: Option<&'a Blocked>,
 }
+
+impl<'a> Surface<'a> {
+    /// A surface with no usage, model, response id or block: an answer the provider did not finish (an early stop)
+    /// or a test's.
+    pub(crate) fn bare(finish_reason: FinishReason, raw: &'a RawJson) -> Self {
+        Self {
+            finish_reason,
+            usage: Usage::default(),
+            model: None,
+            response_id: None,
+            raw,
+            blocked: None,
+        }
+    }
+}

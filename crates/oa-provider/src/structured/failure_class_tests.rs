@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
+use crate::model::Blocked;
 use crate::model::Surface;
-use crate::model::{Blocked, Usage};
 use serde_json::Value;
 
 use crate::model::{FailureClass, FinishReason};
@@ -35,12 +35,8 @@ fn failure(
     let schema = CallSchema::check(&schema()).unwrap();
     let raw = crate::model::RawJson::default();
     let surface = Surface {
-        finish_reason,
-        usage: Usage::default(),
-        model: None,
-        response_id: None,
-        raw: &raw,
         blocked,
+        ..Surface::bare(finish_reason, &raw)
     };
     let error = schema.check_content(content, surface, None).unwrap_err();
     error.structured_output().unwrap().clone()
