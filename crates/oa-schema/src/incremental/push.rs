@@ -244,10 +244,49 @@ impl PushParser {
                     continue;
                 }
             }
+            let run = self.bulk(&chunk[idx..]);
+            if run > 0 {
+                idx += run;
+                continue;
+            }
             self.byte(chunk, idx)?;
             idx += 1;
         }
         Ok(())
+    }
+
+    /// Reads in one go the bytes at the start of `rest` that only move the position: whitespace between tokens,
+    /// and the digits that continue a number's integer, fraction or exponent (each leaves the number's state as it
+    /// is). How many it read; `byte` reads the rest, one at a time.
+    fn bulk(&mut self, rest: &[u8]) -> usize {
+        match &mut self.token {
+            Token::None => {
+                let run = rest
+                    .iter()
+                    .position(|&byte| !matches!(byte, b' ' | b'\n' | b'\t' | b'\r'))
+                    .unwrap_or(rest.len());
+                for &byte in &rest[..run] {
+                    self.position.advance(byte);
+                }
+                run
+            }
+            Token::Number {
+                bytes,
+                digits: Digits::Int | Digits::Frac | Digits::Exponent,
+                ..
+            } => {
+                let run = rest
+                    .iter()
+                    .position(|byte| !byte.is_ascii_digit())
+                    .unwrap_or(rest.len());
+                bytes.extend_from_slice(&rest[..run]);
+                // No newline among digits.
+                self.position.offset += run;
+                self.position.column += run;
+                run
+            }
+            _ => 0,
+        }
     }
 
     /// The text has ended: the document's value, or why there is none.
