@@ -244,10 +244,13 @@ impl PushParser {
                     continue;
                 }
             }
-            let run = self.bulk(&chunk[idx..]);
-            if run > 0 {
-                idx += run;
-                continue;
+            // Whitespace or a digit: perhaps a run of them (a compact text's other bytes skip the look).
+            if matches!(chunk[idx], b' ' | b'\n' | b'\t' | b'\r' | b'0'..=b'9') {
+                let run = self.bulk(&chunk[idx..]);
+                if run > 0 {
+                    idx += run;
+                    continue;
+                }
             }
             self.byte(chunk, idx)?;
             idx += 1;
