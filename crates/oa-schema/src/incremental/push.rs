@@ -127,7 +127,13 @@ pub(crate) struct PushParser {
     watcher: Option<Watcher>,
     /// Whether every value is kept (else only those the tracker captures: see `certain.rs`).
     keep_values: bool,
+    /// The last string or number token's buffer, reused by the next (one allocation per run, not per token);
+    /// not kept beyond [`SPARE_MAX`] bytes, so that one long string does not stay held.
+    spare: Vec<u8>,
 }
+
+/// The largest token buffer kept for reuse.
+const SPARE_MAX: usize = 4 << 10;
 
 /// The tracker and the schema it reads.
 #[derive(Debug)]
@@ -173,6 +179,22 @@ impl PushParser {
                 validator: validator.clone(),
             }),
             keep_values: keep_values || validator.is_none(),
+            spare: Vec::new(),
+        }
+    }
+
+    /// A token's buffer holding its first byte: the spare one when there is one.
+    fn buffer(&mut self, byte: u8) -> Vec<u8> {
+        let mut bytes = std::mem::take(&mut self.spare);
+        bytes.clear();
+        bytes.push(byte);
+        bytes
+    }
+
+    /// A finished token's buffer, kept for the next token when small.
+    fn reuse(&mut self, bytes: Vec<u8>) {
+        if bytes.capacity() <= SPARE_MAX {
+            self.spare = bytes;
         }
     }
 
@@ -394,7 +416,10 @@ impl PushParser {
                     return Ok(());
                 };
                 match number(&bytes, start, Some(byte)) {
-                    Ok(value) => self.complete_scalar(value),
+                    Ok(value) => {
+                        self.reuse(bytes);
+                        self.complete_scalar(value);
+                    }
                     Err(error) => {
                         let mut view = bytes;
                         view.push(byte);
@@ -449,7 +474,7 @@ impl PushParser {
             Expect::FirstName | Expect::Name => match byte {
                 b'"' => {
                     self.token = Token::Text {
-                        bytes: vec![byte],
+                        bytes: self.buffer(byte),
                         start: self.position,
                         name: true,
                         escape: Escape::None,
@@ -536,7 +561,7 @@ impl PushParser {
                     certain.value_start(schema, Start::String);
                 });
                 self.token = Token::Text {
-                    bytes: vec![byte],
+                    bytes: self.buffer(byte),
                     start,
                     name: false,
                     escape: Escape::None,
@@ -561,7 +586,7 @@ impl PushParser {
                         certain.value_start(schema, Start::Other);
                     });
                     self.token = Token::Number {
-                        bytes: vec![byte],
+                        bytes: self.buffer(byte),
                         start,
                         digits,
                     };
@@ -594,12 +619,13 @@ impl PushParser {
                     return Ok(());
                 };
                 return match serde_json::from_slice::<String>(&bytes) {
-                    Ok(text) if name => {
-                        self.name(text);
-                        Ok(())
-                    }
                     Ok(text) => {
-                        self.complete_scalar(Value::String(text));
+                        self.reuse(bytes);
+                        if name {
+                            self.name(text);
+                        } else {
+                            self.complete_scalar(Value::String(text));
+                        }
                         Ok(())
                     }
                     Err(err) => self.fail_in_token(placed(&err, start), &bytes, start),
