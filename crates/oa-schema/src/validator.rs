@@ -140,12 +140,28 @@ impl Validator {
         if self.is_valid(instance) {
             return Ok(());
         }
+        self.report(instance, options, false)
+    }
+
+    /// [`validate`](Self::validate)'s answer for an instance another reader already judged invalid (the
+    /// whole-slice route's typed read): the collecting walk alone, without the yes/no pre-run. Should that judgement
+    /// have been wrong, the walk's own verdict answers, as `validate` would.
+    pub(crate) fn validate_known_invalid(&self, instance: &Value) -> Result<(), Violations> {
+        self.report(instance, &ReportOptions::default(), true)
+    }
+
+    /// The collecting walk of an instance judged invalid; `unconfirmed`: by another reader than `is_valid`, so a
+    /// walk that finds it valid answers `Ok`.
+    fn report(&self, instance: &Value, options: &ReportOptions, unconfirmed: bool) -> Result<(), Violations> {
         let mut evaluator = Evaluator::new(&self.compiled, true);
         // Known invalid: the report's first allocation at once, at its first size.
         evaluator.expect_violations();
         evaluator.discriminators = options.discriminators;
         let collected_valid = evaluator.run(instance);
         let mut violations = std::mem::take(&mut evaluator.violations);
+        if unconfirmed && collected_valid && violations.is_empty() {
+            return Ok(());
+        }
         if collected_valid || violations.is_empty() {
             // Every failing path records a violation, and both evaluators give the same verdict; this only keeps
             // the "non-empty when invalid" promise if an internal bug ever breaks that (the tests look for it).

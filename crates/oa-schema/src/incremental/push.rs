@@ -130,7 +130,13 @@ pub(crate) struct PushParser {
     keep_values: bool,
     /// Where each completed value is copied, when asked (`completed.rs`).
     pub(super) completed: Option<CompletedValues>,
+    /// The last string or number token's buffer, reused by the next (one allocation per run, not per token);
+    /// not kept beyond [`SPARE_MAX`] bytes, so that one long string does not stay held.
+    spare: Vec<u8>,
 }
+
+/// The largest token buffer kept for reuse.
+const SPARE_MAX: usize = 4 << 10;
 
 /// The tracker and the schema it reads.
 #[derive(Debug)]
@@ -177,6 +183,22 @@ impl PushParser {
             }),
             keep_values: keep_values || validator.is_none(),
             completed: None,
+            spare: Vec::new(),
+        }
+    }
+
+    /// A token's buffer holding its first byte: the spare one when there is one.
+    fn buffer(&mut self, byte: u8) -> Vec<u8> {
+        let mut bytes = std::mem::take(&mut self.spare);
+        bytes.clear();
+        bytes.push(byte);
+        bytes
+    }
+
+    /// A finished token's buffer, kept for the next token when small.
+    fn reuse(&mut self, bytes: Vec<u8>) {
+        if bytes.capacity() <= SPARE_MAX {
+            self.spare = bytes;
         }
     }
 
@@ -248,10 +270,52 @@ impl PushParser {
                     continue;
                 }
             }
+            // Whitespace or a digit: perhaps a run of them (a compact text's other bytes skip the look).
+            if matches!(chunk[idx], b' ' | b'\n' | b'\t' | b'\r' | b'0'..=b'9') {
+                let run = self.bulk(&chunk[idx..]);
+                if run > 0 {
+                    idx += run;
+                    continue;
+                }
+            }
             self.byte(chunk, idx)?;
             idx += 1;
         }
         Ok(())
+    }
+
+    /// Reads in one go the bytes at the start of `rest` that only move the position: whitespace between tokens,
+    /// and the digits that continue a number's integer, fraction or exponent (each leaves the number's state as it
+    /// is). How many it read; `byte` reads the rest, one at a time.
+    fn bulk(&mut self, rest: &[u8]) -> usize {
+        match &mut self.token {
+            Token::None => {
+                let run = rest
+                    .iter()
+                    .position(|&byte| !matches!(byte, b' ' | b'\n' | b'\t' | b'\r'))
+                    .unwrap_or(rest.len());
+                for &byte in &rest[..run] {
+                    self.position.advance(byte);
+                }
+                run
+            }
+            Token::Number {
+                bytes,
+                digits: Digits::Int | Digits::Frac | Digits::Exponent,
+                ..
+            } => {
+                let run = rest
+                    .iter()
+                    .position(|byte| !byte.is_ascii_digit())
+                    .unwrap_or(rest.len());
+                bytes.extend_from_slice(&rest[..run]);
+                // No newline among digits.
+                self.position.offset += run;
+                self.position.column += run;
+                run
+            }
+            _ => 0,
+        }
     }
 
     /// The text has ended: the document's value, or why there is none.
@@ -356,7 +420,10 @@ impl PushParser {
                     return Ok(());
                 };
                 match number(&bytes, start, Some(byte)) {
-                    Ok(value) => self.complete_scalar(value),
+                    Ok(value) => {
+                        self.reuse(bytes);
+                        self.complete_scalar(value);
+                    }
                     Err(error) => {
                         let mut view = bytes;
                         view.push(byte);
@@ -411,7 +478,7 @@ impl PushParser {
             Expect::FirstName | Expect::Name => match byte {
                 b'"' => {
                     self.token = Token::Text {
-                        bytes: vec![byte],
+                        bytes: self.buffer(byte),
                         start: self.position,
                         name: true,
                         escape: Escape::None,
@@ -498,7 +565,7 @@ impl PushParser {
                     certain.value_start(schema, Start::String);
                 });
                 self.token = Token::Text {
-                    bytes: vec![byte],
+                    bytes: self.buffer(byte),
                     start,
                     name: false,
                     escape: Escape::None,
@@ -523,7 +590,7 @@ impl PushParser {
                         certain.value_start(schema, Start::Other);
                     });
                     self.token = Token::Number {
-                        bytes: vec![byte],
+                        bytes: self.buffer(byte),
                         start,
                         digits,
                     };
@@ -556,12 +623,13 @@ impl PushParser {
                     return Ok(());
                 };
                 return match serde_json::from_slice::<String>(&bytes) {
-                    Ok(text) if name => {
-                        self.name(text);
-                        Ok(())
-                    }
                     Ok(text) => {
-                        self.complete_scalar(Value::String(text));
+                        self.reuse(bytes);
+                        if name {
+                            self.name(text);
+                        } else {
+                            self.complete_scalar(Value::String(text));
+                        }
                         Ok(())
                     }
                     Err(err) => self.fail_in_token(placed(&err, start), &bytes, start),

@@ -82,13 +82,24 @@ impl Validator {
     /// ```
     pub fn validate_bytes(&self, bytes: &[u8]) -> Result<(), IncrementalError> {
         // Where the typed read would build the document's value anyway, the value route alone reads it once.
-        if !crate::typed::reads_root_whole(self.compiled()) && self.typed_verdict(bytes).is_ok() {
-            return Ok(());
-        }
+        let verdict = if crate::typed::reads_root_whole(self.compiled()) {
+            None
+        } else {
+            match self.typed_verdict(bytes) {
+                Ok(()) => return Ok(()),
+                Err(reason) => Some(reason),
+            }
+        };
         if bytes.len() < VALUE_ROUTE_BELOW
             && let Some(value) = self.value_route(bytes)
         {
-            return self.validate(&value).map_err(IncrementalError::Invalid);
+            // Well-formed, and judged invalid by the typed read: straight to the report, no yes/no pre-run.
+            let report = if verdict == Some(FallbackReason::Invalid) {
+                self.validate_known_invalid(&value)
+            } else {
+                self.validate(&value)
+            };
+            return report.map_err(IncrementalError::Invalid);
         }
         // Malformed or too deep (named as the incremental route names it), or large.
         let mut run = self.incremental().without_value();
