@@ -9,6 +9,16 @@ use crate::strict::{REPEAT_PREFIX, Walk};
 use serde::de::DeserializeSeed;
 use serde_json::Value;
 
+/// serde_json's words for errors inside a string (its `ErrorCode`s as they print), where a `/` is text.
+const IN_A_STRING: [&str; 6] = [
+    "EOF while parsing a string",
+    "invalid escape",
+    "invalid unicode code point",
+    "control character (\\u0000-\\u001F) found while parsing a string",
+    "unexpected end of hex escape",
+    "lone leading surrogate in hex escape",
+];
+
 /// Options for [`parse_json_with`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ParseOptions {
@@ -132,7 +142,12 @@ impl MalformedJson {
 
     /// This error, named a comment when `rest` (the text from where it went wrong, as `parse_json` looks: the
     /// column's byte, or the line's start at column 0) opens one.
+    /// Not inside a string: after an escape that needs more (a leading surrogate's missing `\u`), `//` is text,
+    /// and the decoder's words stand (the incremental route reads a string whole and names it so too).
     pub(crate) fn naming_a_comment(mut self, rest: Option<&[u8]>) -> Self {
+        if IN_A_STRING.contains(&self.reason.as_str()) {
+            return self;
+        }
         if let Some(comment) = rest.and_then(|rest| {
             ["//", "/*"]
                 .into_iter()
