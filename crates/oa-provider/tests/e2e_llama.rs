@@ -1,6 +1,7 @@
 //! End to end against a real llama.cpp server (issue 9 acceptance): the canary through the OpenAI mapping, the
 //! same through a gateway that drops `response_format`, the schema_not_honored record, schema_mode for native,
-//! prompt-augmentation and reask-recovered calls, schema_version across key orders, and the keyword matrix.
+//! prompt-augmentation and reask-recovered calls, schema_version across key orders, the keyword matrix, and (issue 38)
+//! a streamed answer stopped at its first certain violation, then answered by the reask.
 //!
 //! `cargo xtask ci` (or `cargo xtask peer -- cargo test -p oa-provider --test e2e_llama`) starts the server and sets
 //! `OA_LLAMA_BASE_URL`. Without it every test here says so loudly; under `CI=true` they fail.
@@ -235,4 +236,65 @@ async fn the_keyword_matrix_runs_every_probe_to_a_verdict() {
         dropped.rows.iter().all(|(_, outcome)| !outcome.is_enforced()),
         "{dropped:?}"
     );
+}
+
+/// Records each attempt's early stop.
+#[derive(Default)]
+struct EarlyStops(std::sync::Mutex<Vec<Option<oa_provider::model::EarlyStop>>>);
+
+impl oa_provider::AttemptHook for EarlyStops {
+    fn on_attempt(&self, record: &oa_provider::AttemptRecord<'_>) {
+        self.0.lock().unwrap().push(record.early_stop().cloned());
+    }
+}
+
+/// Issue 38's early stop against the real peer: the first attempt is bound by llama.cpp's grammar extension to a
+/// `level` the caller's schema refuses, followed by a long `notes`; streamed with early stop on, it is cut once
+/// `level` is complete (long before its 300 tokens), and the reask, bound to the caller's schema, answers.
+#[tokio::test]
+async fn a_streamed_answer_is_stopped_at_its_first_certain_violation_and_the_reask_answers() {
+    let Some((base_url, model)) = peer() else { return };
+    // Names in alphabetical order, so the grammar writes `level` first whatever order the map keeps.
+    let wanted = json!({
+        "type": "object",
+        "properties": {"level": {"enum": ["low", "high"]}, "notes": {"type": "string", "maxLength": 20}},
+        "required": ["level", "notes"],
+        "additionalProperties": false
+    });
+    let doomed = json!({
+        "type": "object",
+        "properties": {"level": {"const": "urgent"}, "notes": {"type": "string", "minLength": 2000}},
+        "required": ["level", "notes"],
+        "additionalProperties": false
+    });
+    let mut first = with_server_grammar(&doomed);
+    first.max_tokens = Some(300);
+    let mut second = with_server_grammar(&wanted);
+    second.max_tokens = Some(64);
+    let retry = support::no_wait(2)
+        .with_reask(Reask::template("Invalid: {error_message}. Reply with JSON only."))
+        .with_per_attempt_override(vec![second]);
+    let stops = Arc::new(EarlyStops::default());
+    let request = CompletionRequest::new(vec![Message::user("Triage: the build is broken. Reply in JSON.")])
+        .with_response_schema(wanted.clone())
+        .with_config(first)
+        .with_stream(true)
+        .with_early_stop(true)
+        .with_hook(stops.clone())
+        .with_retry(retry);
+    let response = provider(&base_url, &model, false)
+        .complete(&request)
+        .await
+        .unwrap();
+    let level = response.parsed.as_ref().unwrap()["level"].clone();
+    assert!(level == json!("low") || level == json!("high"), "{level}");
+    let stops = stops.0.lock().unwrap().clone();
+    assert_eq!(stops.len(), 2, "{stops:?}");
+    let stop = stops[0].as_ref().expect("the first attempt was stopped early");
+    assert_eq!(stop.pointer.to_string(), "/level");
+    assert_eq!(stop.kind, oa_schema::ViolationKind::Enum);
+    // `{"level": "urgent"` is a handful of tokens; the grammar's 2,000-character `notes` would have taken the
+    // whole 300.
+    assert!(stop.deltas < 40, "{stop:?}");
+    assert!(stops[1].is_none());
 }
