@@ -447,6 +447,10 @@ impl AttemptHook for Recorder {
         }));
     }
 
+    fn wants_partials(&self) -> bool {
+        self.bus.wants_tokens() || self.inner.as_ref().is_some_and(|inner| inner.wants_partials())
+    }
+
     fn on_partial(&self, partial: &PartialValue<'_>) {
         if let Some(inner) = &self.inner {
             inner.on_partial(partial);

@@ -320,3 +320,51 @@ async fn where_an_answer_stops_does_not_depend_on_how_the_stream_was_cut() {
         .count();
     assert_eq!(tokens, doomed.len());
 }
+
+/// A hook that says it reads no partial values, and records any it is handed all the same.
+#[derive(Default)]
+struct NoPartials(Watch);
+
+impl AttemptHook for NoPartials {
+    fn on_partial(&self, partial: &PartialValue<'_>) {
+        self.0.on_partial(partial);
+    }
+
+    fn on_attempt(&self, record: &AttemptRecord<'_>) {
+        self.0.on_attempt(record);
+    }
+
+    fn wants_partials(&self) -> bool {
+        false
+    }
+}
+
+/// A hook that wants no partial values is handed none (the answer is not checked for it as it streams), and an
+/// early stop the request asks for still cuts a doomed answer.
+#[tokio::test]
+async fn a_hook_that_wants_no_partial_values_gets_none_and_early_stop_still_cuts() {
+    let good = answer("low", 20);
+    let doomed = answer("urgent", 200);
+    let server = Server::start(vec![
+        stream(&good, Duration::ZERO),
+        stream(&doomed, Duration::from_millis(1)),
+    ])
+    .unwrap();
+    let hook = Arc::new(NoPartials::default());
+    let request = || {
+        CompletionRequest::new(vec![Message::user("triage this")])
+            .with_response_schema(schema())
+            .with_stream(true)
+            .with_hook(hook.clone())
+    };
+    let response = openai_at(&server).complete(&request()).await.unwrap();
+    assert_eq!(response.parsed.unwrap()["severity"], json!("low"));
+    let error = openai_at(&server)
+        .complete(&request().with_early_stop(true))
+        .await
+        .unwrap_err();
+    let stop = error.structured_output().unwrap().early_stop().unwrap().clone();
+    assert_eq!((stop.keyword(), stop.deltas), ("enum", 6));
+    assert!(hook.0.partials().is_empty(), "{:?}", hook.0.partials());
+    assert_eq!(hook.0.attempts().len(), 2);
+}

@@ -63,7 +63,7 @@ impl Exchange<'_> {
                 self.wire.mapping()
             )));
         };
-        let partials = self.hook.is_some();
+        let partials = self.hook.is_some_and(|hook| hook.wants_partials());
         let mut check = self
             .stream_schema
             .filter(|_| partials || self.request.early_stop)

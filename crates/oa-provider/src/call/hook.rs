@@ -38,6 +38,13 @@ pub trait AttemptHook: Send + Sync {
         let _ = partial;
     }
 
+    /// Whether [`on_partial`](Self::on_partial) is read: when `false`, a streamed structured answer is not checked
+    /// as it arrives for this hook's sake (each completed container would be copied for it), only for an early stop
+    /// the request asked. Defaults to `true`.
+    fn wants_partials(&self) -> bool {
+        true
+    }
+
     /// One wire attempt finished (or was rejected before sending).
     fn on_attempt(&self, record: &AttemptRecord<'_>) {
         let _ = record;
