@@ -675,3 +675,58 @@ fn reasking_request() -> CompletionRequest {
                 .with_reask(Reask::template("{error_message}")),
         )
 }
+
+/// A hook under the observed call that counts the partial values it is handed and says whether it reads them.
+struct Partials {
+    wants: bool,
+    seen: Mutex<usize>,
+}
+
+impl oa_provider::AttemptHook for Partials {
+    fn on_partial(&self, _: &oa_provider::hook::PartialValue<'_>) {
+        *self.seen.lock().unwrap() += 1;
+    }
+
+    fn wants_partials(&self) -> bool {
+        self.wants
+    }
+}
+
+/// How many partial values a hook that `wants` them (or not) is handed under an observed streamed structured call
+/// whose bus reads tokens (`tokens`) or not.
+async fn partials_handed(tokens: bool, wants: bool) -> usize {
+    let server = Server::start(vec![oa_testkit::openai::content_stream(
+        &["{\"a\": ", "1}"],
+        Duration::ZERO,
+    )])
+    .unwrap();
+    let observer: Arc<dyn Observer> = if tokens {
+        Arc::new(Collect::default())
+    } else {
+        Arc::new(NoTokens::default())
+    };
+    let bus = EventBus::new(vec![observer]);
+    let observed = ObservedProvider::new(Arc::new(provider(&server.base_url())), bus.clone(), "standalone");
+    let hook = Arc::new(Partials {
+        wants,
+        seen: Mutex::new(0),
+    });
+    let request = CompletionRequest::new(vec![Message::user("hi")])
+        .with_response_schema(json!({"type": "object"}))
+        .with_stream(true);
+    let extras = CallExtras::default().with_hook(hook.clone());
+    observed.complete_with(&request, &extras).await.unwrap();
+    bus.drain(Duration::from_secs(5)).await.unwrap();
+    *hook.seen.lock().unwrap()
+}
+
+/// The observed call checks a streamed answer as it arrives only when someone reads the partial values: an observer
+/// that reads the stream, or the caller's own hook; else no value is copied. (When an observer reads them, the
+/// caller's hook is handed them too, as it is handed token deltas.)
+#[tokio::test]
+async fn partial_values_are_made_only_when_an_observer_or_the_callers_hook_reads_them() {
+    // `{"a": 1}`: the member, then the object.
+    assert_eq!(partials_handed(false, true).await, 2);
+    assert_eq!(partials_handed(true, false).await, 2);
+    assert_eq!(partials_handed(false, false).await, 0);
+}
