@@ -62,11 +62,25 @@ pub(crate) fn cmp_with_int(number: &Number, limit: i64) -> Option<Ordering> {
     })
 }
 
-/// How `number` compares with `limit`, when it is an `i64` (serde_json holds every other number as a float).
+/// How `number` compares with `limit`. serde_json holds an integer as an `i64` or `u64` (compared exactly) and any
+/// other number as its correctly rounded `f64`, which is the instance's value here: compared exactly with a limit
+/// that `f64` holds exactly (at most 2^53 in magnitude), else `None` (the exact path decides). A float used to go
+/// to the exact path always, about 80 instructions for `{"type": "number", "minimum": 0}` on `1.25`.
 #[cfg(not(feature = "arbitrary_precision"))]
 #[inline]
 pub(crate) fn cmp_with_int(number: &Number, limit: i64) -> Option<Ordering> {
-    number.as_i64().map(|value| value.cmp(&limit))
+    if let Some(value) = number.as_i64() {
+        return Some(value.cmp(&limit));
+    }
+    if number.is_u64() {
+        // Above `i64::MAX`, so above every limit.
+        return Some(Ordering::Greater);
+    }
+    // Exact: a limit of at most 2^53 in magnitude is an `f64` as it is, and `f64`s compare exactly.
+    let value = number.as_f64()?;
+    (limit.unsigned_abs() <= 1 << 53)
+        .then(|| value.partial_cmp(&(limit as f64)))
+        .flatten()
 }
 
 #[cfg(test)]
