@@ -30,6 +30,25 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
     }
 }
 
+/// A key for a name of at most 16 bytes that, with the name's length, tells it from every other name of that
+/// length (the same bytes [`same_name`] compares, packed): a short `enum` compares two words and a length per
+/// option. `None` for a longer name.
+#[inline]
+pub(crate) fn short_key(name: &str) -> Option<(u64, u64)> {
+    let a = name.as_bytes();
+    let n = a.len();
+    Some(match n {
+        0 => (0, 0),
+        1..=3 => (
+            u64::from(a[0]) | u64::from(a[n / 2]) << 8 | u64::from(a[n - 1]) << 16,
+            0,
+        ),
+        4..=7 => (u64::from(word4(a, 0)) | u64::from(word4(a, n - 4)) << 32, 0),
+        8..=16 => (word8(a, 0), word8(a, n - 8)),
+        _ => return None,
+    })
+}
+
 /// The four bytes of `bytes` from `at` (the caller keeps `at + 4` within the length).
 #[inline(always)]
 fn word4(bytes: &[u8], at: usize) -> u32 {

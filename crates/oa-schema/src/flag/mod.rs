@@ -365,6 +365,7 @@ impl Flag<'_> {
             Check::Pattern(ref regex) => string::holds_pattern(regex, instance),
             Check::Enum(ref options) => enum_::holds_enum(options, instance),
             Check::Strings(ref strings) => strings.holds(instance),
+            Check::ShortStrings(ref strings) => strings.holds(instance),
             Check::Property { ref name, node } => self.property(name, node, instance, depth),
             Check::Properties { index, ref names } => {
                 self.indexed_properties(names, (id, index), instance, depth)
@@ -375,6 +376,7 @@ impl Flag<'_> {
             },
             Check::ItemsOfType { types, skip } => self.items_of_type(types, skip, instance, depth),
             Check::Items { node, skip } => self.items(node, skip as usize, instance, depth),
+            Check::ItemsRef { target, skip } => self.items_ref(target, skip as usize, instance, depth),
             Check::ItemsOfArrays(ref of) => self.items_of_arrays(of, instance, depth),
             Check::IntBound { bound, limit, index } => {
                 self.int_bound((bound, limit), (id, index), instance, depth)

@@ -164,6 +164,9 @@ pub(crate) enum Check {
     ItemsOfType { types: Kinds, skip: u32 },
     /// `items`.
     Items { node: NodeId, skip: u32 },
+    /// `items` whose schema is only a `$ref` (`{"items": {"$ref": "#/$defs/node"}}`, a tree's children): each item
+    /// follows the reference at the item's depth, without the item node's own dispatch.
+    ItemsRef { target: NodeId, skip: u32 },
     /// `items` whose schema is an array of items of one type with counts (coordinate pairs, rows of a matrix): one
     /// loop over the items and their items, no descent.
     ItemsOfArrays(Box<keywords::items::ArraysOf>),
@@ -176,6 +179,8 @@ pub(crate) enum Check {
     Enum(Arc<[Value]>),
     /// A long `enum` of strings, strings looked up by name.
     Strings(Arc<keywords::enum_::StringEnum>),
+    /// A short `enum` of short strings, compared by packed words.
+    ShortStrings(Arc<keywords::enum_::ShortStrings>),
     /// `properties` of many names (keyword `index`), by name: each name's schema and whether it is cheap (see
     /// `compile::order_properties_cheap_first`).
     Properties {

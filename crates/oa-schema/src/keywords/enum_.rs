@@ -185,13 +185,58 @@ fn push_number(out: &mut String, number: &serde_json::Number) {
 pub(crate) fn plan(options: &Arc<[Value]>) -> Check {
     match StringEnum::of(options) {
         Some(strings) => Check::Strings(Arc::new(strings)),
-        None => Check::Enum(Arc::clone(options)),
+        None => match ShortStrings::of(options) {
+            Some(short) => Check::ShortStrings(short),
+            None => Check::Enum(Arc::clone(options)),
+        },
+    }
+}
+
+/// A short `enum` of short strings only (`["part", "chapter", "section"]`, the usual LLM enum), for the yes/no
+/// evaluator: each option as its length and [`crate::text::short_key`], so that an option costs three compares
+/// (the general loop tested each option's kind and loaded its text first: about 60 instructions for four options).
+#[derive(Debug)]
+pub(crate) struct ShortStrings {
+    options: Box<[(usize, (u64, u64))]>,
+}
+
+impl ShortStrings {
+    /// The table for `options` when every one is a string of at most 16 bytes (a string `enum` long enough for
+    /// [`StringEnum`] takes that instead).
+    pub(crate) fn of(options: &[Value]) -> Option<Arc<Self>> {
+        let options = options
+            .iter()
+            .map(|option| match option {
+                Value::String(text) => crate::text::short_key(text).map(|key| (text.len(), key)),
+                _ => None,
+            })
+            .collect::<Option<Box<[_]>>>()?;
+        Some(Arc::new(Self { options }))
+    }
+
+    /// `enum`'s verdict: a string equal to an option (nothing else equals a string).
+    #[inline(never)]
+    pub(crate) fn holds(&self, instance: &Value) -> bool {
+        let Value::String(text) = instance else {
+            return false;
+        };
+        let Some(key) = crate::text::short_key(text) else {
+            return false;
+        };
+        let len = text.len();
+        self.options
+            .iter()
+            .any(|(option_len, option_key)| *option_len == len && *option_key == key)
     }
 }
 
 /// `const`'s check in the yes/no evaluator's plan: the one-value `enum` it is.
 pub(crate) fn plan_const(expected: &Value) -> Check {
-    Check::Enum(Arc::from([expected.clone()]))
+    let options: Arc<[Value]> = Arc::from([expected.clone()]);
+    match ShortStrings::of(&options) {
+        Some(short) => Check::ShortStrings(short),
+        None => Check::Enum(options),
+    }
 }
 
 /// Whether an `enum` (or `const`) of these values rejects every container, as the typed route's plan records it:
@@ -204,7 +249,42 @@ pub(crate) fn typed_rejects_containers(values: &[Value]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
     use serde_json::{Value, json};
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+        /// A short string `enum`'s packed table answers as the general comparison does, for strings of every
+        /// length around the table's edges (3/4, 7/8, 16/17 bytes), near-misses in one byte, and non-strings.
+        #[test]
+        fn short_strings_agree_with_the_general_enum(
+            options in prop::collection::vec("[ab\u{e9}]{0,17}", 0..6),
+            text in "[ab\u{e9}]{0,17}",
+            other in prop_oneof![Just(None), Just(Some(json!(1))), Just(Some(json!(null))), Just(Some(json!(["a"])))],
+            pick in any::<prop::sample::Index>(),
+            mode in 0..3_u8,
+        ) {
+            let values: Vec<Value> = options.iter().map(|option| json!(option)).collect();
+            // An option itself, or an option with one character changed (the near miss), or the drawn text.
+            let text = match (mode, options.is_empty()) {
+                (0, false) => pick.get(&options).clone(),
+                (1, false) => {
+                    let option = pick.get(&options);
+                    let mut chars: Vec<char> = option.chars().collect();
+                    if let Some(last) = chars.last_mut() {
+                        *last = if *last == 'a' { 'b' } else { 'a' };
+                    }
+                    chars.into_iter().collect()
+                }
+                _ => text,
+            };
+            let instance = other.unwrap_or_else(|| json!(text));
+            match super::ShortStrings::of(&values) {
+                Some(short) => prop_assert_eq!(short.holds(&instance), super::holds_enum(&values, &instance)),
+                None => prop_assert!(options.iter().any(|option| option.len() > 16)),
+            }
+        }
+    }
 
     #[test]
     fn preview_is_the_serialized_value() {

@@ -244,6 +244,25 @@ impl Flag<'_> {
         items.iter().skip(skip).all(|item| self.child(id, item, depth))
     }
 
+    /// `items` whose schema is only a `$ref` to `target`: what [`Self::items`] does through the item node (its
+    /// depth test, then the hop), without that node's dispatch and call per item.
+    #[inline(never)]
+    pub(crate) fn items_ref(&mut self, target: NodeId, skip: usize, instance: &Value, depth: u32) -> bool {
+        let Value::Array(items) = instance else {
+            return true;
+        };
+        let mut items = items.iter().skip(skip);
+        if depth + 1 > MAX_DEPTH {
+            // The item node past the limit: the run fails there, as `Flag::node` decides it.
+            if items.next().is_some() {
+                self.too_deep = true;
+                return false;
+            }
+            return true;
+        }
+        items.all(|item| self.follow(target, item, depth + 1))
+    }
+
     /// `items` whose schema is an array of items of one type: the items and their items in one loop, as the
     /// descent would answer while both levels are within the depth limit (else the descent runs).
     #[inline(never)]
@@ -270,7 +289,15 @@ pub(crate) fn plan(node: NodeId, skip: usize, nodes: &[Node]) -> Check {
         },
         None => match item.and_then(|item| ArraysOf::of(node, skip, item, nodes)) {
             Some(of) => Check::ItemsOfArrays(of),
-            None => Check::Items { node, skip },
+            None => match item.map(|item| (&item.body, item.tracks_evaluated)) {
+                Some((Body::Keywords(keywords), false)) if matches!(**keywords, [Keyword::Ref(_)]) => {
+                    match **keywords {
+                        [Keyword::Ref(target)] => Check::ItemsRef { target, skip },
+                        _ => Check::Items { node, skip },
+                    }
+                }
+                _ => Check::Items { node, skip },
+            },
         },
     }
 }

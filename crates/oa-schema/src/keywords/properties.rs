@@ -357,28 +357,49 @@ const DEFERRED: usize = 8;
 /// member before it descends): up to [`DEFERRED`]; past that, a second walk finds them.
 #[derive(Default)]
 pub(crate) struct Deferred<'v> {
-    /// Filled on the first member set aside: most objects have none, and need not pay for the array.
-    members: Option<[(NodeId, &'v Value); DEFERRED]>,
+    /// The first member set aside, in place: most objects that set one aside set aside one (a tree node's
+    /// children), and filling the array for it was 16 stores.
+    first: Option<(NodeId, &'v Value)>,
+    /// The others, filled on the second member set aside.
+    rest: Option<[(NodeId, &'v Value); DEFERRED - 1]>,
     n: usize,
 }
 
 impl<'v> Deferred<'v> {
     #[inline]
     pub(crate) fn push(&mut self, id: NodeId, value: &'v Value) {
-        let members = self.members.get_or_insert([(id, value); DEFERRED]);
-        if let Some(place) = members.get_mut(self.n) {
-            *place = (id, value);
+        match self.n {
+            0 => self.first = Some((id, value)),
+            n => {
+                let rest = self.rest.get_or_insert([(id, value); DEFERRED - 1]);
+                if let Some(place) = rest.get_mut(n - 1) {
+                    *place = (id, value);
+                }
+            }
         }
         self.n += 1;
     }
 
-    /// The members set aside, unless there were too many to keep.
+    /// Whether `holds` holds for every member set aside, in order; `None` when there were too many to keep.
     #[inline]
-    pub(crate) fn kept(&self) -> Option<&[(NodeId, &'v Value)]> {
-        match &self.members {
-            Some(members) => members.get(..self.n),
-            None => Some(&[]),
+    pub(crate) fn all_kept(&self, mut holds: impl FnMut(NodeId, &'v Value) -> bool) -> Option<bool> {
+        if self.n > DEFERRED {
+            return None;
         }
+        let Some((id, value)) = self.first else {
+            return Some(true);
+        };
+        if !holds(id, value) {
+            return Some(false);
+        }
+        Some(match &self.rest {
+            Some(rest) => rest
+                .get(..self.n - 1)
+                .unwrap_or_default()
+                .iter()
+                .all(|(id, value)| holds(*id, value)),
+            None => true,
+        })
     }
 }
 
@@ -582,8 +603,8 @@ impl Flag<'_> {
                 _ => {}
             }
         }
-        match deferred.kept() {
-            Some(kept) => kept.iter().all(|(node, value)| self.child(*node, value, depth)),
+        match deferred.all_kept(|node, value| self.child(node, value, depth)) {
+            Some(holds) => holds,
             None => object.iter().all(|(key, value)| match names.get(key) {
                 Some(&(node, false)) => self.child(node, value, depth),
                 _ => true,

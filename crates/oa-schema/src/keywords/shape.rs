@@ -542,8 +542,8 @@ impl Flag<'_> {
         if !first {
             return false;
         }
-        if let Some(kept) = deferred.kept() {
-            return kept.iter().all(|(id, value)| self.child(*id, value, depth));
+        if let Some(holds) = deferred.all_kept(|id, value| self.child(id, value, depth)) {
+            return holds;
         }
         // Second pass: the property schemas that recurse, and the `additionalProperties` schema (the patterns
         // all ran in the first pass and matched without exceeding the budget, or it returned).
