@@ -176,7 +176,7 @@ pub(crate) enum Check {
     /// `pattern`.
     Pattern(EcmaRegex),
     /// `enum`, or a `const` as the one-value `enum` it is.
-    Enum(Arc<[Value]>),
+    Enum(Arc<keywords::enum_::EnumOptions>),
     /// A long `enum` of strings, strings looked up by name.
     Strings(Arc<keywords::enum_::StringEnum>),
     /// A short `enum` of short strings, compared by packed words.

@@ -25,7 +25,50 @@ pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Ke
         return Err(cx.invalid("enum", "expected an array"));
     };
     check_depth(cx, "enum", value)?;
-    Ok(Keyword::Enum(options.as_slice().into()))
+    Ok(Keyword::Enum(Arc::new(EnumOptions::new(options.as_slice().into()))))
+}
+
+/// An `enum`'s values, and its violation message once one was written: the message names up to eight values, and
+/// writing it again for every violation was a quarter of a report on enum-heavy schemas (numbers through the
+/// formatter). Made on the first failure, so a schema that never fails pays nothing but the empty cell.
+#[derive(Debug)]
+pub(crate) struct EnumOptions {
+    values: Box<[Value]>,
+    message: std::sync::OnceLock<Box<str>>,
+}
+
+impl EnumOptions {
+    pub(crate) fn new(values: Box<[Value]>) -> Self {
+        Self {
+            values,
+            message: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The violation message: "must be one of " and up to eight values.
+    fn message(&self) -> &str {
+        self.message.get_or_init(|| {
+            let mut message = String::from("must be one of ");
+            for (option_idx, option) in self.values.iter().take(8).enumerate() {
+                if option_idx > 0 {
+                    message.push_str(", ");
+                }
+                push_preview(&mut message, option);
+            }
+            if self.values.len() > 8 {
+                message.push_str(", ...");
+            }
+            message.into_boxed_str()
+        })
+    }
+}
+
+impl std::ops::Deref for EnumOptions {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        &self.values
+    }
 }
 
 /// Rejects values nested deeper than [`MAX_VALUE_DEPTH`].
@@ -116,7 +159,7 @@ pub(crate) fn evaluate_const(
 
 pub(crate) fn evaluate_enum(
     ev: &mut Evaluator<'_>,
-    options: &[Value],
+    options: &EnumOptions,
     node: &Node,
     instance: &Value,
     frame: &Frame<'_, '_>,
@@ -127,17 +170,8 @@ pub(crate) fn evaluate_enum(
     if !ev.collect {
         return false;
     }
-    let mut message = ev.message_of(&["must be one of "]);
-    for (option_idx, option) in options.iter().take(8).enumerate() {
-        if option_idx > 0 {
-            message.push_str(", ");
-        }
-        push_preview(&mut message, option);
-    }
-    if options.len() > 8 {
-        message.push_str(", ...");
-    }
-    ev.fail(frame, node, ViolationKind::Enum, Detail::message(message))
+    let parts = [options.message()];
+    ev.fail(frame, node, ViolationKind::Enum, Detail::parts(&parts))
 }
 
 /// Appends a short rendering of a schema value (never of the instance) for messages: the value serialized, cut
@@ -182,7 +216,7 @@ fn push_number(out: &mut String, number: &serde_json::Number) {
 }
 
 /// `enum`'s check in the yes/no evaluator's plan: a long list of strings looked up by name, else the list.
-pub(crate) fn plan(options: &Arc<[Value]>) -> Check {
+pub(crate) fn plan(options: &Arc<EnumOptions>) -> Check {
     match StringEnum::of(options) {
         Some(strings) => Check::Strings(Arc::new(strings)),
         None => match ShortStrings::of(options) {
@@ -232,7 +266,7 @@ impl ShortStrings {
 
 /// `const`'s check in the yes/no evaluator's plan: the one-value `enum` it is.
 pub(crate) fn plan_const(expected: &Value) -> Check {
-    let options: Arc<[Value]> = Arc::from([expected.clone()]);
+    let options = Arc::new(EnumOptions::new(Box::new([expected.clone()])));
     match ShortStrings::of(&options) {
         Some(short) => Check::ShortStrings(short),
         None => Check::Enum(options),

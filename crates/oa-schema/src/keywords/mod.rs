@@ -74,7 +74,7 @@ pub(crate) enum Keyword {
     /// `const`.
     Const(Value),
     /// `enum` (shared with the yes/no evaluator's plan).
-    Enum(std::sync::Arc<[Value]>),
+    Enum(std::sync::Arc<enum_::EnumOptions>),
     /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
     Bound {
         bound: Bound,
