@@ -391,16 +391,10 @@ impl Anchored {
     #[inline(never)]
     fn is_match_ascii(&self, text: &[u8]) -> bool {
         if let Some(fixed) = &self.fixed {
-            if text.len() != fixed.len() {
-                return false;
-            }
-            for (byte, [low, high]) in text.iter().zip(fixed.iter()) {
-                let half = if *byte < 64 { *low } else { *high };
-                if *byte >= 128 || (half >> (byte & 63)) & 1 == 0 {
-                    return false;
-                }
-            }
-            return true;
+            return text.len() == fixed.len()
+                && text.iter().zip(fixed.iter()).all(|(byte, halves)| {
+                    *byte < 128 && (halves[usize::from(*byte >> 6) & 1] >> (byte & 63)) & 1 != 0
+                });
         }
         let mut pos = 0;
         for atom in self.atoms.iter() {
