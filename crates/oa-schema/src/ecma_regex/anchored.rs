@@ -280,9 +280,9 @@ impl Anchored {
             pos = next;
         }
         let ascii_only = atoms.iter().all(|atom| !atom.class.has_non_ascii());
-        let fixed_len = atoms
-            .iter()
-            .try_fold(0_u32, |len, atom| (atom.min == atom.max).then(|| len.saturating_add(atom.max)));
+        let fixed_len = atoms.iter().try_fold(0_u32, |len, atom| {
+            (atom.min == atom.max).then(|| len.saturating_add(atom.max))
+        });
         let fixed = match fixed_len {
             Some(len) if to_end && ascii_only && len <= MAX_FIXED_LEN => Some(
                 atoms
@@ -592,12 +592,23 @@ mod tests {
 
     #[test]
     fn patterns_of_one_length_take_the_position_table() {
-        for (pattern, len) in [("^ORD-[0-9]{6}$", 10), ("^[a-f0-9]{8}$", 8), ("^[A-Z]{2}-[0-9]{4}$", 7), ("^$", 0)] {
+        for (pattern, len) in [
+            ("^ORD-[0-9]{6}$", 10),
+            ("^[a-f0-9]{8}$", 8),
+            ("^[A-Z]{2}-[0-9]{4}$", 7),
+            ("^$", 0),
+        ] {
             let fixed = Anchored::parse(pattern).and_then(|anchored| anchored.fixed);
             assert_eq!(fixed.map(|fixed| fixed.len()), Some(len), "{pattern}");
         }
         // Not one length, not anchored at the end, a non-ASCII class, or too long for a table.
-        for pattern in ["^[A-Z0-9 ]{3,10}$", "^\\d+$", "^ORD-[0-9]{6}", "^[^a]{2}$", "^a{65}$"] {
+        for pattern in [
+            "^[A-Z0-9 ]{3,10}$",
+            "^\\d+$",
+            "^ORD-[0-9]{6}",
+            "^[^a]{2}$",
+            "^a{65}$",
+        ] {
             let anchored = Anchored::parse(pattern).unwrap();
             assert!(anchored.fixed.is_none(), "{pattern}");
         }

@@ -25,7 +25,9 @@ pub(crate) fn compile(cx: &mut NodeCompiler<'_, '_>, value: &Value) -> Result<Ke
         return Err(cx.invalid("enum", "expected an array"));
     };
     check_depth(cx, "enum", value)?;
-    Ok(Keyword::Enum(Arc::new(EnumOptions::new(options.as_slice().into()))))
+    Ok(Keyword::Enum(Arc::new(EnumOptions::new(
+        options.as_slice().into(),
+    ))))
 }
 
 /// An `enum`'s values, and its violation message once one was written: the message names up to eight values, and
