@@ -85,6 +85,10 @@ impl Link {
 /// A node reached certainly at the value being read, with the way there (whose last frame is the node's).
 type Reach = Arc<Link>;
 
+/// The nodes reached certainly at a value beginning (see [`Certain::entries`]).
+#[derive(Debug)]
+pub(crate) struct Entries(Vec<Reach>);
+
 /// What the value being read is, once its first byte is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Start {
@@ -173,6 +177,14 @@ impl Certain {
     /// A value begins, its first byte telling what it is; for an array or object, whether its value must be kept
     /// (captured) to be checked whole when it closes.
     pub(crate) fn value_start(&mut self, schema: &CompiledSchema, start: Start) -> bool {
+        let entries = self.entries(schema);
+        self.started(schema, start, entries)
+    }
+
+    /// The nodes reached certainly at the value beginning (its entries), with what its place decides at once:
+    /// an item's count (`maxItems`, `items: false`). [`started`](Self::started) goes on with them, unless the
+    /// value is skipped whole ([`skippable`](Self::skippable)).
+    pub(crate) fn entries(&mut self, schema: &CompiledSchema) -> Entries {
         self.value_mark = self.found.len();
         let mut entries = std::mem::take(&mut self.next);
         if let Some(open) = self.stack.last_mut()
@@ -198,6 +210,22 @@ impl Certain {
                 open.reaches = reaches;
             }
         }
+        Entries(entries)
+    }
+
+    /// Whether the array or object beginning with `entries` may be skipped once it is known valid at each of them
+    /// (no certain violation can then lie inside it): its container is not captured (which would need its value),
+    /// and each entry's way is short enough for its node to be judged there. The nodes and evaluator depths to judge
+    /// it at, when it may.
+    pub(crate) fn skippable(&self, entries: &Entries) -> Option<impl Iterator<Item = (NodeId, u32)>> {
+        let open = self.stack.last().is_some_and(|open| open.captured);
+        let short = entries.0.iter().all(|reach| reach.depth + WAY_MARGIN < WAY_MAX);
+        (!open && short).then(|| entries.0.iter().map(|reach| (reach.node, reach.depth)))
+    }
+
+    /// A value begins at `entries`, its first byte telling what it is: as [`value_start`](Self::value_start).
+    pub(crate) fn started(&mut self, schema: &CompiledSchema, start: Start, entries: Entries) -> bool {
+        let Entries(entries) = entries;
         let proxy = match start {
             Start::String => Value::String(String::new()),
             Start::Array => Value::Array(Vec::new()),

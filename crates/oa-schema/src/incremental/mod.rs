@@ -5,6 +5,7 @@ mod certain;
 mod completed;
 mod push;
 mod slice;
+mod span;
 mod token;
 
 use crate::parse::MalformedJson;

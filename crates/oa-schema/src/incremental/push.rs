@@ -8,7 +8,8 @@
 //! byte), whether a leading `0xEF` is a byte-order mark (two more), and a repeated member name, which `parse_json_with`
 //! reports only when the whole text is otherwise well-formed (so it is reported at the end).
 
-use super::certain::{Certain, Start};
+use super::certain::{Certain, Entries, Start};
+use super::span;
 use super::completed::CompletedValues;
 use super::token::{Digits, Escape, Position, number, placed, token_error};
 use crate::parse::MalformedJson;
@@ -133,7 +134,17 @@ pub(crate) struct PushParser {
     /// The last string or number token's buffer, reused by the next (one allocation per run, not per token);
     /// not kept beyond [`SPARE_MAX`] bytes, so that one long string does not stay held.
     spare: Vec<u8>,
+    /// Bytes scanned or read by attempts to skip a container that failed (it did not close in the bytes at hand,
+    /// or was not valid): attempts stop while this passes the bytes read plus [`WASTE_SLACK`], so that nested
+    /// failures cost at most about the text once more.
+    wasted: usize,
+    /// The bytes after its first that the container just skipped held, for `feed` to step over.
+    skipped: usize,
 }
+
+/// What failed skip attempts may cost beyond the bytes read (one chunk's scan, the largest a container can be
+/// scanned over before its first byte is read).
+const WASTE_SLACK: usize = 64 << 10;
 
 /// The largest token buffer kept for reuse.
 const SPARE_MAX: usize = 4 << 10;
@@ -184,6 +195,8 @@ impl PushParser {
             keep_values: keep_values || validator.is_none(),
             completed: None,
             spare: Vec::new(),
+            wasted: 0,
+            skipped: 0,
         }
     }
 
@@ -279,7 +292,8 @@ impl PushParser {
                 }
             }
             self.byte(chunk, idx)?;
-            idx += 1;
+            // The byte, and what a skipped container held after it.
+            idx += 1 + std::mem::take(&mut self.skipped);
         }
         Ok(())
     }
@@ -543,10 +557,25 @@ impl PushParser {
                     self.failed = Some(error.clone());
                     return Err(error);
                 }
-                self.position.advance(byte);
                 let start = if byte == b'[' { Start::Array } else { Start::Object };
-                let mut capture = true;
-                self.tell(|certain, schema| capture = certain.value_start(schema, start));
+                let entries = match &mut self.watcher {
+                    Some(watcher) => Some(watcher.certain.entries(watcher.validator.compiled())),
+                    None => None,
+                };
+                if let Some(entries) = &entries
+                    && self.skip(&chunk[idx..], entries)
+                {
+                    return Ok(());
+                }
+                self.position.advance(byte);
+                let capture = match (&mut self.watcher, entries) {
+                    (Some(watcher), Some(entries)) => {
+                        watcher
+                            .certain
+                            .started(watcher.validator.compiled(), start, entries)
+                    }
+                    _ => true,
+                };
                 let keep = self.keep_values || capture;
                 self.stack.push(match (byte == b'[', keep) {
                     (true, true) => Frame::Array(Vec::new()),
@@ -600,6 +629,58 @@ impl PushParser {
             },
         }
         Ok(())
+    }
+
+    /// Reads in one step the array or object that `rest` starts with, at `entries`, when it is complete in `rest`
+    /// and known valid there: the validating deserializer (`crate::typed`) reads it at each entry's node, strictly
+    /// (`parse_json`'s rules, a repeated name refused), and answers yes only for a well-formed text valid at each,
+    /// inside which no violation can then be certain. Only when no value is kept or copied, its container is not
+    /// captured, and it does not nest past the limit; what is not skipped is read byte by byte as before (the
+    /// errors of a malformed text are named there, so they do not change). Whether it was skipped.
+    fn skip(&mut self, rest: &[u8], entries: &Entries) -> bool {
+        let Some(watcher) = &self.watcher else {
+            return false;
+        };
+        if self.keep_values
+            || self.completed.is_some()
+            || self.wasted > self.position.offset.saturating_add(WASTE_SLACK)
+        {
+            return false;
+        }
+        let Some(nodes) = watcher.certain.skippable(entries) else {
+            return false;
+        };
+        let schema = watcher.validator.compiled();
+        let span = match span::container(rest, self.max_depth - self.stack.len()) {
+            Ok(span) => span,
+            Err(looked) => {
+                self.wasted += looked;
+                return false;
+            }
+        };
+        let holds = std::str::from_utf8(&rest[..span.len]).is_ok_and(|text| {
+            let mut nodes = nodes.peekable();
+            if nodes.peek().is_none() {
+                // Nothing reached certainly: only read.
+                return crate::typed::span_holds(schema, None, 0, text);
+            }
+            nodes.all(|(node, depth)| crate::typed::span_holds(schema, Some(node), depth, text))
+        });
+        if !holds {
+            self.wasted += span.len;
+            return false;
+        }
+        self.skipped = span.len - 1;
+        self.position.offset += span.len;
+        if span.newlines == 0 {
+            self.position.column += span.len;
+        } else {
+            self.position.line += span.newlines;
+            self.position.column = span.tail;
+        }
+        // Checked, not kept: its container (not kept either) drops the placeholder.
+        self.complete(Value::Null);
+        true
     }
 
     /// One byte of a string that is not plain text: a quote, a backslash, an escape's byte, a control character.

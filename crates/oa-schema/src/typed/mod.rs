@@ -325,3 +325,29 @@ pub(crate) fn plans_every_container(schema: &CompiledSchema) -> bool {
     }
     true
 }
+
+/// Whether `text`, the whole text of one JSON value, is well-formed (as `parse_json` reads it, a repeated member
+/// name refused) and valid at `node` (`None`: any value) reached at evaluator depth `depth`: read by the validating
+/// deserializer, no tree built, stopping at the first violation. `false` also where the read cannot decide (the
+/// caller then reads the text another way). The incremental route skips a complete container this way.
+pub(crate) fn span_holds(schema: &CompiledSchema, node: Option<NodeId>, depth: u32, text: &str) -> bool {
+    if schema.dynamic_scope_matters {
+        return false;
+    }
+    let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
+    let run = Run {
+        schema,
+        plan,
+        reason: Cell::new(None),
+        scratch: std::cell::RefCell::new(Value::String(String::new())),
+    };
+    let mut inner = serde_json::Deserializer::from_str(text);
+    let checked = Checked {
+        inner: &mut inner,
+        run: &run,
+        node,
+        depth,
+    };
+    let outcome = <de::IgnoredAny as de::Deserialize>::deserialize(checked).and_then(|_| inner.end());
+    outcome.is_ok() && run.reason.get().is_none()
+}

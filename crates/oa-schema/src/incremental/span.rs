@@ -1,0 +1,97 @@
+//! A complete container in the bytes at hand: where it ends, found by a structural scan (brackets counted outside
+//! strings, a string's escapes respected), so that the push parser can judge it in one step (see
+//! `PushParser::skip`). The scan does not check the text: the container is read by a strict parser afterwards.
+
+/// An array or object whose closing bracket is in the bytes scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Span {
+    /// Its length in bytes, up to and including its closing bracket.
+    pub(super) len: usize,
+    /// Line feeds outside its strings (none can be inside a well-formed one).
+    pub(super) newlines: usize,
+    /// Bytes after the last of them (or `len` when there is none): the column moves by this much.
+    pub(super) tail: usize,
+}
+
+/// The container that `bytes` starts with (`[` or `{`), when it closes within `bytes` and nests at most `room`
+/// deep (itself included); else how many bytes were looked at to learn that it does not.
+pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
+    let mut depth = 0usize;
+    let mut newlines = 0;
+    let mut last_newline = None;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                // To the closing quote, over escapes.
+                at += 1;
+                loop {
+                    let rest = bytes.get(at..).unwrap_or(&[]);
+                    match rest.iter().position(|&byte| byte == b'"' || byte == b'\\') {
+                        Some(found) if rest[found] == b'\\' => at += found + 2,
+                        Some(found) => {
+                            at += found;
+                            break;
+                        }
+                        None => return Err(bytes.len()),
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > room {
+                    return Err(at + 1);
+                }
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    let len = at + 1;
+                    let tail = last_newline.map_or(len, |newline| len - newline - 1);
+                    return Ok(Span { len, newlines, tail });
+                }
+            }
+            b'\n' => {
+                newlines += 1;
+                last_newline = Some(at);
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    Err(bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Span, container};
+
+    #[test]
+    fn finds_the_matching_bracket_over_strings_and_escapes() {
+        let text = br#"{"a": ["]", "\"}", {"b": "\\"}], "c": 1} tail"#;
+        let span = container(text, 127).unwrap();
+        assert_eq!(&text[..span.len], br#"{"a": ["]", "\"}", {"b": "\\"}], "c": 1}"#);
+        assert_eq!((span.newlines, span.tail), (0, span.len));
+    }
+
+    #[test]
+    fn counts_lines_and_the_last_line_s_bytes() {
+        let text = b"[1,\n 2,\n  [3]\n]\n";
+        assert_eq!(
+            container(text, 127),
+            Ok(Span {
+                len: 15,
+                newlines: 3,
+                tail: 1
+            })
+        );
+    }
+
+    #[test]
+    fn refuses_what_does_not_close_or_nests_too_deep() {
+        assert_eq!(container(b"[1, [2], \"]", 127), Err(11));
+        assert_eq!(container(b"[1, \"\\", 127), Err(6));
+        assert_eq!(container(b"[[[]]]", 2), Err(3));
+        assert_eq!(container(b"[[[]]]", 3).map(|span| span.len), Ok(6));
+    }
+}
