@@ -89,6 +89,13 @@ type Reach = Arc<Link>;
 #[derive(Debug)]
 pub(crate) struct Entries(Vec<Reach>);
 
+impl Entries {
+    /// Each entry's node and evaluator depth.
+    pub(crate) fn nodes(&self) -> impl Iterator<Item = (NodeId, u32)> + '_ {
+        self.0.iter().map(|reach| (reach.node, reach.depth))
+    }
+}
+
 /// What the value being read is, once its first byte is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Start {
@@ -214,13 +221,20 @@ impl Certain {
     }
 
     /// Whether the array or object beginning with `entries` may be skipped once it is known valid at each of them
-    /// (no certain violation can then lie inside it): its container is not captured (which would need its value),
-    /// and each entry's way is short enough for its node to be judged there. The nodes and evaluator depths to judge
-    /// it at, when it may.
-    pub(crate) fn skippable(&self, entries: &Entries) -> Option<impl Iterator<Item = (NodeId, u32)>> {
-        let open = self.stack.last().is_some_and(|open| open.captured);
-        let short = entries.0.iter().all(|reach| reach.depth + WAY_MARGIN < WAY_MAX);
-        (!open && short).then(|| entries.0.iter().map(|reach| (reach.node, reach.depth)))
+    /// (no certain violation can then lie inside it) or checked whole there: its container is not captured (which
+    /// would need its value), and each entry's way is short enough for its node to be judged there.
+    pub(crate) fn skippable(&self, entries: &Entries) -> bool {
+        !self.stack.last().is_some_and(|open| open.captured)
+            && entries.0.iter().all(|reach| reach.depth + WAY_MARGIN < WAY_MAX)
+    }
+
+    /// An array or object beginning at `entries` was read whole (and is not invalid as a text): checked at each
+    /// entry by the collecting evaluator, as a captured container is at its close.
+    pub(crate) fn judged(&mut self, schema: &CompiledSchema, entries: Entries, value: &Value) {
+        self.value_mark = self.found.len();
+        for reach in &entries.0 {
+            self.check_whole(schema, reach, value);
+        }
     }
 
     /// A value begins at `entries`, its first byte telling what it is: as [`value_start`](Self::value_start).

@@ -142,6 +142,10 @@ pub(crate) struct PushParser {
     skipped: usize,
 }
 
+/// The largest container read into a value to be checked whole when it is not valid (the value costs several
+/// times its text, held while it is checked).
+const VALUE_SPAN_MAX: usize = 256 << 10;
+
 /// What failed skip attempts may cost beyond the bytes read (one chunk's scan, the largest a container can be
 /// scanned over before its first byte is read).
 const WASTE_SLACK: usize = 64 << 10;
@@ -562,11 +566,13 @@ impl PushParser {
                     Some(watcher) => Some(watcher.certain.entries(watcher.validator.compiled())),
                     None => None,
                 };
-                if let Some(entries) = &entries
-                    && self.skip(&chunk[idx..], entries)
-                {
-                    return Ok(());
-                }
+                let entries = match entries {
+                    Some(entries) => match self.skip(&chunk[idx..], entries) {
+                        Ok(()) => return Ok(()),
+                        Err(entries) => Some(entries),
+                    },
+                    None => None,
+                };
                 self.position.advance(byte);
                 let capture = match (&mut self.watcher, entries) {
                     (Some(watcher), Some(entries)) => {
@@ -631,44 +637,57 @@ impl PushParser {
         Ok(())
     }
 
-    /// Reads in one step the array or object that `rest` starts with, at `entries`, when it is complete in `rest`
-    /// and known valid there: the validating deserializer (`crate::typed`) reads it at each entry's node, strictly
-    /// (`parse_json`'s rules, a repeated name refused), and answers yes only for a well-formed text valid at each,
-    /// inside which no violation can then be certain. Only when no value is kept or copied, its container is not
-    /// captured, and it does not nest past the limit; what is not skipped is read byte by byte as before (the
-    /// errors of a malformed text are named there, so they do not change). Whether it was skipped.
-    fn skip(&mut self, rest: &[u8], entries: &Entries) -> bool {
+    /// Reads in one step the array or object that `rest` starts with, at `entries`, when it is complete in `rest`:
+    /// the validating deserializer (`crate::typed`) reads it at each entry's node, strictly (`parse_json`'s rules, a
+    /// repeated name refused), building nothing; valid at each, no violation can be certain inside it. Otherwise,
+    /// when it is small ([`VALUE_SPAN_MAX`]), its value is read (strictly) and checked whole at its entries by the
+    /// collecting evaluator, as a captured container is at its close: its violations are what the whole walk
+    /// reports under it. Only when no value is kept or copied, its container is not captured, and it does not nest
+    /// past the limit; what is not skipped is read byte by byte as before (the errors of a malformed text are named
+    /// there, so they do not change). The entries back when it was not skipped.
+    fn skip(&mut self, rest: &[u8], entries: Entries) -> Result<(), Entries> {
         let Some(watcher) = &self.watcher else {
-            return false;
+            return Err(entries);
         };
         if self.keep_values
             || self.completed.is_some()
             || self.wasted > self.position.offset.saturating_add(WASTE_SLACK)
         {
-            return false;
+            return Err(entries);
         }
-        let Some(nodes) = watcher.certain.skippable(entries) else {
-            return false;
-        };
+        if !watcher.certain.skippable(&entries) {
+            return Err(entries);
+        }
         let schema = watcher.validator.compiled();
         let span = match span::container(rest, self.max_depth - self.stack.len()) {
             Ok(span) => span,
             Err(looked) => {
                 self.wasted += looked;
-                return false;
+                return Err(entries);
             }
         };
-        let holds = std::str::from_utf8(&rest[..span.len]).is_ok_and(|text| {
-            let mut nodes = nodes.peekable();
+        let Ok(text) = std::str::from_utf8(&rest[..span.len]) else {
+            self.wasted += span.len;
+            return Err(entries);
+        };
+        let holds = {
+            let mut nodes = entries.nodes().peekable();
             if nodes.peek().is_none() {
                 // Nothing reached certainly: only read.
-                return crate::typed::span_holds(schema, None, 0, text);
+                crate::typed::span_holds(schema, None, 0, text)
+            } else {
+                nodes.all(|(node, depth)| crate::typed::span_holds(schema, Some(node), depth, text))
             }
-            nodes.all(|(node, depth)| crate::typed::span_holds(schema, Some(node), depth, text))
-        });
+        };
         if !holds {
-            self.wasted += span.len;
-            return false;
+            let value = (span.len <= VALUE_SPAN_MAX).then(|| strict_value(text)).flatten();
+            let (Some(value), Some(watcher)) = (value, &mut self.watcher) else {
+                self.wasted += span.len;
+                return Err(entries);
+            };
+            watcher
+                .certain
+                .judged(watcher.validator.compiled(), entries, &value);
         }
         self.skipped = span.len - 1;
         self.position.offset += span.len;
@@ -680,7 +699,7 @@ impl PushParser {
         }
         // Checked, not kept: its container (not kept either) drops the placeholder.
         self.complete(Value::Null);
-        true
+        Ok(())
     }
 
     /// One byte of a string that is not plain text: a quote, a backslash, an escape's byte, a control character.
@@ -844,4 +863,17 @@ impl PushParser {
         // A container not kept leaves a placeholder, which its container (not kept either) drops.
         self.complete(value.unwrap_or(Value::Null));
     }
+}
+
+/// The value of `text`, one JSON value, as `parse_json_with` reads it with repeated names refused; `None` when it
+/// is not well-formed or not read that way (a repeat, a number kept as digits): the push parser then reads it.
+fn strict_value(text: &str) -> Option<Value> {
+    use serde::de::DeserializeSeed;
+    let declined = std::cell::Cell::new(false);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    crate::strict::StrictValue { declined: &declined }
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value))
+        .ok()
+        .filter(|_| !declined.get())
 }
