@@ -148,7 +148,7 @@ pub(crate) struct Certain {
     value_mark: usize,
     /// Whether `found` is the whole report (the document's value is not kept): a check that reaches the depth limit
     /// is then kept with the limit's violation rather than dropped.
-    whole: bool,
+    pub(super) whole: bool,
 }
 
 impl Certain {
@@ -233,7 +233,9 @@ impl Certain {
     pub(crate) fn judged(&mut self, schema: &CompiledSchema, entries: Entries, value: &Value) {
         self.value_mark = self.found.len();
         for reach in &entries.0 {
-            self.check_whole(schema, reach, value);
+            // Straight to the collecting evaluator: the caller's read found it not valid (or could not tell, and
+            // then the walk finds nothing).
+            self.record(schema, reach, None, value);
         }
     }
 

@@ -204,6 +204,17 @@ impl PushParser {
         }
     }
 
+    /// Keeps no values from now on (set before the first byte): only what the tracker captures, and the tracker's
+    /// findings are the whole report.
+    pub(crate) fn keep_no_values(&mut self) {
+        if let Some(watcher) = &mut self.watcher {
+            self.keep_values = false;
+            watcher.certain.whole = true;
+            // Nothing is copied without the value.
+            self.completed = None;
+        }
+    }
+
     /// A token's buffer holding its first byte: the spare one when there is one.
     fn buffer(&mut self, byte: u8) -> Vec<u8> {
         let mut bytes = std::mem::take(&mut self.spare);

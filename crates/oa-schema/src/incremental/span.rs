@@ -21,8 +21,9 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
     let mut last_newline = None;
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
-        match byte {
-            b'"' => {
+        match CLASS[byte as usize] {
+            OTHER => {}
+            QUOTE => {
                 // To the closing quote, over escapes.
                 at += 1;
                 loop {
@@ -37,13 +38,13 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
                     }
                 }
             }
-            b'[' | b'{' => {
+            OPEN => {
                 depth += 1;
                 if depth > room {
                     return Err(at + 1);
                 }
             }
-            b']' | b'}' => {
+            CLOSE => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
                     let len = at + 1;
@@ -51,16 +52,34 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
                     return Ok(Span { len, newlines, tail });
                 }
             }
-            b'\n' => {
+            _ => {
                 newlines += 1;
                 last_newline = Some(at);
             }
-            _ => {}
         }
         at += 1;
     }
     Err(bytes.len())
 }
+
+/// What the scan makes of a byte outside strings.
+const OTHER: u8 = 0;
+const QUOTE: u8 = 1;
+const OPEN: u8 = 2;
+const CLOSE: u8 = 3;
+const NEWLINE: u8 = 4;
+
+/// Each byte's class (a table: most bytes are `OTHER`, and one look decides).
+static CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    class[b'"' as usize] = QUOTE;
+    class[b'[' as usize] = OPEN;
+    class[b'{' as usize] = OPEN;
+    class[b']' as usize] = CLOSE;
+    class[b'}' as usize] = CLOSE;
+    class[b'\n' as usize] = NEWLINE;
+    class
+};
 
 #[cfg(test)]
 mod tests {
