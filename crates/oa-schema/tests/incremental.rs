@@ -79,7 +79,11 @@ fn assert_agree_without_value(validator: &Validator, text: &str, cuts: &[usize])
             assert_eq!(expected, got, "{text:?} cut at {cuts:?}");
         }
         (Err(IncrementalError::Invalid(expected)), Err(IncrementalError::Invalid(got))) => {
-            assert_eq!(expected.error_message(), got.error_message(), "{text:?} cut at {cuts:?}");
+            assert_eq!(
+                expected.error_message(),
+                got.error_message(),
+                "{text:?} cut at {cuts:?}"
+            );
             assert_eq!(described(expected), described(got), "{text:?} cut at {cuts:?}");
         }
         _ => panic!("{text:?} cut at {cuts:?}: whole {expected:?}, without the value {got:?}"),

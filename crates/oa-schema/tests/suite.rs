@@ -314,9 +314,14 @@ fn incremental_agrees(
 ) -> Result<(), String> {
     let pretty = serde_json::to_string_pretty(data).unwrap();
     incremental_run_agrees(validator.incremental(), &pretty, SMALL_CHUNKS, report)?;
-    incremental_run_agrees(validator.incremental().without_value(), &pretty, SMALL_CHUNKS, report)
-        .map_err(|err| format!("without the value: {err}"))?;
-    // Fed whole, and in halves: containers complete in the bytes at hand are judged in one step.
+    incremental_run_agrees(
+        validator.incremental().without_value(),
+        &pretty,
+        SMALL_CHUNKS,
+        report,
+    )
+    .map_err(|err| format!("without the value: {err}"))?;
+    // Fed whole, and in halves: containers complete in the bytes at hand are read in one step.
     let compact = serde_json::to_string(data).unwrap();
     for text in [&compact, &pretty] {
         for size in [usize::MAX, text.len().div_ceil(2).max(1)] {
@@ -324,6 +329,8 @@ fn incremental_agrees(
                 .map_err(|err| format!("without the value, chunks of {size}: {err}"))?;
         }
     }
+    incremental_run_agrees(validator.incremental(), &compact, &[usize::MAX], report)
+        .map_err(|err| format!("fed whole: {err}"))?;
     bytes_agree(validator, data, report)
 }
 

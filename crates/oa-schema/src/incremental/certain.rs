@@ -220,12 +220,24 @@ impl Certain {
         Entries(entries)
     }
 
-    /// Whether the array or object beginning with `entries` may be skipped once it is known valid at each of them
-    /// (no certain violation can then lie inside it) or checked whole there: its container is not captured (which
-    /// would need its value), and each entry's way is short enough for its node to be judged there.
-    pub(crate) fn skippable(&self, entries: &Entries) -> bool {
-        !self.stack.last().is_some_and(|open| open.captured)
-            && entries.0.iter().all(|reach| reach.depth + WAY_MARGIN < WAY_MAX)
+    /// Whether the array or object beginning with `entries` may be read in one step and checked whole at them: each
+    /// entry's way is short enough for its node to be judged there.
+    pub(crate) fn judgeable(&self, entries: &Entries) -> bool {
+        entries.0.iter().all(|reach| reach.depth + WAY_MARGIN < WAY_MAX)
+    }
+
+    /// Whether the innermost open container is captured (its value is kept, to be checked whole when it closes).
+    pub(crate) fn in_captured(&self) -> bool {
+        self.stack.last().is_some_and(|open| open.captured)
+    }
+
+    /// An array or object beginning at `entries` was read whole: checked at each entry (the yes/no evaluator
+    /// first), as a captured container is at its close.
+    pub(crate) fn checked(&mut self, schema: &CompiledSchema, entries: Entries, value: &Value) {
+        self.value_mark = self.found.len();
+        for reach in &entries.0 {
+            self.check_whole(schema, reach, value);
+        }
     }
 
     /// An array or object beginning at `entries` was read whole (and is not invalid as a text): checked at each

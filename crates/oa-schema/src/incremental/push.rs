@@ -9,8 +9,8 @@
 //! reports only when the whole text is otherwise well-formed (so it is reported at the end).
 
 use super::certain::{Certain, Entries, Start};
-use super::span;
 use super::completed::CompletedValues;
+use super::span;
 use super::token::{Digits, Escape, Position, number, placed, token_error};
 use crate::parse::MalformedJson;
 use crate::strict::{MemberNames, REPEAT_PREFIX};
@@ -228,11 +228,6 @@ impl PushParser {
         if bytes.capacity() <= SPARE_MAX {
             self.spare = bytes;
         }
-    }
-
-    /// How many containers may be open at once.
-    pub(crate) fn max_depth(&self) -> usize {
-        self.max_depth
     }
 
     /// The certain violations found, handed over (when values are not kept, the whole report).
@@ -648,27 +643,26 @@ impl PushParser {
         Ok(())
     }
 
-    /// Reads in one step the array or object that `rest` starts with, at `entries`, when it is complete in `rest`:
+    /// Reads in one step the array or object that `rest` starts with, at `entries`, when it is complete in `rest`
+    /// (and does not nest past the limit). Where its value is not needed (not kept, its container not captured),
     /// the validating deserializer (`crate::typed`) reads it at each entry's node, strictly (`parse_json`'s rules, a
-    /// repeated name refused), building nothing; valid at each, no violation can be certain inside it. Otherwise,
-    /// when it is small ([`VALUE_SPAN_MAX`]), its value is read (strictly) and checked whole at its entries by the
-    /// collecting evaluator, as a captured container is at its close: its violations are what the whole walk
-    /// reports under it. Only when no value is kept or copied, its container is not captured, and it does not nest
-    /// past the limit; what is not skipped is read byte by byte as before (the errors of a malformed text are named
-    /// there, so they do not change). The entries back when it was not skipped.
+    /// repeated name refused), building nothing: valid at each, no violation can be certain inside it, and it is
+    /// skipped. Otherwise (needed, or not valid and small: [`VALUE_SPAN_MAX`]) its value is read strictly and
+    /// checked whole at its entries, as a captured container is at its close: its violations are what the whole
+    /// walk reports under it; a needed value joins its container. Not while completed values are copied (each
+    /// member is handed over). What is not read in one step is read byte by byte as before (the errors of a
+    /// malformed text are named there, so they do not change). The entries back when it was not.
     fn skip(&mut self, rest: &[u8], entries: Entries) -> Result<(), Entries> {
         let Some(watcher) = &self.watcher else {
             return Err(entries);
         };
-        if self.keep_values
-            || self.completed.is_some()
+        if self.completed.is_some()
             || self.wasted > self.position.offset.saturating_add(WASTE_SLACK)
+            || !watcher.certain.judgeable(&entries)
         {
             return Err(entries);
         }
-        if !watcher.certain.skippable(&entries) {
-            return Err(entries);
-        }
+        let needed = self.keep_values || watcher.certain.in_captured();
         let schema = watcher.validator.compiled();
         let span = match span::container(rest, self.max_depth - self.stack.len()) {
             Ok(span) => span,
@@ -681,7 +675,7 @@ impl PushParser {
             self.wasted += span.len;
             return Err(entries);
         };
-        let holds = {
+        let holds = !needed && {
             let mut nodes = entries.nodes().peekable();
             if nodes.peek().is_none() {
                 // Nothing reached certainly: only read.
@@ -690,15 +684,23 @@ impl PushParser {
                 nodes.all(|(node, depth)| crate::typed::span_holds(schema, Some(node), depth, text))
             }
         };
+        let mut kept = Value::Null;
         if !holds {
-            let value = (span.len <= VALUE_SPAN_MAX).then(|| strict_value(text)).flatten();
+            let value = (needed || span.len <= VALUE_SPAN_MAX)
+                .then(|| strict_value(text))
+                .flatten();
             let (Some(value), Some(watcher)) = (value, &mut self.watcher) else {
                 self.wasted += span.len;
                 return Err(entries);
             };
-            watcher
-                .certain
-                .judged(watcher.validator.compiled(), entries, &value);
+            let schema = watcher.validator.compiled();
+            if needed {
+                // Checked as the byte-by-byte read would check it (the yes/no evaluator first), and kept.
+                watcher.certain.checked(schema, entries, &value);
+                kept = value;
+            } else {
+                watcher.certain.judged(schema, entries, &value);
+            }
         }
         self.skipped = span.len - 1;
         self.position.offset += span.len;
@@ -708,8 +710,8 @@ impl PushParser {
             self.position.line += span.newlines;
             self.position.column = span.tail;
         }
-        // Checked, not kept: its container (not kept either) drops the placeholder.
-        self.complete(Value::Null);
+        // A value not needed leaves a placeholder, which its container (not kept either) drops.
+        self.complete(kept);
         Ok(())
     }
 

@@ -28,7 +28,7 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
                 at += 1;
                 loop {
                     let rest = bytes.get(at..).unwrap_or(&[]);
-                    match rest.iter().position(|&byte| byte == b'"' || byte == b'\\') {
+                    match quote_or_backslash(rest) {
                         Some(found) if rest[found] == b'\\' => at += found + 2,
                         Some(found) => {
                             at += found;
@@ -60,6 +60,31 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
         at += 1;
     }
     Err(bytes.len())
+}
+
+/// Where the first `"` or `\\` of `bytes` is: eight bytes at a time (a string's text is most of a document).
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
+    const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
+    // A zero byte in `word ^ pattern` is a match; this finds whether there is one (exactly, not where).
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for word in words.by_ref() {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let word = u64::from_ne_bytes(eight);
+        if has_zero(word ^ QUOTES) || has_zero(word ^ BACKSLASHES) {
+            break;
+        }
+        at += 8;
+    }
+    bytes[at..]
+        .iter()
+        .position(|&byte| byte == b'"' || byte == b'\\')
+        .map(|found| at + found)
 }
 
 /// What the scan makes of a byte outside strings.
@@ -104,6 +129,29 @@ mod tests {
                 tail: 1
             })
         );
+    }
+
+    #[test]
+    fn finds_quotes_and_backslashes_at_every_place() {
+        for len in 0..40 {
+            for at in 0..=len {
+                for mark in [b'"', b'\\'] {
+                    let mut text = vec![b'a'; len];
+                    if at < len {
+                        text[at] = mark;
+                    }
+                    // Bytes that differ from the marks by one bit, or are high, do not match.
+                    if at > 0 {
+                        text[at - 1] = b'#';
+                    }
+                    if at > 1 {
+                        text[at - 2] = 0xA2;
+                    }
+                    let found = super::quote_or_backslash(&text);
+                    assert_eq!(found, (at < len).then_some(at), "{len} {at} {mark}");
+                }
+            }
+        }
     }
 
     #[test]
