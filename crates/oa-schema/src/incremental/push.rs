@@ -675,7 +675,14 @@ impl PushParser {
             self.wasted += span.len;
             return Err(entries);
         };
-        let holds = !needed && {
+        // Where the deserializer would read the value whole anyway, it is read once, directly.
+        let object = rest.first() == Some(&b'{');
+        let direct = needed
+            || (span.len <= VALUE_SPAN_MAX
+                && entries
+                    .nodes()
+                    .any(|(node, _)| crate::typed::reads_whole_at(schema, node, object)));
+        let holds = !direct && {
             let mut nodes = entries.nodes().peekable();
             if nodes.peek().is_none() {
                 // Nothing reached certainly: only read.
@@ -694,10 +701,12 @@ impl PushParser {
                 return Err(entries);
             };
             let schema = watcher.validator.compiled();
-            if needed {
-                // Checked as the byte-by-byte read would check it (the yes/no evaluator first), and kept.
+            if direct {
+                // Checked as the byte-by-byte read would check it (the yes/no evaluator first); kept if needed.
                 watcher.certain.checked(schema, entries, &value);
-                kept = value;
+                if needed {
+                    kept = value;
+                }
             } else {
                 watcher.certain.judged(schema, entries, &value);
             }

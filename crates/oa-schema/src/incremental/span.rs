@@ -20,9 +20,13 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
     let mut newlines = 0;
     let mut last_newline = None;
     let mut at = 0;
-    while let Some(&byte) = bytes.get(at) {
-        match CLASS[byte as usize] {
-            OTHER => {}
+    loop {
+        // To the next byte that matters outside strings.
+        let Some(skip) = bytes[at..].iter().position(|&byte| CLASS[byte as usize] != OTHER) else {
+            return Err(bytes.len());
+        };
+        at += skip;
+        match CLASS[bytes[at] as usize] {
             QUOTE => {
                 // To the closing quote, over escapes.
                 at += 1;
@@ -59,7 +63,6 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
         }
         at += 1;
     }
-    Err(bytes.len())
 }
 
 /// Where the first `"` or `\\` of `bytes` is: eight bytes at a time (a string's text is most of a document).

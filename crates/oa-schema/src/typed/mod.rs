@@ -351,3 +351,19 @@ pub(crate) fn span_holds(schema: &CompiledSchema, node: Option<NodeId>, depth: u
     let outcome = <de::IgnoredAny as de::Deserialize>::deserialize(checked).and_then(|_| inner.end());
     outcome.is_ok() && run.reason.get().is_none()
 }
+
+/// Whether the validating deserializer reads an object (`object`) or array at `node` whole into a value and asks
+/// the yes/no evaluator there (its node, after redirects, has no plan): reading the value directly costs the same.
+pub(crate) fn reads_whole_at(schema: &CompiledSchema, node: NodeId, object: bool) -> bool {
+    if schema.dynamic_scope_matters {
+        return false;
+    }
+    let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
+    let run = Run {
+        schema,
+        plan,
+        reason: Cell::new(None),
+        scratch: std::cell::RefCell::new(Value::Null),
+    };
+    run.captures(Some(node), if object { OBJECT_KIND } else { ARRAY_KIND })
+}
