@@ -20,13 +20,9 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
     let mut newlines = 0;
     let mut last_newline = None;
     let mut at = 0;
-    loop {
-        // To the next byte that matters outside strings.
-        let Some(skip) = bytes[at..].iter().position(|&byte| CLASS[byte as usize] != OTHER) else {
-            return Err(bytes.len());
-        };
-        at += skip;
-        match CLASS[bytes[at] as usize] {
+    while let Some(&byte) = bytes.get(at) {
+        match CLASS[byte as usize] {
+            OTHER => {}
             QUOTE => {
                 // To the closing quote, over escapes.
                 at += 1;
@@ -63,6 +59,7 @@ pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
         }
         at += 1;
     }
+    Err(bytes.len())
 }
 
 /// Where the first `"` or `\\` of `bytes` is: eight bytes at a time (a string's text is most of a document).
@@ -73,9 +70,14 @@ fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
     // A zero byte in `word ^ pattern` is a match; this finds whether there is one (exactly, not where).
     let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
-    let mut words = bytes.chunks_exact(8);
-    let mut at = 0;
-    for word in words.by_ref() {
+    let is_mark = |byte: &u8| *byte == b'"' || *byte == b'\\';
+    // Most strings are short: their first bytes one by one.
+    let head = bytes.len().min(16);
+    if let Some(found) = bytes[..head].iter().position(is_mark) {
+        return Some(found);
+    }
+    let mut at = head;
+    while let Some(word) = bytes.get(at..at + 8) {
         let mut eight = [0u8; 8];
         eight.copy_from_slice(word);
         let word = u64::from_ne_bytes(eight);
@@ -84,10 +86,7 @@ fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
         }
         at += 8;
     }
-    bytes[at..]
-        .iter()
-        .position(|&byte| byte == b'"' || byte == b'\\')
-        .map(|found| at + found)
+    bytes[at..].iter().position(is_mark).map(|found| at + found)
 }
 
 /// What the scan makes of a byte outside strings.
