@@ -134,21 +134,23 @@ pub(crate) struct PushParser {
     /// The last string or number token's buffer, reused by the next (one allocation per run, not per token);
     /// not kept beyond [`SPARE_MAX`] bytes, so that one long string does not stay held.
     spare: Vec<u8>,
-    /// Bytes scanned or read by attempts to skip a container that failed (it did not close in the bytes at hand,
-    /// or was not valid): attempts stop while this passes the bytes read plus [`WASTE_SLACK`], so that nested
-    /// failures cost at most about the text once more.
+    /// Bytes scanned by attempts to read a container in one step that failed (it did not close in the bytes at
+    /// hand, or was read byte by byte after all; the deserializer read at most as many): attempts stop while this
+    /// passes [`WASTE_RATIO`] times the bytes fed, so that nested failures (each level scanned again) cost a bounded
+    /// multiple of the text, not one more read per level.
     wasted: usize,
+    /// Bytes fed so far.
+    fed: usize,
     /// The bytes after its first that the container just skipped held, for `feed` to step over.
     skipped: usize,
 }
 
 /// The largest container read into a value to be checked whole when it is not valid (the value costs several
-/// times its text, held while it is checked).
-const VALUE_SPAN_MAX: usize = 256 << 10;
+/// times its text, held while it is checked): the size below which `slice.rs` reads a whole text into a value.
+const VALUE_SPAN_MAX: usize = 1 << 20;
 
-/// What failed skip attempts may cost beyond the bytes read (one chunk's scan, the largest a container can be
-/// scanned over before its first byte is read).
-const WASTE_SLACK: usize = 64 << 10;
+/// How many times the bytes fed failed attempts may scan.
+const WASTE_RATIO: usize = 2;
 
 /// The largest token buffer kept for reuse.
 const SPARE_MAX: usize = 4 << 10;
@@ -200,6 +202,7 @@ impl PushParser {
             completed: None,
             spare: Vec::new(),
             wasted: 0,
+            fed: 0,
             skipped: 0,
         }
     }
@@ -257,6 +260,7 @@ impl PushParser {
         if let Some(failed) = &self.failed {
             return Err(failed.clone());
         }
+        self.fed = self.fed.saturating_add(chunk.len());
         let mut idx = 0;
         while idx < chunk.len() {
             if let Some(pending) = &mut self.pending {
@@ -657,7 +661,7 @@ impl PushParser {
             return Err(entries);
         };
         if self.completed.is_some()
-            || self.wasted > self.position.offset.saturating_add(WASTE_SLACK)
+            || self.wasted > self.fed.saturating_mul(WASTE_RATIO)
             || !watcher.certain.judgeable(&entries)
         {
             return Err(entries);
