@@ -687,12 +687,17 @@ impl PushParser {
                     .nodes()
                     .any(|(node, _)| crate::typed::reads_whole_at(schema, node, object)));
         let holds = !direct && {
+            // Strict (`parse_json`'s rules, a repeated name refused) and valid at the node; `false` also where the
+            // read cannot decide.
+            let holds = |node, depth| {
+                crate::typed::deserialize_at::<serde::de::IgnoredAny>(schema, node, depth, text).is_ok()
+            };
             let mut nodes = entries.nodes().peekable();
             if nodes.peek().is_none() {
                 // Nothing reached certainly: only read.
-                crate::typed::span_holds(schema, None, 0, text)
+                holds(None, 0)
             } else {
-                nodes.all(|(node, depth)| crate::typed::span_holds(schema, Some(node), depth, text))
+                nodes.all(|(node, depth)| holds(Some(node), depth))
             }
         };
         let mut kept = Value::Null;

@@ -232,6 +232,17 @@ pub(crate) fn deserialize_str<T: de::DeserializeOwned>(
     schema: &CompiledSchema,
     text: &str,
 ) -> Result<T, Fallback> {
+    deserialize_at(schema, Some(schema.root), 0, text)
+}
+
+/// Reads `text` into `T`, checking it against node `node` (`None`: any value) reached at evaluator depth `depth`:
+/// [`deserialize_str`] at the root; the incremental route judges a complete container at its nodes this way.
+pub(crate) fn deserialize_at<T: de::DeserializeOwned>(
+    schema: &CompiledSchema,
+    node: Option<NodeId>,
+    depth: u32,
+    text: &str,
+) -> Result<T, Fallback> {
     if schema.dynamic_scope_matters {
         return Err(Fallback {
             reason: FallbackReason::Unplanned,
@@ -248,8 +259,8 @@ pub(crate) fn deserialize_str<T: de::DeserializeOwned>(
     let checked = Checked {
         inner: &mut inner,
         run: &run,
-        node: Some(schema.root),
-        depth: 0,
+        node,
+        depth,
     };
     let outcome = T::deserialize(checked).and_then(|value| inner.end().map(|()| value));
     match (outcome, run.reason.get()) {
@@ -324,32 +335,6 @@ pub(crate) fn plans_every_container(schema: &CompiledSchema) -> bool {
         }
     }
     true
-}
-
-/// Whether `text`, the whole text of one JSON value, is well-formed (as `parse_json` reads it, a repeated member
-/// name refused) and valid at `node` (`None`: any value) reached at evaluator depth `depth`: read by the validating
-/// deserializer, no tree built, stopping at the first violation. `false` also where the read cannot decide (the
-/// caller then reads the text another way). The incremental route skips a complete container this way.
-pub(crate) fn span_holds(schema: &CompiledSchema, node: Option<NodeId>, depth: u32, text: &str) -> bool {
-    if schema.dynamic_scope_matters {
-        return false;
-    }
-    let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
-    let run = Run {
-        schema,
-        plan,
-        reason: Cell::new(None),
-        scratch: std::cell::RefCell::new(Value::String(String::new())),
-    };
-    let mut inner = serde_json::Deserializer::from_str(text);
-    let checked = Checked {
-        inner: &mut inner,
-        run: &run,
-        node,
-        depth,
-    };
-    let outcome = <de::IgnoredAny as de::Deserialize>::deserialize(checked).and_then(|_| inner.end());
-    outcome.is_ok() && run.reason.get().is_none()
 }
 
 /// Whether the validating deserializer reads an object (`object`) or array at `node` whole into a value and asks
