@@ -418,7 +418,8 @@ fn main() {
         .measurement_time(Duration::from_millis(1200))
         .without_plots()
         .configure_from_args();
-    // (question, row, bytes, counts, [oa-bytes ÷ js, oa-incremental ÷ js, oa-bytes ÷ oa-value], js ns)
+    // (question, row, bytes, counts, [oa-bytes ÷ js, oa-incremental ÷ js, oa-bytes ÷ oa-value,
+    // oa-incremental ÷ oa-value], js ns)
     let mut table = Vec::new();
     for row in &rows {
         let bytes: usize = row.cases.iter().map(|(_, bytes)| bytes.len()).sum();
@@ -474,17 +475,19 @@ fn main() {
                 rounds.ratio(0, 3).median,
                 rounds.ratio(1, 3).median,
                 rounds.ratio(0, 2).median,
+                rounds.ratio(1, 2).median,
             ];
             let spread = rounds.ratio(0, 3);
             println!(
                 "  {question}: oa-bytes/js {:.3} [{:.3}-{:.3}, {} rounds], oa-incremental/js {:.3}, oa-bytes/oa-value \
-                 {:.3}; ns: {:.0} {:.0} {:.0} {:.0}; counts {counts:?}",
+                 {:.3}, oa-incremental/oa-value {:.3}; ns: {:.0} {:.0} {:.0} {:.0}; counts {counts:?}",
                 ratios[0],
                 spread.q1,
                 spread.q3,
                 spread.rounds,
                 ratios[1],
                 ratios[2],
+                ratios[3],
                 rounds.median_ns(0),
                 rounds.median_ns(1),
                 rounds.median_ns(2),
@@ -505,9 +508,10 @@ fn main() {
     }
 
     println!(
-        "\n| question | row | bytes | oa-bytes ÷ js | oa-incremental ÷ js | oa-bytes ÷ oa-value | js time | counts (oa, js) |"
+        "\n| question | row | bytes | oa-bytes ÷ js | oa-incremental ÷ js | oa-bytes ÷ oa-value | oa-incremental ÷ \
+         oa-value | js time | counts (oa, js) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (question, name, bytes, counts, ratios, js_ns) in &table {
         let shown = if *question == "report" {
             format!("{}, {}", counts[0], counts[3])
@@ -515,10 +519,11 @@ fn main() {
             format!("{} valid", counts[0])
         };
         println!(
-            "| {question} | {name} | {bytes} | {:.3} | {:.3} | {:.3} | {:.1} µs | {shown} |",
+            "| {question} | {name} | {bytes} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} µs | {shown} |",
             ratios[0],
             ratios[1],
             ratios[2],
+            ratios[3],
             js_ns / 1e3
         );
     }
@@ -531,10 +536,12 @@ fn main() {
                 .collect();
             (geomean(&ratios), ratios.len())
         };
-        let ((bytes, n), (incremental, _), (over_value, _)) = (of(0), of(1), of(2));
+        let ((bytes, n), (incremental, _), (over_value, _), (incremental_over_value, _)) =
+            (of(0), of(1), of(2), of(3));
         println!(
             "geomean {question} over {n} rows: oa-bytes ÷ jsonschema {bytes:.3}, oa-incremental ÷ jsonschema \
-             {incremental:.3}, oa-bytes ÷ oa-value {over_value:.3}"
+             {incremental:.3}, oa-bytes ÷ oa-value {over_value:.3}, oa-incremental ÷ oa-value \
+             {incremental_over_value:.3}"
         );
     }
 }

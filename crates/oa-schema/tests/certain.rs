@@ -377,3 +377,86 @@ fn valid_documents_cut_anywhere_give_no_certain_violation() {
         }
     }
 }
+
+/// A container complete in the bytes fed is read in one step (skipped when valid, else read and checked whole):
+/// the violations inside it are certain at that `feed`, with the value kept or not, under a captured container
+/// (a union needs its value) or not, and the report at the end is `validate`'s.
+#[test]
+fn violations_inside_a_container_complete_in_one_feed_are_certain_at_that_feed() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "owners": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": { "name": { "type": "string", "maxLength": 4 }, "id": { "const": 7 } },
+                    "required": ["name"]
+                }
+            },
+            "unique": { "type": "array", "uniqueItems": true, "items": { "properties": { "n": { "enum": [1, 2] } } } }
+        }
+    });
+    let validator = Validator::new(&schema).unwrap();
+    let text = r#"{"owners": [{"name": "Ada", "id": 7}, {"name": "Grace", "id": 8}, {"id": 7}], "unique": [{"n": 1}, {"n": 3}]}"#;
+    let expected = validator
+        .validate(&serde_json::from_str(text).unwrap())
+        .unwrap_err();
+    // The text up to the end of each container of interest, then the rest.
+    let cut_after = |needle: &str| text.find(needle).unwrap() + needle.len();
+    for keep in [false, true] {
+        let run = || {
+            if keep {
+                validator.incremental()
+            } else {
+                validator.incremental().without_value()
+            }
+        };
+        let mut whole = run();
+        whole.feed(text.as_bytes()).unwrap();
+        let mut early = run();
+        let owners_done = cut_after(r#"{"id": 7}]"#);
+        early.feed(&text.as_bytes()[..owners_done]).unwrap();
+        let found: Vec<(String, ViolationKind)> = early
+            .violations()
+            .iter()
+            .map(|violation| (violation.instance_location().to_string(), violation.kind()))
+            .collect();
+        // The second owner's two violations and the third's missing name, before the object closes.
+        for wanted in [
+            ("/owners/1/name", ViolationKind::MaxLength),
+            ("/owners/1/id", ViolationKind::Const),
+            ("/owners/2/name", ViolationKind::Required),
+        ] {
+            assert!(
+                found.contains(&(wanted.0.to_owned(), wanted.1)),
+                "keep {keep}: {wanted:?} in {found:?}"
+            );
+        }
+        // Inside an array captured for `uniqueItems` (its items kept): the second item, complete, is read whole
+        // and checked at its node, before the array closes.
+        let item_done = cut_after(r#"{"n": 3}"#);
+        early.feed(&text.as_bytes()[owners_done..item_done]).unwrap();
+        assert!(
+            early.violations().iter().any(|violation| {
+                violation.instance_location().to_string() == "/unique/1/n"
+                    && violation.kind() == ViolationKind::Enum
+            }),
+            "keep {keep}: {:?}",
+            early.violations()
+        );
+        early.feed(&text.as_bytes()[item_done..]).unwrap();
+        for run in [whole, early] {
+            for violation in run.violations() {
+                assert!(
+                    in_report(violation, &expected.iter().cloned().collect::<Vec<_>>()),
+                    "keep {keep}: {violation:?}"
+                );
+            }
+            let Err(IncrementalError::Invalid(report)) = run.finish() else {
+                panic!("invalid")
+            };
+            assert_eq!(report.error_message(), expected.error_message(), "keep {keep}");
+        }
+    }
+}

@@ -61,6 +61,51 @@ fn assert_agree(validator: &Validator, text: &str, cuts: &[usize]) {
     }
 }
 
+/// As [`assert_agree`], on the route without the value (`without_value`), where a container complete in the bytes
+/// at hand is judged in one step (skipped when valid, checked whole when not) and the others are read byte by byte:
+/// the same error, the same verdict and report.
+fn assert_agree_without_value(validator: &Validator, text: &str, cuts: &[usize]) {
+    let expected = whole(validator, text);
+    let mut run = validator.incremental().without_value();
+    let got = chunks(text.as_bytes(), cuts)
+        .into_iter()
+        .try_for_each(|piece| run.feed(piece))
+        .and_then(|()| run.finish());
+    match (&expected, &got) {
+        (Ok(_), Ok(())) => {}
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::TooDeep { .. }))
+            if expected.kind() == MalformedKind::TooDeep => {}
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::Malformed(got))) => {
+            assert_eq!(expected, got, "{text:?} cut at {cuts:?}");
+        }
+        (Err(IncrementalError::Invalid(expected)), Err(IncrementalError::Invalid(got))) => {
+            assert_eq!(
+                expected.error_message(),
+                got.error_message(),
+                "{text:?} cut at {cuts:?}"
+            );
+            assert_eq!(described(expected), described(got), "{text:?} cut at {cuts:?}");
+        }
+        _ => panic!("{text:?} cut at {cuts:?}: whole {expected:?}, without the value {got:?}"),
+    }
+}
+
+/// A schema that `any_json`'s texts (names `a` to `c`) pass and fail in many ways, at many depths: streamed
+/// containers, a captured one (`anyOf`), `additionalProperties`, `maxItems`, `maxLength`, `required`.
+fn constraining_schema() -> Validator {
+    Validator::new(&json!({
+        "type": ["object", "array"],
+        "properties": {
+            "a": { "type": ["array", "object", "string"], "maxItems": 3, "items": { "$ref": "#" } },
+            "b": { "anyOf": [{ "type": "array" }, { "type": "string", "maxLength": 4 }] },
+            "c": { "required": ["a"], "additionalProperties": { "not": { "type": "null" } } }
+        },
+        "items": { "type": ["object", "array", "number", "boolean"], "properties": { "b": { "type": "object" } } },
+        "additionalProperties": false
+    }))
+    .unwrap()
+}
+
 fn any_schema() -> Validator {
     Validator::new(&json!(true)).unwrap()
 }
@@ -303,5 +348,16 @@ proptest! {
     #[test]
     fn broken_texts_give_the_same_error(text in mutated(), cuts in prop::collection::vec(0usize..400, 0..8)) {
         assert_agree(&any_schema(), &text, &cuts);
+    }
+
+    /// Without the value, containers complete in a chunk (whole texts, few cuts) are judged in one step and the rest
+    /// read byte by byte (many cuts): the same verdict, report or error as the whole text's, well-formed or not.
+    #[test]
+    fn without_the_value_containers_judged_whole_agree(
+        text in prop_oneof![any_json(), mutated()],
+        cuts in prop::collection::vec(0usize..400, 0..4),
+    ) {
+        assert_agree_without_value(&constraining_schema(), &text, &cuts);
+        assert_agree_without_value(&any_schema(), &text, &cuts);
     }
 }

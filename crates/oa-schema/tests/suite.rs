@@ -312,9 +312,25 @@ fn incremental_agrees(
     data: &Value,
     report: &Result<(), oa_schema::Violations>,
 ) -> Result<(), String> {
-    incremental_run_agrees(validator.incremental(), data, report)?;
-    incremental_run_agrees(validator.incremental().without_value(), data, report)
-        .map_err(|err| format!("without the value: {err}"))?;
+    let pretty = serde_json::to_string_pretty(data).unwrap();
+    incremental_run_agrees(validator.incremental(), &pretty, SMALL_CHUNKS, report)?;
+    incremental_run_agrees(
+        validator.incremental().without_value(),
+        &pretty,
+        SMALL_CHUNKS,
+        report,
+    )
+    .map_err(|err| format!("without the value: {err}"))?;
+    // Fed whole, and in halves: containers complete in the bytes at hand are read in one step.
+    let compact = serde_json::to_string(data).unwrap();
+    for text in [&compact, &pretty] {
+        for size in [usize::MAX, text.len().div_ceil(2).max(1)] {
+            incremental_run_agrees(validator.incremental().without_value(), text, &[size], report)
+                .map_err(|err| format!("without the value, chunks of {size}: {err}"))?;
+        }
+    }
+    incremental_run_agrees(validator.incremental(), &compact, &[usize::MAX], report)
+        .map_err(|err| format!("fed whole: {err}"))?;
     bytes_agree(validator, data, report)
 }
 
@@ -345,15 +361,19 @@ fn bytes_agree(
     Ok(())
 }
 
-/// One incremental run (keeping the value or not) agrees with `validate`'s report.
+/// Chunk sizes that cut tokens and UTF-8 sequences.
+const SMALL_CHUNKS: &[usize] = &[1, 2, 3, 5, 7];
+
+/// One incremental run (keeping the value or not) on `text` fed in chunks of `sizes` in turn agrees with
+/// `validate`'s report.
 fn incremental_run_agrees(
     mut run: oa_schema::Incremental,
-    data: &Value,
+    text: &str,
+    sizes: &[usize],
     report: &Result<(), oa_schema::Violations>,
 ) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(data).unwrap();
     let mut rest = text.as_bytes();
-    for size in [1, 2, 3, 5, 7].into_iter().cycle() {
+    for &size in sizes.iter().cycle() {
         if rest.is_empty() {
             break;
         }

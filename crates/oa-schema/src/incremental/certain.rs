@@ -85,6 +85,17 @@ impl Link {
 /// A node reached certainly at the value being read, with the way there (whose last frame is the node's).
 type Reach = Arc<Link>;
 
+/// The nodes reached certainly at a value beginning (see [`Certain::entries`]).
+#[derive(Debug)]
+pub(crate) struct Entries(Vec<Reach>);
+
+impl Entries {
+    /// Each entry's node and evaluator depth.
+    pub(crate) fn nodes(&self) -> impl Iterator<Item = (NodeId, u32)> + '_ {
+        self.0.iter().map(|reach| (reach.node, reach.depth))
+    }
+}
+
 /// What the value being read is, once its first byte is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Start {
@@ -137,7 +148,7 @@ pub(crate) struct Certain {
     value_mark: usize,
     /// Whether `found` is the whole report (the document's value is not kept): a check that reaches the depth limit
     /// is then kept with the limit's violation rather than dropped.
-    whole: bool,
+    pub(super) whole: bool,
 }
 
 impl Certain {
@@ -173,6 +184,14 @@ impl Certain {
     /// A value begins, its first byte telling what it is; for an array or object, whether its value must be kept
     /// (captured) to be checked whole when it closes.
     pub(crate) fn value_start(&mut self, schema: &CompiledSchema, start: Start) -> bool {
+        let entries = self.entries(schema);
+        self.started(schema, start, entries)
+    }
+
+    /// The nodes reached certainly at the value beginning (its entries), with what its place decides at once:
+    /// an item's count (`maxItems`, `items: false`). [`started`](Self::started) goes on with them, unless the
+    /// value is skipped whole ([`skippable`](Self::skippable)).
+    pub(crate) fn entries(&mut self, schema: &CompiledSchema) -> Entries {
         self.value_mark = self.found.len();
         let mut entries = std::mem::take(&mut self.next);
         if let Some(open) = self.stack.last_mut()
@@ -198,6 +217,43 @@ impl Certain {
                 open.reaches = reaches;
             }
         }
+        Entries(entries)
+    }
+
+    /// Whether the array or object beginning with `entries` may be read in one step and checked whole at them: each
+    /// entry's way is short enough for its node to be judged there.
+    pub(crate) fn judgeable(&self, entries: &Entries) -> bool {
+        entries.0.iter().all(|reach| reach.depth + WAY_MARGIN < WAY_MAX)
+    }
+
+    /// Whether the innermost open container is captured (its value is kept, to be checked whole when it closes).
+    pub(crate) fn in_captured(&self) -> bool {
+        self.stack.last().is_some_and(|open| open.captured)
+    }
+
+    /// An array or object beginning at `entries` was read whole: checked at each entry (the yes/no evaluator
+    /// first), as a captured container is at its close.
+    pub(crate) fn checked(&mut self, schema: &CompiledSchema, entries: Entries, value: &Value) {
+        self.value_mark = self.found.len();
+        for reach in &entries.0 {
+            self.check_whole(schema, reach, value);
+        }
+    }
+
+    /// An array or object beginning at `entries` was read whole (and is not invalid as a text): checked at each
+    /// entry by the collecting evaluator, as a captured container is at its close.
+    pub(crate) fn judged(&mut self, schema: &CompiledSchema, entries: Entries, value: &Value) {
+        self.value_mark = self.found.len();
+        for reach in &entries.0 {
+            // Straight to the collecting evaluator: the caller's read found it not valid (or could not tell, and
+            // then the walk finds nothing).
+            self.record(schema, reach, None, value);
+        }
+    }
+
+    /// A value begins at `entries`, its first byte telling what it is: as [`value_start`](Self::value_start).
+    pub(crate) fn started(&mut self, schema: &CompiledSchema, start: Start, entries: Entries) -> bool {
+        let Entries(entries) = entries;
         let proxy = match start {
             Start::String => Value::String(String::new()),
             Start::Array => Value::Array(Vec::new()),

@@ -5,6 +5,7 @@ mod certain;
 mod completed;
 mod push;
 mod slice;
+mod span;
 mod token;
 
 use crate::parse::MalformedJson;
@@ -249,7 +250,7 @@ impl Incremental {
     #[must_use]
     pub fn without_value(mut self) -> Self {
         self.keep_value = false;
-        self.parser = PushParser::new(self.parser.max_depth(), Some(&self.validator), false);
+        self.parser.keep_no_values();
         self
     }
 

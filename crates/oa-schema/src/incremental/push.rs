@@ -8,8 +8,9 @@
 //! byte), whether a leading `0xEF` is a byte-order mark (two more), and a repeated member name, which `parse_json_with`
 //! reports only when the whole text is otherwise well-formed (so it is reported at the end).
 
-use super::certain::{Certain, Start};
+use super::certain::{Certain, Entries, Start};
 use super::completed::CompletedValues;
+use super::span;
 use super::token::{Digits, Escape, Position, number, placed, token_error};
 use crate::parse::MalformedJson;
 use crate::strict::{MemberNames, REPEAT_PREFIX};
@@ -133,7 +134,23 @@ pub(crate) struct PushParser {
     /// The last string or number token's buffer, reused by the next (one allocation per run, not per token);
     /// not kept beyond [`SPARE_MAX`] bytes, so that one long string does not stay held.
     spare: Vec<u8>,
+    /// Bytes scanned by attempts to read a container in one step that failed (it did not close in the bytes at
+    /// hand, or was read byte by byte after all; the deserializer read at most as many): attempts stop while this
+    /// passes [`WASTE_RATIO`] times the bytes fed, so that nested failures (each level scanned again) cost a bounded
+    /// multiple of the text, not one more read per level.
+    wasted: usize,
+    /// Bytes fed so far.
+    fed: usize,
+    /// The bytes after its first that the container just skipped held, for `feed` to step over.
+    skipped: usize,
 }
+
+/// The largest container read into a value to be checked whole when it is not valid (the value costs several
+/// times its text, held while it is checked): the size below which `slice.rs` reads a whole text into a value.
+const VALUE_SPAN_MAX: usize = 1 << 20;
+
+/// How many times the bytes fed failed attempts may scan.
+const WASTE_RATIO: usize = 2;
 
 /// The largest token buffer kept for reuse.
 const SPARE_MAX: usize = 4 << 10;
@@ -184,6 +201,20 @@ impl PushParser {
             keep_values: keep_values || validator.is_none(),
             completed: None,
             spare: Vec::new(),
+            wasted: 0,
+            fed: 0,
+            skipped: 0,
+        }
+    }
+
+    /// Keeps no values from now on (set before the first byte): only what the tracker captures, and the tracker's
+    /// findings are the whole report.
+    pub(crate) fn keep_no_values(&mut self) {
+        if let Some(watcher) = &mut self.watcher {
+            self.keep_values = false;
+            watcher.certain.whole = true;
+            // Nothing is copied without the value.
+            self.completed = None;
         }
     }
 
@@ -200,11 +231,6 @@ impl PushParser {
         if bytes.capacity() <= SPARE_MAX {
             self.spare = bytes;
         }
-    }
-
-    /// How many containers may be open at once.
-    pub(crate) fn max_depth(&self) -> usize {
-        self.max_depth
     }
 
     /// The certain violations found, handed over (when values are not kept, the whole report).
@@ -234,6 +260,7 @@ impl PushParser {
         if let Some(failed) = &self.failed {
             return Err(failed.clone());
         }
+        self.fed = self.fed.saturating_add(chunk.len());
         let mut idx = 0;
         while idx < chunk.len() {
             if let Some(pending) = &mut self.pending {
@@ -279,7 +306,8 @@ impl PushParser {
                 }
             }
             self.byte(chunk, idx)?;
-            idx += 1;
+            // The byte, and what a skipped container held after it.
+            idx += 1 + std::mem::take(&mut self.skipped);
         }
         Ok(())
     }
@@ -543,10 +571,27 @@ impl PushParser {
                     self.failed = Some(error.clone());
                     return Err(error);
                 }
-                self.position.advance(byte);
                 let start = if byte == b'[' { Start::Array } else { Start::Object };
-                let mut capture = true;
-                self.tell(|certain, schema| capture = certain.value_start(schema, start));
+                let entries = match &mut self.watcher {
+                    Some(watcher) => Some(watcher.certain.entries(watcher.validator.compiled())),
+                    None => None,
+                };
+                let entries = match entries {
+                    Some(entries) => match self.skip(&chunk[idx..], entries) {
+                        Ok(()) => return Ok(()),
+                        Err(entries) => Some(entries),
+                    },
+                    None => None,
+                };
+                self.position.advance(byte);
+                let capture = match (&mut self.watcher, entries) {
+                    (Some(watcher), Some(entries)) => {
+                        watcher
+                            .certain
+                            .started(watcher.validator.compiled(), start, entries)
+                    }
+                    _ => true,
+                };
                 let keep = self.keep_values || capture;
                 self.stack.push(match (byte == b'[', keep) {
                     (true, true) => Frame::Array(Vec::new()),
@@ -599,6 +644,92 @@ impl PushParser {
                 None => return self.fail_at(byte, reason::EXPECTED_VALUE),
             },
         }
+        Ok(())
+    }
+
+    /// Reads in one step the array or object that `rest` starts with, at `entries`, when it is complete in `rest`
+    /// (and does not nest past the limit). Where its value is not needed (not kept, its container not captured),
+    /// the validating deserializer (`crate::typed`) reads it at each entry's node, strictly (`parse_json`'s rules, a
+    /// repeated name refused), building nothing: valid at each, no violation can be certain inside it, and it is
+    /// skipped. Otherwise (needed, or not valid and small: [`VALUE_SPAN_MAX`]) its value is read strictly and
+    /// checked whole at its entries, as a captured container is at its close: its violations are what the whole
+    /// walk reports under it; a needed value joins its container. Not while completed values are copied (each
+    /// member is handed over). What is not read in one step is read byte by byte as before (the errors of a
+    /// malformed text are named there, so they do not change). The entries back when it was not.
+    fn skip(&mut self, rest: &[u8], entries: Entries) -> Result<(), Entries> {
+        let Some(watcher) = &self.watcher else {
+            return Err(entries);
+        };
+        if self.completed.is_some()
+            || self.wasted > self.fed.saturating_mul(WASTE_RATIO)
+            || !watcher.certain.judgeable(&entries)
+        {
+            return Err(entries);
+        }
+        let needed = self.keep_values || watcher.certain.in_captured();
+        let schema = watcher.validator.compiled();
+        let span = match span::container(rest, self.max_depth - self.stack.len()) {
+            Ok(span) => span,
+            Err(looked) => {
+                self.wasted += looked;
+                return Err(entries);
+            }
+        };
+        let Ok(text) = std::str::from_utf8(&rest[..span.len]) else {
+            self.wasted += span.len;
+            return Err(entries);
+        };
+        // Where the deserializer would read the value whole anyway, it is read once, directly.
+        let object = rest.first() == Some(&b'{');
+        let direct = needed
+            || (span.len <= VALUE_SPAN_MAX
+                && entries
+                    .nodes()
+                    .any(|(node, _)| crate::typed::reads_whole_at(schema, node, object)));
+        let holds = !direct && {
+            // Strict (`parse_json`'s rules, a repeated name refused) and valid at the node; `false` also where the
+            // read cannot decide.
+            let holds = |node, depth| {
+                crate::typed::deserialize_at::<serde::de::IgnoredAny>(schema, node, depth, text).is_ok()
+            };
+            let mut nodes = entries.nodes().peekable();
+            if nodes.peek().is_none() {
+                // Nothing reached certainly: only read.
+                holds(None, 0)
+            } else {
+                nodes.all(|(node, depth)| holds(Some(node), depth))
+            }
+        };
+        let mut kept = Value::Null;
+        if !holds {
+            let value = (needed || span.len <= VALUE_SPAN_MAX)
+                .then(|| strict_value(text))
+                .flatten();
+            let (Some(value), Some(watcher)) = (value, &mut self.watcher) else {
+                self.wasted += span.len;
+                return Err(entries);
+            };
+            let schema = watcher.validator.compiled();
+            if direct {
+                // Checked as the byte-by-byte read would check it (the yes/no evaluator first); kept if needed.
+                watcher.certain.checked(schema, entries, &value);
+                if needed {
+                    kept = value;
+                }
+            } else {
+                watcher.certain.judged(schema, entries, &value);
+            }
+        }
+        self.skipped = span.len - 1;
+        self.position.offset += span.len;
+        if span.newlines == 0 {
+            self.position.column += span.len;
+        } else {
+            self.position.line += span.newlines;
+            self.position.column = span.tail;
+        }
+        // A value not needed leaves a placeholder, which its container (not kept either) drops.
+        self.complete(kept);
         Ok(())
     }
 
@@ -763,4 +894,17 @@ impl PushParser {
         // A container not kept leaves a placeholder, which its container (not kept either) drops.
         self.complete(value.unwrap_or(Value::Null));
     }
+}
+
+/// The value of `text`, one JSON value, as `parse_json_with` reads it with repeated names refused; `None` when it
+/// is not well-formed or not read that way (a repeat, a number kept as digits): the push parser then reads it.
+fn strict_value(text: &str) -> Option<Value> {
+    use serde::de::DeserializeSeed;
+    let declined = std::cell::Cell::new(false);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    crate::strict::StrictValue { declined: &declined }
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value))
+        .ok()
+        .filter(|_| !declined.get())
 }

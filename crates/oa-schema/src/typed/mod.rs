@@ -232,6 +232,17 @@ pub(crate) fn deserialize_str<T: de::DeserializeOwned>(
     schema: &CompiledSchema,
     text: &str,
 ) -> Result<T, Fallback> {
+    deserialize_at(schema, Some(schema.root), 0, text)
+}
+
+/// Reads `text` into `T`, checking it against node `node` (`None`: any value) reached at evaluator depth `depth`:
+/// [`deserialize_str`] at the root; the incremental route judges a complete container at its nodes this way.
+pub(crate) fn deserialize_at<T: de::DeserializeOwned>(
+    schema: &CompiledSchema,
+    node: Option<NodeId>,
+    depth: u32,
+    text: &str,
+) -> Result<T, Fallback> {
     if schema.dynamic_scope_matters {
         return Err(Fallback {
             reason: FallbackReason::Unplanned,
@@ -248,8 +259,8 @@ pub(crate) fn deserialize_str<T: de::DeserializeOwned>(
     let checked = Checked {
         inner: &mut inner,
         run: &run,
-        node: Some(schema.root),
-        depth: 0,
+        node,
+        depth,
     };
     let outcome = T::deserialize(checked).and_then(|value| inner.end().map(|()| value));
     match (outcome, run.reason.get()) {
@@ -324,4 +335,20 @@ pub(crate) fn plans_every_container(schema: &CompiledSchema) -> bool {
         }
     }
     true
+}
+
+/// Whether the validating deserializer reads an object (`object`) or array at `node` whole into a value and asks
+/// the yes/no evaluator there (its node, after redirects, has no plan): reading the value directly costs the same.
+pub(crate) fn reads_whole_at(schema: &CompiledSchema, node: NodeId, object: bool) -> bool {
+    if schema.dynamic_scope_matters {
+        return false;
+    }
+    let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
+    let run = Run {
+        schema,
+        plan,
+        reason: Cell::new(None),
+        scratch: std::cell::RefCell::new(Value::Null),
+    };
+    run.captures(Some(node), if object { OBJECT_KIND } else { ARRAY_KIND })
 }
