@@ -591,3 +591,6 @@ impl<'de> Visitor<'de> for Name {
         Ok(Cow::Owned(text))
     }
 }
+
+#[cfg(test)]
+mod tests;
