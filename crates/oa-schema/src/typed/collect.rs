@@ -17,7 +17,7 @@
 //! serde_json's private tokens, numbers shown as digits, a dynamic scope, a way near the depth limit, malformed
 //! text) ends the pass without an answer, and the caller takes the value route.
 
-use super::plan::{Container, Others, TypedNode, TypedPlan};
+use super::plan::{Container, ObjectPlan, Others, TypedNode, TypedPlan};
 use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
 use crate::eval::{Evaluator, Reached, Step};
 use crate::flag::holds_at;
@@ -50,7 +50,7 @@ pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Vio
             resource: root.resource,
         }],
         keys: String::new(),
-        found: Vec::new(),
+        ev: Evaluator::new(schema, true),
         stopped: false,
         scratch: Value::String(String::new()),
     };
@@ -64,7 +64,7 @@ pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Vio
     if read.is_err() || collector.stopped {
         return None;
     }
-    Some(collector.found)
+    Some(collector.ev.into_found())
 }
 
 /// One frame of the way: the instance step, the keyword path segment, the resource of the node reached.
@@ -89,7 +89,8 @@ struct Collector<'s> {
     plan: &'s TypedPlan,
     frames: Vec<Frame<'s>>,
     keys: String,
-    found: Vec<Violation>,
+    /// The collecting evaluator, one run for the whole pass: its report is the pass's.
+    ev: Evaluator<'s>,
     stopped: bool,
     /// The string value reused for every string checked.
     scratch: Value,
@@ -162,7 +163,7 @@ impl<'s> Collector<'s> {
     /// A whole value at node `id` (the current frame's): recorded where it fails.
     fn whole(&mut self, id: NodeId, value: &Value) {
         if !holds_at(self.schema, id, value, self.depth()) {
-            self.record(id, None, value, |_| true);
+            self.record(id, value);
         }
     }
 
@@ -190,9 +191,13 @@ impl<'s> Collector<'s> {
         self.whole(id, &Value::Number(number));
     }
 
-    /// Evaluates node `id` (or its `keyword` alone) over `instance` at the current frame with the collecting
-    /// evaluator, and keeps what `keep` says of what it finds.
-    fn record(&mut self, id: NodeId, keyword: Option<&Keyword>, instance: &Value, keep: impl Fn(&Violation) -> bool) {
+    /// Evaluates node `id` over `instance` at the current frame with the collecting evaluator.
+    fn record(&mut self, id: NodeId, instance: &Value) {
+        self.record_with(|ev, way| ev.node_within(way, id, instance));
+    }
+
+    /// Runs `evaluate` with the way to the current frame (its paths built now), keeping what it finds.
+    fn record_with(&mut self, evaluate: impl for<'w> FnOnce(&mut Evaluator<'s>, &[Reached<'w>]) -> bool) {
         let keys = &self.keys;
         let way: Vec<Reached<'_>> = self
             .frames
@@ -207,43 +212,52 @@ impl<'s> Collector<'s> {
                 resource: frame.resource,
             })
             .collect();
-        let mut ev = Evaluator::new(self.schema, true);
-        let (found, too_deep) = match keyword {
-            None => ev.node_at(&way, id, instance),
-            Some(keyword) => ev.keyword_at(&way, id, keyword, instance),
-        };
-        if too_deep {
+        if evaluate(&mut self.ev, &way) {
             // The whole walk stops at the depth limit: the value route says what it reports.
             self.stopped = true;
-            return;
         }
-        self.found.extend(found.into_iter().filter(|violation| keep(violation)));
     }
 
     /// Each keyword of node `id` that `select` picks (looking into a fused shape's originals), evaluated over
-    /// `proxy`, keeping the violations of `kind` when one is given.
-    fn record_keywords(
-        &mut self,
-        id: NodeId,
-        proxy: &Value,
-        select: impl Fn(&Keyword) -> bool,
-        kind: Option<ViolationKind>,
-    ) {
+    /// `proxy` at the current frame.
+    fn record_keywords(&mut self, id: NodeId, proxy: &Value, select: impl Fn(&Keyword) -> bool) {
         let schema = self.schema;
-        let Some(Body::Keywords(keywords)) = schema.nodes.get(id as usize).map(|node| &node.body) else {
+        let Some(node) = schema.nodes.get(id as usize) else {
             return;
         };
-        for keyword in keywords.iter() {
-            let originals = match keyword {
-                Keyword::Shape(shape) => &shape.originals[..],
-                other => std::slice::from_ref(other),
-            };
-            for keyword in originals.iter().filter(|keyword| select(keyword)) {
-                self.record(id, Some(keyword), proxy, |violation| {
-                    kind.is_none_or(|kind| violation.kind() == kind)
-                });
-            }
-        }
+        let Body::Keywords(keywords) = &node.body else {
+            return;
+        };
+        self.record_with(|ev, way| {
+            ev.within(way, |ev, frame| {
+                for keyword in keywords.iter() {
+                    let originals = match keyword {
+                        Keyword::Shape(shape) => &shape.originals[..],
+                        other => std::slice::from_ref(other),
+                    };
+                    for keyword in originals.iter().filter(|keyword| select(keyword)) {
+                        crate::keywords::evaluate(ev, keyword, node, proxy, frame, &mut None);
+                    }
+                }
+            })
+        });
+    }
+
+    /// `required`'s violations at node `id` (the current frame's), for the plan's required names not `seen`: what
+    /// the keyword reports over the object, told from the names alone.
+    fn record_missing(&mut self, id: NodeId, object: &ObjectPlan, seen: &Seen) {
+        let Some(node) = self.schema.nodes.get(id as usize) else {
+            return;
+        };
+        self.record_with(|ev, way| {
+            ev.within(way, |ev, frame| {
+                for (slot, planned) in object.names.iter().enumerate() {
+                    if planned.required && !seen.contains(slot) {
+                        crate::keywords::object::missing(ev, ViolationKind::Required, &planned.name, None, node, frame);
+                    }
+                }
+            })
+        });
     }
 
     /// The plan a container of `kind` meets at node `id`, after its `$ref`s (each pushed as a frame).
@@ -334,12 +348,9 @@ impl<'s> Collector<'s> {
         let n = count as u64;
         if n < container.min_items || n > container.max_items {
             let proxy = Value::Array(vec![Value::Null; count]);
-            self.record_keywords(
-                at,
-                &proxy,
-                |keyword| matches!(keyword, Keyword::MinItems(_) | Keyword::MaxItems(_)),
-                None,
-            );
+            self.record_keywords(at, &proxy, |keyword| {
+                matches!(keyword, Keyword::MinItems(_) | Keyword::MaxItems(_))
+            });
         }
         for _ in 0..redirects {
             self.pop();
@@ -390,12 +401,10 @@ impl<'s> Collector<'s> {
                     Others::Reject => {
                         let mut proxy = Map::new();
                         proxy.insert(name.to_string(), Value::Null);
-                        self.record_keywords(
-                            at,
-                            &Value::Object(proxy),
-                            |keyword| matches!(keyword, Keyword::AdditionalProperties { .. }),
-                            Some(ViolationKind::AdditionalProperties),
-                        );
+                        // Its value is not looked at: only what `additionalProperties` says of its name.
+                        self.record_keywords(at, &Value::Object(proxy), |keyword| {
+                            matches!(keyword, Keyword::AdditionalProperties { .. })
+                        });
                         None
                     }
                 },
@@ -412,36 +421,17 @@ impl<'s> Collector<'s> {
                 None => map.next_value_seed(strict())?,
             }
         }
-        let wanted = object.map_or(0, |object| object.n_required);
-        if n_required < wanted || count < container.min_properties || count > container.max_properties {
-            // What `required` and the count bounds look at: the plan's names seen, and as many members in all.
-            let mut proxy = Map::new();
-            if let Some(object) = object {
-                for (slot, planned) in object.names.iter().enumerate() {
-                    if seen.contains(slot) {
-                        proxy.insert(planned.name.to_string(), Value::Null);
-                    }
-                }
-            }
-            let mut filler = 0_u64;
-            while (proxy.len() as u64) < count {
-                let name = format!("\u{0}{filler}");
-                filler += 1;
-                if object.is_none_or(|object| object.find(&name).is_none()) {
-                    proxy.insert(name, Value::Null);
-                }
-            }
-            self.record_keywords(
-                at,
-                &Value::Object(proxy),
-                |keyword| {
-                    matches!(
-                        keyword,
-                        Keyword::Required(_) | Keyword::MinProperties(_) | Keyword::MaxProperties(_)
-                    )
-                },
-                None,
-            );
+        if let Some(object) = object
+            && n_required < object.n_required
+        {
+            self.record_missing(at, object, &seen);
+        }
+        if count < container.min_properties || count > container.max_properties {
+            // What the count bounds look at: as many members.
+            let proxy: Map<String, Value> = (0..count).map(|idx| (idx.to_string(), Value::Null)).collect();
+            self.record_keywords(at, &Value::Object(proxy), |keyword| {
+                matches!(keyword, Keyword::MinProperties(_) | Keyword::MaxProperties(_))
+            });
         }
         for _ in 0..redirects {
             self.pop();
