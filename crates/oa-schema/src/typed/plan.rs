@@ -196,6 +196,13 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
             | Keyword::Unresolved { .. } => return TypedNode::Unplanned,
         }
     }
+    if let Some(object) = &mut container.object {
+        // `properties` keeps its names in two groups (the cheap schemas first, see
+        // `compile::order_properties_cheap_first`), each sorted: `ObjectPlan::find` searches one sorted table.
+        object
+            .names
+            .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+    }
     TypedNode::Container(container)
 }
 
