@@ -157,18 +157,24 @@ fn judge(catalog: &Catalog) -> Outcome {
                 // From bytes: the typed route's verdict is `is_valid`'s, its one-pass report `validate`'s.
                 let text = serde_json::to_vec(&document.value).unwrap();
                 if validator.is_valid_bytes(&text) != flag {
-                    outcome.inconsistent.push(format!("{} (is_valid_bytes)", document.path));
+                    outcome
+                        .inconsistent
+                        .push(format!("{} (is_valid_bytes)", document.path));
                 }
                 let from_bytes = match validator.validate_bytes(&text) {
                     Ok(()) => None,
                     Err(oa_schema::IncrementalError::Invalid(report)) => Some(report),
                     Err(_) => {
-                        outcome.inconsistent.push(format!("{} (validate_bytes refused it)", document.path));
+                        outcome
+                            .inconsistent
+                            .push(format!("{} (validate_bytes refused it)", document.path));
                         None
                     }
                 };
                 if from_bytes != validator.validate(&document.value).err() {
-                    outcome.inconsistent.push(format!("{} (validate_bytes' report)", document.path));
+                    outcome
+                        .inconsistent
+                        .push(format!("{} (validate_bytes' report)", document.path));
                 }
                 flag
             });

@@ -105,7 +105,11 @@ impl Validator {
 
     /// `validate_bytes`'s answer from a parsed value (a text under 1 MiB) or the incremental route, given the typed
     /// read's reason when it ran.
-    fn value_or_incremental(&self, bytes: &[u8], verdict: Option<FallbackReason>) -> Result<(), IncrementalError> {
+    fn value_or_incremental(
+        &self,
+        bytes: &[u8],
+        verdict: Option<FallbackReason>,
+    ) -> Result<(), IncrementalError> {
         if bytes.len() < VALUE_ROUTE_BELOW
             && let Some(value) = self.value_route(bytes)
         {

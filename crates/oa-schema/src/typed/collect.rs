@@ -120,7 +120,12 @@ impl<'s> Collector<'s> {
         u32::try_from(self.frames.len().saturating_sub(1)).unwrap_or(u32::MAX)
     }
 
-    fn push<E: de::Error>(&mut self, step: FrameStep, id: NodeId, schema_step: Option<&'s str>) -> Result<(), E> {
+    fn push<E: de::Error>(
+        &mut self,
+        step: FrameStep,
+        id: NodeId,
+        schema_step: Option<&'s str>,
+    ) -> Result<(), E> {
         if self.frames.len() >= WAY_MAX {
             return Err(self.stop());
         }
@@ -205,7 +210,9 @@ impl<'s> Collector<'s> {
             .map(|frame| Reached {
                 step: match frame.step {
                     FrameStep::None => None,
-                    FrameStep::Key { start, end } => Some(Step::Key(keys.get(start..end).unwrap_or_default())),
+                    FrameStep::Key { start, end } => {
+                        Some(Step::Key(keys.get(start..end).unwrap_or_default()))
+                    }
                     FrameStep::Index(index) => Some(Step::Index(index)),
                 },
                 schema_step: frame.schema_step,
@@ -253,7 +260,14 @@ impl<'s> Collector<'s> {
             ev.within(way, |ev, frame| {
                 for (slot, planned) in object.names.iter().enumerate() {
                     if planned.required && !seen.contains(slot) {
-                        crate::keywords::object::missing(ev, ViolationKind::Required, &planned.name, None, node, frame);
+                        crate::keywords::object::missing(
+                            ev,
+                            ViolationKind::Required,
+                            &planned.name,
+                            None,
+                            node,
+                            frame,
+                        );
                     }
                 }
             })
@@ -294,7 +308,10 @@ impl<'s> Collector<'s> {
                 TypedNode::Container(container) => {
                     // `items: false` reports each item at itself: through the value.
                     let items_rejected = container.items.is_some_and(|items| {
-                        matches!(schema.nodes.get(items as usize).map(|node| &node.body), Some(Body::Bool(false)))
+                        matches!(
+                            schema.nodes.get(items as usize).map(|node| &node.body),
+                            Some(Body::Bool(false))
+                        )
                     });
                     if container.rejects || items_rejected {
                         break Planned::Capture;
@@ -445,7 +462,8 @@ impl<'s> Collector<'s> {
         read: impl FnOnce(StrictValue<'_>) -> Result<Value, E>,
     ) -> Result<Value, E> {
         let declined = std::cell::Cell::new(false);
-        read(StrictValue { declined: &declined }).map_err(|err| if declined.get() { self.stop() } else { err })
+        read(StrictValue { declined: &declined })
+            .map_err(|err| if declined.get() { self.stop() } else { err })
     }
 }
 

@@ -132,7 +132,11 @@ fn check(validator: &Validator, text: &str) {
         panic!("no answer on {text}")
     };
     let expected = validator.validate(&value).err();
-    assert_eq!(validator.is_valid_bytes(text.as_bytes()), expected.is_none(), "verdict on {text}");
+    assert_eq!(
+        validator.is_valid_bytes(text.as_bytes()),
+        expected.is_none(),
+        "verdict on {text}"
+    );
     let got = (!found.is_empty()).then(|| Violations::sorted(found));
     assert_eq!(got, expected, "{text}");
 }
@@ -168,4 +172,3 @@ proptest! {
         check(&validator, &text);
     }
 }
-
