@@ -17,17 +17,15 @@
 //! serde_json's private tokens, numbers shown as digits, a dynamic scope, a way near the depth limit, malformed
 //! text) ends the pass without an answer, and the caller takes the value route.
 
-use super::plan::{Container, ObjectPlan, Others, TypedNode, TypedPlan};
+use super::plan::{Container, ObjectPlan, Others, OwnCheck, TypedNode, TypedPlan, is_lone_ref, own_keywords};
 use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
 use crate::eval::{Evaluator, Reached, Step};
 use crate::flag::holds_at;
-use crate::keywords::Keyword;
 use crate::node::{Body, CompiledSchema, NodeId, ResourceId};
-use crate::strict::{MemberNames, PRIVATE_PREFIX, StrictValue, Walk, numbers_keep_digits};
+use crate::strict::{MemberNames, Name, PRIVATE_PREFIX, StrictValue, Walk, numbers_keep_digits};
 use crate::violation::{Violation, ViolationKind};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::fmt;
 
 /// The most frames the way may hold: past it the evaluator's depth limit is near, and the value route answers.
@@ -225,26 +223,15 @@ impl<'s> Collector<'s> {
         }
     }
 
-    /// Each keyword of node `id` that `select` picks (looking into a fused shape's originals), evaluated over
-    /// `proxy` at the current frame.
-    fn record_keywords(&mut self, id: NodeId, proxy: &Value, select: impl Fn(&Keyword) -> bool) {
-        let schema = self.schema;
-        let Some(node) = schema.nodes.get(id as usize) else {
-            return;
-        };
-        let Body::Keywords(keywords) = &node.body else {
+    /// The keywords of node `id` that carry `check`, evaluated over `proxy` at the current frame.
+    fn record_keywords(&mut self, id: NodeId, proxy: &Value, check: OwnCheck) {
+        let Some(node) = self.schema.nodes.get(id as usize) else {
             return;
         };
         self.record_with(|ev, way| {
             ev.within(way, |ev, frame| {
-                for keyword in keywords.iter() {
-                    let originals = match keyword {
-                        Keyword::Shape(shape) => &shape.originals[..],
-                        other => std::slice::from_ref(other),
-                    };
-                    for keyword in originals.iter().filter(|keyword| select(keyword)) {
-                        crate::keywords::evaluate(ev, keyword, node, proxy, frame, &mut None);
-                    }
+                for keyword in own_keywords(node, check) {
+                    crate::keywords::evaluate(ev, keyword, node, proxy, frame, &mut None);
                 }
             })
         });
@@ -293,10 +280,7 @@ impl<'s> Collector<'s> {
             match self.plan.get(at) {
                 TypedNode::Unplanned => break Planned::Capture,
                 TypedNode::Redirect(target) => {
-                    let lone_ref = matches!(
-                        schema.nodes.get(at as usize).map(|node| &node.body),
-                        Some(Body::Keywords(keywords)) if matches!(&**keywords, [Keyword::Ref(_)])
-                    );
+                    let lone_ref = schema.nodes.get(at as usize).is_some_and(is_lone_ref);
                     if !lone_ref {
                         // A union with `null`: its report needs the value.
                         break Planned::Capture;
@@ -365,9 +349,7 @@ impl<'s> Collector<'s> {
         let n = count as u64;
         if n < container.min_items || n > container.max_items {
             let proxy = Value::Array(vec![Value::Null; count]);
-            self.record_keywords(at, &proxy, |keyword| {
-                matches!(keyword, Keyword::MinItems(_) | Keyword::MaxItems(_))
-            });
+            self.record_keywords(at, &proxy, OwnCheck::ItemCounts);
         }
         for _ in 0..redirects {
             self.pop();
@@ -419,9 +401,7 @@ impl<'s> Collector<'s> {
                         let mut proxy = Map::new();
                         proxy.insert(name.to_string(), Value::Null);
                         // Its value is not looked at: only what `additionalProperties` says of its name.
-                        self.record_keywords(at, &Value::Object(proxy), |keyword| {
-                            matches!(keyword, Keyword::AdditionalProperties { .. })
-                        });
+                        self.record_keywords(at, &Value::Object(proxy), OwnCheck::Others);
                         None
                     }
                 },
@@ -446,9 +426,7 @@ impl<'s> Collector<'s> {
         if count < container.min_properties || count > container.max_properties {
             // What the count bounds look at: as many members.
             let proxy: Map<String, Value> = (0..count).map(|idx| (idx.to_string(), Value::Null)).collect();
-            self.record_keywords(at, &Value::Object(proxy), |keyword| {
-                matches!(keyword, Keyword::MinProperties(_) | Keyword::MaxProperties(_))
-            });
+            self.record_keywords(at, &Value::Object(proxy), OwnCheck::PropertyCounts);
         }
         for _ in 0..redirects {
             self.pop();
@@ -566,37 +544,6 @@ impl<'de> Visitor<'de> for Val<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         self.c.object(self.node, map)
-    }
-}
-
-/// A member name, borrowed from the text where it has no escapes.
-struct Name;
-
-impl<'de> DeserializeSeed<'de> for Name {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Name {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(text))
-    }
-
-    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(text.to_owned()))
-    }
-
-    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(text))
     }
 }
 
