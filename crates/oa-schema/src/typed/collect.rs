@@ -17,6 +17,7 @@
 //! serde_json's private tokens, numbers shown as digits, a dynamic scope, a way near the depth limit, malformed
 //! text) ends the pass without an answer, and the caller takes the value route.
 
+use super::members::Seen;
 use super::plan::{Container, ObjectPlan, Others, OwnCheck, TypedNode, TypedPlan, is_lone_ref, own_keywords};
 use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
 use crate::eval::{Evaluator, Reached, Step};
@@ -98,12 +99,15 @@ struct Collector<'s> {
 enum Planned<'s> {
     /// Read whole and evaluated at the node.
     Capture,
-    /// Walked through `container`, the plan of node `id`, reached through `redirects` `$ref` frames.
-    Walk {
-        id: NodeId,
-        container: &'s Container,
-        redirects: usize,
-    },
+    /// Walked through its plan.
+    Walk(Walked<'s>),
+}
+
+/// A container walked through `container`, the plan of node `id`, reached through `redirects` `$ref` frames.
+struct Walked<'s> {
+    id: NodeId,
+    container: &'s Container,
+    redirects: usize,
 }
 
 impl<'s> Collector<'s> {
@@ -300,11 +304,11 @@ impl<'s> Collector<'s> {
                     if container.rejects || items_rejected {
                         break Planned::Capture;
                     }
-                    return Ok(Planned::Walk {
+                    return Ok(Planned::Walk(Walked {
                         id: at,
                         container,
                         redirects,
-                    });
+                    }));
                 }
             }
         };
@@ -315,17 +319,13 @@ impl<'s> Collector<'s> {
     }
 
     fn array<'de, A: SeqAccess<'de>>(&mut self, id: NodeId, mut seq: A) -> Result<(), A::Error> {
-        let (at, container, redirects) = match self.planned(id, ARRAY_KIND)? {
-            Planned::Capture => {
-                let value = self.captured(|strict| strict.seq(seq))?;
-                self.whole(id, &value);
-                return Ok(());
-            }
-            Planned::Walk {
-                id,
-                container,
-                redirects,
-            } => (id, container, redirects),
+        let Walked {
+            id: at,
+            container,
+            redirects,
+        } = match self.planned(id, ARRAY_KIND)? {
+            Planned::Capture => return self.captured(id, |strict| strict.seq(seq)),
+            Planned::Walk(walked) => walked,
         };
         let mut count = 0_usize;
         loop {
@@ -358,17 +358,13 @@ impl<'s> Collector<'s> {
     }
 
     fn object<'de, A: MapAccess<'de>>(&mut self, id: NodeId, mut map: A) -> Result<(), A::Error> {
-        let (at, container, redirects) = match self.planned(id, OBJECT_KIND)? {
-            Planned::Capture => {
-                let value = self.captured(|strict| strict.map(map))?;
-                self.whole(id, &value);
-                return Ok(());
-            }
-            Planned::Walk {
-                id,
-                container,
-                redirects,
-            } => (id, container, redirects),
+        let Walked {
+            id: at,
+            container,
+            redirects,
+        } = match self.planned(id, OBJECT_KIND)? {
+            Planned::Capture => return self.captured(id, |strict| strict.map(map)),
+            Planned::Walk(walked) => walked,
         };
         let object = container.object.as_ref();
         let mut seen = Seen::default();
@@ -434,46 +430,18 @@ impl<'s> Collector<'s> {
         Ok(())
     }
 
-    /// A container read whole, repeated names refused (a repeat, or a serde_json token, ends the pass).
+    /// A container read whole (repeated names refused: a repeat, or a serde_json token, ends the pass), then
+    /// checked at node `id` as a scalar is.
     fn captured<E: de::Error>(
         &mut self,
+        id: NodeId,
         read: impl FnOnce(StrictValue<'_>) -> Result<Value, E>,
-    ) -> Result<Value, E> {
+    ) -> Result<(), E> {
         let declined = std::cell::Cell::new(false);
-        read(StrictValue { declined: &declined })
-            .map_err(|err| if declined.get() { self.stop() } else { err })
-    }
-}
-
-/// Which of a plan's names were seen: the first 64 by bit, the others in a list made when one is met.
-#[derive(Default)]
-struct Seen {
-    bits: u64,
-    more: Vec<bool>,
-}
-
-impl Seen {
-    /// Notes `slot` (of `n_names`); false when it was noted before.
-    fn note(&mut self, slot: usize, n_names: usize) -> bool {
-        if let Some(bit) = u32::try_from(slot).ok().and_then(|slot| 1_u64.checked_shl(slot)) {
-            let fresh = self.bits & bit == 0;
-            self.bits |= bit;
-            return fresh;
-        }
-        if self.more.is_empty() {
-            self.more = vec![false; n_names.saturating_sub(64)];
-        }
-        match self.more.get_mut(slot.saturating_sub(64)) {
-            Some(seen) => !std::mem::replace(seen, true),
-            None => false,
-        }
-    }
-
-    fn contains(&self, slot: usize) -> bool {
-        match u32::try_from(slot).ok().and_then(|slot| 1_u64.checked_shl(slot)) {
-            Some(bit) => self.bits & bit != 0,
-            None => self.more.get(slot.saturating_sub(64)).copied().unwrap_or(false),
-        }
+        let value = read(StrictValue { declined: &declined })
+            .map_err(|err| if declined.get() { self.stop() } else { err })?;
+        self.whole(id, &value);
+        Ok(())
     }
 }
 
