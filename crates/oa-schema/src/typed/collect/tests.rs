@@ -172,3 +172,27 @@ proptest! {
         check(&validator, &text);
     }
 }
+
+#[test]
+fn a_reference_to_nothing_is_reported_where_it_is_reached() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "a": { "$ref": "https://nowhere.example/a.json" },
+            "b": { "type": "array", "items": { "$ref": "https://nowhere.example/b.json" } },
+            "c": { "type": "integer" }
+        }
+    });
+    let validator = Validator::options()
+        .defer_unresolved_references(true)
+        .build(&schema)
+        .unwrap();
+    for text in [
+        r#"{"a": 1}"#,
+        r#"{"b": [1, {"x": 2}], "c": "no"}"#,
+        r#"{"b": [], "c": 3}"#,
+        r#"{"a": {"y": [1]}}"#,
+    ] {
+        check(&validator, text);
+    }
+}
