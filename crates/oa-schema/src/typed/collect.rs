@@ -32,6 +32,9 @@ use std::fmt;
 /// The most frames the way may hold: past it the evaluator's depth limit is near, and the value route answers.
 const WAY_MAX: usize = 256;
 
+/// The longest way a violation's frames are laid out for on the stack (longer ones in a list).
+const SHORT_WAY: usize = 16;
+
 /// Every violation of `text` against `schema`, as `validate` reports them on its value (unsorted, repeats
 /// possible); `None` where this pass does not answer (see the module docs).
 pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Violation>> {
@@ -206,22 +209,32 @@ impl<'s> Collector<'s> {
     /// Runs `evaluate` with the way to the current frame (its paths built now), keeping what it finds.
     fn record_with(&mut self, evaluate: impl for<'w> FnOnce(&mut Evaluator<'s>, &[Reached<'w>]) -> bool) {
         let keys = &self.keys;
-        let way: Vec<Reached<'_>> = self
-            .frames
-            .iter()
-            .map(|frame| Reached {
-                step: match frame.step {
-                    FrameStep::None => None,
-                    FrameStep::Key { start, end } => {
-                        Some(Step::Key(keys.get(start..end).unwrap_or_default()))
-                    }
-                    FrameStep::Index(index) => Some(Step::Index(index)),
-                },
-                schema_step: frame.schema_step,
-                resource: frame.resource,
-            })
-            .collect();
-        if evaluate(&mut self.ev, &way) {
+        let reached = |frame: &Frame<'s>| Reached {
+            step: match frame.step {
+                FrameStep::None => None,
+                FrameStep::Key { start, end } => Some(Step::Key(keys.get(start..end).unwrap_or_default())),
+                FrameStep::Index(index) => Some(Step::Index(index)),
+            },
+            schema_step: frame.schema_step,
+            resource: frame.resource,
+        };
+        // A usual way fits on the stack: no allocation per violation.
+        let mut short = [Reached {
+            step: None,
+            schema_step: "",
+            resource: 0,
+        }; SHORT_WAY];
+        let long: Vec<Reached<'_>>;
+        let way: &[Reached<'_>] = if self.frames.len() <= SHORT_WAY {
+            for (slot, frame) in short.iter_mut().zip(&self.frames) {
+                *slot = reached(frame);
+            }
+            short.get(..self.frames.len()).unwrap_or_default()
+        } else {
+            long = self.frames.iter().map(reached).collect();
+            &long
+        };
+        if evaluate(&mut self.ev, way) {
             // The whole walk stops at the depth limit: the value route says what it reports.
             self.stopped = true;
         }

@@ -155,9 +155,15 @@ fn the_report_of_each_planned_shape_is_validates() {
         "{}",
         "7",
     ];
+    // Deep enough that the way to the innermost violations is longer than the frames laid out on the stack.
+    let deep = format!(
+        "{}{{\"v\": 3, \"x\": 1}}{}",
+        r#"{"v": 2, "kids": ["#.repeat(12),
+        "]}".repeat(12)
+    );
     for schema in schemas() {
         let validator = Validator::new(&schema).unwrap();
-        for text in texts {
+        for text in texts.iter().copied().chain([deep.as_str()]) {
             check(&validator, text);
         }
     }
