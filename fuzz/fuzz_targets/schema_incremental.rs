@@ -3,7 +3,8 @@
 //! the rest is the instance's text. Keeping the value and without it (`without_value`), the outcome is the whole
 //! route's: the same value, the same `MalformedJson` as `parse_json_with` with repeated names refused (a
 //! nesting-limit refusal where it says too deep), the same report, violation by violation; and every violation
-//! reported as certain before the end is in that report (none on a valid document).
+//! reported as certain before the end is in that report (none on a valid document). The whole-slice entry point
+//! `validate_bytes` (the typed route's one-pass report, or its fallbacks) answers the same on the whole text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -118,5 +119,18 @@ fuzz_target!(|data: &[u8]| {
             }
             (expected, got) => panic!("{text:?} (keep {keep}): whole {expected:?}, incremental {got:?}"),
         }
+    }
+    match (&whole, validator.validate_bytes(rest)) {
+        (Ok(_), Ok(())) => {}
+        (Err(IncrementalError::Invalid(expected)), Err(IncrementalError::Invalid(got))) => {
+            assert!(same_report(expected, &got), "{text:?}: whole {expected:?}, validate_bytes {got:?}");
+        }
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::Malformed(got))) => {
+            assert_eq!(expected, &got, "{text:?}: another error from validate_bytes");
+        }
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::TooDeep { .. })) => {
+            assert_eq!(expected.kind(), MalformedKind::TooDeep, "{text:?}: too deep, whole {expected}");
+        }
+        (expected, got) => panic!("{text:?}: whole {expected:?}, validate_bytes {got:?}"),
     }
 });

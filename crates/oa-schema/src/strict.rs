@@ -340,7 +340,7 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
 }
 
 /// A member name (or a number's digits), borrowed from the text where it has no escapes.
-struct Name;
+pub(crate) struct Name;
 
 impl<'de> DeserializeSeed<'de> for Name {
     type Value = Cow<'de, str>;

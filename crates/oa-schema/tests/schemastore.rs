@@ -9,6 +9,9 @@
 //! disagrees with both the label and jsonschema-rs is listed, with its reason, in `tests/schemastore-disagreements.txt`
 //! (an unlisted one fails, and so does a listed one that no longer disagrees), at most 0.5% of all documents.
 //!
+//! Each document is also judged from its bytes (compact JSON): `is_valid_bytes` must give `is_valid`'s verdict and
+//! `validate_bytes` `validate`'s very report (the typed route's one pass).
+//!
 //! Each compiled schema's bundle (`Validator::bundle`, one self-contained 2020-12 document) must judge every one of
 //! its documents as the schema does, unless the bundle reports something inexpressible (counted).
 //!
@@ -150,6 +153,28 @@ fn judge(catalog: &Catalog) -> Outcome {
                             && !report.is_empty()
                             && !report.error_message().contains("internal error") => {}
                     _ => outcome.inconsistent.push(document.path.clone()),
+                }
+                // From bytes: the typed route's verdict is `is_valid`'s, its one-pass report `validate`'s.
+                let text = serde_json::to_vec(&document.value).unwrap();
+                if validator.is_valid_bytes(&text) != flag {
+                    outcome
+                        .inconsistent
+                        .push(format!("{} (is_valid_bytes)", document.path));
+                }
+                let from_bytes = match validator.validate_bytes(&text) {
+                    Ok(()) => None,
+                    Err(oa_schema::IncrementalError::Invalid(report)) => Some(report),
+                    Err(_) => {
+                        outcome
+                            .inconsistent
+                            .push(format!("{} (validate_bytes refused it)", document.path));
+                        None
+                    }
+                };
+                if from_bytes != validator.validate(&document.value).err() {
+                    outcome
+                        .inconsistent
+                        .push(format!("{} (validate_bytes' report)", document.path));
                 }
                 flag
             });

@@ -103,3 +103,46 @@ fn nest<'s, 'v>(
         nest(ev, Some(&frame), rest, check);
     }
 }
+
+/// One run's evaluations at many places of one text (the typed route's collecting pass): what each finds stays in
+/// the run's report, so that the kept paths of one violation serve the next (see `paths`), and the run's buffers
+/// are made once.
+impl Evaluator<'_> {
+    /// As [`node_at`](Self::node_at), keeping what it finds in the run; whether the depth limit was reached.
+    pub(crate) fn node_within<'v>(&mut self, way: &[Reached<'v>], id: NodeId, instance: &'v Value) -> bool {
+        self.within(way, |ev, frame| {
+            ev.node(id, instance, frame, None);
+        })
+    }
+
+    /// Runs `check` in the last frame of `way`, keeping what it records in the run; whether the depth limit was
+    /// reached.
+    pub(crate) fn within<'v>(
+        &mut self,
+        way: &[Reached<'v>],
+        check: impl FnOnce(&mut Self, &Frame<'_, 'v>),
+    ) -> bool {
+        if way.is_empty() || way.len() > super::MAX_DEPTH as usize {
+            self.too_deep = true;
+            return true;
+        }
+        // Another place, another instance: what the memo knows of the last one's addresses does not hold here.
+        self.memo.clear();
+        self.memo_enabled = false;
+        self.ref_hops = 0;
+        let mut check = Some(check);
+        nest(self, None, way, &mut |ev, frame| {
+            if let Some(check) = check.take() {
+                check(ev, frame);
+            }
+        });
+        self.too_deep
+    }
+
+    /// Everything the run's evaluations found (the unresolved references reached aside included).
+    pub(crate) fn into_found(mut self) -> Vec<Violation> {
+        let mut found = std::mem::take(&mut self.violations);
+        found.append(&mut self.unresolved_reached);
+        found
+    }
+}

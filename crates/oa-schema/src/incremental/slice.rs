@@ -9,6 +9,7 @@ use crate::parse::{ParseOptions, parse_json_with};
 use crate::strict::StrictValue;
 use crate::typed::{Fallback, FallbackReason};
 use crate::validator::Validator;
+use crate::violation::Violations;
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::cell::Cell;
 
@@ -82,7 +83,16 @@ impl Validator {
     /// ```
     pub fn validate_bytes(&self, bytes: &[u8]) -> Result<(), IncrementalError> {
         // Where the typed read would build the document's value anyway, the value route alone reads it once.
-        let verdict = if crate::typed::reads_root_whole(self.compiled()) {
+        let root_whole = crate::typed::reads_root_whole(self.compiled());
+        if !root_whole && let Ok(text) = std::str::from_utf8(bytes) {
+            // One pass that reports every violation; where it has no answer, straight to the value route.
+            match crate::typed::collect_str(self.compiled(), text) {
+                Some(found) if found.is_empty() => return Ok(()),
+                Some(found) => return Err(IncrementalError::Invalid(Violations::sorted(found))),
+                None => return self.value_or_incremental(bytes, None),
+            }
+        }
+        let verdict = if root_whole {
             None
         } else {
             match self.typed_verdict(bytes) {
@@ -90,6 +100,16 @@ impl Validator {
                 Err(reason) => Some(reason),
             }
         };
+        self.value_or_incremental(bytes, verdict)
+    }
+
+    /// `validate_bytes`'s answer from a parsed value (a text under 1 MiB) or the incremental route, given the typed
+    /// read's reason when it ran.
+    fn value_or_incremental(
+        &self,
+        bytes: &[u8],
+        verdict: Option<FallbackReason>,
+    ) -> Result<(), IncrementalError> {
         if bytes.len() < VALUE_ROUTE_BELOW
             && let Some(value) = self.value_route(bytes)
         {

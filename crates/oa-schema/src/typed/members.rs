@@ -29,10 +29,9 @@ pub(super) struct MapState<'r, 's> {
     pub(super) mode: Mode,
     /// The plan, once the first key said this is an object (`None` inside: anything goes).
     pub(super) object: Option<Option<(NodeId, &'s Container)>>,
-    /// Which of the plan's first 64 names were seen, by bit, and of the others (duplicates are refused, as the full
+    /// Which of the plan's names were seen (duplicates are refused, as the full
     /// route's value would keep only the last).
-    pub(super) seen: u64,
-    pub(super) seen_more: Vec<bool>,
+    pub(super) seen: Seen,
     /// The other names seen.
     pub(super) others_seen: MemberNames,
     pub(super) n_required: usize,
@@ -68,7 +67,7 @@ impl<'s> MapState<'_, 's> {
         };
         match object.find(name) {
             Some(slot) => {
-                if !self.note_seen(slot, object.names.len()) {
+                if !self.seen.note(slot, object.names.len()) {
                     return Err(self.run.stop(FallbackReason::Undecided));
                 }
                 let (node, required) = object
@@ -87,25 +86,6 @@ impl<'s> MapState<'_, 's> {
                 self.child = self.others(object)?;
                 self.other_name(name)
             }
-        }
-    }
-
-    /// Notes that the plan's name `slot` (of `n_names`) was seen; false when it had been.
-    fn note_seen(&mut self, slot: usize, n_names: usize) -> bool {
-        if let Some(bit) = u32::try_from(slot).ok().and_then(|slot| 1u64.checked_shl(slot)) {
-            let fresh = self.seen & bit == 0;
-            self.seen |= bit;
-            return fresh;
-        }
-        if self.seen_more.is_empty() {
-            self.seen_more = vec![false; n_names.saturating_sub(64)];
-        }
-        match self.seen_more.get_mut(slot.saturating_sub(64)) {
-            Some(seen) if !*seen => {
-                *seen = true;
-                true
-            }
-            _ => false,
         }
     }
 
@@ -152,6 +132,38 @@ impl<'s> MapState<'_, 's> {
             return Err(self.run.stop(FallbackReason::Invalid));
         }
         Ok(())
+    }
+}
+
+/// Which of a plan's names were seen: the first 64 by bit, the others in a list made when one is met.
+#[derive(Default)]
+pub(super) struct Seen {
+    bits: u64,
+    more: Vec<bool>,
+}
+
+impl Seen {
+    /// Notes `slot` (of `n_names`); false when it was noted before.
+    pub(super) fn note(&mut self, slot: usize, n_names: usize) -> bool {
+        if let Some(bit) = u32::try_from(slot).ok().and_then(|slot| 1_u64.checked_shl(slot)) {
+            let fresh = self.bits & bit == 0;
+            self.bits |= bit;
+            return fresh;
+        }
+        if self.more.is_empty() {
+            self.more = vec![false; n_names.saturating_sub(64)];
+        }
+        match self.more.get_mut(slot.saturating_sub(64)) {
+            Some(seen) => !std::mem::replace(seen, true),
+            None => false,
+        }
+    }
+
+    pub(super) fn contains(&self, slot: usize) -> bool {
+        match u32::try_from(slot).ok().and_then(|slot| 1_u64.checked_shl(slot)) {
+            Some(bit) => self.bits & bit != 0,
+            None => self.more.get(slot.saturating_sub(64)).copied().unwrap_or(false),
+        }
     }
 }
 

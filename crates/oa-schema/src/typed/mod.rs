@@ -19,10 +19,13 @@ use serde_json::Value;
 use std::cell::Cell;
 use value::Checked;
 
+mod collect;
 mod members;
 mod number;
 pub(crate) mod plan;
 mod value;
+
+pub(crate) use collect::collect_str;
 
 /// How many `$ref`s (or nullable unions) a container may follow before its plan is reached.
 const MAX_REDIRECTS: u32 = 32;

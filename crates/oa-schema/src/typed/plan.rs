@@ -196,6 +196,13 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
             | Keyword::Unresolved { .. } => return TypedNode::Unplanned,
         }
     }
+    if let Some(object) = &mut container.object {
+        // `properties` keeps its names in two groups (the cheap schemas first, see
+        // `compile::order_properties_cheap_first`), each sorted: `ObjectPlan::find` searches one sorted table.
+        object
+            .names
+            .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+    }
     TypedNode::Container(container)
 }
 
@@ -207,4 +214,42 @@ impl Container {
             ..Self::default()
         }
     }
+}
+
+/// Whether a node the plan redirects is a lone `$ref` (its report is the target's, reached by a frame `/$ref`),
+/// rather than a union with `null` (whose report needs the value).
+pub(crate) fn is_lone_ref(node: &Node) -> bool {
+    matches!(&node.body, Body::Keywords(keywords) if matches!(&**keywords, [Keyword::Ref(_)]))
+}
+
+/// A planned container's own checks, as the collecting pass evaluates one that fails (see `typed/collect.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OwnCheck {
+    /// `minItems`, `maxItems`.
+    ItemCounts,
+    /// `minProperties`, `maxProperties`.
+    PropertyCounts,
+    /// `additionalProperties` (a rejected name).
+    Others,
+}
+
+/// The keywords of `node` that carry `check`, looking into a fused shape's originals.
+pub(crate) fn own_keywords(node: &Node, check: OwnCheck) -> impl Iterator<Item = &Keyword> {
+    let keywords: &[Keyword] = match &node.body {
+        Body::Keywords(keywords) => keywords,
+        Body::Bool(_) => &[],
+    };
+    keywords
+        .iter()
+        .flat_map(|keyword| match keyword {
+            Keyword::Shape(shape) => &shape.originals[..],
+            other => std::slice::from_ref(other),
+        })
+        .filter(move |keyword| match check {
+            OwnCheck::ItemCounts => matches!(keyword, Keyword::MinItems(_) | Keyword::MaxItems(_)),
+            OwnCheck::PropertyCounts => {
+                matches!(keyword, Keyword::MinProperties(_) | Keyword::MaxProperties(_))
+            }
+            OwnCheck::Others => matches!(keyword, Keyword::AdditionalProperties { .. }),
+        })
 }

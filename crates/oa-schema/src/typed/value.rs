@@ -4,7 +4,7 @@
 //! member noted in its [`MapState`]), whose elements are again [`Checked`] values. The wrappers call each other as
 //! serde's visitors do, so they live together; what they note (members, digits) is in `members.rs` and `number.rs`.
 
-use super::members::{Digits, KeySeed, MapState, Mode};
+use super::members::{Digits, KeySeed, MapState, Mode, Seen};
 use super::number::{IsNumberToken, NumberHint, OwnedDigits, by_hint};
 use super::{ARRAY_KIND, FallbackReason, OBJECT_KIND, Run};
 use crate::node::NodeId;
@@ -323,8 +323,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
                 depth: self.depth,
                 mode: Mode::Unknown,
                 object: None,
-                seen: 0,
-                seen_more: Vec::new(),
+                seen: Seen::default(),
                 others_seen: MemberNames::default(),
                 n_required: 0,
                 count: 0,

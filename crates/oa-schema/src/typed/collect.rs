@@ -1,0 +1,532 @@
+//! The validating deserializer's collecting mode: one pass over JSON text that reports every violation, as
+//! [`validate`](crate::Validator::validate) reports them on the parsed value, without building that value.
+//!
+//! It walks the text as the verdict mode does (scalars asked of the yes/no evaluator at their node, containers
+//! member by member through their [`TypedNode`] plan), but where the verdict mode stops, it records and reads on:
+//!
+//! - a scalar that fails its node is evaluated there by the collecting evaluator, with the frames the whole walk
+//!   builds on its way (`eval/at.rs`): the same violations at the same locations, keyword paths and messages;
+//! - a container whose node has no plan (or fails at its first byte: its type, an `enum` of scalars, a `false`
+//!   schema, a union) is read whole into a value and evaluated there, as a scalar is;
+//! - a planned container's own keywords (`required`, the count bounds, `additionalProperties: false`) are told
+//!   from the names and counts as in the verdict mode, and only where one fails is the keyword itself evaluated,
+//!   over a proxy that holds what it looks at (the names seen, the count: see `incremental/certain.rs`).
+//!
+//! The way is a stack of frames in a reused buffer (member names copied into one string); a violation's paths are
+//! built from it only when one is recorded. Whatever it cannot follow exactly (a repeated member name, one of
+//! serde_json's private tokens, numbers shown as digits, a dynamic scope, a way near the depth limit, malformed
+//! text) ends the pass without an answer, and the caller takes the value route.
+
+use super::members::Seen;
+use super::plan::{Container, ObjectPlan, Others, OwnCheck, TypedNode, TypedPlan, is_lone_ref, own_keywords};
+use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
+use crate::eval::{Evaluator, Reached, Step};
+use crate::flag::holds_at;
+use crate::node::{Body, CompiledSchema, NodeId, ResourceId};
+use crate::strict::{MemberNames, Name, PRIVATE_PREFIX, StrictValue, Walk, numbers_keep_digits};
+use crate::violation::{Violation, ViolationKind};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// The most frames the way may hold: past it the evaluator's depth limit is near, and the value route answers.
+const WAY_MAX: usize = 256;
+
+/// The longest way a violation's frames are laid out for on the stack (longer ones in a list).
+const SHORT_WAY: usize = 16;
+
+/// Every violation of `text` against `schema`, as `validate` reports them on its value (unsorted, repeats
+/// possible); `None` where this pass does not answer (see the module docs).
+pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Violation>> {
+    if schema.dynamic_scope_matters || numbers_keep_digits() {
+        return None;
+    }
+    let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
+    let root = schema.nodes.get(schema.root as usize)?;
+    let mut collector = Collector {
+        schema,
+        plan,
+        frames: vec![Frame {
+            step: FrameStep::None,
+            schema_step: "",
+            resource: root.resource,
+        }],
+        keys: String::new(),
+        ev: Evaluator::new(schema, true),
+        stopped: false,
+        scratch: Value::String(String::new()),
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let read = Val {
+        c: &mut collector,
+        node: schema.root,
+    }
+    .deserialize(&mut deserializer)
+    .and_then(|()| deserializer.end());
+    if read.is_err() || collector.stopped {
+        return None;
+    }
+    Some(collector.ev.into_found())
+}
+
+/// One frame of the way: the instance step, the keyword path segment, the resource of the node reached.
+#[derive(Clone, Copy)]
+struct Frame<'s> {
+    step: FrameStep,
+    schema_step: &'s str,
+    resource: ResourceId,
+}
+
+/// An instance step, its member name kept in [`Collector::keys`] (from `start` to the frame's end).
+#[derive(Clone, Copy)]
+enum FrameStep {
+    None,
+    Key { start: usize, end: usize },
+    Index(usize),
+}
+
+/// The state of one pass.
+struct Collector<'s> {
+    schema: &'s CompiledSchema,
+    plan: &'s TypedPlan,
+    frames: Vec<Frame<'s>>,
+    keys: String,
+    /// The collecting evaluator, one run for the whole pass: its report is the pass's.
+    ev: Evaluator<'s>,
+    stopped: bool,
+    /// The string value reused for every string checked.
+    scratch: Value,
+}
+
+/// What a container meets at its node.
+enum Planned<'s> {
+    /// Read whole and evaluated at the node.
+    Capture,
+    /// Walked through its plan.
+    Walk(Walked<'s>),
+}
+
+/// A container walked through `container`, the plan of node `id`, reached through `redirects` `$ref` frames.
+struct Walked<'s> {
+    id: NodeId,
+    container: &'s Container,
+    redirects: usize,
+}
+
+impl<'s> Collector<'s> {
+    /// Ends the pass without an answer.
+    fn stop<E: de::Error>(&mut self) -> E {
+        self.stopped = true;
+        E::custom("oa-schema: the collecting pass stopped")
+    }
+
+    /// The node depth of the current frame, as the evaluator counts it.
+    fn depth(&self) -> u32 {
+        u32::try_from(self.frames.len().saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    fn push<E: de::Error>(
+        &mut self,
+        step: FrameStep,
+        id: NodeId,
+        schema_step: Option<&'s str>,
+    ) -> Result<(), E> {
+        if self.frames.len() >= WAY_MAX {
+            return Err(self.stop());
+        }
+        let schema = self.schema;
+        let Some(node) = schema.nodes.get(id as usize) else {
+            return Err(self.stop());
+        };
+        self.frames.push(Frame {
+            step,
+            schema_step: schema_step.unwrap_or_else(|| node.relative()),
+            resource: node.resource,
+        });
+        Ok(())
+    }
+
+    fn push_key<E: de::Error>(&mut self, name: &str, id: NodeId) -> Result<(), E> {
+        let start = self.keys.len();
+        self.keys.push_str(name);
+        let end = self.keys.len();
+        self.push(FrameStep::Key { start, end }, id, None)
+    }
+
+    fn pop(&mut self) {
+        if let Some(Frame {
+            step: FrameStep::Key { start, .. },
+            ..
+        }) = self.frames.pop()
+        {
+            self.keys.truncate(start);
+        }
+    }
+
+    /// Whether every instance of `kind` passes node `id` without looking at it.
+    fn trivial(&self, id: NodeId, kind: usize) -> bool {
+        self.schema.plans.get(id as usize).is_some_and(|plan| {
+            plan.always || (plan.types.admits_kind(kind) && plan.checks_for(kind).is_empty())
+        })
+    }
+
+    /// A whole value at node `id` (the current frame's): recorded where it fails.
+    fn whole(&mut self, id: NodeId, value: &Value) {
+        if !holds_at(self.schema, id, value, self.depth()) {
+            self.record(id, value);
+        }
+    }
+
+    /// A string at node `id`.
+    fn string(&mut self, id: NodeId, text: &str) {
+        if self.trivial(id, crate::flag::plan::STRING_KIND) {
+            return;
+        }
+        let mut scratch = std::mem::replace(&mut self.scratch, Value::Null);
+        if let Value::String(buffer) = &mut scratch {
+            buffer.clear();
+            buffer.push_str(text);
+        } else {
+            scratch = Value::String(text.to_owned());
+        }
+        self.whole(id, &scratch);
+        self.scratch = scratch;
+    }
+
+    /// A number at node `id`.
+    fn number(&mut self, id: NodeId, number: serde_json::Number) {
+        if self.trivial(id, crate::flag::plan::NUMBER_KIND) {
+            return;
+        }
+        self.whole(id, &Value::Number(number));
+    }
+
+    /// Evaluates node `id` over `instance` at the current frame with the collecting evaluator.
+    fn record(&mut self, id: NodeId, instance: &Value) {
+        self.record_with(|ev, way| ev.node_within(way, id, instance));
+    }
+
+    /// Runs `evaluate` with the way to the current frame (its paths built now), keeping what it finds.
+    fn record_with(&mut self, evaluate: impl for<'w> FnOnce(&mut Evaluator<'s>, &[Reached<'w>]) -> bool) {
+        let keys = &self.keys;
+        let reached = |frame: &Frame<'s>| Reached {
+            step: match frame.step {
+                FrameStep::None => None,
+                FrameStep::Key { start, end } => Some(Step::Key(keys.get(start..end).unwrap_or_default())),
+                FrameStep::Index(index) => Some(Step::Index(index)),
+            },
+            schema_step: frame.schema_step,
+            resource: frame.resource,
+        };
+        // A usual way fits on the stack: no allocation per violation.
+        let mut short = [Reached {
+            step: None,
+            schema_step: "",
+            resource: 0,
+        }; SHORT_WAY];
+        let long: Vec<Reached<'_>>;
+        let way: &[Reached<'_>] = if self.frames.len() <= SHORT_WAY {
+            for (slot, frame) in short.iter_mut().zip(&self.frames) {
+                *slot = reached(frame);
+            }
+            short.get(..self.frames.len()).unwrap_or_default()
+        } else {
+            long = self.frames.iter().map(reached).collect();
+            &long
+        };
+        if evaluate(&mut self.ev, way) {
+            // The whole walk stops at the depth limit: the value route says what it reports.
+            self.stopped = true;
+        }
+    }
+
+    /// The keywords of node `id` that carry `check`, evaluated over `proxy` at the current frame.
+    fn record_keywords(&mut self, id: NodeId, proxy: &Value, check: OwnCheck) {
+        let Some(node) = self.schema.nodes.get(id as usize) else {
+            return;
+        };
+        self.record_with(|ev, way| {
+            ev.within(way, |ev, frame| {
+                for keyword in own_keywords(node, check) {
+                    crate::keywords::evaluate(ev, keyword, node, proxy, frame, &mut None);
+                }
+            })
+        });
+    }
+
+    /// `required`'s violations at node `id` (the current frame's), for the plan's required names not `seen`: what
+    /// the keyword reports over the object, told from the names alone.
+    fn record_missing(&mut self, id: NodeId, object: &ObjectPlan, seen: &Seen) {
+        let Some(node) = self.schema.nodes.get(id as usize) else {
+            return;
+        };
+        self.record_with(|ev, way| {
+            ev.within(way, |ev, frame| {
+                for (slot, planned) in object.names.iter().enumerate() {
+                    if planned.required && !seen.contains(slot) {
+                        crate::keywords::object::missing(
+                            ev,
+                            ViolationKind::Required,
+                            &planned.name,
+                            None,
+                            node,
+                            frame,
+                        );
+                    }
+                }
+            })
+        });
+    }
+
+    /// The plan a container of `kind` meets at node `id`, after its `$ref`s (each pushed as a frame).
+    fn planned<E: de::Error>(&mut self, id: NodeId, kind: usize) -> Result<Planned<'s>, E> {
+        let schema = self.schema;
+        let mut at = id;
+        let mut redirects = 0;
+        let planned = loop {
+            if redirects >= MAX_REDIRECTS as usize {
+                break Planned::Capture;
+            }
+            let admits = schema
+                .plans
+                .get(at as usize)
+                .is_some_and(|plan| plan.always || plan.types.admits_kind(kind));
+            if !admits {
+                break Planned::Capture;
+            }
+            match self.plan.get(at) {
+                TypedNode::Unplanned => break Planned::Capture,
+                TypedNode::Redirect(target) => {
+                    let lone_ref = schema.nodes.get(at as usize).is_some_and(is_lone_ref);
+                    if !lone_ref {
+                        // A union with `null`: its report needs the value.
+                        break Planned::Capture;
+                    }
+                    self.push(FrameStep::None, *target, Some("/$ref"))?;
+                    redirects += 1;
+                    at = *target;
+                }
+                TypedNode::Container(container) => {
+                    // `items: false` reports each item at itself: through the value.
+                    let items_rejected = container.items.is_some_and(|items| {
+                        matches!(
+                            schema.nodes.get(items as usize).map(|node| &node.body),
+                            Some(Body::Bool(false))
+                        )
+                    });
+                    if container.rejects || items_rejected {
+                        break Planned::Capture;
+                    }
+                    return Ok(Planned::Walk(Walked {
+                        id: at,
+                        container,
+                        redirects,
+                    }));
+                }
+            }
+        };
+        for _ in 0..redirects {
+            self.pop();
+        }
+        Ok(planned)
+    }
+
+    fn array<'de, A: SeqAccess<'de>>(&mut self, id: NodeId, mut seq: A) -> Result<(), A::Error> {
+        let Walked {
+            id: at,
+            container,
+            redirects,
+        } = match self.planned(id, ARRAY_KIND)? {
+            Planned::Capture => return self.captured(id, |strict| strict.seq(seq)),
+            Planned::Walk(walked) => walked,
+        };
+        let mut count = 0_usize;
+        loop {
+            let more = match container.items {
+                Some(items) => {
+                    self.push(FrameStep::Index(count), items, None)?;
+                    let more = seq.next_element_seed(Val {
+                        c: &mut *self,
+                        node: items,
+                    })?;
+                    self.pop();
+                    more
+                }
+                None => seq.next_element_seed(strict())?,
+            };
+            if more.is_none() {
+                break;
+            }
+            count += 1;
+        }
+        let n = count as u64;
+        if n < container.min_items || n > container.max_items {
+            let proxy = Value::Array(vec![Value::Null; count]);
+            self.record_keywords(at, &proxy, OwnCheck::ItemCounts);
+        }
+        for _ in 0..redirects {
+            self.pop();
+        }
+        Ok(())
+    }
+
+    fn object<'de, A: MapAccess<'de>>(&mut self, id: NodeId, mut map: A) -> Result<(), A::Error> {
+        let Walked {
+            id: at,
+            container,
+            redirects,
+        } = match self.planned(id, OBJECT_KIND)? {
+            Planned::Capture => return self.captured(id, |strict| strict.map(map)),
+            Planned::Walk(walked) => walked,
+        };
+        let object = container.object.as_ref();
+        let mut seen = Seen::default();
+        let mut others_seen = MemberNames::default();
+        let mut n_required = 0;
+        let mut count = 0_u64;
+        while let Some(name) = map.next_key_seed(Name)? {
+            if name.starts_with(PRIVATE_PREFIX) {
+                return Err(self.stop());
+            }
+            count += 1;
+            let slot = object.and_then(|object| object.find(&name));
+            let planned = slot.and_then(|slot| object.and_then(|object| object.names.get(slot)));
+            let fresh = match slot {
+                Some(slot) => seen.note(slot, object.map_or(0, |object| object.names.len())),
+                None => others_seen.insert(&name),
+            };
+            if !fresh {
+                // A repeated name: a `Value` keeps the last.
+                return Err(self.stop());
+            }
+            n_required += usize::from(planned.is_some_and(|planned| planned.required));
+            let child = match (planned.and_then(|planned| planned.node), object) {
+                (Some(node), _) => Some(node),
+                (None, None) => None,
+                (None, Some(object)) => match object.others {
+                    Others::Any => None,
+                    Others::Schema(node) => Some(node),
+                    Others::Reject => {
+                        let mut proxy = Map::new();
+                        proxy.insert(name.to_string(), Value::Null);
+                        // Its value is not looked at: only what `additionalProperties` says of its name.
+                        self.record_keywords(at, &Value::Object(proxy), OwnCheck::Others);
+                        None
+                    }
+                },
+            };
+            match child {
+                Some(child) => {
+                    self.push_key(&name, child)?;
+                    map.next_value_seed(Val {
+                        c: &mut *self,
+                        node: child,
+                    })?;
+                    self.pop();
+                }
+                None => map.next_value_seed(strict())?,
+            }
+        }
+        if let Some(object) = object
+            && n_required < object.n_required
+        {
+            self.record_missing(at, object, &seen);
+        }
+        if count < container.min_properties || count > container.max_properties {
+            // What the count bounds look at: as many members.
+            let proxy: Map<String, Value> = (0..count).map(|idx| (idx.to_string(), Value::Null)).collect();
+            self.record_keywords(at, &Value::Object(proxy), OwnCheck::PropertyCounts);
+        }
+        for _ in 0..redirects {
+            self.pop();
+        }
+        Ok(())
+    }
+
+    /// A container read whole (repeated names refused: a repeat, or a serde_json token, ends the pass), then
+    /// checked at node `id` as a scalar is.
+    fn captured<E: de::Error>(
+        &mut self,
+        id: NodeId,
+        read: impl FnOnce(StrictValue<'_>) -> Result<Value, E>,
+    ) -> Result<(), E> {
+        let declined = std::cell::Cell::new(false);
+        let value = read(StrictValue { declined: &declined })
+            .map_err(|err| if declined.get() { self.stop() } else { err })?;
+        self.whole(id, &value);
+        Ok(())
+    }
+}
+
+/// A walk that only reads (what no node constrains), as a `Value` parse reads it; a repeat is an error (the pass
+/// then ends without an answer).
+fn strict() -> Walk {
+    Walk::new().refusing_repeats().declining_tokens()
+}
+
+/// One value at its node.
+struct Val<'c, 's> {
+    c: &'c mut Collector<'s>,
+    node: NodeId,
+}
+
+impl<'de> DeserializeSeed<'de> for Val<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Val<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.c.whole(self.node, &Value::Bool(v));
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.c.number(self.node, v.into());
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.c.number(self.node, v.into());
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        // As a `Value` parse holds it (JSON text has no infinities or NaN).
+        match serde_json::Number::from_f64(v) {
+            Some(number) => self.c.number(self.node, number),
+            None => self.c.whole(self.node, &Value::Null),
+        }
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.c.string(self.node, v);
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.c.whole(self.node, &Value::Null);
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        self.c.array(self.node, seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        self.c.object(self.node, map)
+    }
+}
+
+#[cfg(test)]
+mod tests;

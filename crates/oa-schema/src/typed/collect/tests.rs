@@ -1,0 +1,204 @@
+//! The collecting pass against `validate` on the parsed value: the same report exactly, and an answer wherever the
+//! text is well-formed without a repeated name (so that the value route is not what these tests check).
+
+use super::collect_str;
+use crate::parse::{ParseOptions, parse_json_with};
+use crate::validator::Validator;
+use crate::violation::Violations;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// Schemas whose containers the pass walks through their plans (`properties`, `required`, `additionalProperties`
+/// false or a schema, `items`, the count bounds, `$ref`s, a recursive definition), and some it reads whole (a
+/// union with `null`, `items: false`, an `enum` of scalars, `patternProperties`, `allOf`, `unevaluatedProperties`).
+fn schemas() -> Vec<Value> {
+    vec![
+        json!({
+            "$defs": {
+                "item": {
+                    "type": "object",
+                    "properties": {
+                        "id": { "type": "integer", "maximum": 5 },
+                        "x": { "enum": [1, 2, "a"] }
+                    },
+                    "required": ["id", "x"],
+                    "additionalProperties": false,
+                    "maxProperties": 2
+                }
+            },
+            "type": "object",
+            "properties": {
+                "items": { "type": "array", "items": { "$ref": "#/$defs/item" }, "minItems": 2, "maxItems": 3 },
+                "id": { "type": ["string", "null"], "maxLength": 2 },
+                "x": { "anyOf": [{ "$ref": "#/$defs/item" }, { "type": "null" }] },
+                "v": { "type": "array", "items": false }
+            },
+            "additionalProperties": { "type": ["integer", "array"], "minimum": 0, "maxItems": 1 },
+            "minProperties": 2,
+            "required": ["id"]
+        }),
+        json!({
+            "$defs": {
+                "node": {
+                    "type": "object",
+                    "properties": {
+                        "v": { "type": "integer", "multipleOf": 2 },
+                        "kids": { "type": "array", "items": { "$ref": "#/$defs/node" }, "maxItems": 2 }
+                    },
+                    "required": ["v"]
+                }
+            },
+            "$ref": "#/$defs/node"
+        }),
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": { "leaf": { "type": "string", "minLength": 2 } },
+            "type": "object",
+            "properties": {
+                "id": { "$ref": "#/definitions/leaf" },
+                "items": { "type": "array", "items": { "$ref": "#/definitions/leaf" } },
+                "x": { "enum": [1, "a", null] }
+            },
+            "required": ["x", "kids"],
+            "additionalProperties": false
+        }),
+        json!({
+            "type": "object",
+            "properties": {
+                "id": { "type": "integer" },
+                "items": { "allOf": [{ "type": "array" }, { "maxItems": 1 }] },
+                "x": { "type": "object", "properties": { "v": { "const": 1 } }, "unevaluatedProperties": false }
+            },
+            "patternProperties": { "^k": { "type": "string" } }
+        }),
+        json!({ "type": "array", "items": { "type": "object", "required": ["id"], "minProperties": 2 } }),
+        // More than eight names, some whose schemas recurse: `properties` keeps them in two sorted groups, which
+        // the plan's table sorts as one.
+        json!({
+            "$defs": { "list": { "type": "array", "items": { "$ref": "#/$defs/list" }, "maxItems": 1 } },
+            "type": "object",
+            "properties": {
+                "a~/b": { "$ref": "#/$defs/list" },
+                "id": { "type": "integer" },
+                "items": { "$ref": "#/$defs/list" },
+                "k1": { "type": "string" },
+                "kids": { "$ref": "#/$defs/list" },
+                "v": { "type": "boolean" },
+                "w": { "type": "null" },
+                "x": { "enum": [1, "a"] },
+                "z": { "type": "string", "maxLength": 1 }
+            }
+        }),
+    ]
+}
+
+/// JSON text written directly (a name may repeat).
+fn text() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        (-3i64..12).prop_map(|n| n.to_string()),
+        Just("2.5".to_owned()),
+        prop::sample::select(vec!["\"a\"", "\"abcd\"", "\"\\u00e9\"", "\"k\\\"\""]).prop_map(str::to_owned),
+    ];
+    leaf.prop_recursive(5, 48, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(|items| format!("[{}]", items.join(","))),
+            prop::collection::vec(
+                (
+                    prop::sample::select(vec!["id", "items", "x", "v", "kids", "k1", "z", "a~/b"]),
+                    inner
+                ),
+                0..5
+            )
+            .prop_map(|members| {
+                let members: Vec<String> = members
+                    .into_iter()
+                    .map(|(name, value)| format!("\"{name}\":{value}"))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }),
+        ]
+    })
+}
+
+/// The pass answers for a well-formed text without repeats, with `validate`'s report on its value.
+fn check(validator: &Validator, text: &str) {
+    let collected = collect_str(validator.compiled(), text);
+    let Ok(value) = parse_json_with(text, ParseOptions::default().reject_duplicate_keys(true)) else {
+        return;
+    };
+    let Some(found) = collected else {
+        panic!("no answer on {text}")
+    };
+    let expected = validator.validate(&value).err();
+    assert_eq!(
+        validator.is_valid_bytes(text.as_bytes()),
+        expected.is_none(),
+        "verdict on {text}"
+    );
+    let got = (!found.is_empty()).then(|| Violations::sorted(found));
+    assert_eq!(got, expected, "{text}");
+}
+
+#[test]
+fn the_report_of_each_planned_shape_is_validates() {
+    let texts = [
+        r#"{"id": "abc", "items": [{"id": 9, "x": 3, "y": 1}], "x": {"id": 1}, "v": [1, 2], "n": -1, "m": [1, 2]}"#,
+        r#"{"items": [{"id": 1, "x": 1}, {"id": 2, "x": "a"}, {"x": 2}, {}]}"#,
+        r#"{"v": 3, "kids": [{"v": 1}, {"kids": [{"v": 2}, {"v": 4}, {"v": 5}]}]}"#,
+        r#"{"id": "a", "items": ["ab", "c", 1], "x": 2, "other": {}}"#,
+        r#"{"id": 1.5, "items": [1, 2], "x": {"v": 2, "w": 1}, "k": 1}"#,
+        r#"[{"id": 1}, {}, {"a": 1, "b": 2}, 3]"#,
+        r#"{"items": [], "id": null}"#,
+        "[]",
+        "{}",
+        "7",
+    ];
+    // Deep enough that the way to the innermost violations is longer than the frames laid out on the stack.
+    let deep = format!(
+        "{}{{\"v\": 3, \"x\": 1}}{}",
+        r#"{"v": 2, "kids": ["#.repeat(12),
+        "]}".repeat(12)
+    );
+    for schema in schemas() {
+        let validator = Validator::new(&schema).unwrap();
+        for text in texts.iter().copied().chain([deep.as_str()]) {
+            check(&validator, text);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn generated_texts_report_as_validate(text in text(), schema in 0..6usize) {
+        let validator = Validator::new(&schemas()[schema]).unwrap();
+        check(&validator, &text);
+    }
+}
+
+#[test]
+fn a_reference_to_nothing_is_reported_where_it_is_reached() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "a": { "$ref": "https://nowhere.example/a.json" },
+            "b": { "type": "array", "items": { "$ref": "https://nowhere.example/b.json" } },
+            "c": { "type": "integer" }
+        }
+    });
+    let validator = Validator::options()
+        .defer_unresolved_references(true)
+        .build(&schema)
+        .unwrap();
+    for text in [
+        r#"{"a": 1}"#,
+        r#"{"b": [1, {"x": 2}], "c": "no"}"#,
+        r#"{"b": [], "c": 3}"#,
+        r#"{"a": {"y": [1]}}"#,
+    ] {
+        check(&validator, text);
+    }
+}
