@@ -328,3 +328,47 @@ fn compiled_under_the_ceiling(schema: &Value) -> Validator {
     );
     validator
 }
+
+/// A `$ref` loop that never moves into the instance, behind a union member that fails on `required` anyway: every
+/// entry point gives one verdict, and `validate` names what failed instead of an internal error. (The yes/no
+/// evaluator checks a shape's members before its `required`, so it reached the depth limit where the collecting
+/// evaluator had already failed the member: `is_valid` said no, `validate` found nothing to report.)
+#[test]
+fn a_ref_loop_behind_a_failing_union_member_gets_one_verdict_everywhere() {
+    let looping = json!({ "oneOf": [{ "$ref": "#/$defs/d" }] });
+    let cases = [
+        // Found by flag::tests::verdicts_agree_with_the_collecting_evaluator (a random run).
+        json!({ "$defs": { "d": looping }, "allOf": [{ "oneOf": [
+            { "additionalProperties": true, "patternProperties": { "^[bd]": { "$ref": "#/$defs/d" } },
+              "properties": {}, "required": ["c"] },
+            { "anyOf": [{ "items": { "items": { "type": "null" }, "maxItems": 1, "minItems": 0 } }] }
+        ] }] }),
+        json!({ "$defs": { "d": looping }, "oneOf": [
+            { "patternProperties": { "^[bd]": { "$ref": "#/$defs/d" } }, "required": ["c"] },
+            true
+        ] }),
+        json!({ "$defs": { "d": looping }, "not": { "properties": { "b": { "$ref": "#/$defs/d" } }, "required": ["c"] } }),
+    ];
+    let instance = json!({ "b": null });
+    let text = instance.to_string();
+    for schema in cases {
+        let validator = Validator::new(&schema).unwrap();
+        let report = validator.validate(&instance);
+        assert!(
+            report.is_ok(),
+            "{schema}: {:?}",
+            report.map_err(|e| e.to_string())
+        );
+        assert!(validator.is_valid(&instance), "{schema}");
+        assert!(validator.is_valid_bytes(text.as_bytes()), "{schema}");
+        assert!(validator.validate_bytes(text.as_bytes()).is_ok(), "{schema}");
+    }
+    // The loop reached where it decides: invalid everywhere, the limit named.
+    let validator =
+        Validator::new(&json!({ "$defs": { "d": looping }, "properties": { "b": { "$ref": "#/$defs/d" } } }))
+            .unwrap();
+    assert!(!validator.is_valid(&instance));
+    assert!(!validator.is_valid_bytes(text.as_bytes()));
+    let report = validator.validate(&instance).unwrap_err().to_string();
+    assert!(report.contains("evaluation depth limit"), "{report}");
+}

@@ -27,18 +27,27 @@ pub(crate) mod plan;
 /// Whether `instance` is valid against `schema`.
 pub(crate) fn is_valid(schema: &CompiledSchema, instance: &Value) -> bool {
     if schema.dynamic_scope_matters {
-        return in_dynamic_scope(schema, instance);
+        return by_the_evaluator(schema, instance);
     }
     // The run inlined with its depth known (the root is never too deep), rather than a call to `holds_at`.
     let (valid, too_deep) = run_at(schema, schema.root, instance, 0);
-    valid && !too_deep
+    if too_deep {
+        // Where the depth limit was reached (a `$ref` loop that never moves into the instance, or an instance
+        // nested past the limit), the verdict depends on which keywords ran before it: this run checks a shape's
+        // members before its `required`, the collecting evaluator the other way round. `validate` reports what
+        // the collecting evaluator finds, so the verdict is its too: a union member that fails on a keyword
+        // checked first does not fail the run for a loop behind it.
+        return by_the_evaluator(schema, instance);
+    }
+    valid
 }
 
-/// [`is_valid`] for a schema whose `$dynamicRef`s depend on the dynamic scope: the collecting evaluator's run,
-/// out of line so that its large state is no part of the common call's frame.
+/// [`is_valid`] answered by the collecting evaluator's run: for a schema whose `$dynamicRef`s depend on the
+/// dynamic scope, and where the depth limit was reached. Out of line so that its large state is no part of the
+/// common call's frame.
 #[cold]
 #[inline(never)]
-fn in_dynamic_scope(schema: &CompiledSchema, instance: &Value) -> bool {
+fn by_the_evaluator(schema: &CompiledSchema, instance: &Value) -> bool {
     Evaluator::new(schema, false).run(instance)
 }
 

@@ -10,7 +10,7 @@
 //! from it; anything else, and anything it cannot decide cheaply, is a [`Fallback`], after which the caller takes
 //! the full route (`parse_json`, `validate`, the type from the value), which reports every violation.
 
-use crate::flag::{float_holds_at, floats_settle_at, holds_at};
+use crate::flag::{answer_at, float_holds_at, floats_settle_at};
 use crate::node::{CompiledSchema, NodeId};
 use crate::strict::numbers_keep_digits;
 use plan::{Container, Others, TypedNode, TypedPlan};
@@ -88,8 +88,13 @@ impl<'s> Run<'s> {
         value: &Value,
     ) -> Result<(), E> {
         match node {
-            Some(id) if !holds_at(self.schema, id, value, depth) => Err(self.stop(FallbackReason::Invalid)),
-            _ => Ok(()),
+            Some(id) => match answer_at(self.schema, id, value, depth) {
+                Some(true) => Ok(()),
+                Some(false) => Err(self.stop(FallbackReason::Invalid)),
+                // The depth limit reached: the verdict is the collecting evaluator's (see `flag::is_valid`).
+                None => Err(self.stop(FallbackReason::Undecided)),
+            },
+            None => Ok(()),
         }
     }
 
