@@ -1,7 +1,7 @@
 //! A `tracing` layer that keeps every event, new span and span record with its fields as JSON, so a test can ask
 //! what a call emitted without installing a global subscriber.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::{Map, Value, json};
 use tracing::field::{Field, Visit};
@@ -61,6 +61,13 @@ pub struct TracingCapture(Arc<Mutex<Vec<Traced>>>);
 impl TracingCapture {
     /// A dispatcher with only this layer.
     pub fn dispatch(&self) -> tracing::Dispatch {
+        // tracing-core caches each callsite's interest for the whole process, and while only one dispatcher is
+        // registered it asks the registering thread's default (tokio-rs/tracing#3611): a sibling test thread with
+        // no subscriber that reaches a callsite first caches `never`, and the event is dropped under this capture
+        // too (oa-observe's isolation test failed so in CI). A second dispatcher, registered before any capture and
+        // kept for the process's life, makes every registration ask all registered dispatchers.
+        static SECOND: OnceLock<tracing::Dispatch> = OnceLock::new();
+        SECOND.get_or_init(|| tracing::Dispatch::new(tracing::subscriber::NoSubscriber::new()));
         tracing::Dispatch::new(tracing_subscriber::registry().with(self.clone()))
     }
 
