@@ -3,7 +3,7 @@
 //! as the value route, which `--discriminate` still takes (on these schemas, without unions, it changes no
 //! report); a repeated member name and nesting beyond the incremental limit are read as before (the last repeat
 //! wins, `parse_json` names the depth). Small documents are padded with whitespace past 1 MiB so that they take
-//! the route too.
+//! the route too; unpadded, they take the whole-slice route (`validate_bytes`), held to the value route the same way.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -17,8 +17,13 @@ struct Case {
 }
 
 impl Case {
+    /// The instance padded past 1 MiB: read in chunks.
     fn new(instance: &str) -> Self {
-        let instance = format!("{instance}{}", " ".repeat((1 << 20) + 1));
+        Self::unpadded(&format!("{instance}{}", " ".repeat((1 << 20) + 1)))
+    }
+
+    /// The instance as it is: judged whole, in one pass over its bytes.
+    fn unpadded(instance: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let schema = json!({
             "type": "array",
@@ -30,7 +35,7 @@ impl Case {
             }
         });
         std::fs::write(dir.path().join("schema.json"), schema.to_string()).unwrap();
-        std::fs::write(dir.path().join("instance.json"), &instance).unwrap();
+        std::fs::write(dir.path().join("instance.json"), instance).unwrap();
         Self { dir }
     }
 
@@ -110,26 +115,53 @@ fn a_file_read_in_chunks_gives_the_value_routes_report() {
     assert_eq!(capped["omitted"], 2, "{capped}");
 }
 
+/// Both ways of reading a text: padded past 1 MiB (in chunks) and as it is (whole).
+fn both(instance: &str) -> [Case; 2] {
+    [Case::new(instance), Case::unpadded(instance)]
+}
+
+#[test]
+fn a_small_instance_read_whole_gives_the_value_routes_report() {
+    for case in
+        both(r#"[{"name": "much too long a name"}, {"n": 1, "extra": true}, {"name": 5}, {"name": "ok"}]"#)
+    {
+        let (code, json) = case.routes_agree();
+        assert_eq!(code, Some(1), "{json}");
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let locations: Vec<&str> = report["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|violation| violation["location"].as_str().unwrap())
+            .collect();
+        assert_eq!(locations, ["#/0/name", "#/1/extra", "#/1/name", "#/2/name"]);
+    }
+}
+
 #[test]
 fn valid_and_malformed_files_agree_too() {
-    let case = Case::new(r#"[{"name": "a"}, {"name": "b", "n": 2}]"#);
-    assert_eq!(
-        case.routes_agree(),
-        (Some(0), "{\"valid\":true,\"violations\":[]}\n".to_owned())
-    );
-    let case = Case::new(r#"[{"name": "a"}, {"name": "b", "n": 2},]"#);
-    let (code, json) = case.routes_agree();
-    assert_eq!(code, Some(1));
-    assert!(json.contains("trailing comma"), "{json}");
+    for case in both(r#"[{"name": "a"}, {"name": "b", "n": 2}]"#) {
+        assert_eq!(
+            case.routes_agree(),
+            (Some(0), "{\"valid\":true,\"violations\":[]}\n".to_owned())
+        );
+    }
+    for case in both(r#"[{"name": "a"}, {"name": "b", "n": 2},]"#) {
+        let (code, json) = case.routes_agree();
+        assert_eq!(code, Some(1));
+        assert!(json.contains("trailing comma"), "{json}");
+    }
 }
 
 #[test]
 fn a_repeated_name_and_deep_nesting_are_read_as_before() {
     // The last `name` wins, as `parse_json` reads it: valid.
-    let case = Case::new(r#"[{"name": 5, "name": "b"}]"#);
-    assert_eq!(case.routes_agree().0, Some(0));
-    let case = Case::new(&format!("{}{}", "[".repeat(200), "]".repeat(200)));
-    let (code, json) = case.routes_agree();
-    assert_eq!(code, Some(1));
-    assert!(json.contains("recursion limit"), "{json}");
+    for case in both(r#"[{"name": 5, "name": "b"}]"#) {
+        assert_eq!(case.routes_agree().0, Some(0));
+    }
+    for case in both(&format!("{}{}", "[".repeat(200), "]".repeat(200))) {
+        let (code, json) = case.routes_agree();
+        assert_eq!(code, Some(1));
+        assert!(json.contains("recursion limit"), "{json}");
+    }
 }
