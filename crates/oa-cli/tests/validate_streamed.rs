@@ -96,15 +96,8 @@ fn a_file_read_in_chunks_gives_the_value_routes_report() {
     let case = Case::new(&format!("[{}]", rows.join(",\n")));
     let (code, json) = case.routes_agree();
     assert_eq!(code, Some(1), "{json}");
-    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let locations: Vec<&str> = report["violations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|violation| violation["location"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        locations,
+        locations(&json),
         ["#/3/name", "#/9999/extra", "#/9999/name", "#/19998/name"]
     );
     // Capped through the streamed route: the first two kept, the rest counted.
@@ -113,6 +106,17 @@ fn a_file_read_in_chunks_gives_the_value_routes_report() {
     let capped: serde_json::Value = serde_json::from_str(&capped).unwrap();
     assert_eq!(capped["violations"].as_array().unwrap().len(), 2, "{capped}");
     assert_eq!(capped["omitted"], 2, "{capped}");
+}
+
+/// The instance locations of a json report, in its order.
+fn locations(json: &str) -> Vec<String> {
+    let report: serde_json::Value = serde_json::from_str(json).unwrap();
+    report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|violation| violation["location"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// Both ways of reading a text: padded past 1 MiB (in chunks) and as it is (whole).
@@ -127,14 +131,10 @@ fn a_small_instance_read_whole_gives_the_value_routes_report() {
     {
         let (code, json) = case.routes_agree();
         assert_eq!(code, Some(1), "{json}");
-        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
-        let locations: Vec<&str> = report["violations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|violation| violation["location"].as_str().unwrap())
-            .collect();
-        assert_eq!(locations, ["#/0/name", "#/1/extra", "#/1/name", "#/2/name"]);
+        assert_eq!(
+            locations(&json),
+            ["#/0/name", "#/1/extra", "#/1/name", "#/2/name"]
+        );
     }
 }
 
