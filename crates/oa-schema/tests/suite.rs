@@ -331,7 +331,50 @@ fn incremental_agrees(
     }
     incremental_run_agrees(validator.incremental(), &compact, &[usize::MAX], report)
         .map_err(|err| format!("fed whole: {err}"))?;
+    // Stopped at the first certain violation: fed whole (compact), and pretty in small chunks.
+    first_violation_agrees(validator, &compact, &[usize::MAX], report)?;
+    first_violation_agrees(validator, &pretty, SMALL_CHUNKS, report)?;
     bytes_agree(validator, data, report)
+}
+
+/// A run that stops at its first certain violation (`first_violation_only`) on `text` fed in chunks of `sizes` in
+/// turn: `validate`'s verdict, and when invalid one violation, in `validate`'s report.
+fn first_violation_agrees(
+    validator: &Validator,
+    text: &str,
+    sizes: &[usize],
+    report: &Result<(), oa_schema::Violations>,
+) -> Result<(), String> {
+    let mut run = validator.incremental().first_violation_only();
+    let mut rest = text.as_bytes();
+    for &size in sizes.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, after) = rest.split_at(size.min(rest.len()));
+        run.feed(chunk)
+            .map_err(|err| format!("first violation only: refused the text: {err}"))?;
+        rest = after;
+    }
+    match (run.finish(), report) {
+        (Ok(()), Ok(())) => Ok(()),
+        (Err(IncrementalError::Invalid(got)), Err(expected))
+            if got.len() == 1
+                && got.iter().all(|violation| {
+                    expected.iter().any(|kept| {
+                        kept.instance_location() == violation.instance_location()
+                            && kept.kind() == violation.kind()
+                            && kept.schema_location().absolute() == violation.schema_location().absolute()
+                            && kept.message() == violation.message()
+                    })
+                }) =>
+        {
+            Ok(())
+        }
+        (got, expected) => Err(format!(
+            "first violation only (chunks of {sizes:?}) differs: {got:?}, validate {expected:?}"
+        )),
+    }
 }
 
 /// The whole-slice entry points (`Validator::is_valid_bytes`, `validate_bytes`) on the instance's text, compact and
