@@ -285,11 +285,15 @@ fn every_error_is_named_as_parse_json_names_it_wherever_the_text_is_cut() {
         let nested_too_deep = format!("{}1{}", "[".repeat(128), "]".repeat(128));
         for text in [text, &nested_ok, &nested_too_deep] {
             assert_agree(&validator, text, &[]);
+            // A run that stops at its first violation names them the same (no schema here can be violated).
+            assert_first_violation_agrees(&validator, text, &[]);
             for cut in 0..=text.len() {
                 assert_agree(&validator, text, &[cut]);
+                assert_first_violation_agrees(&validator, text, &[cut]);
             }
             let every: Vec<usize> = (0..=text.len()).collect();
             assert_agree(&validator, text, &every);
+            assert_first_violation_agrees(&validator, text, &every);
         }
     }
 }
@@ -443,4 +447,49 @@ proptest! {
         assert_first_violation_agrees(&constraining_schema(), &text, &cuts);
         assert_first_violation_agrees(&any_schema(), &text, &cuts);
     }
+}
+
+/// A run that stops at its first certain violation keeps that one, byte by byte or in one step, and reads nothing
+/// after it (not even malformed text); a repeated name met before it is reported as `parse_json_with` reports it.
+#[test]
+fn the_first_violation_stops_the_run() {
+    let validator = Validator::new(&json!({
+        "properties": { "s": { "enum": ["low", "high"] }, "n": { "type": "integer" } },
+        "required": ["s", "n", "m"]
+    }))
+    .unwrap();
+    let text = br#"{"n": "x", "s": "urgent"}"#;
+    // Byte by byte: `"x"` is certain at its first byte (a string where an integer must be).
+    let mut run = validator.incremental().first_violation_only();
+    for (at, byte) in text.iter().enumerate() {
+        run.feed(std::slice::from_ref(byte)).unwrap();
+        assert_eq!(run.violations().len(), usize::from(at >= 6), "after byte {at}");
+    }
+    run.feed(b"]]] not JSON").unwrap();
+    let Err(IncrementalError::Invalid(report)) = run.finish() else {
+        panic!("invalid")
+    };
+    assert_eq!(report.to_string(), "#/n: type: expected integer, got string");
+    // In one step: the object is complete in the chunk, and the pass ends at its first violation.
+    let mut whole = text.to_vec();
+    whole.extend_from_slice(b"]]] not JSON");
+    let mut run = validator.incremental().first_violation_only();
+    run.feed(&whole).unwrap();
+    assert_eq!(run.violations().len(), 1);
+    let all = validator
+        .validate(&serde_json::from_slice(text).unwrap())
+        .unwrap_err();
+    assert_eq!(all.len(), 3, "{all}");
+    assert!(is_among(
+        &run.violations()[0],
+        &all.iter().cloned().collect::<Vec<_>>()
+    ));
+    // A repeat before the violation: the text is refused as `parse_json_with` refuses it.
+    let mut run = validator.incremental().first_violation_only();
+    run.feed(br#"{"m": 1, "m": 2, "s": "urgent""#).unwrap();
+    assert_eq!(run.violations().len(), 1);
+    let Err(IncrementalError::Malformed(err)) = run.finish() else {
+        panic!("a repeat")
+    };
+    assert_eq!(err.kind(), MalformedKind::DuplicateKey);
 }

@@ -281,13 +281,9 @@ impl Certain {
         if found.is_empty() {
             return Some(true);
         }
+        // Kept as found: repeats (a violation reached by two ways) are dropped by the report's sort.
         self.value_mark = self.found.len();
-        let dedupe = found.len().saturating_mul(found.len()) <= DEDUPE_MAX;
-        for violation in found {
-            if !dedupe || !self.found[self.value_mark..].contains(&violation) {
-                self.found.push(violation);
-            }
-        }
+        self.found.append(&mut found);
         Some(false)
     }
 
@@ -571,24 +567,22 @@ impl Certain {
 
 /// Runs `then` with the way the whole walk takes to the reach's node (outermost frame first).
 fn with_way<'s, R>(schema: &'s CompiledSchema, reach: &Reach, then: impl FnOnce(&[Reached<'_>]) -> R) -> R {
-    let links: Vec<&Link> =
-        std::iter::successors(Some(reach.as_ref()), |link| link.parent.as_deref()).collect();
-    let way: Vec<Reached<'_>> = links
-        .iter()
-        .rev()
-        .map(|link| Reached {
-            step: link.step.as_ref().map(|step| match step {
-                OwnedStep::Key(key) => Step::Key(key),
-                OwnedStep::Index(index) => Step::Index(*index),
-            }),
-            schema_step: match (&link.parent, link.via_ref) {
-                (None, _) => "",
-                (Some(_), true) => "/$ref",
-                (Some(_), false) => schema.nodes[link.node as usize].relative(),
-            },
-            resource: schema.nodes[link.node as usize].resource,
-        })
-        .collect();
+    let mut way: Vec<Reached<'_>> =
+        std::iter::successors(Some(reach.as_ref()), |link| link.parent.as_deref())
+            .map(|link| Reached {
+                step: link.step.as_ref().map(|step| match step {
+                    OwnedStep::Key(key) => Step::Key(key),
+                    OwnedStep::Index(index) => Step::Index(*index),
+                }),
+                schema_step: match (&link.parent, link.via_ref) {
+                    (None, _) => "",
+                    (Some(_), true) => "/$ref",
+                    (Some(_), false) => schema.nodes[link.node as usize].relative(),
+                },
+                resource: schema.nodes[link.node as usize].resource,
+            })
+            .collect();
+    way.reverse();
     then(&way)
 }
 
