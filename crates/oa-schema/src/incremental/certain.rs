@@ -244,8 +244,9 @@ impl Certain {
         }
     }
 
-    /// An array or object beginning at `entries` was read whole (and is not invalid as a text): checked at each
-    /// entry by the collecting evaluator, as a captured container is at its close.
+    /// An array or object beginning at `entries` was read whole (found not valid, or in a run that reports every
+    /// violation: as `validate`, no yes/no run first): checked at each entry by the collecting evaluator, as a
+    /// captured container is at its close.
     pub(crate) fn judged(&mut self, schema: &CompiledSchema, entries: Entries, value: &Value) {
         self.value_mark = self.found.len();
         for reach in &entries.0 {

@@ -693,12 +693,21 @@ impl PushParser {
             return Err(entries);
         }
         let needed = self.keep_values || watcher.certain.in_captured();
-        let span = match span::container(rest, self.max_depth - self.stack.len()) {
-            Ok(span) => span,
-            Err(looked) => {
-                self.wasted += looked;
-                return Err(entries);
-            }
+        // The document's value fed whole (only whitespace after it) is taken to end where the bytes do, without the
+        // scan: the strict read that judges it checks that guess (one value, nesting within `parse_json`'s limit,
+        // which this parser's default is), and where it fails the bytes are read byte by byte, as after a scan.
+        let guessed = (self.stack.is_empty() && self.max_depth >= super::DEFAULT_MAX_DEPTH)
+            .then(|| span::whole(rest))
+            .flatten();
+        let span = match guessed {
+            Some(span) => span,
+            None => match span::container(rest, self.max_depth - self.stack.len()) {
+                Ok(span) => span,
+                Err(looked) => {
+                    self.wasted += looked;
+                    return Err(entries);
+                }
+            },
         };
         let Ok(text) = std::str::from_utf8(&rest[..span.len]) else {
             self.wasted += span.len;
@@ -748,7 +757,7 @@ impl PushParser {
                 return Err(entries);
             };
             let schema = watcher.validator.compiled();
-            if direct {
+            if direct && (needed || watcher.certain.first) {
                 // Checked as the byte-by-byte read would check it (the yes/no evaluator first); kept if needed.
                 watcher.certain.checked(schema, entries, &value);
                 if needed {
