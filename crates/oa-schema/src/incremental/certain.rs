@@ -567,7 +567,7 @@ impl Certain {
 }
 
 /// Runs `then` with the way the whole walk takes to the reach's node (outermost frame first).
-fn with_way<'s, R>(schema: &'s CompiledSchema, reach: &Reach, then: impl FnOnce(&[Reached<'_>]) -> R) -> R {
+fn with_way<R>(schema: &CompiledSchema, reach: &Reach, then: impl FnOnce(&[Reached<'_>]) -> R) -> R {
     let mut way: Vec<Reached<'_>> =
         std::iter::successors(Some(reach.as_ref()), |link| link.parent.as_deref())
             .map(|link| Reached {
