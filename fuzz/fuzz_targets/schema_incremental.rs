@@ -4,7 +4,9 @@
 //! route's: the same value, the same `MalformedJson` as `parse_json_with` with repeated names refused (a
 //! nesting-limit refusal where it says too deep), the same report, violation by violation; and every violation
 //! reported as certain before the end is in that report (none on a valid document). The whole-slice entry point
-//! `validate_bytes` (the typed route's one-pass report, or its fallbacks) answers the same on the whole text.
+//! `validate_bytes` (the typed route's one-pass report, or its fallbacks) answers the same on the whole text. A run
+//! that stops at its first certain violation (`first_violation_only`) gives `is_valid`'s verdict and one violation
+//! of that report.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -119,6 +121,37 @@ fuzz_target!(|data: &[u8]| {
             }
             (expected, got) => panic!("{text:?} (keep {keep}): whole {expected:?}, incremental {got:?}"),
         }
+    }
+    // Stopped at the first certain violation: `is_valid`'s verdict, one violation of the report; a malformed text's
+    // error, unless the run stopped at a violation before it (what follows is not read).
+    let mut run = validator.incremental().first_violation_only();
+    let fed = pieces.iter().try_for_each(|piece| run.feed(piece));
+    let stopped = fed.is_ok() && !run.violations().is_empty();
+    assert!(run.violations().len() <= 1, "{text:?}: first violation only kept {:?}", run.violations());
+    let first = fed.and_then(|()| run.finish());
+    match (&whole, &first) {
+        (Ok(value), Ok(())) => assert!(validator.is_valid(value), "{text:?}: first violation only said valid"),
+        (Err(IncrementalError::Invalid(expected)), Err(IncrementalError::Invalid(got))) => {
+            assert_eq!(got.len(), 1, "{text:?}: first violation only {got:?}");
+            assert!(
+                got.iter().all(|violation| expected.iter().any(|kept| kept.instance_location()
+                    == violation.instance_location()
+                    && kept.kind() == violation.kind()
+                    && kept.schema_location().absolute() == violation.schema_location().absolute()
+                    && kept.message() == violation.message())),
+                "{text:?}: first violation only {got:?} not in the report {expected:?}"
+            );
+        }
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::Malformed(got))) if !stopped => {
+            assert_eq!(expected, got, "{text:?}: another error (first violation only)");
+        }
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::TooDeep { .. })) if !stopped => {
+            assert_eq!(expected.kind(), MalformedKind::TooDeep, "{text:?}: too deep, whole {expected}");
+        }
+        (Err(IncrementalError::Malformed(_)), Err(IncrementalError::Invalid(_))) if stopped => {}
+        (Err(IncrementalError::Malformed(_)), Err(IncrementalError::Malformed(got)))
+            if stopped && got.kind() == MalformedKind::DuplicateKey => {}
+        (expected, got) => panic!("{text:?}: whole {expected:?}, first violation only {got:?}"),
     }
     match (&whole, validator.validate_bytes(rest)) {
         (Ok(_), Ok(())) => {}

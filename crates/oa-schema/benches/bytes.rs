@@ -1,8 +1,9 @@
 //! Bytes to verdict and bytes to every violation (issue 38), on the same bytes, per row:
 //!
 //! - `oa-bytes`: the whole-slice entry points, `Validator::is_valid_bytes` / `validate_bytes`;
-//! - `oa-incremental`: the incremental route without the value (`incremental().without_value()`): the verdict fed
-//!   in 64 KiB chunks and stopped at the first certain violation, the report fed whole;
+//! - `oa-incremental`: the incremental route without the value: the verdict by a run that stops at its first
+//!   certain violation (`incremental().first_violation_only()`, which keeps that one violation), fed in 64 KiB
+//!   chunks; the report by `incremental().without_value()`, fed whole;
 //! - `oa-value`: oa's value route, `parse_json` + `is_valid` / `validate`;
 //! - `jsonschema`: jsonschema-rs's `serde_json::from_slice` + `is_valid` / `iter_errors`.
 //!
@@ -123,7 +124,7 @@ fn oa_bytes_report(validator: &Validator, bytes: &[u8]) -> usize {
 }
 
 fn oa_incremental_verdict(validator: &Validator, bytes: &[u8]) -> bool {
-    let mut run = validator.incremental().without_value();
+    let mut run = validator.incremental().first_violation_only();
     for chunk in bytes.chunks(CHUNK) {
         if run.feed(chunk).is_err() || !run.violations().is_empty() {
             return false;

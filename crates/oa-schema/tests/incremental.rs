@@ -90,6 +90,78 @@ fn assert_agree_without_value(validator: &Validator, text: &str, cuts: &[usize])
     }
 }
 
+/// Whether `violation` is in `report`: the same instance location, kind, absolute schema location and message (a
+/// violation reached by two keyword paths is listed once, under the first path in report order; one found early
+/// may have come by the other).
+fn is_among(violation: &oa_schema::Violation, report: &[oa_schema::Violation]) -> bool {
+    report.iter().any(|kept| {
+        kept.instance_location() == violation.instance_location()
+            && kept.kind() == violation.kind()
+            && kept.schema_location().absolute() == violation.schema_location().absolute()
+            && kept.message() == violation.message()
+    })
+}
+
+/// A run that stops at its first certain violation (`first_violation_only`), cut at `cuts`, agrees with the whole
+/// text: on a well-formed text, `is_valid`'s verdict, and when invalid one violation, among `validate`'s; on a
+/// malformed one, the same error, unless a violation became certain before it (the run then stops there, and that
+/// violation is among those the route without the value had found certain when it met the error).
+fn assert_first_violation_agrees(validator: &Validator, text: &str, cuts: &[usize]) {
+    let expected = whole(validator, text);
+    let mut run = validator.incremental().first_violation_only();
+    let mut stopped = false;
+    let got = chunks(text.as_bytes(), cuts)
+        .into_iter()
+        .try_for_each(|piece| run.feed(piece))
+        .and_then(|()| {
+            // One violation at most, once certain, and feeding stops.
+            assert!(
+                run.violations().len() <= 1,
+                "{text:?} cut at {cuts:?}: {:?}",
+                run.violations()
+            );
+            stopped = !run.violations().is_empty();
+            run.finish()
+        });
+    let at = format!("{text:?} cut at {cuts:?}");
+    match (&expected, &got) {
+        (Ok(value), Ok(())) => assert!(validator.is_valid(value), "{at}"),
+        (Err(IncrementalError::Invalid(report)), Err(IncrementalError::Invalid(first))) => {
+            let value = parse_json_with(text, ParseOptions::default().reject_duplicate_keys(true)).unwrap();
+            assert!(!validator.is_valid(&value), "{at}");
+            assert_eq!(first.len(), 1, "{at}: {first:?}");
+            let all: Vec<oa_schema::Violation> = report.iter().cloned().collect();
+            assert!(
+                is_among(first.iter().next().unwrap(), &all),
+                "{at}: {first:?} not in {report:?}"
+            );
+        }
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::TooDeep { .. }))
+            if expected.kind() == MalformedKind::TooDeep => {}
+        // Stopped at a violation after a repeated name: the repeat (the rest, unread, may hold an error named first).
+        (Err(IncrementalError::Malformed(_)), Err(IncrementalError::Malformed(got)))
+            if stopped && got.kind() == MalformedKind::DuplicateKey => {}
+        (Err(IncrementalError::Malformed(expected)), Err(IncrementalError::Malformed(got))) => {
+            assert_eq!(expected, got, "{at}");
+        }
+        (Err(IncrementalError::Malformed(_)), Err(IncrementalError::Invalid(first))) => {
+            // Certain before the error: the route without the value found it too before refusing the text.
+            let mut full = validator.incremental().without_value();
+            let refused = chunks(text.as_bytes(), cuts)
+                .into_iter()
+                .try_for_each(|piece| full.feed(piece))
+                .is_err();
+            let early = full.violations().to_vec();
+            assert_eq!(first.len(), 1, "{at}: {first:?}");
+            assert!(
+                is_among(first.iter().next().unwrap(), &early),
+                "{at}: refused {refused}, {first:?} not among {early:?}"
+            );
+        }
+        _ => panic!("{at}: whole {expected:?}, first violation only {got:?}"),
+    }
+}
+
 /// A schema that `any_json`'s texts (names `a` to `c`) pass and fail in many ways, at many depths: streamed
 /// containers, a captured one (`anyOf`), `additionalProperties`, `maxItems`, `maxLength`, `required`.
 fn constraining_schema() -> Validator {
@@ -213,11 +285,15 @@ fn every_error_is_named_as_parse_json_names_it_wherever_the_text_is_cut() {
         let nested_too_deep = format!("{}1{}", "[".repeat(128), "]".repeat(128));
         for text in [text, &nested_ok, &nested_too_deep] {
             assert_agree(&validator, text, &[]);
+            // A run that stops at its first violation names them the same (no schema here can be violated).
+            assert_first_violation_agrees(&validator, text, &[]);
             for cut in 0..=text.len() {
                 assert_agree(&validator, text, &[cut]);
+                assert_first_violation_agrees(&validator, text, &[cut]);
             }
             let every: Vec<usize> = (0..=text.len()).collect();
             assert_agree(&validator, text, &every);
+            assert_first_violation_agrees(&validator, text, &every);
         }
     }
 }
@@ -360,4 +436,60 @@ proptest! {
         assert_agree_without_value(&constraining_schema(), &text, &cuts);
         assert_agree_without_value(&any_schema(), &text, &cuts);
     }
+
+    /// Stopped at the first certain violation, however the text is cut: `is_valid`'s verdict, one of `validate`'s
+    /// violations, and a malformed text's error as before (unless a violation was certain before it).
+    #[test]
+    fn the_first_violation_only_agrees(
+        text in prop_oneof![any_json(), mutated()],
+        cuts in prop::collection::vec(0usize..400, 0..4),
+    ) {
+        assert_first_violation_agrees(&constraining_schema(), &text, &cuts);
+        assert_first_violation_agrees(&any_schema(), &text, &cuts);
+    }
+}
+
+/// A run that stops at its first certain violation keeps that one, byte by byte or in one step, and reads nothing
+/// after it (not even malformed text); a repeated name met before it is reported as `parse_json_with` reports it.
+#[test]
+fn the_first_violation_stops_the_run() {
+    let validator = Validator::new(&json!({
+        "properties": { "s": { "enum": ["low", "high"] }, "n": { "type": "integer" } },
+        "required": ["s", "n", "m"]
+    }))
+    .unwrap();
+    let text = br#"{"n": "x", "s": "urgent"}"#;
+    // Byte by byte: `"x"` is certain at its first byte (a string where an integer must be).
+    let mut run = validator.incremental().first_violation_only();
+    for (at, byte) in text.iter().enumerate() {
+        run.feed(std::slice::from_ref(byte)).unwrap();
+        assert_eq!(run.violations().len(), usize::from(at >= 6), "after byte {at}");
+    }
+    run.feed(b"]]] not JSON").unwrap();
+    let Err(IncrementalError::Invalid(report)) = run.finish() else {
+        panic!("invalid")
+    };
+    assert_eq!(report.to_string(), "#/n: type: expected integer, got string");
+    // In one step: the object is complete in the chunk, and the pass ends at its first violation.
+    let mut whole = text.to_vec();
+    whole.extend_from_slice(b"]]] not JSON");
+    let mut run = validator.incremental().first_violation_only();
+    run.feed(&whole).unwrap();
+    assert_eq!(run.violations().len(), 1);
+    let all = validator
+        .validate(&serde_json::from_slice(text).unwrap())
+        .unwrap_err();
+    assert_eq!(all.len(), 3, "{all}");
+    assert!(is_among(
+        &run.violations()[0],
+        &all.iter().cloned().collect::<Vec<_>>()
+    ));
+    // A repeat before the violation: the text is refused as `parse_json_with` refuses it.
+    let mut run = validator.incremental().first_violation_only();
+    run.feed(br#"{"m": 1, "m": 2, "s": "urgent""#).unwrap();
+    assert_eq!(run.violations().len(), 1);
+    let Err(IncrementalError::Malformed(err)) = run.finish() else {
+        panic!("a repeat")
+    };
+    assert_eq!(err.kind(), MalformedKind::DuplicateKey);
 }

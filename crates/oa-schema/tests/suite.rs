@@ -331,7 +331,33 @@ fn incremental_agrees(
     }
     incremental_run_agrees(validator.incremental(), &compact, &[usize::MAX], report)
         .map_err(|err| format!("fed whole: {err}"))?;
+    // Stopped at the first certain violation: fed whole (compact), and pretty in small chunks.
+    first_violation_agrees(validator, &compact, &[usize::MAX], report)?;
+    first_violation_agrees(validator, &pretty, SMALL_CHUNKS, report)?;
     bytes_agree(validator, data, report)
+}
+
+/// A run that stops at its first certain violation (`first_violation_only`) on `text` fed in chunks of `sizes` in
+/// turn: `validate`'s verdict, and when invalid one violation, in `validate`'s report.
+fn first_violation_agrees(
+    validator: &Validator,
+    text: &str,
+    sizes: &[usize],
+    report: &Result<(), oa_schema::Violations>,
+) -> Result<(), String> {
+    let mut run = validator.incremental().first_violation_only();
+    feed_in_chunks(&mut run, text, sizes).map_err(|err| format!("first violation only: {err}"))?;
+    match (run.finish(), report) {
+        (Ok(()), Ok(())) => Ok(()),
+        (Err(IncrementalError::Invalid(got)), Err(expected))
+            if got.len() == 1 && got.iter().all(|violation| in_report(violation, expected)) =>
+        {
+            Ok(())
+        }
+        (got, expected) => Err(format!(
+            "first violation only (chunks of {sizes:?}) differs: {got:?}, validate {expected:?}"
+        )),
+    }
 }
 
 /// The whole-slice entry points (`Validator::is_valid_bytes`, `validate_bytes`) on the instance's text, compact and
@@ -364,14 +390,8 @@ fn bytes_agree(
 /// Chunk sizes that cut tokens and UTF-8 sequences.
 const SMALL_CHUNKS: &[usize] = &[1, 2, 3, 5, 7];
 
-/// One incremental run (keeping the value or not) on `text` fed in chunks of `sizes` in turn agrees with
-/// `validate`'s report.
-fn incremental_run_agrees(
-    mut run: oa_schema::Incremental,
-    text: &str,
-    sizes: &[usize],
-    report: &Result<(), oa_schema::Violations>,
-) -> Result<(), String> {
+/// Feeds `text` to `run` in chunks of `sizes` in turn.
+fn feed_in_chunks(run: &mut oa_schema::Incremental, text: &str, sizes: &[usize]) -> Result<(), String> {
     let mut rest = text.as_bytes();
     for &size in sizes.iter().cycle() {
         if rest.is_empty() {
@@ -382,22 +402,37 @@ fn incremental_run_agrees(
             .map_err(|err| format!("incremental route refused the text: {err}"))?;
         rest = after;
     }
+    Ok(())
+}
+
+/// Whether `violation` is in `report`: the same instance location, kind, absolute schema location and message (the
+/// report lists a violation reached by two keyword paths once, under the first path in report order; one found
+/// early may have come by the other).
+fn in_report(violation: &oa_schema::Violation, report: &oa_schema::Violations) -> bool {
+    report.iter().any(|kept| {
+        kept.instance_location() == violation.instance_location()
+            && kept.kind() == violation.kind()
+            && kept.schema_location().absolute() == violation.schema_location().absolute()
+            && kept.message() == violation.message()
+    })
+}
+
+/// One incremental run (keeping the value or not) on `text` fed in chunks of `sizes` in turn agrees with
+/// `validate`'s report.
+fn incremental_run_agrees(
+    mut run: oa_schema::Incremental,
+    text: &str,
+    sizes: &[usize],
+    report: &Result<(), oa_schema::Violations>,
+) -> Result<(), String> {
+    feed_in_chunks(&mut run, text, sizes)?;
     let early = run.violations().to_vec();
     match report {
         Ok(()) if !early.is_empty() => {
             return Err(format!("a certain violation on a valid instance: {early:?}"));
         }
         Err(expected) => {
-            // The report lists a violation reached by two keyword paths once, under the first path in report order;
-            // the early one may have come by the other.
-            if let Some(missing) = early.iter().find(|violation| {
-                !expected.iter().any(|kept| {
-                    kept.instance_location() == violation.instance_location()
-                        && kept.kind() == violation.kind()
-                        && kept.schema_location().absolute() == violation.schema_location().absolute()
-                        && kept.message() == violation.message()
-                })
-            }) {
+            if let Some(missing) = early.iter().find(|violation| !in_report(violation, expected)) {
                 return Err(format!(
                     "a certain violation not in validate's report: {missing:?}"
                 ));

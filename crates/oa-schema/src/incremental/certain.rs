@@ -149,6 +149,9 @@ pub(crate) struct Certain {
     /// Whether `found` is the whole report (the document's value is not kept): a check that reaches the depth limit
     /// is then kept with the limit's violation rather than dropped.
     pub(super) whole: bool,
+    /// Whether the run stops at its first certain violation (`Incremental::first_violation_only`): one is kept, and
+    /// nothing is evaluated after it.
+    pub(super) first: bool,
 }
 
 impl Certain {
@@ -168,6 +171,7 @@ impl Certain {
             found: Vec::new(),
             value_mark: 0,
             whole,
+            first: false,
         }
     }
 
@@ -240,8 +244,9 @@ impl Certain {
         }
     }
 
-    /// An array or object beginning at `entries` was read whole (and is not invalid as a text): checked at each
-    /// entry by the collecting evaluator, as a captured container is at its close.
+    /// An array or object beginning at `entries` was read whole (found not valid, or in a run that reports every
+    /// violation: as `validate`, no yes/no run first): checked at each entry by the collecting evaluator, as a
+    /// captured container is at its close.
     pub(crate) fn judged(&mut self, schema: &CompiledSchema, entries: Entries, value: &Value) {
         self.value_mark = self.found.len();
         for reach in &entries.0 {
@@ -249,6 +254,38 @@ impl Certain {
             // then the walk finds nothing).
             self.record(schema, reach, None, value);
         }
+    }
+
+    /// An array or object beginning at `entries`, complete in `text` (well-formed or not), judged at each entry in
+    /// one pass over the text: the validating deserializer's collecting mode (`typed/collect.rs`) with the entry's
+    /// way, no value built; in a run that stops at its first violation, up to the first. `Some(true)`: valid at
+    /// each; `Some(false)`: its violations are kept; `None`: the pass did not answer at some entry (nothing is
+    /// kept: the caller reads the value).
+    pub(crate) fn collected(
+        &mut self,
+        schema: &CompiledSchema,
+        entries: &Entries,
+        text: &str,
+    ) -> Option<bool> {
+        let mut found = Vec::new();
+        for reach in &entries.0 {
+            let mut at = with_way(schema, reach, |way| {
+                crate::typed::collect_at(schema, way, reach.node, text, self.first)
+            })?;
+            if self.first && !at.is_empty() {
+                at.truncate(1);
+                found = at;
+                break;
+            }
+            found.append(&mut at);
+        }
+        if found.is_empty() {
+            return Some(true);
+        }
+        // Kept as found: repeats (a violation reached by two ways) are dropped by the report's sort.
+        self.value_mark = self.found.len();
+        self.found.append(&mut found);
+        Some(false)
     }
 
     /// A value begins at `entries`, its first byte telling what it is: as [`value_start`](Self::value_start).
@@ -496,29 +533,17 @@ impl Certain {
         instance: &Value,
         keep: impl Fn(&Violation) -> bool,
     ) {
-        let links: Vec<&Link> =
-            std::iter::successors(Some(reach.as_ref()), |link| link.parent.as_deref()).collect();
-        let way: Vec<Reached<'_>> = links
-            .iter()
-            .rev()
-            .map(|link| Reached {
-                step: link.step.as_ref().map(|step| match step {
-                    OwnedStep::Key(key) => Step::Key(key),
-                    OwnedStep::Index(index) => Step::Index(*index),
-                }),
-                schema_step: match (&link.parent, link.via_ref) {
-                    (None, _) => "",
-                    (Some(_), true) => "/$ref",
-                    (Some(_), false) => schema.nodes[link.node as usize].relative(),
-                },
-                resource: schema.nodes[link.node as usize].resource,
-            })
-            .collect();
-        let mut ev = Evaluator::new(schema, true);
-        let (found, too_deep) = match keyword {
-            None => ev.node_at(&way, reach.node, instance),
-            Some(keyword) => ev.keyword_at(&way, reach.node, keyword, instance),
-        };
+        if self.first && !self.found.is_empty() {
+            // The run has its violation: nothing more is evaluated.
+            return;
+        }
+        let (found, too_deep) = with_way(schema, reach, |way| {
+            let mut ev = Evaluator::new(schema, true);
+            match keyword {
+                None => ev.node_at(way, reach.node, instance),
+                Some(keyword) => ev.keyword_at(way, reach.node, keyword, instance),
+            }
+        });
         if too_deep && !self.whole {
             // The whole walk stops at the limit: what it reports after it is not known.
             return;
@@ -535,7 +560,31 @@ impl Certain {
                 self.found.push(violation);
             }
         }
+        if self.first {
+            self.found.truncate(1);
+        }
     }
+}
+
+/// Runs `then` with the way the whole walk takes to the reach's node (outermost frame first).
+fn with_way<R>(schema: &CompiledSchema, reach: &Reach, then: impl FnOnce(&[Reached<'_>]) -> R) -> R {
+    let mut way: Vec<Reached<'_>> =
+        std::iter::successors(Some(reach.as_ref()), |link| link.parent.as_deref())
+            .map(|link| Reached {
+                step: link.step.as_ref().map(|step| match step {
+                    OwnedStep::Key(key) => Step::Key(key),
+                    OwnedStep::Index(index) => Step::Index(*index),
+                }),
+                schema_step: match (&link.parent, link.via_ref) {
+                    (None, _) => "",
+                    (Some(_), true) => "/$ref",
+                    (Some(_), false) => schema.nodes[link.node as usize].relative(),
+                },
+                resource: schema.nodes[link.node as usize].resource,
+            })
+            .collect();
+    way.reverse();
+    then(&way)
 }
 
 /// Whether every name of `required` is certainly among `names` (compared one by one, up to [`NAMES_COMPARED`]

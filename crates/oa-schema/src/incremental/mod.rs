@@ -126,12 +126,16 @@ impl Incremental {
     #[must_use]
     pub fn max_depth(mut self, limit: usize) -> Self {
         let completed = self.parser.completed.take();
+        let first_only = self.parser.first_only;
         self.parser = PushParser::new(
             limit.min(MAX_DEPTH_CEILING),
             Some(&self.validator),
             self.keep_value,
         );
         self.parser.completed = completed;
+        if first_only {
+            self.parser.stop_at_first();
+        }
         self
     }
 
@@ -254,6 +258,38 @@ impl Incremental {
         self
     }
 
+    /// Stops at the first certain violation: a run for a verdict, or for a stream cut as soon as it is doomed. Keeps
+    /// no value (as [`without_value`](Self::without_value)); where the run would find a certain violation, it keeps
+    /// the first one it meets (one of [`Validator::validate`]'s on the whole text, at its pointer), evaluates nothing
+    /// more, and reads no more: later `feed`s return `Ok` without looking at their bytes. [`finish`](Self::finish)
+    /// then reports that one violation (or the text's first repeated member name, when one was met before it), and
+    /// the verdict is [`Validator::is_valid`]'s on the whole text's value. What follows the violation is not read,
+    /// so a text malformed after it is not reported as malformed; one malformed before it is, exactly as without
+    /// this mode. Set before the first `feed`.
+    ///
+    /// ```
+    /// use oa_schema::{IncrementalError, Validator};
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "properties": { "s": { "enum": ["low", "high"] }, "n": { "type": "integer" } }
+    /// }))
+    /// .unwrap();
+    /// let mut run = validator.incremental().first_violation_only();
+    /// run.feed(br#"{"s": "urgent", "n": "x", "#).unwrap();
+    /// assert_eq!(run.violations().len(), 1);
+    /// // The run has its verdict: the rest is not read (not even this stray byte).
+    /// run.feed(b"]").unwrap();
+    /// let Err(IncrementalError::Invalid(report)) = run.finish() else { panic!("invalid") };
+    /// assert_eq!(report.to_string(), r#"#/s: enum: must be one of "low", "high""#);
+    /// ```
+    #[must_use]
+    pub fn first_violation_only(self) -> Self {
+        let mut run = self.without_value();
+        run.parser.stop_at_first();
+        run
+    }
+
     /// The text has ended: validates the document.
     ///
     /// # Errors
@@ -262,6 +298,14 @@ impl Incremental {
     pub fn finish(mut self) -> Result<(), IncrementalError> {
         if self.keep_value {
             return self.finish_value().map(drop);
+        }
+        if self.parser.stopped() {
+            if let Some(repeat) = self.parser.take_repeat() {
+                return Err(IncrementalError::Malformed(repeat));
+            }
+            return Err(IncrementalError::Invalid(Violations::sorted(
+                self.parser.take_certain(),
+            )));
         }
         self.parser.finish()?;
         let found = self.parser.take_certain();

@@ -143,6 +143,8 @@ pub(crate) struct PushParser {
     fed: usize,
     /// The bytes after its first that the container just skipped held, for `feed` to step over.
     skipped: usize,
+    /// Whether reading stops at the first certain violation (see [`stop_at_first`](Self::stop_at_first)).
+    pub(super) first_only: bool,
 }
 
 /// The largest container read into a value to be checked whole when it is not valid (the value costs several
@@ -204,6 +206,7 @@ impl PushParser {
             wasted: 0,
             fed: 0,
             skipped: 0,
+            first_only: false,
         }
     }
 
@@ -216,6 +219,25 @@ impl PushParser {
             // Nothing is copied without the value.
             self.completed = None;
         }
+    }
+
+    /// Stops reading at the first certain violation (set before the first byte): one is kept, and the bytes after
+    /// the one that made it certain are not read.
+    pub(crate) fn stop_at_first(&mut self) {
+        if let Some(watcher) = &mut self.watcher {
+            watcher.certain.first = true;
+            self.first_only = true;
+        }
+    }
+
+    /// Whether the run stopped at its first certain violation.
+    pub(crate) fn stopped(&self) -> bool {
+        self.first_only && !self.certain().is_empty()
+    }
+
+    /// The first repeated member name met, if any (reported before a violation: `parse_json_with` refuses the text).
+    pub(crate) fn take_repeat(&mut self) -> Option<MalformedJson> {
+        self.repeat.take()
     }
 
     /// A token's buffer holding its first byte: the spare one when there is one.
@@ -263,6 +285,10 @@ impl PushParser {
         self.fed = self.fed.saturating_add(chunk.len());
         let mut idx = 0;
         while idx < chunk.len() {
+            if self.first_only && self.stopped() {
+                // The verdict is known: the rest is not read.
+                return Ok(());
+            }
             if let Some(pending) = &mut self.pending {
                 let take = (pending.want - pending.rest.len()).min(chunk.len() - idx);
                 pending.rest.extend_from_slice(&chunk[idx..idx + take]);
@@ -667,19 +693,32 @@ impl PushParser {
             return Err(entries);
         }
         let needed = self.keep_values || watcher.certain.in_captured();
-        let schema = watcher.validator.compiled();
-        let span = match span::container(rest, self.max_depth - self.stack.len()) {
-            Ok(span) => span,
-            Err(looked) => {
-                self.wasted += looked;
-                return Err(entries);
-            }
+        // The document's value fed whole (only whitespace after it) is taken to end where the bytes do, without the
+        // scan: the strict read that judges it checks that guess (one value, nesting within `parse_json`'s limit,
+        // which this parser's default is), and where it fails the bytes are read byte by byte, as after a scan.
+        let guessed = (self.stack.is_empty() && self.max_depth >= super::DEFAULT_MAX_DEPTH)
+            .then(|| span::whole(rest))
+            .flatten();
+        let span = match guessed {
+            Some(span) => span,
+            None => match span::container(rest, self.max_depth - self.stack.len()) {
+                Ok(span) => span,
+                Err(looked) => {
+                    self.wasted += looked;
+                    return Err(entries);
+                }
+            },
         };
         let Ok(text) = std::str::from_utf8(&rest[..span.len]) else {
             self.wasted += span.len;
             return Err(entries);
         };
         // Where the deserializer would read the value whole anyway, it is read once, directly.
+        let Some(Watcher { certain, validator }) = &mut self.watcher else {
+            return Err(entries);
+        };
+        let schema = validator.compiled();
+        let mut judged = false;
         let object = rest.first() == Some(&b'{');
         let direct = needed
             || (span.len <= VALUE_SPAN_MAX
@@ -697,11 +736,19 @@ impl PushParser {
                 // Nothing reached certainly: only read.
                 holds(None, 0)
             } else {
-                nodes.all(|(node, depth)| holds(Some(node), depth))
+                // Judged at its entries in one pass that also names the violations (up to the first, in a run that
+                // stops there); where that pass does not answer, the verdict alone, and the value if it fails.
+                match certain.collected(schema, &entries, text) {
+                    Some(valid) => {
+                        judged = true;
+                        valid
+                    }
+                    None => nodes.all(|(node, depth)| holds(Some(node), depth)),
+                }
             }
         };
         let mut kept = Value::Null;
-        if !holds {
+        if !holds && !judged {
             let value = (needed || span.len <= VALUE_SPAN_MAX)
                 .then(|| strict_value(text))
                 .flatten();
@@ -710,7 +757,7 @@ impl PushParser {
                 return Err(entries);
             };
             let schema = watcher.validator.compiled();
-            if direct {
+            if direct && (needed || watcher.certain.first) {
                 // Checked as the byte-by-byte read would check it (the yes/no evaluator first); kept if needed.
                 watcher.certain.checked(schema, entries, &value);
                 if needed {

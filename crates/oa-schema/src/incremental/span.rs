@@ -13,6 +13,34 @@ pub(super) struct Span {
     pub(super) tail: usize,
 }
 
+/// The container that `bytes` starts with, supposing it is the rest of the text: `bytes` with its trailing
+/// whitespace trimmed, when its last byte is the bracket that closes its first (a cheap guess, no scan: the strict
+/// read that judges the span must then find one value that ends there, else the caller takes [`container`]). Its
+/// line feeds are counted anywhere (a well-formed span has none inside its strings).
+pub(super) fn whole(bytes: &[u8]) -> Option<Span> {
+    let len = bytes.len()
+        - bytes
+            .iter()
+            .rev()
+            .take_while(|byte| matches!(byte, b' ' | b'\n' | b'\t' | b'\r'))
+            .count();
+    let closes = match bytes.first() {
+        Some(b'{') => b'}',
+        Some(b'[') => b']',
+        _ => return None,
+    };
+    if len < 2 || bytes[len - 1] != closes {
+        return None;
+    }
+    let span = &bytes[..len];
+    let newlines = span.iter().filter(|&&byte| byte == b'\n').count();
+    let tail = match newlines {
+        0 => len,
+        _ => span.iter().rev().position(|&byte| byte == b'\n').unwrap_or(len),
+    };
+    Some(Span { len, newlines, tail })
+}
+
 /// The container that `bytes` starts with (`[` or `{`), when it closes within `bytes` and nests at most `room`
 /// deep (itself included); else how many bytes were looked at to learn that it does not.
 pub(super) fn container(bytes: &[u8], room: usize) -> Result<Span, usize> {
@@ -110,7 +138,32 @@ static CLASS: [u8; 256] = {
 
 #[cfg(test)]
 mod tests {
-    use super::{Span, container};
+    use super::{Span, container, whole};
+
+    #[test]
+    fn the_whole_rest_is_guessed_from_its_last_bracket() {
+        assert_eq!(
+            whole(b"{\"a\":\n [1]}\n \t"),
+            Some(Span {
+                len: 11,
+                newlines: 1,
+                tail: 5
+            })
+        );
+        assert_eq!(
+            whole(b"[1] "),
+            Some(Span {
+                len: 3,
+                newlines: 0,
+                tail: 3
+            })
+        );
+        // Not closed by its own kind of bracket, or not a container: no guess.
+        assert_eq!(whole(b"[1}"), None);
+        assert_eq!(whole(b"{\"a\": 1"), None);
+        assert_eq!(whole(b"["), None);
+        assert_eq!(whole(b"\"]\""), None);
+    }
 
     #[test]
     fn finds_the_matching_bracket_over_strings_and_escapes() {

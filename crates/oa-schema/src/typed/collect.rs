@@ -38,31 +38,72 @@ const SHORT_WAY: usize = 16;
 /// Every violation of `text` against `schema`, as `validate` reports them on its value (unsorted, repeats
 /// possible); `None` where this pass does not answer (see the module docs).
 pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Violation>> {
-    if schema.dynamic_scope_matters || numbers_keep_digits() {
+    let root = schema.nodes.get(schema.root as usize)?;
+    let way = [Reached {
+        step: None,
+        schema_step: "",
+        resource: root.resource,
+    }];
+    collect_at(schema, &way, schema.root, text, false)
+}
+
+/// As [`collect_str`], for a value inside a document (the incremental route's complete containers): `text` is
+/// checked at node `id`, reached by `way` (the frames the whole walk builds on its way there, outermost first, the
+/// node's last), so the violations are those the whole walk records under it. With `first`, the pass ends at the
+/// first evaluation that records a violation and gives what that one found (a verdict, and the violation that
+/// proves it).
+pub(crate) fn collect_at<'s>(
+    schema: &'s CompiledSchema,
+    way: &[Reached<'s>],
+    id: NodeId,
+    text: &str,
+    first: bool,
+) -> Option<Vec<Violation>> {
+    if schema.dynamic_scope_matters || numbers_keep_digits() || way.is_empty() || way.len() >= WAY_MAX {
         return None;
     }
     let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
-    let root = schema.nodes.get(schema.root as usize)?;
+    let mut keys = String::new();
+    let frames = way
+        .iter()
+        .map(|reached| Frame {
+            step: match reached.step {
+                None => FrameStep::None,
+                Some(Step::Index(index)) => FrameStep::Index(index),
+                Some(Step::Key(key)) => {
+                    let start = keys.len();
+                    keys.push_str(key);
+                    FrameStep::Key {
+                        start,
+                        end: keys.len(),
+                    }
+                }
+            },
+            schema_step: reached.schema_step,
+            resource: reached.resource,
+        })
+        .collect();
     let mut collector = Collector {
         schema,
         plan,
-        frames: vec![Frame {
-            step: FrameStep::None,
-            schema_step: "",
-            resource: root.resource,
-        }],
-        keys: String::new(),
+        frames,
+        keys,
         ev: Evaluator::new(schema, true),
         stopped: false,
         scratch: Value::String(String::new()),
+        first,
+        decided: false,
     };
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = Val {
         c: &mut collector,
-        node: schema.root,
+        node: id,
     }
     .deserialize(&mut deserializer)
     .and_then(|()| deserializer.end());
+    if collector.decided {
+        return Some(collector.ev.into_found());
+    }
     if read.is_err() || collector.stopped {
         return None;
     }
@@ -96,6 +137,10 @@ struct Collector<'s> {
     stopped: bool,
     /// The string value reused for every string checked.
     scratch: Value,
+    /// Whether the pass ends at the first violation recorded ([`collect_at`]).
+    first: bool,
+    /// A violation was recorded with `first`: the pass unwinds and answers.
+    decided: bool,
 }
 
 /// What a container meets at its node.
@@ -238,6 +283,7 @@ impl<'s> Collector<'s> {
             // The whole walk stops at the depth limit: the value route says what it reports.
             self.stopped = true;
         }
+        self.decided = self.first && !self.stopped && !self.ev.violations.is_empty();
     }
 
     /// The keywords of node `id` that carry `check`, evaluated over `proxy` at the current frame.
@@ -474,7 +520,15 @@ impl<'de> DeserializeSeed<'de> for Val<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
+        let Val { c, node } = self;
+        deserializer.deserialize_any(Val { c: &mut *c, node })?;
+        if c.decided {
+            // The first violation is found: the rest is not read.
+            return Err(de::Error::custom(
+                "oa-schema: the collecting pass has its first violation",
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -25,7 +25,7 @@ mod number;
 pub(crate) mod plan;
 mod value;
 
-pub(crate) use collect::collect_str;
+pub(crate) use collect::{collect_at, collect_str};
 
 /// How many `$ref`s (or nullable unions) a container may follow before its plan is reached.
 const MAX_REDIRECTS: u32 = 32;
