@@ -133,22 +133,39 @@ impl Violations {
             // after the members): sorted where it lies, without a key or an allocation. Insertion compares every
             // pair that ends up side by side, so when no compared pair shared a location no two neighbours do, and
             // there is no repeat to look for.
+            // A report out of order (the one-pass report's arrive in text order, an object's members not in name
+            // order) is sorted on each location's first 16 key bytes, taken once at the first pair out of order:
+            // most pairs part there, and only a tie compares the locations.
             let mut items = items;
             let mut shared_location = false;
+            let mut prefixes: Option<[u128; INSERTION_SORT_MAX]> = None;
             for idx in 1..items.len() {
                 let mut at = idx;
                 while at > 0
                     && match (items.get(at - 1), items.get(at)) {
-                        (Some(a), Some(b)) => match a.instance_location.cmp(&b.instance_location) {
-                            std::cmp::Ordering::Equal => {
-                                shared_location = true;
-                                report_order(a, b).is_gt()
+                        (Some(a), Some(b)) => {
+                            let by_prefix = prefixes.as_ref().map_or(std::cmp::Ordering::Equal, |prefixes| {
+                                prefixes[at - 1].cmp(&prefixes[at])
+                            });
+                            match by_prefix.then_with(|| a.instance_location.cmp(&b.instance_location)) {
+                                std::cmp::Ordering::Equal => {
+                                    shared_location = true;
+                                    report_order(a, b).is_gt()
+                                }
+                                by_location => by_location.is_gt(),
                             }
-                            by_location => by_location.is_gt(),
-                        },
+                        }
                         _ => false,
                     }
                 {
+                    let prefixes = prefixes.get_or_insert_with(|| {
+                        let mut prefixes = [0; INSERTION_SORT_MAX];
+                        for (prefix, violation) in prefixes.iter_mut().zip(&items) {
+                            *prefix = violation.instance_location.sort_prefix();
+                        }
+                        prefixes
+                    });
+                    prefixes.swap(at - 1, at);
                     items.swap(at - 1, at);
                     at -= 1;
                 }
