@@ -260,11 +260,9 @@ impl Location {
     /// locations: a caller encodes each once and compares bytes, instead of splitting and decoding tokens at every
     /// comparison.
     ///
-    /// Each token becomes a tag byte and a body: an index `0x01`, the count of its value's significant bytes (1 to
-    /// 8), then those bytes big-endian; a key `0x02` and its decoded bytes (a `0x00` byte written `0x00 0xFF`)
-    /// closed by `0x00 0x00`. So indices sort before keys and numerically, keys by code point, and a prefix before
-    /// its extensions; the usual location's key starts within its first 16 bytes (see
-    /// [`sort_prefix`](Self::sort_prefix)).
+    /// Each token becomes a tag byte and a body: an index `0x01` and its value as 8 big-endian bytes, a key `0x02`
+    /// and its decoded bytes (a `0x00` byte written `0x00 0xFF`) closed by `0x00 0x00`. So indices sort before
+    /// keys and numerically, keys by code point, and a prefix before its extensions.
     ///
     /// ```
     /// # use oa_pointer::Location;
@@ -278,41 +276,15 @@ impl Location {
     /// assert!(key("/9/x") < key("/b"));
     /// ```
     pub fn push_sort_key(&self, out: &mut Vec<u8>) {
-        // Room for the usual key: each token's tag and terminator, or an index's bytes.
-        out.reserve(self.text.len() + 16);
-        self.write_sort_key(out);
-    }
-
-    /// The first 16 bytes of [`push_sort_key`](Self::push_sort_key)'s key (zeros after a shorter one), as a number:
-    /// two locations whose prefixes differ order as their prefixes do; equal prefixes say nothing (compare the
-    /// locations). For sorting a few locations without a buffer: most of a report's locations part within their
-    /// first token or two.
-    ///
-    /// ```
-    /// # use oa_pointer::Location;
-    /// let prefix = |text: &str| Location::parse(text).unwrap().sort_prefix();
-    /// assert!(prefix("/a/2") < prefix("/a/10"));
-    /// assert!(prefix("") < prefix("/a"));
-    /// assert!(prefix("/9/x") < prefix("/b"));
-    /// assert_eq!(prefix("/a_long_member_name/1"), prefix("/a_long_member_name/2"));
-    /// ```
-    pub fn sort_prefix(&self) -> u128 {
-        let mut prefix = KeyPrefix {
-            bytes: [0; 16],
-            len: 0,
-        };
-        self.write_sort_key(&mut prefix);
-        u128::from_be_bytes(prefix.bytes)
-    }
-
-    fn write_sort_key(&self, out: &mut impl KeySink) {
         let Some(body) = self.text.strip_prefix('/') else {
             return;
         };
+        // Room for the usual key: each token's tag and terminator, or an index's eight bytes.
+        out.reserve(body.len() + 16);
         // Tokens found by a byte loop: they are short, and a searcher call per token costs more than the scan.
         let bytes = body.as_bytes();
         let mut start = 0;
-        while start <= bytes.len() && !out.full() {
+        while start <= bytes.len() {
             let end = bytes
                 .get(start..)
                 .and_then(|rest| rest.iter().position(|&byte| byte == b'/'))
@@ -333,70 +305,20 @@ impl Location {
     }
 }
 
-/// Where a sort key is written: a buffer, or a fixed prefix that keeps what fits (see [`Location::sort_prefix`]).
-trait KeySink {
-    fn put(&mut self, byte: u8);
-    fn put_all(&mut self, bytes: &[u8]);
-    /// Whether nothing more is kept.
-    fn full(&self) -> bool;
-}
-
-impl KeySink for Vec<u8> {
-    fn put(&mut self, byte: u8) {
-        self.push(byte);
-    }
-
-    fn put_all(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
-
-    fn full(&self) -> bool {
-        false
-    }
-}
-
-/// A key's first 16 bytes.
-struct KeyPrefix {
-    bytes: [u8; 16],
-    len: usize,
-}
-
-impl KeySink for KeyPrefix {
-    fn put(&mut self, byte: u8) {
-        if let Some(slot) = self.bytes.get_mut(self.len) {
-            *slot = byte;
-            self.len += 1;
-        }
-    }
-
-    fn put_all(&mut self, bytes: &[u8]) {
-        let room = self.bytes.len().saturating_sub(self.len);
-        let taken = bytes.get(..room).unwrap_or(bytes);
-        if let Some(slots) = self.bytes.get_mut(self.len..self.len + taken.len()) {
-            slots.copy_from_slice(taken);
-            self.len += taken.len();
-        }
-    }
-
-    fn full(&self) -> bool {
-        self.len >= self.bytes.len()
-    }
-}
-
 /// Appends one escaped token's part of a sort key (see [`Location::push_sort_key`]).
-fn push_token_sort_key(out: &mut impl KeySink, token: &str) {
+fn push_token_sort_key(out: &mut Vec<u8>, token: &str) {
     if token.contains('~') {
         // Only a key can hold an escape: decode it, then encode as a key.
-        out.put(0x02);
+        out.push(0x02);
         for byte in unescaped_bytes(token) {
-            out.put(byte);
+            out.push(byte);
             if byte == 0 {
-                out.put(0xFF);
+                out.push(0xFF);
             }
         }
-        out.put_all(&[0x00, 0x00]);
+        out.extend_from_slice(&[0x00, 0x00]);
     } else {
-        Segment::Key(token).write_sort_key(out);
+        Segment::Key(token).push_sort_key(out);
     }
 }
 
@@ -414,44 +336,32 @@ impl Segment<'_> {
     /// assert_eq!(from_steps, from_location);
     /// ```
     pub fn push_sort_key(&self, out: &mut Vec<u8>) {
-        self.write_sort_key(out);
-    }
-
-    fn write_sort_key(&self, out: &mut impl KeySink) {
         // A key that reads as a canonical index is the same token as that index.
         let index = match *self {
             Segment::Index(index) => Some(index),
             Segment::Key(key) => order::canonical_index(key),
         };
         if let Some(index) = index {
-            // The significant bytes only (at least one), after their count: a larger count is a larger number.
-            let bytes = (index as u64).to_be_bytes();
-            let skipped = bytes.iter().take(7).take_while(|&&byte| byte == 0).count();
-            let significant = bytes.get(skipped..).unwrap_or_default();
-            // At most 8: the cast cannot truncate.
-            #[allow(clippy::cast_possible_truncation)]
-            let count = significant.len() as u8;
-            out.put(0x01);
-            out.put(count);
-            out.put_all(significant);
+            out.push(0x01);
+            out.extend_from_slice(&(index as u64).to_be_bytes());
             return;
         }
         let key = match *self {
             Segment::Key(key) => key,
             Segment::Index(_) => "",
         };
-        out.put(0x02);
+        out.push(0x02);
         if key.bytes().any(|byte| byte == 0) {
             for byte in key.bytes() {
-                out.put(byte);
+                out.push(byte);
                 if byte == 0 {
-                    out.put(0xFF);
+                    out.push(0xFF);
                 }
             }
         } else {
-            out.put_all(key.as_bytes());
+            out.extend_from_slice(key.as_bytes());
         }
-        out.put_all(&[0x00, 0x00]);
+        out.extend_from_slice(&[0x00, 0x00]);
     }
 }
 

@@ -346,30 +346,6 @@ proptest! {
     }
 
     #[test]
-    fn sort_prefixes_are_the_keys_first_bytes_and_order_as_locations_do(
-        shared in prop::collection::vec(step(), 0..3),
-        a in steps(),
-        b in steps(),
-    ) {
-        // A shared start of zero to two steps, so that the prefixes both part and tie.
-        let (mut left, mut right) = (shared.clone(), shared);
-        left.extend(a);
-        right.extend(b);
-        let (left, right) = (location_of(&left), location_of(&right));
-        for location in [&left, &right] {
-            let mut first = [0u8; 16];
-            for (slot, byte) in first.iter_mut().zip(sort_key(location)) {
-                *slot = byte;
-            }
-            prop_assert_eq!(location.sort_prefix(), u128::from_be_bytes(first), "{}", location);
-        }
-        let (p, q) = (left.sort_prefix(), right.sort_prefix());
-        if p != q {
-            prop_assert_eq!(p.cmp(&q), left.cmp(&right), "{} vs {}", left, right);
-        }
-    }
-
-    #[test]
     fn segment_sort_keys_build_the_location_sort_key(steps in steps()) {
         let mut from_steps = Vec::new();
         for step in &steps {

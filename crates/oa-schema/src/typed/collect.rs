@@ -32,6 +32,11 @@ use std::fmt;
 /// The most frames the way may hold: past it the evaluator's depth limit is near, and the value route answers.
 const WAY_MAX: usize = 256;
 
+/// The way's and the member names' first capacities (a usual document's way and names fit: they are made once a
+/// pass, where growing them from one frame and an empty string reallocated each a few times).
+const FRAMES_AT_FIRST: usize = 16;
+const KEYS_AT_FIRST: usize = 128;
+
 /// The longest way a violation's frames are laid out for on the stack (longer ones in a list).
 const SHORT_WAY: usize = 16;
 
@@ -46,16 +51,17 @@ pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Vio
     let mut collector = Collector {
         schema,
         plan,
-        frames: vec![Frame {
-            step: FrameStep::None,
-            schema_step: "",
-            resource: root.resource,
-        }],
-        keys: String::new(),
+        frames: Vec::with_capacity(FRAMES_AT_FIRST),
+        keys: String::with_capacity(KEYS_AT_FIRST),
         ev: Evaluator::new(schema, true),
         stopped: false,
         scratch: Value::String(String::new()),
     };
+    collector.frames.push(Frame {
+        step: FrameStep::None,
+        schema_step: "",
+        resource: root.resource,
+    });
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = Val {
         c: &mut collector,
