@@ -42,59 +42,6 @@ fn location_then_report_order(a: &Violation, b: &Violation) -> std::cmp::Orderin
 /// themselves); a larger one is sorted by comparing locations, so that its order costs no memory per violation.
 const KEYED_SORT_MAX: usize = 4096;
 
-/// The most runs in order a report out of order is merged from: more, and it is sorted (see [`Violations::sorted`]).
-/// A merge of `r` runs compares each violation about `log2(r)` times, where the sort compared each about as often as
-/// its logarithm of the report's length (or more: nine times on a report of 279,246 in seven runs).
-const MERGED_RUNS_MAX: usize = 64;
-
-/// The report's order as positions in `items`, from `order` (every position, in place) and where the runs in order
-/// after the first start: adjacent runs merged a pair at a time, stable (on a tie, the earlier run first).
-fn merged_runs(items: &[Violation], mut order: Vec<usize>, run_starts: &[usize]) -> Vec<usize> {
-    let not_after = |a: usize, b: usize| match (items.get(a), items.get(b)) {
-        (Some(a), Some(b)) => location_then_report_order(a, b).is_le(),
-        _ => true,
-    };
-    // Where each run ends, the last at the report's end.
-    let mut ends: Vec<usize> = run_starts.iter().copied().chain([order.len()]).collect();
-    let mut merged: Vec<usize> = Vec::with_capacity(order.len());
-    let mut merged_ends = Vec::with_capacity(ends.len().div_ceil(2));
-    while ends.len() > 1 {
-        merged.clear();
-        merged_ends.clear();
-        let mut start = 0;
-        for pair in ends.chunks(2) {
-            match *pair {
-                [middle, end] => {
-                    let left = order.get(start..middle).unwrap_or_default();
-                    let right = order.get(middle..end).unwrap_or_default();
-                    let (mut i, mut j) = (0, 0);
-                    while let (Some(&a), Some(&b)) = (left.get(i), right.get(j)) {
-                        if not_after(a, b) {
-                            merged.push(a);
-                            i += 1;
-                        } else {
-                            merged.push(b);
-                            j += 1;
-                        }
-                    }
-                    merged.extend_from_slice(left.get(i..).unwrap_or_default());
-                    merged.extend_from_slice(right.get(j..).unwrap_or_default());
-                    start = end;
-                }
-                [end] => {
-                    merged.extend_from_slice(order.get(start..end).unwrap_or_default());
-                    start = end;
-                }
-                _ => {}
-            }
-            merged_ends.push(start);
-        }
-        std::mem::swap(&mut order, &mut merged);
-        std::mem::swap(&mut ends, &mut merged_ends);
-    }
-    order
-}
-
 /// Every violation's key in one buffer ([`Location::push_sort_key`](oa_pointer::Location::push_sort_key)), for sorting a report out of order.
 struct KeyTable {
     bytes: Vec<u8>,
@@ -169,9 +116,9 @@ impl Violations {
     }
 
     /// Sorts and deduplicates; `items` must be non-empty. The collecting walk records most reports in order, or as
-    /// a few runs in order (a failed union reports each member in turn): the order is checked pair by pair, a
-    /// report in a few runs is merged by index and one in many sorted by index, so that no second copy is held per
-    /// violation (a report can hold hundreds of thousands of them), nor a key past [`KEYED_SORT_MAX`].
+    /// a few runs in order (a failed union reports each member in turn): the order is checked pair by pair, and a
+    /// report out of order is sorted by index (a stable sort finds and merges the runs), so that no key or second
+    /// copy is held per violation (a report can hold hundreds of thousands of them).
     pub(crate) fn sorted(items: Vec<Violation>) -> Self {
         if items.len() < 2 {
             return Self {
@@ -243,29 +190,14 @@ impl Violations {
             }
             return Self::deduplicated(items);
         }
-        // The runs in order: one (the usual report) needs no sort; a few (a failed union's members, each
-        // reported in turn over the whole instance) are merged, a pair of runs at a time.
-        let mut run_starts = Vec::new();
-        let mut scattered = false;
-        for (idx, pair) in items.windows(2).enumerate() {
-            if let [a, b] = pair
-                && location_then_report_order(a, b).is_gt()
-            {
-                if run_starts.len() == MERGED_RUNS_MAX {
-                    run_starts.clear();
-                    scattered = true;
-                    break;
-                }
-                run_starts.push(idx + 1);
-            }
-        }
-        if run_starts.is_empty() && !scattered {
+        if items.windows(2).all(|pair| match pair {
+            [a, b] => location_then_report_order(a, b).is_le(),
+            _ => true,
+        }) {
             return Self::deduplicated(items);
         }
         let mut order: Vec<usize> = (0..items.len()).collect();
-        if !run_starts.is_empty() {
-            order = merged_runs(&items, order, &run_starts);
-        } else if items.len() <= KEYED_SORT_MAX {
+        if items.len() <= KEYED_SORT_MAX {
             // Decorate-sort: each location as one byte key ordered as the location, all in one buffer, so that
             // comparisons are `memcmp`s.
             let keys = KeyTable::of(&items);
