@@ -681,22 +681,20 @@ impl<'s> Evaluator<'s> {
             text.push(keyword_path);
             (paths.location(extra), text)
         };
-        // One-byte parts are pushed as characters: in place, where a string is a copy call.
         if keyword_step > 0 {
-            text.buffer().push('/');
+            text.push("/");
             text.push(keyword);
         }
         text.end_keyword_path();
         text.push(absolute.base);
         text.push(absolute.fragment);
         if keyword_step > 0 {
-            text.buffer().push('/');
+            text.push("/");
             text.push(keyword);
         }
         text.end_absolute();
         text.push(keyword);
-        text.buffer().push(':');
-        text.buffer().push(' ');
+        text.push(": ");
         text.push(&detail.message);
         for part in detail.parts {
             text.push(part);
