@@ -175,7 +175,11 @@ impl Violations {
                     greater = probe;
                     step *= 2;
                 };
-                let at = from + before.get(from..greater).unwrap_or_default().partition_point(not_after);
+                let at = from
+                    + before
+                        .get(from..greater)
+                        .unwrap_or_default()
+                        .partition_point(not_after);
                 if let Some(moving) = items.get_mut(at..=idx) {
                     moving.rotate_right(1);
                 }

@@ -220,14 +220,20 @@ fn violation(location: &str, absolute: &str) -> Violation {
 /// members), and with ties at one location and repeats, as a plain sort gives them.
 #[test]
 fn small_reports_out_of_order_sort_as_a_plain_sort() {
-    let locations = ["", "/0", "/1", "/10", "/2", "/a", "/a/0", "/b", "/b/c", "/~0", "/01", "/z"];
+    let locations = [
+        "", "/0", "/1", "/10", "/2", "/a", "/a/0", "/b", "/b/c", "/~0", "/01", "/z",
+    ];
     for len in 2..=INSERTION_SORT_MAX {
         let sorted: Vec<Violation> = (0..len)
             .map(|idx| {
                 // Every third one shares its location with the one before, under another keyword; every fifth
                 // repeats the one before.
                 let at = locations[(idx - idx / 3) % locations.len()];
-                let absolute = if idx % 5 == 4 { "#/x" } else { ["#/x", "#/y"][idx % 2] };
+                let absolute = if idx % 5 == 4 {
+                    "#/x"
+                } else {
+                    ["#/x", "#/y"][idx % 2]
+                };
                 violation_with(at, absolute, "m", None)
             })
             .collect();
@@ -238,7 +244,10 @@ fn small_reports_out_of_order_sort_as_a_plain_sort() {
         for shift in 1..len {
             let mut rotated = expected.clone();
             rotated.rotate_left(shift);
-            assert!(Violations::sorted(rotated).items == expected, "{len} rotated by {shift}");
+            assert!(
+                Violations::sorted(rotated).items == expected,
+                "{len} rotated by {shift}"
+            );
         }
     }
 }
