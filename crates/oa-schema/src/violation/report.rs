@@ -130,17 +130,17 @@ impl Violations {
         }
         if items.len() <= INSERTION_SORT_MAX {
             // A small report, nearly always in order or one violation out of place (a missing property reported
-            // after the members): sorted where it lies, without a key or an allocation. Every pair of neighbours is
-            // compared (or checked when a violation lands between them), so when none shared a location there is no
-            // repeat to look for.
+            // after the members): sorted where it lies, without a key or an allocation. A report in order had every
+            // pair of neighbours compared, so when no compared pair shared a location there is no repeat to look
+            // for.
             //
             // A violation out of place (the one-pass report's arrive in text order, an object's members not in
             // name order) is put in place by a search of the part already sorted and one rotation, where stepping
             // back pair by pair compared it with every violation it passed. The search takes the place after its
-            // equals, so the sort stays stable; the two neighbours it lands between are checked for a shared
-            // location, so every pair of neighbours has been.
+            // equals, so the sort stays stable; the neighbours it did not compare are then checked for repeats.
             let mut items = items;
             let mut shared_location = false;
+            let mut moved = false;
             for idx in 1..items.len() {
                 let in_order = match (items.get(idx - 1), items.get(idx)) {
                     (Some(a), Some(b)) => match a.instance_location.cmp(&b.instance_location) {
@@ -155,6 +155,7 @@ impl Violations {
                 if in_order {
                     continue;
                 }
+                moved = true;
                 let Some((violation, before)) = items.get(..=idx).and_then(<[_]>::split_last) else {
                     continue;
                 };
@@ -182,17 +183,8 @@ impl Violations {
                 if let Some(moving) = items.get_mut(at..=idx) {
                     moving.rotate_right(1);
                 }
-                // Its new neighbours were neighbours before it came (and compared then): only the two pairs it
-                // makes are new.
-                let same_place = |a: usize, b: usize| match (items.get(a), items.get(b)) {
-                    (Some(a), Some(b)) => a.instance_location == b.instance_location,
-                    _ => false,
-                };
-                if (at > 0 && same_place(at - 1, at)) || same_place(at, at + 1) {
-                    shared_location = true;
-                }
             }
-            if !shared_location {
+            if !shared_location && !moved {
                 return Self {
                     items,
                     omitted: 0,
