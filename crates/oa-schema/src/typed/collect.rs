@@ -32,6 +32,11 @@ use std::fmt;
 /// The most frames the way may hold: past it the evaluator's depth limit is near, and the value route answers.
 const WAY_MAX: usize = 256;
 
+/// The way's and the member names' first capacities (a usual document's way and names fit: they are made once a
+/// pass, where growing them from one frame and an empty string reallocated each a few times).
+const FRAMES_AT_FIRST: usize = 16;
+const KEYS_AT_FIRST: usize = 128;
+
 /// The longest way a violation's frames are laid out for on the stack (longer ones in a list).
 const SHORT_WAY: usize = 16;
 
@@ -63,10 +68,9 @@ pub(crate) fn collect_at<'s>(
         return None;
     }
     let plan = schema.typed.get_or_init(|| TypedPlan::build(schema));
-    let mut keys = String::new();
-    let frames = way
-        .iter()
-        .map(|reached| Frame {
+    let mut keys = String::with_capacity(KEYS_AT_FIRST);
+    let mut frames = Vec::with_capacity(FRAMES_AT_FIRST.max(way.len()));
+    frames.extend(way.iter().map(|reached| Frame {
             step: match reached.step {
                 None => FrameStep::None,
                 Some(Step::Index(index)) => FrameStep::Index(index),
@@ -81,8 +85,7 @@ pub(crate) fn collect_at<'s>(
             },
             schema_step: reached.schema_step,
             resource: reached.resource,
-        })
-        .collect();
+        }));
     let mut collector = Collector {
         schema,
         plan,

@@ -130,30 +130,61 @@ impl Violations {
         }
         if items.len() <= INSERTION_SORT_MAX {
             // A small report, nearly always in order or one violation out of place (a missing property reported
-            // after the members): sorted where it lies, without a key or an allocation. Insertion compares every
-            // pair that ends up side by side, so when no compared pair shared a location no two neighbours do, and
-            // there is no repeat to look for.
+            // after the members): sorted where it lies, without a key or an allocation. A report in order had every
+            // pair of neighbours compared, so when no compared pair shared a location there is no repeat to look
+            // for.
+            //
+            // A violation out of place (the one-pass report's arrive in text order, an object's members not in
+            // name order) is put in place by a search of the part already sorted and one rotation, where stepping
+            // back pair by pair compared it with every violation it passed. The search takes the place after its
+            // equals, so the sort stays stable; the neighbours it did not compare are then checked for repeats.
             let mut items = items;
             let mut shared_location = false;
+            let mut moved = false;
             for idx in 1..items.len() {
-                let mut at = idx;
-                while at > 0
-                    && match (items.get(at - 1), items.get(at)) {
-                        (Some(a), Some(b)) => match a.instance_location.cmp(&b.instance_location) {
-                            std::cmp::Ordering::Equal => {
-                                shared_location = true;
-                                report_order(a, b).is_gt()
-                            }
-                            by_location => by_location.is_gt(),
-                        },
-                        _ => false,
+                let in_order = match (items.get(idx - 1), items.get(idx)) {
+                    (Some(a), Some(b)) => match a.instance_location.cmp(&b.instance_location) {
+                        std::cmp::Ordering::Equal => {
+                            shared_location = true;
+                            report_order(a, b).is_le()
+                        }
+                        by_location => by_location.is_le(),
+                    },
+                    _ => true,
+                };
+                if in_order {
+                    continue;
+                }
+                moved = true;
+                let Some((violation, before)) = items.get(..=idx).and_then(<[_]>::split_last) else {
+                    continue;
+                };
+                // The one before it is greater: the place is before that one. Stepping back 1, 2, 4, ... places
+                // brackets it (a violation a place or two out costs what stepping pair by pair did), then a binary
+                // search finds it in the bracket.
+                let not_after = |kept: &Violation| location_then_report_order(kept, violation).is_le();
+                let mut greater = idx - 1;
+                let mut step = 1;
+                let from = loop {
+                    let Some(probe) = greater.checked_sub(step) else {
+                        break 0;
+                    };
+                    if before.get(probe).is_some_and(not_after) {
+                        break probe + 1;
                     }
-                {
-                    items.swap(at - 1, at);
-                    at -= 1;
+                    greater = probe;
+                    step *= 2;
+                };
+                let at = from
+                    + before
+                        .get(from..greater)
+                        .unwrap_or_default()
+                        .partition_point(not_after);
+                if let Some(moving) = items.get_mut(at..=idx) {
+                    moving.rotate_right(1);
                 }
             }
-            if !shared_location {
+            if !shared_location && !moved {
                 return Self {
                     items,
                     omitted: 0,

@@ -215,6 +215,43 @@ fn violation(location: &str, absolute: &str) -> Violation {
     violation_with(location, absolute, "m", None)
 }
 
+/// The small reports sorted where they lie: every size up to `INSERTION_SORT_MAX`, reversed (each violation stepped
+/// back as far as it goes), rotated (one violation out by the whole report, as a missing property reported after the
+/// members), and with ties at one location and repeats, as a plain sort gives them.
+#[test]
+fn small_reports_out_of_order_sort_as_a_plain_sort() {
+    let locations = [
+        "", "/0", "/1", "/10", "/2", "/a", "/a/0", "/b", "/b/c", "/~0", "/01", "/z",
+    ];
+    for len in 2..=INSERTION_SORT_MAX {
+        let sorted: Vec<Violation> = (0..len)
+            .map(|idx| {
+                // Every third one shares its location with the one before, under another keyword; every fifth
+                // repeats the one before.
+                let at = locations[(idx - idx / 3) % locations.len()];
+                let absolute = if idx % 5 == 4 {
+                    "#/x"
+                } else {
+                    ["#/x", "#/y"][idx % 2]
+                };
+                violation_with(at, absolute, "m", None)
+            })
+            .collect();
+        let expected = plain_sort(&sorted);
+        let mut reversed = sorted.clone();
+        reversed.reverse();
+        assert!(Violations::sorted(reversed).items == expected, "{len} reversed");
+        for shift in 1..len {
+            let mut rotated = expected.clone();
+            rotated.rotate_left(shift);
+            assert!(
+                Violations::sorted(rotated).items == expected,
+                "{len} rotated by {shift}"
+            );
+        }
+    }
+}
+
 /// Reports past `KEYED_SORT_MAX` are sorted without keys; each size class agrees with a plain sort, whether
 /// the report came in a few runs (as failed unions record them) or scattered.
 #[test]
