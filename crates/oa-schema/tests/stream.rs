@@ -136,12 +136,39 @@ fn nested_schema() -> impl Strategy<Value = Value> {
             inner
                 .clone()
                 .prop_map(|member| json!({"anyOf": [member, {"type": "null"}]})),
+            // `prefixItems` then `items` (the array-form `items` before 2020-12 is in typed/collect/tests.rs).
+            (prop::collection::vec(inner.clone(), 1..3), inner.clone(), 0..3u64).prop_map(
+                |(prefix, items, min)| {
+                    json!({"type": "array", "prefixItems": prefix, "items": items, "minItems": min})
+                }
+            ),
+            // `patternProperties`, alone and beside `properties` (a name may meet both, or two patterns) and
+            // `additionalProperties`.
+            inner
+                .clone()
+                .prop_map(|member| json!({"type": "object", "patternProperties": {"^a": member}})),
+            (
+                inner.clone(),
+                inner.clone(),
+                prop_oneof![Just(json!(false)), inner.clone()],
+                any::<bool>()
+            )
+                .prop_map(|(named, patterned, others, with_required)| {
+                    let mut object = json!({
+                        "properties": {"a": named, "c": {"type": "integer"}},
+                        "patternProperties": {"^a": patterned, "b|a$": {"type": ["string", "object"]}},
+                        "additionalProperties": others
+                    });
+                    if with_required {
+                        object["required"] = json!(["a", "d"]);
+                    }
+                    object
+                }),
             // Outside the plan: these fall back when a container meets them.
             inner.clone().prop_map(|member| json!({"allOf": [member]})),
             inner
                 .clone()
                 .prop_map(|member| json!({"oneOf": [member, {"type": "string"}]})),
-            inner.prop_map(|member| json!({"type": "object", "patternProperties": {"^a": member}})),
             Just(json!({"type": "array", "uniqueItems": true})),
         ]
     })

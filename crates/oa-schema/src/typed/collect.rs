@@ -18,7 +18,9 @@
 //! text) ends the pass without an answer, and the caller takes the value route.
 
 use super::members::Seen;
-use super::plan::{Container, ObjectPlan, Others, OwnCheck, TypedNode, TypedPlan, is_lone_ref, own_keywords};
+use super::plan::{
+    Container, Member, ObjectPlan, Others, OwnCheck, TypedNode, TypedPlan, is_lone_ref, own_keywords,
+};
 use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
 use crate::eval::{Evaluator, Reached, Step};
 use crate::flag::holds_at;
@@ -55,6 +57,7 @@ pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Vio
         ev: Evaluator::new(schema, true),
         stopped: false,
         scratch: Value::String(String::new()),
+        nodes: Vec::new(),
     };
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = Val {
@@ -96,6 +99,8 @@ struct Collector<'s> {
     stopped: bool,
     /// The string value reused for every string checked.
     scratch: Value,
+    /// The nodes of a member's value, reused (see [`ObjectPlan::member_nodes`]).
+    nodes: Vec<NodeId>,
 }
 
 /// What a container meets at its node.
@@ -118,6 +123,12 @@ impl<'s> Collector<'s> {
     fn stop<E: de::Error>(&mut self) -> E {
         self.stopped = true;
         E::custom("oa-schema: the collecting pass stopped")
+    }
+
+    /// Ends the pass without an answer, passing `err` on.
+    fn stop_with<E>(&mut self, err: E) -> E {
+        self.stopped = true;
+        err
     }
 
     /// The node depth of the current frame, as the evaluator counts it.
@@ -342,13 +353,11 @@ impl<'s> Collector<'s> {
         };
         let mut count = 0_usize;
         loop {
-            let more = match container.items {
-                Some(items) => {
-                    self.push(FrameStep::Index(count), items, None)?;
-                    let more = seq.next_element_seed(Val {
-                        c: &mut *self,
-                        node: items,
-                    })?;
+            let node = container.prefix.get(count).copied().or(container.items);
+            let more = match node {
+                Some(node) => {
+                    self.push(FrameStep::Index(count), node, None)?;
+                    let more = seq.next_element_seed(Val { c: &mut *self, node })?;
                     self.pop();
                     more
                 }
@@ -400,6 +409,12 @@ impl<'s> Collector<'s> {
                 return Err(self.stop());
             }
             n_required += usize::from(planned.is_some_and(|planned| planned.required));
+            if let Some(object) = object
+                && !object.patterns.is_empty()
+            {
+                self.patterned(at, object, slot, &name, &mut map)?;
+                continue;
+            }
             let child = match (planned.and_then(|planned| planned.node), object) {
                 (Some(node), _) => Some(node),
                 (None, None) => None,
@@ -407,10 +422,7 @@ impl<'s> Collector<'s> {
                     Others::Any => None,
                     Others::Schema(node) => Some(node),
                     Others::Reject => {
-                        let mut proxy = Map::new();
-                        proxy.insert(name.to_string(), Value::Null);
-                        // Its value is not looked at: only what `additionalProperties` says of its name.
-                        self.record_keywords(at, &Value::Object(proxy), OwnCheck::Others);
+                        self.reject_other(at, &name);
                         None
                     }
                 },
@@ -441,6 +453,61 @@ impl<'s> Collector<'s> {
             self.pop();
         }
         Ok(())
+    }
+
+    /// `additionalProperties: false`'s violation for member `name` of the object at node `at` (the current
+    /// frame's): its value is not looked at, only what the keyword says of its name.
+    fn reject_other(&mut self, at: NodeId, name: &str) {
+        let mut proxy = Map::new();
+        proxy.insert(name.to_owned(), Value::Null);
+        self.record_keywords(at, &Value::Object(proxy), OwnCheck::Others);
+    }
+
+    /// The value of member `name` (at `slot` of the plan's names, if there) of an object with `patternProperties`
+    /// at node `at`: walked at its one node, or read whole and evaluated at each of several (its `properties`
+    /// schema and every pattern its name matches), as the collecting evaluator applies each keyword in turn.
+    fn patterned<'de, A: MapAccess<'de>>(
+        &mut self,
+        at: NodeId,
+        object: &ObjectPlan,
+        slot: Option<usize>,
+        name: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        let mut nodes = std::mem::take(&mut self.nodes);
+        let member = object.member_nodes(slot, name, &mut nodes);
+        let read = match (member, &nodes[..]) {
+            // A pattern past its budget: the collecting evaluator reports it, the value route answers.
+            (Member::Budget, _) => Err(self.stop()),
+            (Member::Rejected, _) => {
+                self.reject_other(at, name);
+                map.next_value_seed(strict())
+            }
+            (Member::Checked, []) => map.next_value_seed(strict()),
+            (Member::Checked, [node]) => {
+                let node = *node;
+                self.push_key(name, node).and_then(|()| {
+                    let read = map.next_value_seed(Val { c: &mut *self, node });
+                    self.pop();
+                    read
+                })
+            }
+            (Member::Checked, several) => {
+                let declined = std::cell::Cell::new(false);
+                match map.next_value_seed(StrictValue { declined: &declined }) {
+                    Err(err) if declined.get() => Err(self.stop_with(err)),
+                    Err(err) => Err(err),
+                    Ok(value) => several.iter().try_for_each(|node| {
+                        self.push_key(name, *node)?;
+                        self.whole(*node, &value);
+                        self.pop();
+                        Ok(())
+                    }),
+                }
+            }
+        };
+        self.nodes = nodes;
+        read
     }
 
     /// A container read whole (repeated names refused: a repeat, or a serde_json token, ends the pass), then

@@ -3,7 +3,7 @@
 //! that note them; and the one-member map serde_json shows a number's digits as (under `arbitrary_precision`).
 
 use super::number::OnlyString;
-use super::plan::{Container, ObjectPlan, Others};
+use super::plan::{Container, Member, ObjectPlan, Others};
 use super::{FallbackReason, OBJECT_KIND, Run};
 use crate::node::NodeId;
 use crate::strict::{MemberNames, NUMBER_TOKEN, numbers_keep_digits};
@@ -38,6 +38,9 @@ pub(super) struct MapState<'r, 's> {
     pub(super) count: u64,
     /// The node of the value after the key just read.
     pub(super) child: Option<NodeId>,
+    /// Where several nodes check that value (its `properties` schema and matching patterns): all of them (and
+    /// `child` is `None`).
+    pub(super) nodes: Vec<NodeId>,
 }
 
 impl<'s> MapState<'_, 's> {
@@ -65,6 +68,9 @@ impl<'s> MapState<'_, 's> {
             self.child = None;
             return self.other_name(name);
         };
+        if !object.patterns.is_empty() {
+            return self.patterned(object, name);
+        }
         match object.find(name) {
             Some(slot) => {
                 if !self.seen.note(slot, object.names.len()) {
@@ -87,6 +93,33 @@ impl<'s> MapState<'_, 's> {
                 self.other_name(name)
             }
         }
+    }
+
+    /// Notes a member of an object with `patternProperties`: its value may have several nodes.
+    fn patterned<E: de::Error>(&mut self, object: &ObjectPlan, name: &str) -> Result<(), E> {
+        let slot = object.find(name);
+        match slot {
+            Some(slot) => {
+                if !self.seen.note(slot, object.names.len()) {
+                    return Err(self.run.stop(FallbackReason::Undecided));
+                }
+                self.n_required +=
+                    usize::from(object.names.get(slot).is_some_and(|planned| planned.required));
+            }
+            None => self.other_name(name)?,
+        }
+        match object.member_nodes(slot, name, &mut self.nodes) {
+            Member::Checked => {}
+            Member::Rejected => return Err(self.run.stop(FallbackReason::Invalid)),
+            Member::Budget => return Err(self.run.stop(FallbackReason::Undecided)),
+        }
+        self.child = match &self.nodes[..] {
+            [] => None,
+            [node] => Some(*node),
+            _ => return Ok(()),
+        };
+        self.nodes.clear();
+        Ok(())
     }
 
     /// The node for a member the plan does not name.

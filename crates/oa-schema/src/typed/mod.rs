@@ -333,8 +333,10 @@ pub(crate) fn plans_every_container(schema: &CompiledSchema) -> bool {
             TypedNode::Redirect(target) => stack.push(*target),
             TypedNode::Container(container) => {
                 stack.extend(container.items);
+                stack.extend(container.prefix.iter().copied());
                 if let Some(object) = &container.object {
                     stack.extend(object.names.iter().filter_map(|planned| planned.node));
+                    stack.extend(object.patterns.iter().map(|(_, node)| *node));
                     if let Others::Schema(node) = object.others {
                         stack.push(node);
                     }

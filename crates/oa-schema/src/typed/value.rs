@@ -299,6 +299,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
         let mut checked = CheckedSeq {
             inner: seq,
             run: self.run,
+            prefix: plan.map_or(&[], |(_, container)| &container.prefix[..]),
             items: plan.map(|(_, container)| container.items),
             max: plan.map_or(u64::MAX, |(_, container)| container.max_items),
             depth: self.depth + 1,
@@ -328,6 +329,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
                 n_required: 0,
                 count: 0,
                 child: None,
+                nodes: Vec::new(),
             },
         };
         let value = self.visitor.visit_map(&mut checked)?;
@@ -432,6 +434,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
 pub(super) struct CheckedSeq<'r, 's, A> {
     pub(super) inner: A,
     pub(super) run: &'r Run<'s>,
+    /// The first items' nodes (`prefixItems`).
+    pub(super) prefix: &'s [NodeId],
     /// `None` outside: anything goes; `Some(None)`: a plan without `items`.
     pub(super) items: Option<Option<NodeId>>,
     pub(super) max: u64,
@@ -443,10 +447,14 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
     type Error = A::Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
+        let node = usize::try_from(self.count)
+            .ok()
+            .and_then(|index| self.prefix.get(index).copied())
+            .or(self.items.flatten());
         let seed = CheckedSeed {
             seed,
             run: self.run,
-            node: self.items.flatten(),
+            node,
             depth: self.depth,
         };
         let element = self.inner.next_element_seed(seed)?;
@@ -488,6 +496,41 @@ impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, '_, 
     }
 }
 
+/// A member's value checked by several nodes (its `properties` schema and the patterns its name matches): read
+/// whole into a value, checked at each node by the yes/no evaluator, and given to the target from the value (as a
+/// container without a plan is, see [`Checking::capture`]).
+pub(super) struct CheckedAll<'n, 'r, 's, T> {
+    pub(super) seed: T,
+    pub(super) run: &'r Run<'s>,
+    pub(super) nodes: &'n [NodeId],
+    pub(super) depth: u32,
+}
+
+impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedAll<'_, '_, '_, T> {
+    type Value = T::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T::Value, D::Error> {
+        if self.depth > crate::eval::MAX_DEPTH || numbers_keep_digits() {
+            // Digits: the value would not be the one a parse builds.
+            return Err(self.run.stop(FallbackReason::Undecided));
+        }
+        let declined = std::cell::Cell::new(false);
+        let value = StrictValue { declined: &declined }
+            .deserialize(deserializer)
+            .map_err(|err| {
+                if declined.get() {
+                    self.run.stop::<D::Error>(FallbackReason::Undecided)
+                } else {
+                    err
+                }
+            })?;
+        for node in self.nodes {
+            self.run.scalar(Some(*node), self.depth, &value)?;
+        }
+        self.seed.deserialize(value).map_err(de::Error::custom)
+    }
+}
+
 /// An object whose members are checked by the node's plan as they go by.
 pub(super) struct CheckedMap<'r, 's, A> {
     pub(super) inner: A,
@@ -517,6 +560,19 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut CheckedMap<'_, '_, A> {
                 map: &mut self.state,
             };
             return self.inner.next_value_seed(digits);
+        }
+        if self.state.nodes.len() > 1 {
+            let nodes = std::mem::take(&mut self.state.nodes);
+            let all = CheckedAll {
+                seed,
+                run: self.state.run,
+                nodes: &nodes,
+                depth: self.state.depth + 1,
+            };
+            let value = self.inner.next_value_seed(all);
+            self.state.nodes = nodes;
+            self.state.nodes.clear();
+            return value;
         }
         let seed = CheckedSeed {
             seed,
