@@ -4,7 +4,7 @@
 
 use super::number::OnlyString;
 use super::plan::{Container, Member, ObjectPlan, Others};
-use super::{FallbackReason, OBJECT_KIND, Run};
+use super::{FallbackReason, OBJECT_KIND, Plans, Run};
 use crate::node::NodeId;
 use crate::strict::{MemberNames, NUMBER_TOKEN, numbers_keep_digits};
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
@@ -38,9 +38,20 @@ pub(super) struct MapState<'r, 's> {
     pub(super) count: u64,
     /// The node of the value after the key just read.
     pub(super) child: Option<NodeId>,
-    /// Where several nodes check that value (its `properties` schema and matching patterns): all of them (and
-    /// `child` is `None`).
+    /// Where several nodes check that value (its `properties` schema and matching patterns, or several plans'):
+    /// all of them (and `child` is `None`).
     pub(super) nodes: Vec<NodeId>,
+    /// Where several plans apply at once (a node with `allOf`), each one's (and `object` is `Some(None)`).
+    pub(super) parts: Vec<PartState<'s>>,
+    /// The most steps a part is entered through, added to the members' depth.
+    pub(super) part_depth: u32,
+}
+
+/// One plan of several, and what it saw.
+pub(super) struct PartState<'s> {
+    pub(super) container: &'s Container,
+    pub(super) seen: Seen,
+    pub(super) n_required: usize,
 }
 
 impl<'s> MapState<'_, 's> {
@@ -56,6 +67,9 @@ impl<'s> MapState<'_, 's> {
         self.mode = Mode::Object;
         let plan = self.plan()?;
         self.count += 1;
+        if !self.parts.is_empty() {
+            return self.key_of_parts(name);
+        }
         let Some((_, container)) = plan else {
             // Nothing constrains the members: only duplicates are looked for.
             self.child = None;
@@ -108,10 +122,50 @@ impl<'s> MapState<'_, 's> {
             }
             None => self.other_name(name)?,
         }
+        self.nodes.clear();
         match object.member_nodes(slot, name, &mut self.nodes) {
             Member::Checked => {}
             Member::Rejected => return Err(self.run.stop(FallbackReason::Invalid)),
             Member::Budget => return Err(self.run.stop(FallbackReason::Undecided)),
+        }
+        self.child = match &self.nodes[..] {
+            [] => None,
+            [node] => Some(*node),
+            _ => return Ok(()),
+        };
+        self.nodes.clear();
+        Ok(())
+    }
+
+    /// Notes a member where several plans apply: each notes it, and its value gets every node they name.
+    fn key_of_parts<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
+        let run = self.run;
+        self.nodes.clear();
+        let mut in_table = false;
+        for part in &mut self.parts {
+            if self.count > part.container.max_properties {
+                return Err(run.stop(FallbackReason::Invalid));
+            }
+            let Some(object) = &part.container.object else {
+                continue;
+            };
+            let slot = object.find(name);
+            if let Some(slot) = slot {
+                in_table = true;
+                if !part.seen.note(slot, object.names.len()) {
+                    return Err(run.stop(FallbackReason::Undecided));
+                }
+                part.n_required +=
+                    usize::from(object.names.get(slot).is_some_and(|planned| planned.required));
+            }
+            match object.member_nodes(slot, name, &mut self.nodes) {
+                Member::Checked => {}
+                Member::Rejected => return Err(run.stop(FallbackReason::Invalid)),
+                Member::Budget => return Err(run.stop(FallbackReason::Undecided)),
+            }
+        }
+        if !in_table {
+            self.other_name(name)?;
         }
         self.child = match &self.nodes[..] {
             [] => None,
@@ -145,7 +199,26 @@ impl<'s> MapState<'_, 's> {
         if let Some(plan) = self.object {
             return Ok(plan);
         }
-        let plan = self.run.container(self.node, OBJECT_KIND)?;
+        let plan = match self.run.container(self.node, OBJECT_KIND)? {
+            None => None,
+            Some(Plans::One(id, container)) => Some((id, container)),
+            Some(Plans::Several(parts)) => {
+                self.part_depth = parts
+                    .iter()
+                    .map(|part| part.way.len())
+                    .max()
+                    .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+                self.parts = parts
+                    .into_iter()
+                    .map(|part| PartState {
+                        container: part.container,
+                        seen: Seen::default(),
+                        n_required: 0,
+                    })
+                    .collect();
+                None
+            }
+        };
         self.object = Some(plan);
         Ok(plan)
     }
@@ -157,7 +230,18 @@ impl<'s> MapState<'_, 's> {
             Mode::Number(false) => return Err(self.run.stop(FallbackReason::Undecided)),
             Mode::Unknown | Mode::Object => {}
         }
-        let Some((_, container)) = self.plan()? else {
+        let plan = self.plan()?;
+        for part in &self.parts {
+            let n_required = part
+                .container
+                .object
+                .as_ref()
+                .map_or(0, |object| object.n_required);
+            if part.n_required < n_required || self.count < part.container.min_properties {
+                return Err(self.run.stop(FallbackReason::Invalid));
+            }
+        }
+        let Some((_, container)) = plan else {
             return Ok(());
         };
         let n_required = container.object.as_ref().map_or(0, |object| object.n_required);

@@ -31,7 +31,40 @@ pub(crate) enum TypedNode {
     Redirect(NodeId),
     /// Containers are checked member by member.
     Container(Container),
+    /// Containers are checked member by member by several plans at once: the node's own keywords' and each
+    /// `allOf` member's (see [`TypedPlan::parts`]).
+    All(AllPlan),
 }
+
+/// A node with `allOf`: its own keywords' plan, and the members.
+#[derive(Debug)]
+pub(crate) struct AllPlan {
+    pub(crate) own: Container,
+    pub(crate) members: Box<[NodeId]>,
+}
+
+/// One plan a container meets at a node with `allOf`: node `id`'s `container`, entered from that node through
+/// `way` (each node entered, with its keyword path step where it is not the node's own: `/$ref`).
+#[derive(Debug)]
+pub(crate) struct Part<'s> {
+    pub(crate) id: NodeId,
+    pub(crate) container: &'s Container,
+    pub(crate) way: Vec<(NodeId, Option<&'static str>)>,
+}
+
+/// What [`TypedPlan::parts`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parts {
+    /// Every part has a plan (written out).
+    Planned,
+    /// A part refuses every container of the kind (its type, an `enum` of scalars).
+    Refused,
+    /// A part has no plan (or there are too many).
+    Unplanned,
+}
+
+/// The most parts (and steps to reach them) one container may have.
+const MAX_PARTS: usize = 64;
 
 /// The container checks of one node (scalar keywords pass containers and are left to the evaluator).
 #[derive(Debug, Default)]
@@ -114,11 +147,10 @@ impl ObjectPlan {
 }
 
 impl ObjectPlan {
-    /// The nodes that check the value of member `name` (at `slot` of [`names`](Self::names), if there), written
-    /// into `nodes` in the collecting evaluator's order: its `properties` schema, each matching pattern's, or
+    /// The nodes that check the value of member `name` (at `slot` of [`names`](Self::names), if there), added
+    /// to `nodes` in the collecting evaluator's order: its `properties` schema, each matching pattern's, or
     /// `additionalProperties`' when neither applies (a name only `required` mentions is not declared).
     pub(crate) fn member_nodes(&self, slot: Option<usize>, name: &str, nodes: &mut Vec<NodeId>) -> Member {
-        nodes.clear();
         let property = slot
             .and_then(|slot| self.names.get(slot))
             .and_then(|planned| planned.node);
@@ -166,6 +198,77 @@ impl TypedPlan {
     pub(crate) fn get(&self, id: NodeId) -> &TypedNode {
         self.nodes.get(id as usize).unwrap_or(&TypedNode::Unplanned)
     }
+
+    /// Every plan a container of `kind` meets at node `id` (one with `allOf`), written to `parts`: the node's own,
+    /// then each member's after its lone `$ref`s (and unions with `null` where `follow_unions`: the verdict is the
+    /// target's, the report is not), members with `allOf` of their own flattened.
+    pub(crate) fn parts<'s>(
+        &'s self,
+        schema: &CompiledSchema,
+        id: NodeId,
+        kind: usize,
+        follow_unions: bool,
+        parts: &mut Vec<Part<'s>>,
+    ) -> Parts {
+        parts.clear();
+        let mut work = vec![(id, Vec::new())];
+        let mut steps = 0;
+        while let Some((mut at, mut way)) = work.pop() {
+            loop {
+                steps += 1;
+                if steps > MAX_PARTS || parts.len() >= MAX_PARTS {
+                    return Parts::Unplanned;
+                }
+                let admits = schema
+                    .plans
+                    .get(at as usize)
+                    .is_some_and(|plan| plan.always || plan.types.admits_kind(kind));
+                if !admits {
+                    return Parts::Refused;
+                }
+                match self.get(at) {
+                    TypedNode::Unplanned => return Parts::Unplanned,
+                    TypedNode::Redirect(target) => {
+                        let lone_ref = schema.nodes.get(at as usize).is_some_and(is_lone_ref);
+                        if !lone_ref && !follow_unions {
+                            return Parts::Unplanned;
+                        }
+                        way.push((*target, lone_ref.then_some("/$ref")));
+                        at = *target;
+                    }
+                    TypedNode::Container(container) => {
+                        if container.rejects {
+                            return Parts::Refused;
+                        }
+                        parts.push(Part {
+                            id: at,
+                            container,
+                            way,
+                        });
+                        break;
+                    }
+                    TypedNode::All(all) => {
+                        if all.own.rejects {
+                            return Parts::Refused;
+                        }
+                        // Members last in, first out: pushed in reverse, they come out in order.
+                        for member in all.members.iter().rev() {
+                            let mut member_way = way.clone();
+                            member_way.push((*member, None));
+                            work.push((*member, member_way));
+                        }
+                        parts.push(Part {
+                            id: at,
+                            container: &all.own,
+                            way,
+                        });
+                        break;
+                    }
+                }
+            }
+        }
+        Parts::Planned
+    }
 }
 
 fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
@@ -186,6 +289,7 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
     // The object keywords, merged into one table at the end (as a fused shape merges them).
     let mut object = ObjectParts::default();
     let mut items_skip = 0;
+    let mut all_of = None;
     for keyword in keywords.iter() {
         match keyword {
             // Checks of scalars: every container passes them.
@@ -205,6 +309,7 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
             Keyword::MinProperties(limit) => container.min_properties = *limit,
             Keyword::MaxProperties(limit) => container.max_properties = *limit,
             Keyword::PrefixItems(ids) if container.prefix.is_empty() => container.prefix = ids.clone(),
+            Keyword::AllOf(members) if all_of.is_none() => all_of = Some(members),
             Keyword::Items {
                 node: items, skip, ..
             } if container.items.is_none() => {
@@ -266,6 +371,12 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
         object
             .names
             .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+    }
+    if let Some(members) = all_of {
+        return TypedNode::All(AllPlan {
+            own: container,
+            members: members.clone(),
+        });
     }
     TypedNode::Container(container)
 }

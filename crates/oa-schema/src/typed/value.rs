@@ -6,7 +6,8 @@
 
 use super::members::{Digits, KeySeed, MapState, Mode, Seen};
 use super::number::{IsNumberToken, NumberHint, OwnedDigits, by_hint};
-use super::{ARRAY_KIND, FallbackReason, OBJECT_KIND, Run};
+use super::plan::Container;
+use super::{ARRAY_KIND, FallbackReason, OBJECT_KIND, Plans, Run};
 use crate::node::NodeId;
 use crate::strict::{MemberNames, PRIVATE_PREFIX, StrictValue, numbers_keep_digits};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -295,18 +296,39 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
         if self.run.captures(self.node, ARRAY_KIND) {
             return self.capture(|strict| strict.seq(seq));
         }
-        let plan = self.run.container(self.node, ARRAY_KIND)?;
+        let (plan, parts) = match self.run.container(self.node, ARRAY_KIND)? {
+            None => (None, Vec::new()),
+            Some(Plans::One(id, container)) => (Some((id, container)), Vec::new()),
+            Some(Plans::Several(parts)) => (None, parts),
+        };
+        let part_depth = parts.iter().map(|part| part.way.len()).max().unwrap_or(0);
         let mut checked = CheckedSeq {
             inner: seq,
             run: self.run,
             prefix: plan.map_or(&[], |(_, container)| &container.prefix[..]),
             items: plan.map(|(_, container)| container.items),
             max: plan.map_or(u64::MAX, |(_, container)| container.max_items),
-            depth: self.depth + 1,
+            depth: self.depth + 1 + u32::try_from(part_depth).unwrap_or(u32::MAX),
             count: 0,
+            parts: parts.iter().map(|part| part.container).collect(),
+            nodes: Vec::new(),
         };
+        if !checked.parts.is_empty() {
+            checked.max = checked
+                .parts
+                .iter()
+                .map(|part| part.max_items)
+                .min()
+                .unwrap_or(u64::MAX);
+        }
         let value = self.visitor.visit_seq(&mut checked)?;
-        if plan.is_some_and(|(_, container)| checked.count < container.min_items) {
+        let min = plan
+            .map(|(_, container)| container.min_items)
+            .into_iter()
+            .chain(checked.parts.iter().map(|part| part.min_items))
+            .max()
+            .unwrap_or(0);
+        if checked.count < min {
             return Err(self.run.stop(FallbackReason::Invalid));
         }
         Ok(value)
@@ -330,6 +352,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
                 count: 0,
                 child: None,
                 nodes: Vec::new(),
+                parts: Vec::new(),
+                part_depth: 0,
             },
         };
         let value = self.visitor.visit_map(&mut checked)?;
@@ -441,16 +465,38 @@ pub(super) struct CheckedSeq<'r, 's, A> {
     pub(super) max: u64,
     pub(super) depth: u32,
     pub(super) count: u64,
+    /// Where several plans apply at once (a node with `allOf`): each one's (and `items` is `None`).
+    pub(super) parts: Vec<&'s Container>,
+    /// The nodes of the item being read, where several plans apply.
+    pub(super) nodes: Vec<NodeId>,
 }
 
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
     type Error = A::Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
-        let node = usize::try_from(self.count)
-            .ok()
-            .and_then(|index| self.prefix.get(index).copied())
-            .or(self.items.flatten());
+        let index = usize::try_from(self.count).unwrap_or(usize::MAX);
+        if !self.parts.is_empty() {
+            self.nodes.clear();
+            for part in &self.parts {
+                self.nodes.extend(part.prefix.get(index).copied().or(part.items));
+            }
+            if self.nodes.len() > 1 {
+                let all = CheckedAll {
+                    seed,
+                    run: self.run,
+                    nodes: &self.nodes,
+                    depth: self.depth,
+                };
+                let element = self.inner.next_element_seed(all)?;
+                return self.counted(element);
+            }
+        }
+        let node = if self.parts.is_empty() {
+            self.prefix.get(index).copied().or(self.items.flatten())
+        } else {
+            self.nodes.first().copied()
+        };
         let seed = CheckedSeed {
             seed,
             run: self.run,
@@ -458,6 +504,17 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
             depth: self.depth,
         };
         let element = self.inner.next_element_seed(seed)?;
+        self.counted(element)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+impl<A> CheckedSeq<'_, '_, A> {
+    /// Counts an item read, against `maxItems`.
+    fn counted<T, E: de::Error>(&mut self, element: Option<T>) -> Result<Option<T>, E> {
         if element.is_some() {
             self.count += 1;
             if self.count > self.max {
@@ -465,10 +522,6 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
             }
         }
         Ok(element)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.inner.size_hint()
     }
 }
 
@@ -567,7 +620,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut CheckedMap<'_, '_, A> {
                 seed,
                 run: self.state.run,
                 nodes: &nodes,
-                depth: self.state.depth + 1,
+                depth: self.state.depth + 1 + self.state.part_depth,
             };
             let value = self.inner.next_value_seed(all);
             self.state.nodes = nodes;
@@ -578,7 +631,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut CheckedMap<'_, '_, A> {
             seed,
             run: self.state.run,
             node: self.state.child.take(),
-            depth: self.state.depth + 1,
+            depth: self.state.depth + 1 + self.state.part_depth,
         };
         self.inner.next_value_seed(seed)
     }

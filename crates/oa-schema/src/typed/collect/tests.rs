@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 
 /// Schemas whose containers the pass walks through their plans (`properties`, `required`, `additionalProperties`
 /// false or a schema, `items`, the count bounds, `$ref`s, a recursive definition), and some it reads whole (a
-/// union with `null`, `items: false`, an `enum` of scalars, `allOf`, `unevaluatedProperties`), `prefixItems` and
-/// `patternProperties`, whose members may have several nodes (read whole and evaluated at each).
+/// union with `null`, `items: false`, an `enum` of scalars, `unevaluatedProperties`), `prefixItems`,
+/// `patternProperties` and `allOf`, where a member or item may have several nodes (read whole and evaluated at
+/// each).
 fn schemas() -> Vec<Value> {
     vec![
         json!({
@@ -94,6 +95,29 @@ fn schemas() -> Vec<Value> {
             },
             "additionalProperties": false,
             "required": ["id"]
+        }),
+        // `allOf`: the node's own plan and its members' at once (a `$ref`, a nested `allOf`, `items` and
+        // `prefixItems` on the same array, `additionalProperties: false` in one member only).
+        json!({
+            "$defs": {
+                "base": {
+                    "type": ["object", "array"],
+                    "properties": { "id": { "type": "integer", "maximum": 5 }, "kids": { "$ref": "#" } },
+                    "required": ["id"],
+                    "items": { "type": ["integer", "object"], "minimum": 0 }
+                }
+            },
+            "properties": { "x": { "enum": [1, 2, "a"] }, "id": { "minimum": 2 } },
+            "maxProperties": 3,
+            "allOf": [
+                { "$ref": "#/$defs/base" },
+                { "allOf": [
+                    { "patternProperties": { "^k": { "type": "array", "maxItems": 1 } }, "minItems": 1 },
+                    { "properties": { "id": true, "x": true, "kids": true, "v": { "type": "string" } },
+                      "additionalProperties": false,
+                      "prefixItems": [{ "maximum": 3 }] }
+                ] }
+            ]
         }),
         json!({
             "$schema": "http://json-schema.org/draft-07/schema#",
@@ -219,7 +243,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn generated_texts_report_as_validate(text in text(), schema in 0..8usize) {
+    fn generated_texts_report_as_validate(text in text(), schema in 0..9usize) {
         let validator = Validator::new(&schemas()[schema]).unwrap();
         check(&validator, &text);
     }
