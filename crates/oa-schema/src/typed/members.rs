@@ -38,8 +38,15 @@ pub(super) struct MapState<'r, 's> {
     pub(super) count: u64,
     /// The node of the value after the key just read.
     pub(super) child: Option<NodeId>,
-    /// Where several nodes check that value (its `properties` schema and matching patterns, or several plans'):
-    /// all of them (and `child` is `None`).
+    /// What an object with patterns or several plans needs (made when one is met: most objects need none).
+    pub(super) more: Option<Box<More<'s>>>,
+}
+
+/// The state of an object with `patternProperties` or several plans.
+#[derive(Default)]
+pub(super) struct More<'s> {
+    /// Where several nodes check the value after the key just read (its `properties` schema and matching
+    /// patterns, or several plans'): all of them (and `child` is `None`).
     pub(super) nodes: Vec<NodeId>,
     /// Where several plans apply at once (a node with `allOf`), each one's (and `object` is `Some(None)`).
     pub(super) parts: Vec<PartState<'s>>,
@@ -67,7 +74,7 @@ impl<'s> MapState<'_, 's> {
         self.mode = Mode::Object;
         let plan = self.plan()?;
         self.count += 1;
-        if !self.parts.is_empty() {
+        if self.more.as_ref().is_some_and(|more| !more.parts.is_empty()) {
             return self.key_of_parts(name);
         }
         let Some((_, container)) = plan else {
@@ -122,27 +129,33 @@ impl<'s> MapState<'_, 's> {
             }
             None => self.other_name(name)?,
         }
-        self.nodes.clear();
-        match object.member_nodes(slot, name, &mut self.nodes) {
+        let run = self.run;
+        let more = self.more.get_or_insert_with(Box::default);
+        more.nodes.clear();
+        match object.member_nodes(slot, name, &mut more.nodes) {
             Member::Checked => {}
-            Member::Rejected => return Err(self.run.stop(FallbackReason::Invalid)),
-            Member::Budget => return Err(self.run.stop(FallbackReason::Undecided)),
+            Member::Rejected => return Err(run.stop(FallbackReason::Invalid)),
+            Member::Budget => return Err(run.stop(FallbackReason::Undecided)),
         }
-        self.child = match &self.nodes[..] {
+        self.child = match &more.nodes[..] {
             [] => None,
             [node] => Some(*node),
             _ => return Ok(()),
         };
-        self.nodes.clear();
+        more.nodes.clear();
         Ok(())
     }
 
     /// Notes a member where several plans apply: each notes it, and its value gets every node they name.
+    #[inline(never)]
     fn key_of_parts<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
         let run = self.run;
-        self.nodes.clear();
+        let Some(more) = self.more.as_deref_mut() else {
+            return Err(run.stop(FallbackReason::Undecided));
+        };
+        more.nodes.clear();
         let mut in_table = false;
-        for part in &mut self.parts {
+        for part in &mut more.parts {
             if self.count > part.container.max_properties {
                 return Err(run.stop(FallbackReason::Invalid));
             }
@@ -158,21 +171,24 @@ impl<'s> MapState<'_, 's> {
                 part.n_required +=
                     usize::from(object.names.get(slot).is_some_and(|planned| planned.required));
             }
-            match object.member_nodes(slot, name, &mut self.nodes) {
+            match object.member_nodes(slot, name, &mut more.nodes) {
                 Member::Checked => {}
                 Member::Rejected => return Err(run.stop(FallbackReason::Invalid)),
                 Member::Budget => return Err(run.stop(FallbackReason::Undecided)),
             }
         }
+        let child = match &more.nodes[..] {
+            [] => None,
+            [node] => Some(*node),
+            _ => None,
+        };
+        if more.nodes.len() < 2 {
+            more.nodes.clear();
+        }
+        self.child = child;
         if !in_table {
             self.other_name(name)?;
         }
-        self.child = match &self.nodes[..] {
-            [] => None,
-            [node] => Some(*node),
-            _ => return Ok(()),
-        };
-        self.nodes.clear();
         Ok(())
     }
 
@@ -195,20 +211,28 @@ impl<'s> MapState<'_, 's> {
     }
 
     /// The object plan at this node (resolved once).
+    #[inline]
     fn plan<E: de::Error>(&mut self) -> Result<Option<(NodeId, &'s Container)>, E> {
-        if let Some(plan) = self.object {
-            return Ok(plan);
+        match self.object {
+            Some(plan) => Ok(plan),
+            None => self.resolve(),
         }
+    }
+
+    /// Resolves the object plan at this node, on the first key (or the end of an empty object).
+    #[inline(never)]
+    fn resolve<E: de::Error>(&mut self) -> Result<Option<(NodeId, &'s Container)>, E> {
         let plan = match self.run.container(self.node, OBJECT_KIND)? {
             None => None,
             Some(Plans::One(id, container)) => Some((id, container)),
             Some(Plans::Several(parts)) => {
-                self.part_depth = parts
+                let more = self.more.get_or_insert_with(Box::default);
+                more.part_depth = parts
                     .iter()
                     .map(|part| part.way.len())
                     .max()
                     .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
-                self.parts = parts
+                more.parts = parts
                     .into_iter()
                     .map(|part| PartState {
                         container: part.container,
@@ -231,7 +255,7 @@ impl<'s> MapState<'_, 's> {
             Mode::Unknown | Mode::Object => {}
         }
         let plan = self.plan()?;
-        for part in &self.parts {
+        for part in self.more.iter().flat_map(|more| &more.parts) {
             let n_required = part
                 .container
                 .object

@@ -99,6 +99,7 @@ impl<'s> Run<'s> {
     }
 
     /// Checks a string, building its `Value` only when the node has string checks.
+    #[inline]
     pub(super) fn string<E: de::Error>(&self, node: Option<NodeId>, depth: u32, text: &str) -> Result<(), E> {
         let Some(id) = node else { return Ok(()) };
         if self.trivial(id, crate::flag::plan::STRING_KIND) {
@@ -190,6 +191,7 @@ impl<'s> Run<'s> {
     /// it is then read whole into a value and checked there by the yes/no evaluator, as a scalar is (see
     /// `Checking::capture` in `value.rs`). Not where serde_json shows numbers as digits: the value would not
     /// be the one a parse builds.
+    #[inline]
     pub(super) fn captures(&self, node: Option<NodeId>, kind: usize) -> bool {
         let Some(mut id) = node else { return false };
         if numbers_keep_digits() {
@@ -204,13 +206,29 @@ impl<'s> Run<'s> {
                 TypedNode::Unplanned => return true,
                 TypedNode::Redirect(target) => id = *target,
                 TypedNode::Container(_) => return false,
-                TypedNode::All(_) => {
-                    let parts = self.plan.parts(self.schema, id, kind, true, &mut Vec::new());
-                    return parts == Parts::Unplanned;
-                }
+                TypedNode::All(_) => return self.parts_unplanned(id, kind),
             }
         }
         false
+    }
+
+    /// Whether a container of `kind` at node `id` (one with `allOf`) meets a part without a plan.
+    #[cold]
+    #[inline(never)]
+    fn parts_unplanned(&self, id: NodeId, kind: usize) -> bool {
+        self.plan.parts(self.schema, id, kind, true, &mut Vec::new()) == Parts::Unplanned
+    }
+
+    /// The plans a container of `kind` meets at node `id` (one with `allOf`).
+    #[cold]
+    #[inline(never)]
+    fn several<E: de::Error>(&self, id: NodeId, kind: usize) -> Result<Option<Plans<'s>>, E> {
+        let mut parts = Vec::new();
+        match self.plan.parts(self.schema, id, kind, true, &mut parts) {
+            Parts::Planned => Ok(Some(Plans::Several(parts))),
+            Parts::Refused => Err(self.stop(FallbackReason::Invalid)),
+            Parts::Unplanned => Err(self.stop(FallbackReason::Unplanned)),
+        }
     }
 
     /// The container plan that applies at `node` to an instance of `kind` (object or array), after its redirects;
@@ -233,14 +251,7 @@ impl<'s> Run<'s> {
                     return Err(self.stop(FallbackReason::Invalid));
                 }
                 TypedNode::Container(container) => return Ok(Some(Plans::One(id, container))),
-                TypedNode::All(_) => {
-                    let mut parts = Vec::new();
-                    return match self.plan.parts(self.schema, id, kind, true, &mut parts) {
-                        Parts::Planned => Ok(Some(Plans::Several(parts))),
-                        Parts::Refused => Err(self.stop(FallbackReason::Invalid)),
-                        Parts::Unplanned => Err(self.stop(FallbackReason::Unplanned)),
-                    };
-                }
+                TypedNode::All(_) => return self.several(id, kind),
             }
         }
         Err(self.stop(FallbackReason::Unplanned))

@@ -310,11 +310,15 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
             max: plan.map_or(u64::MAX, |(_, container)| container.max_items),
             depth: self.depth + 1 + u32::try_from(part_depth).unwrap_or(u32::MAX),
             count: 0,
-            parts: parts.iter().map(|part| part.container).collect(),
-            nodes: Vec::new(),
+            several: (!parts.is_empty()).then(|| {
+                Box::new(SeqParts {
+                    parts: parts.iter().map(|part| part.container).collect(),
+                    nodes: Vec::new(),
+                })
+            }),
         };
-        if !checked.parts.is_empty() {
-            checked.max = checked
+        if let Some(several) = &checked.several {
+            checked.max = several
                 .parts
                 .iter()
                 .map(|part| part.max_items)
@@ -325,7 +329,12 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
         let min = plan
             .map(|(_, container)| container.min_items)
             .into_iter()
-            .chain(checked.parts.iter().map(|part| part.min_items))
+            .chain(
+                checked
+                    .several
+                    .iter()
+                    .flat_map(|several| several.parts.iter().map(|part| part.min_items)),
+            )
             .max()
             .unwrap_or(0);
         if checked.count < min {
@@ -351,9 +360,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
                 n_required: 0,
                 count: 0,
                 child: None,
-                nodes: Vec::new(),
-                parts: Vec::new(),
-                part_depth: 0,
+                more: None,
             },
         };
         let value = self.visitor.visit_map(&mut checked)?;
@@ -465,9 +472,15 @@ pub(super) struct CheckedSeq<'r, 's, A> {
     pub(super) max: u64,
     pub(super) depth: u32,
     pub(super) count: u64,
-    /// Where several plans apply at once (a node with `allOf`): each one's (and `items` is `None`).
+    /// Where several plans apply at once (a node with `allOf`; `items` is then `None`).
+    pub(super) several: Option<Box<SeqParts<'s>>>,
+}
+
+/// The plans of an array where several apply at once.
+pub(super) struct SeqParts<'s> {
+    /// Each one's.
     pub(super) parts: Vec<&'s Container>,
-    /// The nodes of the item being read, where several plans apply.
+    /// The nodes of the item being read.
     pub(super) nodes: Vec<NodeId>,
 }
 
@@ -476,27 +489,10 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
         let index = usize::try_from(self.count).unwrap_or(usize::MAX);
-        if !self.parts.is_empty() {
-            self.nodes.clear();
-            for part in &self.parts {
-                self.nodes.extend(part.prefix.get(index).copied().or(part.items));
-            }
-            if self.nodes.len() > 1 {
-                let all = CheckedAll {
-                    seed,
-                    run: self.run,
-                    nodes: &self.nodes,
-                    depth: self.depth,
-                };
-                let element = self.inner.next_element_seed(all)?;
-                return self.counted(element);
-            }
+        if self.several.is_some() {
+            return self.next_of_parts(index, seed);
         }
-        let node = if self.parts.is_empty() {
-            self.prefix.get(index).copied().or(self.items.flatten())
-        } else {
-            self.nodes.first().copied()
-        };
+        let node = self.prefix.get(index).copied().or(self.items.flatten());
         let seed = CheckedSeed {
             seed,
             run: self.run,
@@ -509,6 +505,44 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
 
     fn size_hint(&self) -> Option<usize> {
         self.inner.size_hint()
+    }
+}
+
+impl<'de, A: SeqAccess<'de>> CheckedSeq<'_, '_, A> {
+    /// The next item where several plans apply: at each node they give it.
+    #[inline(never)]
+    fn next_of_parts<T: DeserializeSeed<'de>>(
+        &mut self,
+        index: usize,
+        seed: T,
+    ) -> Result<Option<T::Value>, A::Error> {
+        let Some(several) = self.several.as_deref_mut() else {
+            return Err(self.run.stop(FallbackReason::Undecided));
+        };
+        several.nodes.clear();
+        for part in &several.parts {
+            several
+                .nodes
+                .extend(part.prefix.get(index).copied().or(part.items));
+        }
+        let element = if several.nodes.len() > 1 {
+            let all = CheckedAll {
+                seed,
+                run: self.run,
+                nodes: &several.nodes,
+                depth: self.depth,
+            };
+            self.inner.next_element_seed(all)?
+        } else {
+            let seed = CheckedSeed {
+                seed,
+                run: self.run,
+                node: several.nodes.first().copied(),
+                depth: self.depth,
+            };
+            self.inner.next_element_seed(seed)?
+        };
+        self.counted(element)
     }
 }
 
@@ -614,24 +648,26 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut CheckedMap<'_, '_, A> {
             };
             return self.inner.next_value_seed(digits);
         }
-        if self.state.nodes.len() > 1 {
-            let nodes = std::mem::take(&mut self.state.nodes);
-            let all = CheckedAll {
-                seed,
-                run: self.state.run,
-                nodes: &nodes,
-                depth: self.state.depth + 1 + self.state.part_depth,
-            };
-            let value = self.inner.next_value_seed(all);
-            self.state.nodes = nodes;
-            self.state.nodes.clear();
-            return value;
+        let mut part_depth = 0;
+        if let Some(more) = self.state.more.as_deref_mut() {
+            part_depth = more.part_depth;
+            if more.nodes.len() > 1 {
+                let all = CheckedAll {
+                    seed,
+                    run: self.state.run,
+                    nodes: &more.nodes,
+                    depth: self.state.depth + 1 + part_depth,
+                };
+                let value = self.inner.next_value_seed(all);
+                more.nodes.clear();
+                return value;
+            }
         }
         let seed = CheckedSeed {
             seed,
             run: self.state.run,
             node: self.state.child.take(),
-            depth: self.state.depth + 1 + self.state.part_depth,
+            depth: self.state.depth + 1 + part_depth,
         };
         self.inner.next_value_seed(seed)
     }
