@@ -19,7 +19,7 @@
 
 use super::members::Seen;
 use super::plan::{
-    Container, Member, ObjectPlan, Others, OwnCheck, Part, Parts, TypedNode, TypedPlan, is_lone_ref,
+    Container, Member, ObjectPlan, Others, OwnCheck, Part, Parts, TypedNode, TypedPlan, admits, is_lone_ref,
     own_keywords,
 };
 use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
@@ -301,11 +301,7 @@ impl<'s> Collector<'s> {
             if redirects >= MAX_REDIRECTS as usize {
                 break Planned::Capture;
             }
-            let admits = schema
-                .plans
-                .get(at as usize)
-                .is_some_and(|plan| plan.always || plan.types.admits_kind(kind));
-            if !admits {
+            if !admits(schema, at, kind) {
                 break Planned::Capture;
             }
             match self.plan.get(at) {

@@ -219,11 +219,7 @@ impl TypedPlan {
                 if steps > MAX_PARTS || parts.len() >= MAX_PARTS {
                     return Parts::Unplanned;
                 }
-                let admits = schema
-                    .plans
-                    .get(at as usize)
-                    .is_some_and(|plan| plan.always || plan.types.admits_kind(kind));
-                if !admits {
+                if !admits(schema, at, kind) {
                     return Parts::Refused;
                 }
                 match self.get(at) {
@@ -444,6 +440,15 @@ impl Container {
             ..Self::default()
         }
     }
+}
+
+/// Whether node `id` lets some instance of `kind` (object or array) pass its type (containers it refuses are
+/// not planned: they fail there).
+pub(crate) fn admits(schema: &CompiledSchema, id: NodeId, kind: usize) -> bool {
+    schema
+        .plans
+        .get(id as usize)
+        .is_some_and(|plan| plan.always || plan.types.admits_kind(kind))
 }
 
 /// Whether a node the plan redirects is a lone `$ref` (its report is the target's, reached by a frame `/$ref`),
