@@ -73,9 +73,11 @@ impl Validator {
     /// caller then parses and validates as usual, which reports every violation, and reads `T` from the value.
     ///
     /// What it decides itself: every scalar at every position (any keyword), and objects and arrays whose schema
-    /// uses `properties`, `required`, `additionalProperties` (`false` or a schema), `items`, the item and property
-    /// counts, a lone `$ref`, or a union of one schema with `{"type": "null"}`, member by member; a container under
-    /// any other keyword (`allOf`, `oneOf`, `patternProperties`, `enum` of objects, `unevaluated*`...) is read whole
+    /// uses `properties`, `required`, `patternProperties`, `additionalProperties` (`false` or a schema),
+    /// `prefixItems`, `items`, the item and property counts, a lone `$ref`, a union of one schema with
+    /// `{"type": "null"}`, or `allOf` of such schemas, member by member (a value several schemas check is read whole
+    /// and checked at each); a container under any other keyword (`oneOf`, `anyOf`, `if`, `enum` of objects,
+    /// `unevaluated*`...) is read whole
     /// into a value and checked there (where serde_json shows numbers as digits, it falls back instead), and a
     /// schema whose dynamic scope matters falls back. Members the target type skips are read and checked too. A repeated member name falls back
     /// (the value would keep only the last), as do byte strings, raw values, maps with non-string keys and enums

@@ -136,12 +136,49 @@ fn nested_schema() -> impl Strategy<Value = Value> {
             inner
                 .clone()
                 .prop_map(|member| json!({"anyOf": [member, {"type": "null"}]})),
-            // Outside the plan: these fall back when a container meets them.
+            // `prefixItems` then `items` (the array-form `items` before 2020-12 is in typed/collect/tests.rs).
+            (prop::collection::vec(inner.clone(), 1..3), inner.clone(), 0..3u64).prop_map(
+                |(prefix, items, min)| {
+                    json!({"type": "array", "prefixItems": prefix, "items": items, "minItems": min})
+                }
+            ),
+            // `patternProperties`, alone and beside `properties` (a name may meet both, or two patterns) and
+            // `additionalProperties`.
+            inner
+                .clone()
+                .prop_map(|member| json!({"type": "object", "patternProperties": {"^a": member}})),
+            (
+                inner.clone(),
+                inner.clone(),
+                prop_oneof![Just(json!(false)), inner.clone()],
+                any::<bool>()
+            )
+                .prop_map(|(named, patterned, others, with_required)| {
+                    let mut object = json!({
+                        "properties": {"a": named, "c": {"type": "integer"}},
+                        "patternProperties": {"^a": patterned, "b|a$": {"type": ["string", "object"]}},
+                        "additionalProperties": others
+                    });
+                    if with_required {
+                        object["required"] = json!(["a", "d"]);
+                    }
+                    object
+                }),
+            // `allOf`: several plans at once, beside the node's own keywords and through a `$ref`.
             inner.clone().prop_map(|member| json!({"allOf": [member]})),
+            (inner.clone(), inner.clone(), any::<bool>()).prop_map(|(first, second, own)| {
+                let mut all = json!({"allOf": [first, {"allOf": [second, {"required": ["b"]}]}]});
+                if own {
+                    all["properties"] = json!({"a": {"type": "integer"}});
+                    all["maxProperties"] = json!(2);
+                    all["maxItems"] = json!(2);
+                }
+                all
+            }),
+            // Outside the plan: these fall back when a container meets them.
             inner
                 .clone()
                 .prop_map(|member| json!({"oneOf": [member, {"type": "string"}]})),
-            inner.prop_map(|member| json!({"type": "object", "patternProperties": {"^a": member}})),
             Just(json!({"type": "array", "uniqueItems": true})),
         ]
     })
@@ -680,8 +717,19 @@ fn a_container_under_a_keyword_outside_the_plan_is_read_whole_and_checked_there(
     let keeps_digits = "1.10"
         .parse::<serde_json::Number>()
         .is_ok_and(|number| number.to_string() == "1.10");
-    let schema = json!({"allOf": [{"type": "object", "required": ["b"]}]});
+    let schema = json!({"anyOf": [{"type": "object", "required": ["b"]}, {"type": "string"}]});
     assert!(!Validator::new(&schema).unwrap().streams_every_container());
+    // `allOf`, `prefixItems` and `patternProperties` are planned.
+    for planned in [
+        json!({"allOf": [{"type": "object", "required": ["b"]}, {"properties": {"b": {"type": "array"}}}]}),
+        json!({"prefixItems": [{"type": "object"}], "items": {"type": "array"}}),
+        json!({"patternProperties": {"^a": {"type": "object"}}, "additionalProperties": {"items": false}}),
+    ] {
+        assert!(
+            Validator::new(&planned).unwrap().streams_every_container(),
+            "{planned}"
+        );
+    }
     let decided = |schema: &Value, text: &str| Validator::new(schema).unwrap().deserialize_str::<Value>(text);
     let text = r#"{"b": 1.5, "a": [1, {"c": null}]}"#;
     if keeps_digits {

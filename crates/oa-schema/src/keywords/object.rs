@@ -6,7 +6,6 @@ use crate::compile::NodeCompiler;
 use crate::error::SchemaError;
 use crate::eval::{Detail, Evaluator, Extra, Frame};
 use crate::node::Node;
-use crate::typed::plan::{ObjectPlan, Others, PlannedName};
 use crate::violation::ViolationKind;
 use serde_json::Value;
 
@@ -230,23 +229,4 @@ pub(crate) fn missing(
     detail.missing_property = Some(name);
     detail.extra = Some(Extra::Key(name));
     ev.fail(frame, node, kind, detail);
-}
-
-/// `required` alone as the typed route's object plan.
-pub(crate) fn typed_required(names: &[Box<str>]) -> ObjectPlan {
-    let mut names: Vec<_> = names
-        .iter()
-        .map(|name| PlannedName {
-            name: name.clone(),
-            node: None,
-            required: true,
-        })
-        .collect();
-    names.sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
-    names.dedup_by(|a, b| a.name == b.name);
-    ObjectPlan {
-        n_required: names.len(),
-        names: names.into_boxed_slice(),
-        others: Others::Any,
-    }
 }

@@ -651,19 +651,16 @@ pub(crate) fn typed_object(by_name: &[(Box<str>, NodeId)]) -> ObjectPlan {
             })
             .collect(),
         n_required: 0,
+        patterns: Box::default(),
         others: Others::Any,
     }
 }
 
-/// `additionalProperties` alone (no sibling names or patterns) as the typed route's object plan.
-pub(crate) fn typed_others(nodes: &[Node], others: NodeId) -> ObjectPlan {
-    let others = match nodes.get(others as usize).map(|node| &node.body) {
+/// `additionalProperties` as the typed route's object plan applies it.
+pub(crate) fn typed_others(nodes: &[Node], others: NodeId) -> Others {
+    match nodes.get(others as usize).map(|node| &node.body) {
         Some(Body::Bool(false)) => Others::Reject,
         Some(Body::Bool(true)) => Others::Any,
         _ => Others::Schema(others),
-    };
-    ObjectPlan {
-        others,
-        ..ObjectPlan::default()
     }
 }

@@ -645,17 +645,14 @@ impl Flag<'_> {
 }
 
 impl Shape {
-    /// The shape as the typed route's object plan; `None` with `patternProperties`, which it does not plan.
-    pub(crate) fn typed_object(&self) -> Option<ObjectPlan> {
-        if !self.patterns().is_empty() {
-            return None;
-        }
+    /// The shape as the typed route's object plan.
+    pub(crate) fn typed_object(&self) -> ObjectPlan {
         let others = if self.rejects_others() {
             Others::Reject
         } else {
             self.other_schema().map_or(Others::Any, Others::Schema)
         };
-        Some(ObjectPlan {
+        ObjectPlan {
             names: self
                 .table()
                 .iter()
@@ -666,8 +663,9 @@ impl Shape {
                 })
                 .collect(),
             n_required: self.n_required(),
+            patterns: self.patterns.clone(),
             others,
-        })
+        }
     }
 }
 

@@ -18,7 +18,10 @@
 //! text) ends the pass without an answer, and the caller takes the value route.
 
 use super::members::Seen;
-use super::plan::{Container, ObjectPlan, Others, OwnCheck, TypedNode, TypedPlan, is_lone_ref, own_keywords};
+use super::plan::{
+    Container, Member, ObjectPlan, Others, OwnCheck, Part, Parts, TypedNode, TypedPlan, admits, is_lone_ref,
+    own_keywords,
+};
 use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
 use crate::eval::{Evaluator, Reached, Step};
 use crate::flag::holds_at;
@@ -96,6 +99,7 @@ pub(crate) fn collect_at<'s>(
         scratch: Value::String(String::new()),
         first,
         decided: false,
+        nodes: Vec::new(),
     };
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = Val {
@@ -144,6 +148,8 @@ struct Collector<'s> {
     first: bool,
     /// A violation was recorded with `first`: the pass unwinds and answers.
     decided: bool,
+    /// The nodes of a member's value, reused (see [`ObjectPlan::member_nodes`]).
+    nodes: Vec<NodeId>,
 }
 
 /// What a container meets at its node.
@@ -152,6 +158,8 @@ enum Planned<'s> {
     Capture,
     /// Walked through its plan.
     Walk(Walked<'s>),
+    /// Walked through several plans at once (a node with `allOf`), reached through `redirects` `$ref` frames.
+    Parts { parts: Vec<Part<'s>>, redirects: usize },
 }
 
 /// A container walked through `container`, the plan of node `id`, reached through `redirects` `$ref` frames.
@@ -166,6 +174,12 @@ impl<'s> Collector<'s> {
     fn stop<E: de::Error>(&mut self) -> E {
         self.stopped = true;
         E::custom("oa-schema: the collecting pass stopped")
+    }
+
+    /// Ends the pass without an answer, passing `err` on.
+    fn stop_with<E>(&mut self, err: E) -> E {
+        self.stopped = true;
+        err
     }
 
     /// The node depth of the current frame, as the evaluator counts it.
@@ -336,11 +350,7 @@ impl<'s> Collector<'s> {
             if redirects >= MAX_REDIRECTS as usize {
                 break Planned::Capture;
             }
-            let admits = schema
-                .plans
-                .get(at as usize)
-                .is_some_and(|plan| plan.always || plan.types.admits_kind(kind));
-            if !admits {
+            if !admits(schema, at, kind) {
                 break Planned::Capture;
             }
             match self.plan.get(at) {
@@ -356,14 +366,7 @@ impl<'s> Collector<'s> {
                     at = *target;
                 }
                 TypedNode::Container(container) => {
-                    // `items: false` reports each item at itself: through the value.
-                    let items_rejected = container.items.is_some_and(|items| {
-                        matches!(
-                            schema.nodes.get(items as usize).map(|node| &node.body),
-                            Some(Body::Bool(false))
-                        )
-                    });
-                    if container.rejects || items_rejected {
+                    if container.rejects || rejects_items(schema, container) {
                         break Planned::Capture;
                     }
                     return Ok(Planned::Walk(Walked {
@@ -371,6 +374,16 @@ impl<'s> Collector<'s> {
                         container,
                         redirects,
                     }));
+                }
+                TypedNode::All(_) => {
+                    let mut parts = Vec::new();
+                    let planned = self.plan.parts(schema, at, kind, false, &mut parts);
+                    if planned != Parts::Planned
+                        || parts.iter().any(|part| rejects_items(schema, part.container))
+                    {
+                        break Planned::Capture;
+                    }
+                    return Ok(Planned::Parts { parts, redirects });
                 }
             }
         };
@@ -388,16 +401,15 @@ impl<'s> Collector<'s> {
         } = match self.planned(id, ARRAY_KIND)? {
             Planned::Capture => return self.captured(id, |strict| strict.seq(seq)),
             Planned::Walk(walked) => walked,
+            Planned::Parts { parts, redirects } => return self.array_of_parts(&parts, redirects, seq),
         };
         let mut count = 0_usize;
         loop {
-            let more = match container.items {
-                Some(items) => {
-                    self.push(FrameStep::Index(count), items, None)?;
-                    let more = seq.next_element_seed(Val {
-                        c: &mut *self,
-                        node: items,
-                    })?;
+            let node = container.prefix.get(count).copied().or(container.items);
+            let more = match node {
+                Some(node) => {
+                    self.push(FrameStep::Index(count), node, None)?;
+                    let more = seq.next_element_seed(Val { c: &mut *self, node })?;
                     self.pop();
                     more
                 }
@@ -427,6 +439,7 @@ impl<'s> Collector<'s> {
         } = match self.planned(id, OBJECT_KIND)? {
             Planned::Capture => return self.captured(id, |strict| strict.map(map)),
             Planned::Walk(walked) => walked,
+            Planned::Parts { parts, redirects } => return self.object_of_parts(&parts, redirects, map),
         };
         let object = container.object.as_ref();
         let mut seen = Seen::default();
@@ -449,6 +462,12 @@ impl<'s> Collector<'s> {
                 return Err(self.stop());
             }
             n_required += usize::from(planned.is_some_and(|planned| planned.required));
+            if let Some(object) = object
+                && !object.patterns.is_empty()
+            {
+                self.patterned(at, object, slot, &name, &mut map)?;
+                continue;
+            }
             let child = match (planned.and_then(|planned| planned.node), object) {
                 (Some(node), _) => Some(node),
                 (None, None) => None,
@@ -456,10 +475,7 @@ impl<'s> Collector<'s> {
                     Others::Any => None,
                     Others::Schema(node) => Some(node),
                     Others::Reject => {
-                        let mut proxy = Map::new();
-                        proxy.insert(name.to_string(), Value::Null);
-                        // Its value is not looked at: only what `additionalProperties` says of its name.
-                        self.record_keywords(at, &Value::Object(proxy), OwnCheck::Others);
+                        self.reject_other(at, &name);
                         None
                     }
                 },
@@ -492,6 +508,253 @@ impl<'s> Collector<'s> {
         Ok(())
     }
 
+    /// `additionalProperties: false`'s violation for member `name` of the object at node `at` (the current
+    /// frame's): its value is not looked at, only what the keyword says of its name.
+    fn reject_other(&mut self, at: NodeId, name: &str) {
+        let mut proxy = Map::new();
+        proxy.insert(name.to_owned(), Value::Null);
+        self.record_keywords(at, &Value::Object(proxy), OwnCheck::Others);
+    }
+
+    /// The value of member `name` (at `slot` of the plan's names, if there) of an object with `patternProperties`
+    /// at node `at`: walked at its one node, or read whole and evaluated at each of several (its `properties`
+    /// schema and every pattern its name matches), as the collecting evaluator applies each keyword in turn.
+    fn patterned<'de, A: MapAccess<'de>>(
+        &mut self,
+        at: NodeId,
+        object: &ObjectPlan,
+        slot: Option<usize>,
+        name: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        let mut nodes = std::mem::take(&mut self.nodes);
+        nodes.clear();
+        let member = object.member_nodes(slot, name, &mut nodes);
+        let read = match (member, &nodes[..]) {
+            // A pattern past its budget: the collecting evaluator reports it, the value route answers.
+            (Member::Budget, _) => Err(self.stop()),
+            (Member::Rejected, _) => {
+                self.reject_other(at, name);
+                map.next_value_seed(strict())
+            }
+            (Member::Checked, []) => map.next_value_seed(strict()),
+            (Member::Checked, [node]) => {
+                let node = *node;
+                self.push_key(name, node).and_then(|()| {
+                    let read = map.next_value_seed(Val { c: &mut *self, node });
+                    self.pop();
+                    read
+                })
+            }
+            (Member::Checked, several) => {
+                let declined = std::cell::Cell::new(false);
+                match map.next_value_seed(StrictValue { declined: &declined }) {
+                    Err(err) if declined.get() => Err(self.stop_with(err)),
+                    Err(err) => Err(err),
+                    Ok(value) => several.iter().try_for_each(|node| {
+                        self.push_key(name, *node)?;
+                        self.whole(*node, &value);
+                        self.pop();
+                        Ok(())
+                    }),
+                }
+            }
+        };
+        self.nodes = nodes;
+        read
+    }
+
+    /// Enters `part`: its way's frames pushed.
+    fn enter<E: de::Error>(&mut self, part: &Part<'s>) -> Result<(), E> {
+        for (node, step) in &part.way {
+            self.push(FrameStep::None, *node, *step)?;
+        }
+        Ok(())
+    }
+
+    /// Leaves `part`: its way's frames popped.
+    fn leave(&mut self, part: &Part<'s>) {
+        for _ in 0..part.way.len() {
+            self.pop();
+        }
+    }
+
+    /// The next value of `next` (an array's item or a member's value, at instance step `step`) whose nodes are
+    /// `nodes` (each with the index of the part it comes from): walked at its one node, or read whole and evaluated
+    /// at each of several. False at the end of an array.
+    fn value_of_parts<'de, N: Next<'de>>(
+        &mut self,
+        parts: &[Part<'s>],
+        nodes: &[(usize, NodeId)],
+        step: At<'_>,
+        next: &mut N,
+    ) -> Result<bool, N::Error> {
+        if let [(part, node)] = nodes {
+            let Some(part) = parts.get(*part) else {
+                return Err(self.stop());
+            };
+            self.enter(part)?;
+            self.push_at(step, *node)?;
+            let more = next
+                .next(Val {
+                    c: &mut *self,
+                    node: *node,
+                })?
+                .is_some();
+            self.pop();
+            self.leave(part);
+            return Ok(more);
+        }
+        let declined = std::cell::Cell::new(false);
+        let value = match next.next(StrictValue { declined: &declined }) {
+            Ok(Some(value)) => value,
+            Ok(None) => return Ok(false),
+            Err(err) if declined.get() => return Err(self.stop_with(err)),
+            Err(err) => return Err(err),
+        };
+        for (part, node) in nodes {
+            let Some(part) = parts.get(*part) else {
+                return Err(self.stop());
+            };
+            self.enter(part)?;
+            self.push_at(step, *node)?;
+            self.whole(*node, &value);
+            self.pop();
+            self.leave(part);
+        }
+        Ok(true)
+    }
+
+    fn push_at<E: de::Error>(&mut self, step: At<'_>, node: NodeId) -> Result<(), E> {
+        match step {
+            At::Index(index) => self.push(FrameStep::Index(index), node, None),
+            At::Key(name) => self.push_key(name, node),
+        }
+    }
+
+    /// An array walked by several plans at once: each item at every node they give it, each part's count bounds.
+    fn array_of_parts<'de, A: SeqAccess<'de>>(
+        &mut self,
+        parts: &[Part<'s>],
+        redirects: usize,
+        mut seq: A,
+    ) -> Result<(), A::Error> {
+        let mut count = 0_usize;
+        let mut nodes = Vec::new();
+        loop {
+            nodes.clear();
+            for (at, part) in parts.iter().enumerate() {
+                if let Some(node) = part.container.prefix.get(count).copied().or(part.container.items) {
+                    nodes.push((at, node));
+                }
+            }
+            let more = if nodes.is_empty() {
+                seq.next_element_seed(strict())?.is_some()
+            } else {
+                self.value_of_parts(parts, &nodes, At::Index(count), &mut Items(&mut seq))?
+            };
+            if !more {
+                break;
+            }
+            count += 1;
+        }
+        let n = count as u64;
+        for part in parts {
+            if n < part.container.min_items || n > part.container.max_items {
+                let proxy = Value::Array(vec![Value::Null; count]);
+                self.enter(part)?;
+                self.record_keywords(part.id, &proxy, OwnCheck::ItemCounts);
+                self.leave(part);
+            }
+        }
+        for _ in 0..redirects {
+            self.pop();
+        }
+        Ok(())
+    }
+
+    /// An object walked by several plans at once: each member noted by every part and its value checked at every
+    /// node they give it; each part's `required`, count bounds and `additionalProperties: false`.
+    fn object_of_parts<'de, A: MapAccess<'de>>(
+        &mut self,
+        parts: &[Part<'s>],
+        redirects: usize,
+        mut map: A,
+    ) -> Result<(), A::Error> {
+        let mut seen: Vec<Seen> = parts.iter().map(|_| Seen::default()).collect();
+        let mut n_required = vec![0_usize; parts.len()];
+        let mut others_seen = MemberNames::default();
+        let mut count = 0_u64;
+        let mut nodes = Vec::new();
+        let mut part_nodes = Vec::new();
+        while let Some(name) = map.next_key_seed(Name)? {
+            if name.starts_with(PRIVATE_PREFIX) {
+                return Err(self.stop());
+            }
+            count += 1;
+            nodes.clear();
+            let mut in_table = false;
+            for (at, part) in parts.iter().enumerate() {
+                let Some(object) = &part.container.object else {
+                    continue;
+                };
+                let slot = object.find(&name);
+                if let Some(slot) = slot {
+                    in_table = true;
+                    let fresh = seen
+                        .get_mut(at)
+                        .is_some_and(|seen| seen.note(slot, object.names.len()));
+                    if !fresh {
+                        // A repeated name: a `Value` keeps the last.
+                        return Err(self.stop());
+                    }
+                    if let Some(n) = n_required.get_mut(at) {
+                        *n += usize::from(object.names.get(slot).is_some_and(|planned| planned.required));
+                    }
+                }
+                part_nodes.clear();
+                match object.member_nodes(slot, &name, &mut part_nodes) {
+                    Member::Budget => return Err(self.stop()),
+                    Member::Rejected => {
+                        self.enter(part)?;
+                        self.reject_other(part.id, &name);
+                        self.leave(part);
+                    }
+                    Member::Checked => nodes.extend(part_nodes.iter().map(|node| (at, *node))),
+                }
+            }
+            if !in_table && !others_seen.insert(&name) {
+                return Err(self.stop());
+            }
+            if nodes.is_empty() {
+                map.next_value_seed(strict())?;
+            } else {
+                self.value_of_parts(parts, &nodes, At::Key(&name), &mut Values(&mut map))?;
+            }
+        }
+        for (at, part) in parts.iter().enumerate() {
+            if let Some(object) = &part.container.object
+                && n_required.get(at).copied().unwrap_or(0) < object.n_required
+                && let Some(seen) = seen.get(at)
+            {
+                self.enter(part)?;
+                self.record_missing(part.id, object, seen);
+                self.leave(part);
+            }
+            if count < part.container.min_properties || count > part.container.max_properties {
+                let proxy: Map<String, Value> =
+                    (0..count).map(|idx| (idx.to_string(), Value::Null)).collect();
+                self.enter(part)?;
+                self.record_keywords(part.id, &Value::Object(proxy), OwnCheck::PropertyCounts);
+                self.leave(part);
+            }
+        }
+        for _ in 0..redirects {
+            self.pop();
+        }
+        Ok(())
+    }
+
     /// A container read whole (repeated names refused: a repeat, or a serde_json token, ends the pass), then
     /// checked at node `id` as a scalar is.
     fn captured<E: de::Error>(
@@ -505,6 +768,50 @@ impl<'s> Collector<'s> {
         self.whole(id, &value);
         Ok(())
     }
+}
+
+/// An item's or a member's instance step.
+#[derive(Clone, Copy)]
+enum At<'n> {
+    Index(usize),
+    Key(&'n str),
+}
+
+/// Where the next value comes from: an array's next item, or the value of the member whose name was just read.
+trait Next<'de> {
+    type Error: de::Error;
+    fn next<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Self::Error>;
+}
+
+/// An array's items.
+struct Items<'a, A>(&'a mut A);
+
+impl<'de, A: SeqAccess<'de>> Next<'de> for Items<'_, A> {
+    type Error = A::Error;
+    fn next<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
+        self.0.next_element_seed(seed)
+    }
+}
+
+/// An object's member values.
+struct Values<'a, A>(&'a mut A);
+
+impl<'de, A: MapAccess<'de>> Next<'de> for Values<'_, A> {
+    type Error = A::Error;
+    fn next<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
+        self.0.next_value_seed(seed).map(Some)
+    }
+}
+
+/// Whether `items: false` (or `additionalItems: false`) is in `container`: it reports each item at the array,
+/// through the value.
+fn rejects_items(schema: &CompiledSchema, container: &Container) -> bool {
+    container.items.is_some_and(|items| {
+        matches!(
+            schema.nodes.get(items as usize).map(|node| &node.body),
+            Some(Body::Bool(false))
+        )
+    })
 }
 
 /// A walk that only reads (what no node constrains), as a `Value` parse reads it; a repeat is an error (the pass

@@ -3,8 +3,8 @@
 //! that note them; and the one-member map serde_json shows a number's digits as (under `arbitrary_precision`).
 
 use super::number::OnlyString;
-use super::plan::{Container, ObjectPlan, Others};
-use super::{FallbackReason, OBJECT_KIND, Run};
+use super::plan::{Container, Member, ObjectPlan, Others};
+use super::{FallbackReason, OBJECT_KIND, Plans, Run};
 use crate::node::NodeId;
 use crate::strict::{MemberNames, NUMBER_TOKEN, numbers_keep_digits};
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
@@ -38,6 +38,27 @@ pub(super) struct MapState<'r, 's> {
     pub(super) count: u64,
     /// The node of the value after the key just read.
     pub(super) child: Option<NodeId>,
+    /// What an object with patterns or several plans needs (made when one is met: most objects need none).
+    pub(super) more: Option<Box<More<'s>>>,
+}
+
+/// The state of an object with `patternProperties` or several plans.
+#[derive(Default)]
+pub(super) struct More<'s> {
+    /// Where several nodes check the value after the key just read (its `properties` schema and matching
+    /// patterns, or several plans'): all of them (and `child` is `None`).
+    pub(super) nodes: Vec<NodeId>,
+    /// Where several plans apply at once (a node with `allOf`), each one's (and `object` is `Some(None)`).
+    pub(super) parts: Vec<PartState<'s>>,
+    /// The most steps a part is entered through, added to the members' depth.
+    pub(super) part_depth: u32,
+}
+
+/// One plan of several, and what it saw.
+pub(super) struct PartState<'s> {
+    pub(super) container: &'s Container,
+    pub(super) seen: Seen,
+    pub(super) n_required: usize,
 }
 
 impl<'s> MapState<'_, 's> {
@@ -53,6 +74,9 @@ impl<'s> MapState<'_, 's> {
         self.mode = Mode::Object;
         let plan = self.plan()?;
         self.count += 1;
+        if self.more.as_ref().is_some_and(|more| !more.parts.is_empty()) {
+            return self.key_of_parts(name);
+        }
         let Some((_, container)) = plan else {
             // Nothing constrains the members: only duplicates are looked for.
             self.child = None;
@@ -65,6 +89,9 @@ impl<'s> MapState<'_, 's> {
             self.child = None;
             return self.other_name(name);
         };
+        if !object.patterns.is_empty() {
+            return self.patterned(object, name);
+        }
         match object.find(name) {
             Some(slot) => {
                 if !self.seen.note(slot, object.names.len()) {
@@ -89,6 +116,82 @@ impl<'s> MapState<'_, 's> {
         }
     }
 
+    /// Notes a member of an object with `patternProperties`: its value may have several nodes.
+    fn patterned<E: de::Error>(&mut self, object: &ObjectPlan, name: &str) -> Result<(), E> {
+        let slot = object.find(name);
+        match slot {
+            Some(slot) => {
+                if !self.seen.note(slot, object.names.len()) {
+                    return Err(self.run.stop(FallbackReason::Undecided));
+                }
+                self.n_required +=
+                    usize::from(object.names.get(slot).is_some_and(|planned| planned.required));
+            }
+            None => self.other_name(name)?,
+        }
+        let run = self.run;
+        let more = self.more.get_or_insert_with(Box::default);
+        more.nodes.clear();
+        match object.member_nodes(slot, name, &mut more.nodes) {
+            Member::Checked => {}
+            Member::Rejected => return Err(run.stop(FallbackReason::Invalid)),
+            Member::Budget => return Err(run.stop(FallbackReason::Undecided)),
+        }
+        self.child = match &more.nodes[..] {
+            [] => None,
+            [node] => Some(*node),
+            _ => return Ok(()),
+        };
+        more.nodes.clear();
+        Ok(())
+    }
+
+    /// Notes a member where several plans apply: each notes it, and its value gets every node they name.
+    #[inline(never)]
+    fn key_of_parts<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
+        let run = self.run;
+        let Some(more) = self.more.as_deref_mut() else {
+            return Err(run.stop(FallbackReason::Undecided));
+        };
+        more.nodes.clear();
+        let mut in_table = false;
+        for part in &mut more.parts {
+            if self.count > part.container.max_properties {
+                return Err(run.stop(FallbackReason::Invalid));
+            }
+            let Some(object) = &part.container.object else {
+                continue;
+            };
+            let slot = object.find(name);
+            if let Some(slot) = slot {
+                in_table = true;
+                if !part.seen.note(slot, object.names.len()) {
+                    return Err(run.stop(FallbackReason::Undecided));
+                }
+                part.n_required +=
+                    usize::from(object.names.get(slot).is_some_and(|planned| planned.required));
+            }
+            match object.member_nodes(slot, name, &mut more.nodes) {
+                Member::Checked => {}
+                Member::Rejected => return Err(run.stop(FallbackReason::Invalid)),
+                Member::Budget => return Err(run.stop(FallbackReason::Undecided)),
+            }
+        }
+        let child = match &more.nodes[..] {
+            [] => None,
+            [node] => Some(*node),
+            _ => None,
+        };
+        if more.nodes.len() < 2 {
+            more.nodes.clear();
+        }
+        self.child = child;
+        if !in_table {
+            self.other_name(name)?;
+        }
+        Ok(())
+    }
+
     /// The node for a member the plan does not name.
     fn others<E: de::Error>(&self, object: &ObjectPlan) -> Result<Option<NodeId>, E> {
         match object.others {
@@ -108,11 +211,38 @@ impl<'s> MapState<'_, 's> {
     }
 
     /// The object plan at this node (resolved once).
+    #[inline]
     fn plan<E: de::Error>(&mut self) -> Result<Option<(NodeId, &'s Container)>, E> {
-        if let Some(plan) = self.object {
-            return Ok(plan);
+        match self.object {
+            Some(plan) => Ok(plan),
+            None => self.resolve(),
         }
-        let plan = self.run.container(self.node, OBJECT_KIND)?;
+    }
+
+    /// Resolves the object plan at this node, on the first key (or the end of an empty object).
+    #[inline(never)]
+    fn resolve<E: de::Error>(&mut self) -> Result<Option<(NodeId, &'s Container)>, E> {
+        let plan = match self.run.container(self.node, OBJECT_KIND)? {
+            None => None,
+            Some(Plans::One(id, container)) => Some((id, container)),
+            Some(Plans::Several(parts)) => {
+                let more = self.more.get_or_insert_with(Box::default);
+                more.part_depth = parts
+                    .iter()
+                    .map(|part| part.way.len())
+                    .max()
+                    .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+                more.parts = parts
+                    .into_iter()
+                    .map(|part| PartState {
+                        container: part.container,
+                        seen: Seen::default(),
+                        n_required: 0,
+                    })
+                    .collect();
+                None
+            }
+        };
         self.object = Some(plan);
         Ok(plan)
     }
@@ -124,7 +254,18 @@ impl<'s> MapState<'_, 's> {
             Mode::Number(false) => return Err(self.run.stop(FallbackReason::Undecided)),
             Mode::Unknown | Mode::Object => {}
         }
-        let Some((_, container)) = self.plan()? else {
+        let plan = self.plan()?;
+        for part in self.more.iter().flat_map(|more| &more.parts) {
+            let n_required = part
+                .container
+                .object
+                .as_ref()
+                .map_or(0, |object| object.n_required);
+            if part.n_required < n_required || self.count < part.container.min_properties {
+                return Err(self.run.stop(FallbackReason::Invalid));
+            }
+        }
+        let Some((_, container)) = plan else {
             return Ok(());
         };
         let n_required = container.object.as_ref().map_or(0, |object| object.n_required);

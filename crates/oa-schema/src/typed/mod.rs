@@ -13,7 +13,7 @@
 use crate::flag::{answer_at, float_holds_at, floats_settle_at};
 use crate::node::{CompiledSchema, NodeId};
 use crate::strict::numbers_keep_digits;
-use plan::{Container, Others, TypedNode, TypedPlan};
+use plan::{Container, Others, Part, Parts, TypedNode, TypedPlan};
 use serde::de;
 use serde_json::Value;
 use std::cell::Cell;
@@ -99,6 +99,7 @@ impl<'s> Run<'s> {
     }
 
     /// Checks a string, building its `Value` only when the node has string checks.
+    #[inline]
     pub(super) fn string<E: de::Error>(&self, node: Option<NodeId>, depth: u32, text: &str) -> Result<(), E> {
         let Some(id) = node else { return Ok(()) };
         if self.trivial(id, crate::flag::plan::STRING_KIND) {
@@ -190,6 +191,7 @@ impl<'s> Run<'s> {
     /// it is then read whole into a value and checked there by the yes/no evaluator, as a scalar is (see
     /// `Checking::capture` in `value.rs`). Not where serde_json shows numbers as digits: the value would not
     /// be the one a parse builds.
+    #[inline]
     pub(super) fn captures(&self, node: Option<NodeId>, kind: usize) -> bool {
         let Some(mut id) = node else { return false };
         if numbers_keep_digits() {
@@ -204,9 +206,29 @@ impl<'s> Run<'s> {
                 TypedNode::Unplanned => return true,
                 TypedNode::Redirect(target) => id = *target,
                 TypedNode::Container(_) => return false,
+                TypedNode::All(_) => return self.parts_unplanned(id, kind),
             }
         }
         false
+    }
+
+    /// Whether a container of `kind` at node `id` (one with `allOf`) meets a part without a plan.
+    #[cold]
+    #[inline(never)]
+    fn parts_unplanned(&self, id: NodeId, kind: usize) -> bool {
+        self.plan.parts(self.schema, id, kind, true, &mut Vec::new()) == Parts::Unplanned
+    }
+
+    /// The plans a container of `kind` meets at node `id` (one with `allOf`).
+    #[cold]
+    #[inline(never)]
+    fn several<E: de::Error>(&self, id: NodeId, kind: usize) -> Result<Option<Plans<'s>>, E> {
+        let mut parts = Vec::new();
+        match self.plan.parts(self.schema, id, kind, true, &mut parts) {
+            Parts::Planned => Ok(Some(Plans::Several(parts))),
+            Parts::Refused => Err(self.stop(FallbackReason::Invalid)),
+            Parts::Unplanned => Err(self.stop(FallbackReason::Unplanned)),
+        }
     }
 
     /// The container plan that applies at `node` to an instance of `kind` (object or array), after its redirects;
@@ -215,7 +237,7 @@ impl<'s> Run<'s> {
         &self,
         node: Option<NodeId>,
         kind: usize,
-    ) -> Result<Option<(NodeId, &'s Container)>, E> {
+    ) -> Result<Option<Plans<'s>>, E> {
         let Some(mut id) = node else { return Ok(None) };
         for _ in 0..MAX_REDIRECTS {
             let plan = self.schema.plans.get(id as usize);
@@ -228,11 +250,20 @@ impl<'s> Run<'s> {
                 TypedNode::Container(container) if container.rejects => {
                     return Err(self.stop(FallbackReason::Invalid));
                 }
-                TypedNode::Container(container) => return Ok(Some((id, container))),
+                TypedNode::Container(container) => return Ok(Some(Plans::One(id, container))),
+                TypedNode::All(_) => return self.several(id, kind),
             }
         }
         Err(self.stop(FallbackReason::Unplanned))
     }
+}
+
+/// The plans a container meets at its node.
+pub(super) enum Plans<'s> {
+    /// One node's.
+    One(NodeId, &'s Container),
+    /// Several at once (a node with `allOf`): each part's checks apply.
+    Several(Vec<Part<'s>>),
 }
 
 /// Reads `text` into `T`, checking it against `schema` (see the module docs).
@@ -297,6 +328,9 @@ pub(crate) fn reads_root_whole(schema: &CompiledSchema) -> bool {
             TypedNode::Unplanned => return true,
             TypedNode::Redirect(target) => id = *target,
             TypedNode::Container(_) => return false,
+            TypedNode::All(_) => {
+                return plan.parts(schema, id, OBJECT_KIND, false, &mut Vec::new()) != Parts::Planned;
+            }
         }
     }
     false
@@ -331,18 +365,27 @@ pub(crate) fn plans_every_container(schema: &CompiledSchema) -> bool {
                 }) => {}
             TypedNode::Unplanned => return false,
             TypedNode::Redirect(target) => stack.push(*target),
-            TypedNode::Container(container) => {
-                stack.extend(container.items);
-                if let Some(object) = &container.object {
-                    stack.extend(object.names.iter().filter_map(|planned| planned.node));
-                    if let Others::Schema(node) = object.others {
-                        stack.push(node);
-                    }
-                }
+            TypedNode::All(all) => {
+                stack.extend(all.members.iter().copied());
+                push_children(&all.own, &mut stack);
             }
+            TypedNode::Container(container) => push_children(container, &mut stack),
         }
     }
     true
+}
+
+/// The nodes a container plan checks members and items with.
+fn push_children(container: &Container, stack: &mut Vec<NodeId>) {
+    stack.extend(container.items);
+    stack.extend(container.prefix.iter().copied());
+    if let Some(object) = &container.object {
+        stack.extend(object.names.iter().filter_map(|planned| planned.node));
+        stack.extend(object.patterns.iter().map(|(_, node)| *node));
+        if let Others::Schema(node) = object.others {
+            stack.push(node);
+        }
+    }
 }
 
 /// Whether the validating deserializer reads an object (`object`) or array at `node` whole into a value and asks

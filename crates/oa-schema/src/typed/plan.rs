@@ -4,12 +4,15 @@
 //! Scalars need no plan: the deserializer hands each one to the yes/no evaluator at its node, which answers
 //! exactly as a validation of the whole value would. Containers do: the deserializer never holds a whole object or
 //! array, so a node must say, member by member, which node checks each value, and what to check once the container
-//! has ended (`required`, the counts). Only the shapes structured output uses are planned (`properties`,
-//! `required`, `additionalProperties`, `items`, the count bounds, a lone `$ref`, and a union with `null`); any
-//! other keyword that applies to containers leaves the node unplanned, and a container met there sends the caller
-//! back to parse and validate.
+//! has ended (`required`, the counts). Planned: `properties`, `required`, `patternProperties`,
+//! `additionalProperties` (merged into one table, as a fused shape merges them), `prefixItems` and `items` (or an
+//! array-form `items` and `additionalItems`), the count bounds, a lone `$ref`, and a union with `null`. A member
+//! whose name meets several of them (its property and a pattern, two patterns) has several nodes: its value is read
+//! whole and checked at each. Any other keyword that applies to containers leaves the node unplanned, and a
+//! container met there is read whole into a value and checked as a scalar is.
 
-use crate::keywords::{Keyword, enum_, object, properties, unions};
+use crate::ecma_regex::EcmaRegex;
+use crate::keywords::{Keyword, enum_, properties, unions};
 use crate::node::{Body, CompiledSchema, Node, NodeId};
 
 /// Every node's container plan, by node id.
@@ -28,14 +31,50 @@ pub(crate) enum TypedNode {
     Redirect(NodeId),
     /// Containers are checked member by member.
     Container(Container),
+    /// Containers are checked member by member by several plans at once: the node's own keywords' and each
+    /// `allOf` member's (see [`TypedPlan::parts`]).
+    All(AllPlan),
 }
+
+/// A node with `allOf`: its own keywords' plan, and the members.
+#[derive(Debug)]
+pub(crate) struct AllPlan {
+    pub(crate) own: Container,
+    pub(crate) members: Box<[NodeId]>,
+}
+
+/// One plan a container meets at a node with `allOf`: node `id`'s `container`, entered from that node through
+/// `way` (each node entered, with its keyword path step where it is not the node's own: `/$ref`).
+#[derive(Debug)]
+pub(crate) struct Part<'s> {
+    pub(crate) id: NodeId,
+    pub(crate) container: &'s Container,
+    pub(crate) way: Vec<(NodeId, Option<&'static str>)>,
+}
+
+/// What [`TypedPlan::parts`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parts {
+    /// Every part has a plan (written out).
+    Planned,
+    /// A part refuses every container of the kind (its type, an `enum` of scalars).
+    Refused,
+    /// A part has no plan (or there are too many).
+    Unplanned,
+}
+
+/// The most parts (and steps to reach them) one container may have.
+const MAX_PARTS: usize = 64;
 
 /// The container checks of one node (scalar keywords pass containers and are left to the evaluator).
 #[derive(Debug, Default)]
 pub(crate) struct Container {
     /// Objects: `None` when the node says nothing about members.
     pub(crate) object: Option<ObjectPlan>,
-    /// `items` (`None`: any item), `minItems`, `maxItems`.
+    /// `prefixItems` (or an array-form `items`): the first items' nodes, one each.
+    pub(crate) prefix: Box<[NodeId]>,
+    /// `items` (or `additionalItems`): the node of every item after the prefix (`None`: any item); `minItems`,
+    /// `maxItems`.
     pub(crate) items: Option<NodeId>,
     pub(crate) min_items: u64,
     pub(crate) max_items: u64,
@@ -46,14 +85,28 @@ pub(crate) struct Container {
     pub(crate) rejects: bool,
 }
 
-/// `properties`, `required` and `additionalProperties` as one table.
+/// `properties`, `required`, `patternProperties` and `additionalProperties` as one table.
 #[derive(Debug, Default)]
 pub(crate) struct ObjectPlan {
     /// Every name `properties` or `required` mentions, sorted, with its schema and whether it is required.
     pub(crate) names: Box<[PlannedName]>,
     pub(crate) n_required: usize,
-    /// What `additionalProperties` does with members not named.
+    /// `patternProperties`: every pattern a member's name matches applies its schema too, and such a member is
+    /// not "additional".
+    pub(crate) patterns: Box<[(EcmaRegex, NodeId)]>,
+    /// What `additionalProperties` does with members neither named nor matched.
     pub(crate) others: Others,
+}
+
+/// What a member is, told from its name by [`ObjectPlan::member_nodes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Member {
+    /// Its value is checked by the nodes written out (none: any value).
+    Checked,
+    /// `additionalProperties: false` rejects it (its value is not looked at).
+    Rejected,
+    /// A pattern could not be matched within its budget: the collecting evaluator reports that, the plan does not.
+    Budget,
 }
 
 /// `additionalProperties`, as the plan applies it.
@@ -93,6 +146,37 @@ impl ObjectPlan {
     }
 }
 
+impl ObjectPlan {
+    /// The nodes that check the value of member `name` (at `slot` of [`names`](Self::names), if there), added
+    /// to `nodes` in the collecting evaluator's order: its `properties` schema, each matching pattern's, or
+    /// `additionalProperties`' when neither applies (a name only `required` mentions is not declared).
+    pub(crate) fn member_nodes(&self, slot: Option<usize>, name: &str, nodes: &mut Vec<NodeId>) -> Member {
+        let property = slot
+            .and_then(|slot| self.names.get(slot))
+            .and_then(|planned| planned.node);
+        nodes.extend(property);
+        let mut patterned = false;
+        for (regex, id) in &self.patterns {
+            match regex.is_match(name) {
+                Ok(true) => {
+                    patterned = true;
+                    nodes.push(*id);
+                }
+                Ok(false) => {}
+                Err(_) => return Member::Budget,
+            }
+        }
+        if property.is_none() && !patterned {
+            match self.others {
+                Others::Any => {}
+                Others::Schema(id) => nodes.push(id),
+                Others::Reject => return Member::Rejected,
+            }
+        }
+        Member::Checked
+    }
+}
+
 impl TypedPlan {
     /// Plans every node; `None` when the schema's dynamic scope matters (a node's verdict then depends on the path
     /// that reached it, which the deserializer does not keep).
@@ -114,6 +198,73 @@ impl TypedPlan {
     pub(crate) fn get(&self, id: NodeId) -> &TypedNode {
         self.nodes.get(id as usize).unwrap_or(&TypedNode::Unplanned)
     }
+
+    /// Every plan a container of `kind` meets at node `id` (one with `allOf`), written to `parts`: the node's own,
+    /// then each member's after its lone `$ref`s (and unions with `null` where `follow_unions`: the verdict is the
+    /// target's, the report is not), members with `allOf` of their own flattened.
+    pub(crate) fn parts<'s>(
+        &'s self,
+        schema: &CompiledSchema,
+        id: NodeId,
+        kind: usize,
+        follow_unions: bool,
+        parts: &mut Vec<Part<'s>>,
+    ) -> Parts {
+        parts.clear();
+        let mut work = vec![(id, Vec::new())];
+        let mut steps = 0;
+        while let Some((mut at, mut way)) = work.pop() {
+            loop {
+                steps += 1;
+                if steps > MAX_PARTS || parts.len() >= MAX_PARTS {
+                    return Parts::Unplanned;
+                }
+                if !admits(schema, at, kind) {
+                    return Parts::Refused;
+                }
+                match self.get(at) {
+                    TypedNode::Unplanned => return Parts::Unplanned,
+                    TypedNode::Redirect(target) => {
+                        let lone_ref = schema.nodes.get(at as usize).is_some_and(is_lone_ref);
+                        if !lone_ref && !follow_unions {
+                            return Parts::Unplanned;
+                        }
+                        way.push((*target, lone_ref.then_some("/$ref")));
+                        at = *target;
+                    }
+                    TypedNode::Container(container) => {
+                        if container.rejects {
+                            return Parts::Refused;
+                        }
+                        parts.push(Part {
+                            id: at,
+                            container,
+                            way,
+                        });
+                        break;
+                    }
+                    TypedNode::All(all) => {
+                        if all.own.rejects {
+                            return Parts::Refused;
+                        }
+                        // Members last in, first out: pushed in reverse, they come out in order.
+                        for member in all.members.iter().rev() {
+                            let mut member_way = way.clone();
+                            member_way.push((*member, None));
+                            work.push((*member, member_way));
+                        }
+                        parts.push(Part {
+                            id: at,
+                            container: &all.own,
+                            way,
+                        });
+                        break;
+                    }
+                }
+            }
+        }
+        Parts::Planned
+    }
 }
 
 fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
@@ -131,6 +282,10 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
         _ => {}
     }
     let mut container = Container::unbounded();
+    // The object keywords, merged into one table at the end (as a fused shape merges them).
+    let mut object = ObjectParts::default();
+    let mut items_skip = 0;
+    let mut all_of = None;
     for keyword in keywords.iter() {
         match keyword {
             // Checks of scalars: every container passes them.
@@ -149,40 +304,45 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
             Keyword::MaxItems(limit) => container.max_items = *limit,
             Keyword::MinProperties(limit) => container.min_properties = *limit,
             Keyword::MaxProperties(limit) => container.max_properties = *limit,
+            Keyword::PrefixItems(ids) if container.prefix.is_empty() => container.prefix = ids.clone(),
+            Keyword::AllOf(members) if all_of.is_none() => all_of = Some(members),
             Keyword::Items {
-                node: items, skip: 0, ..
-            } => container.items = Some(*items),
-            Keyword::Shape(shape) => match shape.typed_object() {
-                Some(object) => container.object = Some(object),
-                None => return TypedNode::Unplanned,
-            },
-            Keyword::Properties { by_name, .. } if container.object.is_none() => {
-                container.object = Some(properties::typed_object(by_name));
+                node: items, skip, ..
+            } if container.items.is_none() => {
+                container.items = Some(*items);
+                items_skip = *skip;
             }
-            Keyword::Required(names) if container.object.is_none() => {
-                container.object = Some(object::typed_required(names));
+            Keyword::Shape(shape) if !object.any() => object.shape = Some(shape.typed_object()),
+            Keyword::Properties { by_name, .. } if object.properties.is_none() && object.shape.is_none() => {
+                object.properties = Some(by_name);
             }
-            Keyword::AdditionalProperties {
-                node: others,
-                names,
-                patterns,
-            } if container.object.is_none() && names.is_empty() && patterns.is_empty() => {
-                container.object = Some(properties::typed_others(nodes, *others));
+            Keyword::Required(names) if object.required.is_none() && object.shape.is_none() => {
+                object.required = Some(names);
             }
-            // Anything else that applies to containers (or a second object keyword beside a first): not planned.
+            Keyword::PatternProperties(patterns) if object.patterns.is_none() && object.shape.is_none() => {
+                object.patterns = Some(patterns);
+            }
+            Keyword::AdditionalProperties { node: others, .. }
+                if object.others.is_none() && object.shape.is_none() =>
+            {
+                // Its sibling names and patterns are those of `properties` and `patternProperties`.
+                object.others = Some(*others);
+            }
+            // Anything else that applies to containers (or a keyword twice): not planned.
             Keyword::Const(_)
             | Keyword::Enum(_)
             | Keyword::Items { .. }
+            | Keyword::PrefixItems(_)
+            | Keyword::Shape(_)
             | Keyword::Properties { .. }
             | Keyword::Required(_)
+            | Keyword::PatternProperties(_)
             | Keyword::AdditionalProperties { .. }
             | Keyword::Ref(_)
             | Keyword::DynamicRef { .. }
             | Keyword::UniqueItems
-            | Keyword::PrefixItems(_)
             | Keyword::Contains { .. }
             | Keyword::DependentRequired(_)
-            | Keyword::PatternProperties(_)
             | Keyword::PropertyNames(_)
             | Keyword::DependentSchemas(_)
             | Keyword::Dependencies { .. }
@@ -196,6 +356,11 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
             | Keyword::Unresolved { .. } => return TypedNode::Unplanned,
         }
     }
+    if container.items.is_some() && items_skip != container.prefix.len() {
+        // `items` after a prefix of another length (not what `compile` builds): not planned.
+        return TypedNode::Unplanned;
+    }
+    container.object = object.plan(nodes);
     if let Some(object) = &mut container.object {
         // `properties` keeps its names in two groups (the cheap schemas first, see
         // `compile::order_properties_cheap_first`), each sorted: `ObjectPlan::find` searches one sorted table.
@@ -203,7 +368,68 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
             .names
             .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
     }
+    if let Some(members) = all_of {
+        return TypedNode::All(AllPlan {
+            own: container,
+            members: members.clone(),
+        });
+    }
     TypedNode::Container(container)
+}
+
+/// A node's object keywords, as met.
+#[derive(Default)]
+struct ObjectParts<'k> {
+    /// A fused shape (`properties`, `required`, `additionalProperties`, `patternProperties`).
+    shape: Option<ObjectPlan>,
+    properties: Option<&'k [(Box<str>, NodeId)]>,
+    required: Option<&'k [Box<str>]>,
+    patterns: Option<&'k [(EcmaRegex, NodeId)]>,
+    others: Option<NodeId>,
+}
+
+impl ObjectParts<'_> {
+    fn any(&self) -> bool {
+        self.shape.is_some()
+            || self.properties.is_some()
+            || self.required.is_some()
+            || self.patterns.is_some()
+            || self.others.is_some()
+    }
+
+    /// The one table (`None`: the node says nothing of members).
+    fn plan(self, nodes: &[Node]) -> Option<ObjectPlan> {
+        if let Some(shape) = self.shape {
+            return Some(shape);
+        }
+        if !self.any() {
+            return None;
+        }
+        let mut plan = self
+            .properties
+            .map_or_else(ObjectPlan::default, properties::typed_object);
+        for name in self.required.unwrap_or_default() {
+            match plan.names.iter_mut().find(|planned| *planned.name == **name) {
+                Some(planned) => planned.required = true,
+                None => {
+                    let mut names = std::mem::take(&mut plan.names).into_vec();
+                    names.push(PlannedName {
+                        name: name.clone(),
+                        node: None,
+                        required: true,
+                    });
+                    plan.names = names.into_boxed_slice();
+                }
+            }
+        }
+        // `required` may repeat a name: each counts once.
+        plan.n_required = plan.names.iter().filter(|planned| planned.required).count();
+        plan.patterns = self.patterns.unwrap_or_default().into();
+        if let Some(others) = self.others {
+            plan.others = properties::typed_others(nodes, others);
+        }
+        Some(plan)
+    }
 }
 
 impl Container {
@@ -214,6 +440,15 @@ impl Container {
             ..Self::default()
         }
     }
+}
+
+/// Whether node `id` lets some instance of `kind` (object or array) pass its type (containers it refuses are
+/// not planned: they fail there).
+pub(crate) fn admits(schema: &CompiledSchema, id: NodeId, kind: usize) -> bool {
+    schema
+        .plans
+        .get(id as usize)
+        .is_some_and(|plan| plan.always || plan.types.admits_kind(kind))
 }
 
 /// Whether a node the plan redirects is a lone `$ref` (its report is the target's, reached by a frame `/$ref`),

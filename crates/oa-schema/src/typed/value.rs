@@ -6,7 +6,8 @@
 
 use super::members::{Digits, KeySeed, MapState, Mode, Seen};
 use super::number::{IsNumberToken, NumberHint, OwnedDigits, by_hint};
-use super::{ARRAY_KIND, FallbackReason, OBJECT_KIND, Run};
+use super::plan::Container;
+use super::{ARRAY_KIND, FallbackReason, OBJECT_KIND, Plans, Run};
 use crate::node::NodeId;
 use crate::strict::{MemberNames, PRIVATE_PREFIX, StrictValue, numbers_keep_digits};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -295,17 +296,48 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
         if self.run.captures(self.node, ARRAY_KIND) {
             return self.capture(|strict| strict.seq(seq));
         }
-        let plan = self.run.container(self.node, ARRAY_KIND)?;
+        let (plan, parts) = match self.run.container(self.node, ARRAY_KIND)? {
+            None => (None, Vec::new()),
+            Some(Plans::One(id, container)) => (Some((id, container)), Vec::new()),
+            Some(Plans::Several(parts)) => (None, parts),
+        };
+        let part_depth = parts.iter().map(|part| part.way.len()).max().unwrap_or(0);
         let mut checked = CheckedSeq {
             inner: seq,
             run: self.run,
+            prefix: plan.map_or(&[], |(_, container)| &container.prefix[..]),
             items: plan.map(|(_, container)| container.items),
             max: plan.map_or(u64::MAX, |(_, container)| container.max_items),
-            depth: self.depth + 1,
+            depth: self.depth + 1 + u32::try_from(part_depth).unwrap_or(u32::MAX),
             count: 0,
+            several: (!parts.is_empty()).then(|| {
+                Box::new(SeqParts {
+                    parts: parts.iter().map(|part| part.container).collect(),
+                    nodes: Vec::new(),
+                })
+            }),
         };
+        if let Some(several) = &checked.several {
+            checked.max = several
+                .parts
+                .iter()
+                .map(|part| part.max_items)
+                .min()
+                .unwrap_or(u64::MAX);
+        }
         let value = self.visitor.visit_seq(&mut checked)?;
-        if plan.is_some_and(|(_, container)| checked.count < container.min_items) {
+        let min = plan
+            .map(|(_, container)| container.min_items)
+            .into_iter()
+            .chain(
+                checked
+                    .several
+                    .iter()
+                    .flat_map(|several| several.parts.iter().map(|part| part.min_items)),
+            )
+            .max()
+            .unwrap_or(0);
+        if checked.count < min {
             return Err(self.run.stop(FallbackReason::Invalid));
         }
         Ok(value)
@@ -328,6 +360,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checking<'_, '_, V> {
                 n_required: 0,
                 count: 0,
                 child: None,
+                more: None,
             },
         };
         let value = self.visitor.visit_map(&mut checked)?;
@@ -432,24 +465,90 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Numeric<'_, '_, V> {
 pub(super) struct CheckedSeq<'r, 's, A> {
     pub(super) inner: A,
     pub(super) run: &'r Run<'s>,
+    /// The first items' nodes (`prefixItems`).
+    pub(super) prefix: &'s [NodeId],
     /// `None` outside: anything goes; `Some(None)`: a plan without `items`.
     pub(super) items: Option<Option<NodeId>>,
     pub(super) max: u64,
     pub(super) depth: u32,
     pub(super) count: u64,
+    /// Where several plans apply at once (a node with `allOf`; `items` is then `None`).
+    pub(super) several: Option<Box<SeqParts<'s>>>,
+}
+
+/// The plans of an array where several apply at once.
+pub(super) struct SeqParts<'s> {
+    /// Each one's.
+    pub(super) parts: Vec<&'s Container>,
+    /// The nodes of the item being read.
+    pub(super) nodes: Vec<NodeId>,
 }
 
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
     type Error = A::Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, A::Error> {
+        let index = usize::try_from(self.count).unwrap_or(usize::MAX);
+        if self.several.is_some() {
+            return self.next_of_parts(index, seed);
+        }
+        let node = self.prefix.get(index).copied().or(self.items.flatten());
         let seed = CheckedSeed {
             seed,
             run: self.run,
-            node: self.items.flatten(),
+            node,
             depth: self.depth,
         };
         let element = self.inner.next_element_seed(seed)?;
+        self.counted(element)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+impl<'de, A: SeqAccess<'de>> CheckedSeq<'_, '_, A> {
+    /// The next item where several plans apply: at each node they give it.
+    #[inline(never)]
+    fn next_of_parts<T: DeserializeSeed<'de>>(
+        &mut self,
+        index: usize,
+        seed: T,
+    ) -> Result<Option<T::Value>, A::Error> {
+        let Some(several) = self.several.as_deref_mut() else {
+            return Err(self.run.stop(FallbackReason::Undecided));
+        };
+        several.nodes.clear();
+        for part in &several.parts {
+            several
+                .nodes
+                .extend(part.prefix.get(index).copied().or(part.items));
+        }
+        let element = if several.nodes.len() > 1 {
+            let all = CheckedAll {
+                seed,
+                run: self.run,
+                nodes: &several.nodes,
+                depth: self.depth,
+            };
+            self.inner.next_element_seed(all)?
+        } else {
+            let seed = CheckedSeed {
+                seed,
+                run: self.run,
+                node: several.nodes.first().copied(),
+                depth: self.depth,
+            };
+            self.inner.next_element_seed(seed)?
+        };
+        self.counted(element)
+    }
+}
+
+impl<A> CheckedSeq<'_, '_, A> {
+    /// Counts an item read, against `maxItems`.
+    fn counted<T, E: de::Error>(&mut self, element: Option<T>) -> Result<Option<T>, E> {
         if element.is_some() {
             self.count += 1;
             if self.count > self.max {
@@ -457,10 +556,6 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, '_, A> {
             }
         }
         Ok(element)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.inner.size_hint()
     }
 }
 
@@ -485,6 +580,41 @@ impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, '_, 
             node: self.node,
             depth: self.depth,
         })
+    }
+}
+
+/// A member's value checked by several nodes (its `properties` schema and the patterns its name matches): read
+/// whole into a value, checked at each node by the yes/no evaluator, and given to the target from the value (as a
+/// container without a plan is, see [`Checking::capture`]).
+pub(super) struct CheckedAll<'n, 'r, 's, T> {
+    pub(super) seed: T,
+    pub(super) run: &'r Run<'s>,
+    pub(super) nodes: &'n [NodeId],
+    pub(super) depth: u32,
+}
+
+impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedAll<'_, '_, '_, T> {
+    type Value = T::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T::Value, D::Error> {
+        if self.depth > crate::eval::MAX_DEPTH || numbers_keep_digits() {
+            // Digits: the value would not be the one a parse builds.
+            return Err(self.run.stop(FallbackReason::Undecided));
+        }
+        let declined = std::cell::Cell::new(false);
+        let value = StrictValue { declined: &declined }
+            .deserialize(deserializer)
+            .map_err(|err| {
+                if declined.get() {
+                    self.run.stop::<D::Error>(FallbackReason::Undecided)
+                } else {
+                    err
+                }
+            })?;
+        for node in self.nodes {
+            self.run.scalar(Some(*node), self.depth, &value)?;
+        }
+        self.seed.deserialize(value).map_err(de::Error::custom)
     }
 }
 
@@ -518,11 +648,26 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut CheckedMap<'_, '_, A> {
             };
             return self.inner.next_value_seed(digits);
         }
+        let mut part_depth = 0;
+        if let Some(more) = self.state.more.as_deref_mut() {
+            part_depth = more.part_depth;
+            if more.nodes.len() > 1 {
+                let all = CheckedAll {
+                    seed,
+                    run: self.state.run,
+                    nodes: &more.nodes,
+                    depth: self.state.depth + 1 + part_depth,
+                };
+                let value = self.inner.next_value_seed(all);
+                more.nodes.clear();
+                return value;
+            }
+        }
         let seed = CheckedSeed {
             seed,
             run: self.state.run,
             node: self.state.child.take(),
-            depth: self.state.depth + 1,
+            depth: self.state.depth + 1 + part_depth,
         };
         self.inner.next_value_seed(seed)
     }

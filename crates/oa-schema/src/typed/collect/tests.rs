@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 
 /// Schemas whose containers the pass walks through their plans (`properties`, `required`, `additionalProperties`
 /// false or a schema, `items`, the count bounds, `$ref`s, a recursive definition), and some it reads whole (a
-/// union with `null`, `items: false`, an `enum` of scalars, `patternProperties`, `allOf`, `unevaluatedProperties`).
+/// union with `null`, `items: false`, an `enum` of scalars, `unevaluatedProperties`), `prefixItems`,
+/// `patternProperties` and `allOf`, where a member or item may have several nodes (read whole and evaluated at
+/// each).
 fn schemas() -> Vec<Value> {
     vec![
         json!({
@@ -72,6 +74,57 @@ fn schemas() -> Vec<Value> {
             "patternProperties": { "^k": { "type": "string" } }
         }),
         json!({ "type": "array", "items": { "type": "object", "required": ["id"], "minProperties": 2 } }),
+        // `prefixItems` then `items`, nested; and `patternProperties` beside `properties` and
+        // `additionalProperties: false` (a name may meet its property and two patterns).
+        json!({
+            "type": ["array", "object"],
+            "prefixItems": [
+                { "type": "integer", "maximum": 5 },
+                { "type": "array", "prefixItems": [{ "type": "string" }], "items": { "type": "object" }, "maxItems": 2 },
+                { "type": "object", "required": ["id", "x"] }
+            ],
+            "items": { "type": ["string", "array"], "maxLength": 1, "items": { "const": 1 } },
+            "minItems": 2,
+            "properties": {
+                "id": { "type": "integer" },
+                "kids": { "type": "array", "items": { "$ref": "#" } }
+            },
+            "patternProperties": {
+                "^k": { "type": ["array", "string"], "maxItems": 1 },
+                "i": { "type": ["integer", "array", "string"], "minimum": 3, "minLength": 2 }
+            },
+            "additionalProperties": false,
+            "required": ["id"]
+        }),
+        // `allOf`: the node's own plan and its members' at once (a `$ref`, a nested `allOf`, `items` and
+        // `prefixItems` on the same array, `additionalProperties: false` in one member only).
+        json!({
+            "$defs": {
+                "base": {
+                    "type": ["object", "array"],
+                    "properties": { "id": { "type": "integer", "maximum": 5 }, "kids": { "$ref": "#" } },
+                    "required": ["id"],
+                    "items": { "type": ["integer", "object"], "minimum": 0 }
+                }
+            },
+            "properties": { "x": { "enum": [1, 2, "a"] }, "id": { "minimum": 2 } },
+            "maxProperties": 3,
+            "allOf": [
+                { "$ref": "#/$defs/base" },
+                { "allOf": [
+                    { "patternProperties": { "^k": { "type": "array", "maxItems": 1 } }, "minItems": 1 },
+                    { "properties": { "id": true, "x": true, "kids": true, "v": { "type": "string" } },
+                      "additionalProperties": false,
+                      "prefixItems": [{ "maximum": 3 }] }
+                ] }
+            ]
+        }),
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "patternProperties": { "^(x|k)": { "type": "array", "items": [{ "type": "string" }], "additionalItems": { "type": "integer" } } },
+            "additionalProperties": { "type": "object", "patternProperties": { "d$": { "maxProperties": 1 } } }
+        }),
         // More than eight names, some whose schemas recurse: `properties` keeps them in two sorted groups, which
         // the plan's table sorts as one.
         json!({
@@ -106,7 +159,9 @@ fn text() -> impl Strategy<Value = String> {
             prop::collection::vec(inner.clone(), 0..5).prop_map(|items| format!("[{}]", items.join(","))),
             prop::collection::vec(
                 (
-                    prop::sample::select(vec!["id", "items", "x", "v", "kids", "k1", "z", "a~/b"]),
+                    prop::sample::select(vec![
+                        "id", "items", "x", "v", "kids", "k1", "z", "a~/b", "xid", "d"
+                    ]),
                     inner
                 ),
                 0..5
@@ -188,7 +243,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn generated_texts_report_as_validate(text in text(), schema in 0..6usize) {
+    fn generated_texts_report_as_validate(text in text(), schema in 0..9usize) {
         let validator = Validator::new(&schemas()[schema]).unwrap();
         check(&validator, &text);
     }
