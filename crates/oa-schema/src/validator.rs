@@ -119,7 +119,9 @@ impl Validator {
     }
 
     /// Whether [`deserialize_str`](Self::deserialize_str) has a plan for every object and array position the
-    /// schema reaches from its root (so that it falls back only on invalid text or a type that refuses it).
+    /// schema reaches from its root (so that it falls back only on invalid text or a type that refuses it). Built
+    /// with serde_json's `arbitrary_precision`, not where a value may meet two schemas (two `allOf` parts, a name
+    /// and a pattern): such a value is undecided there.
     pub fn streams_every_container(&self) -> bool {
         crate::typed::plans_every_container(&self.compiled)
     }

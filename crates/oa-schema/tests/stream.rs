@@ -719,14 +719,30 @@ fn a_container_under_a_keyword_outside_the_plan_is_read_whole_and_checked_there(
         .is_ok_and(|number| number.to_string() == "1.10");
     let schema = json!({"anyOf": [{"type": "object", "required": ["b"]}, {"type": "string"}]});
     assert!(!Validator::new(&schema).unwrap().streams_every_container());
-    // `allOf`, `prefixItems` and `patternProperties` are planned.
-    for planned in [
-        json!({"allOf": [{"type": "object", "required": ["b"]}, {"properties": {"b": {"type": "array"}}}]}),
-        json!({"prefixItems": [{"type": "object"}], "items": {"type": "array"}}),
-        json!({"patternProperties": {"^a": {"type": "object"}}, "additionalProperties": {"items": false}}),
+    // `allOf`, `prefixItems` and `patternProperties` are planned; where numbers keep their digits, a value two
+    // schemas check (two `allOf` parts, a name and a pattern) is undecided, so such plans do not cover every
+    // container there.
+    for (planned, overlaps) in [
+        (
+            json!({"allOf": [{"type": "object", "required": ["b"]}, {"properties": {"b": {"type": "array"}}}]}),
+            true,
+        ),
+        (
+            json!({"prefixItems": [{"type": "object"}], "items": {"type": "array"}}),
+            false,
+        ),
+        (
+            json!({"patternProperties": {"^a": {"type": "object"}}, "additionalProperties": {"items": false}}),
+            false,
+        ),
+        (
+            json!({"properties": {"ab": {"type": "object"}}, "patternProperties": {"^a": {"type": "object"}}}),
+            true,
+        ),
     ] {
-        assert!(
+        assert_eq!(
             Validator::new(&planned).unwrap().streams_every_container(),
+            !(overlaps && keeps_digits),
             "{planned}"
         );
     }

@@ -74,21 +74,21 @@ pub(crate) fn collect_at<'s>(
     let mut keys = String::with_capacity(KEYS_AT_FIRST);
     let mut frames = Vec::with_capacity(FRAMES_AT_FIRST.max(way.len()));
     frames.extend(way.iter().map(|reached| Frame {
-            step: match reached.step {
-                None => FrameStep::None,
-                Some(Step::Index(index)) => FrameStep::Index(index),
-                Some(Step::Key(key)) => {
-                    let start = keys.len();
-                    keys.push_str(key);
-                    FrameStep::Key {
-                        start,
-                        end: keys.len(),
-                    }
+        step: match reached.step {
+            None => FrameStep::None,
+            Some(Step::Index(index)) => FrameStep::Index(index),
+            Some(Step::Key(key)) => {
+                let start = keys.len();
+                keys.push_str(key);
+                FrameStep::Key {
+                    start,
+                    end: keys.len(),
                 }
-            },
-            schema_step: reached.schema_step,
-            resource: reached.resource,
-        }));
+            }
+        },
+        schema_step: reached.schema_step,
+        resource: reached.resource,
+    }));
     let mut collector = Collector {
         schema,
         plan,
