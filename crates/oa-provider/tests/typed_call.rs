@@ -172,14 +172,14 @@ async fn a_value_valid_for_the_schema_but_not_the_type_names_its_location() {
     assert!(!message.is_empty());
 }
 
-/// A root under `allOf` has no container plan: the typed route reads it whole into a value and checks it there (so a
+/// A root under `anyOf` has no container plan (a union needs the value to pick a member): the typed route reads it whole into a value and checks it there (so a
 /// valid answer is still decided without the parse-and-validate route), and an invalid one takes that route for its
 /// report, which the reask carries.
 #[tokio::test]
 async fn a_schema_outside_the_streaming_plan_is_read_whole_and_an_invalid_answer_reported() {
     let unplanned = json!({
         "type": "object",
-        "allOf": [{"required": ["city"]}],
+        "anyOf": [{"required": ["city"]}],
         "properties": {"city": {"type": "string"}, "population": {"type": "integer"}, "note": {"type": ["string", "null"]}},
         "required": ["population", "note"]
     });
