@@ -19,7 +19,8 @@ mod at;
 mod detail;
 mod paths;
 
-pub(crate) use at::Reached;
+pub(crate) use at::{Reached, Way};
+pub(crate) use paths::STAMPED;
 pub(crate) use detail::{Detail, Extra, push_count, push_usize};
 
 /// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a

@@ -11,6 +11,20 @@
 //! violation, unions probe in flag mode). This costs each frame one store of a count the run already keeps, where a
 //! frame serial would cost an increment too. Frames of one run only (a detached frame, born `usize::MAX`, never
 //! matches).
+//!
+//! The frames of a way (`Evaluator::within`: the collecting pass's evaluations, each started afresh at some place
+//! of the instance) are made anew for every evaluation, so by the rule above none would match the last one's. Their
+//! caller knows them by another name: a frame of its own way (one step into the instance and the schema), which
+//! stays what it is from the step in to the step out and serves every evaluation started below it meanwhile. It
+//! stamps that frame at its first evaluation with the count recorded then, marked with [`STAMPED`], and each
+//! evaluation's frame made for it carries that stamp as its `born`. A stamped frame matches the paths kept at its
+//! depth when they were built through a frame of the same stamp: that one was made for the same frame of the
+//! caller's way (a way's frames are the shallowest of its evaluation, and the frames below them are born unstamped),
+//! so its chain had the same steps and keyword path segments, and so the same paths, as this one's. Two of the
+//! caller's frames at one depth never share a stamp where paths were kept through the first: keeping paths records a
+//! violation, so the count has grown by the time the second is stamped, after the first was left. The mark is the
+//! highest bit: a run's count never reaches it (a violation takes more than two bytes), and `usize::MAX` (detached)
+//! still never matches, since no count reaches it with the bit cleared either.
 
 use super::{Frame, Step};
 use oa_pointer::{Location, Segment};
@@ -19,6 +33,9 @@ use std::cell::Cell;
 /// The most bytes either path, or the steps' list, may have held for the buffers to be kept for the next run (see
 /// [`SPARE_PATHS`]): a deep or long path is rare, and its buffers are freed rather than held by the thread.
 const KEPT_MAX_BYTES: usize = 4096;
+
+/// The mark of a stamped frame's `born` (see the module docs).
+pub(crate) const STAMPED: usize = 1 << (usize::BITS - 1);
 
 thread_local! {
     /// The buffers between runs on this thread, emptied: a report of a few violations then does not allocate and
@@ -43,6 +60,8 @@ struct StepEnd {
     frame: usize,
     /// The violation whose paths first went through it: the number recorded before it.
     recorded: usize,
+    /// The frame's `born` (a stamp for a way's frame).
+    born: usize,
     location: usize,
     keyword_path: usize,
 }
@@ -85,8 +104,12 @@ impl Paths {
         let depth = frame.depth as usize;
         let address = std::ptr::from_ref(frame) as usize;
         if let Some(end) = self.ends.get(depth)
-            && end.frame == address
-            && frame.born <= end.recorded
+            && frame.born & !STAMPED <= end.recorded
+            && if frame.born & STAMPED == 0 {
+                end.frame == address
+            } else {
+                end.born == frame.born
+            }
         {
             let (location, keyword_path) = (end.location, end.keyword_path);
             self.location.truncate(location);
@@ -116,6 +139,7 @@ impl Paths {
                 StepEnd {
                     frame: 0,
                     recorded: 0,
+                    born: usize::MAX,
                     location: 0,
                     keyword_path: 0,
                 },
@@ -124,6 +148,7 @@ impl Paths {
         self.ends.push(StepEnd {
             frame: address,
             recorded,
+            born: frame.born,
             location: self.location.as_str().len(),
             keyword_path: self.keyword_path.len(),
         });
