@@ -153,7 +153,9 @@ impl<'a: 'v, 'v> Way<'v> for Frames<'a, '_> {
         Some(Reached {
             step: match frame.step {
                 FrameStep::None => None,
-                FrameStep::Key { start, end } => Some(Step::Key(self.keys.get(start..end).unwrap_or_default())),
+                FrameStep::Key { start, end } => {
+                    Some(Step::Key(self.keys.get(start..end).unwrap_or_default()))
+                }
                 FrameStep::Index(index) => Some(Step::Index(index)),
             },
             schema_step: frame.schema_step,
