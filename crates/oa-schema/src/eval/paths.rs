@@ -16,15 +16,14 @@
 //! of the instance) are made anew for every evaluation, so by the rule above none would match the last one's. Their
 //! caller knows them by another name: a frame of its own way (one step into the instance and the schema), which
 //! stays what it is from the step in to the step out and serves every evaluation started below it meanwhile. It
-//! stamps that frame at its first evaluation with the count recorded then, marked with [`STAMPED`], and each
-//! evaluation's frame made for it carries that stamp as its `born`. A stamped frame matches the paths kept at its
-//! depth when they were built through a frame of the same stamp: that one was made for the same frame of the
-//! caller's way (a way's frames are the shallowest of its evaluation, and the frames below them are born unstamped),
-//! so its chain had the same steps and keyword path segments, and so the same paths, as this one's. Two of the
-//! caller's frames at one depth never share a stamp where paths were kept through the first: keeping paths records a
-//! violation, so the count has grown by the time the second is stamped, after the first was left. The mark is the
-//! highest bit: a run's count never reaches it (a violation takes more than two bytes), and `usize::MAX` (detached)
-//! still never matches, since no count reaches it with the bit cleared either.
+//! stamps that frame at its first evaluation with the count recorded then, marked with [`STAMPED`], and each frame
+//! made for it carries that stamp as its `born`. A stamped frame matches the paths kept at its depth for violation
+//! `k` when its stamp is no later than `k`, whatever their frame's address: `k` was then recorded while the caller's
+//! frame was on its way, and every evaluation started meanwhile had a frame made for it at that depth (their way's
+//! frames are the shallowest of an evaluation; only the first violation of a run keeps no paths), so the paths were
+//! built through the same steps and keyword path segments as this frame's. The mark is the highest bit: a run's
+//! count never reaches it (a violation takes more than two bytes), so an unstamped frame is never taken for a stamped
+//! one, and `usize::MAX` (detached) never matches, since no count reaches it with the bit cleared either.
 
 use super::{Frame, Step};
 use oa_pointer::{Location, Segment};
@@ -60,8 +59,6 @@ struct StepEnd {
     frame: usize,
     /// The violation whose paths first went through it: the number recorded before it.
     recorded: usize,
-    /// The frame's `born` (a stamp for a way's frame).
-    born: usize,
     location: usize,
     keyword_path: usize,
 }
@@ -104,12 +101,8 @@ impl Paths {
         let depth = frame.depth as usize;
         let address = std::ptr::from_ref(frame) as usize;
         if let Some(end) = self.ends.get(depth)
-            && frame.born & !STAMPED <= end.recorded
-            && if frame.born & STAMPED == 0 {
-                end.frame == address
-            } else {
-                end.born == frame.born
-            }
+            && ((end.frame == address && frame.born <= end.recorded)
+                || (frame.born & STAMPED != 0 && frame.born & !STAMPED <= end.recorded))
         {
             let (location, keyword_path) = (end.location, end.keyword_path);
             self.location.truncate(location);
@@ -139,7 +132,6 @@ impl Paths {
                 StepEnd {
                     frame: 0,
                     recorded: 0,
-                    born: usize::MAX,
                     location: 0,
                     keyword_path: 0,
                 },
@@ -148,13 +140,13 @@ impl Paths {
         self.ends.push(StepEnd {
             frame: address,
             recorded,
-            born: frame.born,
             location: self.location.as_str().len(),
             keyword_path: self.keyword_path.len(),
         });
     }
 
     /// A copy of the instance location reached, of its exact size, with `extra` appended if given.
+    #[inline]
     pub(super) fn location(&mut self, extra: Option<Segment<'_>>) -> Location {
         let end = self.location.as_str().len();
         let Some(extra) = extra else {

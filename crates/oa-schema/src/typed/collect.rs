@@ -129,8 +129,8 @@ struct Frame<'s> {
     schema_step: &'s str,
     resource: ResourceId,
     /// The count of violations recorded at the first evaluation started below it, marked (see `eval/paths.rs`):
-    /// what tells the evaluator's frames made for it apart from those made for another frame at its depth, so that
-    /// a violation's paths build on the last one's. [`UNSTAMPED`] before that evaluation.
+    /// the evaluator's frames made for it carry it, and so build a violation's paths on those the last violation
+    /// kept below this frame. [`UNSTAMPED`] before that evaluation.
     stamp: usize,
 }
 
