@@ -96,7 +96,14 @@ pub(crate) struct ObjectPlan {
     pub(crate) patterns: Box<[(EcmaRegex, NodeId)]>,
     /// What `additionalProperties` does with members neither named nor matched.
     pub(crate) others: Others,
+    /// Each name of [`names`](Self::names) as its length and [`short_key`](crate::text::short_key), in the same
+    /// order, where every name has one (at most 16 bytes) and there are at most [`KEYED_NAMES_MAX`]: a member's
+    /// name is then found by a scan of three compares a name, with no pointer followed (empty otherwise).
+    pub(crate) keys: Box<[(usize, (u64, u64))]>,
 }
+
+/// The most names [`ObjectPlan::find`] scans by their keys (past it, a binary search by name costs less).
+const KEYED_NAMES_MAX: usize = 32;
 
 /// What a member is, told from its name by [`ObjectPlan::member_nodes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +140,11 @@ pub(crate) struct PlannedName {
 impl ObjectPlan {
     /// The position of `name` in [`names`](Self::names).
     pub(crate) fn find(&self, name: &str) -> Option<usize> {
+        if !self.keys.is_empty() {
+            // Every name short: one that is not has no match; else a name matches where its length and key do.
+            let key = (name.len(), crate::text::short_key(name)?);
+            return self.keys.iter().position(|known| *known == key);
+        }
         // A few names (the usual object): compared lengths first, no call per name.
         if self.names.len() <= 8 {
             return self
@@ -147,6 +159,20 @@ impl ObjectPlan {
 }
 
 impl ObjectPlan {
+    /// Sorts [`names`](Self::names) (as `find` searches them) and lays out their [`keys`](Self::keys).
+    pub(crate) fn sort_names(&mut self) {
+        self.names
+            .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+        let keys: Option<Box<[_]>> = self
+            .names
+            .iter()
+            .map(|planned| crate::text::short_key(&planned.name).map(|key| (planned.name.len(), key)))
+            .collect();
+        self.keys = keys
+            .filter(|keys| keys.len() <= KEYED_NAMES_MAX)
+            .unwrap_or_default();
+    }
+
     /// The nodes that check the value of member `name` (at `slot` of [`names`](Self::names), if there), added
     /// to `nodes` in the collecting evaluator's order: its `properties` schema, each matching pattern's, or
     /// `additionalProperties`' when neither applies (a name only `required` mentions is not declared).
@@ -364,9 +390,7 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
     if let Some(object) = &mut container.object {
         // `properties` keeps its names in two groups (the cheap schemas first, see
         // `compile::order_properties_cheap_first`), each sorted: `ObjectPlan::find` searches one sorted table.
-        object
-            .names
-            .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+        object.sort_names();
     }
     if let Some(members) = all_of {
         return TypedNode::All(AllPlan {
