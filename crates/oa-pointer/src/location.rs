@@ -463,6 +463,17 @@ impl Ord for Location {
     /// of tokens.
     fn cmp(&self, other: &Self) -> Ordering {
         let (left, right) = (self.text.as_bytes(), other.text.as_bytes());
+        // The usual pair in a small report: two members of the root whose names differ at their first byte
+        // (neither an index, an escape nor empty), which order as those bytes (the general case below, settled
+        // without finding the common prefix).
+        let plain = |byte: u8| byte != b'/' && byte != b'~' && !byte.is_ascii_digit();
+        if let (Some(&left_first), Some(&right_first)) = (left.get(1), right.get(1))
+            && left_first != right_first
+            && plain(left_first)
+            && plain(right_first)
+        {
+            return left_first.cmp(&right_first);
+        }
         let common = common_prefix_len(left, right);
         if common == left.len() && common == right.len() {
             return Ordering::Equal;

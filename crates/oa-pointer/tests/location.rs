@@ -314,3 +314,24 @@ fn location_order_is_the_decoded_token_order_on_every_branch() {
         "two names past usize, by bytes"
     );
 }
+
+/// Members of the root whose first bytes differ (the pairs `cmp` settles from those bytes alone) order as their
+/// pointers do, including the first bytes it leaves to the general case: a digit (an index, or a name that looks
+/// like one), an escape, an empty name, a multi-byte character.
+#[test]
+fn root_members_differing_at_their_first_byte_order_as_pointers_do() {
+    let texts = [
+        "", "/", "//a", "/ ", "/a", "/a/0", "/b", "/B", "/z", "/0", "/1", "/10", "/2", "/9a", "/~0", "/~1",
+        "/é", "/\u{7f}", "/-", "/a~1b", "/ab",
+    ];
+    for left in texts {
+        for right in texts {
+            let (l, r) = (loc(left), loc(right));
+            assert_eq!(
+                l.cmp(&r),
+                l.to_pointer().cmp(&r.to_pointer()),
+                "{left:?} vs {right:?}"
+            );
+        }
+    }
+}

@@ -653,6 +653,7 @@ pub(crate) fn typed_object(by_name: &[(Box<str>, NodeId)]) -> ObjectPlan {
         n_required: 0,
         patterns: Box::default(),
         others: Others::Any,
+        keys: Box::default(),
     }
 }
 

@@ -665,6 +665,7 @@ impl Shape {
             n_required: self.n_required(),
             patterns: self.patterns.clone(),
             others,
+            keys: Box::default(),
         }
     }
 }

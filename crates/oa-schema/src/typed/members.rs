@@ -285,12 +285,21 @@ pub(super) struct Seen {
 
 impl Seen {
     /// Notes `slot` (of `n_names`); false when it was noted before.
+    #[inline]
     pub(super) fn note(&mut self, slot: usize, n_names: usize) -> bool {
-        if let Some(bit) = u32::try_from(slot).ok().and_then(|slot| 1_u64.checked_shl(slot)) {
+        if slot < 64 {
+            let bit = 1_u64 << slot;
             let fresh = self.bits & bit == 0;
             self.bits |= bit;
             return fresh;
         }
+        self.note_more(slot, n_names)
+    }
+
+    /// [`note`](Self::note) past the first 64 names.
+    #[cold]
+    #[inline(never)]
+    fn note_more(&mut self, slot: usize, n_names: usize) -> bool {
         if self.more.is_empty() {
             self.more = vec![false; n_names.saturating_sub(64)];
         }

@@ -96,7 +96,18 @@ pub(crate) struct ObjectPlan {
     pub(crate) patterns: Box<[(EcmaRegex, NodeId)]>,
     /// What `additionalProperties` does with members neither named nor matched.
     pub(crate) others: Others,
+    /// Each name of [`names`](Self::names) as its length and [`short_key`](crate::text::short_key), in the same
+    /// order, where there are more than [`SCANNED_NAMES_MAX`] names, at most [`KEYED_NAMES_MAX`], each of at most
+    /// 16 bytes (empty otherwise): a member's name is then found by a scan of a few compares a name, with no
+    /// pointer followed, where a binary search called a comparison per step.
+    pub(crate) keys: Box<[(usize, (u64, u64))]>,
 }
+
+/// The most names [`ObjectPlan::find`] compares one by one as they are (as cheap as their keys for so few).
+const SCANNED_NAMES_MAX: usize = 8;
+
+/// The most names [`ObjectPlan::find`] scans by their keys (past it, a binary search costs less).
+const KEYED_NAMES_MAX: usize = 32;
 
 /// What a member is, told from its name by [`ObjectPlan::member_nodes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,11 +145,16 @@ impl ObjectPlan {
     /// The position of `name` in [`names`](Self::names).
     pub(crate) fn find(&self, name: &str) -> Option<usize> {
         // A few names (the usual object): compared lengths first, no call per name.
-        if self.names.len() <= 8 {
+        if self.names.len() <= SCANNED_NAMES_MAX {
             return self
                 .names
                 .iter()
                 .position(|known| crate::text::same_name(&known.name, name));
+        }
+        if !self.keys.is_empty() {
+            // Every name short: one that is not has no match; else a name matches where its length and key do.
+            let key = (name.len(), crate::text::short_key(name)?);
+            return self.keys.iter().position(|known| *known == key);
         }
         self.names
             .binary_search_by(|known| crate::text::cmp_names(&known.name, name))
@@ -147,6 +163,20 @@ impl ObjectPlan {
 }
 
 impl ObjectPlan {
+    /// Sorts [`names`](Self::names) (as `find` searches them) and lays out their [`keys`](Self::keys).
+    pub(crate) fn sort_names(&mut self) {
+        self.names
+            .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+        let keys: Option<Box<[_]>> = self
+            .names
+            .iter()
+            .map(|planned| crate::text::short_key(&planned.name).map(|key| (planned.name.len(), key)))
+            .collect();
+        self.keys = keys
+            .filter(|keys| keys.len() > SCANNED_NAMES_MAX && keys.len() <= KEYED_NAMES_MAX)
+            .unwrap_or_default();
+    }
+
     /// The nodes that check the value of member `name` (at `slot` of [`names`](Self::names), if there), added
     /// to `nodes` in the collecting evaluator's order: its `properties` schema, each matching pattern's, or
     /// `additionalProperties`' when neither applies (a name only `required` mentions is not declared).
@@ -364,9 +394,7 @@ fn plan_node(node: &Node, nodes: &[Node]) -> TypedNode {
     if let Some(object) = &mut container.object {
         // `properties` keeps its names in two groups (the cheap schemas first, see
         // `compile::order_properties_cheap_first`), each sorted: `ObjectPlan::find` searches one sorted table.
-        object
-            .names
-            .sort_by(|a, b| crate::text::cmp_names(&a.name, &b.name));
+        object.sort_names();
     }
     if let Some(members) = all_of {
         return TypedNode::All(AllPlan {
@@ -487,4 +515,84 @@ pub(crate) fn own_keywords(node: &Node, check: OwnCheck) -> impl Iterator<Item =
             }
             OwnCheck::Others => matches!(keyword, Keyword::AdditionalProperties { .. }),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ObjectPlan, PlannedName};
+
+    fn plan(names: &[String]) -> ObjectPlan {
+        let mut plan = ObjectPlan {
+            names: names
+                .iter()
+                .map(|name| PlannedName {
+                    name: name.as_str().into(),
+                    node: None,
+                    required: false,
+                })
+                .collect(),
+            ..ObjectPlan::default()
+        };
+        plan.sort_names();
+        plan
+    }
+
+    /// `find` gives each name's position and nothing for any other name, whether the names are compared one by one
+    /// (up to 8), by their keys (up to 32, some of the same length and ends) or searched (more).
+    #[test]
+    fn find_gives_each_name_its_position_and_others_none() {
+        let stems = [
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "acc",
+            "x",
+            "",
+            "é",
+            "a~b",
+            "quantity",
+            "unit_price",
+            "taxable",
+        ];
+        for n in [0, 1, 5, 8, 9, 20, 32, 33, 70] {
+            let names: Vec<String> = (0..n)
+                .map(|i| format!("{}{}", stems[i % stems.len()], "z".repeat(i / stems.len())))
+                .collect();
+            let plan = plan(&names);
+            assert_eq!(plan.keys.is_empty(), n <= 8 || n > 32, "{n}");
+            for (slot, planned) in plan.names.iter().enumerate() {
+                assert_eq!(plan.find(&planned.name), Some(slot), "{n}: {}", planned.name);
+            }
+            for other in [
+                "b",
+                "abd",
+                "ab ",
+                "zz",
+                "unit_prices",
+                "quantitY",
+                "é~",
+                "a~c",
+                "zzzzzzzz",
+            ] {
+                if !names.iter().any(|name| name == other) {
+                    assert_eq!(plan.find(other), None, "{n}: {other}");
+                }
+            }
+        }
+    }
+
+    /// A name longer than a key: no keys, the names searched.
+    #[test]
+    fn a_long_name_leaves_the_names_searched() {
+        let mut names: Vec<String> = (0..12).map(|i| format!("name{i}")).collect();
+        names.push("a name longer than sixteen bytes".to_owned());
+        let plan = plan(&names);
+        assert!(plan.keys.is_empty());
+        for (slot, planned) in plan.names.iter().enumerate() {
+            assert_eq!(plan.find(&planned.name), Some(slot), "{}", planned.name);
+        }
+        assert_eq!(plan.find("name12"), None);
+        assert_eq!(plan.find("a name longer than sixteen byteS"), None);
+    }
 }

@@ -335,3 +335,53 @@ fn a_reference_to_nothing_is_reported_where_it_is_reached() {
         check(&validator, text);
     }
 }
+
+/// Names no plan names, kept for repeats per object: a repeat in the same object ends the pass without an answer
+/// (the value route refuses it), the same name in a nested or a later object does not; rejected names are each
+/// reported with their own name.
+#[test]
+fn names_outside_the_plan_are_told_apart_per_object() {
+    let strict = json!({
+        "type": "object",
+        "properties": { "id": { "type": "integer" }, "kid": { "$ref": "#" } },
+        "additionalProperties": false
+    });
+    let open = json!({
+        "type": "object",
+        "properties": { "id": { "type": "integer" }, "kid": { "$ref": "#" } }
+    });
+    let many =
+        |prefix: &str, n: usize| -> Vec<String> { (0..n).map(|i| format!("\"{prefix}{i}\": {i}")).collect() };
+    let nested = |names: &[String], inner: &[String]| {
+        format!(
+            "{{{}, \"kid\": {{{}}}, \"id\": \"x\"}}",
+            names.join(", "),
+            inner.join(", ")
+        )
+    };
+    for schema in [strict, open] {
+        let validator = Validator::new(&schema).unwrap();
+        for n in [1, 3, 16, 17, 40] {
+            let names = many("n", n);
+            // The same names one level down, and names after the nested object closed: no repeat.
+            let mut after = names.clone();
+            after.push("\"later\": 1".to_owned());
+            let text = nested(&after, &names);
+            check(&validator, &text);
+            // (Under `arbitrary_precision` the pass never answers: `check` says what holds there.)
+            assert_eq!(
+                collect_str(validator.compiled(), &text).is_some(),
+                !crate::strict::numbers_keep_digits(),
+                "{n}: {text}"
+            );
+            // A repeat of the first name, as the object's last member (before and past the list's bound).
+            let mut repeated = names.clone();
+            repeated.push("\"n0\": 0".to_owned());
+            let text = nested(&repeated, &names);
+            assert!(collect_str(validator.compiled(), &text).is_none(), "{n}: {text}");
+            // The repeat in the nested object only.
+            let text = nested(&names, &repeated);
+            assert!(collect_str(validator.compiled(), &text).is_none(), "{n}: {text}");
+        }
+    }
+}
