@@ -19,8 +19,9 @@ mod at;
 mod detail;
 mod paths;
 
-pub(crate) use at::Reached;
+pub(crate) use at::{Reached, Way};
 pub(crate) use detail::{Detail, Extra, push_count, push_usize};
+pub(crate) use paths::STAMPED;
 
 /// The deepest chain of nested schema evaluations allowed; deeper instances or `$ref` chains fail with a
 /// depth violation instead of overflowing the stack.

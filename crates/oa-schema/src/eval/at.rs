@@ -14,6 +14,29 @@ pub(crate) struct Reached<'a> {
     pub(crate) step: Option<Step<'a>>,
     pub(crate) schema_step: &'a str,
     pub(crate) resource: ResourceId,
+    /// For [`Evaluator::within`]: the stamp of the caller's frame this one stands for, the count recorded when the
+    /// first evaluation through it started, with [`STAMPED`] set (see `paths`). Not read elsewhere (`at` makes its
+    /// frames afresh, `typed::collect_at` stamps its own).
+    pub(crate) stamp: usize,
+}
+
+/// A way to a node as its holder keeps it, read frame by frame (outermost first) as the frames are built: the
+/// collecting pass's way is read where it lies, not copied into a list per evaluation.
+pub(crate) trait Way<'v> {
+    /// How many frames.
+    fn frames(&self) -> usize;
+    /// The frame at `index`, if there is one.
+    fn frame(&self, index: usize) -> Option<Reached<'v>>;
+}
+
+impl<'v> Way<'v> for &[Reached<'v>] {
+    fn frames(&self) -> usize {
+        self.len()
+    }
+
+    fn frame(&self, index: usize) -> Option<Reached<'v>> {
+        self.get(index).copied()
+    }
 }
 
 impl Evaluator<'_> {
@@ -61,7 +84,7 @@ impl Evaluator<'_> {
             return (Vec::new(), true);
         }
         let mut check = Some(check);
-        nest(self, None, way, &mut |ev, frame| {
+        nest(self, None, &way, 0, false, &mut |ev, frame| {
             if let Some(check) = check.take() {
                 check(ev, frame);
             }
@@ -78,15 +101,17 @@ impl Evaluator<'_> {
     }
 }
 
-/// Builds the frames of `way` on the stack, then runs `check` in the last (recursion as deep as the way, which
-/// `at` bounds by the depth limit).
-fn nest<'s, 'v>(
+/// Builds the frames of `way` from `index` on the stack, then runs `check` in the last (recursion as deep as the
+/// way, which `at` and `within` bound by the depth limit). `stamped`: the frames are born with their way's stamps.
+fn nest<'s, 'v, W: Way<'v>>(
     ev: &mut Evaluator<'s>,
     parent: Option<&Frame<'_, 'v>>,
-    way: &[Reached<'v>],
+    way: &W,
+    index: usize,
+    stamped: bool,
     check: &mut dyn FnMut(&mut Evaluator<'s>, &Frame<'_, 'v>),
 ) {
-    let Some((first, rest)) = way.split_first() else {
+    let Some(first) = way.frame(index) else {
         return;
     };
     let frame = Frame {
@@ -95,12 +120,12 @@ fn nest<'s, 'v>(
         schema_step: first.schema_step,
         resource: first.resource,
         depth: parent.map_or(0, |parent| parent.depth + 1),
-        born: ev.violations.len(),
+        born: if stamped { first.stamp } else { ev.violations.len() },
     };
-    if rest.is_empty() {
+    if index + 1 >= way.frames() {
         check(ev, &frame);
     } else {
-        nest(ev, Some(&frame), rest, check);
+        nest(ev, Some(&frame), way, index + 1, stamped, check);
     }
 }
 
@@ -109,20 +134,22 @@ fn nest<'s, 'v>(
 /// are made once.
 impl Evaluator<'_> {
     /// As [`node_at`](Self::node_at), keeping what it finds in the run; whether the depth limit was reached.
-    pub(crate) fn node_within<'v>(&mut self, way: &[Reached<'v>], id: NodeId, instance: &'v Value) -> bool {
+    pub(crate) fn node_within<'v>(&mut self, way: &impl Way<'v>, id: NodeId, instance: &'v Value) -> bool {
         self.within(way, |ev, frame| {
             ev.node(id, instance, frame, None);
         })
     }
 
     /// Runs `check` in the last frame of `way`, keeping what it records in the run; whether the depth limit was
-    /// reached.
+    /// reached. The way's frames carry their stamps (see [`Reached::stamp`]): each a frame of the caller's that it
+    /// keeps unchanged from its first stamped evaluation to its last, so that the paths one violation kept serve the
+    /// next one's below the same frames.
     pub(crate) fn within<'v>(
         &mut self,
-        way: &[Reached<'v>],
+        way: &impl Way<'v>,
         check: impl FnOnce(&mut Self, &Frame<'_, 'v>),
     ) -> bool {
-        if way.is_empty() || way.len() > super::MAX_DEPTH as usize {
+        if way.frames() == 0 || way.frames() > super::MAX_DEPTH as usize {
             self.too_deep = true;
             return true;
         }
@@ -131,7 +158,7 @@ impl Evaluator<'_> {
         self.memo_enabled = false;
         self.ref_hops = 0;
         let mut check = Some(check);
-        nest(self, None, way, &mut |ev, frame| {
+        nest(self, None, way, 0, true, &mut |ev, frame| {
             if let Some(check) = check.take() {
                 check(ev, frame);
             }

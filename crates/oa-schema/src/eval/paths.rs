@@ -11,6 +11,19 @@
 //! violation, unions probe in flag mode). This costs each frame one store of a count the run already keeps, where a
 //! frame serial would cost an increment too. Frames of one run only (a detached frame, born `usize::MAX`, never
 //! matches).
+//!
+//! The frames of a way (`Evaluator::within`: the collecting pass's evaluations, each started afresh at some place
+//! of the instance) are made anew for every evaluation, so by the rule above none would match the last one's. Their
+//! caller knows them by another name: a frame of its own way (one step into the instance and the schema), which
+//! stays what it is from the step in to the step out and serves every evaluation started below it meanwhile. It
+//! stamps that frame at its first evaluation with the count recorded then, marked with [`STAMPED`], and each frame
+//! made for it carries that stamp as its `born`. A stamped frame matches the paths kept at its depth for violation
+//! `k` when its stamp is no later than `k`, whatever their frame's address: `k` was then recorded while the caller's
+//! frame was on its way, and every evaluation started meanwhile had a frame made for it at that depth (their way's
+//! frames are the shallowest of an evaluation; only the first violation of a run keeps no paths), so the paths were
+//! built through the same steps and keyword path segments as this frame's. The mark is the highest bit: a run's
+//! count never reaches it (a violation takes more than two bytes), so an unstamped frame is never taken for a stamped
+//! one, and `usize::MAX` (detached) never matches, since no count reaches it with the bit cleared either.
 
 use super::{Frame, Step};
 use oa_pointer::{Location, Segment};
@@ -19,6 +32,9 @@ use std::cell::Cell;
 /// The most bytes either path, or the steps' list, may have held for the buffers to be kept for the next run (see
 /// [`SPARE_PATHS`]): a deep or long path is rare, and its buffers are freed rather than held by the thread.
 const KEPT_MAX_BYTES: usize = 4096;
+
+/// The mark of a stamped frame's `born` (see the module docs).
+pub(crate) const STAMPED: usize = 1 << (usize::BITS - 1);
 
 thread_local! {
     /// The buffers between runs on this thread, emptied: a report of a few violations then does not allocate and
@@ -85,8 +101,8 @@ impl Paths {
         let depth = frame.depth as usize;
         let address = std::ptr::from_ref(frame) as usize;
         if let Some(end) = self.ends.get(depth)
-            && end.frame == address
-            && frame.born <= end.recorded
+            && ((end.frame == address && frame.born <= end.recorded)
+                || (frame.born & STAMPED != 0 && frame.born & !STAMPED <= end.recorded))
         {
             let (location, keyword_path) = (end.location, end.keyword_path);
             self.location.truncate(location);
@@ -130,6 +146,7 @@ impl Paths {
     }
 
     /// A copy of the instance location reached, of its exact size, with `extra` appended if given.
+    #[inline]
     pub(super) fn location(&mut self, extra: Option<Segment<'_>>) -> Location {
         let end = self.location.as_str().len();
         let Some(extra) = extra else {

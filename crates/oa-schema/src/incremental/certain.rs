@@ -581,6 +581,8 @@ fn with_way<R>(schema: &CompiledSchema, reach: &Reach, then: impl FnOnce(&[Reach
                     (Some(_), false) => schema.nodes[link.node as usize].relative(),
                 },
                 resource: schema.nodes[link.node as usize].resource,
+                // `at` and `collect_at` do not read it.
+                stamp: 0,
             })
             .collect();
     way.reverse();

@@ -23,7 +23,7 @@ use super::plan::{
     own_keywords,
 };
 use super::{ARRAY_KIND, MAX_REDIRECTS, OBJECT_KIND};
-use crate::eval::{Evaluator, Reached, Step};
+use crate::eval::{Evaluator, Reached, STAMPED, Step, Way};
 use crate::flag::holds_at;
 use crate::node::{Body, CompiledSchema, NodeId, ResourceId};
 use crate::strict::{MemberNames, Name, PRIVATE_PREFIX, StrictValue, Walk, numbers_keep_digits};
@@ -40,9 +40,6 @@ const WAY_MAX: usize = 256;
 const FRAMES_AT_FIRST: usize = 16;
 const KEYS_AT_FIRST: usize = 128;
 
-/// The longest way a violation's frames are laid out for on the stack (longer ones in a list).
-const SHORT_WAY: usize = 16;
-
 /// Every violation of `text` against `schema`, as `validate` reports them on its value (unsorted, repeats
 /// possible); `None` where this pass does not answer (see the module docs).
 pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Violation>> {
@@ -51,6 +48,7 @@ pub(crate) fn collect_str(schema: &CompiledSchema, text: &str) -> Option<Vec<Vio
         step: None,
         schema_step: "",
         resource: root.resource,
+        stamp: UNSTAMPED,
     }];
     collect_at(schema, &way, schema.root, text, false)
 }
@@ -88,13 +86,20 @@ pub(crate) fn collect_at<'s>(
         },
         schema_step: reached.schema_step,
         resource: reached.resource,
+        stamp: UNSTAMPED,
     }));
+    #[cfg_attr(not(test), allow(unused_mut))]
+    let mut ev = Evaluator::new(schema, true);
+    #[cfg(test)]
+    {
+        ev.paths_from_scratch = tests::PATHS_FROM_SCRATCH.with(std::cell::Cell::get);
+    }
     let mut collector = Collector {
         schema,
         plan,
         frames,
         keys,
-        ev: Evaluator::new(schema, true),
+        ev,
         stopped: false,
         scratch: Value::String(String::new()),
         first,
@@ -123,6 +128,41 @@ struct Frame<'s> {
     step: FrameStep,
     schema_step: &'s str,
     resource: ResourceId,
+    /// The count of violations recorded at the first evaluation started below it, marked (see `eval/paths.rs`):
+    /// the evaluator's frames made for it carry it, and so build a violation's paths on those the last violation
+    /// kept below this frame. [`UNSTAMPED`] before that evaluation.
+    stamp: usize,
+}
+
+/// A frame's stamp before its first evaluation (no stamp: they carry [`STAMPED`]).
+const UNSTAMPED: usize = 0;
+
+/// The way as the evaluator reads it ([`Way`]): the frames and the member names they point into.
+struct Frames<'a, 's> {
+    frames: &'a [Frame<'s>],
+    keys: &'a str,
+}
+
+impl<'a: 'v, 'v> Way<'v> for Frames<'a, '_> {
+    fn frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    fn frame(&self, index: usize) -> Option<Reached<'v>> {
+        let frame = self.frames.get(index)?;
+        Some(Reached {
+            step: match frame.step {
+                FrameStep::None => None,
+                FrameStep::Key { start, end } => {
+                    Some(Step::Key(self.keys.get(start..end).unwrap_or_default()))
+                }
+                FrameStep::Index(index) => Some(Step::Index(index)),
+            },
+            schema_step: frame.schema_step,
+            resource: frame.resource,
+            stamp: frame.stamp,
+        })
+    }
 }
 
 /// An instance step, its member name kept in [`Collector::keys`] (from `start` to the frame's end).
@@ -204,6 +244,7 @@ impl<'s> Collector<'s> {
             step,
             schema_step: schema_step.unwrap_or_else(|| node.relative()),
             resource: node.resource,
+            stamp: UNSTAMPED,
         });
         Ok(())
     }
@@ -269,34 +310,20 @@ impl<'s> Collector<'s> {
     }
 
     /// Runs `evaluate` with the way to the current frame (its paths built now), keeping what it finds.
-    fn record_with(&mut self, evaluate: impl for<'w> FnOnce(&mut Evaluator<'s>, &[Reached<'w>]) -> bool) {
-        let keys = &self.keys;
-        let reached = |frame: &Frame<'s>| Reached {
-            step: match frame.step {
-                FrameStep::None => None,
-                FrameStep::Key { start, end } => Some(Step::Key(keys.get(start..end).unwrap_or_default())),
-                FrameStep::Index(index) => Some(Step::Index(index)),
-            },
-            schema_step: frame.schema_step,
-            resource: frame.resource,
-        };
-        // A usual way fits on the stack: no allocation per violation.
-        let mut short = [Reached {
-            step: None,
-            schema_step: "",
-            resource: 0,
-        }; SHORT_WAY];
-        let long: Vec<Reached<'_>>;
-        let way: &[Reached<'_>] = if self.frames.len() <= SHORT_WAY {
-            for (slot, frame) in short.iter_mut().zip(&self.frames) {
-                *slot = reached(frame);
+    fn record_with(&mut self, evaluate: impl FnOnce(&mut Evaluator<'s>, &Frames<'_, 's>) -> bool) {
+        // The frames new since the last evaluation are stamped now; the others keep theirs (see `Frame::stamp`).
+        let stamp = self.ev.violations.len() | STAMPED;
+        for frame in self.frames.iter_mut().rev() {
+            if frame.stamp != UNSTAMPED {
+                break;
             }
-            short.get(..self.frames.len()).unwrap_or_default()
-        } else {
-            long = self.frames.iter().map(reached).collect();
-            &long
+            frame.stamp = stamp;
+        }
+        let way = Frames {
+            frames: &self.frames,
+            keys: &self.keys,
         };
-        if evaluate(&mut self.ev, way) {
+        if evaluate(&mut self.ev, &way) {
             // The whole walk stops at the depth limit: the value route says what it reports.
             self.stopped = true;
         }
