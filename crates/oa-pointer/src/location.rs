@@ -546,21 +546,46 @@ fn token_end(text: &[u8], from: usize) -> usize {
     end
 }
 
-/// How many leading bytes two texts share, compared eight at a time as words.
+/// How many leading bytes two texts share, compared eight at a time as words; the last few bytes as the word that
+/// ends the shorter text (its bytes before `common` are the same on both sides), so that no byte loop runs.
 fn common_prefix_len(left: &[u8], right: &[u8]) -> usize {
+    let len = left.len().min(right.len());
+    let word = |text: &[u8], at: usize| {
+        text.get(at..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .map_or(0, |chunk| u64::from_le_bytes(*chunk))
+    };
     let mut common = 0;
-    for (left, right) in left.chunks_exact(8).zip(right.chunks_exact(8)) {
-        let word = |chunk: &[u8]| u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
-        let differ = word(left) ^ word(right);
+    while common + 8 <= len {
+        let differ = word(left, common) ^ word(right, common);
         if differ != 0 {
             // Little-endian: the lowest set bit is in the first byte that differs.
             return common + (differ.trailing_zeros() / 8) as usize;
         }
         common += 8;
     }
-    let rest = left.get(common..).unwrap_or_default();
-    let other = right.get(common..).unwrap_or_default();
-    common + rest.iter().zip(other).take_while(|(a, b)| a == b).count()
+    if common == len {
+        return len;
+    }
+    if len >= 8 {
+        // The last word of the shorter text overlaps bytes already known to be equal: a difference in it lies at
+        // or after `common`.
+        let at = len - 8;
+        let differ = word(left, at) ^ word(right, at);
+        return if differ == 0 {
+            len
+        } else {
+            at + (differ.trailing_zeros() / 8) as usize
+        };
+    }
+    common
+        + left
+            .get(common..len)
+            .unwrap_or_default()
+            .iter()
+            .zip(right.get(common..len).unwrap_or_default())
+            .take_while(|(a, b)| a == b)
+            .count()
 }
 
 impl Serialize for Location {
@@ -576,5 +601,39 @@ impl<'de> Deserialize<'de> for Location {
         let text = String::deserialize(deserializer)?;
         parse::validate_plain(&text).map_err(serde::de::Error::custom)?;
         Ok(Self { text })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_prefix_len;
+
+    /// Every pair of lengths up to three words, parting at every byte (and not at all): the word-wise count is the
+    /// byte-wise one.
+    #[test]
+    fn common_prefix_len_counts_as_a_byte_loop_does() {
+        let base: Vec<u8> = (0..24u8).map(|byte| b'a' + byte).collect();
+        for left_len in 0..=base.len() {
+            for right_len in 0..=base.len() {
+                for part in 0..=left_len.min(right_len) {
+                    let left = base.get(..left_len).unwrap_or_default().to_vec();
+                    let mut right = base.get(..right_len).unwrap_or_default().to_vec();
+                    if let Some(byte) = right.get_mut(part) {
+                        *byte = b'/';
+                    }
+                    let want = left.iter().zip(&right).take_while(|(a, b)| a == b).count();
+                    assert_eq!(
+                        common_prefix_len(&left, &right),
+                        want,
+                        "{left_len} {right_len} {part}"
+                    );
+                    assert_eq!(
+                        common_prefix_len(&right, &left),
+                        want,
+                        "{left_len} {right_len} {part}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -326,3 +326,45 @@ fn order_matches_location_order_and_dedups() {
     assert_eq!(got, want);
     assert_eq!(got, ["", "/9", "/10", "/a", "/a/2", "/a/10", "/a/x", "/b"]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// A report past `KEYED_SORT_MAX`, recorded as a few runs in order (as a failed union's members record them:
+    /// the same locations in each run, under other keyword paths, some of them repeats), comes out as the plain
+    /// route gives it: the stable sort's order, repeats dropped after the first and those reached through another
+    /// keyword path kept aside.
+    #[test]
+    fn huge_reports_in_runs_come_out_as_the_plain_route_gives_them(
+        runs in prop::collection::vec((0..3_usize, 0..2_usize, any::<bool>()), 2..7),
+        per_run in (KEYED_SORT_MAX / 2)..KEYED_SORT_MAX,
+    ) {
+        let mut items: Vec<Violation> = Vec::new();
+        for &(member, absolute, deep) in &runs {
+            let mut run: Vec<Violation> = (0..per_run)
+                .map(|idx| {
+                    let location = if deep {
+                        format!("/coordinates/{}/{}", idx / 7, idx % 7)
+                    } else {
+                        format!("/coordinates/{}", idx / 3)
+                    };
+                    let keyword_path = format!("/oneOf/{member}/type");
+                    violation_parts_at(&location, &keyword_path, ["#/x", "#/y"][absolute], "m")
+                })
+                .collect();
+            run.sort_by(location_then_report_order);
+            items.extend(run);
+        }
+        prop_assume!(items.len() > KEYED_SORT_MAX);
+        let (expected, expected_also) = reference_report(&items);
+        let report = Violations::sorted(items);
+        prop_assert!(report.items == expected);
+        prop_assert!(report.reached_also == expected_also.into_iter().take(MAX_REACHED_ALSO).collect::<Vec<_>>());
+    }
+}
+
+fn violation_parts_at(location: &str, keyword_path: &str, absolute: &str, message: &str) -> Violation {
+    let mut violation = violation_parts(keyword_path, absolute, message, None);
+    violation.instance_location = Location::parse(location).unwrap();
+    violation
+}
