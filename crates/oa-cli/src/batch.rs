@@ -42,7 +42,7 @@ enum Kind {
     Valid,
     Invalid,
     Unreadable,
-    /// The line reaches a reference that resolves to no schema.
+    /// The line reaches a reference that resolves to no schema, or nests deeper than the reader's limit.
     NoVerdict,
 }
 
@@ -52,7 +52,7 @@ fn print(checker: &Checker, output: Output, number: usize, bytes: &[u8]) -> Prin
         .unwrap_or(LineResult::Unreadable("the validator failed on this line"));
     let kind = match &result {
         LineResult::Judged(outcome) if outcome.is_valid() => Kind::Valid,
-        LineResult::Judged(Outcome::NoVerdict(..)) => Kind::NoVerdict,
+        LineResult::Judged(Outcome::NoVerdict(..) | Outcome::TooDeep(_)) => Kind::NoVerdict,
         LineResult::Judged(_) => Kind::Invalid,
         LineResult::Unreadable(_) => Kind::Unreadable,
     };
@@ -76,7 +76,8 @@ pub(crate) struct Totals {
     pub(crate) n_valid: usize,
     pub(crate) n_invalid: usize,
     pub(crate) n_unreadable: usize,
-    /// Lines that reach a reference that resolves to no schema.
+    /// Lines without a verdict: they reach a reference that resolves to no schema, or nest deeper than the
+    /// reader's limit.
     pub(crate) n_no_verdict: usize,
     /// The output closed before the input ended: the counts are of the lines judged until then.
     pub(crate) partial: bool,
@@ -326,7 +327,7 @@ fn render(checker: &Checker, number: usize, result: &LineResult, output: Output)
         (LineResult::Judged(outcome), Output::Text) => {
             let status = match outcome {
                 Outcome::Valid(_) => "valid",
-                Outcome::NoVerdict(..) => "no verdict",
+                Outcome::NoVerdict(..) | Outcome::TooDeep(_) => "no verdict",
                 _ => "invalid",
             };
             let mut text = format!("line {number}: {status}");

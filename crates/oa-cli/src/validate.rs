@@ -97,12 +97,16 @@ pub(crate) struct Checker {
 }
 
 /// The outcome for one instance: valid, the schema's violations, no verdict (the evaluation reached a reference that
-/// resolves to nothing: the message says which), or text that is not JSON at all. The instance's value is kept
+/// resolves to nothing: the message says which), text nested deeper than the reader's limit (no verdict either: a
+/// limit, not a fault of the text), or text that is not JSON at all. The instance's value is kept
 /// when an output needs it (`None` when it was judged as read: see [`Checker::streams`]).
 pub(crate) enum Outcome {
     Valid(Option<Value>),
     Invalid(Option<Value>, Violations),
     NoVerdict(Option<Value>, Violations, String),
+    /// More arrays and objects open at once than the reader allows (issue 38: reported as a limit, never as
+    /// malformed JSON); the message is `IncrementalError::TooDeep`'s, which names the limit and where it was passed.
+    TooDeep(String),
     Malformed(String),
 }
 
@@ -128,6 +132,16 @@ impl Outcome {
             }
         }
         match oa_schema::parse_json(text) {
+            // `parse_json` refuses the same depth as the incremental reader's default; its message calls that
+            // malformed, so the reader that names the limit says it.
+            Err(error) if error.kind() == MalformedKind::TooDeep => {
+                match checker.validator.validate_bytes(text.as_bytes()) {
+                    Err(too_deep @ IncrementalError::TooDeep { .. }) => {
+                        Outcome::TooDeep(too_deep.to_string())
+                    }
+                    _ => Outcome::Malformed(error.to_string()),
+                }
+            }
             Err(error) => Outcome::Malformed(error.to_string()),
             Ok(instance) => match checker.validator.validate_with(&instance, &checker.report) {
                 Ok(()) => Outcome::Valid(Some(instance)),
@@ -172,9 +186,8 @@ impl Outcome {
         Self::judged(checker, run.finish())
     }
 
-    /// The outcome the incremental or whole-slice route gave, or `None` where `oa validate` reads the text otherwise: a repeated
-    /// member name (it takes the last, as `parse_json` does) and nesting beyond the incremental limit (`parse_json`
-    /// names it).
+    /// The outcome the incremental or whole-slice route gave, or `None` where `oa validate` reads the text otherwise: a
+    /// repeated member name (it takes the last, as `parse_json` does).
     fn judged(checker: &Checker, ended: Result<(), IncrementalError>) -> Option<Self> {
         match ended {
             Ok(()) => Some(Outcome::Valid(None)),
@@ -188,6 +201,7 @@ impl Outcome {
             Err(IncrementalError::Malformed(error)) if error.kind() != MalformedKind::DuplicateKey => {
                 Some(Outcome::Malformed(error.to_string()))
             }
+            Err(too_deep @ IncrementalError::TooDeep { .. }) => Some(Outcome::TooDeep(too_deep.to_string())),
             Err(_) => None,
         }
     }
@@ -213,7 +227,7 @@ impl Outcome {
             Outcome::Valid(None) | Outcome::Invalid(None, _) | Outcome::NoVerdict(None, ..) => {
                 json!({ "valid": self.is_valid() })
             }
-            Outcome::Malformed(message) => match format {
+            Outcome::Malformed(message) | Outcome::TooDeep(message) => match format {
                 OutputFormat::Basic => json!({ "valid": false, "errors": [{ "error": message }] }),
                 // Flag, and any format added later: the verdict alone.
                 _ => json!({ "valid": false }),
@@ -253,7 +267,7 @@ impl Outcome {
     fn to_json(&self, locations: &LocationView) -> Value {
         let violations: Vec<Value> = match self {
             Outcome::Valid(_) => Vec::new(),
-            Outcome::Malformed(message) => vec![json!({
+            Outcome::Malformed(message) | Outcome::TooDeep(message) => vec![json!({
                 "location": null,
                 "keyword": null,
                 "schema_location": null,
@@ -278,7 +292,7 @@ impl Outcome {
         let mut object = json!({ "valid": self.is_valid(), "violations": violations });
         // Only an instance that reaches a reference resolving to nothing has no verdict; the field appears only
         // then.
-        if let Outcome::NoVerdict(_, _, message) = self {
+        if let Outcome::NoVerdict(_, _, message) | Outcome::TooDeep(message) = self {
             object["no_verdict"] = json!(message);
         }
         // Only a --max-violations cap leaves violations out; the field appears only then.
@@ -296,7 +310,7 @@ impl Outcome {
     pub(crate) fn to_text(&self) -> String {
         match self {
             Outcome::Valid(_) => "valid".to_owned(),
-            Outcome::Malformed(message) => message.clone(),
+            Outcome::Malformed(message) | Outcome::TooDeep(message) => message.clone(),
             Outcome::Invalid(_, violations) => violations.error_message(),
             Outcome::NoVerdict(_, _, message) => message.clone(),
         }
@@ -317,7 +331,7 @@ fn single(checker: &Checker, instance_path: &Path, output: Output) -> Exit {
             }
         },
     };
-    if let Outcome::NoVerdict(_, _, message) = &outcome {
+    if let Outcome::NoVerdict(_, _, message) | Outcome::TooDeep(message) = &outcome {
         eprintln!("oa validate: {}: {message}", instance_path.display());
         return Exit::Usage;
     }
@@ -362,7 +376,8 @@ fn batch(checker: &Checker, batch_path: &Path, output: Output, jobs: usize) -> E
     eprintln!("{}", totals.summary());
     if totals.n_no_verdict > 0 {
         eprintln!(
-            "oa validate: {}: {} line(s) reach a reference that resolves to no schema (each line says which)",
+            "oa validate: {}: {} line(s) without a verdict (each line says why: a reference that resolves to no schema, \
+             or nesting deeper than the reader's limit)",
             batch_path.display(),
             totals.n_no_verdict
         );

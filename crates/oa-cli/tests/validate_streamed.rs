@@ -159,9 +159,77 @@ fn a_repeated_name_and_deep_nesting_are_read_as_before() {
     for case in both(r#"[{"name": 5, "name": "b"}]"#) {
         assert_eq!(case.routes_agree().0, Some(0));
     }
-    for case in both(&format!("{}{}", "[".repeat(200), "]".repeat(200))) {
+}
+
+/// Issue 38: nesting beyond the reader's limit (127 open arrays and objects, what `parse_json` accepts) is reported
+/// as that limit, never as malformed JSON, on every route; it gives no verdict (exit 2), as an unresolvable
+/// reference does. At the limit the text is judged.
+#[test]
+fn nesting_beyond_the_limit_is_a_limit_not_malformed_json() {
+    let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    for case in both(&nested(127)) {
+        // Judged: the innermost arrays are not the objects the schema's items ask for.
         let (code, json) = case.routes_agree();
-        assert_eq!(code, Some(1));
-        assert!(json.contains("recursion limit"), "{json}");
+        assert_eq!(code, Some(1), "{json}");
     }
+    for depth in [128, 200] {
+        for case in both(&nested(depth)) {
+            for args in [
+                &[][..],
+                &["--output", "json"],
+                &["--output", "flag"],
+                &["--output", "basic"],
+                &["--discriminate"],
+                &["--max-violations", "1"],
+            ] {
+                let (schema, instance) = (case.path("schema.json"), case.path("instance.json"));
+                let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"validate", &schema, &instance];
+                for arg in args {
+                    all.push(arg);
+                }
+                let output = oa(&all);
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+                assert_eq!(stdout(&output), "", "{args:?}");
+                assert!(
+                    stderr.contains(
+                        "nesting deeper than the limit of 127 open arrays and objects at line 1, column 128"
+                    ),
+                    "{args:?}: {stderr}"
+                );
+                assert!(!stderr.contains("malformed"), "{args:?}: {stderr}");
+            }
+        }
+    }
+}
+
+/// A batch line nested beyond the limit has no verdict, says why, and the others are judged.
+#[test]
+fn a_batch_line_nested_beyond_the_limit_has_no_verdict() {
+    let case = Case::unpadded("[]");
+    let batch = case.path("batch.jsonl");
+    std::fs::write(&batch, format!("{}{}\n[]\n", "[".repeat(200), "]".repeat(200))).unwrap();
+    let schema = case.path("schema.json");
+    let output = oa(&[&"validate", &"--batch", &batch, &"--output", &"json", &schema]);
+    assert_eq!(output.status.code(), Some(2));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[0]["no_verdict"],
+        "nesting deeper than the limit of 127 open arrays and objects at line 1, column 128"
+    );
+    assert_eq!(lines[0]["valid"], false);
+    assert_eq!(lines[1]["valid"], true);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("1 valid, 0 invalid, 0 unreadable, 1 without a verdict"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("nesting deeper than the reader's limit"),
+        "{stderr}"
+    );
 }
